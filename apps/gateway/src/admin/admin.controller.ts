@@ -1,0 +1,69 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Identity } from '@app/kernel';
+import { Caller } from '../auth/caller.decorator';
+import { ApiErrors } from '../http/api-errors.decorator';
+import { AdminService } from './admin.service';
+import { CreateAccountDto, CreateUserDto, RotateKeyDto, SetRoleDto } from './dto/admin.dto';
+
+@ApiTags('admin')
+@ApiErrors(400, 401, 403, 404, 409)
+@Controller('api/v1/admin/accounts')
+export class AdminController {
+  constructor(private readonly admin: AdminService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create an account and its first admin; returns the admin key once (root only)' })
+  create(@Caller() c: Identity, @Body() b: CreateAccountDto) {
+    return this.admin.createAccount(c, b.account_id, b.admin_user_id, b.seed);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List accounts (root only)' })
+  list(@Caller() c: Identity) {
+    return this.admin.listAccounts(c);
+  }
+
+  @Delete(':accountId')
+  @ApiOperation({ summary: 'Delete an account with its users, keys, content and sessions (root only)' })
+  remove(@Caller() c: Identity, @Param('accountId') accountId: string) {
+    return this.admin.deleteAccount(c, accountId);
+  }
+
+  @Post(':accountId/users')
+  @ApiOperation({ summary: 'Register a user; returns its key once' })
+  createUser(@Caller() c: Identity, @Param('accountId') accountId: string, @Body() b: CreateUserDto) {
+    return this.admin.createUser(c, accountId, b.user_id, b.role ?? 'user', b.seed);
+  }
+
+  @Get(':accountId/users')
+  @ApiOperation({ summary: 'List the users of an account' })
+  listUsers(@Caller() c: Identity, @Param('accountId') accountId: string) {
+    return this.admin.listUsers(c, accountId);
+  }
+
+  @Get(':accountId/users/:userId')
+  @ApiOperation({ summary: 'One user of an account' })
+  getUser(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string) {
+    return this.admin.getUser(c, accountId, userId);
+  }
+
+  @Delete(':accountId/users/:userId')
+  @ApiOperation({ summary: 'Delete a user with their keys, private content and sessions' })
+  deleteUser(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string) {
+    return this.admin.deleteUser(c, accountId, userId);
+  }
+
+  @Put(':accountId/users/:userId/role')
+  @ApiOperation({ summary: "Change a user's role" })
+  setRole(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string, @Body() b: SetRoleDto) {
+    return this.admin.setRole(c, accountId, userId, b.role);
+  }
+
+  @Post(':accountId/users/:userId/key')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Rotate a user's key; the old key stops working at once" })
+  rotateKey(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string, @Body() b: RotateKeyDto) {
+    return this.admin.rotateKey(c, accountId, userId, b.seed);
+  }
+}

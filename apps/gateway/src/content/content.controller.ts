@@ -1,0 +1,56 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Identity } from '@app/kernel';
+import { Caller } from '../auth/caller.decorator';
+import { ApiErrors } from '../http/api-errors.decorator';
+import { ApiOkEnvelope } from '../http/api-ok.decorator';
+import { ContentService } from './content.service';
+import { ReadQueryDto, UriQueryDto } from './dto/read.dto';
+import { BatchWriteResultDto, WriteResultDto } from './dto/write-result.dto';
+import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
+
+@ApiTags('content')
+@ApiErrors(400, 401, 403, 404, 413)
+@Controller('api/v1/content')
+export class ContentController {
+  constructor(private readonly content: ContentService) {}
+
+  @Post('write')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Write a file (create, replace or append); indexing follows, `wait` waits for it' })
+  @ApiOkEnvelope(WriteResultDto)
+  @ApiErrors(409, 504)
+  write(@Caller() c: Identity, @Body() b: WriteContentDto) {
+    return this.content.write(c, b);
+  }
+
+  @Post('batch-write')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Write up to 256 files under one directory' })
+  @ApiOkEnvelope(BatchWriteResultDto)
+  @ApiErrors(409, 504)
+  batchWrite(@Caller() c: Identity, @Body() b: BatchWriteDto) {
+    return this.content.batchWrite(c, b);
+  }
+
+  @Get('read')
+  @ApiOperation({ summary: 'Read a file (memory files without their MEMORY_FIELDS trailer unless raw)' })
+  @ApiOkEnvelope('string')
+  read(@Caller() c: Identity, @Query() q: ReadQueryDto) {
+    return this.content.read(c, q);
+  }
+
+  @Get('abstract')
+  @ApiOperation({ summary: "A directory's abstract (L0, `.abstract.md`); a file URI means its directory" })
+  @ApiOkEnvelope('string')
+  abstract(@Caller() c: Identity, @Query() q: UriQueryDto) {
+    return this.content.sidecar(c, q.uri, 'abstract');
+  }
+
+  @Get('overview')
+  @ApiOperation({ summary: "A directory's overview (L1, `.overview.md`); a file URI means its directory" })
+  @ApiOkEnvelope('string')
+  overview(@Caller() c: Identity, @Query() q: UriQueryDto) {
+    return this.content.sidecar(c, q.uri, 'overview');
+  }
+}

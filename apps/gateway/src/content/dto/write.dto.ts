@@ -1,0 +1,66 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsNumber, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+
+export class WriteContentDto {
+  /** Target file URI (`viking://…`, `viking://~/…` expands to your user root). */
+  @IsDefined() @IsString()
+  uri!: string;
+
+  @IsDefined() @IsString()
+  content!: string;
+
+  /** `create` makes a new file (409 if it exists); `replace`/`append` change an existing one (404 if missing). */
+  @ApiProperty({ enum: ['replace', 'append', 'create'], default: 'replace' })
+  @IsOptional() @IsIn(['replace', 'append', 'create'])
+  mode?: 'replace' | 'append' | 'create';
+
+  /** Wait until the node is indexed (embedded, directory summaries refreshed) before answering. */
+  @IsOptional() @IsBoolean()
+  wait?: boolean;
+
+  /** Seconds to wait when `wait` is true (default: server setting). */
+  @IsOptional() @IsNumber() @Min(0.1) @Max(600)
+  timeout?: number;
+
+  /** Tags as strict `key=value` strings, replacing the node's tags. */
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(64)
+  tags?: string[];
+
+  @IsOptional()
+  telemetry?: boolean | Record<string, unknown>;
+}
+
+export class BatchOperationDto {
+  @IsDefined() @IsString()
+  uri!: string;
+
+  @IsOptional() @IsString()
+  content?: string;
+
+  /** Base64 content, for files that are not UTF-8 text (exactly one of content/content_base64). */
+  @IsOptional() @IsString()
+  content_base64?: string;
+
+  @ApiProperty({ enum: ['replace', 'append', 'create', 'upsert'], default: 'replace' })
+  @IsOptional() @IsIn(['replace', 'append', 'create', 'upsert'])
+  mode?: 'replace' | 'append' | 'create' | 'upsert';
+}
+
+export class BatchWriteDto {
+  /** Directory every operation must lie under. */
+  @IsDefined() @IsString()
+  root_uri!: string;
+
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(256) @ValidateNested({ each: true }) @Type(() => BatchOperationDto)
+  operations!: BatchOperationDto[];
+
+  @IsOptional() @IsBoolean()
+  wait?: boolean;
+
+  @IsOptional() @IsNumber() @Min(0.1) @Max(600)
+  timeout?: number;
+
+  @IsOptional()
+  telemetry?: boolean | Record<string, unknown>;
+}

@@ -1,0 +1,89 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { toBoolean, toInteger } from '../../http/query-transforms';
+
+export class LsQueryDto {
+  @IsDefined() @IsString()
+  uri!: string;
+
+  /** Only URIs, as strings. */
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  simple?: boolean;
+
+  /** Walk the subtree (entries carry `rel_path`). */
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  recursive?: boolean;
+
+  @ApiProperty({ enum: ['agent', 'original'], default: 'agent', required: false })
+  @IsOptional() @IsIn(['agent', 'original'])
+  output?: 'agent' | 'original';
+
+  /** Directory abstracts are cut to this many characters. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  abs_limit?: number;
+
+  /** Also list dot-files. */
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  show_all_hidden?: boolean;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(100000)
+  node_limit?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(100000)
+  limit?: number;
+
+  @ApiProperty({ enum: ['name', 'mtime'], required: false })
+  @IsOptional() @IsIn(['name', 'mtime'])
+  sort_by?: 'name' | 'mtime';
+
+  @ApiProperty({ enum: ['asc', 'desc'], required: false })
+  @IsOptional() @IsIn(['asc', 'desc'])
+  sort_order?: 'asc' | 'desc';
+}
+
+export class StatQueryDto {
+  @IsDefined() @IsString()
+  uri!: string;
+}
+
+export class DeleteQueryDto {
+  @IsDefined() @IsString()
+  uri!: string;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  recursive?: boolean;
+
+  /** Wait until the index and parent summaries reflect the delete. */
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  wait?: boolean;
+}
+
+export class MkdirDto {
+  @IsDefined() @IsString()
+  uri!: string;
+
+  /** Optional description, stored as the directory's abstract. */
+  @IsOptional() @IsString()
+  description?: string;
+}
+
+export class LsEntryDto {
+  uri!: string;
+  size!: number;
+  isDir!: boolean;
+  modTime!: string;
+  abstract!: string;
+  rel_path?: string;
+}
+
+export class StatResultDto {
+  uri!: string;
+  name!: string;
+  size!: number;
+  mode!: number;
+  modTime!: string;
+  isDir!: boolean;
+  isLocked!: boolean;
+  count?: number;
+}

@@ -1,0 +1,42 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { AppConfig, ConfigModule } from '@app/config';
+import { QueueModule } from '@app/queue';
+import { StoreModule } from '@app/store';
+import { AdminController } from './admin/admin.controller';
+import { AdminService } from './admin/admin.service';
+import { AuthGuard } from './auth/auth.guard';
+import { IdentityService } from './auth/identity.service';
+import { ContentController } from './content/content.controller';
+import { ContentService } from './content/content.service';
+import { FsController } from './fs/fs.controller';
+import { FsService } from './fs/fs.service';
+import { EnvelopeInterceptor } from './http/envelope.interceptor';
+import { SessionsController } from './sessions/sessions.controller';
+import { SessionsService } from './sessions/sessions.service';
+import { HealthService } from './system/health.service';
+import { MetricsService } from './system/metrics.service';
+import { SystemController } from './system/system.controller';
+
+/** The HTTP face: auth, validation, content, sessions, admin, system routes. */
+@Module({})
+export class GatewayModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config)],
+      controllers: [AdminController, ContentController, FsController, SessionsController, SystemController],
+      providers: [
+        IdentityService,
+        AdminService,
+        ContentService,
+        FsService,
+        SessionsService,
+        HealthService,
+        MetricsService,
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+      ],
+    };
+  }
+}

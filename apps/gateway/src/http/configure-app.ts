@@ -1,0 +1,50 @@
+import { INestApplication } from '@nestjs/common';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
+import { AppConfig } from '@app/config';
+import { MetricsService } from '../system/metrics.service';
+import { ApiValidationPipe } from './api-validation.pipe';
+import { DomainExceptionFilter } from './domain-exception.filter';
+
+/** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
+export function createHttpAdapter(config: AppConfig): FastifyAdapter {
+  return new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false });
+}
+
+/** Pipes, filter, Swagger, metrics hook and shutdown hooks: everything an HTTP app needs, in one place. */
+export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplication {
+  const filter = new DomainExceptionFilter();
+  app.useGlobalPipes(new ApiValidationPipe());
+  app.useGlobalFilters(filter);
+  app.enableShutdownHooks();
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  // Errors Fastify raises before Nest sees the request (bad JSON, body too large) get the same envelope.
+  fastify.setErrorHandler((err, _req, reply) => {
+    const { status, body } = filter.render(err);
+    void reply.status(status).send(body);
+  });
+  const metrics = app.get(MetricsService);
+  fastify.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions?.url ?? 'unmatched';
+    metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+  setupSwagger(app);
+  return app;
+}
+
+function setupSwagger(app: INestApplication) {
+  const doc = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Muninn')
+      .setDescription('Context server for AI agents: memories, resources and skills under viking:// URIs, assembled into bounded context blocks.')
+      .setVersion('0.1.0')
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api-key')
+      .addBearerAuth()
+      .addSecurityRequirements('api-key')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
+}

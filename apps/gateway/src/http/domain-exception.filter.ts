@@ -1,0 +1,50 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { KernelError } from '@app/kernel';
+import { errorEnvelope, validationEnvelope } from './error-envelope';
+import { RequestValidationError } from './request-validation.error';
+import { codeOfStatus, statusOf } from './status-of';
+
+/** Renders every error in the contract's envelope; unknown ones become a 500 with a logged errorId. */
+@Catch()
+export class DomainExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger(DomainExceptionFilter.name);
+
+  catch(exception: unknown, host: ArgumentsHost) {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const { status, body } = this.render(exception);
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+
+  /** Status and body for any thrown value (also used by the Fastify-level error handler). */
+  render(exception: unknown): { status: number; body: unknown } {
+    if (exception instanceof RequestValidationError) return { status: 400, body: validationEnvelope(exception.issues) };
+    if (exception instanceof KernelError) {
+      return { status: statusOf(exception.code), body: errorEnvelope(exception.code, exception.message, exception.details ?? {}) };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const res = exception.getResponse();
+      const message = typeof res === 'string' ? res : ((res as { message?: unknown }).message ?? exception.message);
+      return { status: status === 422 ? 400 : status, body: errorEnvelope(codeOfStatus(status), String(message)) };
+    }
+    const fastifyStatus = (exception as { statusCode?: unknown })?.statusCode;
+    if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
+      return { status: fastifyStatus, body: errorEnvelope(codeOfStatus(fastifyStatus), clientMessage(exception, fastifyStatus)) };
+    }
+    const errorId = randomUUID();
+    this.logger.error(`errorId=${errorId} ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    return { status: 500, body: errorEnvelope('INTERNAL', 'Internal server error', { error_id: errorId }) };
+  }
+}
+
+function clientMessage(exception: unknown, status: number): string {
+  const code = (exception as { code?: string }).code ?? '';
+  if (status === 413) return 'Request body is too large';
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'Unsupported content type; send application/json';
+  if (code.startsWith('FST_ERR_CTP') || exception instanceof SyntaxError) {
+    return `Invalid request parameters: body: Invalid JSON (${(exception as Error).message})`;
+  }
+  return exception instanceof Error ? exception.message : 'Bad request';
+}

@@ -1,0 +1,55 @@
+import { ValidationError } from 'class-validator';
+import { ValidationIssue } from './error-envelope';
+
+/**
+ * class-validator failures → pydantic-style issues, so clients written against the reference see the
+ * same messages (`Extra inputs are not permitted`, `Input should be greater than or equal to 64`, …).
+ */
+export function toIssues(errors: ValidationError[], loc: (string | number)[] = ['body']): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const e of errors) {
+    const here = [...loc, e.property];
+    for (const [name, message] of Object.entries(e.constraints ?? {})) out.push(issue(name, message, here, e));
+    if (e.children?.length) out.push(...toIssues(e.children, here));
+  }
+  return out;
+}
+
+function issue(name: string, message: string, loc: (string | number)[], e: ValidationError): ValidationIssue {
+  switch (name) {
+    case 'whitelistValidation':
+      return { loc, message: 'Extra inputs are not permitted', type: 'extra_forbidden' };
+    case 'isDefined':
+      return { loc, message: 'Field required', type: 'missing' };
+    case 'isInt':
+      return { loc, message: 'Input should be a valid integer', type: 'int_type' };
+    case 'isNumber':
+      return { loc, message: 'Input should be a valid number', type: 'float_type' };
+    case 'isString':
+      return { loc, message: 'Input should be a valid string', type: 'string_type' };
+    case 'isBoolean':
+      return { loc, message: 'Input should be a valid boolean', type: 'bool_type' };
+    case 'isArray':
+      return { loc, message: 'Input should be a valid list', type: 'list_type' };
+    case 'isObject':
+      return { loc, message: 'Input should be a valid dictionary', type: 'dict_type' };
+    case 'min':
+      return { loc, message: `Input should be greater than or equal to ${bound(message)}`, type: 'greater_than_equal' };
+    case 'max':
+      return { loc, message: `Input should be less than or equal to ${bound(message)}`, type: 'less_than_equal' };
+    case 'isIn':
+    case 'isEnum':
+      return { loc, message: message.replace(/^\S+ must be one of the following values: /, 'Input should be one of: '), type: 'literal_error' };
+    default:
+      return { loc, message: stripProperty(message, String(loc[loc.length - 1])), type: 'value_error' };
+  }
+}
+
+function bound(message: string): string {
+  const m = /(-?\d+(?:\.\d+)?)\s*$/.exec(message);
+  return m ? m[1] : message;
+}
+
+function stripProperty(message: string, prop: string): string {
+  return message.startsWith(`${prop} `) ? message.slice(prop.length + 1) : message;
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { REDIS } from '@app/queue';
+import { Db, STORE_DB } from '@app/store';
+
+const MUNINN_VERSION = '0.1.0';
+
+export interface HealthReport {
+  status: 'ok' | 'degraded';
+  healthy: boolean;
+  version: string;
+  auth_mode: 'api_key' | 'dev';
+  checks: { redis: 'up' | 'down' | 'not_used'; store: 'up' | 'down' };
+  store_kind: Db['kind'];
+  transport: AppConfig['queues']['transport'];
+}
+
+/** Liveness of the two stores the pipeline needs. */
+@Injectable()
+export class HealthService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis | null,
+    @Inject(STORE_DB) private readonly db: Db,
+  ) {}
+
+  async report(): Promise<HealthReport> {
+    const [redis, store] = await Promise.all([this.pingRedis(), this.pingStore()]);
+    const healthy = redis !== 'down' && store === 'up';
+    return {
+      status: healthy ? 'ok' : 'degraded',
+      healthy,
+      version: MUNINN_VERSION,
+      auth_mode: this.config.auth.mode,
+      checks: { redis, store },
+      store_kind: this.db.kind,
+      transport: this.config.queues.transport,
+    };
+  }
+
+  private async pingRedis(): Promise<'up' | 'down' | 'not_used'> {
+    if (!this.redis) return 'not_used';
+    return withTimeout(this.redis.ping(), 1000).then(() => 'up' as const, () => 'down' as const);
+  }
+
+  private async pingStore(): Promise<'up' | 'down'> {
+    return withTimeout(this.db.query('SELECT 1'), 2000).then(() => 'up' as const, () => 'down' as const);
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JobBus } from '@app/queue';
+
+/** Prometheus metrics of this process: HTTP requests by route, queue depths, Node defaults. */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({ name: 'muninn_http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly latency = new Histogram({
+    name: 'muninn_http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor(bus: JobBus) {
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'muninn_queue_depth',
+      help: 'Jobs waiting or running per queue',
+      labelNames: ['queue'],
+      registers: [this.registry],
+      async collect() {
+        const depths = await bus.depths().catch(() => ({}) as Record<string, number>);
+        for (const [queue, n] of Object.entries(depths)) this.set({ queue }, n);
+      },
+    });
+  }
+
+  /** Records one finished request (called from the HTTP server's response hook). */
+  observe(method: string, route: string, status: number, seconds: number) {
+    this.requests.inc({ method, route, status: String(status) });
+    this.latency.observe({ method, route }, seconds);
+  }
+}

@@ -1,0 +1,20 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig, ConfigModule } from '@app/config';
+import { QueueName } from '@app/contracts';
+import { EmbedModule } from '@app/embed';
+import { inProcessConsumer, QueueModule } from '@app/queue';
+import { StoreModule } from '@app/store';
+import { IndexProcessor } from './index/index.processor';
+import { IndexService } from './index/index.service';
+
+/** The retriever worker: `index` jobs (and `find` jobs, with the retrieval issue). */
+@Module({})
+export class RetrieverModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: RetrieverModule,
+      imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
+      providers: [IndexService, IndexProcessor, inProcessConsumer(QueueName.Index, IndexProcessor)],
+    };
+  }
+}

@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { bootConfig, logLevels } from '@app/config';
+import { ensureRedisReachable } from '@app/queue';
+import { StandaloneModule } from './standalone.module';
+import { configureHttpApp, createHttpAdapter } from '../../gateway/src/http/configure-app';
+
+/** `npm start`: every app in one process, same queues and code paths as the multi-process deployment. */
+async function main() {
+  const config = bootConfig();
+  await ensureRedisReachable(config);
+  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config), createHttpAdapter(config), {
+    logger: logLevels(config.logLevel),
+  });
+  configureHttpApp(app);
+  await app.listen(config.http.port, config.http.host);
+  process.stdout.write(`muninn: listening on http://${config.http.host}:${config.http.port} (docs at /docs)\n`);
+}
+
+void main();

@@ -1,0 +1,15 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { GatewayModule } from '../../gateway/src/gateway.module';
+import { RetrieverModule } from '../../retriever/src/retriever.module';
+
+/**
+ * The composition root of a single-process run. It is the one place allowed to import other apps
+ * (enforced by dependency-cruiser); the apps themselves only meet through the queues.
+ */
+@Module({})
+export class StandaloneModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: StandaloneModule, imports: [GatewayModule.forRoot(config), RetrieverModule.forRoot(config)] };
+  }
+}

@@ -1,0 +1,27 @@
+/** The validated, typed configuration every process receives. */
+export interface AppConfig {
+  http: { port: number; host: string; bodyLimitBytes: number };
+  auth: { rootApiKey: string | null; mode: 'api_key' | 'dev' };
+  redis: { url: string };
+  store: { databaseUrl: string | null; dataDir: string };
+  queues: {
+    transport: 'bullmq' | 'inprocess';
+    prefix: string;
+    workerConcurrency: number;
+    requestDeadlineMs: number;
+    writeWaitMs: number;
+  };
+  ledger: { ttlSeconds: number };
+  budget: { tokenizer: 'estimate' | 'o200k' | 'cl100k' };
+  embedding: { provider: 'local' | 'openai'; baseUrl: string | null; apiKey: string | null; model: string | null; dim: number | null };
+  llm: {
+    baseUrl: string | null;
+    apiKey: string | null;
+    model: string | null;
+    queryPlannerModel: string | null;
+    intentTimeoutMs: number;
+    rewriteTimeoutMs: number;
+    enableIntent: boolean;
+  };
+  logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+}

@@ -1,0 +1,93 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toBool = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  const v = String(value).trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+const blankToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** Every environment variable Muninn reads. Nothing else touches `process.env`. */
+export class EnvDto {
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @IsString()
+  HOST?: string;
+
+  @IsOptional() @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
+  REDIS_URL?: string;
+
+  @IsOptional() @Transform(blankToUndefined) @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true })
+  DATABASE_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  MUNINN_DATA_DIR?: string;
+
+  @IsOptional() @Transform(blankToUndefined) @IsString() @MinLength(16, { message: 'MUNINN_ROOT_API_KEY must be at least 16 characters' })
+  MUNINN_ROOT_API_KEY?: string;
+
+  @IsOptional() @IsIn(['bullmq', 'inprocess'])
+  MUNINN_TRANSPORT?: 'bullmq' | 'inprocess';
+
+  @IsOptional() @IsString() @MinLength(1)
+  MUNINN_QUEUE_PREFIX?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000)
+  MUNINN_REQUEST_DEADLINE_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000)
+  MUNINN_WRITE_WAIT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(268435456)
+  MUNINN_BODY_LIMIT_BYTES?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  MUNINN_WORKER_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(60) @Max(31536000)
+  MUNINN_LEDGER_TTL_S?: number;
+
+  @IsOptional() @IsIn(['estimate', 'o200k', 'cl100k'])
+  MUNINN_TOKENIZER?: 'estimate' | 'o200k' | 'cl100k';
+
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
+  LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+
+  @IsOptional() @Transform(blankToUndefined) @IsUrl({ require_tld: false, require_protocol: true })
+  EMBEDDING_BASE_URL?: string;
+
+  @IsOptional() @IsString()
+  EMBEDDING_API_KEY?: string;
+
+  @IsOptional() @IsString()
+  EMBEDDING_MODEL?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(8192)
+  EMBEDDING_DIM?: number;
+
+  @IsOptional() @Transform(blankToUndefined) @IsUrl({ require_tld: false, require_protocol: true })
+  LLM_BASE_URL?: string;
+
+  @IsOptional() @IsString()
+  LLM_API_KEY?: string;
+
+  @IsOptional() @IsString()
+  LLM_MODEL?: string;
+
+  @IsOptional() @IsString()
+  QUERY_PLANNER_MODEL?: string;
+
+  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value))) @IsNumber() @Min(0.001) @Max(600)
+  RECALL_INTENT_TIMEOUT_S?: number;
+
+  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value))) @IsNumber() @Min(0.001) @Max(600)
+  RECALL_REWRITE_TIMEOUT_S?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  RETRIEVAL_ENABLE_INTENT?: boolean;
+}

@@ -1,0 +1,3 @@
+export * from './queues/queue-names';
+export * from './queues/index-job';
+export * from './queues/jobs';

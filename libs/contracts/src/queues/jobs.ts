@@ -1,0 +1,10 @@
+import { IndexJob, IndexResult } from './index-job';
+import { QueueName } from './queue-names';
+
+/** Ties each queue to its payload and result, so producers and consumers are checked against each other. */
+export interface JobPayloads {
+  [QueueName.Index]: { data: IndexJob; result: IndexResult };
+}
+
+export type JobOf<Q extends keyof JobPayloads> = JobPayloads[Q]['data'];
+export type ResultOf<Q extends keyof JobPayloads> = JobPayloads[Q]['result'];

@@ -1,0 +1,16 @@
+/**
+ * Queue names. DO NOT RENAME: they are the wire between processes, and jobs already waiting in Redis
+ * under an old name would be orphaned. A rename needs a migration plan (drain, then switch).
+ */
+export enum QueueName {
+  /** Retriever: search the store inside given targets. Latency-critical, kept apart from indexing. */
+  Find = 'find',
+  /** Retriever: embed written content, refresh parent directory sidecars. */
+  Index = 'index',
+  /** Assembler: read bodies, plan tiers within the budget, render. */
+  Assemble = 'assemble',
+  /** Rewriter: query expansion through the planner LLM. */
+  Expand = 'expand',
+  /** Rewriter: cited digest of a rendered block. */
+  Digest = 'digest',
+}

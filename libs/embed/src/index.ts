@@ -1,0 +1,14 @@
+export { ConcatEmbedder } from './concat-embedder';
+export { createEmbedder } from './create-embedder';
+export { EmbedError, EmbedErrorCode } from './embed.error';
+export type { EmbedderConfig, EmbedderProvider } from './embedder.config';
+export type { Embedder } from './embedder.port';
+export { DEFAULT_HASHING_DIM, HashingEmbedder } from './hashing-embedder';
+export type { HashingEmbedderOptions, HashingWeights } from './hashing-embedder';
+export { OpenAIEmbedder } from './openai-embedder';
+export type { OpenAIEmbedderOptions } from './openai-embedder';
+export { fromPgVector, toPgVector } from './pg-vector';
+export { StaticVectorsEmbedder } from './static-vectors-embedder';
+export type { StaticVectorsOptions } from './static-vectors-embedder';
+export { cosine, l2Normalize } from './vector-math';
+export { EMBEDDER, EmbedModule } from './embed.module';

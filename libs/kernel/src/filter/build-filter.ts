@@ -1,0 +1,35 @@
+import { ContextType } from '../identity/identity';
+import { parseContextTypes } from './context-types';
+import { andFilters, FilterLeaf, FilterNode, normalizeFilterTree } from './filter-node';
+import { buildTagsFilter } from './search-tags';
+import { normalizeTimeField, resolveTimeBounds } from './time-bound';
+
+/** The request fields folded into one effective filter (§2.3). */
+export interface FilterRequest {
+  filter?: unknown;
+  contextType?: unknown;
+  tags?: unknown;
+  since?: string | null;
+  until?: string | null;
+  timeField?: string | null;
+  now: Date;
+}
+
+/** `{op:'must', field:'context_type', conds}` AND-ed into `filter`; unchanged when no types are given. */
+export function withContextType(filter: FilterNode | null, types: readonly ContextType[]): FilterNode | null {
+  if (types.length === 0) return filter;
+  return andFilters(filter, { op: 'must', field: 'context_type', conds: [...types] });
+}
+
+/** Fold caller filter, `context_type`, `since`/`until`/`time_field` and `tags` into one AND tree, or null. */
+export function buildFilter(request: FilterRequest): FilterNode | null {
+  let merged = withContextType(normalizeFilterTree(request.filter), parseContextTypes(request.contextType));
+  const bounds = resolveTimeBounds(request.since, request.until, request.now);
+  if (bounds.since || bounds.until) {
+    const range: FilterLeaf = { op: 'time_range', field: normalizeTimeField(request.timeField) };
+    if (bounds.since) range['gte'] = bounds.since.toISOString();
+    if (bounds.until) range['lte'] = bounds.until.toISOString();
+    merged = andFilters(merged, range);
+  }
+  return andFilters(merged, buildTagsFilter(request.tags));
+}

@@ -1,0 +1,3 @@
+export * from './directory-sidecars';
+export * from './node-abstract';
+export * from './search-text';

@@ -1,0 +1,51 @@
+import { directorySidecars } from './directory-sidecars';
+import { fileAbstract, stripMemoryTrailer } from './node-abstract';
+import { searchText } from './search-text';
+
+describe('fileAbstract', () => {
+  it.each([
+    ['memory file: whole stripped body', 'viking://user/u/memories/events/a.md', '# Summary\nShipped X.\n<!-- MEMORY_FIELDS {"a":1} -->\n', '# Summary\nShipped X.'],
+    ['resource: title and first paragraph', 'viking://resources/guide.md', '# Guide\n\nHow to deploy the thing.\n\n## More\n\nx', 'Guide: How to deploy the thing.'],
+    ['resource without title', 'viking://resources/a.txt', 'plain text body', 'plain text body'],
+  ])('%s', (_name, uri, content, expected) => {
+    expect(fileAbstract(uri, content)).toBe(expected);
+  });
+
+  it('cuts long summaries at a word boundary within 256 code points', () => {
+    const a = fileAbstract('viking://resources/x.md', 'word '.repeat(200));
+    expect([...a].length).toBeLessThanOrEqual(256);
+    expect(a.endsWith('…')).toBe(true);
+  });
+
+  it('strips only a trailing MEMORY_FIELDS comment', () => {
+    expect(stripMemoryTrailer('body <!-- MEMORY_FIELDS {} --> tail')).toBe('body <!-- MEMORY_FIELDS {} --> tail');
+  });
+});
+
+describe('directorySidecars', () => {
+  it('lists children with abstracts, hides dot-files, stays within the size limits', () => {
+    const children = Array.from({ length: 200 }, (_, i) => ({ uri: `viking://resources/d/f${i}.md`, kind: 'file' as const, abstract: 'x'.repeat(150) }));
+    children.push({ uri: 'viking://resources/d/.hidden', kind: 'file', abstract: 'secret' });
+    const s = directorySidecars('viking://resources/d', children);
+    expect(s.overview.length).toBeLessThanOrEqual(4000);
+    expect(s.overview).toContain('- f0.md: ');
+    expect(s.overview).toMatch(/… and \d+ more/);
+    expect(s.overview).not.toContain('.hidden');
+    expect([...s.abstract].length).toBeLessThanOrEqual(256);
+  });
+
+  it('is deterministic', () => {
+    const c = [{ uri: 'viking://resources/d/a.md', kind: 'file' as const, abstract: 'alpha' }];
+    expect(directorySidecars('viking://resources/d', c)).toEqual(directorySidecars('viking://resources/d', c));
+  });
+});
+
+describe('searchText', () => {
+  it('segments CJK and keeps identifiers whole and split', () => {
+    const t = searchText('用户喜欢喝咖啡 ERR_CONN_RESET in src/foo/bar.ts');
+    expect(t).toContain('咖啡');
+    expect(t).toContain('err_conn_reset');
+    expect(t).toContain('src/foo/bar.ts');
+    expect(t).toContain('bar');
+  });
+});

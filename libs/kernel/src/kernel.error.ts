@@ -1,0 +1,45 @@
+/** Stable domain error codes; the gateway maps each one to an HTTP status in one place. */
+export enum KernelErrorCode {
+  InvalidArgument = 'INVALID_ARGUMENT',
+  InvalidUri = 'INVALID_URI',
+  PermissionDenied = 'PERMISSION_DENIED',
+  NotFound = 'NOT_FOUND',
+  AlreadyExists = 'ALREADY_EXISTS',
+  Conflict = 'CONFLICT',
+  FailedPrecondition = 'FAILED_PRECONDITION',
+  ResourceExhausted = 'RESOURCE_EXHAUSTED',
+  Unauthenticated = 'UNAUTHENTICATED',
+  Unavailable = 'UNAVAILABLE',
+  DeadlineExceeded = 'DEADLINE_EXCEEDED',
+  PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
+  Internal = 'INTERNAL',
+}
+
+/** A domain failure with a wire code, a human message and optional structured details. */
+export class KernelError extends Error {
+  override readonly name = 'KernelError';
+
+  constructor(
+    readonly code: KernelErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** Shorthand for the most common failure: a 400 INVALID_ARGUMENT. */
+export function invalidArgument(message: string, details?: Record<string, unknown>): KernelError {
+  return new KernelError(KernelErrorCode.InvalidArgument, message, details);
+}
+
+/** INVALID_URI with the reference message shape `Invalid URI: <uri> (<reason>)`. */
+export function invalidUri(uri: string, reason: string): KernelError {
+  const message = reason ? `Invalid URI: ${uri} (${reason})` : `Invalid URI: ${uri}`;
+  return new KernelError(KernelErrorCode.InvalidUri, message, { uri, reason });
+}
+
+/** PERMISSION_DENIED naming the resource the caller may not touch. */
+export function permissionDenied(message: string, resource?: string): KernelError {
+  return new KernelError(KernelErrorCode.PermissionDenied, message, resource ? { resource } : {});
+}

@@ -1,0 +1,27 @@
+const LINE = /[^\r\n]*(?:\r\n|\n|\r|$)/g;
+
+function splitKeepEnds(text: string): string[] {
+  const lines = text.match(LINE) ?? [];
+  return lines.filter((line) => line !== '');
+}
+
+function withoutEol(line: string): string {
+  return line.replace(/[\r\n]+$/, '');
+}
+
+/**
+ * Body of an OKF sidecar (§1.4): a leading `---` … `---` frontmatter block is removed and the
+ * canonical trailing newline dropped. Lenient by design (§17.9): the frontmatter is not parsed,
+ * so a missing `directory` key or bad YAML still strips cleanly, and an unclosed block leaves
+ * the text as it is. Never throws.
+ */
+export function stripOkfFrontmatter(text: string): string {
+  const lines = splitKeepEnds(text);
+  if (lines.length === 0 || withoutEol(lines[0]!) !== '---') return text;
+  const closing = lines.findIndex((line, index) => index > 0 && withoutEol(line) === '---');
+  if (closing < 0) return text;
+  let body = lines.slice(closing + 1).join('');
+  if (body.startsWith('\r\n')) body = body.slice(2);
+  else if (body.startsWith('\n')) body = body.slice(1);
+  return body.replace(/[\r\n]+$/, '');
+}

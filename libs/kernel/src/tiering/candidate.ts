@@ -1,0 +1,23 @@
+import { Category } from './category';
+
+/** Where a hit lives relative to the caller: the actor's peer, the caller's own space, or another peer. */
+export type Origin = 'actor_peer' | 'self' | 'other_peer';
+export const ORIGIN_ORDER: readonly Origin[] = ['actor_peer', 'self', 'other_peer'];
+
+/** One retrieval hit resolved enough to plan a tier for it (§7.6). */
+export interface Candidate {
+  /** The URI as retrieved (may carry a sidecar suffix). */
+  uri: string;
+  /** The node URI: sidecar suffix stripped; what entries report. */
+  baseUri: string;
+  category: Category;
+  /** Raw retrieval score; reported and rendered. */
+  score: number;
+  /** Score minus the other-peer penalty; used for ranking only. */
+  rankedScore: number;
+  level: number;
+  abstract: string;
+  /** `other_peer` bodies must be read with the open context (no actor view). */
+  origin: Origin;
+  isDirectory: boolean;
+}

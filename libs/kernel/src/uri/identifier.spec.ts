@@ -1,0 +1,37 @@
+import { KernelError, KernelErrorCode } from '../kernel.error';
+import { validateActorPeer } from './identifier';
+
+describe('validateActorPeer (§1.2)', () => {
+  it.each([
+    { name: 'absent header', header: undefined, out: null },
+    { name: 'null header', header: null, out: null },
+    { name: 'empty header', header: '', out: null },
+    { name: 'whitespace only', header: '   ', out: null },
+    { name: 'plain id', header: 'current', out: 'current' },
+    { name: 'trimmed', header: '  bot-1  ', out: 'bot-1' },
+    { name: 'one @ allowed', header: 'agent@host', out: 'agent@host' },
+    { name: 'dots and underscores', header: 'a.b_c', out: 'a.b_c' },
+  ])('accepts $name', ({ header, out }) => {
+    expect(validateActorPeer(header)).toBe(out);
+  });
+
+  it.each([
+    { name: 'slash (case 13)', header: 'a/b', message: 'actor_peer_id must not contain path separators.' },
+    { name: 'backslash', header: 'a\\b', message: 'actor_peer_id must not contain path separators.' },
+    { name: 'dot', header: '.', message: "Invalid peer_id: peer_id must not be '.' or '..'" },
+    { name: 'dot-dot', header: '..', message: "Invalid peer_id: peer_id must not be '.' or '..'" },
+    { name: 'space inside', header: 'a b', message: 'Invalid peer_id: peer_id must be alpha_numeric string.' },
+    { name: 'non-ascii', header: 'pé', message: 'Invalid peer_id: peer_id must be alpha_numeric string.' },
+    { name: 'two @', header: 'a@b@c', message: 'Invalid peer_id: peer_id must have at most one @.' },
+  ])('rejects $name', ({ header, message }) => {
+    let caught: unknown;
+    try {
+      validateActorPeer(header);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(KernelError);
+    expect((caught as KernelError).code).toBe(KernelErrorCode.InvalidArgument);
+    expect((caught as KernelError).message).toBe(message);
+  });
+});

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { JobOf, QueueName, ResultOf } from '@app/contracts';
+import { JobBus, QueueKey } from './job-bus.port';
+
+type Handler = (data: unknown) => Promise<unknown>;
+
+/**
+ * {@link JobBus} that runs handlers in this process, with the same deadline semantics as the queue:
+ * for single-process runs without Redis, and as the performance floor of the queued path.
+ */
+export class InProcessJobBus extends JobBus {
+  private readonly handlers = new Map<QueueName, Handler>();
+  private readonly running = new Map<string, Promise<unknown>>();
+
+  /** Registers the consumer of a queue (each worker app's processor does this in in-process mode). */
+  register(queue: QueueName, handler: Handler): void {
+    this.handlers.set(queue, handler);
+  }
+
+  async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { jobId?: string } = {}): Promise<void> {
+    const p = this.run(queue, data, opts.jobId ?? randomUUID());
+    p.catch(() => undefined);
+  }
+
+  async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
+    return withDeadline(this.run(queue, data, opts.jobId ?? randomUUID()), queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
+  }
+
+  async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
+    const p = this.running.get(`${queue}/${jobId}`);
+    if (!p) throw new KernelError(KernelErrorCode.NotFound, `Job not found: ${jobId}`);
+    return withDeadline(p, queue, timeoutMs) as Promise<ResultOf<Q>>;
+  }
+
+  async depths(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const q of this.handlers.keys()) out[q] = 0;
+    for (const key of this.running.keys()) {
+      const q = key.split('/')[0];
+      out[q] = (out[q] ?? 0) + 1;
+    }
+    return out;
+  }
+
+  private run(queue: QueueName, data: unknown, jobId: string): Promise<unknown> {
+    const key = `${queue}/${jobId}`;
+    const existing = this.running.get(key);
+    if (existing) return existing;
+    const handler = this.handlers.get(queue);
+    if (!handler) return Promise.reject(new KernelError(KernelErrorCode.Unavailable, `No in-process consumer for queue ${queue}`));
+    // A JSON round trip keeps in-process payloads honest: what would not survive Redis does not survive here.
+    const p = Promise.resolve()
+      .then(() => handler(JSON.parse(JSON.stringify(data))))
+      .finally(() => setTimeout(() => this.running.delete(key), 60_000).unref());
+    this.running.set(key, p);
+    return p;
+  }
+}
+
+function withDeadline<T>(p: Promise<T>, queue: string, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${ms / 1000}s`, { operation: queue, timeout: ms / 1000 })),
+      ms,
+    );
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+}

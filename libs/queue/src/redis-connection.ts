@@ -1,0 +1,23 @@
+/** The connection fields both ioredis and BullMQ accept. */
+export interface RedisConnection {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  db: number;
+  tls?: Record<string, never>;
+}
+
+/** ioredis options from a `redis://` / `rediss://` URL (BullMQ takes options, not URLs). */
+export function redisOptions(url: string): RedisConnection {
+  const u = new URL(url);
+  const db = u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : 0;
+  return {
+    host: u.hostname || '127.0.0.1',
+    port: u.port ? Number(u.port) : 6379,
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    db: Number.isFinite(db) ? db : 0,
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}

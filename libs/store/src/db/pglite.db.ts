@@ -1,0 +1,44 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { mkdirSync } from 'node:fs';
+import { Db } from './db.port';
+
+/** {@link Db} over an embedded PGlite database (with pgvector) kept in a data folder, or in memory. */
+export class PgliteDb implements Db {
+  readonly kind = 'pglite' as const;
+
+  private constructor(private readonly pg: PGlite) {}
+
+  /** Opens (creating if needed) the database in `dataDir`; `memory://` keeps it in memory. */
+  static async open(dataDir: string): Promise<PgliteDb> {
+    if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+    const pg = await PGlite.create(dataDir.startsWith('memory://') ? undefined : dataDir, { extensions: { vector } });
+    return new PgliteDb(pg);
+  }
+
+  async query<T>(sql: string, params: unknown[] = []) {
+    const r = await this.pg.query<T>(sql, params);
+    return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+  }
+
+  async transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>): Promise<R> {
+    return this.pg.transaction(async (t) =>
+      fn({
+        kind: this.kind,
+        query: async <T>(sql: string, params: unknown[] = []) => {
+          const r = await t.query<T>(sql, params);
+          return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+        },
+      }),
+    );
+  }
+
+  /** Runs a multi-statement script (migrations); PGlite's `query` takes one statement. */
+  async exec(sql: string) {
+    await this.pg.exec(sql);
+  }
+
+  async close() {
+    if (!this.pg.closed) await this.pg.close();
+  }
+}

@@ -1,0 +1,90 @@
+/** Versioned schema migrations, applied in order at start-up. Never edit a shipped one; add the next. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'identity, nodes, sessions',
+    sql: `
+CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE accounts (
+  account_id   text PRIMARY KEY,
+  created_at   timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE users (
+  account_id   text NOT NULL REFERENCES accounts(account_id) ON DELETE CASCADE,
+  user_id      text NOT NULL,
+  role         text NOT NULL CHECK (role IN ('admin', 'user')),
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (account_id, user_id)
+);
+
+-- Keys are stored as SHA-256 of the whole key: user keys carry 256 bits of randomness, so a slow
+-- password hash adds nothing but per-request latency; the clear key is shown once and never stored.
+CREATE TABLE api_keys (
+  key_hash     text PRIMARY KEY,
+  account_id   text NOT NULL,
+  user_id      text NOT NULL,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  FOREIGN KEY (account_id, user_id) REFERENCES users(account_id, user_id) ON DELETE CASCADE
+);
+CREATE INDEX api_keys_owner ON api_keys (account_id, user_id);
+
+CREATE TABLE nodes (
+  account_id    text NOT NULL,
+  uri           text NOT NULL,
+  parent_uri    text,
+  kind          text NOT NULL CHECK (kind IN ('file', 'directory')),
+  context_type  text NOT NULL CHECK (context_type IN ('memory', 'resource', 'skill')),
+  -- Derived from the URI at write time: the user space (viking://user/{owner}/...) and peer subtree
+  -- (.../peers/{peer}/...) it lies in; NULL for account-shared nodes. Scoping SQL filters on these.
+  owner_user_id text,
+  peer_id       text,
+  abstract      text NOT NULL DEFAULT '',
+  overview      text NOT NULL DEFAULT '',
+  content       text NOT NULL DEFAULT '',
+  tags          text[] NOT NULL DEFAULT '{}',
+  created_at    timestamptz NOT NULL DEFAULT now(),
+  updated_at    timestamptz NOT NULL DEFAULT now(),
+  embedding     vector,
+  embedder_id   text,
+  search_text   text NOT NULL DEFAULT '',
+  indexed_at    timestamptz,
+  PRIMARY KEY (account_id, uri)
+);
+CREATE INDEX nodes_parent ON nodes (account_id, parent_uri);
+CREATE INDEX nodes_uri_prefix ON nodes (account_id, uri text_pattern_ops);
+CREATE INDEX nodes_owner ON nodes (account_id, owner_user_id);
+
+CREATE TABLE sessions (
+  account_id           text NOT NULL,
+  user_id              text NOT NULL,
+  session_id           text NOT NULL,
+  total_message_count  integer NOT NULL DEFAULT 0,
+  created_at           timestamptz NOT NULL DEFAULT now(),
+  updated_at           timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (account_id, user_id, session_id)
+);
+
+CREATE TABLE messages (
+  account_id   text NOT NULL,
+  user_id      text NOT NULL,
+  session_id   text NOT NULL,
+  seq          integer NOT NULL,
+  message_id   text NOT NULL,
+  role         text NOT NULL,
+  content      text NOT NULL DEFAULT '',
+  parts        jsonb,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (account_id, user_id, session_id, seq),
+  FOREIGN KEY (account_id, user_id, session_id) REFERENCES sessions(account_id, user_id, session_id) ON DELETE CASCADE
+);
+`,
+  },
+];

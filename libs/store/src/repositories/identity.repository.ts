@@ -1,0 +1,150 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { Db } from '../db/db.port';
+
+export type UserRole = 'admin' | 'user';
+
+export interface AccountRecord {
+  account_id: string;
+  created_at: string;
+  user_count: number;
+}
+
+export interface UserRecord {
+  account_id: string;
+  user_id: string;
+  role: UserRole;
+  created_at: string;
+}
+
+const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
+
+/** SHA-256 of a key; what is stored and looked up. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** A new-format user key: base64url(account) . base64url(user) . 64 hex chars of secret (contract §1.1). */
+export function newUserKey(accountId: string, userId: string, seed?: string): string {
+  const secret = seed !== undefined
+    ? createHash('sha256').update(`${userId}\0${seed}`, 'utf8').digest('hex')
+    : randomBytes(32).toString('hex');
+  return `${b64url(accountId)}.${b64url(userId)}.${secret}`;
+}
+
+const iso = (v: unknown) => new Date(v as string).toISOString();
+
+/** Accounts, users and their hashed API keys. */
+export class IdentityRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Resolves a presented key to its owner, or null. */
+  async resolveKey(key: string): Promise<UserRecord | null> {
+    const { rows } = await this.db.query<UserRecord>(
+      `SELECT u.account_id, u.user_id, u.role, u.created_at FROM api_keys k
+       JOIN users u ON u.account_id = k.account_id AND u.user_id = k.user_id WHERE k.key_hash = $1`,
+      [hashKey(key)],
+    );
+    return rows[0] ? { ...rows[0], created_at: iso(rows[0].created_at) } : null;
+  }
+
+  /** Creates an account with its first admin; returns the admin's key (shown once). */
+  async createAccount(accountId: string, adminUserId: string, seed?: string): Promise<{ account_id: string; admin_user_id: string; user_key: string }> {
+    return this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query('INSERT INTO accounts (account_id) VALUES ($1) ON CONFLICT DO NOTHING', [accountId]);
+      if (rowCount === 0) throw new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, { account_id: accountId });
+      await tx.query(`INSERT INTO users (account_id, user_id, role) VALUES ($1, $2, 'admin')`, [accountId, adminUserId]);
+      const key = newUserKey(accountId, adminUserId, seed);
+      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, adminUserId]);
+      return { account_id: accountId, admin_user_id: adminUserId, user_key: key };
+    });
+  }
+
+  async listAccounts(): Promise<AccountRecord[]> {
+    const { rows } = await this.db.query<AccountRecord>(
+      `SELECT a.account_id, a.created_at, (SELECT count(*)::int FROM users u WHERE u.account_id = a.account_id) AS user_count
+       FROM accounts a ORDER BY a.account_id`,
+    );
+    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+  }
+
+  async getAccount(accountId: string): Promise<AccountRecord> {
+    const all = await this.db.query<AccountRecord>(
+      `SELECT a.account_id, a.created_at, (SELECT count(*)::int FROM users u WHERE u.account_id = a.account_id) AS user_count
+       FROM accounts a WHERE a.account_id = $1`,
+      [accountId],
+    );
+    const row = all.rows[0];
+    if (!row) throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+    return { ...row, created_at: iso(row.created_at) };
+  }
+
+  /** Deletes an account, its users, keys, content and sessions. */
+  async deleteAccount(accountId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query('DELETE FROM accounts WHERE account_id = $1', [accountId]);
+      if (rowCount === 0) throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+      await tx.query('DELETE FROM nodes WHERE account_id = $1', [accountId]);
+      await tx.query('DELETE FROM sessions WHERE account_id = $1', [accountId]);
+    });
+  }
+
+  async createUser(accountId: string, userId: string, role: UserRole, seed?: string): Promise<{ account_id: string; user_id: string; role: UserRole; user_key: string }> {
+    await this.getAccount(accountId);
+    return this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query(
+        'INSERT INTO users (account_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+        [accountId, userId, role],
+      );
+      if (rowCount === 0) throw new KernelError(KernelErrorCode.Conflict, `User already exists: ${userId}`, { account_id: accountId, user_id: userId });
+      const key = newUserKey(accountId, userId, seed);
+      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, userId]);
+      return { account_id: accountId, user_id: userId, role, user_key: key };
+    });
+  }
+
+  async listUsers(accountId: string): Promise<UserRecord[]> {
+    await this.getAccount(accountId);
+    const { rows } = await this.db.query<UserRecord>(
+      'SELECT account_id, user_id, role, created_at FROM users WHERE account_id = $1 ORDER BY user_id',
+      [accountId],
+    );
+    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+  }
+
+  async getUser(accountId: string, userId: string): Promise<UserRecord> {
+    const { rows } = await this.db.query<UserRecord>(
+      'SELECT account_id, user_id, role, created_at FROM users WHERE account_id = $1 AND user_id = $2',
+      [accountId, userId],
+    );
+    if (!rows[0]) throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, { account_id: accountId, user_id: userId });
+    return { ...rows[0], created_at: iso(rows[0].created_at) };
+  }
+
+  /** Deletes a user with their keys, private content and sessions. */
+  async deleteUser(accountId: string, userId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query('DELETE FROM users WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+      if (rowCount === 0) throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, { account_id: accountId, user_id: userId });
+      await tx.query('DELETE FROM nodes WHERE account_id = $1 AND owner_user_id = $2', [accountId, userId]);
+      await tx.query('DELETE FROM sessions WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+    });
+  }
+
+  async setRole(accountId: string, userId: string, role: UserRole): Promise<UserRecord> {
+    const { rowCount } = await this.db.query('UPDATE users SET role = $3 WHERE account_id = $1 AND user_id = $2', [accountId, userId, role]);
+    if (rowCount === 0) throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, { account_id: accountId, user_id: userId });
+    return this.getUser(accountId, userId);
+  }
+
+  /** Replaces every key of a user with a new one; old keys stop working at once. */
+  async rotateKey(accountId: string, userId: string, seed?: string): Promise<{ account_id: string; user_id: string; user_key: string }> {
+    await this.getUser(accountId, userId);
+    const key = newUserKey(accountId, userId, seed);
+    await this.db.transaction(async (tx) => {
+      await tx.query('DELETE FROM api_keys WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, userId]);
+    });
+    return { account_id: accountId, user_id: userId, user_key: key };
+  }
+}
