@@ -9,7 +9,7 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: the image's npm 10 ignores package.json "allowScripts", and no install script is needed
 # (msgpackr-extract loads its prebuilt optional package; @scarf/scarf and the ssh2/cpu-features builds are denied).
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
 # tsc emits only .js: copy the other files under */src (SQL, vector tables, ...) to the same places in dist.

@@ -12,8 +12,18 @@ const moduleNameMapper = {
   '^@app/([a-z]+)$': '<rootDir>/libs/$1/src',
   '^@app/([a-z]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
-const base = { rootDir: __dirname, transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+// content-disposition 3 (under @fastify/static, which Swagger UI needs) ships only ESM; jest's CommonJS
+// sandbox cannot require() it, so it is transpiled like our own code.
+const ESM_ONLY = ['content-disposition'];
+const base = {
+  rootDir: __dirname,
+  transform: { '^.+\\.ts$': swc, [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: swc },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 module.exports = {
+  testTimeout: 60000,
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'] },
     {

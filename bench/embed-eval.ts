@@ -40,7 +40,7 @@ const CANDIDATES: Record<string, Factory> = {
   'hash-1024': hash(1024),
   'hash-512-words': hash(512, [1, 0, 0]),
   'hash-512-nobigram': hash(512, [0.7, 0, 0.3]),
-  'hash-512-moregrams': hash(512, [0.45, 0.15, 0.4]),
+  'hash-512-fewgrams': hash(512, [0.6, 0.15, 0.25]),
   static: stat(true),
   'static-raw': stat(false),
   'hash512+static-0.5': () => new ConcatEmbedder([{ embedder: hash(512)(), weight: 0.5 }, { embedder: stat()(), weight: 0.5 }]),

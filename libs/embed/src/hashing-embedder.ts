@@ -16,7 +16,7 @@ export interface HashingEmbedderOptions {
 }
 
 export const DEFAULT_HASHING_DIM = 512;
-export const DEFAULT_HASHING_WEIGHTS: Readonly<HashingWeights> = { words: 0.6, bigrams: 0.15, grams: 0.25 };
+export const DEFAULT_HASHING_WEIGHTS: Readonly<HashingWeights> = { words: 0.45, bigrams: 0.15, grams: 0.4 };
 const VERSION = 'v1';
 const SEEDS = { words: 0x9e3779b1, bigrams: 0x85ebca77, grams: 0xc2b2ae3d } as const;
 

@@ -1,13 +1,77 @@
+// The public surface of the pure domain kernel (`@app/kernel`); nothing else is imported from outside.
 export * from './kernel.error';
+
+export * from './text/py-text';
+export * from './text/py-coerce';
+
+export * from './uri/identifier';
+export * from './uri/uri-path';
+export * from './uri/viking-uri';
+
 export * from './identity/identity';
 export * from './identity/access';
 export * from './identity/default-targets';
 export * from './identity/find-targets';
-export * from './uri/identifier';
-export * from './uri/uri-path';
-export * from './uri/viking-uri';
-export * from './text/py-text';
-export * from './text/py-coerce';
+
+export * from './filter/filter-node';
+export * from './filter/context-types';
+export * from './filter/levels';
+export * from './filter/search-tags';
+export * from './filter/time-bound';
+export * from './filter/build-filter';
+
 export * from './budget/token-estimate';
 export * from './budget/per-entry-cap';
+
+export * from './tiering/tier';
+export * from './tiering/category';
+export * from './tiering/candidate';
+export * from './tiering/detail-pins';
+export * from './tiering/tier-window';
+export * from './tiering/tier-text';
+
+export * from './overview/okf-frontmatter';
+export * from './overview/memory-fields';
+export * from './overview/memory-summary';
+export * from './overview/document-outline';
+export * from './overview/code-skeleton';
+
+export * from './planning/assembled-entry';
+export * from './planning/read-policy';
+export * from './planning/plan-entries';
+
+export * from './render/format-score';
+export * from './render/render-entry';
+
+export * from './gathering/quotas';
+export * from './gathering/penalties';
+export * from './gathering/category-for';
+export * from './gathering/origin';
+export * from './gathering/overfetch';
+export * from './gathering/find-hit';
+export * from './gathering/build-candidates';
+export * from './gathering/retrieval-plan';
+export * from './gathering/retrieval-errors';
+export * from './gathering/retrieval-merge';
+
+export * from './request/context-bounds';
+export * from './request/context-fields';
+export * from './request/category-keys';
+export * from './request/ignored-fields';
+export * from './request/rewrite-mode';
+export * from './request/round-half-even';
+export * from './request/recall-fold';
+export * from './request/exclude-uris';
+
+export * from './ledger/recall-ledger';
+export * from './ledger/ledger-store.port';
+export * from './ledger/in-memory-ledger-store';
+
+export * from './stats/context-stats';
+
+export * from './digest/normalize-digest';
+export * from './digest/rewrite-outcome';
+
+export * from './expansion/planned-queries';
+
 export * from './indexing';

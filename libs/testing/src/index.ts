@@ -1,2 +1,3 @@
 export { startRedisForTests, uniqueTestPrefix, type TestRedis } from './redis-server';
 export { createTestDatabase, assertTestPostgres, type TestDatabase } from './postgres-server';
+export { startTestApp, storeModes, type StoreMode, type TestApp, type TestAppOptions, type TestResponse } from './test-app';

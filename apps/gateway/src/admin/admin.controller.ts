@@ -13,6 +13,7 @@ export class AdminController {
   constructor(private readonly admin: AdminService) {}
 
   @Post()
+  @HttpCode(200)
   @ApiOperation({ summary: 'Create an account and its first admin; returns the admin key once (root only)' })
   create(@Caller() c: Identity, @Body() b: CreateAccountDto) {
     return this.admin.createAccount(c, b.account_id, b.admin_user_id, b.seed);
@@ -31,6 +32,7 @@ export class AdminController {
   }
 
   @Post(':accountId/users')
+  @HttpCode(200)
   @ApiOperation({ summary: 'Register a user; returns its key once' })
   createUser(@Caller() c: Identity, @Param('accountId') accountId: string, @Body() b: CreateUserDto) {
     return this.admin.createUser(c, accountId, b.user_id, b.role ?? 'user', b.seed);

@@ -1,0 +1,45 @@
+import { RewriteMode } from '../request/rewrite-mode';
+import { pyStrip } from '../text/py-text';
+import { NO_RELEVANT_MEMORY, normalizeDigest } from './normalize-digest';
+
+/** `stats.rewrite` (§5.4). */
+export type RewriteStatus = 'off' | 'ok' | 'no_relevant' | 'failed' | 'timeout' | 'empty';
+
+/** `stats.rewrite_usage`: this request's share of the model's token usage. */
+export interface RewriteUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/** Cumulative counters of the (shared) model usage tracker. */
+export interface UsageSnapshot {
+  promptTokens: number;
+  completionTokens: number;
+  calls: number;
+}
+
+/** Whether to rewrite (§11): `true`, or `"auto"` with a query planner configured. */
+export function rewriteEnabled(mode: RewriteMode, plannerConfigured: boolean): boolean {
+  return mode === true || (mode === 'auto' && plannerConfigured);
+}
+
+/** Classify a model answer (§11): a non-empty digest is `ok`, exactly NO_RELEVANT_MEMORY is `no_relevant`, else `failed`. */
+export function classifyRewrite(
+  raw: unknown,
+  maxBullets: number,
+  validUris: readonly string[],
+): { digest: string; status: Extract<RewriteStatus, 'ok' | 'no_relevant' | 'failed'> } {
+  const digest = normalizeDigest(raw, maxBullets, validUris);
+  if (digest) return { digest, status: 'ok' };
+  const text = pyStrip(raw === null || raw === undefined ? '' : String(raw));
+  return { digest: '', status: text.toUpperCase() === NO_RELEVANT_MEMORY ? 'no_relevant' : 'failed' };
+}
+
+/** Usage delta (§11), floored at 0, only when exactly one call landed between the snapshots. */
+export function usageDelta(before: UsageSnapshot | null, after: UsageSnapshot | null): RewriteUsage | null {
+  if (!before || !after || after.calls - before.calls !== 1) return null;
+  return {
+    prompt_tokens: Math.max(0, after.promptTokens - before.promptTokens),
+    completion_tokens: Math.max(0, after.completionTokens - before.completionTokens),
+  };
+}

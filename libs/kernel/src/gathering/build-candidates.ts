@@ -1,0 +1,77 @@
+import { Candidate, ORIGIN_ORDER } from '../tiering/candidate';
+import { BucketKey } from '../tiering/category';
+import { stripSidecarSuffix } from '../uri/uri-path';
+import { categoryFor } from './category-for';
+import { FindHit, hitAbstract, hitLevel, hitScore, hitUri } from './find-hit';
+import { originForUri } from './origin';
+import { PenaltyMap } from './penalties';
+
+/** What candidate building needs to know about the caller. */
+export interface BuildContext {
+  userId: string;
+  actorPeerId: string | null;
+  penalties: PenaltyMap;
+  /** Caller exclusions ∪ cooled URIs (§6 step 6). */
+  excluded: ReadonlySet<string>;
+}
+
+/**
+ * Turn hits into candidates (§7.6): skip URI-less hits and `profile.md`, drop (and count) excluded
+ * URIs, strip sidecar suffixes, derive category and origin, and penalise other peers for ranking.
+ */
+export function buildCandidates(
+  items: ReadonlyArray<{ hit: FindHit; bucket: BucketKey | null }>,
+  context: BuildContext,
+): { candidates: Candidate[]; excluded: number } {
+  const candidates: Candidate[] = [];
+  let excluded = 0;
+  for (const { hit, bucket } of items) {
+    const uri = hitUri(hit);
+    if (!uri) continue;
+    const { baseUri, isDirectory } = stripSidecarSuffix(uri);
+    if (baseUri.endsWith('/profile.md')) continue;
+    if (context.excluded.has(uri) || context.excluded.has(baseUri)) {
+      excluded += 1;
+      continue;
+    }
+    const category = categoryFor(uri, bucket, hit.category);
+    const origin = originForUri(baseUri, context.userId, context.actorPeerId);
+    const score = hitScore(hit);
+    const penalty = origin === 'other_peer' ? context.penalties[category] : 0;
+    candidates.push({
+      uri,
+      baseUri,
+      category,
+      score,
+      rankedScore: score - penalty,
+      level: hitLevel(hit),
+      abstract: hitAbstract(hit),
+      origin,
+      isDirectory,
+    });
+  }
+  return { candidates, excluded };
+}
+
+/** Stable rank sort (§7.6): ranked score descending, then origin actor_peer, self, other_peer. */
+export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
+  return [...candidates].sort(
+    (a, b) => b.rankedScore - a.rankedScore || ORIGIN_ORDER.indexOf(a.origin) - ORIGIN_ORDER.indexOf(b.origin),
+  );
+}
+
+/** Dedupe across buckets by node URI, keeping the higher raw score at the first-seen position. */
+export function dedupeCandidates(candidates: readonly Candidate[]): Candidate[] {
+  const positions = new Map<string, number>();
+  const out: Candidate[] = [];
+  for (const candidate of candidates) {
+    const at = positions.get(candidate.baseUri);
+    if (at === undefined) {
+      positions.set(candidate.baseUri, out.length);
+      out.push(candidate);
+    } else if (candidate.score > out[at]!.score) {
+      out[at] = candidate;
+    }
+  }
+  return out;
+}

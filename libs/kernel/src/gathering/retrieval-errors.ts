@@ -1,0 +1,21 @@
+import { cutCodePoints } from '../text/py-text';
+
+export const MAX_RETRIEVAL_ERRORS = 5;
+const MAX_ERROR_CHARS = 200;
+
+/** A failed retrieval call as reported by the worker: the exception class name and its message. */
+export interface RetrievalFailure {
+  name: string;
+  message: string;
+}
+
+/** `"<Name>: <message>"` cut to 200 characters (§5.4). */
+export function formatRetrievalError(failure: RetrievalFailure): string {
+  return cutCodePoints(`${failure.name}: ${failure.message}`, MAX_ERROR_CHARS);
+}
+
+/** The `stats.retrieval_errors` value: the first five lines, each ≤200 chars; null when none failed. */
+export function capRetrievalErrors(lines: readonly string[]): string[] | null {
+  if (lines.length === 0) return null;
+  return lines.slice(0, MAX_RETRIEVAL_ERRORS).map((line) => cutCodePoints(line, MAX_ERROR_CHARS));
+}

@@ -1,0 +1,48 @@
+import { pyStrip } from '../text/py-text';
+import { entryTokens } from '../render/render-entry';
+import { Candidate } from '../tiering/candidate';
+import { DetailPins, NO_PINS, pinFor } from '../tiering/detail-pins';
+import { contentUriFor } from '../tiering/tier-text';
+import { PinnableTier, tierRank } from '../tiering/tier';
+import { abstractSubstitute, tierWindow } from '../tiering/tier-window';
+import { entryFor } from './assembled-entry';
+
+/** Whether any tier the candidate may reach needs its body (ceiling ≥ overview). */
+export function needsContent(candidate: Candidate, pin: PinnableTier | null): boolean {
+  return tierRank(tierWindow(candidate, pin).ceiling) >= tierRank('overview');
+}
+
+/**
+ * Whether a memory candidate's abstract alone is over the cap, so it falls back to the overview
+ * and its body must be read; resources and skills degrade to a bare URI instead and never qualify.
+ */
+export function oversizedAbstractNeedsBody(candidate: Candidate, cap: number): boolean {
+  if (abstractSubstitute(candidate) !== 'overview') return false;
+  const text = pyStrip(candidate.abstract);
+  return text !== '' && entryTokens(entryFor(candidate, 'abstract', text)) > cap;
+}
+
+/** The read policy (§8.4): read a body only if a body-backed tier is reachable. */
+export function needsBody(candidate: Candidate, cap: number, pins: DetailPins = NO_PINS): boolean {
+  return needsContent(candidate, pinFor(pins, candidate.category)) || oversizedAbstractNeedsBody(candidate, cap);
+}
+
+/** One body to fetch; `openContext` reads without the actor view (other-peer candidates). */
+export interface ContentRead {
+  uri: string;
+  openContext: boolean;
+}
+
+/** Distinct content URIs to read for these candidates, in rank order, each read once. */
+export function planContentReads(candidates: readonly Candidate[], cap: number, pins: DetailPins = NO_PINS): ContentRead[] {
+  const reads: ContentRead[] = [];
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    if (!needsBody(candidate, cap, pins)) continue;
+    const uri = contentUriFor(candidate);
+    if (seen.has(uri)) continue;
+    seen.add(uri);
+    reads.push({ uri, openContext: candidate.origin === 'other_peer' });
+  }
+  return reads;
+}

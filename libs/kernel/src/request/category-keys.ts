@@ -1,0 +1,41 @@
+import { invalidArgument } from '../kernel.error';
+import { isPlainObject } from '../text/py-coerce';
+import { BUCKET_KEYS, CATEGORY_KEYS } from '../tiering/category';
+import { isPinnableTier } from '../tiering/tier';
+
+function rejectUnknownKeys(value: unknown, label: string, allowed: readonly string[]): void {
+  if (!isPlainObject(value)) return;
+  const unknown = [...new Set(Object.keys(value).filter((key) => !allowed.includes(key)))].sort();
+  if (unknown.length) {
+    throw invalidArgument(`unknown ${label} keys: ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`);
+  }
+}
+
+/** `quotas` (§3.1): an object of integers (`"3"` allowed, `2.5` not) over the six bucket keys. */
+export function validateQuotasField(quotas: unknown): void {
+  if (quotas === null || quotas === undefined) return;
+  if (!isPlainObject(quotas)) throw invalidArgument('quotas must be an object of integers');
+  for (const [key, value] of Object.entries(quotas)) {
+    const integral = (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value));
+    if (!integral) throw invalidArgument(`quotas.${key}: Input should be a valid integer`);
+  }
+  rejectUnknownKeys(quotas, 'quota', BUCKET_KEYS);
+}
+
+/** `detail` (§3.1): `auto|abstract|overview|full`, or a category → `abstract|overview|full` map. */
+export function validateDetailField(detail: unknown): void {
+  if (detail === null || detail === undefined) return;
+  if (typeof detail === 'string') {
+    if (detail !== 'auto' && !isPinnableTier(detail)) {
+      throw invalidArgument("detail must be one of 'auto', 'abstract', 'overview', 'full' or a per-category object");
+    }
+    return;
+  }
+  if (!isPlainObject(detail)) {
+    throw invalidArgument("detail must be one of 'auto', 'abstract', 'overview', 'full' or a per-category object");
+  }
+  for (const [key, tier] of Object.entries(detail)) {
+    if (!isPinnableTier(tier)) throw invalidArgument(`detail.${key}: Input should be 'abstract', 'overview' or 'full'`);
+  }
+  rejectUnknownKeys(detail, 'detail', CATEGORY_KEYS);
+}

@@ -1,0 +1,41 @@
+import { invalidArgument } from '../kernel.error';
+import { pyTruthy } from '../text/py-coerce';
+
+/** Fields only `mode="context"` accepts (§3.1); presence alone (even `null`) counts. */
+export const CONTEXT_ONLY_FIELDS = [
+  'query_expansion',
+  'max_tokens',
+  'quotas',
+  'purpose',
+  'detail',
+  'dedup_turns',
+  'exclude_uris',
+  'peer_scope',
+  'other_peer_penalty',
+  'rewrite',
+  'rewrite_max_bullets',
+] as const;
+
+/** Context-only fields present in a request body, sorted (§3.2 item 1). */
+export function contextOnlyFieldsPresent(body: Readonly<Record<string, unknown>>): string[] {
+  return CONTEXT_ONLY_FIELDS.filter((field) => Object.prototype.hasOwnProperty.call(body, field)).sort();
+}
+
+/** The exact §3.2 message for context-only fields sent in list mode. */
+export function modeMismatchMessage(fields: readonly string[]): string {
+  return `${fields.join(', ')} require mode='context'; set mode='context' or drop these fields`;
+}
+
+/**
+ * Cross-field checks of `/search` (§3.2 items 1-2): list mode (explicit or omitted) rejects any
+ * context-only field; context mode rejects a truthy `target_uri`. Throws INVALID_ARGUMENT.
+ */
+export function assertSearchModeFields(body: Readonly<Record<string, unknown>>): void {
+  const mode = body['mode'] ?? 'list';
+  if (mode === 'list') {
+    const used = contextOnlyFieldsPresent(body);
+    if (used.length) throw invalidArgument(modeMismatchMessage(used));
+    return;
+  }
+  if (pyTruthy(body['target_uri'])) throw invalidArgument("target_uri is not supported in mode='context'");
+}

@@ -1,0 +1,46 @@
+import { codeSkeleton } from '../overview/code-skeleton';
+import { documentOutline } from '../overview/document-outline';
+import { stripMemoryFields } from '../overview/memory-fields';
+import { extractSummary } from '../overview/memory-summary';
+import { stripOkfFrontmatter } from '../overview/okf-frontmatter';
+import { pyStrip } from '../text/py-text';
+import { baseName } from '../uri/uri-path';
+import { Candidate } from './candidate';
+import { Tier } from './tier';
+
+type ContentSource = Pick<Candidate, 'baseUri' | 'isDirectory'>;
+
+/** URI whose body backs a candidate's overview/full tiers: `{dir}/.overview.md` for directories. */
+export function contentUriFor(candidate: ContentSource): string {
+  return candidate.isDirectory ? `${candidate.baseUri}/.overview.md` : candidate.baseUri;
+}
+
+/** Clean a body right after reading (§8.4): memory files lose their MEMORY_FIELDS trailer and are trimmed. */
+export function normalizeReadContent(candidate: ContentSource, raw: string): string {
+  if (!raw) return '';
+  if (!candidate.isDirectory && contentUriFor(candidate).includes('/memories/')) return stripMemoryFields(raw);
+  return raw;
+}
+
+/** Overview text by source (§8.4): directory sidecar body, code skeleton, memory summary, document outline. */
+export function overviewFromContent(candidate: ContentSource, content: string): string {
+  if (!content) return '';
+  if (candidate.isDirectory) return pyStrip(stripOkfFrontmatter(content));
+  const skeleton = codeSkeleton(baseName(candidate.baseUri), content);
+  if (skeleton) return pyStrip(skeleton);
+  if (candidate.baseUri.includes('/memories/')) {
+    const summary = extractSummary(content);
+    if (summary) return summary;
+  }
+  return documentOutline(content);
+}
+
+/** Text served at `tier`, or null when the tier is unavailable; `uri` is always "" (§8.4). */
+export function tierText(candidate: Candidate, tier: Tier, contents: ReadonlyMap<string, string>): string | null {
+  if (tier === 'uri') return '';
+  if (tier === 'abstract') return pyStrip(candidate.abstract) || null;
+  const content = contents.get(contentUriFor(candidate)) ?? '';
+  if (tier === 'overview') return overviewFromContent(candidate, content) || null;
+  if (candidate.isDirectory) return null;
+  return pyStrip(content) || null;
+}

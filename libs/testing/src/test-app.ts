@@ -1,0 +1,95 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestFactory } from '@nestjs/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppConfig, loadConfig } from '@app/config';
+import { configureHttpApp, createHttpAdapter } from '../../../apps/gateway/src/http/configure-app';
+import { StandaloneModule } from '../../../apps/standalone/src/standalone.module';
+import { createTestDatabase, TestDatabase } from './postgres-server';
+import { uniqueTestPrefix } from './redis-server';
+
+export type StoreMode = 'pglite' | 'postgres';
+
+export interface TestAppOptions {
+  store?: StoreMode;
+  rootApiKey?: string;
+  /** Extra environment variables (validated like real ones). */
+  env?: Record<string, string>;
+  /** Keep using this data folder (restart tests); otherwise a fresh temp folder. */
+  dataDir?: string;
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A running Muninn (all apps in this process, BullMQ on the test Redis) reachable over real HTTP. */
+export interface TestApp {
+  url: string;
+  config: AppConfig;
+  dataDir: string;
+  request<T = any>(method: string, path: string, opts?: { body?: unknown; key?: string; headers?: Record<string, string>; raw?: string }): Promise<TestResponse<T>>;
+  close(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+/** The store modes to run a suite against: PGlite always, PostgreSQL when the CI provides one. */
+export function storeModes(): StoreMode[] {
+  return process.env.MUNINN_TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'muninn-test-'));
+  let db: TestDatabase | null = null;
+  if (opts.store === 'postgres') {
+    const base = process.env.MUNINN_TEST_DATABASE_URL;
+    if (!base) throw new Error('store "postgres" needs MUNINN_TEST_DATABASE_URL');
+    db = await createTestDatabase(base);
+  }
+  const config = loadConfig({
+    REDIS_URL: process.env.REDIS_URL,
+    MUNINN_QUEUE_PREFIX: uniqueTestPrefix(),
+    MUNINN_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    ...(db ? { DATABASE_URL: db.url } : {}),
+    ...(opts.rootApiKey ? { MUNINN_ROOT_API_KEY: opts.rootApiKey } : {}),
+    ...opts.env,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config), createHttpAdapter(config), { logger: ['error', 'fatal'], abortOnError: false });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return {
+    url,
+    config,
+    dataDir,
+    async request(method, path, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.key) headers['x-api-key'] = o.key;
+      let body: string | undefined = o.raw;
+      if (o.body !== undefined) {
+        body = JSON.stringify(o.body);
+        headers['content-type'] = 'application/json';
+      } else if (o.raw !== undefined) headers['content-type'] ??= 'application/json';
+      const res = await fetch(`${url}${path}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+    async close(c = {}) {
+      await app.close();
+      if (db) await db.drop();
+      if (!c.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
