@@ -1,3 +1,4 @@
 export * from './queues/queue-names';
+export * from './queues/find-job';
 export * from './queues/index-job';
 export * from './queues/jobs';

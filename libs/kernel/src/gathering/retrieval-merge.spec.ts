@@ -5,7 +5,6 @@ import { resolveQuotas, QuotaMap, RECALL_DEFAULT_QUOTAS } from './quotas';
 import { mergeRetrievalResults, RetrievalOutcome } from './retrieval-merge';
 import { PeerScope, planRetrievalCalls, RetrievalCall } from './retrieval-plan';
 
-const devRoot: Identity = { accountId: 'default', userId: 'default', role: 'root', actorPeerId: null };
 const tester: Identity = { accountId: 'acme', userId: 'test_user', role: 'user', actorPeerId: 'current' };
 const plain: Identity = { ...tester, actorPeerId: null };
 const U = 'viking://user/test_user';
