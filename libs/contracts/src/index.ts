@@ -2,3 +2,4 @@ export * from './queues/queue-names';
 export * from './queues/find-job';
 export * from './queues/index-job';
 export * from './queues/jobs';
+export * from './queues/job-failure';

@@ -64,8 +64,9 @@ function bullmq(config: AppConfig): DynamicModule {
     module: QueueModule,
     global: true,
     imports: [
-      // Producers fail fast while Redis is away (mapped to 503) instead of queueing commands in memory.
-      BullModule.forRoot({ connection: { ...connection, enableOfflineQueue: false, maxRetriesPerRequest: 1 }, prefix }),
+      // Producers fail fast while Redis is away (mapped to 503) instead of queueing commands in memory;
+      // workers need maxRetriesPerRequest null (BullMQ overrides anything else with a warning).
+      BullModule.forRoot({ connection: { ...connection, enableOfflineQueue: false, maxRetriesPerRequest: null }, prefix }),
       BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
     ],
     providers: [

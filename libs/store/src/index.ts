@@ -10,3 +10,8 @@ export * from './repositories/node.types';
 export * from './repositories/scope';
 export * from './repositories/session.repository';
 export * from './store.module';
+export * from './repositories/node-search-bulk';
+export * from './repositories/node-search-filter';
+export * from './repositories/node-search-index';
+export * from './repositories/node-search.repository';
+export * from './repositories/node-search.types';

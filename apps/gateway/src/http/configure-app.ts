@@ -18,12 +18,8 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   app.useGlobalPipes(new ApiValidationPipe());
   app.useGlobalFilters(filter);
   app.enableShutdownHooks();
+  // Nest routes Fastify's own errors (bad JSON, body too large) through the global filter as well.
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
-  // Errors Fastify raises before Nest sees the request (bad JSON, body too large) get the same envelope.
-  fastify.setErrorHandler((err, _req, reply) => {
-    const { status, body } = filter.render(err);
-    void reply.status(status).send(body);
-  });
   const metrics = app.get(MetricsService);
   fastify.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';

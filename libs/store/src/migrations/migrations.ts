@@ -87,4 +87,14 @@ CREATE TABLE messages (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'lexical search over search_text',
+    sql: `
+-- search_text is already segmented by the application (Intl.Segmenter for CJK, identifiers whole and
+-- split), so the 'simple' configuration only splits on the spaces it put there and lower-cases.
+ALTER TABLE nodes ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', search_text)) STORED;
+CREATE INDEX nodes_search_tsv ON nodes USING gin (search_tsv);
+`,
+  },
 ];

@@ -1,0 +1,55 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { FindJob, FindResult } from '@app/contracts';
+import { Embedder, EMBEDDER } from '@app/embed';
+import { invalidArgument } from '@app/kernel';
+import { Db, ensureVectorIndex, NodeSearchQuery, NodeSearchRepository, STORE_DB } from '@app/store';
+import { toFindResult } from './find-result';
+import { queryTerms } from './query-terms';
+
+/** Answers `find` jobs: embed the query, search the store inside the resolved targets, shape the result. */
+@Injectable()
+export class FindService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(FindService.name);
+
+  constructor(
+    private readonly search: NodeSearchRepository,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Inject(STORE_DB) private readonly db: Db,
+  ) {}
+
+  /** Builds the HNSW index for this embedder's dimension in the background; until then search scans. */
+  onApplicationBootstrap() {
+    const started = Date.now();
+    ensureVectorIndex(this.db, this.embedder.dim).then(
+      (built) => built && this.logger.log(`built the ${this.embedder.dim}-d vector index in ${Date.now() - started} ms`),
+      (err: Error) => this.logger.warn(`vector index for ${this.embedder.dim}-d not built (${err.message}); searching without it`),
+    );
+  }
+
+  async find(job: FindJob): Promise<FindResult> {
+    const hits = await this.search.search({
+      identity: job.identity,
+      targets: job.targets,
+      filter: job.filter,
+      levels: job.levels,
+      limit: job.limit,
+      scoreThreshold: job.scoreThreshold,
+      vector: await this.queryVector(job),
+      terms: queryTerms(job.query),
+    });
+    return toFindResult(hits);
+  }
+
+  private async queryVector(job: FindJob): Promise<NodeSearchQuery['vector']> {
+    if (job.imageUrl) {
+      // The gateway refuses images when the embedder cannot take them; a mismatched worker refuses too.
+      if (!this.embedder.supportsImages || !this.embedder.embedImage) {
+        throw invalidArgument(`image_url is not supported: the configured embedder (${this.embedder.id}) has no image support`);
+      }
+      return { values: await this.embedder.embedImage(job.imageUrl), embedderId: this.embedder.id };
+    }
+    if (!job.query.trim()) return null;
+    const [values] = await this.embedder.embed([job.query]);
+    return { values, embedderId: this.embedder.id };
+  }
+}

@@ -1,0 +1,207 @@
+import { Db } from '../db/db.port';
+import { filterToSql, SqlFragment } from './node-search-filter';
+import { NodeSearchHit, NodeSearchQuery, RankingWeights } from './node-search.types';
+import { scopeSql } from './scope';
+
+type Tx = Pick<Db, 'query' | 'kind'>;
+
+/** Measured on LoCoMo + a Chinese set (bench/find-eval.ts): lexical carries the ranking, vectors add recall. */
+export const DEFAULT_RANKING: RankingWeights = { lexical: 0.6, vector: 0.4 };
+
+/** Hard ceiling on `limit`: a find is a ranked shortlist, not an export. */
+export const MAX_FIND_LIMIT = 1000;
+const MAX_TERMS = 24;
+// Document frequencies are counted only up to these caps, so weighting a query term costs at most
+// DF_CAP index hits however large the tenant is; terms past DF_CAP are too common to select
+// candidates and weigh almost nothing.
+const DF_CAP = 2000;
+const N_CAP = 20000;
+
+interface TermWeight {
+  term: string;
+  df: number;
+  idf: number;
+}
+
+interface Row {
+  uri: string;
+  kind: 'file' | 'directory';
+  context_type: NodeSearchHit['contextType'];
+  abstract: string;
+  overview: string;
+  tags: string[] | null;
+  l0: boolean;
+  lex: number | string | null;
+  cos: number | string | null;
+}
+
+/**
+ * Hybrid search over `nodes`: candidates are the top K by vector distance (pgvector `<=>`, HNSW when
+ * present) united with the top K by lexical weight (GIN over `search_tsv`), then re-scored together.
+ * The lexical weight of a node is the IDF-weighted share of the query terms it contains, so exact names
+ * and identifiers score high whatever the embedder thinks; score = w_lex·lex + w_vec·max(0, cos) ∈ 0..1.
+ * Identity scoping (account, user space, actor peer view) is part of every statement.
+ */
+export class NodeSearchRepository {
+  constructor(private readonly db: Db, private readonly weights: RankingWeights = DEFAULT_RANKING) {}
+
+  async search(q: NodeSearchQuery): Promise<NodeSearchHit[]> {
+    const limit = Math.min(Math.max(Math.trunc(q.limit), 0), MAX_FIND_LIMIT);
+    const vector = q.vector && q.vector.values.length > 0 ? q.vector : null;
+    const terms = cleanTerms(q.terms);
+    if (limit === 0 || (!vector && terms.length === 0)) return [];
+    const k = Math.min(Math.max(limit * 3, 40), 1000);
+    return this.db.transaction(async (tx) => {
+      const weights = terms.length ? await this.termWeights(tx, q, terms) : [];
+      const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
+      if (!plan) return [];
+      if (vector) {
+        // Filtered HNSW scans must keep walking until K rows pass the tenant and filter predicates.
+        await tx.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`, [String(Math.max(40, k))]);
+      }
+      const { rows } = await tx.query<Row>(plan.sql, plan.params);
+      return this.rank(rows, limit, q.scoreThreshold ?? 0);
+    });
+  }
+
+  /** Capped document frequency of each term among the nodes the identity may see, as BM25-style IDF. */
+  private async termWeights(tx: Tx, q: NodeSearchQuery, terms: string[]): Promise<TermWeight[]> {
+    const scope = scopeSql(q.identity, 4, 'n');
+    const { rows } = await tx.query<{ i: number; df: number; total: number }>(
+      `SELECT t.i::int AS i,
+         (SELECT count(*) FROM (SELECT 1 FROM nodes n WHERE ${scope.sql} AND n.search_tsv @@ to_tsquery('simple', t.q) LIMIT $2) s)::int AS df,
+         (SELECT count(*) FROM (SELECT 1 FROM nodes n WHERE ${scope.sql} LIMIT $3) s)::int AS total
+       FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i)`,
+      [terms.map(tsQuoted), DF_CAP, N_CAP, ...scope.params],
+    );
+    return rows
+      .sort((a, b) => a.i - b.i)
+      .map((r) => {
+        const n = Math.max(r.total, r.df, 1);
+        // A term nothing contains still counts (as if one node had it): the score says how much of the
+        // query a node covers, so a query of unknown words cannot give a weak match a perfect score.
+        const df = Math.max(r.df, 1);
+        return { term: terms[r.i - 1], df: r.df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) };
+      });
+  }
+
+  private rank(rows: Row[], limit: number, threshold: number): NodeSearchHit[] {
+    const hits = rows.map((r) => {
+      const lexical = finite(r.lex);
+      const vector = Math.max(0, finite(r.cos));
+      const score = finite(this.weights.lexical * lexical + this.weights.vector * vector);
+      const dir = r.kind === 'directory';
+      const level = dir ? (r.l0 ? 0 : 1) : 2;
+      return {
+        uri: dir ? `${r.uri}/${level === 0 ? '.abstract.md' : '.overview.md'}` : r.uri,
+        level,
+        contextType: r.context_type,
+        score,
+        abstract: dir && level === 1 ? r.overview : r.abstract,
+        tags: r.tags ?? [],
+        lexical,
+        vector,
+      };
+    });
+    return hits
+      .filter((h) => h.score > threshold)
+      .sort((a, b) => b.score - a.score || (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+      .slice(0, limit);
+  }
+}
+
+interface PlanInput {
+  k: number;
+  vector: NodeSearchQuery['vector'];
+  weights: TermWeight[];
+  now: Date;
+}
+
+/** The candidate-and-rescore statement, or null when the levels and filter admit no hit row at all. */
+export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragment | null {
+  const params: unknown[] = [];
+  const bind = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const splice = (f: (first: number) => SqlFragment) => {
+    const frag = f(params.length + 1);
+    params.push(...frag.params);
+    return frag.sql;
+  };
+  const levels = new Set(q.levels ?? [0, 1, 2]);
+  const tier = (level: number) =>
+    !levels.has(level) ? 'FALSE' : q.filter ? splice((first) => filterToSql(q.filter!, { first, level, alias: 'n', now: input.now })) : 'TRUE';
+  const [f0, f1, f2] = [tier(0), tier(1), tier(2)];
+  if (f0 === 'FALSE' && f1 === 'FALSE' && f2 === 'FALSE') return null;
+
+  const scope = splice((first) => scopeSql(q.identity, first, 'n'));
+  const targets = q.targets.map((t) => t.replace(/\/+$/, ''));
+  const inTargets = targets.length
+    ? `(n.uri = ANY(${bind(targets)}::text[]) OR n.uri LIKE ANY(${bind(targets.map((t) => `${escapeLike(t)}/%`))}::text[]))`
+    : 'TRUE';
+  const where = `${scope} AND ${inTargets} AND ((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
+
+  const ctes: string[] = [];
+  const sources: string[] = [];
+  let lex = '0::float8';
+  const idfSum = input.weights.reduce((s, w) => s + w.idf, 0);
+  // Terms found in more than DF_CAP nodes are too common to pick candidates with (they would pull in
+  // most of the tenant); they still count in the score of candidates found otherwise.
+  const selective = input.weights.filter((w) => w.df > 0 && w.df < DF_CAP);
+  if (input.weights.length && idfSum > 0) {
+    ctes.push(`w AS MATERIALIZED (SELECT to_tsquery('simple', t) AS tq, idf FROM unnest(${bind(input.weights.map((w) => tsQuoted(w.term)))}::text[], ${bind(input.weights.map((w) => w.idf))}::float8[]) AS u(t, idf))`);
+    lex = `((SELECT coalesce(sum(w.idf), 0) FROM w WHERE n.search_tsv @@ w.tq) / ${bind(idfSum)}::float8)`;
+    if (selective.length) {
+      const any = `to_tsquery('simple', ${bind(selective.map((w) => tsQuoted(w.term)).join(' | '))})`;
+      ctes.push(`lex_hits AS (SELECT n.uri, ${lex} AS lex FROM nodes n WHERE ${where} AND n.search_tsv @@ ${any} ORDER BY 2 DESC, n.uri LIMIT ${bind(input.k)})`);
+      sources.push('SELECT uri FROM lex_hits');
+    }
+  }
+  let cos = '0::float8';
+  if (input.vector) {
+    const dim = input.vector.values.length;
+    if (!Number.isInteger(dim) || dim < 1 || dim > 16000) throw new RangeError(`unsupported vector dimension ${dim}`);
+    // The dimension is spelled into the SQL (it is ours, not the caller's) so the expression matches
+    // the per-dimension HNSW index built by ensureVectorIndex.
+    const distance = `n.embedding::vector(${dim}) <=> ${bind(vectorLiteral(input.vector.values))}::vector(${dim})`;
+    const usable = `n.embedder_id = ${bind(input.vector.embedderId)} AND vector_dims(n.embedding) = ${dim}`;
+    ctes.push(`vec_hits AS (SELECT n.uri FROM nodes n WHERE ${where} AND ${usable} ORDER BY ${distance} LIMIT ${bind(input.k)})`);
+    sources.push('SELECT uri FROM vec_hits');
+    cos = `(CASE WHEN ${usable} THEN 1 - (${distance}) ELSE 0 END)`;
+  }
+  if (sources.length === 0) return null;
+  const sql = `WITH ${ctes.join(',\n')}
+    SELECT n.uri, n.kind, n.context_type, n.abstract, n.overview, n.tags, (${f0}) AS l0, ${lex} AS lex, ${cos} AS cos
+    FROM (${sources.join(' UNION ')}) c JOIN nodes n ON n.account_id = ${bind(q.identity.accountId)} AND n.uri = c.uri`;
+  return { sql, params };
+}
+
+/** Distinct, non-empty query terms, at most MAX_TERMS, without the characters tsquery quoting reserves. */
+function cleanTerms(terms: string[]): string[] {
+  const out: string[] = [];
+  for (const raw of terms) {
+    const t = raw.replace(/['\\]/g, '').trim();
+    if (t && !out.includes(t)) out.push(t);
+    if (out.length === MAX_TERMS) break;
+  }
+  return out;
+}
+
+/** One term as a quoted tsquery operand: the 'simple' parser then splits it exactly like search_text. */
+function tsQuoted(term: string): string {
+  return `'${term}'`;
+}
+
+function vectorLiteral(v: Float32Array): string {
+  return `[${Array.from(v, (x) => (Number.isFinite(x) ? +x.toFixed(6) : 0)).join(',')}]`;
+}
+
+function finite(v: number | string | null): number {
+  const n = typeof v === 'string' ? Number(v) : (v ?? 0);
+  return Number.isFinite(n) ? n : 0;
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
