@@ -1,4 +1,5 @@
 export * from './queues/queue-names';
+export * from './queues/rewrite-jobs';
 export * from './queues/find-job';
 export * from './queues/index-job';
 export * from './queues/jobs';

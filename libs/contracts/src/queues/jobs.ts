@@ -1,11 +1,14 @@
 import { FindJob, FindResult } from './find-job';
 import { IndexJob, IndexResult } from './index-job';
+import { DigestJob, DigestResult, ExpandJob, ExpandResult } from './rewrite-jobs';
 import { QueueName } from './queue-names';
 
 /** Ties each queue to its payload and result, so producers and consumers are checked against each other. */
 export interface JobPayloads {
   [QueueName.Index]: { data: IndexJob; result: IndexResult };
   [QueueName.Find]: { data: FindJob; result: FindResult };
+  [QueueName.Expand]: { data: ExpandJob; result: ExpandResult };
+  [QueueName.Digest]: { data: DigestJob; result: DigestResult };
 }
 
 export type JobOf<Q extends keyof JobPayloads> = JobPayloads[Q]['data'];
