@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
+import { EmbedModule } from '@app/embed';
 import { QueueModule } from '@app/queue';
 import { StoreModule } from '@app/store';
 import { AdminController } from './admin/admin.controller';
@@ -12,6 +13,16 @@ import { ContentService } from './content/content.service';
 import { FsController } from './fs/fs.controller';
 import { FsService } from './fs/fs.service';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
+import { ContextPipelineService } from './search/context-pipeline.service';
+import { ContextSearchService } from './search/context-search.service';
+import { DedupLedgerService } from './search/dedup-ledger.service';
+import { RecallController } from './search/recall.controller';
+import { RetrievalFanoutService } from './search/retrieval-fanout.service';
+import { RewriteClientService } from './search/rewrite-client.service';
+import { SessionContextService } from './search/session-context.service';
+import { FindController } from './search/find.controller';
+import { FindService } from './search/find.service';
+import { ImageInputService } from './search/image-input.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
 import { HealthService } from './system/health.service';
@@ -24,14 +35,22 @@ export class GatewayModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config)],
-      controllers: [AdminController, ContentController, FsController, SessionsController, SystemController],
+      imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
+      controllers: [AdminController, ContentController, FsController, FindController, RecallController, SessionsController, SystemController],
       providers: [
         IdentityService,
         AdminService,
         ContentService,
         FsService,
         SessionsService,
+        FindService,
+        ImageInputService,
+        ContextSearchService,
+        ContextPipelineService,
+        SessionContextService,
+        DedupLedgerService,
+        RetrievalFanoutService,
+        RewriteClientService,
         HealthService,
         MetricsService,
         { provide: APP_GUARD, useClass: AuthGuard },

@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import { AssemblerModule } from '../../assembler/src/assembler.module';
 import { GatewayModule } from '../../gateway/src/gateway.module';
 import { RetrieverModule } from '../../retriever/src/retriever.module';
+import { RewriterModule } from '../../rewriter/src/rewriter.module';
 
 /**
  * The composition root of a single-process run. It is the one place allowed to import other apps
@@ -10,6 +12,6 @@ import { RetrieverModule } from '../../retriever/src/retriever.module';
 @Module({})
 export class StandaloneModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: StandaloneModule, imports: [GatewayModule.forRoot(config), RetrieverModule.forRoot(config)] };
+    return { module: StandaloneModule, imports: [GatewayModule.forRoot(config), RetrieverModule.forRoot(config), AssemblerModule.forRoot(config), RewriterModule.forRoot(config)] };
   }
 }

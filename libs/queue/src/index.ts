@@ -6,3 +6,4 @@ export * from './job-options';
 export * from './queue.module';
 export * from './redis-connection';
 export * from './ensure-redis';
+export * from './redis-ledger-store';

@@ -3,14 +3,18 @@ import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, Provider 
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
+import { InMemoryLedgerStore } from '@app/kernel';
 import { QueueName } from '@app/contracts';
 import { BullJobBus } from './bull-job-bus';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
 import { redisOptions } from './redis-connection';
+import { RedisLedgerStore } from './redis-ledger-store';
 
 /** DI token of the shared ioredis client (ledger, health); null with the in-process transport. */
 export const REDIS = Symbol('REDIS');
+/** DI token of the dedup-ledger {@link LedgerStore}: Redis, or in memory with the in-process transport. */
+export const LEDGER_STORE = Symbol('LEDGER_STORE');
 
 const ALL_QUEUES = Object.values(QueueName);
 const cache = new WeakMap<AppConfig, DynamicModule>();
@@ -43,8 +47,13 @@ function inProcess(): DynamicModule {
   return {
     module: QueueModule,
     global: true,
-    providers: [{ provide: JobBus, useValue: bus }, { provide: InProcessJobBus, useValue: bus }, { provide: REDIS, useValue: null }],
-    exports: [JobBus, InProcessJobBus, REDIS],
+    providers: [
+      { provide: JobBus, useValue: bus },
+      { provide: InProcessJobBus, useValue: bus },
+      { provide: REDIS, useValue: null },
+      { provide: LEDGER_STORE, useValue: new InMemoryLedgerStore() },
+    ],
+    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE],
   };
 }
 
@@ -73,7 +82,8 @@ function bullmq(config: AppConfig): DynamicModule {
       busProvider,
       { provide: InProcessJobBus, useValue: null },
       { provide: REDIS, useFactory: () => new Redis({ ...connection, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) },
+      { provide: LEDGER_STORE, inject: [REDIS], useFactory: (redis: Redis) => new RedisLedgerStore(redis) },
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, BullModule],
+    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, BullModule],
   };
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { contextOnlyFieldsPresent, Identity, KernelError, KernelErrorCode, modeMismatchMessage } from '@app/kernel';
-import { RequestValidationError } from '../http/request-validation.error';
+import { Identity } from '@app/kernel';
+import { ContextParams } from './context-params';
+import { ContextPipelineService } from './context-pipeline.service';
+import { parseRecall, parseSearchContext } from './context-request.parser';
 
 /** The whole success body of `/search`: the route answers raw so `telemetry` can sit beside `result` (§3.4). */
 export interface SearchEnvelope {
@@ -10,17 +12,26 @@ export interface SearchEnvelope {
 }
 
 /**
- * `/search` with `mode="context"` (contract §3). The search controller sends it every body that is in
- * context mode or carries a context-only field; list-mode bodies never reach it.
+ * `/search` with `mode="context"` (§3) and the deprecated `/recall` preset (§4): parse, fold, run the
+ * pipeline. The search controller sends every body in context mode or carrying a context-only field.
  */
 @Injectable()
 export class ContextSearchService {
-  async search(_caller: Identity, body: Record<string, unknown>): Promise<SearchEnvelope> {
-    if ((body['mode'] ?? 'list') !== 'context') {
-      // §3.2 rule 1: a model-level validation error, so loc ["body"] and pydantic's "Value error, " prefix.
-      const message = `Value error, ${modeMismatchMessage(contextOnlyFieldsPresent(body))}`;
-      throw new RequestValidationError([{ loc: ['body'], message, type: 'value_error' }]);
-    }
-    throw new KernelError(KernelErrorCode.Unavailable, 'context mode is not available yet');
+  constructor(private readonly pipeline: ContextPipelineService) {}
+
+  search(caller: Identity, body: Record<string, unknown>): Promise<SearchEnvelope> {
+    return this.answer(caller, parseSearchContext(body, caller, new Date()));
+  }
+
+  recall(caller: Identity, body: unknown): Promise<SearchEnvelope> {
+    return this.answer(caller, parseRecall(body, caller));
+  }
+
+  private async answer(caller: Identity, params: ContextParams): Promise<SearchEnvelope> {
+    const started = process.hrtime.bigint();
+    const result = await this.pipeline.run(caller, params);
+    if (!params.telemetry) return { status: 'ok', result };
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    return { status: 'ok', result, telemetry: { duration_ms: Math.round(durationMs * 100) / 100 } };
   }
 }

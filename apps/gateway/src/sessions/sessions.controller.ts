@@ -5,13 +5,14 @@ import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import { AddMessageDto, CreateSessionDto, GetSessionQueryDto, SessionDto, SessionIdParamDto } from './dto/sessions.dto';
+import { DedupLedgerService } from '../search/dedup-ledger.service';
 import { SessionsService } from './sessions.service';
 
 @ApiTags('sessions')
 @ApiErrors(400, 401, 404)
 @Controller('api/v1/sessions')
 export class SessionsController {
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(private readonly sessions: SessionsService, private readonly ledger: DedupLedgerService) {}
 
   @Post()
   @HttpCode(200)
@@ -56,5 +57,12 @@ export class SessionsController {
   @ApiOkEnvelope('object')
   messages(@Caller() c: Identity, @Param() p: SessionIdParamDto) {
     return this.sessions.messages(c, p.sessionId);
+  }
+
+  @Get(':sessionId/recall-log')
+  @ApiOperation({ summary: "The session's cross-turn dedup ledger (contract §9 JSON shape), or null when none was written" })
+  @ApiOkEnvelope('object')
+  recallLog(@Caller() c: Identity, @Param() p: SessionIdParamDto) {
+    return this.ledger.read(c, p.sessionId);
   }
 }

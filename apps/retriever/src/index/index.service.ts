@@ -46,6 +46,12 @@ export class IndexService {
   private async refreshDirectory(accountId: string, uri: string): Promise<boolean> {
     const dir = await this.nodes.getForIndex(accountId, uri);
     if (!dir || dir.kind !== 'directory') return false;
+    if (isCollection(uri)) {
+      // These directories gather several users (viking://user) or several peers ({u}/peers), whose
+      // views differ: a summary of their children would leak one view into another. No sidecars.
+      await this.nodes.setIndex(accountId, uri, { abstract: '', overview: '', searchText: '', embedding: null, embedderId: null });
+      return true;
+    }
     const children = await this.nodes.childrenForIndex(accountId, uri);
     const sidecars = directorySidecars(uri, children);
     const [embedding] = await this.embedder.embed([embeddingText(uri, `${sidecars.abstract}\n${sidecars.overview}`)]);
@@ -59,6 +65,11 @@ export class IndexService {
     this.logger.debug(`refreshed sidecars of ${uri} (${children.length} children)`);
     return true;
   }
+}
+
+/** `viking://user` and `viking://user/{u}/peers`: directories spanning separately scoped subtrees. */
+function isCollection(uri: string): boolean {
+  return uri === 'viking://user' || /^viking:\/\/user\/[^/]+\/peers$/.test(uri);
 }
 
 function baseNameWords(uri: string): string {

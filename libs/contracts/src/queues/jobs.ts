@@ -1,3 +1,4 @@
+import { AssembleJob, AssembleResult } from './assemble-job';
 import { FindJob, FindResult } from './find-job';
 import { IndexJob, IndexResult } from './index-job';
 import { DigestJob, DigestResult, ExpandJob, ExpandResult } from './rewrite-jobs';
@@ -7,6 +8,7 @@ import { QueueName } from './queue-names';
 export interface JobPayloads {
   [QueueName.Index]: { data: IndexJob; result: IndexResult };
   [QueueName.Find]: { data: FindJob; result: FindResult };
+  [QueueName.Assemble]: { data: AssembleJob; result: AssembleResult };
   [QueueName.Expand]: { data: ExpandJob; result: ExpandResult };
   [QueueName.Digest]: { data: DigestJob; result: DigestResult };
 }

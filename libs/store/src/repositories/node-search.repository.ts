@@ -1,3 +1,4 @@
+import { invalidArgument } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { filterToSql, SqlFragment } from './node-search-filter';
 import { NodeSearchHit, NodeSearchQuery, RankingWeights } from './node-search.types';
@@ -16,6 +17,7 @@ const MAX_TERMS = 24;
 // candidates and weigh almost nothing.
 const DF_CAP = 2000;
 const N_CAP = 20000;
+const INVALID_REGULAR_EXPRESSION = '2201B';
 
 interface TermWeight {
   term: string;
@@ -59,7 +61,11 @@ export class NodeSearchRepository {
         // Filtered HNSW scans must keep walking until K rows pass the tenant and filter predicates.
         await tx.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`, [String(Math.max(40, k))]);
       }
-      const { rows } = await tx.query<Row>(plan.sql, plan.params);
+      const { rows } = await tx.query<Row>(plan.sql, plan.params).catch((err: { code?: string; message?: string }) => {
+        // A `regex` filter can pass JavaScript's syntax check and still be refused by PostgreSQL.
+        if (err?.code === INVALID_REGULAR_EXPRESSION) throw invalidArgument(`filter regex is not valid: ${err.message}`);
+        throw err;
+      });
       return this.rank(rows, limit, q.scoreThreshold ?? 0);
     });
   }

@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { AssembleJob, AssembleResult } from '@app/contracts';
+import { entryToJson, normalizeDetail, perEntryCap, planContentReads, planEntries, renderContext } from '@app/kernel';
+import { BodyReaderService } from './body-reader.service';
+
+/** Reads the bodies that can matter, plans tiers within the budget, renders (§8, §5.2). */
+@Injectable()
+export class AssembleService {
+  constructor(private readonly bodies: BodyReaderService) {}
+
+  async assemble(job: AssembleJob): Promise<AssembleResult> {
+    const pins = normalizeDetail(job.detail);
+    const cap = perEntryCap(job.maxTokens, job.candidates.length);
+    const reads = planContentReads(job.candidates, cap, pins);
+    const contents = await this.bodies.read(job.identity, reads, job.candidates);
+    const { entries, stats } = planEntries({ candidates: job.candidates, contents, maxTokens: job.maxTokens, pins });
+    return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: reads.length };
+  }
+}

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { Candidate, ContentRead, Identity, normalizeReadContent, openContext } from '@app/kernel';
+import { NodeRepository } from '@app/store';
+
+const OVERVIEW_SIDECAR = '/.overview.md';
+
+/**
+ * Reads the bodies the read policy asked for, each content URI once, in at most two queries
+ * (the caller's view and the open view for other-peer candidates) instead of one read per body.
+ * A body that cannot be read is simply absent: its tiers become unavailable, never an error.
+ */
+@Injectable()
+export class BodyReaderService {
+  constructor(private readonly nodes: NodeRepository) {}
+
+  async read(identity: Identity, reads: ContentRead[], candidates: Candidate[]): Promise<Map<string, string>> {
+    const contents = new Map<string, string>();
+    const groups: [Identity, ContentRead[]][] = [
+      [identity, reads.filter((r) => !r.openContext)],
+      [openContext(identity), reads.filter((r) => r.openContext)],
+    ];
+    const byContentUri = new Map(candidates.map((c) => [c.isDirectory ? `${c.baseUri}${OVERVIEW_SIDECAR}` : c.baseUri, c]));
+    await Promise.all(
+      groups.map(async ([who, group]) => {
+        if (group.length === 0) return;
+        const nodeUris = group.map((r) => (r.uri.endsWith(OVERVIEW_SIDECAR) ? r.uri.slice(0, -OVERVIEW_SIDECAR.length) : r.uri));
+        const nodes = await this.nodes.getMany(who, nodeUris).catch(() => []);
+        const byUri = new Map(nodes.map((n) => [n.uri, n]));
+        for (const r of group) {
+          const isSidecar = r.uri.endsWith(OVERVIEW_SIDECAR);
+          const node = byUri.get(isSidecar ? r.uri.slice(0, -OVERVIEW_SIDECAR.length) : r.uri);
+          const candidate = byContentUri.get(r.uri);
+          if (!node || !candidate) continue;
+          const raw = isSidecar ? node.overview : node.kind === 'file' ? node.content : '';
+          contents.set(r.uri, normalizeReadContent(candidate, raw));
+        }
+      }),
+    );
+    return contents;
+  }
+}

@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { bootConfig, logLevels } from '@app/config';
+import { ensureRedisReachable } from '@app/queue';
+import { AssemblerModule } from './assembler.module';
+
+async function main() {
+  const config = bootConfig();
+  await ensureRedisReachable(config);
+  const app = await NestFactory.createApplicationContext(AssemblerModule.forRoot(config), { logger: logLevels(config.logLevel) });
+  app.enableShutdownHooks();
+}
+
+void main();

@@ -1,0 +1,31 @@
+import type { FilterNode, PenaltyMap, Purpose, QuotaMap, RewriteMode, V1Alias } from '@app/kernel';
+
+/** A context request after validation and folding: what the pipeline runs on (§6). */
+export interface ContextParams {
+  query: string;
+  imageUrl: string | null;
+  sessionId: string | null;
+  /** Flat-mode candidate ceiling (`node_limit ?? limit`). */
+  limit: number;
+  scoreThreshold: number | null;
+  filter: FilterNode | null;
+  quotas: QuotaMap | null;
+  purpose: Purpose | null;
+  /** Raw `detail`; the kernel resolves pins (null/auto = category defaults). */
+  detail: unknown;
+  maxTokens: number;
+  dedupTurns: number;
+  excludeUris: string[];
+  peerScope: 'actor' | 'all';
+  penalties: PenaltyMap;
+  rewrite: RewriteMode;
+  rewriteMaxBullets: number;
+  queryExpansion: 'off' | 'auto';
+  /** `/recall render:false` → `rendered` is "". */
+  render: boolean;
+  telemetry: boolean;
+  /** `/search` context: inert fields reported in `stats.ignored`. */
+  ignored?: string[];
+  /** `/recall`: v1 aliases the body used (§4.3). */
+  aliasesUsed?: V1Alias[];
+}

@@ -1,0 +1,111 @@
+import {
+  assertSearchModeFields, buildFilter, canonicalizeExcludeUris, contextOnlyFieldsPresent, effectiveLimit, foldRecallRequest,
+  Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose, pyTruthy, resolveQuotas,
+  validateDetailField, validateQuotasField,
+} from '@app/kernel';
+import { validateBody } from '../http/body-schema';
+import { RequestValidationError } from '../http/request-validation.error';
+import { ContextParams } from './context-params';
+import { CONTEXT_ONLY_FIELD_SPECS, RECALL_FIELDS, SEARCH_SHARED_FIELDS } from './context-fields';
+
+/** True when a `/search` body is a context request or carries any context-only field (§3.2). */
+export function wantsContext(body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const b = body as Record<string, unknown>;
+  return b['mode'] === 'context' || contextOnlyFieldsPresent(b).length > 0;
+}
+
+/** `/search` with `mode="context"`: schema, then cross-field rules, then resolution (§3). */
+export function parseSearchContext(body: unknown, caller: Identity, now: Date): ContextParams {
+  const { value, issues } = validateBody(body, { ...SEARCH_SHARED_FIELDS, ...CONTEXT_ONLY_FIELD_SPECS });
+  if (issues.length) throw new RequestValidationError(issues);
+  modelRule(() => {
+    assertSearchModeFields(value);
+    validateQuotasField(value['quotas']);
+    validateDetailField(value['detail']);
+  });
+  const quotas = resolveQuotas(value['quotas'] === undefined ? null : value['quotas'], (value['purpose'] as Purpose | null) ?? null);
+  return {
+    query: (value['query'] as string | undefined) ?? '',
+    imageUrl: (value['image_url'] as string | null | undefined) ?? null,
+    sessionId: nonEmpty(value['session_id']),
+    limit: effectiveLimit(value['limit'] as number | undefined, value['node_limit'] as number | null | undefined),
+    scoreThreshold: (value['score_threshold'] as number | null | undefined) ?? null,
+    filter: foldFilter(value, now),
+    quotas,
+    purpose: (value['purpose'] as Purpose | null | undefined) ?? null,
+    detail: value['detail'] ?? null,
+    maxTokens: (value['max_tokens'] as number | null | undefined) ?? 1600,
+    dedupTurns: (value['dedup_turns'] as number | null | undefined) ?? 0,
+    excludeUris: canonicalizeExcludeUris(((value['exclude_uris'] as string[] | null | undefined) ?? []), caller.userId),
+    peerScope: (value['peer_scope'] as 'actor' | 'all' | null | undefined) ?? 'all',
+    penalties: normalizePenalties(value['other_peer_penalty'] ?? null),
+    rewrite: value['rewrite'] === undefined || value['rewrite'] === null ? false : parseRewrite(value['rewrite']),
+    rewriteMaxBullets: (value['rewrite_max_bullets'] as number | null | undefined) ?? 6,
+    queryExpansion: (value['query_expansion'] as 'off' | 'auto' | null | undefined) ?? 'auto',
+    render: true,
+    telemetry: pyTruthy(value['telemetry']),
+    ignored: ignoredFields(value),
+  };
+}
+
+/** `/recall` (§4): its own schema, then the v1 folding rules onto a context request. */
+export function parseRecall(body: unknown, caller: Identity): ContextParams {
+  const { value, issues } = validateBody(body, RECALL_FIELDS);
+  if (issues.length) throw new RequestValidationError(issues);
+  modelRule(() => {
+    validateQuotasField(value['quotas']);
+    validateDetailField(value['detail']);
+  });
+  const f = foldRecallRequest(value);
+  return {
+    query: f.query,
+    imageUrl: null,
+    sessionId: f.sessionId,
+    limit: f.limit,
+    scoreThreshold: f.scoreThreshold,
+    filter: null,
+    quotas: resolveQuotas(f.quotas, f.purpose),
+    purpose: f.purpose,
+    detail: f.detail,
+    maxTokens: f.maxTokens,
+    dedupTurns: f.dedupTurns,
+    excludeUris: canonicalizeExcludeUris(f.excludeUris, caller.userId),
+    peerScope: f.peerScope,
+    penalties: normalizePenalties(f.otherPeerPenalty),
+    rewrite: f.rewrite,
+    rewriteMaxBullets: f.rewriteMaxBullets,
+    queryExpansion: f.queryExpansion,
+    render: f.render,
+    telemetry: pyTruthy(value['telemetry']),
+    aliasesUsed: f.aliasesUsed,
+  };
+}
+
+function foldFilter(value: Record<string, unknown>, now: Date) {
+  return buildFilter({
+    filter: value['filter'] ?? null,
+    contextType: value['context_type'] ?? null,
+    tags: value['tags'] ?? null,
+    since: (value['since'] as string | null | undefined) ?? null,
+    until: (value['until'] as string | null | undefined) ?? null,
+    timeField: (value['time_field'] as string | null | undefined) ?? null,
+    now,
+  });
+}
+
+/** Model-level rules answer like pydantic's model validators: loc ["body"], "Value error, …". */
+function modelRule(fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof KernelError && err.code === KernelErrorCode.InvalidArgument) {
+      throw new RequestValidationError([{ loc: ['body'], message: `Value error, ${err.message}`, type: 'value_error' }]);
+    }
+    throw err;
+  }
+}
+
+function nonEmpty(v: unknown): string | null {
+  return typeof v === 'string' && v.trim() !== '' ? v : null;
+}

@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { FindJob, FindResult, parseJobFailure, QueueName } from '@app/contracts';
+import { buildFilter, Identity, invalidArgument, KernelError, KernelErrorCode, parseLevels, resolveFindTargets } from '@app/kernel';
+import { JobBus } from '@app/queue';
+import { assertSearchableFilter } from '@app/store';
+import type { SearchEnvelope } from './context-search.service';
+import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
+import { ImageInputService } from './image-input.service';
+import { validateBody } from './validate-body';
+
+const KNOWN_CODES = new Set<string>(Object.values(KernelErrorCode));
+
+/** `/find` and `/search` list mode: validate, resolve targets and filter, run one `find` job (§2). */
+@Injectable()
+export class FindService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly bus: JobBus,
+    private readonly images: ImageInputService,
+  ) {}
+
+  async find(caller: Identity, body: unknown): Promise<SearchEnvelope> {
+    return this.run(caller, await validateBody(FindRequestDto, body), 'search.find');
+  }
+
+  /** `/search` in list mode: the same primitive and the same bytes as /find. */
+  async list(caller: Identity, body: unknown): Promise<SearchEnvelope> {
+    return this.run(caller, await validateBody(SearchListRequestDto, body), 'search.search');
+  }
+
+  private async run(caller: Identity, dto: FindRequestDto, operation: string): Promise<SearchEnvelope> {
+    const started = Date.now();
+    const filter = buildFilter({
+      filter: dto.filter,
+      contextType: dto.context_type,
+      tags: dto.tags,
+      since: dto.since,
+      until: dto.until,
+      timeField: dto.time_field,
+      now: new Date(),
+    });
+    assertSearchableFilter(filter);
+    const targets = resolveFindTargets(caller, dto.target_uri);
+    const imageUrl = await this.images.inline(caller, dto.image_url);
+    const query = dto.query ?? '';
+    if (!query.trim() && !imageUrl) throw invalidArgument('Search query or image_url must not be empty.');
+    const levels = parseLevels(dto.level);
+    const found = await this.call({
+      identity: caller,
+      query,
+      imageUrl,
+      targets,
+      filter,
+      levels: levels.length ? levels : null,
+      limit: dto.node_limit ?? dto.limit ?? 10,
+      scoreThreshold: dto.score_threshold ?? null,
+    });
+    const result: FindResult & { provenance?: unknown } = found;
+    if (dto.include_provenance) {
+      const hits = [...found.memories, ...found.resources, ...found.skills];
+      result.provenance = { searched_directories: targets.length ? targets : ['viking://'], matched_contexts: hits.map((h) => h.uri) };
+    }
+    const envelope: SearchEnvelope = { status: 'ok', result };
+    if (dto.telemetry) envelope.telemetry = { id: randomUUID(), summary: { operation, duration_ms: Date.now() - started } };
+    return envelope;
+  }
+
+  private async call(job: FindJob): Promise<FindResult> {
+    try {
+      return await this.bus.call(QueueName.Find, job, { timeoutMs: this.config.queues.requestDeadlineMs });
+    } catch (err) {
+      if (err instanceof KernelError) throw err;
+      // A worker-side domain failure arrives as the job's failure message (libs/contracts job-failure).
+      const failure = parseJobFailure(err instanceof Error ? err.message : String(err));
+      if (failure && KNOWN_CODES.has(failure.code)) throw new KernelError(failure.code as KernelErrorCode, failure.message);
+      throw err;
+    }
+  }
+}

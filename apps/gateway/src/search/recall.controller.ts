@@ -1,0 +1,29 @@
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Identity } from '@app/kernel';
+import { Caller } from '../auth/caller.decorator';
+import { ApiErrors } from '../http/api-errors.decorator';
+import { RawResponse } from '../http/raw-response.decorator';
+import { ContextSearchService } from './context-search.service';
+
+/** The deprecated v1 preset (§4): folded onto a context request, same pipeline, deprecation signals. */
+@ApiTags('search')
+@ApiErrors(400, 401, 403, 503, 504)
+@Controller('api/v1/search')
+export class RecallController {
+  constructor(private readonly context: ContextSearchService) {}
+
+  @Post('recall')
+  @HttpCode(200)
+  @RawResponse()
+  @Header('Deprecation', 'true')
+  @Header('Link', '</api/v1/search/search>; rel="successor-version"')
+  @ApiOperation({
+    deprecated: true,
+    summary: 'Deprecated: use POST /api/v1/search/search with mode="context"',
+    description: 'v1 aliases max_chars, min_score and render are folded onto the context request; stats.deprecated says how.',
+  })
+  recall(@Caller() caller: Identity, @Body() body: unknown) {
+    return this.context.recall(caller, body);
+  }
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { FindJob, QueueName } from '@app/contracts';
+import {
+  FilterNode, Identity, KernelError, openContext, resolveFindTargets, RetrievalCall, RetrievalOutcome, withContextType,
+} from '@app/kernel';
+import { JobBus } from '@app/queue';
+
+export interface FanoutInput {
+  identity: Identity;
+  calls: RetrievalCall[];
+  filter: FilterNode | null;
+  imageUrl: string | null;
+  scoreThreshold: number | null;
+  /** Absolute time (ms since epoch) by which every call must have answered. */
+  deadline: number;
+}
+
+/**
+ * Runs the planned `find` calls concurrently on the retriever queue under one deadline. A call
+ * that fails or misses the deadline becomes an outcome with an error (→ `stats.retrieval_errors`).
+ */
+@Injectable()
+export class RetrievalFanoutService {
+  constructor(private readonly bus: JobBus) {}
+
+  run(input: FanoutInput): Promise<RetrievalOutcome[]> {
+    return Promise.all(input.calls.map((call) => this.one(input, call)));
+  }
+
+  private async one(input: FanoutInput, call: RetrievalCall): Promise<RetrievalOutcome> {
+    try {
+      const identity = call.openContext ? openContext(input.identity) : input.identity;
+      const job: FindJob = {
+        identity,
+        query: call.query,
+        imageUrl: input.imageUrl,
+        targets: call.targetUri === '' ? resolveFindTargets(identity, '') : [call.targetUri],
+        filter: call.contextTypeFilter ? withContextType(input.filter, [call.contextTypeFilter]) : input.filter,
+        levels: null,
+        limit: call.limit,
+        scoreThreshold: input.scoreThreshold,
+      };
+      const timeoutMs = Math.max(1, input.deadline - Date.now());
+      return { call, result: await this.bus.call(QueueName.Find, job, { timeoutMs }) };
+    } catch (err) {
+      return { call, error: { name: errorName(err), message: err instanceof Error ? err.message : String(err) } };
+    }
+  }
+}
+
+function errorName(err: unknown): string {
+  if (err instanceof KernelError) return err.code === 'DEADLINE_EXCEEDED' ? 'TimeoutError' : 'RetrievalError';
+  return err instanceof Error && err.name !== 'Error' ? err.name : 'RuntimeError';
+}

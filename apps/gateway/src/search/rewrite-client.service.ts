@@ -1,0 +1,60 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { QueueName } from '@app/contracts';
+import { ExpansionStatus, KernelError, KernelErrorCode, plannedQueries, RewriteMode, rewriteEnabled, RewriteStatus, RewriteUsage } from '@app/kernel';
+import { MessageRecord } from '@app/store';
+import { JobBus } from '@app/queue';
+
+const MESSAGE_CHARS = 2000;
+
+/** Gateway side of the rewriter queue: expansion and digest, each awaited only up to its fuse (§10, §11). */
+@Injectable()
+export class RewriteClientService {
+  private readonly logger = new Logger(RewriteClientService.name);
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly bus: JobBus) {}
+
+  /** Whether expansion can run at all: enabled server-side and a planner model configured. */
+  get intentEnabled(): boolean {
+    return this.config.llm.enableIntent && this.plannerConfigured;
+  }
+
+  get plannerConfigured(): boolean {
+    return Boolean(this.config.llm.baseUrl && this.config.llm.queryPlannerModel);
+  }
+
+  async expand(query: string, messages: MessageRecord[]): Promise<{ status: ExpansionStatus; queries: string[] }> {
+    if (messages.length === 0) return { status: 'off', queries: [query] };
+    const timeoutMs = this.config.llm.intentTimeoutMs;
+    try {
+      const r = await this.bus.call(
+        QueueName.Expand,
+        {
+          query,
+          latestArchiveOverview: '',
+          recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
+          timeoutMs,
+        },
+        { timeoutMs },
+      );
+      return { status: 'used', queries: plannedQueries(query, r.queries) };
+    } catch (err) {
+      this.logger.warn(`query expansion failed: ${(err as Error).message}`);
+      return { status: 'failed', queries: [query] };
+    }
+  }
+
+  async digest(mode: RewriteMode, query: string, rendered: string, validUris: string[], maxBullets: number): Promise<{ status: RewriteStatus; digest: string; usage: RewriteUsage | null }> {
+    if (!rewriteEnabled(mode, this.plannerConfigured)) return { status: 'off', digest: '', usage: null };
+    if (!this.plannerConfigured) return { status: 'failed', digest: '', usage: null };
+    const timeoutMs = this.config.llm.rewriteTimeoutMs;
+    try {
+      const r = await this.bus.call(QueueName.Digest, { query, rendered, validUris, maxBullets, timeoutMs }, { timeoutMs });
+      return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
+    } catch (err) {
+      const timedOut = err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;
+      if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
+      return { status: timedOut ? 'timeout' : 'failed', digest: '', usage: null };
+    }
+  }
+}

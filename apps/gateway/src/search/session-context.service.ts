@@ -1,0 +1,31 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Identity, turnClock } from '@app/kernel';
+import { MessageRecord, SessionRepository } from '@app/store';
+
+/** The session as the pipeline sees it (§6 step 3, §9 clock). */
+export interface LoadedSession {
+  sessionId: string;
+  /** The ledger's turn clock: max(total_message_count, live messages). */
+  clock: number;
+  created: boolean;
+  recentMessages: MessageRecord[];
+}
+
+/** Loads (materialising when missing) the session a context request names; any failure → no session. */
+@Injectable()
+export class SessionContextService {
+  private readonly logger = new Logger(SessionContextService.name);
+
+  constructor(private readonly sessions: SessionRepository) {}
+
+  async load(caller: Identity, sessionId: string, withMessages: boolean): Promise<LoadedSession | null> {
+    try {
+      const { session, created } = await this.sessions.getOrCreate(caller, sessionId);
+      const recentMessages = withMessages && session.message_count > 0 ? await this.sessions.recentMessages(caller, sessionId, 5) : [];
+      return { sessionId, clock: turnClock(session.total_message_count, session.message_count), created, recentMessages };
+    } catch (err) {
+      this.logger.warn(`session ${sessionId} could not be loaded; serving statelessly: ${(err as Error).message}`);
+      return null;
+    }
+  }
+}

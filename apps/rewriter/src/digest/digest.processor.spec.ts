@@ -1,0 +1,29 @@
+import { Job, UnrecoverableError } from 'bullmq';
+import { DigestJob, DigestResult } from '@app/contracts';
+import { DigestProcessor } from './digest.processor';
+import { DigestService } from './digest.service';
+
+const JOB: DigestJob = { query: 'q', rendered: '<memory/>', validUris: ['viking://a'], maxBullets: 2, timeoutMs: 1000 };
+
+describe('DigestProcessor', () => {
+  const result: DigestResult = { status: 'no_relevant', digest: '', usage: { prompt_tokens: 1, completion_tokens: 1 } };
+  const digest = jest.fn(async () => result);
+  const processor = new DigestProcessor({ digest } as unknown as DigestService);
+
+  beforeEach(() => digest.mockClear());
+
+  it('hands the payload and enqueue time to the service', async () => {
+    await expect(processor.process({ id: '1', data: JOB, timestamp: 1234 } as Job<DigestJob>)).resolves.toBe(result);
+    expect(digest).toHaveBeenCalledWith(JOB, 1234);
+  });
+
+  it.each([
+    { name: 'not an object', data: 'x' },
+    { name: 'missing validUris', data: { ...JOB, validUris: undefined } },
+    { name: 'zero bullets', data: { ...JOB, maxBullets: 0 } },
+    { name: 'no fuse', data: { ...JOB, timeoutMs: 0 } },
+  ])('malformed payload ($name) → UnrecoverableError', async ({ data }) => {
+    await expect(processor.handle(data)).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(digest).not.toHaveBeenCalled();
+  });
+});

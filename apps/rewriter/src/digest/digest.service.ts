@@ -1,0 +1,38 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DigestJob, DigestResult } from '@app/contracts';
+import { classifyRewrite } from '@app/kernel';
+import { LlmClient, LlmError } from '@app/llm';
+import { remainingBudget } from '../fuse/remaining-budget';
+import { digestPrompt } from './digest-prompt';
+
+/**
+ * Digest rewrite (§11): one planner call, then the kernel keeps only bullets citing served URIs.
+ * Every model failure becomes a `failed` result (the gateway leaves `rendered` intact); whether the
+ * fuse blew is the gateway's call, so `timeout` is never reported from here.
+ */
+@Injectable()
+export class DigestService {
+  private readonly logger = new Logger(DigestService.name);
+
+  constructor(private readonly llm: LlmClient) {}
+
+  async digest(job: DigestJob, enqueuedAt?: number): Promise<DigestResult> {
+    const timeoutMs = remainingBudget(job.timeoutMs, enqueuedAt);
+    if (timeoutMs <= 0) return failed(`waited past its ${job.timeoutMs} ms fuse in the queue`, null);
+    let answer: { text: string; usage: DigestResult['usage'] };
+    try {
+      answer = await this.llm.complete(digestPrompt(job), { timeoutMs, model: 'planner' });
+    } catch (err) {
+      if (!(err instanceof LlmError)) throw err;
+      this.logger.warn(`digest failed: ${err.kind}: ${err.message}`);
+      return failed(`${err.kind}: ${err.message}`, null);
+    }
+    const { digest, status } = classifyRewrite(answer.text, job.maxBullets, job.validUris);
+    if (status === 'failed') return failed('the answer held no bullet citing a served URI', answer.usage);
+    return { status, digest, usage: answer.usage };
+  }
+}
+
+function failed(error: string, usage: DigestResult['usage']): DigestResult {
+  return { status: 'failed', digest: '', usage, error };
+}

@@ -1,0 +1,42 @@
+import { Job, UnrecoverableError } from 'bullmq';
+import { ExpandJob, parseJobFailure } from '@app/contracts';
+import { LlmError } from '@app/llm';
+import { ExpandProcessor } from './expand.processor';
+import { ExpandService } from './expand.service';
+
+const JOB: ExpandJob = { query: 'q', latestArchiveOverview: '', recentMessages: [{ role: 'user', content: 'hi' }], timeoutMs: 1000 };
+
+describe('ExpandProcessor', () => {
+  const expand = jest.fn();
+  const processor = new ExpandProcessor({ expand } as unknown as ExpandService);
+
+  beforeEach(() => expand.mockReset());
+
+  it('hands the payload and enqueue time to the service', async () => {
+    expand.mockResolvedValue({ queries: ['a'], usage: null });
+    await expect(processor.process({ id: '1', data: JOB, timestamp: 99 } as Job<ExpandJob>)).resolves.toEqual({ queries: ['a'], usage: null });
+    expect(expand).toHaveBeenCalledWith(JOB, 99);
+  });
+
+  it('rejects a malformed payload without retry', async () => {
+    await expect(processor.handle({ ...JOB, recentMessages: [{ role: 'user' }] })).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(expand).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    { kind: 'timeout' as const, code: 'DEADLINE_EXCEEDED' },
+    { kind: 'http' as const, code: 'UNAVAILABLE' },
+    { kind: 'malformed' as const, code: 'UNAVAILABLE' },
+  ])('a planner $kind fails the job for good with code $code', async ({ kind, code }) => {
+    expand.mockRejectedValue(new LlmError(kind, 'boom'));
+    const err = (await processor.handle(JOB).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect(parseJobFailure(err.message)?.code).toBe(code);
+  });
+
+  it('lets unexpected errors through untouched', async () => {
+    const bug = new TypeError('bug');
+    expand.mockRejectedValue(bug);
+    await expect(processor.handle(JOB)).rejects.toBe(bug);
+  });
+});

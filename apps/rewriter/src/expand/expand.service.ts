@@ -1,0 +1,26 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ExpandJob, ExpandResult } from '@app/contracts';
+import { LlmClient, LlmError } from '@app/llm';
+import { remainingBudget } from '../fuse/remaining-budget';
+import { expandPrompt } from './expand-prompt';
+import { parsePlannerQueries } from './planner-queries';
+
+/**
+ * Query expansion (§10): asks the planner for extra queries. Failures throw {@link LlmError}: the
+ * gateway reports `query_expansion: "failed"` for any failed job, so there is no failure result.
+ */
+@Injectable()
+export class ExpandService {
+  private readonly logger = new Logger(ExpandService.name);
+
+  constructor(private readonly llm: LlmClient) {}
+
+  async expand(job: ExpandJob, enqueuedAt?: number): Promise<ExpandResult> {
+    const timeoutMs = remainingBudget(job.timeoutMs, enqueuedAt);
+    if (timeoutMs <= 0) throw new LlmError('timeout', `expand job waited past its ${job.timeoutMs} ms fuse in the queue`);
+    const { text, usage } = await this.llm.complete(expandPrompt(job), { timeoutMs, model: 'planner' });
+    const queries = parsePlannerQueries(text);
+    this.logger.debug(`planner proposed ${queries.length} queries`);
+    return { queries, usage };
+  }
+}

@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { bootConfig, logLevels } from '@app/config';
+import { ensureRedisReachable } from '@app/queue';
+import { RewriterModule } from './rewriter.module';
+
+async function main() {
+  const config = bootConfig();
+  await ensureRedisReachable(config);
+  const app = await NestFactory.createApplicationContext(RewriterModule.forRoot(config), { logger: logLevels(config.logLevel) });
+  app.enableShutdownHooks();
+}
+
+void main();

@@ -1,0 +1,21 @@
+import type { Candidate, EntryJson, Identity, PlanStats } from '@app/kernel';
+
+/** Payload of an `assemble` job: ranked candidates to read, budget and render (§8). */
+export interface AssembleJob {
+  /** The caller's read context; other-peer bodies are read with it minus the actor view. */
+  identity: Identity;
+  /** Candidates in rank order (merged and sorted by the gateway). */
+  candidates: Candidate[];
+  maxTokens: number;
+  /** The request's raw `detail` (scalar, per-category map or null); resolved by the kernel. */
+  detail: unknown;
+}
+
+/** Result of an `assemble` job. `rendered` is always produced; the gateway blanks it when asked. */
+export interface AssembleResult {
+  entries: EntryJson[];
+  rendered: string;
+  plan: PlanStats;
+  /** Bodies read from the store for this request (the read policy's cost). */
+  bodiesRead: number;
+}
