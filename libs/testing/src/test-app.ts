@@ -32,6 +32,8 @@ export interface TestApp {
   url: string;
   config: AppConfig;
   dataDir: string;
+  /** The Nest application itself, to reach providers (`nest.get(JobBus)`) or stop a worker. */
+  nest: NestFastifyApplication;
   request<T = any>(method: string, path: string, opts?: { body?: unknown; key?: string; headers?: Record<string, string>; raw?: string }): Promise<TestResponse<T>>;
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
@@ -68,6 +70,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     url,
     config,
     dataDir,
+    nest: app,
     async request(method, path, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.key) headers['x-api-key'] = o.key;

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { AssembleResult, QueueName } from '@app/contracts';
 import {
   buildContextStats, Candidate, countOrigins, DedupStats, deprecatedStats, entryToJson, excludedSet, ExpansionStatus,
-  formatRetrievalError, Identity, invalidArgument, mergeRetrievalResults, normalizeDetail, planEntries, planRetrievalCalls,
+  formatRetrievalError, Identity, invalidArgument, KernelError, KernelErrorCode, mergeRetrievalResults, normalizeDetail, planEntries, planRetrievalCalls,
   renderContext, RewriteStatus, RewriteUsage,
 } from '@app/kernel';
 import { JobBus } from '@app/queue';
@@ -83,6 +83,7 @@ export class ContextPipelineService {
     try {
       return await this.bus.call(QueueName.Assemble, { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail }, { timeoutMs: Math.max(1, deadline - Date.now()) });
     } catch (err) {
+      if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));
       const { entries, stats } = planEntries({ candidates, contents: new Map(), maxTokens: p.maxTokens, pins: normalizeDetail(p.detail) });
       return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: 0 };

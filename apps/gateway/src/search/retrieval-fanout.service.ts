@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FindJob, QueueName } from '@app/contracts';
 import {
-  FilterNode, Identity, KernelError, openContext, resolveFindTargets, RetrievalCall, RetrievalOutcome, withContextType,
+  FilterNode, Identity, KernelError, KernelErrorCode, openContext, resolveFindTargets, RetrievalCall, RetrievalOutcome, withContextType,
 } from '@app/kernel';
 import { JobBus } from '@app/queue';
 
@@ -43,6 +43,8 @@ export class RetrievalFanoutService {
       const timeoutMs = Math.max(1, input.deadline - Date.now());
       return { call, result: await this.bus.call(QueueName.Find, job, { timeoutMs }) };
     } catch (err) {
+      // Redis itself being away is not one failed call: the whole request is unavailable (503).
+      if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       return { call, error: { name: errorName(err), message: err instanceof Error ? err.message : String(err) } };
     }
   }
