@@ -15,8 +15,10 @@ const MAX_TERMS = 24;
 // Document frequencies are counted only up to these caps, so weighting a query term costs at most
 // DF_CAP index hits however large the tenant is; terms past DF_CAP are too common to select
 // candidates and weigh almost nothing.
-const DF_CAP = 2000;
+const DF_CAP = 1000;
 const N_CAP = 20000;
+// Most lexical candidates scored per query, whatever the terms.
+const LEX_SCAN_CAP = 5000;
 const INVALID_REGULAR_EXPRESSION = '2201B';
 
 interface TermWeight {
@@ -57,10 +59,9 @@ export class NodeSearchRepository {
       const weights = terms.length ? await this.termWeights(tx, q, terms) : [];
       const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
       if (!plan) return [];
-      if (vector) {
-        // Filtered HNSW scans must keep walking until K rows pass the tenant and filter predicates.
-        await tx.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`, [String(Math.max(40, k))]);
-      }
+      // Filtered HNSW scans must keep walking until K rows pass the tenant and filter predicates; plans over
+      // a large tenant cross jit_above_cost, and compiling would cost more than the query.
+      await tx.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true)`, [String(Math.max(40, k))]);
       const { rows } = await tx.query<Row>(plan.sql, plan.params).catch((err: { code?: string; message?: string }) => {
         // A `regex` filter can pass JavaScript's syntax check and still be refused by PostgreSQL.
         if (err?.code === INVALID_REGULAR_EXPRESSION) throw invalidArgument(`filter regex is not valid: ${err.message}`);
@@ -152,17 +153,19 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   const sources: string[] = [];
   let lex = '0::float8';
   const idfSum = input.weights.reduce((s, w) => s + w.idf, 0);
-  // Terms found in more than DF_CAP nodes are too common to pick candidates with (they would pull in
-  // most of the tenant); they still count in the score of candidates found otherwise.
-  const selective = input.weights.filter((w) => w.df > 0 && w.df < DF_CAP);
-  if (input.weights.length && idfSum > 0) {
-    ctes.push(`w AS MATERIALIZED (SELECT to_tsquery('simple', t) AS tq, idf FROM unnest(${bind(input.weights.map((w) => tsQuoted(w.term)))}::text[], ${bind(input.weights.map((w) => w.idf))}::float8[]) AS u(t, idf))`);
-    lex = `((SELECT coalesce(sum(w.idf), 0) FROM w WHERE n.search_tsv @@ w.tq) / ${bind(idfSum)}::float8)`;
-    if (selective.length) {
-      const any = `to_tsquery('simple', ${bind(selective.map((w) => tsQuoted(w.term)).join(' | '))})`;
-      ctes.push(`lex_hits AS (SELECT n.uri, ${lex} AS lex FROM nodes n WHERE ${where} AND n.search_tsv @@ ${any} ORDER BY 2 DESC, n.uri LIMIT ${bind(input.k)})`);
-      sources.push('SELECT uri FROM lex_hits');
-    }
+  const matched = input.weights.filter((w) => w.df > 0);
+  if (matched.length && idfSum > 0) {
+    // Unrolled per term with constant tsqueries: evaluated on every lexical candidate, so no subplan.
+    const parts = matched.map((w) => `CASE WHEN n.search_tsv @@ to_tsquery('simple', ${bind(tsQuoted(w.term))}) THEN ${bind(w.idf)}::float8 ELSE 0 END`);
+    lex = `((${parts.join(' + ')}) / ${bind(idfSum)}::float8)`;
+    // Terms in DF_CAP nodes or more are too common to pick candidates with (they would pull in most of
+    // the tenant); they still count in the score. With only such terms, the rarest one picks, and the
+    // scan is bounded.
+    const selective = matched.filter((w) => w.df < DF_CAP);
+    const pickers = selective.length ? selective : [matched.reduce((a, b) => (b.df < a.df ? b : a))];
+    const any = `to_tsquery('simple', ${bind(pickers.map((w) => tsQuoted(w.term)).join(' | '))})`;
+    ctes.push(`lex_hits AS (SELECT uri, lex FROM (SELECT n.uri, ${lex} AS lex FROM nodes n WHERE ${where} AND n.search_tsv @@ ${any} LIMIT ${bind(LEX_SCAN_CAP)}) s ORDER BY lex DESC, uri LIMIT ${bind(input.k)})`);
+    sources.push('SELECT uri FROM lex_hits');
   }
   let cos = '0::float8';
   if (input.vector) {
