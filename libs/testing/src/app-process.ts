@@ -1,0 +1,60 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../../..');
+
+/** Builds `dist/` once per test file (all apps compile together). */
+export function buildDist(): void {
+  execFileSync('npx', ['nest', 'build', 'standalone'], { cwd: ROOT, stdio: 'pipe' });
+}
+
+/** One app of the deployment running as its own OS process, from the built `dist/`. */
+export interface AppProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code, or the signal name when it ended by a signal. */
+  exited(): Promise<number | string | null>;
+  kill(signal?: NodeJS.Signals): Promise<number | string | null>;
+}
+
+export function startAppProcess(app: 'standalone' | 'gateway' | 'retriever' | 'assembler' | 'rewriter', env: Record<string, string>): AppProcess {
+  let out = '';
+  const child = spawn(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = () =>
+    new Promise<number | string | null>((r) => {
+      const done = child.exitCode ?? child.signalCode;
+      if (done !== null) r(done);
+      else child.on('exit', (code, signal) => r(code ?? signal));
+    });
+  return { child, output: () => out, exited, kill: (signal = 'SIGTERM') => (child.kill(signal), exited()) };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((r) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => r(port));
+    });
+  });
+}
+
+/** Waits until `GET {url}/health` answers 200. */
+export async function waitHealthy(url: string, ms = 45000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not become healthy within ${ms} ms`);
+}

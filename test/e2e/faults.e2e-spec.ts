@@ -1,0 +1,129 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { AppProcess, buildDist, createTestDatabase, freePort, startAppProcess, TestDatabase, waitHealthy } from '@app/testing';
+
+// Separate gateway, retriever and assembler processes share one PostgreSQL store (PGlite is
+// single-process), so this suite runs where the CI provides a PostgreSQL server with pgvector.
+const PG = process.env.MUNINN_TEST_DATABASE_URL;
+const suite = PG ? describe : describe.skip;
+
+const DEADLINE_MS = 2500;
+
+suite('faults across real processes', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let url: string;
+  let gateway: AppProcess;
+  let retriever: AppProcess;
+  let assembler: AppProcess;
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const context = () => post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' });
+
+  beforeAll(async () => {
+    buildDist();
+    db = await createTestDatabase(PG as string);
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    env = {
+      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? '',
+      MUNINN_QUEUE_PREFIX: `faults-${port}`, MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS),
+    };
+    gateway = startAppProcess('gateway', env);
+    retriever = startAppProcess('retriever', env);
+    assembler = startAppProcess('assembler', env);
+    await waitHealthy(url);
+    for (const [name, text] of [['quokka', 'The quokka lives on Rottnest Island; its habitat is scrubland.'], ['wombat', 'Wombats dig burrows in forests.']]) {
+      const w = await post('/api/v1/content/write', { uri: `viking://~/memories/entities/${name}.md`, content: text, mode: 'create', wait: true });
+      expect(w.status).toBe(200);
+    }
+  }, 240000);
+
+  afterAll(async () => {
+    await Promise.all([gateway, retriever, assembler].map((p) => p?.kill('SIGKILL')));
+    await db?.drop();
+  });
+
+  it('serves the block when every process is up', async () => {
+    const r = await context();
+    expect(r.status).toBe(200);
+    expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/quokka.md');
+    expect(r.body.result.stats.retrieval_errors).toBeUndefined();
+  });
+
+  it('a killed retriever: the request answers within its deadline with the errors in stats; later requests succeed again', async () => {
+    expect(await retriever.kill('SIGKILL')).toBe('SIGKILL');
+    const started = Date.now();
+    const r = await context();
+    const elapsed = Date.now() - started;
+    expect(r.status).toBe(200);
+    expect(r.body.result.entries).toEqual([]);
+    expect(r.body.result.stats.retrieval_errors.length).toBeGreaterThan(0);
+    expect(r.body.result.stats.retrieval_errors[0]).toMatch(/^TimeoutError: find job timed out/);
+    expect(elapsed).toBeLessThan(DEADLINE_MS + 4000);
+    retriever = startAppProcess('retriever', env);
+    await eventually(async () => (await context()).body.result.entries.length > 0);
+  }, 90000);
+
+  it('a killed assembler: the gateway plans from abstracts alone and says so', async () => {
+    expect(await assembler.kill('SIGKILL')).toBe('SIGKILL');
+    const r = await context();
+    expect(r.status).toBe(200);
+    expect(r.body.result.entries.length).toBeGreaterThan(0);
+    expect(r.body.result.entries.every((e: { detail: string }) => e.detail !== 'full' && e.detail !== 'overview')).toBe(true);
+    expect(r.body.result.stats.retrieval_errors.some((e: string) => e.startsWith('AssembleError: '))).toBe(true);
+    assembler = startAppProcess('assembler', env);
+    await eventually(async () => (await context()).body.result.stats.retrieval_errors === undefined);
+  }, 90000);
+});
+
+suite('Redis outage', () => {
+  let redis: ChildProcess;
+  let redisPort: number;
+  let db: TestDatabase;
+  let app: AppProcess;
+  let url: string;
+
+  const startRedis = () => spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+
+  beforeAll(async () => {
+    buildDist();
+    db = await createTestDatabase(PG as string);
+    redisPort = await freePort();
+    redis = startRedis();
+    await new Promise((r) => setTimeout(r, 300));
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    app = startAppProcess('standalone', { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    await waitHealthy(url);
+  }, 240000);
+
+  afterAll(async () => {
+    await app?.kill('SIGKILL');
+    redis?.kill('SIGKILL');
+    await db?.drop();
+  });
+
+  it('answers 503 in the envelope while Redis is away, without crashing, and recovers when it returns', async () => {
+    const ask = () => fetch(`${url}/api/v1/search/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'anything', mode: 'context' }) });
+    expect((await ask()).status).toBe(200);
+    redis.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 500));
+    const down = await ask();
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ status: 'error', error: { code: 'UNAVAILABLE' } });
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(503);
+    expect(app.child.exitCode).toBeNull();
+    redis = startRedis();
+    await eventually(async () => (await ask()).status === 200);
+  }, 90000);
+});
+
+async function eventually(check: () => Promise<boolean>, ms = 30000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error('condition not met in time');
+}
