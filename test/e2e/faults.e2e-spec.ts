@@ -16,7 +16,7 @@ suite('faults across real processes', () => {
   let retriever: AppProcess;
   let assembler: AppProcess;
   const post = (path: string, body: unknown) =>
-    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   const context = () => post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' });
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { IndexResult, QueueName } from '@app/contracts';
-import { Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, stripMemoryTrailer } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, stripMemoryFields } from '@app/kernel';
 import { indexJobId, JobBus } from '@app/queue';
 import { ancestors, nodePath, NodeRepository } from '@app/store';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
@@ -82,7 +82,7 @@ export class ContentService {
         { resource: uri, expected: 'file', actual: 'directory' },
       );
     }
-    const body = !q.raw && node.contextType === 'memory' ? stripMemoryTrailer(node.content) : node.content;
+    const body = !q.raw && node.contextType === 'memory' ? stripMemoryFields(node.content) : node.content;
     return sliceLines(body, q.offset ?? 0, q.limit ?? -1);
   }
 

@@ -1,5 +1,5 @@
 import { directorySidecars } from './directory-sidecars';
-import { fileAbstract, stripMemoryTrailer } from './node-abstract';
+import { fileAbstract } from './node-abstract';
 import { searchText } from './search-text';
 
 describe('fileAbstract', () => {
@@ -15,10 +15,6 @@ describe('fileAbstract', () => {
     const a = fileAbstract('viking://resources/x.md', 'word '.repeat(200));
     expect([...a].length).toBeLessThanOrEqual(256);
     expect(a.endsWith('…')).toBe(true);
-  });
-
-  it('strips only a trailing MEMORY_FIELDS comment', () => {
-    expect(stripMemoryTrailer('body <!-- MEMORY_FIELDS {} --> tail')).toBe('body <!-- MEMORY_FIELDS {} --> tail');
   });
 });
 

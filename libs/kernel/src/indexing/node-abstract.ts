@@ -1,16 +1,10 @@
-import { cutCodePoints, pyStrip } from '../text/py-text';
+import { stripMemoryFields } from '../overview/memory-fields';
+import { cutCodePoints } from '../text/py-text';
 
 /** Longest abstract kept for a non-memory file or a directory (the contract's L0 size). */
 export const ABSTRACT_LIMIT = 256;
 /** Longest directory overview (the contract's L1 size). */
 export const OVERVIEW_LIMIT = 4000;
-
-const TRAILER = /<!--\s*MEMORY_FIELDS[\s\S]*?-->\s*$/;
-
-/** Removes the `<!-- MEMORY_FIELDS {...} -->` trailer memory files end with, and trims. */
-export function stripMemoryTrailer(content: string): string {
-  return pyStrip(content.replace(TRAILER, ''));
-}
 
 /**
  * The abstract of a file node: for memory files the whole stripped body (it doubles as embedding
@@ -18,7 +12,7 @@ export function stripMemoryTrailer(content: string): string {
  * or code fence, led by the title when there is one, cut to {@link ABSTRACT_LIMIT} code points.
  */
 export function fileAbstract(uri: string, content: string): string {
-  if (uri.includes('/memories/')) return stripMemoryTrailer(content);
+  if (uri.includes('/memories/')) return stripMemoryFields(content);
   const blocks = content.replace(/\r\n/g, '\n').split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
   const title = /^#{1,3}\s+(.+)$/m.exec(blocks[0] ?? '')?.[1]?.trim();
   const para = blocks.find((b) => !b.startsWith('#') && !b.startsWith('```') && !b.startsWith('---'));
