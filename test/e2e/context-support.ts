@@ -42,6 +42,21 @@ export async function seed(app: TestApp, as: As, uri: string, content: string): 
   if (r.status !== 200 || r.body.result.semantic_status !== 'complete') throw new Error(`seeding ${uri} failed: ${r.status} ${r.text}`);
 }
 
+/** Writes many files in one batch (indexed concurrently) and waits until all are indexed. */
+export async function seedMany(app: TestApp, as: As, files: Record<string, string>): Promise<void> {
+  // One batch per scope root (viking://resources, viking://user/<u>, viking://agent): batches need a common root.
+  const batches = new Map<string, { uri: string; content: string; mode: 'create' }[]>();
+  for (const [uri, content] of Object.entries(files)) {
+    const segments = uri.slice('viking://'.length).split('/');
+    const root = `viking://${segments[0] === 'user' ? segments.slice(0, 2).join('/') : segments[0]}`;
+    batches.set(root, [...(batches.get(root) ?? []), { uri, content, mode: 'create' }]);
+  }
+  for (const [root, operations] of batches) {
+    const r = await app.request('POST', '/api/v1/content/batch-write', { ...as, body: { root_uri: root, operations, wait: true } });
+    if (r.status !== 200 || r.body.result.semantic_status !== 'complete') throw new Error(`batch seeding under ${root} failed: ${r.status} ${r.text}`);
+  }
+}
+
 export function post(app: TestApp, path: string, body: unknown, as: As = {}): Promise<TestResponse> {
   return app.request('POST', path, { ...as, body });
 }
@@ -70,12 +85,19 @@ export const STATS_KEYS = [
 // The jobs behind one request. Completed jobs stay in Redis for two minutes (libs/queue job-options),
 // so after a response the test can read exactly which `find` calls the gateway fanned out.
 
+export interface FindCall {
+  data: FindJob;
+  /** The retriever's answer, or null when the job failed. */
+  result: { memories: { uri: string; score: number }[]; resources: { uri: string; score: number }[]; skills: { uri: string; score: number }[] } | null;
+  failedReason: string | null;
+}
+
 export class JobSpy {
   private readonly queues = new Map<QueueName, Queue>();
 
   constructor(private readonly app: TestApp) {}
 
-  private queue(name: QueueName): Queue {
+  queue(name: QueueName): Queue {
     let q = this.queues.get(name);
     if (!q) {
       q = new Queue(name, { connection: { url: this.app.config.redis.url, maxRetriesPerRequest: null } as never, prefix: this.app.config.queues.prefix });
@@ -84,34 +106,44 @@ export class JobSpy {
     return q;
   }
 
-  /** Every `find` job whose query is `query` (one request = one distinctive query), completed or failed. */
-  async finds(query: string): Promise<FindJob[]> {
+  /** Every finished `find` job whose query is `query` (each test uses its own distinctive query). */
+  async finds(query: string): Promise<FindCall[]> {
     const jobs = (await this.queue(QueueName.Find).getJobs(['completed', 'failed'])) as Job<FindJob>[];
-    return jobs.filter((j) => j.data.query === query).map((j) => j.data);
+    return jobs
+      .filter((j) => j.data.query === query)
+      .map((j) => ({ data: j.data, result: j.finishedOn && !j.failedReason ? j.returnvalue : null, failedReason: j.failedReason || null }));
   }
 
-  /** The `assemble` job whose candidates include `uri`, with its result. */
-  async assembleFor(uri: string): Promise<{ data: AssembleJob; result: AssembleResult }[]> {
+  /** Completed `assemble` jobs created at or after `since` (ms) whose candidates include `uri`. */
+  async assembles(uri: string, since: number): Promise<{ data: AssembleJob; result: AssembleResult }[]> {
     const jobs = (await this.queue(QueueName.Assemble).getJobs(['completed'])) as Job<AssembleJob, AssembleResult>[];
-    return jobs.filter((j) => j.data.candidates.some((c) => c.baseUri === uri)).map((j) => ({ data: j.data, result: j.returnvalue }));
+    return jobs
+      .filter((j) => j.timestamp >= since && j.data.candidates.some((c) => c.baseUri === uri))
+      .map((j) => ({ data: j.data, result: j.returnvalue }));
   }
 
   /**
-   * Holds the `find` queue so the next request's jobs wait; `tamper(jobs)` may then rewrite some of
-   * them before the real retriever runs them. Resolves with the response.
+   * Holds `queue` (paused) while `send()` runs, until `expected` jobs matching `match` wait in it;
+   * `act(jobs)` then runs (tamper with a job, delete a file…) before the real worker gets them.
    */
-  async withHeldFinds(expected: number, query: string, send: () => Promise<TestResponse>, tamper: (jobs: Job<FindJob>[]) => Promise<void>): Promise<TestResponse> {
-    const q = this.queue(QueueName.Find);
+  async holding<T>(
+    name: QueueName,
+    expected: number,
+    match: (data: any) => boolean,
+    send: () => Promise<T>,
+    act: (jobs: Job[]) => Promise<void>,
+  ): Promise<T> {
+    const q = this.queue(name);
     await q.pause();
     try {
       const pending = send();
-      let waiting: Job<FindJob>[] = [];
-      for (let i = 0; i < 500 && waiting.length < expected; i++) {
+      let held: Job[] = [];
+      for (let i = 0; i < 1000 && held.length < expected; i++) {
         await new Promise((r) => setTimeout(r, 10));
-        waiting = ((await q.getJobs(['waiting', 'paused'])) as Job<FindJob>[]).filter((j) => j.data.query === query);
+        held = (await q.getJobs(['waiting'])).filter((j) => match(j.data));
       }
-      if (waiting.length !== expected) throw new Error(`expected ${expected} held find jobs for "${query}", saw ${waiting.length}`);
-      await tamper(waiting);
+      if (held.length !== expected) throw new Error(`expected ${expected} held ${name} jobs, saw ${held.length}`);
+      await act(held);
       await q.resume();
       return await pending;
     } finally {

@@ -3,6 +3,7 @@ import {
   Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose, pyTruthy, resolveQuotas,
   validateDetailField, validateQuotasField,
 } from '@app/kernel';
+import { assertSearchableFilter } from '@app/store';
 import { validateBody } from '../http/body-schema';
 import { RequestValidationError } from '../http/request-validation.error';
 import { ContextParams } from './context-params';
@@ -82,8 +83,9 @@ export function parseRecall(body: unknown, caller: Identity): ContextParams {
   };
 }
 
+/** The request filter folded like list mode's, and refused (400) like list mode's before any fan-out (§6.6). */
 function foldFilter(value: Record<string, unknown>, now: Date) {
-  return buildFilter({
+  const filter = buildFilter({
     filter: value['filter'] ?? null,
     contextType: value['context_type'] ?? null,
     tags: value['tags'] ?? null,
@@ -92,6 +94,8 @@ function foldFilter(value: Record<string, unknown>, now: Date) {
     timeField: (value['time_field'] as string | null | undefined) ?? null,
     now,
   });
+  assertSearchableFilter(filter, now);
+  return filter;
 }
 
 /** Model-level rules answer like pydantic's model validators: loc ["body"], "Value error, …". */

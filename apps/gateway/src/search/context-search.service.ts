@@ -3,6 +3,7 @@ import { Identity } from '@app/kernel';
 import { ContextParams } from './context-params';
 import { ContextPipelineService } from './context-pipeline.service';
 import { parseRecall, parseSearchContext } from './context-request.parser';
+import { ImageInputService } from './image-input.service';
 
 /** The whole success body of `/search`: the route answers raw so `telemetry` can sit beside `result` (§3.4). */
 export interface SearchEnvelope {
@@ -17,7 +18,7 @@ export interface SearchEnvelope {
  */
 @Injectable()
 export class ContextSearchService {
-  constructor(private readonly pipeline: ContextPipelineService) {}
+  constructor(private readonly pipeline: ContextPipelineService, private readonly images: ImageInputService) {}
 
   search(caller: Identity, body: Record<string, unknown>): Promise<SearchEnvelope> {
     return this.answer(caller, parseSearchContext(body, caller, new Date()));
@@ -29,7 +30,9 @@ export class ContextSearchService {
 
   private async answer(caller: Identity, params: ContextParams): Promise<SearchEnvelope> {
     const started = process.hrtime.bigint();
-    const result = await this.pipeline.run(caller, params);
+    // Checked and inlined once, as list mode does, before any fan-out: every find job gets the same bytes.
+    const imageUrl = await this.images.inline(caller, params.imageUrl);
+    const result = await this.pipeline.run(caller, { ...params, imageUrl });
     if (!params.telemetry) return { status: 'ok', result };
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     return { status: 'ok', result, telemetry: { duration_ms: Math.round(durationMs * 100) / 100 } };

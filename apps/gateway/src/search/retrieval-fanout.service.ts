@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { FindJob, QueueName } from '@app/contracts';
+import { FindJob, parseJobFailure, QueueName } from '@app/contracts';
 import {
   FilterNode, Identity, KernelError, KernelErrorCode, openContext, resolveFindTargets, RetrievalCall, RetrievalOutcome, withContextType,
 } from '@app/kernel';
@@ -45,6 +45,9 @@ export class RetrievalFanoutService {
     } catch (err) {
       // Redis itself being away is not one failed call: the whole request is unavailable (503).
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
+      // An invalid argument fails the whole request with the 400 list mode would give (§6.6).
+      const invalid = invalidArgumentOf(err);
+      if (invalid) throw invalid;
       return { call, error: { name: errorName(err), message: err instanceof Error ? err.message : String(err) } };
     }
   }
@@ -53,4 +56,13 @@ export class RetrievalFanoutService {
 function errorName(err: unknown): string {
   if (err instanceof KernelError) return err.code === 'DEADLINE_EXCEEDED' ? 'TimeoutError' : 'RetrievalError';
   return err instanceof Error && err.name !== 'Error' ? err.name : 'RuntimeError';
+}
+
+const REQUEST_ERRORS: ReadonlySet<string> = new Set([KernelErrorCode.InvalidArgument, KernelErrorCode.InvalidUri]);
+
+/** The caller's mistake behind a failed call (raised here, or by the worker as a coded job failure), if it was one. */
+function invalidArgumentOf(err: unknown): KernelError | null {
+  if (err instanceof KernelError) return REQUEST_ERRORS.has(err.code) ? err : null;
+  const failure = parseJobFailure(err instanceof Error ? err.message : String(err));
+  return failure && REQUEST_ERRORS.has(failure.code) ? new KernelError(failure.code as KernelErrorCode, failure.message) : null;
 }

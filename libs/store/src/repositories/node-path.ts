@@ -19,7 +19,8 @@ export function nodePath(uri: string): NodePath {
 }
 
 function contextTypeOf(segs: string[]): NodePath['contextType'] {
-  if (segs.includes('memories')) return 'memory';
+  // Only a user's (or a user's peer's) memories are memories; viking://resources/x/memories/… is a resource.
+  if (segs[0] === 'user' && segs.includes('memories')) return 'memory';
   if (segs[0] === 'agent' && segs[1] === 'skills') return 'skill';
   if (segs[0] === 'user' && segs[2] === 'skills') return 'skill';
   return 'resource';

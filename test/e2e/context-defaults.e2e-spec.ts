@@ -1,0 +1,93 @@
+// Contract §14 cases 14–15: what a bare context request resolves to, and the flat-mode fan-out it
+// sends to the retriever (read back from the `find` jobs in Redis). Dev mode: ROOT, default/default.
+import { startTestApp, TestApp } from '@app/testing';
+import { context, devAs, JobSpy, seed, STATS_KEYS, withActor } from './context-support';
+
+const DEFAULT_PENALTIES = { events: 0.1, entities: 0.1, preferences: 0.02, experiences: 0.02, resources: 0.02, skills: 0.02, memories: 0.1 };
+
+describe('context defaults (§14 cases 14–15)', () => {
+  let app: TestApp;
+  let spy: JobSpy;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    spy = new JobSpy(app);
+    await seed(app, {}, 'viking://user/default/memories/entities/kestrel.md', 'A kestrel called Pim nests on the clock tower.');
+    await seed(app, {}, 'viking://user/default/peers/current/memories/entities/kestrel.md', 'The current peer feeds the kestrel on Sundays.');
+  });
+
+  afterAll(async () => {
+    await spy.close();
+    await app.close();
+  });
+
+  it('case 14: nothing retrieved → empty block and every default in stats, keys in §5.4 order', async () => {
+    const r = await context(app, { query: 'anything at all' }, devAs('nothing-here', 'nobody'));
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body)).toEqual(['status', 'result']);
+    expect(Object.keys(r.body.result)).toEqual(['entries', 'rendered', 'digest', 'stats']);
+    const { entries, rendered, digest, stats } = r.body.result;
+    expect(entries).toEqual([]);
+    expect(rendered).toBe('');
+    expect(digest).toBe('');
+    expect(Object.keys(stats)).toEqual(STATS_KEYS.filter((k) => !['retrieval_errors', 'ignored', 'deprecated'].includes(k)));
+    expect(stats).toEqual({
+      searched: { all: 0 },
+      candidates: 0,
+      excluded: 0,
+      origins: { actor_peer: 0, self: 0, other_peer: 0 },
+      peer_scope: 'all',
+      quotas: null,
+      max_tokens: 1600,
+      used_tokens: 0,
+      per_entry_cap: 3200,
+      returned: 0,
+      dropped: 0,
+      deduped: 0,
+      detail: null,
+      tier_counts: {},
+      fill: { floor_tokens: 0, overview_upgrades: 0, full_upgrades: 0, spare_upgrades: 0 },
+      purpose: null,
+      query_expansion: 'off',
+      planned_queries: ['anything at all'],
+      score_threshold: null,
+      other_peer_penalties: DEFAULT_PENALTIES,
+      rewrite: 'off',
+      rewrite_usage: null,
+      dedup: { turns: 0, status: 'off', cooled: 0, turn: null },
+    });
+  });
+
+  it('case 15: flat default fans out one call (limit 10, default targets) plus an open-context U/peers scan (limit 40)', async () => {
+    const query = 'kestrel clock tower default fanout';
+    const r = await context(app, { query });
+    expect(r.status).toBe(200);
+    const calls = await spy.finds(query);
+    expect(calls).toHaveLength(2);
+    const own = calls.find((c) => !c.data.targets.includes('viking://user/default/peers'))!;
+    const scan = calls.find((c) => c.data.targets.includes('viking://user/default/peers'))!;
+    // Dev-mode ROOT: the default targets are "no restriction" (§2.2), i.e. target_uri "".
+    expect(own.data).toMatchObject({ targets: [], limit: 10, scoreThreshold: null, filter: null, levels: null });
+    expect(scan.data).toMatchObject({ targets: ['viking://user/default/peers'], limit: 40, filter: null });
+    expect(scan.data.identity.actorPeerId).toBeNull();
+    expect(r.body.result.stats.searched).toEqual({ all: expect.any(Number) });
+    expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/kestrel.md');
+  });
+
+  it('case 15 with an actor: the own call keeps the actor view, the peers scan runs without it', async () => {
+    const query = 'kestrel clock tower actor fanout';
+    const r = await context(app, { query }, withActor({}, 'current'));
+    expect(r.status).toBe(200);
+    const calls = await spy.finds(query);
+    expect(calls).toHaveLength(2);
+    const scan = calls.find((c) => c.data.targets.includes('viking://user/default/peers'))!;
+    const own = calls.find((c) => c !== scan)!;
+    expect(own.data.identity.actorPeerId).toBe('current');
+    expect(own.data.limit).toBe(10);
+    expect(scan.data.identity.actorPeerId).toBeNull();
+    expect(scan.data.limit).toBe(40);
+    const origins = Object.fromEntries(r.body.result.entries.map((e: { uri: string; origin: string }) => [e.uri, e.origin]));
+    expect(origins['viking://user/default/peers/current/memories/entities/kestrel.md']).toBe('actor_peer');
+    expect(origins['viking://user/default/memories/entities/kestrel.md']).toBe('self');
+  });
+});
