@@ -3,15 +3,18 @@
  * A fake LLM answers every call after a fixed delay. For 1, 2 and 4 rewriter worker PROCESSES
  * (dist/apps/rewriter/src/main.js, same queue prefix, Redis and LLM), an open-loop client keeps a mixed
  * load on the real BullMQ queues: half digest jobs, half cheap `find` jobs served by one retriever
- * process (without rewriters only the finds are sent). Prints digest throughput and the latency of the cheap jobs for each setting.
- *   node <out>/bench/rewrite-bench.js [--procs 1,2,4] [--seconds 10] [--concurrency 8] [--rate 160] [--llm-ms 500]
+ * process (without rewriters only the finds are sent). Prints digest throughput, the latency of the
+ * cheap jobs and the CPU each party used, per setting.
+ *   node <out>/bench/rewrite-bench.js [--procs 1,2,4] [--seconds 15] [--concurrency 2] [--rate 40] [--llm-ms 500]
+ *   BENCH_TRACE=1 prints where slow find jobs spent their time.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Job, Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
 import { QueueName } from '../libs/contracts/src/queues/queue-names';
 import type { DigestJob, DigestResult } from '../libs/contracts/src/queues/rewrite-jobs';
 import { startFakeLlmServer } from '../libs/testing/src/fake-llm-server';
@@ -20,16 +23,18 @@ const repo = process.cwd(); // npm scripts run from the repository root
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1] ?? '');
 const PROCS = (args.get('procs') ?? '1,2,4').split(',').map(Number);
-const SECONDS = Number(args.get('seconds') ?? 10);
-const CONCURRENCY = Number(args.get('concurrency') ?? 8);
-const RATE = Number(args.get('rate') ?? 160); // requests per second, every other one a digest
+const SECONDS = Number(args.get('seconds') ?? 15);
+// Low on purpose: 4 processes x 2 slots x 2 calls/s = 16 digests/s stay below the 20/s offered, so every
+// setting is saturated, while one PGlite retriever on a small machine keeps up with the 20 finds/s.
+const CONCURRENCY = Number(args.get('concurrency') ?? 2);
+const RATE = Number(args.get('rate') ?? 40); // requests per second, every other one a digest
 const LLM_MS = Number(args.get('llm-ms') ?? 500);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FUSE_MS = 30_000;
 const URI = 'viking://user/default/memories/events/bench.md';
 
 interface Setting { label: string; rewriters: number }
-interface Row { label: string; digests: number; digestFailed: number; digestPerSec: number; digestP50: number; finds: number; findP50: number; findP99: number; findMax: number }
+interface Row { cpu: string; label: string; digests: number; digestFailed: number; digestPerSec: number; digestP50: number; finds: number; findP50: number; findP99: number; findMax: number }
 
 function connection(url: string) {
   const u = new URL(url);
@@ -39,6 +44,22 @@ function connection(url: string) {
 function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** CPU seconds (user + system) a child has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+async function redisCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const get = (k: string) => Number(new RegExp(`${k}:([0-9.]+)`).exec(info)?.[1] ?? NaN);
+  return get('used_cpu_sys') + get('used_cpu_user');
 }
 
 function startApp(app: 'rewriter' | 'retriever', env: Record<string, string>): ChildProcess {
@@ -83,11 +104,12 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
     ...Array.from({ length: setting.rewriters }, () => startApp('rewriter', { ...base, MUNINN_WORKER_CONCURRENCY: String(CONCURRENCY) })),
   ];
   const conn = connection(REDIS_URL);
+  const redis = new Redis(REDIS_URL);
   const digestQ = new Queue(QueueName.Digest, { connection: conn, prefix });
   const findQ = new Queue(QueueName.Find, { connection: conn, prefix });
   const digestEv = new QueueEvents(QueueName.Digest, { connection: conn, prefix });
   const findEv = new QueueEvents(QueueName.Find, { connection: conn, prefix });
-  digestEv.setMaxListeners(0);
+  for (const emitter of [digestQ, findQ, digestEv]) emitter.setMaxListeners(0);
   findEv.setMaxListeners(0);
   try {
     await Promise.all([digestEv.waitUntilReady(), findEv.waitUntilReady()]);
@@ -98,6 +120,7 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
     if (setting.rewriters) await call(digestQ, digestEv, digestJob(), FUSE_MS);
 
     // Open loop: requests arrive at a fixed rate whatever the workers do, alternating digest and find.
+    const cpu0 = { kids: children.map((c) => cpuSeconds(c.pid)), self: process.cpuUsage(), redis: await redisCpu(redis) };
     const start = Date.now();
     const end = start + SECONDS * 1000;
     const digestTimes: number[] = [];
@@ -114,8 +137,14 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
     };
     const find = async () => {
       const t = process.hrtime.bigint();
-      await call(findQ, findEv, findJob, 20_000);
-      findTimes.push(Number(process.hrtime.bigint() - t) / 1e6);
+      const job: Job = await findQ.add(findQ.name, findJob, { attempts: 1, removeOnComplete: { age: 60 } });
+      await job.waitUntilFinished(findEv, 20_000);
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      findTimes.push(ms);
+      if (process.env.BENCH_TRACE && ms > 150) {
+        const j = await Job.fromId(findQ, job.id!);
+        console.log(`  slow find at +${Date.now() - ms - start | 0} ms: ${ms.toFixed(0)} ms; queued ${(j?.processedOn ?? 0) - (j?.timestamp ?? 0)} ms, ran ${(j?.finishedOn ?? 0) - (j?.processedOn ?? 0)} ms, notified ${Date.now() - (j?.finishedOn ?? 0)} ms ago`);
+      }
     };
     while (Date.now() < end) {
       const due = Math.floor(((Date.now() - start) * RATE) / 1000);
@@ -126,10 +155,17 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
       await new Promise((r) => setTimeout(r, 5));
     }
     await Promise.all(finds);
+    const kids = children.map((c, i) => cpuSeconds(c.pid) - cpu0.kids[i]);
+    const self = process.cpuUsage(cpu0.self);
+    const rewriterCpu = kids.slice(1).reduce((a, b) => a + b, 0);
+    const cpu = `CPU s: retriever ${kids[0].toFixed(1)}, rewriters ${rewriterCpu.toFixed(1)}, ` +
+      `bench+fake LLM ${((self.user + self.system) / 1e6).toFixed(1)}, redis ${((await redisCpu(redis)) - cpu0.redis).toFixed(1)}; ` +
+      `load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs`;
     const seconds = (end - start) / 1000;
     digestTimes.sort((a, b) => a - b);
     findTimes.sort((a, b) => a - b);
     return {
+      cpu,
       label: setting.label,
       digests: digestTimes.length,
       digestFailed,
@@ -144,7 +180,7 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
     await stop(children);
     await Promise.allSettled([digestEv.close(), findEv.close()]);
     await Promise.allSettled([digestQ.obliterate({ force: true }), findQ.obliterate({ force: true })]);
-    await Promise.allSettled([digestQ.close(), findQ.close()]);
+    await Promise.allSettled([digestQ.close(), findQ.close(), redis.quit()]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -169,6 +205,7 @@ async function main(): Promise<void> {
         `${row.label.padEnd(22)} digests ${String(row.digests).padStart(5)} (${row.digestPerSec.toFixed(1).padStart(5)}/s, p50 ${fmt(row.digestP50)}, failed ${row.digestFailed})` +
           `   find jobs ${String(row.finds).padStart(6)}  p50 ${fmt(row.findP50)}  p99 ${fmt(row.findP99)}  max ${fmt(row.findMax)}`,
       );
+      console.log(`${''.padEnd(22)} ${row.cpu}`);
     }
   } finally {
     await llm.close();

@@ -28,19 +28,19 @@ const PLACEHOLDER_KEY = 'no-key';
 export class LlmClient {
   private readonly sdk: OpenAI | null;
 
-  constructor(private readonly settings: LlmSettings, fetchImpl?: typeof fetch) {
+  constructor(private readonly settings: LlmSettings) {
     this.sdk = settings.baseUrl
       ? new OpenAI({
           baseURL: settings.baseUrl,
           apiKey: settings.apiKey || PLACEHOLDER_KEY,
-          // Explicit nulls keep the SDK from reading OPENAI_* variables: config is read once, in libs/config.
+          // Explicit values keep the SDK from falling back to OPENAI_* variables (config is read once, in
+          // libs/config); only OPENAI_CUSTOM_HEADERS is read by the SDK unconditionally.
           organization: null,
           project: null,
           adminAPIKey: null,
           webhookSecret: null,
           maxRetries: 0,
           logLevel: 'off',
-          ...(fetchImpl ? { fetch: fetchImpl } : {}),
         })
       : null;
   }

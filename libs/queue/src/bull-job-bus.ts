@@ -13,6 +13,8 @@ export class BullJobBus extends JobBus {
     private readonly makeEvents: (queue: QueueName) => QueueEvents,
   ) {
     super();
+    // waitUntilFinished adds one listener per call in flight; hundreds in flight are normal here.
+    for (const q of queues.values()) q.setMaxListeners(0);
   }
 
   async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { jobId?: string } = {}): Promise<void> {

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DigestJob, DigestResult } from '@app/contracts';
 import { classifyRewrite } from '@app/kernel';
 import { LlmClient, LlmError } from '@app/llm';
-import { remainingBudget } from '../fuse/remaining-budget';
+import { FUSE_GRACE_MS, remainingBudget } from '../fuse/remaining-budget';
 import { digestPrompt } from './digest-prompt';
 
 /**
@@ -17,11 +17,11 @@ export class DigestService {
   constructor(private readonly llm: LlmClient) {}
 
   async digest(job: DigestJob, enqueuedAt?: number): Promise<DigestResult> {
-    const timeoutMs = remainingBudget(job.timeoutMs, enqueuedAt);
-    if (timeoutMs <= 0) return failed(`waited past its ${job.timeoutMs} ms fuse in the queue`, null);
+    const left = remainingBudget(job.timeoutMs, enqueuedAt);
+    if (left <= 0) return failed(`waited past its ${job.timeoutMs} ms fuse in the queue`, null);
     let answer: { text: string; usage: DigestResult['usage'] };
     try {
-      answer = await this.llm.complete(digestPrompt(job), { timeoutMs, model: 'planner' });
+      answer = await this.llm.complete(digestPrompt(job), { timeoutMs: left + FUSE_GRACE_MS, model: 'planner' });
     } catch (err) {
       if (!(err instanceof LlmError)) throw err;
       this.logger.warn(`digest failed: ${err.kind}: ${err.message}`);

@@ -39,7 +39,7 @@ describe('ExpandService (real HTTP to a fake LLM)', () => {
   it.each([
     { name: 'LLM 500', reply: { status: 500 }, kind: 'http' },
     { name: 'garbage body', reply: { rawBody: 'not json at all', contentType: 'text/plain' }, kind: 'malformed' },
-    { name: 'slower than the fuse', reply: { text: '[]', delayMs: 3000 }, kind: 'timeout' },
+    { name: 'slower than the fuse (plus grace)', reply: { text: '[]', delayMs: 5000 }, kind: 'timeout' },
   ])('$name → throws LlmError $kind', async ({ reply, kind }) => {
     fake.enqueue(reply);
     const err = await service.expand(job({ timeoutMs: 300 })).catch((e: unknown) => e);

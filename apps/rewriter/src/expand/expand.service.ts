@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ExpandJob, ExpandResult } from '@app/contracts';
 import { LlmClient, LlmError } from '@app/llm';
-import { remainingBudget } from '../fuse/remaining-budget';
+import { FUSE_GRACE_MS, remainingBudget } from '../fuse/remaining-budget';
 import { expandPrompt } from './expand-prompt';
 import { parsePlannerQueries } from './planner-queries';
 
@@ -16,9 +16,9 @@ export class ExpandService {
   constructor(private readonly llm: LlmClient) {}
 
   async expand(job: ExpandJob, enqueuedAt?: number): Promise<ExpandResult> {
-    const timeoutMs = remainingBudget(job.timeoutMs, enqueuedAt);
-    if (timeoutMs <= 0) throw new LlmError('timeout', `expand job waited past its ${job.timeoutMs} ms fuse in the queue`);
-    const { text, usage } = await this.llm.complete(expandPrompt(job), { timeoutMs, model: 'planner' });
+    const left = remainingBudget(job.timeoutMs, enqueuedAt);
+    if (left <= 0) throw new LlmError('timeout', `expand job waited past its ${job.timeoutMs} ms fuse in the queue`);
+    const { text, usage } = await this.llm.complete(expandPrompt(job), { timeoutMs: left + FUSE_GRACE_MS, model: 'planner' });
     const queries = parsePlannerQueries(text);
     this.logger.debug(`planner proposed ${queries.length} queries`);
     return { queries, usage };

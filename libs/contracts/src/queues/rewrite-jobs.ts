@@ -10,7 +10,7 @@ export interface ExpandJob {
   latestArchiveOverview: string;
   /** At most the last 5 messages, oldest first, each cut to a bounded length by the gateway. */
   recentMessages: { role: string; content: string }[];
-  /** Seconds the gateway will wait; the worker uses it as its own call timeout too. */
+  /** Milliseconds the gateway will wait; the worker uses it as its own call timeout too. */
   timeoutMs: number;
 }
 
