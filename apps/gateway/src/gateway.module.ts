@@ -13,6 +13,9 @@ import { ContentService } from './content/content.service';
 import { FsController } from './fs/fs.controller';
 import { FsService } from './fs/fs.service';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
+import { McpController } from './mcp/mcp.controller';
+import { McpReadService } from './mcp/mcp-read.service';
+import { McpToolsService } from './mcp/mcp-tools.service';
 import { ContextPipelineService } from './search/context-pipeline.service';
 import { ContextSearchService } from './search/context-search.service';
 import { DedupLedgerService } from './search/dedup-ledger.service';
@@ -36,7 +39,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
-      controllers: [AdminController, ContentController, FsController, FindController, RecallController, SessionsController, SystemController],
+      controllers: [AdminController, ContentController, FsController, FindController, RecallController, SessionsController, SystemController, McpController],
       providers: [
         IdentityService,
         AdminService,
@@ -53,6 +56,8 @@ export class GatewayModule {
         RewriteClientService,
         HealthService,
         MetricsService,
+        McpToolsService,
+        McpReadService,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
       ],

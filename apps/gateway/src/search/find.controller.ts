@@ -5,6 +5,8 @@ import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
 import { ContextSearchService } from './context-search.service';
+import { ContextSearchRequestDto } from './dto/context-request.dto';
+import { ContextEnvelopeDto } from './dto/context-response.dto';
 import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
 import { FindEnvelopeDto } from './dto/find-response.dto';
 import { FindService } from './find.service';
@@ -33,16 +35,12 @@ export class FindController {
     summary: 'Search: list mode (default) is /find byte for byte; mode="context" assembles a bounded context block (§3)',
     description: 'Context-only fields (max_tokens, quotas, purpose, detail, …) require mode="context".',
   })
-  @ApiExtraModels(SearchListRequestDto)
-  @ApiBody({
-    schema: {
-      oneOf: [
-        { $ref: getSchemaPath(SearchListRequestDto) },
-        { type: 'object', description: 'mode="context" request (contract §3.1)', required: ['mode'], properties: { mode: { type: 'string', enum: ['context'] } }, additionalProperties: true },
-      ],
-    },
+  @ApiExtraModels(SearchListRequestDto, ContextSearchRequestDto, FindEnvelopeDto, ContextEnvelopeDto)
+  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(SearchListRequestDto) }, { $ref: getSchemaPath(ContextSearchRequestDto) }] } })
+  @ApiOkResponse({
+    description: 'List mode: the /find envelope. Context mode: `{"status":"ok","result":{entries, rendered, digest, stats}}`.',
+    schema: { oneOf: [{ $ref: getSchemaPath(FindEnvelopeDto) }, { $ref: getSchemaPath(ContextEnvelopeDto) }] },
   })
-  @ApiOkResponse({ description: 'List mode: the /find envelope. Context mode: `{"status":"ok","result":{entries, rendered, digest, stats}}`.', type: FindEnvelopeDto })
   search(@Caller() caller: Identity, @Body() body: unknown) {
     const raw = isPlainObject(body) ? body : null;
     const mode = raw?.['mode'];

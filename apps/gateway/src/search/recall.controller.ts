@@ -1,10 +1,12 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
 import { ContextSearchService } from './context-search.service';
+import { RecallRequestDto } from './dto/context-request.dto';
+import { ContextEnvelopeDto } from './dto/context-response.dto';
 
 /** The deprecated v1 preset (§4): folded onto a context request, same pipeline, deprecation signals. */
 @ApiTags('search')
@@ -22,6 +24,14 @@ export class RecallController {
     deprecated: true,
     summary: 'Deprecated: use POST /api/v1/search/search with mode="context"',
     description: 'v1 aliases max_chars, min_score and render are folded onto the context request; stats.deprecated says how.',
+  })
+  @ApiBody({ type: RecallRequestDto })
+  @ApiOkResponse({
+    type: ContextEnvelopeDto,
+    headers: {
+      Deprecation: { description: 'Always `true`.', schema: { type: 'string' } },
+      Link: { description: '`</api/v1/search/search>; rel="successor-version"`', schema: { type: 'string' } },
+    },
   })
   recall(@Caller() caller: Identity, @Body() body: unknown) {
     return this.context.recall(caller, body);

@@ -1,0 +1,50 @@
+import { Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Identity } from '@app/kernel';
+import { Caller } from '../auth/caller.decorator';
+import { RawResponse } from '../http/raw-response.decorator';
+import { McpExceptionFilter } from './mcp-exception.filter';
+import { McpToolsService } from './mcp-tools.service';
+
+const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless (POST only).' } };
+
+/**
+ * MCP over streamable HTTP (§12), stateless: one server and transport per POST. The global auth
+ * guard has resolved the caller exactly as for REST routes before the transport sees the request.
+ */
+@ApiExcludeController()
+@UseFilters(McpExceptionFilter)
+@Controller('mcp')
+export class McpController {
+  constructor(private readonly tools: McpToolsService) {}
+
+  @Post()
+  @RawResponse()
+  async post(@Caller() caller: Identity, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const server = this.tools.createServer(caller);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    reply.hijack(); // the SDK writes the raw Node response itself
+    await transport.handleRequest(req.raw, reply.raw, req.body);
+  }
+
+  @Get()
+  @HttpCode(405)
+  @RawResponse()
+  get() {
+    return METHOD_NOT_ALLOWED;
+  }
+
+  @Delete()
+  @HttpCode(405)
+  @RawResponse()
+  remove() {
+    return METHOD_NOT_ALLOWED;
+  }
+}
