@@ -24,6 +24,26 @@ const WEIGHTINGS: [string, RankingWeights][] = [
 
 interface Loaded { account: string; corpus: Corpus; uriOf: Map<string, string> }
 
+/** Equal reciprocal-rank fusion (k = 60) of the lexical-only and vector-only lists: the usual default. */
+function rrfRow(sets: Loaded[], lex: string[][], vec: string[][]): string {
+  const en: Record<string, RecallStats> = {};
+  const cn: Record<string, RecallStats> = {};
+  let qi = 0;
+  for (const set of sets) {
+    for (const q of set.corpus.queries) {
+      const s = new Map<string, number>();
+      for (const list of [lex[qi], vec[qi]]) list.forEach((id, r) => s.set(id, (s.get(id) ?? 0) + 1 / (61 + r)));
+      const fused = [...s.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+      scoreRanking(set.account === 'zh' ? cn : en, q.category, fused, q.gold);
+      qi++;
+    }
+  }
+  const e = finishStats(en).all;
+  const c = finishStats(cn).zh;
+  const pct = (x: number) => (x * 100).toFixed(1);
+  return `| RRF(lexical, vector), k=60 | ${pct(e.r5)} | ${pct(e.r10)} | ${pct(e.r20)} | ${e.mrr.toFixed(3)} | ${pct(c.r1)} | ${pct(c.r5)} | ${c.mrr.toFixed(3)} | - | - |`;
+}
+
 export async function runEval(args: Map<string, string>): Promise<void> {
   const repo = process.cwd();
   const locomo = loadLocomo(args.get('locomo') ?? resolve(repo, '..', 'shared', 'datasets', 'locomo', 'locomo-dev.json'));
@@ -46,8 +66,12 @@ export async function runEval(args: Map<string, string>): Promise<void> {
     }
     await db.exec('VACUUM ANALYZE nodes');
     const lines = ['| weighting | LoCoMo R@5 | R@10 | R@20 | MRR | zh R@1 | zh R@5 | zh MRR | gold score mean | top non-gold mean |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+    // Ranked ids per weighting and query, to fuse the two single-signal lists by RRF afterwards.
+    const ranked = new Map<string, string[][]>();
     for (const [name, weights] of WEIGHTINGS) {
       const search = new NodeSearchRepository(db, weights);
+      const lists: string[][] = [];
+      ranked.set(name, lists);
       const en: Record<string, RecallStats> = {};
       const cn: Record<string, RecallStats> = {};
       const gold: number[] = [];
@@ -58,11 +82,12 @@ export async function runEval(args: Map<string, string>): Promise<void> {
         for (const q of set.corpus.queries) {
           const [vec] = await embedder.embed([q.text]);
           const hits = await search.search({
-            identity, targets: [], filter: null, levels: [2], limit: 20, scoreThreshold: null,
+            identity, targets: [], filter: null, levels: [2], limit: 50, scoreThreshold: null,
             vector: { values: vec, embedderId: embedder.id }, terms: queryTerms(q.text),
           });
-          const ranked = hits.map((h) => idOf.get(h.uri) ?? h.uri);
-          scoreRanking(set.account === 'zh' ? cn : en, q.category, ranked, q.gold);
+          const ids = hits.map((h) => idOf.get(h.uri) ?? h.uri);
+          lists.push(ids);
+          scoreRanking(set.account === 'zh' ? cn : en, q.category, ids, q.gold);
           const g = hits.find((h) => q.gold.includes(idOf.get(h.uri) ?? ''));
           const o = hits.find((h) => !q.gold.includes(idOf.get(h.uri) ?? ''));
           if (g) gold.push(g.score);
@@ -76,6 +101,7 @@ export async function runEval(args: Map<string, string>): Promise<void> {
       lines.push(`| ${name} | ${pct(e.r5)} | ${pct(e.r10)} | ${pct(e.r20)} | ${e.mrr.toFixed(3)} | ${pct(c.r1)} | ${pct(c.r5)} | ${c.mrr.toFixed(3)} | ${mean(gold)} | ${mean(other)} |`);
       console.log(lines[lines.length - 1]);
     }
+    lines.push(rrfRow(sets, ranked.get('lexical only')!, ranked.get('vector only')!));
     console.log(`\nLoCoMo dev: ${sets.length - 1} conversations, ${sets.slice(0, -1).reduce((s, x) => s + x.corpus.queries.length, 0)} questions; zh: ${zh.queries.length} questions\n`);
     console.log(lines.join('\n'));
   } finally {

@@ -5,7 +5,8 @@ import { Db } from '../db/db.port';
  * dimension (embedders can change), and HNSW needs one, so the index is per dimension: an expression
  * index on `embedding::vector(dim)`, partial on `vector_dims(embedding) = dim`, matching the
  * expression the search orders by. On PostgreSQL it is built CONCURRENTLY so writes go on meanwhile;
- * a build left invalid by a crash is dropped and redone. Returns whether it had to build.
+ * a build left invalid by a crash is dropped and redone. Returns whether it had to build. The graph
+ * should fit in `maintenance_work_mem` (about rows × dim × 6 bytes), or the build slows down severalfold.
  */
 export async function ensureVectorIndex(db: Db, dim: number): Promise<boolean> {
   if (!Number.isInteger(dim) || dim < 1 || dim > 2000) {

@@ -2,9 +2,8 @@ import { invalidArgument } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { filterToSql, SqlFragment } from './node-search-filter';
 import { NodeSearchHit, NodeSearchQuery, RankingWeights } from './node-search.types';
+import { DF_CAP, TermStats, TermWeight, tsQuoted } from './node-search-term-stats';
 import { scopeSql } from './scope';
-
-type Tx = Pick<Db, 'query' | 'kind'>;
 
 /** Measured on LoCoMo + a Chinese set (bench/find-eval.ts): lexical carries the ranking, vectors add recall. */
 export const DEFAULT_RANKING: RankingWeights = { lexical: 0.6, vector: 0.4 };
@@ -12,20 +11,9 @@ export const DEFAULT_RANKING: RankingWeights = { lexical: 0.6, vector: 0.4 };
 /** Hard ceiling on `limit`: a find is a ranked shortlist, not an export. */
 export const MAX_FIND_LIMIT = 1000;
 const MAX_TERMS = 24;
-// Document frequencies are counted only up to these caps, so weighting a query term costs at most
-// DF_CAP index hits however large the tenant is; terms past DF_CAP are too common to select
-// candidates and weigh almost nothing.
-const DF_CAP = 1000;
-const N_CAP = 20000;
 // Most lexical candidates scored per query, whatever the terms.
-const LEX_SCAN_CAP = 5000;
+const LEX_SCAN_CAP = 2000;
 const INVALID_REGULAR_EXPRESSION = '2201B';
-
-interface TermWeight {
-  term: string;
-  df: number;
-  idf: number;
-}
 
 interface Row {
   uri: string;
@@ -47,6 +35,8 @@ interface Row {
  * Identity scoping (account, user space, actor peer view) is part of every statement.
  */
 export class NodeSearchRepository {
+  private readonly termStats = new TermStats();
+
   constructor(private readonly db: Db, private readonly weights: RankingWeights = DEFAULT_RANKING) {}
 
   async search(q: NodeSearchQuery): Promise<NodeSearchHit[]> {
@@ -56,7 +46,7 @@ export class NodeSearchRepository {
     if (limit === 0 || (!vector && terms.length === 0)) return [];
     const k = Math.min(Math.max(limit * 3, 40), 1000);
     return this.db.transaction(async (tx) => {
-      const weights = terms.length ? await this.termWeights(tx, q, terms) : [];
+      const weights = terms.length ? await this.termStats.weigh(tx, q.identity, terms) : [];
       const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
       if (!plan) return [];
       // Filtered HNSW scans must keep walking until K rows pass the tenant and filter predicates; plans over
@@ -69,27 +59,6 @@ export class NodeSearchRepository {
       });
       return this.rank(rows, limit, q.scoreThreshold ?? 0);
     });
-  }
-
-  /** Capped document frequency of each term among the nodes the identity may see, as BM25-style IDF. */
-  private async termWeights(tx: Tx, q: NodeSearchQuery, terms: string[]): Promise<TermWeight[]> {
-    const scope = scopeSql(q.identity, 4, 'n');
-    const { rows } = await tx.query<{ i: number; df: number; total: number }>(
-      `SELECT t.i::int AS i,
-         (SELECT count(*) FROM (SELECT 1 FROM nodes n WHERE ${scope.sql} AND n.search_tsv @@ to_tsquery('simple', t.q) LIMIT $2) s)::int AS df,
-         (SELECT count(*) FROM (SELECT 1 FROM nodes n WHERE ${scope.sql} LIMIT $3) s)::int AS total
-       FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i)`,
-      [terms.map(tsQuoted), DF_CAP, N_CAP, ...scope.params],
-    );
-    return rows
-      .sort((a, b) => a.i - b.i)
-      .map((r) => {
-        const n = Math.max(r.total, r.df, 1);
-        // A term nothing contains still counts (as if one node had it): the score says how much of the
-        // query a node covers, so a query of unknown words cannot give a weak match a perfect score.
-        const df = Math.max(r.df, 1);
-        return { term: terms[r.i - 1], df: r.df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) };
-      });
   }
 
   private rank(rows: Row[], limit: number, threshold: number): NodeSearchHit[] {
@@ -136,7 +105,7 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
     params.push(...frag.params);
     return frag.sql;
   };
-  const levels = new Set(q.levels ?? [0, 1, 2]);
+  const levels = new Set(q.levels?.length ? q.levels : [0, 1, 2]);
   const tier = (level: number) =>
     !levels.has(level) ? 'FALSE' : q.filter ? splice((first) => filterToSql(q.filter!, { first, level, alias: 'n', now: input.now })) : 'TRUE';
   const [f0, f1, f2] = [tier(0), tier(1), tier(2)];
@@ -158,9 +127,9 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
     // Unrolled per term with constant tsqueries: evaluated on every lexical candidate, so no subplan.
     const parts = matched.map((w) => `CASE WHEN n.search_tsv @@ to_tsquery('simple', ${bind(tsQuoted(w.term))}) THEN ${bind(w.idf)}::float8 ELSE 0 END`);
     lex = `((${parts.join(' + ')}) / ${bind(idfSum)}::float8)`;
-    // Terms in DF_CAP nodes or more are too common to pick candidates with (they would pull in most of
-    // the tenant); they still count in the score. With only such terms, the rarest one picks, and the
-    // scan is bounded.
+    // Terms in DF_CAP nodes or more are too common to pick candidates with (they would pull in much of
+    // a large tenant); they still count in the score. With only such terms, the rarest one picks, and
+    // the scan is bounded.
     const selective = matched.filter((w) => w.df < DF_CAP);
     const pickers = selective.length ? selective : [matched.reduce((a, b) => (b.df < a.df ? b : a))];
     const any = `to_tsquery('simple', ${bind(pickers.map((w) => tsQuoted(w.term)).join(' | '))})`;
@@ -195,11 +164,6 @@ function cleanTerms(terms: string[]): string[] {
     if (out.length === MAX_TERMS) break;
   }
   return out;
-}
-
-/** One term as a quoted tsquery operand: the 'simple' parser then splits it exactly like search_text. */
-function tsQuoted(term: string): string {
-  return `'${term}'`;
 }
 
 function vectorLiteral(v: Float32Array): string {
