@@ -20,9 +20,12 @@ export class IndexService {
         indexed = true;
       }
     }
+    // Nearest parent first; once a directory's sidecars come out unchanged, its own parent's cannot
+    // change either (they are built from child abstracts only), so the walk stops there.
     let refreshed = 0;
     for (const dir of job.parents) {
-      if (await this.refreshDirectory(job.accountId, dir)) refreshed += 1;
+      if (!(await this.refreshDirectory(job.accountId, dir))) break;
+      refreshed += 1;
     }
     return { uri: job.uri, indexed, embedderId: indexed ? this.embedder.id : null, refreshedDirectories: refreshed };
   }
@@ -42,18 +45,19 @@ export class IndexService {
     });
   }
 
-  /** Recomputes a directory's sidecars from its children and re-embeds its abstract. */
+  /** Recomputes a directory's sidecars from its children and re-embeds them; false when nothing changed. */
   private async refreshDirectory(accountId: string, uri: string): Promise<boolean> {
     const dir = await this.nodes.getForIndex(accountId, uri);
     if (!dir || dir.kind !== 'directory') return false;
+    // These directories gather several users (viking://user) or several peers ({u}/peers), whose
+    // views differ: a summary of their children would leak one view into another. No sidecars.
+    const sidecars = isCollection(uri) ? { abstract: '', overview: '' } : directorySidecars(uri, await this.nodes.childrenForIndex(accountId, uri));
+    const fresh = dir.indexedAt !== null && (dir.embedderId === this.embedder.id || isCollection(uri));
+    if (fresh && dir.abstract === sidecars.abstract && dir.overview === sidecars.overview) return false;
     if (isCollection(uri)) {
-      // These directories gather several users (viking://user) or several peers ({u}/peers), whose
-      // views differ: a summary of their children would leak one view into another. No sidecars.
       await this.nodes.setIndex(accountId, uri, { abstract: '', overview: '', searchText: '', embedding: null, embedderId: null });
       return true;
     }
-    const children = await this.nodes.childrenForIndex(accountId, uri);
-    const sidecars = directorySidecars(uri, children);
     const [embedding] = await this.embedder.embed([embeddingText(uri, `${sidecars.abstract}\n${sidecars.overview}`)]);
     await this.nodes.setIndex(accountId, uri, {
       abstract: sidecars.abstract,
@@ -62,7 +66,7 @@ export class IndexService {
       embedding,
       embedderId: this.embedder.id,
     });
-    this.logger.debug(`refreshed sidecars of ${uri} (${children.length} children)`);
+    this.logger.debug(`refreshed sidecars of ${uri}`);
     return true;
   }
 }

@@ -129,13 +129,13 @@ export class NodeRepository {
     return rows[0] ? toNodeRecord(rows[0]) : null;
   }
 
-  /** Children of a directory for sidecar refresh (indexer side). */
-  async childrenForIndex(accountId: string, uri: string, limit = 500): Promise<NodeRecord[]> {
-    const { rows } = await this.db.query<NodeRow>(
-      `SELECT ${NODE_COLUMNS} FROM nodes WHERE account_id = $1 AND parent_uri = $2 ORDER BY uri LIMIT $3`,
+  /** Children of a directory for sidecar refresh (indexer side): names, kinds and abstracts only. */
+  async childrenForIndex(accountId: string, uri: string, limit = 500): Promise<{ uri: string; kind: 'file' | 'directory'; abstract: string }[]> {
+    const { rows } = await this.db.query<{ uri: string; kind: 'file' | 'directory'; abstract: string }>(
+      `SELECT uri, kind, abstract FROM nodes WHERE account_id = $1 AND parent_uri = $2 ORDER BY uri LIMIT $3`,
       [accountId, uri, limit],
     );
-    return rows.map(toNodeRecord);
+    return rows;
   }
 
   private async lockRow(tx: Tx, identity: Identity, uri: string): Promise<NodeRecord | null> {
