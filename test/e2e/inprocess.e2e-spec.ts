@@ -1,0 +1,29 @@
+import { startTestApp, TestApp } from '@app/testing';
+
+// The in-process transport: the same pipeline without Redis (single-process embedded runs).
+describe('in-process transport', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { MUNINN_TRANSPORT: 'inprocess', REDIS_URL: 'redis://127.0.0.1:1' } });
+  });
+
+  afterAll(() => app.close());
+
+  it('runs writes, indexing, context assembly and the dedup ledger with no Redis at all', async () => {
+    expect((await app.request('GET', '/health')).body).toMatchObject({ healthy: true, transport: 'inprocess', checks: { redis: 'not_used', store: 'up' } });
+    const w = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: 'viking://~/memories/preferences/tea.md', content: 'Drinks oolong tea every afternoon.', mode: 'create', wait: true },
+    });
+    expect(w.body.result.semantic_status).toBe('complete');
+    const ask = () => app.request('POST', '/api/v1/search/search', { body: { query: 'oolong tea', mode: 'context', session_id: 's1', dedup_turns: 3, query_expansion: 'off' } });
+    const first = await ask();
+    expect(first.status).toBe(200);
+    expect(first.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/preferences/tea.md');
+    expect(first.body.result.rendered).toContain('Drinks oolong tea every afternoon.');
+    expect(first.body.result.stats.dedup).toMatchObject({ status: 'new', turns: 3 });
+    const second = await ask();
+    expect(second.body.result.entries.map((e: { uri: string }) => e.uri)).not.toContain('viking://user/default/memories/preferences/tea.md');
+    expect(second.body.result.stats.dedup.cooled).toBeGreaterThan(0);
+  });
+});
