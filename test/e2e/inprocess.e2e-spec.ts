@@ -26,4 +26,12 @@ describe('in-process transport', () => {
     expect(second.body.result.entries.map((e: { uri: string }) => e.uri)).not.toContain('viking://user/default/memories/preferences/tea.md');
     expect(second.body.result.stats.dedup.cooled).toBeGreaterThan(0);
   });
+
+  it('reports telemetry beside result, in the same shape as /find', async () => {
+    const r = await app.request('POST', '/api/v1/search/search', { body: { query: 'tea', mode: 'context', telemetry: true } });
+    expect(Object.keys(r.body)).toEqual(['status', 'result', 'telemetry']);
+    expect(r.body.telemetry).toMatchObject({ id: expect.any(String), summary: { operation: 'search.context', duration_ms: expect.any(Number) } });
+    const plain = await app.request('POST', '/api/v1/search/search', { body: { query: 'tea', mode: 'context' } });
+    expect(Object.keys(plain.body)).toEqual(['status', 'result']);
+  });
 });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Identity } from '@app/kernel';
 import { ContextParams } from './context-params';
 import { ContextPipelineService } from './context-pipeline.service';
@@ -21,20 +22,21 @@ export class ContextSearchService {
   constructor(private readonly pipeline: ContextPipelineService, private readonly images: ImageInputService) {}
 
   search(caller: Identity, body: Record<string, unknown>): Promise<SearchEnvelope> {
-    return this.answer(caller, parseSearchContext(body, caller, new Date()));
+    return this.answer(caller, parseSearchContext(body, caller, new Date()), 'search.context');
   }
 
   recall(caller: Identity, body: unknown): Promise<SearchEnvelope> {
-    return this.answer(caller, parseRecall(body, caller));
+    return this.answer(caller, parseRecall(body, caller), 'search.recall');
   }
 
-  private async answer(caller: Identity, params: ContextParams): Promise<SearchEnvelope> {
+  private async answer(caller: Identity, params: ContextParams, operation: string): Promise<SearchEnvelope> {
     const started = process.hrtime.bigint();
     // Checked and inlined once, as list mode does, before any fan-out: every find job gets the same bytes.
     const imageUrl = await this.images.inline(caller, params.imageUrl);
     const result = await this.pipeline.run(caller, { ...params, imageUrl });
     if (!params.telemetry) return { status: 'ok', result };
-    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-    return { status: 'ok', result, telemetry: { duration_ms: Math.round(durationMs * 100) / 100 } };
+    // Same telemetry shape as /find and list mode.
+    const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
+    return { status: 'ok', result, telemetry: { id: randomUUID(), summary: { operation, duration_ms: durationMs } } };
   }
 }
