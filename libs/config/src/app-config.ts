@@ -12,7 +12,6 @@ export interface AppConfig {
     writeWaitMs: number;
   };
   ledger: { ttlSeconds: number };
-  budget: { tokenizer: 'estimate' | 'o200k' | 'cl100k' };
   embedding: { provider: 'local' | 'openai'; baseUrl: string | null; apiKey: string | null; model: string | null; dim: number | null };
   llm: {
     baseUrl: string | null;

@@ -52,9 +52,6 @@ export class EnvDto {
   @IsOptional() @Transform(toInt) @IsInt() @Min(60) @Max(31536000)
   MUNINN_LEDGER_TTL_S?: number;
 
-  @IsOptional() @IsIn(['estimate', 'o200k', 'cl100k'])
-  MUNINN_TOKENIZER?: 'estimate' | 'o200k' | 'cl100k';
-
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 

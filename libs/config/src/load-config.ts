@@ -40,7 +40,6 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       writeWaitMs: dto.MUNINN_WRITE_WAIT_MS ?? 30000,
     },
     ledger: { ttlSeconds: dto.MUNINN_LEDGER_TTL_S ?? 7 * 24 * 3600 },
-    budget: { tokenizer: dto.MUNINN_TOKENIZER ?? 'estimate' },
     embedding: {
       provider: embedBase ? 'openai' : 'local',
       baseUrl: embedBase,
@@ -64,7 +63,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
 const DECLARED = [
   'PORT', 'HOST', 'REDIS_URL', 'DATABASE_URL', 'MUNINN_DATA_DIR', 'MUNINN_ROOT_API_KEY', 'MUNINN_TRANSPORT',
   'MUNINN_QUEUE_PREFIX', 'MUNINN_REQUEST_DEADLINE_MS', 'MUNINN_WRITE_WAIT_MS', 'MUNINN_BODY_LIMIT_BYTES',
-  'MUNINN_WORKER_CONCURRENCY', 'MUNINN_LEDGER_TTL_S', 'MUNINN_TOKENIZER', 'LOG_LEVEL', 'EMBEDDING_BASE_URL',
+  'MUNINN_WORKER_CONCURRENCY', 'MUNINN_LEDGER_TTL_S', 'LOG_LEVEL', 'EMBEDDING_BASE_URL',
   'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM', 'LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL',
   'QUERY_PLANNER_MODEL', 'RECALL_INTENT_TIMEOUT_S', 'RECALL_REWRITE_TIMEOUT_S', 'RETRIEVAL_ENABLE_INTENT',
 ] as const;
