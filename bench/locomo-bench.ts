@@ -1,0 +1,188 @@
+/**
+ * `npm run bench:locomo -- [flags]`: LoCoMo evidence recall of mode="context" (evaluation only; the data
+ * is CC BY-NC 4.0, read from ../shared/datasets/locomo and never copied into the repository).
+ * Boots Muninn in this process (PostgreSQL at MUNINN_BENCH_DATABASE_URL in a fresh database, else
+ * PGlite), gives every conversation a fresh tenant (dev mode: X-OpenViking-Account/-User), writes its
+ * memories through POST /api/v1/content/batch-write, then asks every question at each budget and scores
+ * what `rendered` carries. Flags (defaults in brackets):
+ *   --data FILE [../shared/datasets/locomo/locomo-dev.json]  --zh FILE|off [bench/data/zh-locomo.json]
+ *   --conversations N [all]  --budgets 800,1600,3200  --chunk N (turns per event memory, 0 = session) [0]
+ *   --chunk-tokens N (instead of --chunk: even parts of at most N ChatLog tokens) [0]
+ *   --overlap N [0]  --summary extractive|gold|none [extractive]  --summary-rate R (sentences per 10 turns, 0 = date line only) [2.5]  --summary-clip CHARS [220]
+ *   --entities on|off [on]  --preferences on|off [on]  --limit N (request `limit`) [unset]  --purpose chat|coding [unset]
+ *   --transport bullmq|inprocess [bullmq]  --concurrency N [1]  --variant NAME  --out FILE [bench/results/…]
+ *   --weights LEX,VEC  experiment only: overrides the retriever's hybrid weights in this process
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { NodeSearchRepository } from '@app/store';
+import { createTestDatabase, startTestApp, TestApp } from '@app/testing';
+import { Conversation, loadGoldNotes, loadLocomo, LoadReport } from './locomo-data';
+import { buildMemories, DEFAULT_INGEST, IngestOptions, MemoryFile, SummaryMode } from './locomo-ingest';
+import { formatTable, Outcome, scoreServed, servedMix, summarize } from './locomo-score';
+
+const repo = process.cwd(); // npm scripts run from the repository root
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (!a.startsWith('--')) continue;
+  const next = process.argv[i + 1];
+  if (next !== undefined && !next.startsWith('--')) args.set(a.slice(2), process.argv[++i]);
+  else args.set(a.slice(2), 'on');
+}
+const flag = (k: string, d: string) => args.get(k) ?? d;
+const onOff = (k: string, d: boolean) => (args.has(k) ? !['off', 'false', '0', 'no'].includes(args.get(k)!) : d);
+
+const ingest: IngestOptions = {
+  chunk: Number(flag('chunk', String(DEFAULT_INGEST.chunk))),
+  chunkTokens: Number(flag('chunk-tokens', String(DEFAULT_INGEST.chunkTokens))),
+  overlap: Number(flag('overlap', String(DEFAULT_INGEST.overlap))),
+  summary: flag('summary', DEFAULT_INGEST.summary) as SummaryMode,
+  summaryRate: Number(flag('summary-rate', String(DEFAULT_INGEST.summaryRate))),
+  summaryClip: Number(flag('summary-clip', String(DEFAULT_INGEST.summaryClip))),
+  entities: onOff('entities', DEFAULT_INGEST.entities),
+  preferences: onOff('preferences', DEFAULT_INGEST.preferences),
+};
+const budgets = flag('budgets', '800,1600,3200').split(',').map(Number);
+const limit = args.has('limit') ? Number(args.get('limit')) : null;
+const purpose = args.get('purpose') ?? null;
+const weights = args.get('weights')?.split(',').map(Number) ?? null;
+const concurrency = Math.max(1, Number(flag('concurrency', '1')));
+const USER = 'u';
+const PASS_THROUGH = ['EMBEDDING_BASE_URL', 'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM', 'MUNINN_TOKENIZER'];
+// --dump keeps every served block for inspection (local only: it holds dataset text).
+const dump = onOff('dump', false);
+const dumps: unknown[] = [];
+// --diagnose also asks /find (limit 100) per question and reports the rank of the first evidence memory.
+const diagnose = onOff('diagnose', false);
+const findRanks: { category: number; rank: number }[] = [];
+
+interface DataSet { name: string; path: string; conversations: Conversation[]; report: LoadReport; gold: ReturnType<typeof loadGoldNotes> | null }
+
+function loadSet(name: string, path: string, max: number): DataSet {
+  const { conversations, report } = loadLocomo(path, max);
+  return { name, path, conversations, report, gold: ingest.summary === 'gold' ? loadGoldNotes(path) : null };
+}
+
+async function writeMemories(app: TestApp, headers: Record<string, string>, files: MemoryFile[]): Promise<void> {
+  const root = `viking://user/${USER}/memories`;
+  for (let i = 0; i < files.length; i += 256) {
+    const operations = files.slice(i, i + 256).map((f) => ({ uri: `${root}/${f.path}`, content: f.content, mode: 'create' }));
+    const r = await app.request('POST', '/api/v1/content/batch-write', { headers, body: { root_uri: root, operations, wait: true, timeout: 600 } });
+    if (r.status !== 200 || r.body?.result?.semantic_status !== 'complete') throw new Error(`batch-write failed: ${r.status} ${r.text.slice(0, 400)}`);
+  }
+}
+
+async function runConversation(app: TestApp, set: DataSet, conv: Conversation, runId: string, outcomes: Outcome[]) {
+  const headers = { 'X-OpenViking-Account': `locomo-${runId}-${conv.id}`.slice(0, 60), 'X-OpenViking-User': USER };
+  const files = buildMemories(conv, ingest, set.gold?.get(conv.id));
+  const t0 = performance.now();
+  await writeMemories(app, headers, files);
+  const ingestMs = performance.now() - t0;
+  const turnText = new Map(conv.sessions.flatMap((s) => s.turns.map((t) => [t.diaId, t.text] as const)));
+  const jobs = conv.questions.filter((q) => q.evidence.length > 0).flatMap((q) => budgets.map((budget) => ({ q, budget })));
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < jobs.length) {
+      const { q, budget } = jobs[next++];
+      const body: Record<string, unknown> = { query: q.question, mode: 'context', max_tokens: budget };
+      if (limit !== null) body['limit'] = limit;
+      if (purpose) body['purpose'] = purpose;
+      const s = performance.now();
+      const r = await app.request('POST', '/api/v1/search/search', { headers, body });
+      const latencyMs = performance.now() - s;
+      const result = r.body?.result;
+      const base = { questionId: q.id, conversation: conv.id, category: q.category, budget, evidence: q.evidence.length, latencyMs };
+      if (r.status !== 200 || typeof result?.rendered !== 'string') {
+        outcomes.push({ ...base, recall: 0, strictRecall: 0, answerCoverage: q.answer === null ? null : 0, tokens: 0, returned: 0, firstRank: 0, served: {}, error: `${r.status} ${r.text.slice(0, 200)}` });
+        continue;
+      }
+      const score = scoreServed(result.rendered, result.entries ?? [], q, turnText);
+      const errors = result.stats?.retrieval_errors as string[] | undefined;
+      const served: Record<string, number> = {};
+      for (const e of (result.entries ?? []) as { category: string; detail: string }[]) served[`${e.category}/${e.detail}`] = (served[`${e.category}/${e.detail}`] ?? 0) + 1;
+      if (dump) {
+        const holders = files.filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`))).map((f) => f.path);
+        const entries = ((result.entries ?? []) as { uri: string; detail: string; score: number }[]).map((e) => `${e.uri.replace(/^.*\/memories\//, '')} ${e.detail} ${e.score.toFixed(3)}`);
+        dumps.push({ id: q.id, budget, question: q.question, evidence: q.evidence, recall: score.recall, holders, entries, rendered: result.rendered, stats: result.stats });
+      }
+      outcomes.push({ ...base, ...score, served, tokens: result.stats?.used_tokens ?? 0, returned: result.stats?.returned ?? 0, ...(errors?.length ? { error: errors.join('; ') } : {}) });
+    }
+  }));
+  if (diagnose) {
+    // Diagnosis only, after serving: where /find ranks the first memory that holds an evidence turn.
+    for (const q of conv.questions.filter((x) => x.evidence.length > 0)) {
+      const r = await app.request('POST', '/api/v1/search/find', { headers, body: { query: q.question, limit: 100 } });
+      const hits = (r.body?.result?.memories ?? []) as { abstract: string }[];
+      const rank = hits.findIndex((h) => q.evidence.some((id) => h.abstract.includes(`[${id}]`))) + 1;
+      findRanks.push({ category: q.category, rank });
+    }
+  }
+  const kinds: Record<string, number> = {};
+  for (const f of files) kinds[f.path.split('/')[0]] = (kinds[f.path.split('/')[0]] ?? 0) + 1;
+  const chars = files.reduce((s, f) => s + f.content.length, 0);
+  console.log(`  ${conv.id}: ${files.length} memories ${JSON.stringify(kinds)}, ~${Math.round(chars / 4)} tokens, ingest ${(ingestMs / 1000).toFixed(1)} s, ${jobs.length} requests`);
+  return { conversation: conv.id, files: files.length, kinds, approxTokens: Math.round(chars / 4), ingestMs: Math.round(ingestMs) };
+}
+
+async function main() {
+  const max = args.has('conversations') ? Number(args.get('conversations')) : Infinity;
+  const sets = [loadSet('locomo', resolve(repo, flag('data', '../shared/datasets/locomo/locomo-dev.json')), max)];
+  const zh = flag('zh', 'bench/data/zh-locomo.json');
+  if (zh !== 'off') sets.push(loadSet('zh', resolve(repo, zh), Infinity));
+  const base = process.env.MUNINN_BENCH_DATABASE_URL;
+  const db = base ? await createTestDatabase(base) : null;
+  const transport = flag('transport', 'bullmq');
+  // A real embedding provider (EMBEDDING_BASE_URL, …) or tokenizer is passed through when set; default: the offline embedder.
+  const passThrough = Object.fromEntries(PASS_THROUGH.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
+  const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_REQUEST_DEADLINE_MS: '60000', MUNINN_WRITE_WAIT_MS: '600000', ...passThrough, ...(db ? { DATABASE_URL: db.url } : {}) } });
+  const variant = flag('variant', `${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}`);
+  const runId = Date.now().toString(36);
+  const started = performance.now();
+  try {
+    if (weights) {
+      // Experiment hook, not a setting: the retriever's ranking weights belong to libs/store.
+      Reflect.set(app.nest.get(NodeSearchRepository, { strict: false }), 'weights', { lexical: weights[0], vector: weights[1] });
+    }
+    console.log(`variant ${variant}: ${JSON.stringify(ingest)} budgets ${budgets.join('/')} store ${db ? 'PostgreSQL' : 'PGlite'} transport ${transport}`);
+    const results: Record<string, unknown> = {};
+    const tables: string[] = [];
+    for (const set of sets) {
+      const r = set.report;
+      console.log(`${set.name}: ${r.conversations} conversations, ${r.sessions} sessions, ${r.turns} turns, ${r.questions} questions ${JSON.stringify(r.questionsByCategory)}; ` +
+        `${r.withoutAnswer} without answer, ${r.unmatchedEvidence.length}/${r.evidenceIds} evidence ids match no turn, ${r.repairedEvidence.length} repaired, ` +
+        `${r.questionsWithoutEvidence.length} questions left without evidence (not scored), ${r.datesWithoutSession.length} dates without a session`);
+      const outcomes: Outcome[] = [];
+      const ingestStats = [];
+      for (const conv of set.conversations) ingestStats.push(await runConversation(app, set, conv, runId, outcomes));
+      const summary = summarize(outcomes);
+      const mix = servedMix(outcomes);
+      tables.push(`${formatTable(`\n${set.name} — ${variant}`, summary)}\nserved entries per request: ${JSON.stringify(mix)}`);
+      results[set.name] = { data: set.path, load: r, ingest: ingestStats, summary, mix, outcomes };
+    }
+    for (const t of tables) console.log(t);
+    if (diagnose) {
+      const share = (k: number) => (findRanks.filter((x) => x.rank > 0 && x.rank <= k).length / Math.max(1, findRanks.length)).toFixed(3);
+      console.log(`/find rank of the first evidence memory over ${findRanks.length} questions: @1 ${share(1)} @3 ${share(3)} @5 ${share(5)} @10 ${share(10)} @20 ${share(20)} @100 ${share(100)}`);
+      results['findRanks'] = findRanks;
+    }
+    const out = resolve(repo, flag('out', `bench/results/locomo-${variant}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`));
+    mkdirSync(dirname(out), { recursive: true });
+    const config = { variant, ingest, budgets, limit, purpose, weights, transport, store: db ? 'postgres' : 'pglite', embedder: app.config.embedding.model ?? app.config.embedding.provider };
+    writeFileSync(out, JSON.stringify({ config, seconds: (performance.now() - started) / 1000, results }, null, 1));
+    if (dump) writeFileSync(out.replace(/\.json$/, '.dump.json'), JSON.stringify(dumps, null, 1));
+    console.log(`\n${((performance.now() - started) / 1000).toFixed(0)} s; JSON: ${out}`);
+  } finally {
+    await app.close();
+    await db?.drop();
+  }
+}
+
+void main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
