@@ -4,7 +4,8 @@
  *   node <out>/bench/embed-eval.js [--locomo FILE] [--zh FILE] [--table DIR] [--only a,b] [--json FILE]
  */
 import { fork } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Corpus, loadLocomo as loadLocomoFile, loadZh as loadZhFile, Query } from './eval-corpora';
+import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConcatEmbedder } from '../libs/embed/src/concat-embedder';
 import { Embedder } from '../libs/embed/src/embedder.port';
@@ -12,9 +13,6 @@ import { HashingEmbedder } from '../libs/embed/src/hashing-embedder';
 import { StaticVectorsEmbedder } from '../libs/embed/src/static-vectors-embedder';
 import { analyze, STOPWORD_WEIGHT } from '../libs/embed/src/text-analyzer';
 
-interface Doc { id: string; text: string }
-interface Query { text: string; gold: string[]; category: string }
-interface Corpus { docs: Doc[]; queries: Query[] }
 interface Stats { n: number; r1: number; r5: number; r10: number; r20: number; mrr: number }
 interface Result {
   name: string; loadMs: number; rssMb: number; textsPerSec: number;
@@ -48,37 +46,8 @@ const CANDIDATES: Record<string, Factory> = {
   'hash512+static-0.3': () => new ConcatEmbedder([{ embedder: hash(512)(), weight: 0.7 }, { embedder: stat()(), weight: 0.3 }]),
 };
 
-function loadLocomo(): Map<string, Corpus> {
-  type Turn = { speaker: string; dia_id: string; text: string; blip_caption?: string };
-  type Sample = { sample_id: string; conversation: Record<string, unknown>; qa: { question: string; evidence: string[]; category: number }[] };
-  const data = JSON.parse(readFileSync(locomoPath, 'utf8')) as Sample[];
-  const out = new Map<string, Corpus>();
-  for (const s of data) {
-    const docs: Doc[] = [];
-    for (const key of Object.keys(s.conversation)) {
-      const m = /^session_(\d+)$/.exec(key);
-      if (!m || !Array.isArray(s.conversation[key])) continue;
-      const date = String(s.conversation[`session_${m[1]}_date_time`] ?? '');
-      for (const t of s.conversation[key] as Turn[]) {
-        const photo = t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : '';
-        docs.push({ id: t.dia_id, text: `[${date}] ${t.speaker}: ${t.text}${photo}` });
-      }
-    }
-    const ids = new Set(docs.map((d) => d.id));
-    const queries: Query[] = [];
-    for (const q of s.qa) {
-      const gold = q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter((e) => ids.has(e));
-      if (gold.length > 0) queries.push({ text: q.question, gold, category: `cat${q.category}` });
-    }
-    out.set(s.sample_id, { docs, queries });
-  }
-  return out;
-}
-
-function loadZh(): Corpus {
-  const z = JSON.parse(readFileSync(zhPath, 'utf8')) as { memories: Doc[]; questions: { text: string; gold: string[] }[] };
-  return { docs: z.memories, queries: z.questions.map((q) => ({ ...q, category: 'zh' })) };
-}
+const loadLocomo = () => loadLocomoFile(locomoPath);
+const loadZh = () => loadZhFile(zhPath);
 
 /** Okapi BM25 (k1 1.2, b 0.75) over the analyzer's content terms; a reference for the lexical half of a hybrid. */
 function bm25Rank(c: Corpus): string[][] {

@@ -2,48 +2,12 @@
  * Shared by bench/find-eval.ts and bench/find-bench.ts: the evaluation corpora, and turning raw files
  * into indexed nodes with the same kernel functions and embedder input the retriever's IndexService uses.
  */
-import { readFileSync } from 'node:fs';
 import type { Embedder } from '@app/embed';
 import { fileAbstract, searchText } from '@app/kernel';
 import type { IndexedNodeInput } from '@app/store';
 
-export interface Doc { id: string; text: string }
-export interface Query { text: string; gold: string[]; category: string }
-export interface Corpus { docs: Doc[]; queries: Query[] }
-
-/** LoCoMo dev split: one corpus per conversation; a turn is `[date] Speaker: text [shares a photo: caption]`. */
-export function loadLocomo(path: string): Map<string, Corpus> {
-  type Turn = { speaker: string; dia_id: string; text: string; blip_caption?: string };
-  type Sample = { sample_id: string; conversation: Record<string, unknown>; qa: { question: string; evidence: string[]; category: number }[] };
-  const data = JSON.parse(readFileSync(path, 'utf8')) as Sample[];
-  const out = new Map<string, Corpus>();
-  for (const s of data) {
-    const docs: Doc[] = [];
-    for (const key of Object.keys(s.conversation)) {
-      const m = /^session_(\d+)$/.exec(key);
-      if (!m || !Array.isArray(s.conversation[key])) continue;
-      const date = String(s.conversation[`session_${m[1]}_date_time`] ?? '');
-      for (const t of s.conversation[key] as Turn[]) {
-        const photo = t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : '';
-        docs.push({ id: t.dia_id, text: `[${date}] ${t.speaker}: ${t.text}${photo}` });
-      }
-    }
-    const ids = new Set(docs.map((d) => d.id));
-    const queries: Query[] = [];
-    for (const q of s.qa) {
-      const gold = q.evidence.flatMap((e) => e.split(/[;,\s]+/)).filter((e) => ids.has(e));
-      if (gold.length > 0) queries.push({ text: q.question, gold, category: `cat${q.category}` });
-    }
-    out.set(s.sample_id, { docs, queries });
-  }
-  return out;
-}
-
-/** The small Chinese set written for the embedder evaluation (bench/data/zh-check.json). */
-export function loadZh(path: string): Corpus {
-  const z = JSON.parse(readFileSync(path, 'utf8')) as { memories: Doc[]; questions: { text: string; gold: string[] }[] };
-  return { docs: z.memories, queries: z.questions.map((q) => ({ ...q, category: 'zh' })) };
-}
+export { loadLocomo, loadZh } from './eval-corpora';
+export type { Corpus, Doc, Query } from './eval-corpora';
 
 // Mirrors IndexService (apps/retriever/src/index/index.service.ts): name words + abstract are embedded,
 // name words + abstract + content are the lexical text.
