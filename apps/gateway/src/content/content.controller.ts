@@ -6,6 +6,7 @@ import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import { ContentService } from './content.service';
 import { ReadQueryDto, UriQueryDto } from './dto/read.dto';
+import { ReindexDto } from './dto/reindex.dto';
 import { BatchWriteResultDto, WriteResultDto } from './dto/write-result.dto';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 
@@ -31,6 +32,15 @@ export class ContentController {
   @ApiErrors(409, 504)
   batchWrite(@Caller() c: Identity, @Body() b: BatchWriteDto) {
     return this.content.batchWrite(c, b);
+  }
+
+  @Post('reindex')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Re-index a node or subtree with the current embedder (after switching embedders)' })
+  @ApiOkEnvelope('object')
+  @ApiErrors(504)
+  reindex(@Caller() c: Identity, @Body() b: ReindexDto) {
+    return this.content.reindex(c, b);
   }
 
   @Get('read')

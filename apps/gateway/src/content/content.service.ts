@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { IndexResult, QueueName } from '@app/contracts';
-import { Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, stripMemoryFields } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, stripMemoryFields } from '@app/kernel';
 import { indexJobId, JobBus } from '@app/queue';
 import { ancestors, nodePath, NodeRepository } from '@app/store';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 import { ReadQueryDto } from './dto/read.dto';
+import { ReindexDto } from './dto/reindex.dto';
 
 type Status = 'queued' | 'complete' | 'failed';
 
@@ -84,6 +85,38 @@ export class ContentService {
     }
     const body = !q.raw && node.contextType === 'memory' ? stripMemoryFields(node.content) : node.content;
     return sliceLines(body, q.offset ?? 0, q.limit ?? -1);
+  }
+
+  /**
+   * Re-indexes a node or subtree with the current embedder (after switching embedders, or to repair):
+   * one index job per visible node, each idempotent.
+   */
+  async reindex(caller: Identity, dto: ReindexDto) {
+    const started = Date.now();
+    const uri = canonicalizeUri(dto.uri, caller.userId);
+    if (!canWrite(caller, uri)) throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
+    const root = await this.nodes.get(caller, uri);
+    if (!root) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    const subtree = root.kind === 'directory' && (dto.recursive ?? true) ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
+    // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
+    const nodes = [root, ...subtree].sort((a, b) => (a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1));
+    const jobs: string[] = [];
+    for (const n of nodes) jobs.push(await this.enqueueIndex(caller.accountId, n.uri));
+    const mode = dto.mode ?? 'vectors_only';
+    if (!(dto.wait ?? true)) return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: jobs[0] ?? null };
+    const waited = await this.waitIndexed(jobs, dto.timeout);
+    const failed = (waited.queue.Semantic as { error_count: number }).error_count;
+    return {
+      uri,
+      mode,
+      status: 'completed',
+      object_type: root.kind,
+      scanned_records: nodes.length,
+      rebuilt_records: nodes.length - failed,
+      failed_records: failed,
+      duration_ms: Date.now() - started,
+      warnings: [] as string[],
+    };
   }
 
   /** Directory sidecar body (`.abstract.md` / `.overview.md`); a file URI means its directory. */

@@ -143,6 +143,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/content/reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-index a node or subtree with the current embedder (after switching embedders) */
+        post: operations["ContentController_reindex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/content/read": {
         parameters: {
             query?: never;
@@ -568,6 +585,21 @@ export interface components {
             wait?: boolean;
             timeout?: number;
             telemetry?: Record<string, never>;
+        };
+        ReindexDto: {
+            /**
+             * @description Muninn always recomputes abstracts, sidecars and vectors with the current embedder.
+             * @default vectors_only
+             * @enum {string}
+             */
+            mode?: "vectors_only" | "semantic_and_vectors";
+            /** @description File or directory to re-index (a directory with its whole subtree unless recursive=false). */
+            uri: string;
+            /** @description Wait until every node is re-indexed. */
+            wait?: boolean;
+            recursive?: boolean;
+            /** @description Seconds to wait when `wait` is true. */
+            timeout?: number;
         };
         LsEntryDto: {
             uri: string;
@@ -1131,6 +1163,7 @@ export type WriteContentDto = components['schemas']['WriteContentDto'];
 export type BatchWriteResultDto = components['schemas']['BatchWriteResultDto'];
 export type BatchOperationDto = components['schemas']['BatchOperationDto'];
 export type BatchWriteDto = components['schemas']['BatchWriteDto'];
+export type ReindexDto = components['schemas']['ReindexDto'];
 export type LsEntryDto = components['schemas']['LsEntryDto'];
 export type StatResultDto = components['schemas']['StatResultDto'];
 export type MkdirDto = components['schemas']['MkdirDto'];
@@ -1907,6 +1940,89 @@ export interface operations {
             };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ContentController_reindex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReindexDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
