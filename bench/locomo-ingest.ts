@@ -149,7 +149,17 @@ function entityMemories(conv: Conversation): MemoryFile[] {
   const speakers = conv.speakers.map((s) => s.toLowerCase());
   const isSpeaker = (name: string) => speakers.some((s) => s.startsWith(name.toLowerCase()) || name.toLowerCase().split(/\s+/).includes(s));
   const all = conv.sessions.flatMap((s) => s.turns.flatMap((turn) => sentences(turn.text).map((sentence) => ({ turn, sentence }))));
-  const known = new Set(all.flatMap(({ sentence }) => namesIn(sentence, true)).map((n) => slug(n)));
+  // A proper noun is rarely written in lower case: "here", "fri" and the like are dropped that way.
+  const lower = new Map<string, number>();
+  for (const { sentence } of all) for (const w of sentence.match(/\b[a-z][a-z'’-]+/g) ?? []) lower.set(w, (lower.get(w) ?? 0) + 1);
+  const capital = new Map<string, number>();
+  for (const { sentence } of all) for (const n of namesIn(sentence, false)) capital.set(n.toLowerCase(), (capital.get(n.toLowerCase()) ?? 0) + 1);
+  const known = new Set(
+    all
+      .flatMap(({ sentence }) => namesIn(sentence, true))
+      .filter((n) => n.includes(' ') || (lower.get(n.toLowerCase()) ?? 0) < (capital.get(n.toLowerCase()) ?? 0))
+      .map((n) => slug(n)),
+  );
   const mentions = new Map<string, { name: string; list: Mention[] }>();
   for (const m of all) {
     for (const name of namesIn(m.sentence, false)) {
