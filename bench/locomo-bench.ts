@@ -6,9 +6,9 @@
  * memories through POST /api/v1/content/batch-write, then asks every question at each budget and scores
  * what `rendered` carries. Flags (defaults in brackets):
  *   --data FILE [../shared/datasets/locomo/locomo-dev.json]  --zh FILE|off [bench/data/zh-locomo.json]
- *   --conversations N [all]  --budgets 800,1600,3200  --chunk N (turns per event memory, 0 = session) [0]
+ *   --conversations N [all]  --budgets 800,1600,3200  --chunk N (turns per event memory, 0 = session) [4]
  *   --chunk-tokens N (instead of --chunk: even parts of at most N ChatLog tokens) [0]
- *   --overlap N [0]  --summary extractive|gold|none [extractive]  --summary-rate R (sentences per 10 turns, 0 = date line only) [2.5]  --summary-clip CHARS [220]
+ *   --overlap N [0]  --keep-answers on|off (no cut right after a question) [on]  --summary extractive|gold|none [extractive]  --summary-rate R (sentences per 10 turns, 0 = date line only) [5]  --summary-clip CHARS [220]
  *   --entities on|off [on]  --preferences on|off [on]  --limit N (request `limit`) [unset]  --purpose chat|coding [unset]
  *   --transport bullmq|inprocess [bullmq]  --concurrency N [1]  --variant NAME  --out FILE [bench/results/…]
  *   --weights LEX,VEC  experiment only: overrides the retriever's hybrid weights in this process
@@ -38,6 +38,7 @@ const ingest: IngestOptions = {
   chunk: Number(flag('chunk', String(DEFAULT_INGEST.chunk))),
   chunkTokens: Number(flag('chunk-tokens', String(DEFAULT_INGEST.chunkTokens))),
   overlap: Number(flag('overlap', String(DEFAULT_INGEST.overlap))),
+  keepAnswers: onOff('keep-answers', DEFAULT_INGEST.keepAnswers),
   summary: flag('summary', DEFAULT_INGEST.summary) as SummaryMode,
   summaryRate: Number(flag('summary-rate', String(DEFAULT_INGEST.summaryRate))),
   summaryClip: Number(flag('summary-clip', String(DEFAULT_INGEST.summaryClip))),
@@ -50,7 +51,7 @@ const purpose = args.get('purpose') ?? null;
 const weights = args.get('weights')?.split(',').map(Number) ?? null;
 const concurrency = Math.max(1, Number(flag('concurrency', '1')));
 const USER = 'u';
-const PASS_THROUGH = ['EMBEDDING_BASE_URL', 'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM', 'MUNINN_TOKENIZER'];
+const PASS_THROUGH = ['EMBEDDING_BASE_URL', 'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM'];
 // --dump keeps every served block for inspection (local only: it holds dataset text).
 const dump = onOff('dump', false);
 const dumps: unknown[] = [];
@@ -134,7 +135,7 @@ async function main() {
   const base = process.env.MUNINN_BENCH_DATABASE_URL;
   const db = base ? await createTestDatabase(base) : null;
   const transport = flag('transport', 'bullmq');
-  // A real embedding provider (EMBEDDING_BASE_URL, …) or tokenizer is passed through when set; default: the offline embedder.
+  // A real embedding provider (EMBEDDING_BASE_URL, …) is passed through when set; default: the offline embedder.
   const passThrough = Object.fromEntries(PASS_THROUGH.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
   const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_REQUEST_DEADLINE_MS: '60000', MUNINN_WRITE_WAIT_MS: '600000', ...passThrough, ...(db ? { DATABASE_URL: db.url } : {}) } });
   const variant = flag('variant', `${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}`);

@@ -2,7 +2,7 @@
  * Turns one LoCoMo conversation into the memory files an agent would have written, without an LLM:
  * event memories (`# Summary` + `# <date> ChatLog:` with `[dia_id] Speaker: text` lines, contract §1.4),
  * per chunk of turns or per session; entity memories (named things and the sentences that mention
- * them); preference memories (first-person likes and dislikes, rewritten in the third person). Every
+ * them); preference memories (first-person likes and dislikes, quoted with speaker and date). Every
  * memory keeps the dia_ids it came from. The `gold` summary variant uses the dataset's LLM-written
  * `session_summary`/`observation` annotations instead and is reported as such, never as the default.
  */
@@ -19,6 +19,8 @@ export interface IngestOptions {
   chunkTokens: number;
   /** Turns of the previous chunk repeated at the start of the next one. */
   overlap: number;
+  /** Never cut a session right after a question: the answer stays in the question's memory. */
+  keepAnswers: boolean;
   summary: SummaryMode;
   /** Summary sentences per 10 turns of an event memory (at least 1; 0 = the date line alone). */
   summaryRate: number;
@@ -28,7 +30,7 @@ export interface IngestOptions {
   preferences: boolean;
 }
 
-export const DEFAULT_INGEST: IngestOptions = { chunk: 0, chunkTokens: 0, overlap: 0, summary: 'extractive', summaryRate: 2.5, summaryClip: 220, entities: true, preferences: true };
+export const DEFAULT_INGEST: IngestOptions = { chunk: 4, chunkTokens: 0, overlap: 0, keepAnswers: true, summary: 'extractive', summaryRate: 5, summaryClip: 220, entities: true, preferences: true };
 
 export interface MemoryFile {
   /** Path under `viking://user/{u}/memories/`, e.g. `events/2023-05-08-s01.md`. */
@@ -50,7 +52,7 @@ export function buildMemories(conv: Conversation, opts: IngestOptions, gold?: Go
   const idf = new Idf(conv.sessions.flatMap((s) => s.turns.map((t) => t.text)));
   const files: MemoryFile[] = [];
   for (const session of conv.sessions) {
-    const chunks = opts.chunkTokens > 0 ? chunkByTokens(session.turns, opts.chunkTokens, opts.overlap) : chunkTurns(session.turns, opts.chunk, opts.overlap);
+    const chunks = opts.chunkTokens > 0 ? chunkByTokens(session.turns, opts.chunkTokens, opts.overlap) : chunkTurns(session.turns, opts.chunk, opts.overlap, opts.keepAnswers);
     for (const [i, turns] of chunks.entries()) {
       const name = `${session.isoDate ?? 'undated'}-s${String(session.n).padStart(2, '0')}${chunks.length > 1 ? `-p${i + 1}` : ''}`;
       files.push({ path: `events/${name}.md`, content: eventMemory(conv, session, turns, opts, idf, gold) });
@@ -61,18 +63,17 @@ export function buildMemories(conv: Conversation, opts: IngestOptions, gold?: Go
   return files;
 }
 
-function chunkTurns(turns: Turn[], size: number, overlap: number): Turn[][] {
+function chunkTurns(turns: Turn[], size: number, overlap: number, keepAnswers: boolean): Turn[][] {
   if (size <= 0 || turns.length <= size) return [turns];
   // Even chunks: 21 turns at size 10 become 7+7+7, not 10+10+1.
   const count = Math.ceil(turns.length / size);
   const step = turns.length / count;
-  const out: Turn[][] = [];
-  for (let c = 0; c < count; c++) {
-    const from = Math.round(c * step);
-    const to = Math.round((c + 1) * step);
-    out.push(turns.slice(Math.max(0, from - overlap), to));
+  const cuts = Array.from({ length: count + 1 }, (_, c) => Math.round(c * step));
+  if (keepAnswers) {
+    // A cut right after a question moves one turn on, so the answer stays with its question.
+    for (let c = 1; c < count; c++) if (/[?？]\s*$/.test(turns[cuts[c] - 1].text) && cuts[c] + 1 < cuts[c + 1]) cuts[c] += 1;
   }
-  return out;
+  return cuts.slice(0, -1).map((from, c) => turns.slice(Math.max(0, from - overlap), cuts[c + 1]));
 }
 
 /** Even parts by token count, so CJK sessions (1.5 tokens a character) get smaller chunks than English. */

@@ -1,6 +1,6 @@
 /**
  * Text helpers for the LoCoMo harness's LLM-free memory extraction: sentence splitting, content words
- * (English and CJK), per-conversation IDF and first-person → third-person rewriting.
+ * (English and CJK) and per-conversation IDF.
  */
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
 const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
@@ -74,19 +74,6 @@ export function informativeness(sentence: string, idf: Idf): number {
   const base = cw.reduce((s, w) => s + idf.of(w), 0);
   const specific = /\d/.test(sentence) || /(?<![.!?]\s|^)\b[A-Z][a-z]{2,}/.test(sentence) || /[《“"]/.test(sentence);
   return (base * (specific ? 1.3 : 1)) / Math.sqrt(1 + cw.length / 12);
-}
-
-/** "I love my dog" said by Caroline → "Caroline love Caroline's dog": crude, but names the subject. */
-export function thirdPerson(text: string, speaker: string): string {
-  if (isCjk(text)) return text.replace(/我们/g, `${speaker}他们`).replace(/我/g, speaker);
-  return text
-    .replace(/\bI'm\b|\bI am\b/g, `${speaker} is`)
-    .replace(/\bI've\b/g, `${speaker} has`)
-    .replace(/\bI'll\b/g, `${speaker} will`)
-    .replace(/\bI'd\b/g, `${speaker} would`)
-    .replace(/\bI\b/g, speaker)
-    .replace(/\b[Mm]y\b/g, `${speaker}'s`)
-    .replace(/\b(?:me|myself)\b/g, speaker);
 }
 
 /** Cuts to about `limit` characters at a word boundary. */

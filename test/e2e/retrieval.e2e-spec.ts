@@ -67,6 +67,16 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     expect(build.body.result.memories[0].uri).toBe('viking://user/alice/memories/events/outage.md');
   });
 
+  it('matches other word forms of the query terms (stemmed lexical index), with no stop list of its own', async () => {
+    // "crashes"/"deployed" never occur in the memory ("crashed", "deploying"); only stems meet.
+    const forms = await find(alice, { query: 'crashes deployed', limit: 3 });
+    expect(forms.body.result.memories[0].uri).toBe('viking://user/alice/memories/events/outage.md');
+    expect(forms.body.result.memories[0].score).toBeGreaterThan(0.5);
+    // "planned meetings" → "planning meeting"; the stemmer keeps identifiers and CJK words whole.
+    const plan = await find(alice, { query: 'planned meetings', limit: 1 });
+    expect(plan.body.result.memories[0].uri).toBe('viking://user/alice/memories/events/planning.md');
+  });
+
   it('finds a Chinese memory by a Chinese query', async () => {
     const r = await find(alice, { query: '用户对什么食物过敏？' });
     expect(r.body.result.memories[0].uri).toBe('viking://user/alice/memories/preferences/allergy.md');

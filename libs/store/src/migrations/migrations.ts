@@ -97,4 +97,21 @@ ALTER TABLE nodes ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (to_tsvecto
 CREATE INDEX nodes_search_tsv ON nodes USING gin (search_tsv);
 `,
   },
+  {
+    version: 3,
+    name: 'stemmed lexical search',
+    sql: `
+-- Word forms meet: "camping" finds "camp", "planned" finds "planning" (Snowball English stemmer, built
+-- into PostgreSQL and PGlite). No stop-word list: the retriever drops function words from queries
+-- itself, and a stop list here would make names like "IT" or "The Who" unfindable. CJK words and
+-- identifiers pass through the stemmer unchanged. Existing rows are re-derived by the generated column.
+CREATE TEXT SEARCH DICTIONARY muninn_stem (TEMPLATE = snowball, LANGUAGE = english);
+CREATE TEXT SEARCH CONFIGURATION muninn (COPY = simple);
+ALTER TEXT SEARCH CONFIGURATION muninn ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH muninn_stem;
+DROP INDEX nodes_search_tsv;
+ALTER TABLE nodes DROP COLUMN search_tsv;
+ALTER TABLE nodes ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (to_tsvector('muninn', search_text)) STORED;
+CREATE INDEX nodes_search_tsv ON nodes USING gin (search_tsv);
+`,
+  },
 ];

@@ -63,7 +63,7 @@ export class TermStats {
     const scope = scopeSql(identity, 3, 'n');
     const visible = `SELECT 1 FROM nodes n WHERE ${scope.sql}`;
     const { rows } = await tx.query<{ i: number; df: number; total: number }>(
-      `SELECT t.i::int AS i, (SELECT count(*) FROM (${visible} AND n.search_tsv @@ to_tsquery('simple', t.q) LIMIT ${DF_CAP}) s)::int AS df, c.total
+      `SELECT t.i::int AS i, (SELECT count(*) FROM (${visible} AND n.search_tsv @@ to_tsquery('muninn', t.q) LIMIT ${DF_CAP}) s)::int AS df, c.total
        FROM (SELECT count(*)::int AS total FROM (${visible} LIMIT $2) s) c
        LEFT JOIN unnest($1::text[]) WITH ORDINALITY AS t(q, i) ON TRUE`,
       [terms.map(tsQuoted), N_CAP, ...scope.params],
@@ -77,7 +77,7 @@ export class TermStats {
   private async sample(tx: Tx, identity: Identity, terms: string[]): Promise<Map<string, number>> {
     const scope = scopeSql(identity, 3, 'n');
     const { rows } = await tx.query<{ i: number; share: number }>(
-      `SELECT t.i::int AS i, coalesce(avg((s.search_tsv @@ to_tsquery('simple', t.q))::int), 0)::float8 AS share
+      `SELECT t.i::int AS i, coalesce(avg((s.search_tsv @@ to_tsquery('muninn', t.q))::int), 0)::float8 AS share
        FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i)
        LEFT JOIN (SELECT n.search_tsv FROM nodes n WHERE ${scope.sql} LIMIT $2) s ON TRUE
        GROUP BY t.i`,
@@ -88,7 +88,7 @@ export class TermStats {
 }
 
 /**
- * One term as a quoted tsquery operand: the 'simple' parser then splits it exactly like search_text.
+ * One term as a quoted tsquery operand: the 'muninn' configuration then splits and stems it exactly like search_text.
  * Quotes and backslashes, the only characters special inside the operand, are dropped.
  */
 export function tsQuoted(term: string): string {

@@ -144,14 +144,14 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   const matched = input.weights.filter((w) => w.df > 0);
   if (matched.length && idfSum > 0) {
     // Unrolled per term with constant tsqueries: evaluated on every lexical candidate, so no subplan.
-    const parts = matched.map((w) => `CASE WHEN n.search_tsv @@ to_tsquery('simple', ${bind(tsQuoted(w.term))}) THEN ${bind(w.idf)}::float8 ELSE 0 END`);
+    const parts = matched.map((w) => `CASE WHEN n.search_tsv @@ to_tsquery('muninn', ${bind(tsQuoted(w.term))}) THEN ${bind(w.idf)}::float8 ELSE 0 END`);
     lex = `((${parts.join(' + ')}) / ${bind(idfSum)}::float8)`;
     // Terms in DF_CAP nodes or more are too common to pick candidates with (they would pull in much of
     // a large tenant); they still count in the score. With only such terms, the rarest one picks, and
     // the scan is bounded.
     const selective = matched.filter((w) => w.df < DF_CAP);
     const pickers = selective.length ? selective : [matched.reduce((a, b) => (b.df < a.df ? b : a))];
-    const any = `to_tsquery('simple', ${bind(pickers.map((w) => tsQuoted(w.term)).join(' | '))})`;
+    const any = `to_tsquery('muninn', ${bind(pickers.map((w) => tsQuoted(w.term)).join(' | '))})`;
     ctes.push(`lex_hits AS (SELECT uri, lex FROM (SELECT n.uri, ${lex} AS lex FROM nodes n WHERE ${where} AND n.search_tsv @@ ${any} LIMIT ${bind(LEX_SCAN_CAP)}) s ORDER BY lex DESC, uri LIMIT ${bind(input.k)})`);
     sources.push('SELECT uri FROM lex_hits');
   }
