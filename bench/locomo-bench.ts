@@ -6,9 +6,9 @@
  * memories through POST /api/v1/content/batch-write, then asks every question at each budget and scores
  * what `rendered` carries. Flags (defaults in brackets):
  *   --data FILE [../shared/datasets/locomo/locomo-dev.json]  --zh FILE|off [bench/data/zh-locomo.json]
- *   --conversations N [all]  --budgets 800,1600,3200  --chunk N (turns per event memory, 0 = session) [4]
- *   --chunk-tokens N (instead of --chunk: even parts of at most N ChatLog tokens) [0]
- *   --overlap N [0]  --keep-answers on|off (no cut right after a question) [on]  --summary extractive|gold|none [extractive]  --summary-rate R (sentences per 10 turns, 0 = date line only) [5]  --summary-clip CHARS [220]
+ *   --conversations N [all]  --budgets 800,1600,3200  --chunk N (turns per event memory, 0 = session; used when --chunk-tokens is 0) [0]
+ *   --chunk-tokens N (even parts of at most N ChatLog tokens, 0 = use --chunk) [200]
+ *   --overlap N [0]  --keep-answers on|off (--chunk only: no cut right after a question) [on]  --summary extractive|gold|none [extractive]  --summary-rate R (sentences per 10 turns, 0 = date line only) [0]  --summary-clip CHARS [220]
  *   --entities on|off [on]  --preferences on|off [on]  --limit N (request `limit`) [unset]  --purpose chat|coding [unset]
  *   --transport bullmq|inprocess [bullmq]  --concurrency N [1]  --variant NAME  --out FILE [bench/results/…]
  *   --weights LEX,VEC  experiment only: overrides the retriever's hybrid weights in this process

@@ -30,7 +30,9 @@ export interface IngestOptions {
   preferences: boolean;
 }
 
-export const DEFAULT_INGEST: IngestOptions = { chunk: 4, chunkTokens: 0, overlap: 0, keepAnswers: true, summary: 'extractive', summaryRate: 5, summaryClip: 220, entities: true, preferences: true };
+// Measured on LoCoMo dev + the Chinese set (closing note of issue 7): parts of at most ~200 tokens fit
+// ten to a 1600-token block at full detail; a date-line summary leaves the budget to the turns themselves.
+export const DEFAULT_INGEST: IngestOptions = { chunk: 0, chunkTokens: 200, overlap: 0, keepAnswers: true, summary: 'extractive', summaryRate: 0, summaryClip: 220, entities: true, preferences: true };
 
 export interface MemoryFile {
   /** Path under `viking://user/{u}/memories/`, e.g. `events/2023-05-08-s01.md`. */
@@ -203,7 +205,7 @@ function namesIn(sentence: string, strict: boolean): string[] {
 const LIKES_EN = /\b(?:I|I'm|I am|I've|I have)\s+(?:really\s+|totally\s+|always\s+|also\s+|just\s+)?(?:like|love|enjoy|prefer|adore|hate|dislike|can't stand|am into|'m into|been into|am passionate about|'m passionate about|am a (?:big\s+)?fan of|'m a (?:big\s+)?fan of)\b|\bmy (?:favou?rite|fave|passion|hobby|hobbies)\b|\bfavou?rite\b/i;
 const LIKES_ZH = /我(?:很|特别|最|真的|非常|也|一直)?(?:喜欢|爱|热爱|讨厌|不喜欢|偏爱|最爱)|最喜欢|爱好/;
 
-/** First-person likes, dislikes and favourites (not questions), one small memory each, quoted. */
+/** First-person likes, dislikes and favourites (not questions), one small memory each: the turn, quoted. */
 function preferenceMemories(conv: Conversation): MemoryFile[] {
   const files: MemoryFile[] = [];
   const dateOf = new Map(conv.sessions.map((s) => [s.n, s.isoDate ?? s.longDate]));
@@ -211,7 +213,8 @@ function preferenceMemories(conv: Conversation): MemoryFile[] {
     for (const turn of session.turns) {
       const hits = sentences(turn.text).filter((s) => !/[?？]$/.test(s) && (isCjk(s) ? LIKES_ZH : LIKES_EN).test(s) && contentWords(s).length >= 2);
       if (!hits.length) continue;
-      const text = hits.map((s) => clip(s, 240)).join(' ');
+      // The whole turn, not only the liking sentence: its context ("…since my kids were born") is part of it.
+      const text = clip(turn.text, 600);
       files.push({
         path: `preferences/${slug(turn.speaker)}-${slug(turn.diaId)}.md`,
         content: `${tag(turn)} ${dateOf.get(turn.session)} ${turn.speaker}: ${text}\n`,
