@@ -1,7 +1,7 @@
 /**
  * Turns one LoCoMo conversation into the memory files an agent would have written, without an LLM:
  * event memories (`# Summary` + `# <date> ChatLog:` with `[dia_id] Speaker: text` lines, contract §1.4),
- * per chunk of turns or per session; entity memories (named things and the sentences that mention
+ * per chunk of turns or per session; entity memories (named things and the turns that mention
  * them); preference memories (first-person likes and dislikes, quoted with speaker and date). Every
  * memory keeps the dia_ids it came from. The `gold` summary variant uses the dataset's LLM-written
  * `session_summary`/`observation` annotations instead and is reported as such, never as the default.
@@ -144,8 +144,8 @@ const MENTIONS_PER_FILE = 5;
 interface Mention { turn: Turn; sentence: string }
 
 /**
- * Named things with the sentences that mention them, at most {@link MENTIONS_PER_FILE} per memory (an
- * often-named thing gets several). A capitalised word counts as a name only if it also appears
+ * Named things with the turns that mention them, quoted whole, at most {@link MENTIONS_PER_FILE} per
+ * memory (an often-named thing gets several). A capitalised word counts as a name only if it also appears
  * capitalised mid-sentence somewhere, so interjections ("Woohoo", "Bye") and sentence starts drop out.
  */
 function entityMemories(conv: Conversation): MemoryFile[] {
@@ -179,7 +179,7 @@ function entityMemories(conv: Conversation): MemoryFile[] {
       const mine = list.slice(part * MENTIONS_PER_FILE, (part + 1) * MENTIONS_PER_FILE);
       const by = [...new Set(mine.map((m) => m.turn.speaker))].join(', ');
       const dates = [...new Set(mine.map((m) => dateOf.get(m.turn.session)))].join(', ');
-      const lines = mine.map((m) => `- ${tag(m.turn)} ${dateOf.get(m.turn.session)} ${m.turn.speaker}: ${clip(m.sentence, 240)}`);
+      const lines = mine.map((m) => `- ${tag(m.turn)} ${dateOf.get(m.turn.session)} ${m.turn.speaker}: ${clip(m.turn.text, 600)}`);
       files.push({ path: `entities/${key}${part ? `-${part + 1}` : ''}.md`, content: `# Summary\n${name}: mentioned by ${by} on ${dates}.\n# Mentions\n${lines.join('\n')}\n` });
     }
   }
