@@ -12,14 +12,18 @@
  *   --entities on|off [on]  --preferences on|off [on]  --limit N (request `limit`) [unset]  --purpose chat|coding [unset]
  *   --transport bullmq|inprocess [bullmq]  --concurrency N [1]  --variant NAME  --out FILE [bench/results/…]
  *   --weights LEX,VEC  experiment only: overrides the retriever's hybrid weights in this process
+ *   --llm on|off [on when LLM_BASE_URL is set]  --llm-timeout-ms N [120000]: model-written entity and preference
+ *     memories and session summaries (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); sessions it fails on fall back
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { LlmClient } from '@app/llm';
 import { NodeSearchRepository } from '@app/store';
 import { createTestDatabase, startTestApp, TestApp } from '@app/testing';
 import { Conversation, loadGoldNotes, loadLocomo, LoadReport } from './locomo-data';
 import { buildMemories, DEFAULT_INGEST, IngestOptions, MemoryFile, SummaryMode } from './locomo-ingest';
+import { extractWithLlm } from './locomo-llm';
 import { formatTable, Outcome, scoreServed, servedMix, summarize } from './locomo-score';
 
 const repo = process.cwd(); // npm scripts run from the repository root
@@ -52,6 +56,11 @@ const weights = args.get('weights')?.split(',').map(Number) ?? null;
 const concurrency = Math.max(1, Number(flag('concurrency', '1')));
 const USER = 'u';
 const PASS_THROUGH = ['EMBEDDING_BASE_URL', 'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM'];
+// With LLM_BASE_URL (and LLM_MODEL) set, a model writes the entity/preference memories and session summaries.
+const llm = process.env.LLM_BASE_URL && onOff('llm', true)
+  ? new LlmClient({ baseUrl: process.env.LLM_BASE_URL, apiKey: process.env.LLM_API_KEY ?? null, model: process.env.LLM_MODEL ?? null, plannerModel: null })
+  : null;
+const llmTimeoutMs = Number(flag('llm-timeout-ms', '120000'));
 // --dump keeps every served block for inspection (local only: it holds dataset text).
 const dump = onOff('dump', false);
 const dumps: unknown[] = [];
@@ -77,7 +86,12 @@ async function writeMemories(app: TestApp, headers: Record<string, string>, file
 
 async function runConversation(app: TestApp, set: DataSet, conv: Conversation, runId: string, outcomes: Outcome[]) {
   const headers = { 'X-OpenViking-Account': `locomo-${runId}-${conv.id}`.slice(0, 60), 'X-OpenViking-User': USER };
-  const files = buildMemories(conv, ingest, set.gold?.get(conv.id));
+  const notes = llm ? await extractWithLlm(llm, conv, { timeoutMs: llmTimeoutMs, concurrency: 4 }) : undefined;
+  if (notes) {
+    console.log(`  ${conv.id}: LLM notes for ${notes.bySession.size}/${conv.sessions.length} sessions, ${notes.promptTokens}+${notes.completionTokens} tokens` +
+      (notes.failed.length ? `; LLM-free fallback for ${notes.failed.map((f) => `s${f.session} (${f.reason.slice(0, 80)})`).join(', ')}` : ''));
+  }
+  const files = buildMemories(conv, ingest, set.gold?.get(conv.id), notes);
   const t0 = performance.now();
   await writeMemories(app, headers, files);
   const ingestMs = performance.now() - t0;
@@ -138,7 +152,7 @@ async function main() {
   // A real embedding provider (EMBEDDING_BASE_URL, …) is passed through when set; default: the offline embedder.
   const passThrough = Object.fromEntries(PASS_THROUGH.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
   const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_REQUEST_DEADLINE_MS: '60000', MUNINN_WRITE_WAIT_MS: '600000', ...passThrough, ...(db ? { DATABASE_URL: db.url } : {}) } });
-  const variant = flag('variant', `${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}`);
+  const variant = flag('variant', `${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}${llm ? '-llm' : ''}`);
   const runId = Date.now().toString(36);
   const started = performance.now();
   try {
@@ -170,7 +184,7 @@ async function main() {
     }
     const out = resolve(repo, flag('out', `bench/results/locomo-${variant}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`));
     mkdirSync(dirname(out), { recursive: true });
-    const config = { variant, ingest, budgets, limit, purpose, weights, transport, store: db ? 'postgres' : 'pglite', embedder: app.config.embedding.model ?? app.config.embedding.provider };
+    const config = { variant, ingest, budgets, limit, purpose, weights, transport, store: db ? 'postgres' : 'pglite', embedder: app.config.embedding.model ?? app.config.embedding.provider, llm: llm ? (process.env.LLM_MODEL ?? null) : null };
     writeFileSync(out, JSON.stringify({ config, seconds: (performance.now() - started) / 1000, results }, null, 1));
     if (dump) writeFileSync(out.replace(/\.json$/, '.dump.json'), JSON.stringify(dumps, null, 1));
     console.log(`\n${((performance.now() - started) / 1000).toFixed(0)} s; JSON: ${out}`);

@@ -9,6 +9,7 @@
 import { estimateTokens } from '@app/kernel';
 import { Conversation, Session, Turn } from './locomo-data';
 import { clip, contentWords, Idf, informativeness, isCjk, sentences, slug } from './locomo-text';
+import { LlmNotes, llmMemories } from './locomo-llm';
 
 export type SummaryMode = 'extractive' | 'gold' | 'none';
 
@@ -50,18 +51,27 @@ const tag = (t: Turn) => `[${t.diaId}]`;
 const photo = (t: Turn) => (t.caption ? ` [shares a photo: ${t.caption}]` : '');
 const line = (t: Turn) => `${tag(t)} ${t.speaker}: ${t.text}${photo(t)}`;
 
-export function buildMemories(conv: Conversation, opts: IngestOptions, gold?: GoldNotes): MemoryFile[] {
+/**
+ * With `llm` (LLM_BASE_URL set), entity and preference memories come from the model's notes and the
+ * first part of each session carries its summary; sessions the model failed on get the LLM-free ones.
+ */
+export function buildMemories(conv: Conversation, opts: IngestOptions, gold?: GoldNotes, llm?: LlmNotes): MemoryFile[] {
   const idf = new Idf(conv.sessions.flatMap((s) => s.turns.map((t) => t.text)));
   const files: MemoryFile[] = [];
   for (const session of conv.sessions) {
     const chunks = opts.chunkTokens > 0 ? chunkByTokens(session.turns, opts.chunkTokens, opts.overlap) : chunkTurns(session.turns, opts.chunk, opts.overlap, opts.keepAnswers);
+    const llmSummary = clip(llm?.bySession.get(session.n)?.summary ?? '', 300);
     for (const [i, turns] of chunks.entries()) {
       const name = `${session.isoDate ?? 'undated'}-s${String(session.n).padStart(2, '0')}${chunks.length > 1 ? `-p${i + 1}` : ''}`;
-      files.push({ path: `events/${name}.md`, content: eventMemory(conv, session, turns, opts, idf, gold) });
+      files.push({ path: `events/${name}.md`, content: eventMemory(conv, session, turns, opts, idf, gold, i === 0 ? llmSummary : '') });
     }
   }
-  if (opts.entities) files.push(...entityMemories(conv));
-  if (opts.preferences) files.push(...preferenceMemories(conv));
+  // Without a model every session is derived here; with one, only the sessions it failed on.
+  const plain = llm ? { ...conv, sessions: conv.sessions.filter((s) => !llm.bySession.has(s.n)) } : conv;
+  const renamed = (f: MemoryFile) => (llm ? { ...f, path: f.path.replace(/\.md$/, '-plain.md') } : f);
+  if (llm) files.push(...llmMemories(conv, llm, slug).filter((f) => (f.path.startsWith('entities/') ? opts.entities : opts.preferences)));
+  if (opts.entities) files.push(...entityMemories(plain).map(renamed));
+  if (opts.preferences) files.push(...preferenceMemories(plain).map(renamed));
   return files;
 }
 
@@ -96,7 +106,7 @@ function chunkByTokens(turns: Turn[], limit: number, overlap: number): Turn[][] 
   return out;
 }
 
-function eventMemory(conv: Conversation, session: Session, turns: Turn[], opts: IngestOptions, idf: Idf, gold?: GoldNotes): string {
+function eventMemory(conv: Conversation, session: Session, turns: Turn[], opts: IngestOptions, idf: Idf, gold: GoldNotes | undefined, llmSummary: string): string {
   const who = [...new Set(turns.map((t) => t.speaker))].join(isCjk(turns[0]?.text ?? '') ? '和' : ' and ');
   const head = `${session.longDate}, session ${session.n}, ${who}.`;
   let summary = '';
@@ -107,6 +117,7 @@ function eventMemory(conv: Conversation, session: Session, turns: Turn[], opts: 
     const first = turns[0] === session.turns[0] ? (gold.sessionSummary.get(session.n) ?? '') : '';
     summary = [first, ...notes].filter(Boolean).join('\n');
   }
+  if (llmSummary) summary = [llmSummary, summary].filter(Boolean).join('\n');
   const body = opts.summary === 'none' ? '' : `# Summary\n${head}\n${summary}\n`.replace(/\n+$/, '\n');
   return `${body}# ${session.isoDate ?? session.longDate} ChatLog:\n${turns.map(line).join('\n')}\n`;
 }
