@@ -12,6 +12,7 @@
  *   --entities on|off [on]  --preferences on|off [on]  --limit N (request `limit`) [unset]  --purpose chat|coding [unset]
  *   --transport bullmq|inprocess [bullmq]  --concurrency N [1]  --variant NAME  --out FILE [bench/results/…]
  *   --weights LEX,VEC  experiment only: overrides the retriever's hybrid weights in this process
+ *   --oracle  ceiling analysis: candidates limited to the memories holding the evidence (uses the evidence; never a result)
  *   --llm on|off [on when LLM_BASE_URL is set]  --llm-timeout-ms N [120000]: model-written entity and preference
  *     memories and session summaries (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); sessions it fails on fall back
  */
@@ -64,6 +65,8 @@ const llmTimeoutMs = Number(flag('llm-timeout-ms', '120000'));
 // --dump keeps every served block for inspection (local only: it holds dataset text).
 const dump = onOff('dump', false);
 const dumps: unknown[] = [];
+// --oracle: the assembly ceiling (see where it is used); its numbers are labelled and never the result.
+const oracle = onOff('oracle', false);
 // --diagnose also asks /find (limit 100) per question and reports the rank of the first evidence memory.
 const diagnose = onOff('diagnose', false);
 const findRanks: { category: number; rank: number }[] = [];
@@ -104,6 +107,12 @@ async function runConversation(app: TestApp, set: DataSet, conv: Conversation, r
       const body: Record<string, unknown> = { query: q.question, mode: 'context', max_tokens: budget };
       if (limit !== null) body['limit'] = limit;
       if (purpose) body['purpose'] = purpose;
+      if (oracle) {
+        // Ceiling analysis only (--oracle): candidates restricted to the memories holding an evidence turn,
+        // so recall measures budgeting and tiers alone, as if retrieval were perfect. Never a served result.
+        const holders = files.filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`)));
+        body['filter'] = { op: 'or', conds: holders.map((f) => ({ op: 'prefix', field: 'uri', prefix: `viking://user/${USER}/memories/${f.path}` })) };
+      }
       const s = performance.now();
       const r = await app.request('POST', '/api/v1/search/search', { headers, body });
       const latencyMs = performance.now() - s;
@@ -152,7 +161,7 @@ async function main() {
   // A real embedding provider (EMBEDDING_BASE_URL, …) is passed through when set; default: the offline embedder.
   const passThrough = Object.fromEntries(PASS_THROUGH.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
   const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_REQUEST_DEADLINE_MS: '60000', MUNINN_WRITE_WAIT_MS: '600000', ...passThrough, ...(db ? { DATABASE_URL: db.url } : {}) } });
-  const variant = flag('variant', `${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}${llm ? '-llm' : ''}`);
+  const variant = flag('variant', `${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}${llm ? '-llm' : ''}${oracle ? '-ORACLE' : ''}`);
   const runId = Date.now().toString(36);
   const started = performance.now();
   try {
