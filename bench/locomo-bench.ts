@@ -8,7 +8,8 @@
  *   --data FILE [../shared/datasets/locomo/locomo-dev.json]  --zh FILE|off [bench/data/zh-locomo.json]
  *   --conversations N [all]  --budgets 800,1600,3200  --chunk N (turns per event memory, 0 = session; used when --chunk-tokens is 0) [0]
  *   --chunk-tokens N (even parts of at most N ChatLog tokens, 0 = use --chunk) [200]
- *   --overlap N [0]  --keep-answers on|off (--chunk only: no cut right after a question) [on]  --summary extractive|gold|none [extractive]  --summary-rate R (sentences per 10 turns, 0 = date line only) [0]  --summary-clip CHARS [220]
+ *   --overlap N [0]  --keep-answers on|off (--chunk only: no cut right after a question) [on]  --summary lead|extractive|gold|none [lead]  --lead-tokens N (lead: opening turns up to ~N tokens) [60]
+ *   --summary-rate R (extractive: sentences per 10 turns, 0 = date line only) [0]  --summary-clip CHARS (extractive) [220]
  *   --entities on|off [on]  --preferences on|off [on]  --limit N (request `limit`) [unset]  --purpose chat|coding [unset]
  *   --transport bullmq|inprocess [bullmq]  --concurrency N [1]  --variant NAME  --out FILE [bench/results/…]
  *   --weights LEX,VEC  experiment only: overrides the retriever's hybrid weights in this process
@@ -45,6 +46,7 @@ const ingest: IngestOptions = {
   overlap: Number(flag('overlap', String(DEFAULT_INGEST.overlap))),
   keepAnswers: onOff('keep-answers', DEFAULT_INGEST.keepAnswers),
   summary: flag('summary', DEFAULT_INGEST.summary) as SummaryMode,
+  leadTokens: Number(flag('lead-tokens', String(DEFAULT_INGEST.leadTokens))),
   summaryRate: Number(flag('summary-rate', String(DEFAULT_INGEST.summaryRate))),
   summaryClip: Number(flag('summary-clip', String(DEFAULT_INGEST.summaryClip))),
   entities: onOff('entities', DEFAULT_INGEST.entities),

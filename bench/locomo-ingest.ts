@@ -1,7 +1,8 @@
 /**
  * Turns one LoCoMo conversation into the memory files an agent would have written, without an LLM:
  * event memories (`# Summary` + `# <date> ChatLog:` with `[dia_id] Speaker: text` lines, contract §1.4),
- * per chunk of turns or per session; entity memories (named things and the turns that mention
+ * per part of about 200 tokens (or per chunk of turns, or per session), the summary being the date line
+ * and the part's opening turns (`lead`; `extractive`, `gold` and `none` are variants); entity memories (named things and the turns that mention
  * them); preference memories (first-person likes and dislikes, quoted with speaker and date). Every
  * memory keeps the dia_ids it came from. The `gold` summary variant uses the dataset's LLM-written
  * `session_summary`/`observation` annotations instead and is reported as such, never as the default.
@@ -11,7 +12,7 @@ import { Conversation, Session, Turn } from './locomo-data';
 import { clip, contentWords, Idf, informativeness, isCjk, sentences, slug } from './locomo-text';
 import { LlmNotes, llmMemories } from './locomo-llm';
 
-export type SummaryMode = 'extractive' | 'gold' | 'none';
+export type SummaryMode = 'extractive' | 'lead' | 'gold' | 'none';
 
 export interface IngestOptions {
   /** Turns per event memory; 0 = one event memory per session. */
@@ -23,6 +24,8 @@ export interface IngestOptions {
   /** Never cut a session right after a question: the answer stays in the question's memory. */
   keepAnswers: boolean;
   summary: SummaryMode;
+  /** `lead` summaries: opening turns up to about this many tokens (at least one turn). */
+  leadTokens: number;
   /** Summary sentences per 10 turns of an event memory (at least 1; 0 = the date line alone). */
   summaryRate: number;
   /** Longest summary sentence, in characters. */
@@ -31,9 +34,10 @@ export interface IngestOptions {
   preferences: boolean;
 }
 
-// Measured on LoCoMo dev + the Chinese set (closing note of issue 7): parts of at most ~200 tokens fit
-// ten to a 1600-token block at full detail; a date-line summary leaves the budget to the turns themselves.
-export const DEFAULT_INGEST: IngestOptions = { chunk: 0, chunkTokens: 200, overlap: 0, keepAnswers: true, summary: 'extractive', summaryRate: 0, summaryClip: 220, entities: true, preferences: true };
+// Measured on LoCoMo dev + the Chinese set (issue 7's note): parts of at most ~200 tokens fit ten to a
+// 1600-token block at full detail, and a lead summary (date line + the part's opening turns, ~60 tokens)
+// makes the entries the budget cannot serve whole still carry whole turns at overview tier.
+export const DEFAULT_INGEST: IngestOptions = { chunk: 0, chunkTokens: 200, overlap: 0, keepAnswers: true, summary: 'lead', leadTokens: 60, summaryRate: 0, summaryClip: 220, entities: true, preferences: true };
 
 export interface MemoryFile {
   /** Path under `viking://user/{u}/memories/`, e.g. `events/2023-05-08-s01.md`. */
@@ -117,9 +121,20 @@ function eventMemory(conv: Conversation, session: Session, turns: Turn[], opts: 
     const first = turns[0] === session.turns[0] ? (gold.sessionSummary.get(session.n) ?? '') : '';
     summary = [first, ...notes].filter(Boolean).join('\n');
   }
+  let log = turns;
+  if (opts.summary === 'lead') {
+    // The opening turns, whole, up to about leadTokens (estimated like the budget, so CJK leads are
+    // shorter in characters): the overview then carries real turns instead of a date line, and nothing
+    // is written twice.
+    let used = 0;
+    let k = 0;
+    while (k < turns.length - 1 && (k === 0 || used + estimateTokens(line(turns[k])) <= opts.leadTokens)) used += estimateTokens(line(turns[k++])) + 1;
+    summary = turns.slice(0, k).map(line).join('\n');
+    log = turns.slice(k);
+  }
   if (llmSummary) summary = [llmSummary, summary].filter(Boolean).join('\n');
   const body = opts.summary === 'none' ? '' : `# Summary\n${head}\n${summary}\n`.replace(/\n+$/, '\n');
-  return `${body}# ${session.isoDate ?? session.longDate} ChatLog:\n${turns.map(line).join('\n')}\n`;
+  return `${body}# ${session.isoDate ?? session.longDate} ChatLog:\n${log.map(line).join('\n')}\n`;
 }
 
 /** The most informative sentences of the chunk, in conversation order, each tagged with its turn. */

@@ -69,7 +69,11 @@ describe('bench:locomo LLM-written memories (fake OpenAI-compatible server)', ()
     expect(entity).toContain('Ann made two bowls at her new pottery class');
     expect(entity).toContain('"I started a pottery class and made two lopsided bowls."');
     expect(files.filter((f) => f.path.startsWith('preferences/') && f.content.includes('Ann enjoys working with clay'))).toHaveLength(1);
-    expect(byPath.get('events/2023-05-08-s01.md')).toMatch(/^# Summary\n8 May, 2023, session 1, Bo and Ann.\nAnn took up pottery.\n# 2023-05-08 ChatLog:/);
+    // Default layout: date line, the model's summary, then the opening turns (lead); the log holds the rest once.
+    expect(byPath.get('events/2023-05-08-s01.md')).toBe(
+      '# Summary\n8 May, 2023, session 1, Bo and Ann.\nAnn took up pottery.\n[D1:1] Bo: How was your week?\n' +
+        '[D1:2] Ann: I started a pottery class and made two lopsided bowls.\n# 2023-05-08 ChatLog:\n[D1:3] Bo: Sounds fun!\n',
+    );
     // Session 2 failed: its named place and liking turn get LLM-free memories, under names of their own.
     const fallback = files.filter((f) => f.path.endsWith('-plain.md'));
     expect(fallback.map((f) => f.path)).toEqual(['entities/alps-plain.md', 'preferences/ann-d2-2-plain.md']);
