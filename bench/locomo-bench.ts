@@ -23,8 +23,8 @@ import { performance } from 'node:perf_hooks';
 import { LlmClient } from '@app/llm';
 import { NodeSearchRepository } from '@app/store';
 import { createTestDatabase, startTestApp, TestApp } from '@app/testing';
-import { Conversation, loadGoldNotes, loadLocomo, LoadReport } from './locomo-data';
-import { buildMemories, DEFAULT_INGEST, IngestOptions, MemoryFile, SummaryMode } from './locomo-ingest';
+import { Conversation, loadGoldNotes, loadLocomo, LoadReport, MemoryFile } from './locomo-data';
+import { buildMemories, DEFAULT_INGEST, IngestOptions, SummaryMode } from './locomo-ingest';
 import { extractWithLlm } from './locomo-llm';
 import { formatTable, Outcome, scoreServed, servedMix, summarize } from './locomo-score';
 

@@ -15,6 +15,17 @@ export interface Turn {
   session: number;
 }
 
+export interface MemoryFile {
+  /** Path under `viking://user/{u}/memories/`, e.g. `events/2023-05-08-s01.md`. */
+  path: string;
+  content: string;
+}
+
+/** A turn as a memory's ChatLog line (contract §1.4) and as a model sees it: `[D1:3] Speaker: text [shares a photo: …]`. */
+export function turnLine(t: Turn): string {
+  return `[${t.diaId}] ${t.speaker}: ${t.text}${t.caption ? ` [shares a photo: ${t.caption}]` : ''}`;
+}
+
 export interface Session {
   n: number;
   /** As written in the data, e.g. "1:56 pm on 8 May, 2023"; "" when missing. */

@@ -8,7 +8,7 @@
  * `session_summary`/`observation` annotations instead and is reported as such, never as the default.
  */
 import { estimateTokens } from '@app/kernel';
-import { Conversation, Session, Turn } from './locomo-data';
+import { Conversation, MemoryFile, Session, Turn, turnLine } from './locomo-data';
 import { clip, contentWords, Idf, informativeness, isCjk, sentences, slug } from './locomo-text';
 import { LlmNotes, llmMemories } from './locomo-llm';
 
@@ -39,12 +39,6 @@ export interface IngestOptions {
 // makes the entries the budget cannot serve whole still carry whole turns at overview tier.
 export const DEFAULT_INGEST: IngestOptions = { chunk: 0, chunkTokens: 200, overlap: 0, keepAnswers: true, summary: 'lead', leadTokens: 60, summaryRate: 0, summaryClip: 220, entities: true, preferences: true };
 
-export interface MemoryFile {
-  /** Path under `viking://user/{u}/memories/`, e.g. `events/2023-05-08-s01.md`. */
-  path: string;
-  content: string;
-}
-
 /** The dataset's LLM-written annotations, only read by the flagged `gold` variant. */
 export interface GoldNotes {
   sessionSummary: Map<number, string>;
@@ -52,8 +46,6 @@ export interface GoldNotes {
 }
 
 const tag = (t: Turn) => `[${t.diaId}]`;
-const photo = (t: Turn) => (t.caption ? ` [shares a photo: ${t.caption}]` : '');
-const line = (t: Turn) => `${tag(t)} ${t.speaker}: ${t.text}${photo(t)}`;
 
 /**
  * With `llm` (LLM_BASE_URL set), entity and preference memories come from the model's notes and the
@@ -73,7 +65,7 @@ export function buildMemories(conv: Conversation, opts: IngestOptions, gold?: Go
   // Without a model every session is derived here; with one, only the sessions it failed on.
   const plain = llm ? { ...conv, sessions: conv.sessions.filter((s) => !llm.bySession.has(s.n)) } : conv;
   const renamed = (f: MemoryFile) => (llm ? { ...f, path: f.path.replace(/\.md$/, '-plain.md') } : f);
-  if (llm) files.push(...llmMemories(conv, llm, slug).filter((f) => (f.path.startsWith('entities/') ? opts.entities : opts.preferences)));
+  if (llm) files.push(...llmMemories(conv, llm).filter((f) => (f.path.startsWith('entities/') ? opts.entities : opts.preferences)));
   if (opts.entities) files.push(...entityMemories(plain).map(renamed));
   if (opts.preferences) files.push(...preferenceMemories(plain).map(renamed));
   return files;
@@ -94,7 +86,7 @@ function chunkTurns(turns: Turn[], size: number, overlap: number, keepAnswers: b
 
 /** Even parts by token count, so CJK sessions (1.5 tokens a character) get smaller chunks than English. */
 function chunkByTokens(turns: Turn[], limit: number, overlap: number): Turn[][] {
-  const cost = turns.map((t) => estimateTokens(line(t)) + 1);
+  const cost = turns.map((t) => estimateTokens(turnLine(t)) + 1);
   const total = cost.reduce((a, b) => a + b, 0);
   const count = Math.max(1, Math.ceil(total / limit));
   const out: Turn[][] = [];
@@ -128,13 +120,18 @@ function eventMemory(conv: Conversation, session: Session, turns: Turn[], opts: 
     // is written twice.
     let used = 0;
     let k = 0;
-    while (k < turns.length - 1 && (k === 0 || used + estimateTokens(line(turns[k])) <= opts.leadTokens)) used += estimateTokens(line(turns[k++])) + 1;
-    summary = turns.slice(0, k).map(line).join('\n');
+    while (k < turns.length - 1) {
+      const cost = estimateTokens(turnLine(turns[k]));
+      if (k > 0 && used + cost > opts.leadTokens) break;
+      used += cost + 1;
+      k += 1;
+    }
+    summary = turns.slice(0, k).map(turnLine).join('\n');
     log = turns.slice(k);
   }
   if (llmSummary) summary = [llmSummary, summary].filter(Boolean).join('\n');
   const body = opts.summary === 'none' ? '' : `# Summary\n${head}\n${summary}\n`.replace(/\n+$/, '\n');
-  return `${body}# ${session.isoDate ?? session.longDate} ChatLog:\n${log.map(line).join('\n')}\n`;
+  return `${body}# ${session.isoDate ?? session.longDate} ChatLog:\n${log.map(turnLine).join('\n')}\n`;
 }
 
 /** The most informative sentences of the chunk, in conversation order, each tagged with its turn. */

@@ -6,7 +6,8 @@
  * The model sees only the conversation, never a question, answer or evidence list.
  */
 import { LlmClient, LlmError } from '@app/llm';
-import { Conversation, Session, Turn } from './locomo-data';
+import { Conversation, MemoryFile, Session, Turn, turnLine } from './locomo-data';
+import { slug } from './locomo-text';
 
 export interface LlmFact {
   text: string;
@@ -68,8 +69,7 @@ export async function extractWithLlm(client: LlmClient, conv: Conversation, opts
 }
 
 function sessionPrompt(session: Session): string {
-  const lines = session.turns.map((t) => `[${t.diaId}] ${t.speaker}: ${t.text}${t.caption ? ` [shares a photo: ${t.caption}]` : ''}`);
-  return `Session ${session.n}, ${session.longDate}.\n${lines.join('\n')}`;
+  return `Session ${session.n}, ${session.longDate}.\n${session.turns.map(turnLine).join('\n')}`;
 }
 
 /** The model's JSON (bare, fenced or inside prose) → notes whose every citation is a turn of `session`. */
@@ -106,11 +106,6 @@ function firstJsonObject(text: string): unknown {
   return null;
 }
 
-export interface LlmMemoryFile {
-  path: string;
-  content: string;
-}
-
 const PER_FILE = 5;
 
 /**
@@ -118,7 +113,7 @@ const PER_FILE = 5;
  * preference memories (one each) from the model's notes. Each fact is followed by the turn it cites,
  * quoted whole, so the memory carries its own evidence.
  */
-export function llmMemories(conv: Conversation, notes: LlmNotes, slug: (s: string) => string): LlmMemoryFile[] {
+export function llmMemories(conv: Conversation, notes: LlmNotes): MemoryFile[] {
   const dateOf = new Map(conv.sessions.map((s) => [s.n, s.isoDate ?? s.longDate]));
   const quote = (f: LlmFact) => `- [${f.source.diaId}] ${dateOf.get(f.source.session)}: ${f.text}\n  ${f.source.speaker}: "${f.source.text}"`;
   const entities = new Map<string, { name: string; facts: LlmFact[] }>();
@@ -135,7 +130,7 @@ export function llmMemories(conv: Conversation, notes: LlmNotes, slug: (s: strin
     }
     preferences.push(...n.preferences);
   }
-  const files: LlmMemoryFile[] = [];
+  const files: MemoryFile[] = [];
   for (const [key, { name, facts }] of entities) {
     for (let part = 0; part * PER_FILE < facts.length; part++) {
       const mine = facts.slice(part * PER_FILE, (part + 1) * PER_FILE);
