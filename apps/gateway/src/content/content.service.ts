@@ -104,8 +104,7 @@ export class ContentService {
     for (const n of nodes) jobs.push(await this.enqueueIndex(caller.accountId, n.uri));
     const mode = dto.mode ?? 'vectors_only';
     if (!(dto.wait ?? true)) return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: jobs[0] ?? null };
-    const waited = await this.waitIndexed(jobs, dto.timeout);
-    const failed = (waited.queue.Semantic as { error_count: number }).error_count;
+    const { failed } = await this.waitIndexed(jobs, dto.timeout);
     return {
       uri,
       mode,
@@ -138,7 +137,7 @@ export class ContentService {
   }
 
   /** Waits for index jobs; DEADLINE_EXCEEDED (504) when they do not finish in time. */
-  async waitIndexed(jobIds: string[], timeoutS?: number): Promise<{ status: Status; queue: Record<string, unknown> }> {
+  async waitIndexed(jobIds: string[], timeoutS?: number): Promise<{ status: Status; failed: number; queue: Record<string, unknown> }> {
     const timeoutMs = timeoutS ? Math.round(timeoutS * 1000) : this.config.queues.writeWaitMs;
     const results = await Promise.allSettled(jobIds.map((id) => this.bus.waitFor(QueueName.Index, id, timeoutMs)));
     const timedOut = results.find((r) => r.status === 'rejected' && r.reason instanceof KernelError && r.reason.code === KernelErrorCode.DeadlineExceeded);
@@ -147,6 +146,7 @@ export class ContentService {
     const ok = results.filter((r): r is PromiseFulfilledResult<IndexResult> => r.status === 'fulfilled');
     return {
       status: errors.length ? 'failed' : 'complete',
+      failed: errors.length,
       queue: {
         Semantic: { processed: ok.length, error_count: errors.length, errors },
         Embedding: { processed: ok.filter((r) => r.value.indexed).length, error_count: errors.length, errors },
