@@ -26,7 +26,7 @@ describe('generated client against a running server', () => {
     const uri = 'viking://user/ada/memories/preferences/fountain-pen.md';
     const written = await api.POST('/api/v1/content/write', { body: { uri, content: 'Ada writes with a green fountain pen filled with iron-gall ink.', mode: 'create', wait: true } });
     expect(written.error).toBeUndefined();
-    expect(written.data?.result).toMatchObject({ uri, semantic_status: 'complete', created: true });
+    expect(written.data?.result).toMatchObject({ uri, vector_status: 'complete', created: true });
 
     const found = await api.POST('/api/v1/search/find', { body: { query: 'green fountain pen ink' } });
     expect(found.response.status).toBe(200);

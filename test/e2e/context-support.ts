@@ -39,7 +39,7 @@ export function withActor(as: As, actor: string): As {
 /** Writes a file and waits until it is indexed (so the next query finds it). */
 export async function seed(app: TestApp, as: As, uri: string, content: string): Promise<void> {
   const r = await app.request('POST', '/api/v1/content/write', { ...as, body: { uri, content, mode: 'create', wait: true } });
-  if (r.status !== 200 || r.body.result.semantic_status !== 'complete') throw new Error(`seeding ${uri} failed: ${r.status} ${r.text}`);
+  if (r.status !== 200 || r.body.result.vector_status !== 'complete') throw new Error(`seeding ${uri} failed: ${r.status} ${r.text}`);
 }
 
 /** Writes many files in one batch (indexed concurrently) and waits until all are indexed. */
@@ -53,7 +53,7 @@ export async function seedMany(app: TestApp, as: As, files: Record<string, strin
   }
   for (const [root, operations] of batches) {
     const r = await app.request('POST', '/api/v1/content/batch-write', { ...as, body: { root_uri: root, operations, wait: true } });
-    if (r.status !== 200 || r.body.result.semantic_status !== 'complete') throw new Error(`batch seeding under ${root} failed: ${r.status} ${r.text}`);
+    if (r.status !== 200 || r.body.result.vector_status !== 'complete') throw new Error(`batch seeding under ${root} failed: ${r.status} ${r.text}`);
   }
 }
 

@@ -15,7 +15,7 @@ describe('in-process transport', () => {
     const w = await app.request('POST', '/api/v1/content/write', {
       body: { uri: 'viking://~/memories/preferences/tea.md', content: 'Drinks oolong tea every afternoon.', mode: 'create', wait: true },
     });
-    expect(w.body.result.semantic_status).toBe('complete');
+    expect(w.body.result.vector_status).toBe('complete');
     const ask = () => app.request('POST', '/api/v1/search/search', { body: { query: 'oolong tea', mode: 'context', session_id: 's1', dedup_turns: 3, query_expansion: 'off' } });
     const first = await ask();
     expect(first.status).toBe(200);

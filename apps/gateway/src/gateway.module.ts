@@ -10,6 +10,7 @@ import { AuthGuard } from './auth/auth.guard';
 import { IdentityService } from './auth/identity.service';
 import { ContentController } from './content/content.controller';
 import { ContentService } from './content/content.service';
+import { IndexDispatchService } from './content/index-dispatch.service';
 import { FsController } from './fs/fs.controller';
 import { FsService } from './fs/fs.service';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
@@ -44,6 +45,7 @@ export class GatewayModule {
         IdentityService,
         AdminService,
         ContentService,
+        IndexDispatchService,
         FsService,
         SessionsService,
         FindService,

@@ -1,15 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { QueueName } from '@app/contracts';
-import { EmbedModule } from '@app/embed';
+import { BatchingEmbedder, EMBEDDER, EmbedModule, Embedder } from '@app/embed';
 import { inProcessConsumer, QueueModule } from '@app/queue';
 import { Db, NodeSearchRepository, STORE_DB, StoreModule } from '@app/store';
 import { FindProcessor } from './find/find.processor';
 import { FindService } from './find/find.service';
 import { IndexProcessor } from './index/index.processor';
+import { INDEX_EMBEDDER } from './index/index-text';
 import { IndexService } from './index/index.service';
+import { OutboxRelayService } from './index/outbox-relay.service';
+import { SidecarProcessor } from './index/sidecar.processor';
+import { SidecarService } from './index/sidecar.service';
 
-/** The retriever worker: `index` jobs and `find` jobs. */
+/** The retriever worker: `index` and `sidecar` jobs, the write-outbox relay, and `find` jobs. */
 @Module({})
 export class RetrieverModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -17,9 +21,15 @@ export class RetrieverModule {
       module: RetrieverModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
       providers: [
+        // Index work shares one batching embedder, so concurrent jobs' texts go out in batches.
+        { provide: INDEX_EMBEDDER, inject: [EMBEDDER], useFactory: (e: Embedder) => new BatchingEmbedder(e) },
         IndexService,
         IndexProcessor,
         inProcessConsumer(QueueName.Index, IndexProcessor),
+        SidecarService,
+        SidecarProcessor,
+        inProcessConsumer(QueueName.Sidecar, SidecarProcessor),
+        OutboxRelayService,
         { provide: NodeSearchRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeSearchRepository(db) },
         FindService,
         FindProcessor,

@@ -11,6 +11,8 @@ export interface AppConfig {
     requestDeadlineMs: number;
     writeWaitMs: number;
   };
+  /** The write path: outbox relay and coalesced directory summaries (see docs/architecture.md#write-path). */
+  indexing: { outboxGraceMs: number; outboxPollMs: number; sidecarIntervalMs: number };
   ledger: { ttlSeconds: number };
   embedding: { provider: 'local' | 'openai'; baseUrl: string | null; apiKey: string | null; model: string | null; dim: number | null };
   llm: {

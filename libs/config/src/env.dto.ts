@@ -43,6 +43,15 @@ export class EnvDto {
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000)
   MUNINN_WRITE_WAIT_MS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(3600000)
+  MUNINN_OUTBOX_GRACE_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(50) @Max(60000)
+  MUNINN_OUTBOX_POLL_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000)
+  MUNINN_SIDECAR_INTERVAL_MS?: number;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(268435456)
   MUNINN_BODY_LIMIT_BYTES?: number;
 

@@ -39,6 +39,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       requestDeadlineMs: dto.MUNINN_REQUEST_DEADLINE_MS ?? 10000,
       writeWaitMs: dto.MUNINN_WRITE_WAIT_MS ?? 30000,
     },
+    indexing: {
+      outboxGraceMs: dto.MUNINN_OUTBOX_GRACE_MS ?? 10000,
+      outboxPollMs: dto.MUNINN_OUTBOX_POLL_MS ?? 1000,
+      sidecarIntervalMs: dto.MUNINN_SIDECAR_INTERVAL_MS ?? 500,
+    },
     ledger: { ttlSeconds: dto.MUNINN_LEDGER_TTL_S ?? 7 * 24 * 3600 },
     embedding: {
       provider: embedBase ? 'openai' : 'local',
@@ -62,7 +67,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
 
 const DECLARED = [
   'PORT', 'HOST', 'REDIS_URL', 'DATABASE_URL', 'MUNINN_DATA_DIR', 'MUNINN_ROOT_API_KEY', 'MUNINN_TRANSPORT',
-  'MUNINN_QUEUE_PREFIX', 'MUNINN_REQUEST_DEADLINE_MS', 'MUNINN_WRITE_WAIT_MS', 'MUNINN_BODY_LIMIT_BYTES',
+  'MUNINN_QUEUE_PREFIX', 'MUNINN_REQUEST_DEADLINE_MS', 'MUNINN_WRITE_WAIT_MS', 'MUNINN_OUTBOX_GRACE_MS',
+  'MUNINN_OUTBOX_POLL_MS', 'MUNINN_SIDECAR_INTERVAL_MS', 'MUNINN_BODY_LIMIT_BYTES',
   'MUNINN_WORKER_CONCURRENCY', 'MUNINN_LEDGER_TTL_S', 'LOG_LEVEL', 'EMBEDDING_BASE_URL',
   'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM', 'LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL',
   'QUERY_PLANNER_MODEL', 'RECALL_INTENT_TIMEOUT_S', 'RECALL_REWRITE_TIMEOUT_S', 'RETRIEVAL_ENABLE_INTENT',

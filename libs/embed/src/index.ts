@@ -1,3 +1,4 @@
+export { BatchingEmbedder } from './batching-embedder';
 export { ConcatEmbedder } from './concat-embedder';
 export { createEmbedder } from './create-embedder';
 export { EmbedError, EmbedErrorCode } from './embed.error';

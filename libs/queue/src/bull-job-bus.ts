@@ -1,7 +1,7 @@
-import { Job, Queue, QueueEvents } from 'bullmq';
+import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
-import { JobBus, QueueKey } from './job-bus.port';
+import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 import { jobOptions } from './job-options';
 
 /** {@link JobBus} over BullMQ: results come back through one shared `QueueEvents` stream per queue. */
@@ -17,8 +17,11 @@ export class BullJobBus extends JobBus {
     for (const q of queues.values()) q.setMaxListeners(0);
   }
 
-  async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { jobId?: string } = {}): Promise<void> {
-    await this.add(queue, data, opts.jobId);
+  async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
+    await this.add(queue, data, opts.jobId, {
+      ...(opts.delayMs && opts.delayMs > 0 ? { delay: Math.round(opts.delayMs) } : {}),
+      ...(opts.coalesceKey ? { deduplication: { id: opts.coalesceKey, keepLastIfActive: true } } : {}),
+    });
   }
 
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
@@ -55,9 +58,9 @@ export class BullJobBus extends JobBus {
     return q;
   }
 
-  private async add(queue: QueueName, data: unknown, jobId?: string): Promise<Job> {
+  private async add(queue: QueueName, data: unknown, jobId?: string, extra: JobsOptions = {}): Promise<Job> {
     try {
-      return await this.queue(queue).add(queue, data, { ...jobOptions(queue), ...(jobId ? { jobId } : {}) });
+      return await this.queue(queue).add(queue, data, { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) });
     } catch (err) {
       throw unavailable(err);
     }

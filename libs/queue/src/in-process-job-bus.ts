@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
-import { JobBus, QueueKey } from './job-bus.port';
+import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 
 type Handler = (data: unknown) => Promise<unknown>;
+
+/** A coalesced job: scheduled and not started (`waiting`), or running with possibly one follow-up. */
+interface Slot {
+  waiting: boolean;
+  next: { data: unknown; delayMs: number } | null;
+}
 
 /**
  * {@link JobBus} that runs handlers in this process, with the same deadline semantics as the queue:
@@ -12,15 +18,18 @@ type Handler = (data: unknown) => Promise<unknown>;
 export class InProcessJobBus extends JobBus {
   private readonly handlers = new Map<QueueName, Handler>();
   private readonly running = new Map<string, Promise<unknown>>();
+  private readonly slots = new Map<string, Slot>();
 
   /** Registers the consumer of a queue (each worker app's processor does this in in-process mode). */
   register(queue: QueueName, handler: Handler): void {
     this.handlers.set(queue, handler);
   }
 
-  async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { jobId?: string } = {}): Promise<void> {
-    const p = this.run(queue, data, opts.jobId ?? randomUUID());
-    p.catch(() => undefined);
+  async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
+    if (opts.coalesceKey) return this.coalesce(queue, data, `${queue}/${opts.coalesceKey}`, opts.delayMs ?? 0);
+    const start = () => void this.run(queue, data, opts.jobId ?? randomUUID()).catch(() => undefined);
+    if (opts.delayMs && opts.delayMs > 0) setTimeout(start, opts.delayMs).unref();
+    else start();
   }
 
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
@@ -41,6 +50,28 @@ export class InProcessJobBus extends JobBus {
       out[q] = (out[q] ?? 0) + 1;
     }
     return out;
+  }
+
+  // Same contract as BullMQ's deduplication with keepLastIfActive: one waiting and one running per key.
+  private coalesce(queue: QueueName, data: unknown, key: string, delayMs: number): void {
+    const slot = this.slots.get(key);
+    if (slot?.waiting) return;
+    if (slot) {
+      slot.next = { data, delayMs };
+      return;
+    }
+    const fresh: Slot = { waiting: true, next: null };
+    this.slots.set(key, fresh);
+    const start = () => {
+      fresh.waiting = false;
+      void this.run(queue, data, randomUUID())
+        .catch(() => undefined)
+        .finally(() => {
+          this.slots.delete(key);
+          if (fresh.next) this.coalesce(queue, fresh.next.data, key, fresh.next.delayMs);
+        });
+    };
+    setTimeout(start, Math.max(0, delayMs)).unref();
   }
 
   private run(queue: QueueName, data: unknown, jobId: string): Promise<unknown> {

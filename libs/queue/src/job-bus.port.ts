@@ -2,10 +2,23 @@ import { JobOf, JobPayloads, ResultOf } from '@app/contracts';
 
 export type QueueKey = keyof JobPayloads;
 
+/** Options of a fire-and-forget enqueue. */
+export interface EnqueueOptions {
+  /** Idempotent enqueue: adding an id that already exists is a no-op. */
+  jobId?: string;
+  /** Run no earlier than this many milliseconds from now. */
+  delayMs?: number;
+  /**
+   * Coalesce with the job of the same key that has not started yet (this add is dropped); while one
+   * runs, one more run follows it with the latest payload. At most one waiting and one running per key.
+   */
+  coalesceKey?: string;
+}
+
 /** How the gateway hands work to the workers: BullMQ on Redis, or in-process for single-process runs. */
 export abstract class JobBus {
-  /** Enqueues a job and returns without waiting (idempotent when `jobId` is given). */
-  abstract enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts?: { jobId?: string }): Promise<void>;
+  /** Enqueues a job and returns without waiting. */
+  abstract enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts?: EnqueueOptions): Promise<void>;
   /** Enqueues a job and waits for its result, failing with DEADLINE_EXCEEDED after `timeoutMs`. */
   abstract call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>>;
   /** Waits for an already-enqueued job (by id) to finish, up to `timeoutMs`. */

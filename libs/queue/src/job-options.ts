@@ -1,5 +1,5 @@
 import { JobsOptions } from 'bullmq';
-import { QueueName } from '@app/contracts';
+import { IndexJob, QueueName } from '@app/contracts';
 
 /**
  * Job options per queue, decided here only. Completed jobs are kept briefly (not removed at once):
@@ -8,8 +8,13 @@ import { QueueName } from '@app/contracts';
 export function jobOptions(queue: QueueName): JobsOptions {
   const keep = { removeOnComplete: { age: 120, count: 5000 }, removeOnFail: { age: 24 * 3600, count: 5000 } };
   switch (queue) {
+    // A failed index job is removed: its outbox entry stays, and the relay must be able to add the
+    // same job id again later (an id still held by a failed job would make that add a no-op).
     case QueueName.Index:
-      return { ...keep, attempts: 5, backoff: { type: 'exponential', delay: 500 } };
+      return { ...keep, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 500 } };
+    // Nobody waits for a sidecar job; the store's sidecar_due mark is what makes it durable.
+    case QueueName.Sidecar:
+      return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 500 } };
     // Request-path jobs are awaited under a deadline; a retry after the deadline helps nobody.
     case QueueName.Find:
     case QueueName.Assemble:
@@ -19,7 +24,15 @@ export function jobOptions(queue: QueueName): JobsOptions {
   }
 }
 
-/** Deterministic id for an index job: one pending job per node and write, so re-enqueueing is a no-op. */
-export function indexJobId(accountId: string, uri: string, version: string): string {
-  return `idx-${Buffer.from(`${accountId}\u0000${uri}`).toString('base64url')}-${version}`;
+/**
+ * Deterministic id of the index job of one outbox entry: the gateway's enqueue right after the commit
+ * and any later re-enqueue by the relay name the same job, so a duplicate add is a no-op.
+ */
+export function indexJobId(job: Pick<IndexJob, 'accountId' | 'outboxId'>): string {
+  return `idx-${Buffer.from(job.accountId).toString('base64url')}-${job.outboxId}`;
+}
+
+/** Coalescing key of a directory's sidecar job: at most one waiting (and one running) per directory. */
+export function sidecarKey(accountId: string, uri: string): string {
+  return `sc-${Buffer.from(`${accountId}\u0000${uri}`).toString('base64url')}`;
 }

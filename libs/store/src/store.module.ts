@@ -3,7 +3,9 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Db } from './db/db.port';
 import { openStore } from './open-store';
 import { IdentityRepository } from './repositories/identity.repository';
+import { NodeIndexRepository } from './repositories/node-index.repository';
 import { NodeRepository } from './repositories/node.repository';
+import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
 
 /** DI token for the opened {@link Db}. */
@@ -13,11 +15,17 @@ export const STORE_DB = Symbol('STORE_DB');
 @Module({
   providers: [
     { provide: STORE_DB, inject: [APP_CONFIG], useFactory: (cfg: AppConfig) => openStore(cfg.store) },
-    { provide: NodeRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeRepository(db) },
+    {
+      provide: NodeRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new NodeRepository(db, cfg.indexing.outboxGraceMs),
+    },
+    { provide: NodeIndexRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeIndexRepository(db) },
+    { provide: OutboxRepository, inject: [STORE_DB], useFactory: (db: Db) => new OutboxRepository(db) },
     { provide: IdentityRepository, inject: [STORE_DB], useFactory: (db: Db) => new IdentityRepository(db) },
     { provide: SessionRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionRepository(db) },
   ],
-  exports: [STORE_DB, NodeRepository, IdentityRepository, SessionRepository],
+  exports: [STORE_DB, NodeRepository, NodeIndexRepository, OutboxRepository, IdentityRepository, SessionRepository],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(@Inject(STORE_DB) private readonly db: Db) {}

@@ -27,7 +27,7 @@ export class ContentController {
 
   @Post('batch-write')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Write up to 256 files under one directory' })
+  @ApiOperation({ summary: 'Write up to 256 files under one directory in one transaction (all or none)' })
   @ApiOkEnvelope(BatchWriteResultDto)
   @ApiErrors(409, 504)
   batchWrite(@Caller() c: Identity, @Body() b: BatchWriteDto) {

@@ -1,22 +1,19 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@app/config';
-import { IndexResult, QueueName } from '@app/contracts';
+import { Injectable } from '@nestjs/common';
+import { IndexJob } from '@app/contracts';
 import { Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, stripMemoryFields } from '@app/kernel';
-import { indexJobId, JobBus } from '@app/queue';
-import { ancestors, nodePath, NodeRepository } from '@app/store';
+import { nodePath, NodeRepository, OutboxRepository } from '@app/store';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 import { ReadQueryDto } from './dto/read.dto';
 import { ReindexDto } from './dto/reindex.dto';
+import { IndexDispatchService } from './index-dispatch.service';
 
-type Status = 'queued' | 'complete' | 'failed';
-
-/** Reading and writing file content; every write is followed by an `index` job for the retriever. */
+/** Reading and writing file content; every write that changes something is followed by indexing. */
 @Injectable()
 export class ContentService {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly nodes: NodeRepository,
-    private readonly bus: JobBus,
+    private readonly outbox: OutboxRepository,
+    private readonly dispatcher: IndexDispatchService,
   ) {}
 
   /** Canonical URI the caller may read, else INVALID_URI / PERMISSION_DENIED. */
@@ -26,49 +23,49 @@ export class ContentService {
     return uri;
   }
 
+  /**
+   * Writes one file. The node and its outbox entry commit together, so once this answers the write is
+   * durable and will become searchable even if the queue is away (then it is indexed when the queue
+   * returns). `wait` waits for the indexing (504 past the timeout). See docs/architecture.md#write-path.
+   */
   async write(caller: Identity, dto: WriteContentDto) {
     const uri = canonicalizeUri(dto.uri, caller.userId);
     const mode = dto.mode ?? 'replace';
-    const outcome = await this.nodes.write(caller, { uri, content: dto.content, mode, tags: dto.tags });
-    const jobId = await this.enqueueIndex(caller.accountId, uri);
-    const statuses = dto.wait ? await this.waitIndexed([jobId], dto.timeout) : null;
+    const item = await this.nodes.write(caller, { uri, content: dto.content, mode, tags: dto.tags });
+    const status = await this.indexStatus(item.index, dto.wait ?? false, dto.timeout);
     return {
       uri,
       root_uri: rootUriOf(uri),
       context_type: nodePath(uri).contextType,
       mode,
       written_bytes: Buffer.byteLength(dto.content, 'utf8'),
-      content_updated: true,
-      semantic_status: statuses?.status ?? 'queued',
-      vector_status: statuses?.status ?? 'queued',
-      queue_status: statuses?.queue ?? null,
-      created: outcome.created,
+      content_updated: item.changed,
+      ...status,
+      created: item.created,
     };
   }
 
+  /** Writes up to the batch limit of files under one directory in one transaction: all of them or none. */
   async batchWrite(caller: Identity, dto: BatchWriteDto) {
     const root = canonicalizeUri(dto.root_uri, caller.userId);
     const ops = dto.operations.map((op) => ({ ...op, uri: canonicalizeUri(op.uri, caller.userId) }));
     validateBatch(root, ops);
-    const created: string[] = [];
-    const updated: string[] = [];
-    const jobs: string[] = [];
-    for (const op of ops) {
-      const content = op.content ?? Buffer.from(op.content_base64 ?? '', 'base64').toString('utf8');
-      const mode = op.mode === 'upsert' ? ((await this.nodes.get(caller, op.uri)) ? 'replace' : 'create') : (op.mode ?? 'replace');
-      const r = await this.nodes.write(caller, { uri: op.uri, content, mode });
-      (r.created ? created : updated).push(op.uri);
-      jobs.push(await this.enqueueIndex(caller.accountId, op.uri));
-    }
-    const statuses = (dto.wait ?? true) ? await this.waitIndexed(jobs, dto.timeout) : null;
+    const out = await this.nodes.writeMany(
+      caller,
+      ops.map((op) => ({
+        uri: op.uri,
+        content: op.content ?? Buffer.from(op.content_base64 ?? '', 'base64').toString('utf8'),
+        mode: op.mode ?? 'replace',
+      })),
+    );
+    const status = await this.indexStatus(out.index, dto.wait ?? true, dto.timeout);
     return {
       root_uri: root,
-      created,
-      updated,
-      unchanged: [] as string[],
-      semantic_status: statuses?.status ?? 'queued',
-      vector_status: statuses?.status ?? 'queued',
-      queue_status: statuses?.queue ?? null,
+      created: out.items.filter((i) => i.created).map((i) => i.uri),
+      updated: out.items.filter((i) => i.changed && !i.created).map((i) => i.uri),
+      // Content (and tags) equal to what is stored: nothing written, nothing re-indexed.
+      unchanged: out.items.filter((i) => !i.changed).map((i) => i.uri),
+      ...status,
     };
   }
 
@@ -89,7 +86,7 @@ export class ContentService {
 
   /**
    * Re-indexes a node or subtree with the current embedder (after switching embedders, or to repair):
-   * one index job per visible node, each idempotent.
+   * outbox entries of up to 256 nodes, each indexed by one idempotent job.
    */
   async reindex(caller: Identity, dto: ReindexDto) {
     const started = Date.now();
@@ -100,11 +97,12 @@ export class ContentService {
     const subtree = root.kind === 'directory' && (dto.recursive ?? true) ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
     const nodes = [root, ...subtree].sort((a, b) => (a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1));
-    const jobs: string[] = [];
-    for (const n of nodes) jobs.push(await this.enqueueIndex(caller.accountId, n.uri));
+    const entries = [];
+    for (const job of await this.outbox.reindex(caller.accountId, nodes.map((n) => n.uri))) entries.push(await this.dispatcher.dispatch(job));
     const mode = dto.mode ?? 'vectors_only';
-    if (!(dto.wait ?? true)) return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: jobs[0] ?? null };
-    const { failed } = await this.waitIndexed(jobs, dto.timeout);
+    if (!(dto.wait ?? true)) return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: entries[0]?.jobId ?? null };
+    const outcome = await this.dispatcher.wait(entries, dto.timeout);
+    const failed = outcome.failedNodes;
     return {
       uri,
       mode,
@@ -129,27 +127,23 @@ export class ContentService {
     return which === 'abstract' ? `# ${node.uri} [Directory abstract is not ready]` : `# ${node.uri}\n\n[Directory overview is not ready]`;
   }
 
-  /** Enqueues indexing of a node (and the refresh of its parents' sidecars); returns the job id. */
-  async enqueueIndex(accountId: string, uri: string, op: 'upsert' | 'delete' = 'upsert'): Promise<string> {
-    const jobId = indexJobId(accountId, uri, `${op}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`);
-    await this.bus.enqueue(QueueName.Index, { accountId, uri, op, parents: ancestors(uri) }, { jobId });
-    return jobId;
-  }
-
-  /** Waits for index jobs; DEADLINE_EXCEEDED (504) when they do not finish in time. */
-  async waitIndexed(jobIds: string[], timeoutS?: number): Promise<{ status: Status; failed: number; queue: Record<string, unknown> }> {
-    const timeoutMs = timeoutS ? Math.round(timeoutS * 1000) : this.config.queues.writeWaitMs;
-    const results = await Promise.allSettled(jobIds.map((id) => this.bus.waitFor(QueueName.Index, id, timeoutMs)));
-    const timedOut = results.find((r) => r.status === 'rejected' && r.reason instanceof KernelError && r.reason.code === KernelErrorCode.DeadlineExceeded);
-    if (timedOut) throw (timedOut as PromiseRejectedResult).reason;
-    const errors = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason?.message ?? r));
-    const ok = results.filter((r): r is PromiseFulfilledResult<IndexResult> => r.status === 'fulfilled');
+  /**
+   * The index fields of a write's answer: `vector_status` is the written nodes' own index (embedding
+   * and lexical text), `semantic_status` their directory's summary (`deferred`: it will include them
+   * within the summary interval). Nothing changed → `skipped`, nothing was re-indexed.
+   */
+  private async indexStatus(job: IndexJob | null, wait: boolean, timeout?: number) {
+    if (!job) return { semantic_status: 'skipped', vector_status: 'skipped', queue_status: null };
+    const entry = await this.dispatcher.dispatch(job);
+    if (!wait) return { semantic_status: 'queued', vector_status: 'queued', queue_status: null };
+    const o = await this.dispatcher.wait([entry], timeout);
+    const errors = o.errors.map((message) => ({ message }));
     return {
-      status: errors.length ? 'failed' : 'complete',
-      failed: errors.length,
-      queue: {
-        Semantic: { processed: ok.length, error_count: errors.length, errors },
-        Embedding: { processed: ok.filter((r) => r.value.indexed).length, error_count: errors.length, errors },
+      semantic_status: o.status === 'failed' ? 'failed' : o.directories === 'deferred' ? 'deferred' : 'complete',
+      vector_status: o.status,
+      queue_status: {
+        Semantic: { processed: o.status === 'complete' ? 1 : 0, requeue_count: 0, error_count: errors.length, errors },
+        Embedding: { processed: o.indexed, requeue_count: 0, error_count: errors.length, errors },
       },
     };
   }

@@ -2,12 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { baseName, Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { NodeRecord, NodeRepository } from '@app/store';
 import { ContentService } from '../content/content.service';
+import { IndexDispatchService } from '../content/index-dispatch.service';
 import { LsQueryDto } from './dto/fs.dto';
 
 /** Directory listing, stat, mkdir and delete over the `viking://` tree. */
 @Injectable()
 export class FsService {
-  constructor(private readonly nodes: NodeRepository, private readonly content: ContentService) {}
+  constructor(
+    private readonly nodes: NodeRepository,
+    private readonly content: ContentService,
+    private readonly dispatcher: IndexDispatchService,
+  ) {}
 
   async ls(caller: Identity, q: LsQueryDto) {
     const uri = this.content.readableUri(caller, q.uri);
@@ -54,22 +59,23 @@ export class FsService {
     const uri = this.content.readableUri(caller, raw);
     const existing = await this.nodes.get(caller, uri);
     if (existing) throw new KernelError(KernelErrorCode.AlreadyExists, `Directory already exists: ${uri}`, { resource: uri, type: 'directory' });
-    await this.nodes.mkdir(caller, uri);
+    const { index } = await this.nodes.mkdir(caller, uri);
     if (description?.trim()) await this.nodes.setDescription(caller, uri, description.trim());
-    await this.content.enqueueIndex(caller.accountId, uri);
+    if (index) await this.dispatcher.dispatch(index);
     return { uri };
   }
 
   async remove(caller: Identity, raw: string, recursive: boolean, wait: boolean) {
     const uri = this.content.readableUri(caller, raw);
-    const deleted = await this.nodes.delete(caller, uri, recursive);
-    const jobs = deleted.length ? [await this.content.enqueueIndex(caller.accountId, uri, 'delete')] : [];
-    const status = wait && jobs.length ? await this.content.waitIndexed(jobs) : null;
+    const { deleted, index } = await this.nodes.delete(caller, uri, recursive);
+    const entry = index ? await this.dispatcher.dispatch(index) : null;
+    const outcome = wait && entry ? await this.dispatcher.wait([entry]) : null;
+    const errors = outcome?.errors.map((message) => ({ message })) ?? [];
     return {
       uri,
       estimated_deleted_count: deleted.length,
-      semantic_status: status?.status ?? (jobs.length ? 'queued' : 'skipped'),
-      ...(status ? { queue_status: status.queue } : {}),
+      semantic_status: outcome ? (outcome.status === 'failed' ? 'failed' : outcome.directories === 'deferred' ? 'deferred' : 'complete') : entry ? 'queued' : 'skipped',
+      ...(outcome ? { queue_status: { Semantic: { processed: outcome.status === 'complete' ? 1 : 0, requeue_count: 0, error_count: errors.length, errors } } } : {}),
     };
   }
 }

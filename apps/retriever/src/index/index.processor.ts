@@ -15,7 +15,7 @@ export class IndexProcessor extends ConsumerHost {
   }
 
   process(job: Job<IndexJob>) {
-    this.logger.debug(`index ${job.id} ${job.data?.uri}`);
+    this.logger.debug(`index ${job.id} (${job.data?.uris?.length} nodes)`);
     return this.handle(job.data);
   }
 
@@ -27,6 +27,6 @@ export class IndexProcessor extends ConsumerHost {
 
 function isIndexJob(d: unknown): d is IndexJob {
   const j = d as IndexJob;
-  return !!j && typeof j.accountId === 'string' && typeof j.uri === 'string' && j.uri.startsWith('viking://')
-    && (j.op === 'upsert' || j.op === 'delete') && Array.isArray(j.parents) && j.parents.every((p) => typeof p === 'string');
+  return !!j && typeof j.accountId === 'string' && Number.isSafeInteger(j.outboxId) && (j.op === 'upsert' || j.op === 'delete')
+    && Array.isArray(j.uris) && j.uris.every((u) => typeof u === 'string' && u.startsWith('viking://'));
 }

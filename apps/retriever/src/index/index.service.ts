@@ -1,86 +1,66 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { IndexJob, IndexResult } from '@app/contracts';
-import { directorySidecars, fileAbstract, searchText } from '@app/kernel';
-import { Embedder, EMBEDDER } from '@app/embed';
-import { NodeRecord, NodeRepository } from '@app/store';
+import { Inject, Injectable } from '@nestjs/common';
+import { IndexJob, IndexResult, SidecarStatus } from '@app/contracts';
+import { fileAbstract, searchText } from '@app/kernel';
+import { Embedder } from '@app/embed';
+import { FileIndex, NodeIndexRepository } from '@app/store';
+import { baseNameWords, embeddingText, INDEX_EMBEDDER, parentDirectory } from './index-text';
+import { SidecarService } from './sidecar.service';
 
-/** Makes a written node searchable: abstract, lexical text, embedding; then refreshes parent sidecars. */
+/**
+ * Makes the nodes of one outbox entry searchable: abstracts, lexical text and embeddings for all its
+ * files at once (one embedder call, one statement), then the summaries of the directories involved.
+ * The entry is deleted last, so a crash at any point leaves it for the relay; every step is idempotent.
+ */
 @Injectable()
 export class IndexService {
-  private readonly logger = new Logger(IndexService.name);
-
-  constructor(private readonly nodes: NodeRepository, @Inject(EMBEDDER) private readonly embedder: Embedder) {}
+  constructor(
+    private readonly repo: NodeIndexRepository,
+    private readonly sidecars: SidecarService,
+    @Inject(INDEX_EMBEDDER) private readonly embedder: Embedder,
+  ) {}
 
   async index(job: IndexJob): Promise<IndexResult> {
-    let indexed = false;
+    let indexed = 0;
+    const parents = new Set<string>();
+    const ownDirs: string[] = [];
     if (job.op === 'upsert') {
-      const node = await this.nodes.getForIndex(job.accountId, job.uri);
-      if (node) {
-        await this.indexNode(job.accountId, node);
-        indexed = true;
-      }
+      const nodes = await this.repo.nodesForIndex(job.accountId, job.uris);
+      const files = nodes.filter((n) => n.kind === 'file');
+      const abstracts = files.map((f) => fileAbstract(f.uri, f.content));
+      const vectors = files.length ? await this.embedder.embed(files.map((f, i) => embeddingText(f.uri, abstracts[i]))) : [];
+      const updates: FileIndex[] = files.map((f, i) => ({
+        uri: f.uri,
+        rev: f.rev,
+        abstract: abstracts[i],
+        searchText: searchText(baseNameWords(f.uri), abstracts[i], f.content.slice(0, 20000)),
+        embedding: vectors[i],
+      }));
+      indexed = await this.repo.storeFileIndexes(job.accountId, updates, this.embedder.id);
+      for (const f of files) addParent(parents, f.uri);
+      for (const d of nodes) if (d.kind === 'directory') ownDirs.push(d.uri);
+    } else {
+      for (const uri of job.uris) addParent(parents, uri);
     }
-    // Nearest parent first; once a directory's sidecars come out unchanged, its own parent's cannot
-    // change either (they are built from child abstracts only), so the walk stops there.
-    let refreshed = 0;
-    for (const dir of job.parents) {
-      if (!(await this.refreshDirectory(job.accountId, dir))) break;
-      refreshed += 1;
+    // Deepest first, so each summary is built from its children's fresh ones; a directory the job
+    // created is refreshed now, one that only gained or lost children may be coalesced (deferred).
+    const own = new Set(ownDirs);
+    const done = new Set<string>();
+    let directories: SidecarStatus = 'skipped';
+    for (const dir of [...new Set([...ownDirs, ...parents])].sort((a, b) => b.length - a.length)) {
+      const status = await this.sidecars.refresh(job.accountId, dir, own.has(dir), done);
+      if (parents.has(dir)) directories = merge(directories, status);
     }
-    return { uri: job.uri, indexed, embedderId: indexed ? this.embedder.id : null, refreshedDirectories: refreshed };
-  }
-
-  private async indexNode(accountId: string, node: NodeRecord): Promise<void> {
-    if (node.kind === 'directory') {
-      await this.refreshDirectory(accountId, node.uri);
-      return;
-    }
-    const abstract = fileAbstract(node.uri, node.content);
-    const [embedding] = await this.embedder.embed([embeddingText(node.uri, abstract)]);
-    await this.nodes.setIndex(accountId, node.uri, {
-      abstract,
-      searchText: searchText(baseNameWords(node.uri), abstract, node.content.slice(0, 20000)),
-      embedding,
-      embedderId: this.embedder.id,
-    });
-  }
-
-  /** Recomputes a directory's sidecars from its children and re-embeds them; false when nothing changed. */
-  private async refreshDirectory(accountId: string, uri: string): Promise<boolean> {
-    const dir = await this.nodes.getForIndex(accountId, uri);
-    if (!dir || dir.kind !== 'directory') return false;
-    // These directories gather several users (viking://user) or several peers ({u}/peers), whose
-    // views differ: a summary of their children would leak one view into another. No sidecars.
-    const sidecars = isCollection(uri) ? { abstract: '', overview: '' } : directorySidecars(uri, await this.nodes.childrenForIndex(accountId, uri));
-    const fresh = dir.indexedAt !== null && (dir.embedderId === this.embedder.id || isCollection(uri));
-    if (fresh && dir.abstract === sidecars.abstract && dir.overview === sidecars.overview) return false;
-    if (isCollection(uri)) {
-      await this.nodes.setIndex(accountId, uri, { abstract: '', overview: '', searchText: '', embedding: null, embedderId: null });
-      return true;
-    }
-    const [embedding] = await this.embedder.embed([embeddingText(uri, `${sidecars.abstract}\n${sidecars.overview}`)]);
-    await this.nodes.setIndex(accountId, uri, {
-      abstract: sidecars.abstract,
-      overview: sidecars.overview,
-      searchText: searchText(baseNameWords(uri), sidecars.abstract, sidecars.overview),
-      embedding,
-      embedderId: this.embedder.id,
-    });
-    this.logger.debug(`refreshed sidecars of ${uri}`);
-    return true;
+    await this.repo.finishOutbox(job.outboxId);
+    return { indexed, embedderId: this.embedder.id, directories };
   }
 }
 
-/** `viking://user` and `viking://user/{u}/peers`: directories spanning separately scoped subtrees. */
-function isCollection(uri: string): boolean {
-  return uri === 'viking://user' || /^viking:\/\/user\/[^/]+\/peers$/.test(uri);
+function addParent(into: Set<string>, uri: string): void {
+  const p = parentDirectory(uri);
+  if (p) into.add(p);
 }
 
-function baseNameWords(uri: string): string {
-  return uri.slice(uri.lastIndexOf('/') + 1).replace(/\.[a-z0-9]+$/i, '').replace(/[_-]+/g, ' ');
-}
-
-/** What is embedded: the file's name words and its abstract (memory abstracts are whole bodies). */
-function embeddingText(uri: string, abstract: string): string {
-  return `${baseNameWords(uri)}\n${abstract}`.slice(0, 8000);
+function merge(a: SidecarStatus, b: SidecarStatus): SidecarStatus {
+  if (a === 'deferred' || b === 'deferred') return 'deferred';
+  return a === 'complete' || b === 'complete' ? 'complete' : 'skipped';
 }

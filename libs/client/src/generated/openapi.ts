@@ -135,7 +135,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Write up to 256 files under one directory */
+        /** Write up to 256 files under one directory in one transaction (all or none) */
         post: operations["ContentController_batchWrite"];
         delete?: never;
         options?: never;
@@ -520,10 +520,16 @@ export interface components {
             context_type: "memory" | "resource" | "skill";
             /** @enum {string} */
             mode: "replace" | "append" | "create";
-            /** @enum {string} */
-            semantic_status: "queued" | "complete" | "failed";
-            /** @enum {string} */
-            vector_status: "queued" | "complete" | "failed";
+            /**
+             * @description The directory summary: `deferred` when a busy directory's refresh was coalesced into one moments later.
+             * @enum {string}
+             */
+            semantic_status: "queued" | "complete" | "deferred" | "failed" | "skipped";
+            /**
+             * @description The node's own index (embedding and lexical text); `skipped` when nothing changed.
+             * @enum {string}
+             */
+            vector_status: "queued" | "complete" | "failed" | "skipped";
             queue_status: {
                 [key: string]: unknown;
             } | null;
@@ -532,6 +538,7 @@ export interface components {
             root_uri: string;
             /** @description UTF-8 bytes of the request's content. */
             written_bytes: number;
+            /** @description False when the stored content (and tags) already matched: nothing written, nothing re-indexed. */
             content_updated: boolean;
             /** @description Whether the file did not exist before. */
             created: boolean;
@@ -546,7 +553,7 @@ export interface components {
             /** @description Target file URI (`viking://…`, `viking://~/…` expands to your user root). */
             uri: string;
             content: string;
-            /** @description Wait until the node is indexed (embedded, directory summaries refreshed) before answering. */
+            /** @description Wait until the node is indexed (searchable) before answering; its directory summary too, unless coalesced (`deferred`). */
             wait?: boolean;
             /** @description Seconds to wait when `wait` is true (default: server setting). */
             timeout?: number;
@@ -556,15 +563,16 @@ export interface components {
         };
         BatchWriteResultDto: {
             /** @enum {string} */
-            semantic_status: "queued" | "complete" | "failed";
+            semantic_status: "queued" | "complete" | "deferred" | "failed" | "skipped";
             /** @enum {string} */
-            vector_status: "queued" | "complete" | "failed";
+            vector_status: "queued" | "complete" | "failed" | "skipped";
             queue_status: {
                 [key: string]: unknown;
             } | null;
             root_uri: string;
             created: string[];
             updated: string[];
+            /** @description Operations whose content equalled what is stored: not written, not re-indexed. */
             unchanged: string[];
         };
         BatchOperationDto: {

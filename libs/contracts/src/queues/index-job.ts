@@ -1,16 +1,38 @@
-/** Payload of an `index` job: (re)index one node, or forget it after a delete. */
+/**
+ * Payload of an `index` job: one entry of the store's write outbox. `upsert` (re)indexes the named
+ * nodes and refreshes their directories' summaries; `delete` refreshes the summaries of the
+ * directories that held the deleted nodes. The job deletes its outbox entry once done.
+ */
 export interface IndexJob {
   accountId: string;
-  uri: string;
+  /** Id of the outbox entry (also the `rev` the write gave the nodes). */
+  outboxId: number;
   op: 'upsert' | 'delete';
-  /** Directory URIs whose sidecars must be refreshed (parents of the node, nearest first). */
-  parents: string[];
+  uris: string[];
 }
+
+/** What became of a directory summary after an index job. */
+export type SidecarStatus = 'complete' | 'deferred' | 'skipped';
 
 /** Result of an `index` job. */
 export interface IndexResult {
-  uri: string;
-  indexed: boolean;
+  /** Nodes whose index now matches their content. */
+  indexed: number;
   embedderId: string | null;
-  refreshedDirectories: number;
+  /**
+   * Summaries of the directories holding the job's nodes: `complete` when refreshed by this job,
+   * `deferred` when coalesced into a refresh scheduled shortly (the directory was refreshed moments ago).
+   */
+  directories: SidecarStatus;
+}
+
+/** Payload of a `sidecar` job: recompute one directory's summary (coalesced per directory). */
+export interface SidecarJob {
+  accountId: string;
+  uri: string;
+}
+
+/** Result of a `sidecar` job: how many directories (the given one and changed ancestors) were refreshed. */
+export interface SidecarResult {
+  refreshed: number;
 }

@@ -1,12 +1,13 @@
 import { AssembleJob, AssembleResult } from './assemble-job';
 import { FindJob, FindResult } from './find-job';
-import { IndexJob, IndexResult } from './index-job';
+import { IndexJob, IndexResult, SidecarJob, SidecarResult } from './index-job';
 import { DigestJob, DigestResult, ExpandJob, ExpandResult } from './rewrite-jobs';
 import { QueueName } from './queue-names';
 
 /** Ties each queue to its payload and result, so producers and consumers are checked against each other. */
 export interface JobPayloads {
   [QueueName.Index]: { data: IndexJob; result: IndexResult };
+  [QueueName.Sidecar]: { data: SidecarJob; result: SidecarResult };
   [QueueName.Find]: { data: FindJob; result: FindResult };
   [QueueName.Assemble]: { data: AssembleJob; result: AssembleResult };
   [QueueName.Expand]: { data: ExpandJob; result: ExpandResult };

@@ -7,6 +7,8 @@ export enum QueueName {
   Find = 'find',
   /** Retriever: embed written content, refresh parent directory sidecars. */
   Index = 'index',
+  /** Retriever: recompute a directory's summary; coalesced per directory, so a busy one is refreshed once per window. */
+  Sidecar = 'sidecar',
   /** Assembler: read bodies, plan tiers within the budget, render. */
   Assemble = 'assemble',
   /** Rewriter: query expansion through the planner LLM. */

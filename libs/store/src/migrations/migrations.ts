@@ -114,4 +114,40 @@ ALTER TABLE nodes ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (to_tsvecto
 CREATE INDEX nodes_search_tsv ON nodes USING gin (search_tsv);
 `,
   },
+  {
+    version: 10,
+    name: 'write outbox and coalesced directory summaries',
+    sql: `
+-- rev: the outbox entry of the write that last changed the node's content; the indexer stores its
+-- result only while the node still has the rev it read, so a slow job never overwrites a newer index.
+ALTER TABLE nodes ADD COLUMN rev bigint NOT NULL DEFAULT 0;
+-- Directory summaries: when they were last recomputed (claimed), a claim counter that lets only the
+-- latest claim store its result, and when an overdue refresh is due (NULL: nothing pending).
+ALTER TABLE nodes ADD COLUMN sidecar_at timestamptz;
+ALTER TABLE nodes ADD COLUMN sidecar_claim bigint NOT NULL DEFAULT 0;
+ALTER TABLE nodes ADD COLUMN sidecar_due timestamptz;
+CREATE INDEX nodes_sidecar_due ON nodes (sidecar_due) WHERE sidecar_due IS NOT NULL;
+
+-- Written in the same transaction as the nodes it names; deleted by the index job that indexed them.
+-- A relay re-enqueues entries still present after due_at, so a write committed while Redis was away
+-- (or before a crash) is indexed all the same.
+CREATE TABLE index_outbox (
+  id          bigserial PRIMARY KEY,
+  account_id  text NOT NULL,
+  op          text NOT NULL CHECK (op IN ('upsert', 'delete')),
+  uris        text[] NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  due_at      timestamptz NOT NULL DEFAULT now(),
+  attempts    integer NOT NULL DEFAULT 0
+);
+CREATE INDEX index_outbox_due ON index_outbox (due_at);
+
+-- Nodes stored before this migration whose index job was lost are indexed now, 256 per entry.
+INSERT INTO index_outbox (account_id, op, uris)
+SELECT account_id, 'upsert', array_agg(uri ORDER BY uri)
+FROM (SELECT account_id, uri, (row_number() OVER (PARTITION BY account_id ORDER BY uri) - 1) / 256 AS chunk
+      FROM nodes WHERE indexed_at IS NULL) pending
+GROUP BY account_id, chunk;
+`,
+  },
 ];

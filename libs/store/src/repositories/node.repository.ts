@@ -1,8 +1,10 @@
+import { IndexJob } from '@app/contracts';
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { ancestors, nodePath } from './node-path';
 import { NODE_COLUMNS, NodeRow, toNodeRecord } from './node-row';
-import { IndexUpdate, NodeRecord, WriteInput, WriteOutcome } from './node.types';
+import { NodeRecord } from './node.types';
+import { ensureDirectories, WriteItem, WriteManyOutcome, writeNodes, WriteOp } from './node-write';
+import { insertOutbox, OUTBOX_GRACE_MS } from './outbox';
 import { scopeSql } from './scope';
 import { assertWritable } from './write-access';
 
@@ -10,7 +12,10 @@ type Tx = Pick<Db, 'query' | 'kind'>;
 
 /** The `viking://` tree. Every method is confined to what the caller's identity may see or change. */
 export class NodeRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly graceMs = OUTBOX_GRACE_MS,
+  ) {}
 
   /** One node, or null when it does not exist or lies outside the caller's view. */
   async get(identity: Identity, uri: string): Promise<NodeRecord | null> {
@@ -45,39 +50,26 @@ export class NodeRepository {
     return rows.map(toNodeRecord);
   }
 
-  /** Writes a file, creating its parent directories; `create` refuses to overwrite. */
-  async write(identity: Identity, input: WriteInput): Promise<WriteOutcome> {
-    assertWritable(identity, input.uri);
-    return this.db.transaction(async (tx) => {
-      const createdDirectories = await this.ensureDirectories(tx, identity, nodePath(input.uri).parentUri);
-      const existing = await this.lockRow(tx, identity, input.uri);
-      if (existing?.kind === 'directory') {
-        throw new KernelError(KernelErrorCode.InvalidArgument, `write only supports existing files, got directory: ${input.uri}`, { resource: input.uri, expected: 'file', actual: 'directory' });
-      }
-      if (existing && input.mode === 'create') {
-        throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${input.uri}`, { resource: input.uri, type: 'file' });
-      }
-      if (!existing && input.mode !== 'create') {
-        throw new KernelError(KernelErrorCode.NotFound, `File not found: ${input.uri}`, { type: 'file', resource: input.uri });
-      }
-      const content = existing && input.mode === 'append' ? existing.content + input.content : input.content;
-      const p = nodePath(input.uri);
-      await tx.query(
-        `INSERT INTO nodes (account_id, uri, parent_uri, kind, context_type, owner_user_id, peer_id, content, tags)
-         VALUES ($1, $2, $3, 'file', $4, $5, $6, $7, $8)
-         ON CONFLICT (account_id, uri) DO UPDATE SET content = EXCLUDED.content,
-           tags = CASE WHEN $9::boolean THEN EXCLUDED.tags ELSE nodes.tags END, updated_at = now(), indexed_at = NULL`,
-        [identity.accountId, input.uri, p.parentUri, p.contextType, p.ownerUserId, p.peerId, content,
-          input.tags ?? [], input.tags !== undefined],
-      );
-      return { uri: input.uri, created: !existing, createdDirectories, size: Buffer.byteLength(content, 'utf8') };
-    });
+  /** Writes one file (see {@link writeNodes}); `outcome.index` is the outbox entry to enqueue, if any. */
+  async write(identity: Identity, input: WriteOp): Promise<WriteItem & { index: IndexJob | null; createdDirectories: string[] }> {
+    const out = await this.writeMany(identity, [input]);
+    return { ...out.items[0], index: out.index, createdDirectories: out.createdDirectories };
+  }
+
+  /** Writes several files in one transaction: all of them, or none (the first failure aborts the batch). */
+  async writeMany(identity: Identity, ops: WriteOp[]): Promise<WriteManyOutcome> {
+    for (const op of ops) assertWritable(identity, op.uri);
+    return this.db.transaction((tx) => writeNodes(tx, identity, ops, this.graceMs));
   }
 
   /** Creates a directory and its parents; succeeds when it already exists. */
-  async mkdir(identity: Identity, uri: string): Promise<string[]> {
+  async mkdir(identity: Identity, uri: string): Promise<{ created: string[]; index: IndexJob | null }> {
     assertWritable(identity, uri);
-    return this.db.transaction((tx) => this.ensureDirectories(tx, identity, uri));
+    return this.db.transaction(async (tx) => {
+      const created = await ensureDirectories(tx, identity, [uri]);
+      const index = created.length ? await insertOutbox(tx, identity.accountId, 'upsert', created, this.graceMs) : null;
+      return { created, index };
+    });
   }
 
   /** Sets a directory's abstract from a user-given description (mkdir). */
@@ -88,11 +80,11 @@ export class NodeRepository {
   }
 
   /** Deletes a node (and with `recursive`, its subtree); returns the deleted URIs. Deleting nothing succeeds. */
-  async delete(identity: Identity, uri: string, recursive: boolean): Promise<string[]> {
+  async delete(identity: Identity, uri: string, recursive: boolean): Promise<{ deleted: string[]; index: IndexJob | null }> {
     assertWritable(identity, uri);
     return this.db.transaction(async (tx) => {
       const node = await this.lockRow(tx, identity, uri);
-      if (!node) return [];
+      if (!node) return { deleted: [], index: null };
       if (node.kind === 'directory' && !recursive) {
         const inner = scopeSql(identity, 2);
         const { rows } = await tx.query<{ n: number }>(
@@ -108,34 +100,11 @@ export class NodeRepository {
         `DELETE FROM nodes WHERE (uri = $1 OR uri LIKE $2 || '/%') AND ${scope.sql} RETURNING uri`,
         [uri, escapeLike(uri, true), ...scope.params],
       );
-      return rows.map((r) => r.uri).sort();
+      const deleted = rows.map((r) => r.uri).sort();
+      // The index job of a delete refreshes the summary of the directory that held the node.
+      const index = deleted.length ? await insertOutbox(tx, identity.accountId, 'delete', [uri], this.graceMs) : null;
+      return { deleted, index };
     });
-  }
-
-  /** Stores what the indexer computed. Account-scoped system write (the indexer acts for the writer). */
-  async setIndex(accountId: string, uri: string, update: IndexUpdate): Promise<boolean> {
-    const vec = update.embedding ? `[${Array.from(update.embedding, (x) => +x.toFixed(6)).join(',')}]` : null;
-    const { rowCount } = await this.db.query(
-      `UPDATE nodes SET abstract = $3, overview = COALESCE($4, overview), search_text = $5, embedding = $6::vector,
-         embedder_id = $7, indexed_at = now() WHERE account_id = $1 AND uri = $2`,
-      [accountId, uri, update.abstract, update.overview ?? null, update.searchText, vec, update.embedderId],
-    );
-    return rowCount > 0;
-  }
-
-  /** A node read by the indexer on behalf of the account (no user scoping: the write was already authorised). */
-  async getForIndex(accountId: string, uri: string): Promise<NodeRecord | null> {
-    const { rows } = await this.db.query<NodeRow>(`SELECT ${NODE_COLUMNS} FROM nodes WHERE account_id = $1 AND uri = $2`, [accountId, uri]);
-    return rows[0] ? toNodeRecord(rows[0]) : null;
-  }
-
-  /** Children of a directory for sidecar refresh (indexer side): names, kinds and abstracts only. */
-  async childrenForIndex(accountId: string, uri: string, limit = 500): Promise<{ uri: string; kind: 'file' | 'directory'; abstract: string }[]> {
-    const { rows } = await this.db.query<{ uri: string; kind: 'file' | 'directory'; abstract: string }>(
-      `SELECT uri, kind, abstract FROM nodes WHERE account_id = $1 AND parent_uri = $2 ORDER BY uri LIMIT $3`,
-      [accountId, uri, limit],
-    );
-    return rows;
   }
 
   private async lockRow(tx: Tx, identity: Identity, uri: string): Promise<NodeRecord | null> {
@@ -143,29 +112,6 @@ export class NodeRepository {
     const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
     const { rows } = await tx.query<NodeRow>(`SELECT ${NODE_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}${lock}`, [uri, ...scope.params]);
     return rows[0] ? toNodeRecord(rows[0]) : null;
-  }
-
-  private async ensureDirectories(tx: Tx, identity: Identity, dirUri: string | null): Promise<string[]> {
-    if (!dirUri) return [];
-    const chain = [dirUri, ...ancestors(dirUri)].reverse();
-    const created: string[] = [];
-    for (const dir of chain) {
-      const p = nodePath(dir);
-      const { rows } = await tx.query<{ uri: string }>(
-        `INSERT INTO nodes (account_id, uri, parent_uri, kind, context_type, owner_user_id, peer_id)
-         VALUES ($1, $2, $3, 'directory', $4, $5, $6) ON CONFLICT (account_id, uri) DO NOTHING RETURNING uri`,
-        [identity.accountId, dir, p.parentUri, p.contextType, p.ownerUserId, p.peerId],
-      );
-      if (rows.length > 0) {
-        created.push(dir);
-        continue;
-      }
-      const { rows: kinds } = await tx.query<{ kind: string }>('SELECT kind FROM nodes WHERE account_id = $1 AND uri = $2', [identity.accountId, dir]);
-      if (kinds[0]?.kind === 'file') {
-        throw new KernelError(KernelErrorCode.Conflict, `${dir} is a file, not a directory`, { uri: dir });
-      }
-    }
-    return created;
   }
 }
 

@@ -13,29 +13,3 @@ export interface NodeRecord {
   embedderId: string | null;
   indexedAt: string | null;
 }
-
-export type WriteMode = 'create' | 'replace' | 'append';
-
-export interface WriteInput {
-  uri: string;
-  content: string;
-  mode: WriteMode;
-  tags?: string[];
-}
-
-export interface WriteOutcome {
-  uri: string;
-  created: boolean;
-  /** Directories created on the way (nearest last). */
-  createdDirectories: string[];
-  size: number;
-}
-
-/** What the indexer stores after embedding a node. */
-export interface IndexUpdate {
-  abstract: string;
-  overview?: string;
-  searchText: string;
-  embedding: Float32Array | null;
-  embedderId: string | null;
-}

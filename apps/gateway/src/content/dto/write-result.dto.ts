@@ -10,10 +10,13 @@ export class WriteResultDto {
   mode!: string;
   /** UTF-8 bytes of the request's content. */
   written_bytes!: number;
+  /** False when the stored content (and tags) already matched: nothing written, nothing re-indexed. */
   content_updated!: boolean;
-  @ApiProperty({ enum: ['queued', 'complete', 'failed'] })
+  /** The directory summary: `deferred` when a busy directory's refresh was coalesced into one moments later. */
+  @ApiProperty({ enum: ['queued', 'complete', 'deferred', 'failed', 'skipped'] })
   semantic_status!: string;
-  @ApiProperty({ enum: ['queued', 'complete', 'failed'] })
+  /** The node's own index (embedding and lexical text); `skipped` when nothing changed. */
+  @ApiProperty({ enum: ['queued', 'complete', 'failed', 'skipped'] })
   vector_status!: string;
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true })
   queue_status!: Record<string, unknown> | null;
@@ -25,10 +28,11 @@ export class BatchWriteResultDto {
   root_uri!: string;
   created!: string[];
   updated!: string[];
+  /** Operations whose content equalled what is stored: not written, not re-indexed. */
   unchanged!: string[];
-  @ApiProperty({ enum: ['queued', 'complete', 'failed'] })
+  @ApiProperty({ enum: ['queued', 'complete', 'deferred', 'failed', 'skipped'] })
   semantic_status!: string;
-  @ApiProperty({ enum: ['queued', 'complete', 'failed'] })
+  @ApiProperty({ enum: ['queued', 'complete', 'failed', 'skipped'] })
   vector_status!: string;
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true })
   queue_status!: Record<string, unknown> | null;

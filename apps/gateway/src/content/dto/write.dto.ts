@@ -15,7 +15,7 @@ export class WriteContentDto {
   @IsOptional() @IsIn(['replace', 'append', 'create'])
   mode?: 'replace' | 'append' | 'create';
 
-  /** Wait until the node is indexed (embedded, directory summaries refreshed) before answering. */
+  /** Wait until the node is indexed (searchable) before answering; its directory summary too, unless coalesced (`deferred`). */
   @IsOptional() @IsBoolean()
   wait?: boolean;
 

@@ -1,0 +1,103 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { IndexJob, IndexResult, QueueName } from '@app/contracts';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { enqueueIndex, JobBus } from '@app/queue';
+import { OutboxRepository } from '@app/store';
+
+/** An outbox entry after the writer's attempt to enqueue it. */
+export interface Dispatched {
+  job: IndexJob;
+  /** Null when the queue was unreachable: the relay enqueues the entry once it is back. */
+  jobId: string | null;
+}
+
+/** How the index work of a set of writes ended, as the content routes report it. */
+export interface IndexOutcome {
+  status: 'complete' | 'failed';
+  /** What became of the directory summaries (`deferred`: coalesced into a refresh moments away). */
+  directories: 'complete' | 'deferred' | 'skipped';
+  indexed: number;
+  /** Nodes named by the entries whose job failed. */
+  failedNodes: number;
+  errors: string[];
+}
+
+const POLL_MS = 250;
+
+/**
+ * Hands committed outbox entries to the index queue right away (the fast path; the relay covers a
+ * failure) and waits for them when a write asked to. See docs/architecture.md#write-path.
+ */
+@Injectable()
+export class IndexDispatchService {
+  private readonly logger = new Logger(IndexDispatchService.name);
+  private warnedAt = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly bus: JobBus,
+    private readonly outbox: OutboxRepository,
+  ) {}
+
+  /** Never throws: the entry is durable in the store, so a queue outage only delays indexing. */
+  async dispatch(job: IndexJob): Promise<Dispatched> {
+    try {
+      return { job, jobId: await enqueueIndex(this.bus, job) };
+    } catch (err) {
+      if (Date.now() - this.warnedAt > 10_000) {
+        this.warnedAt = Date.now();
+        this.logger.warn(`index enqueue failed, the outbox relay will retry: ${(err as Error).message}`);
+      }
+      return { job, jobId: null };
+    }
+  }
+
+  /** Waits until every entry is indexed; DEADLINE_EXCEEDED (504) past the timeout (the writes stay stored). */
+  async wait(entries: Dispatched[], timeoutS?: number): Promise<IndexOutcome> {
+    const timeoutMs = timeoutS ? Math.round(timeoutS * 1000) : this.config.queues.writeWaitMs;
+    const deadline = Date.now() + timeoutMs;
+    const results = await Promise.allSettled(entries.map((e) => this.waitOne(e, deadline, timeoutMs)));
+    const late = results.find((r) => r.status === 'rejected' && r.reason instanceof KernelError && r.reason.code === KernelErrorCode.DeadlineExceeded);
+    if (late) throw (late as PromiseRejectedResult).reason;
+    const errors = results.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error)?.message ?? r.reason)] : []));
+    const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const dirs = done.map((r) => r.directories);
+    return {
+      status: errors.length ? 'failed' : 'complete',
+      directories: dirs.includes('deferred') ? 'deferred' : dirs.includes('complete') ? 'complete' : 'skipped',
+      indexed: done.reduce((n, r) => n + r.indexed, 0),
+      failedNodes: results.reduce((n, r, i) => n + (r.status === 'rejected' ? entries[i].job.uris.length : 0), 0),
+      errors,
+    };
+  }
+
+  private async waitOne(e: Dispatched, deadline: number, timeoutMs: number): Promise<IndexResult> {
+    if (e.jobId) {
+      try {
+        return await this.bus.waitFor(QueueName.Index, e.jobId, Math.max(1, deadline - Date.now()));
+      } catch (err) {
+        // The queue went away while waiting: the store still says when the entry is done.
+        if (!(err instanceof KernelError && err.code === KernelErrorCode.Unavailable)) throw err;
+      }
+    }
+    return this.pollStore(e.job, deadline, timeoutMs);
+  }
+
+  /** Waiting without the queue: the index job deletes the entry once its nodes are indexed. */
+  private async pollStore(job: IndexJob, deadline: number, timeoutMs: number): Promise<IndexResult> {
+    for (;;) {
+      const pending = await this.outbox.pending(job.outboxId).catch(() => true);
+      if (!pending) return { indexed: job.uris.length, embedderId: null, directories: 'deferred' };
+      if (Date.now() + POLL_MS > deadline) {
+        const s = timeoutMs / 1000;
+        throw new KernelError(KernelErrorCode.DeadlineExceeded, `index job timed out after ${s}s; the write is stored and will be indexed`, {
+          operation: 'index',
+          timeout: s,
+          stored: true,
+        });
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import { Db } from '../db/db.port';
+
+/** A node as the indexer reads it: what it needs to index and the rev it read. */
+export interface IndexInput {
+  uri: string;
+  kind: 'file' | 'directory';
+  content: string;
+  rev: number;
+}
+
+/** The index of one file, computed by the indexer. */
+export interface FileIndex {
+  uri: string;
+  /** The rev the content was read at; the row is left alone if a newer write changed it meanwhile. */
+  rev: number;
+  abstract: string;
+  searchText: string;
+  embedding: Float32Array | null;
+}
+
+/** Outcome of asking for a directory summary refresh. */
+export type SidecarClaim =
+  | { state: 'claimed'; claim: number; abstract: string; overview: string; indexed: boolean; embedderId: string | null }
+  | { state: 'deferred'; delayMs: number }
+  | { state: 'missing' };
+
+export interface DirectorySummary {
+  abstract: string;
+  overview: string;
+  searchText: string;
+  embedding: Float32Array | null;
+  embedderId: string | null;
+}
+
+const vectorText = (v: Float32Array | null) => (v ? `[${Array.from(v, (x) => +x.toFixed(6)).join(',')}]` : null);
+
+/**
+ * The indexer's side of the store. Account-scoped system access: the writes it serves were authorised
+ * by the gateway already.
+ */
+export class NodeIndexRepository {
+  constructor(private readonly db: Db) {}
+
+  async nodesForIndex(accountId: string, uris: string[]): Promise<IndexInput[]> {
+    const { rows } = await this.db.query<IndexInput & { rev: string | number }>(
+      'SELECT uri, kind, content, rev FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) ORDER BY uri',
+      [accountId, uris],
+    );
+    return rows.map((r) => ({ ...r, rev: Number(r.rev) }));
+  }
+
+  /** Stores file indexes in one statement; rows rewritten since they were read are left for their own job. */
+  async storeFileIndexes(accountId: string, files: FileIndex[], embedderId: string | null): Promise<number> {
+    if (files.length === 0) return 0;
+    const { rowCount } = await this.db.query(
+      `UPDATE nodes n SET abstract = u.abstract, search_text = u.search, embedding = u.vec::vector,
+         embedder_id = CASE WHEN u.vec IS NULL THEN NULL ELSE $7 END, indexed_at = now()
+       FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS u(uri, rev, abstract, search, vec)
+       WHERE n.account_id = $1 AND n.uri = u.uri AND n.rev = u.rev`,
+      [accountId, files.map((f) => f.uri), files.map((f) => f.rev), files.map((f) => f.abstract), files.map((f) => f.searchText),
+        files.map((f) => vectorText(f.embedding)), embedderId],
+    );
+    return rowCount;
+  }
+
+  /**
+   * Claims the refresh of a directory's summary. Granted when `force`d, or when the last refresh is at
+   * least `intervalMs` old; otherwise the refresh is marked due at last + interval (coalescing every
+   * change in between into that one refresh) and the caller learns how long to wait.
+   */
+  async claimSidecar(accountId: string, uri: string, intervalMs: number, force: boolean): Promise<SidecarClaim> {
+    const open = `($4::boolean OR sidecar_at IS NULL OR sidecar_at <= now() - $3 * interval '1 millisecond')`;
+    const { rows } = await this.db.query<{ claim: string; due: Date | null; delay_ms: number | null; abstract: string; overview: string;
+      indexed: boolean; embedder_id: string | null }>(
+      `UPDATE nodes SET
+         sidecar_claim = sidecar_claim + CASE WHEN ${open} THEN 1 ELSE 0 END,
+         sidecar_due = CASE WHEN ${open} THEN NULL ELSE COALESCE(sidecar_due, sidecar_at + $3 * interval '1 millisecond') END,
+         sidecar_at = CASE WHEN ${open} THEN now() ELSE sidecar_at END
+       WHERE account_id = $1 AND uri = $2 AND kind = 'directory'
+       RETURNING sidecar_claim AS claim, sidecar_due AS due, abstract, overview, indexed_at IS NOT NULL AS indexed, embedder_id,
+         GREATEST(0, EXTRACT(EPOCH FROM (sidecar_due - now())) * 1000)::float8 AS delay_ms`,
+      [accountId, uri, intervalMs, force],
+    );
+    const r = rows[0];
+    if (!r) return { state: 'missing' };
+    if (r.due !== null) return { state: 'deferred', delayMs: Number(r.delay_ms ?? 0) };
+    return { state: 'claimed', claim: Number(r.claim), abstract: r.abstract, overview: r.overview, indexed: r.indexed, embedderId: r.embedder_id };
+  }
+
+  /**
+   * The first `cap` visible children of a directory (names, kinds, abstracts) and how many there are,
+   * counted up to `countCap`: a summary costs the same in a directory of ten thousand files as in one of
+   * a few hundred.
+   */
+  async sidecarInputs(accountId: string, uri: string, cap: number, countCap = 100_000) {
+    const visible = `account_id = $1 AND parent_uri = $2 AND substr(uri, length($2) + 2, 1) <> '.'`;
+    const { rows } = await this.db.query<{ uri: string; kind: 'file' | 'directory'; abstract: string }>(
+      `SELECT uri, kind, abstract FROM nodes WHERE ${visible} ORDER BY uri LIMIT $3`,
+      [accountId, uri, cap],
+    );
+    if (rows.length < cap) return { children: rows, total: rows.length };
+    const { rows: n } = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM nodes WHERE ${visible} LIMIT $3) c`,
+      [accountId, uri, countCap],
+    );
+    return { children: rows, total: n[0].n };
+  }
+
+  /** Stores a directory summary, unless a later claim took over the refresh meanwhile. */
+  async storeSidecar(accountId: string, uri: string, claim: number, s: DirectorySummary): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      `UPDATE nodes SET abstract = $4, overview = $5, search_text = $6, embedding = $7::vector, embedder_id = $8, indexed_at = now()
+       WHERE account_id = $1 AND uri = $2 AND sidecar_claim = $3`,
+      [accountId, uri, claim, s.abstract, s.overview, s.searchText, vectorText(s.embedding), s.embedderId],
+    );
+    return rowCount > 0;
+  }
+
+  /** Marks a directory's summary as due now (a refresh handed to a follow-up job). */
+  async markSidecarDue(accountId: string, uri: string): Promise<void> {
+    await this.db.query(
+      `UPDATE nodes SET sidecar_due = COALESCE(sidecar_due, now()) WHERE account_id = $1 AND uri = $2 AND kind = 'directory'`,
+      [accountId, uri],
+    );
+  }
+
+  /** Removes a finished outbox entry. */
+  async finishOutbox(outboxId: number): Promise<void> {
+    await this.db.query('DELETE FROM index_outbox WHERE id = $1', [outboxId]);
+  }
+
+  /** Directories whose deferred refresh is overdue by `graceMs` (its job was lost): the relay re-enqueues them. */
+  async overdueSidecars(limit: number, graceMs: number): Promise<{ accountId: string; uri: string }[]> {
+    const { rows } = await this.db.query<{ account_id: string; uri: string }>(
+      `SELECT account_id, uri FROM nodes WHERE sidecar_due < now() - $2 * interval '1 millisecond' ORDER BY sidecar_due LIMIT $1`,
+      [limit, graceMs],
+    );
+    return rows.map((r) => ({ accountId: r.account_id, uri: r.uri }));
+  }
+}

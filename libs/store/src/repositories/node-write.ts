@@ -1,0 +1,170 @@
+import { IndexJob } from '@app/contracts';
+import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { Db } from '../db/db.port';
+import { ancestors, nodePath } from './node-path';
+import { insertOutbox } from './outbox';
+import { scopeSql } from './scope';
+
+type Tx = Pick<Db, 'query' | 'kind'>;
+
+/** One file write of a (batch) write; `upsert` creates a missing file and replaces an existing one. */
+export interface WriteOp {
+  uri: string;
+  content: string;
+  mode: 'create' | 'replace' | 'append' | 'upsert';
+  /** Replaces the node's tags when given. */
+  tags?: string[];
+}
+
+/** What one operation did: `changed` is false when the stored content (and tags) already matched. */
+export interface WriteItem {
+  uri: string;
+  created: boolean;
+  changed: boolean;
+  size: number;
+}
+
+/** Outcome of a write: per-operation results and the outbox entry to index (null when nothing changed). */
+export interface WriteManyOutcome {
+  items: WriteItem[];
+  createdDirectories: string[];
+  index: IndexJob | null;
+}
+
+interface Existing {
+  uri: string;
+  kind: 'file' | 'directory';
+  content: string;
+  tags: string[] | null;
+}
+
+/**
+ * Applies file writes in the caller's transaction with a fixed number of statements, whatever the
+ * number of files: parents created in one statement, existing rows locked in one, new rows inserted in
+ * one (`ON CONFLICT DO NOTHING`, so of two concurrent creates of one URI exactly one wins), changed rows
+ * updated in one, and one outbox entry naming every node that needs indexing. Any failure aborts all.
+ */
+export async function writeNodes(tx: Tx, identity: Identity, ops: WriteOp[], graceMs?: number): Promise<WriteManyOutcome> {
+  const parents = [...new Set(ops.map((o) => nodePath(o.uri).parentUri).filter((p): p is string => !!p))];
+  const createdDirectories = await ensureDirectories(tx, identity, parents);
+  const existing = await lockExisting(tx, identity, ops.map((o) => o.uri));
+  const inserts: { uri: string; content: string; tags: string[] }[] = [];
+  const updates: { uri: string; content: string; tags: string[] | null }[] = [];
+  const items = ops.map((op): WriteItem => {
+    const old = existing.get(op.uri);
+    if (old?.kind === 'directory') {
+      throw new KernelError(KernelErrorCode.InvalidArgument, `write only supports existing files, got directory: ${op.uri}`, {
+        resource: op.uri,
+        expected: 'file',
+        actual: 'directory',
+      });
+    }
+    if (old && op.mode === 'create') {
+      throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${op.uri}`, { resource: op.uri, type: 'file' });
+    }
+    if (!old && (op.mode === 'replace' || op.mode === 'append')) {
+      throw new KernelError(KernelErrorCode.NotFound, `File not found: ${op.uri}`, { type: 'file', resource: op.uri });
+    }
+    const content = old && op.mode === 'append' ? old.content + op.content : op.content;
+    const size = Buffer.byteLength(content, 'utf8');
+    if (!old) {
+      inserts.push({ uri: op.uri, content, tags: op.tags ?? [] });
+      return { uri: op.uri, created: true, changed: true, size };
+    }
+    const sameTags = op.tags === undefined || sameList(op.tags, old.tags ?? []);
+    if (content === old.content && sameTags) return { uri: op.uri, created: false, changed: false, size };
+    updates.push({ uri: op.uri, content, tags: op.tags ?? null });
+    return { uri: op.uri, created: false, changed: true, size };
+  });
+  const toIndex = [...inserts.map((i) => i.uri), ...updates.map((u) => u.uri), ...createdDirectories];
+  if (toIndex.length === 0) return { items, createdDirectories, index: null };
+  const index = await insertOutbox(tx, identity.accountId, 'upsert', toIndex, graceMs);
+  await insertFiles(tx, identity, inserts, index.outboxId);
+  await updateFiles(tx, identity, updates, index.outboxId);
+  return { items, createdDirectories, index };
+}
+
+/**
+ * Creates every missing directory on the way to `dirs` (one statement for all of them) and refuses a
+ * path through a file. Returns the directories it created, shallowest first.
+ */
+export async function ensureDirectories(tx: Tx, identity: Identity, dirs: string[]): Promise<string[]> {
+  const all = new Set<string>();
+  for (const d of dirs) {
+    all.add(d);
+    for (const a of ancestors(d)) all.add(a);
+  }
+  if (all.size === 0) return [];
+  const uris = [...all].sort();
+  const paths = uris.map((u) => nodePath(u));
+  const { rows } = await tx.query<{ uri: string }>(
+    `INSERT INTO nodes (account_id, uri, parent_uri, kind, context_type, owner_user_id, peer_id)
+     SELECT $1, u.uri, u.parent, 'directory', u.ctype, u.owner, u.peer
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(uri, parent, ctype, owner, peer)
+     ORDER BY u.uri
+     ON CONFLICT (account_id, uri) DO NOTHING RETURNING uri`,
+    [identity.accountId, uris, paths.map((p) => p.parentUri), paths.map((p) => p.contextType), paths.map((p) => p.ownerUserId),
+      paths.map((p) => p.peerId)],
+  );
+  const created = new Set(rows.map((r) => r.uri));
+  const kept = uris.filter((u) => !created.has(u));
+  if (kept.length > 0) {
+    const { rows: files } = await tx.query<{ uri: string }>(
+      `SELECT uri FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) AND kind = 'file' ORDER BY uri LIMIT 1`,
+      [identity.accountId, kept],
+    );
+    if (files[0]) throw new KernelError(KernelErrorCode.Conflict, `${files[0].uri} is a file, not a directory`, { uri: files[0].uri });
+  }
+  return uris.filter((u) => created.has(u)).sort((a, b) => a.length - b.length);
+}
+
+// Rows are locked in URI order, so two batches touching the same files cannot deadlock each other.
+async function lockExisting(tx: Tx, identity: Identity, uris: string[]): Promise<Map<string, Existing>> {
+  const scope = scopeSql(identity, 2);
+  const { rows } = await tx.query<Existing>(
+    `SELECT uri, kind, content, tags FROM nodes WHERE uri = ANY($1::text[]) AND ${scope.sql} ORDER BY uri FOR UPDATE`,
+    [uris, ...scope.params],
+  );
+  return new Map(rows.map((r) => [r.uri, r]));
+}
+
+async function insertFiles(tx: Tx, identity: Identity, files: { uri: string; content: string; tags: string[] }[], rev: number) {
+  if (files.length === 0) return;
+  const sorted = [...files].sort((a, b) => (a.uri < b.uri ? -1 : 1));
+  const paths = sorted.map((f) => nodePath(f.uri));
+  // text[][] must be rectangular, so tags travel as JSON text and are unpacked per row.
+  const { rows } = await tx.query<{ uri: string }>(
+    `INSERT INTO nodes (account_id, uri, parent_uri, kind, context_type, owner_user_id, peer_id, content, tags, rev)
+     SELECT $1, u.uri, u.parent, 'file', u.ctype, u.owner, u.peer, u.content,
+            ARRAY(SELECT jsonb_array_elements_text(u.tags::jsonb)), $9
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+          AS u(uri, parent, ctype, owner, peer, content, tags)
+     ON CONFLICT (account_id, uri) DO NOTHING RETURNING uri`,
+    [identity.accountId, sorted.map((f) => f.uri), paths.map((p) => p.parentUri), paths.map((p) => p.contextType),
+      paths.map((p) => p.ownerUserId), paths.map((p) => p.peerId), sorted.map((f) => f.content),
+      sorted.map((f) => JSON.stringify(f.tags)), rev],
+  );
+  if (rows.length < sorted.length) {
+    // Another transaction created one of these files after our lock read found nothing: it won.
+    const won = new Set(rows.map((r) => r.uri));
+    const lost = sorted.find((f) => !won.has(f.uri))?.uri ?? sorted[0].uri;
+    throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${lost}`, { resource: lost, type: 'file' });
+  }
+}
+
+async function updateFiles(tx: Tx, identity: Identity, files: { uri: string; content: string; tags: string[] | null }[], rev: number) {
+  if (files.length === 0) return;
+  await tx.query(
+    `UPDATE nodes n SET content = u.content,
+       tags = CASE WHEN u.tags IS NULL THEN n.tags ELSE ARRAY(SELECT jsonb_array_elements_text(u.tags::jsonb)) END,
+       updated_at = now(), indexed_at = NULL, rev = $5
+     FROM unnest($2::text[], $3::text[], $4::text[]) AS u(uri, content, tags)
+     WHERE n.account_id = $1 AND n.uri = u.uri`,
+    [identity.accountId, files.map((f) => f.uri), files.map((f) => f.content), files.map((f) => (f.tags ? JSON.stringify(f.tags) : null)),
+      rev],
+  );
+}
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,76 @@
+import { IndexJob } from '@app/contracts';
+import { Db } from '../db/db.port';
+
+type Tx = Pick<Db, 'query' | 'kind'>;
+
+interface OutboxRow {
+  id: string | number;
+  account_id: string;
+  op: 'upsert' | 'delete';
+  uris: string[];
+}
+
+const toJob = (r: OutboxRow): IndexJob => ({ accountId: r.account_id, outboxId: Number(r.id), op: r.op, uris: r.uris });
+
+/**
+ * Records, inside the write's own transaction, that `uris` need indexing. The writer enqueues the job
+ * itself right after the commit, so the entry only becomes due for the relay after `graceMs`.
+ */
+export async function insertOutbox(tx: Tx, accountId: string, op: 'upsert' | 'delete', uris: string[], graceMs = OUTBOX_GRACE_MS): Promise<IndexJob> {
+  const { rows } = await tx.query<OutboxRow>(
+    `INSERT INTO index_outbox (account_id, op, uris, due_at) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+     RETURNING id, account_id, op, uris`,
+    [accountId, op, uris, graceMs],
+  );
+  return toJob(rows[0]);
+}
+
+/** How long after a write its outbox entry waits before the relay treats the writer's enqueue as lost. */
+export const OUTBOX_GRACE_MS = 10_000;
+
+/** The write outbox seen from the relay and the index workers. */
+export class OutboxRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Hands the entries that are due to `enqueue` and pushes their due time `retryMs` ahead, all in one
+   * transaction: when `enqueue` throws (Redis away) nothing changes and the entries stay due. Rows are
+   * claimed with SKIP LOCKED, so relays in several processes share the work without doubling it.
+   */
+  async relayDue(limit: number, retryMs: number, enqueue: (jobs: IndexJob[]) => Promise<void>): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<OutboxRow>(
+        `SELECT id, account_id, op, uris FROM index_outbox WHERE due_at <= now() ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      if (rows.length === 0) return 0;
+      await enqueue(rows.map(toJob));
+      // Backs off per attempt (up to 64 × retryMs), so an entry whose job sits in a long backlog is not re-added every few seconds.
+      await tx.query(
+        `UPDATE index_outbox SET attempts = attempts + 1,
+           due_at = now() + $2 * power(2, LEAST(attempts, 6)) * interval '1 millisecond' WHERE id = ANY($1::bigint[])`,
+        [rows.map((r) => Number(r.id)), retryMs],
+      );
+      return rows.length;
+    });
+  }
+
+  /** Outbox entries (of at most `chunk` nodes) that re-index `uris` with the current embedder. */
+  async reindex(accountId: string, uris: string[], chunk = 256): Promise<IndexJob[]> {
+    const jobs: IndexJob[] = [];
+    for (let i = 0; i < uris.length; i += chunk) jobs.push(await insertOutbox(this.db, accountId, 'upsert', uris.slice(i, i + chunk)));
+    return jobs;
+  }
+
+  /** Whether the entry still waits for its index job (the job deletes it once the nodes are indexed). */
+  async pending(outboxId: number): Promise<boolean> {
+    const { rows } = await this.db.query('SELECT 1 FROM index_outbox WHERE id = $1', [outboxId]);
+    return rows.length > 0;
+  }
+
+  /** Entries not yet indexed (metrics, tests). */
+  async count(): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox');
+    return rows[0].n;
+  }
+}

@@ -1,0 +1,160 @@
+import { QueueName } from '@app/contracts';
+import { JobBus } from '@app/queue';
+import { Db, STORE_DB } from '@app/store';
+import { startTestApp, storeModes, TestApp } from '@app/testing';
+
+const WRITE = '/api/v1/content/write';
+const BATCH = '/api/v1/content/batch-write';
+
+/** Polls `check` until it returns true (30 s at most): indexing is asynchronous unless `wait` is asked. */
+async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('condition not met in time');
+}
+
+describe.each(storeModes())('write path (store: %s)', (store) => {
+  let app: TestApp;
+  const found = async (token: string, uri: string) => {
+    const r = await app.request('POST', '/api/v1/search/find', { body: { query: token, target_uri: 'viking://resources', limit: 5 } });
+    return (r.body.result?.resources ?? []).some((h: { uri: string }) => h.uri === uri);
+  };
+  const ls = async (uri: string) => (await app.request('GET', `/api/v1/fs/ls?uri=${encodeURIComponent(uri)}&simple=true`)).body.result ?? [];
+  const overview = async (uri: string) => (await app.request('GET', `/api/v1/content/overview?uri=${encodeURIComponent(uri)}`)).body.result as string;
+
+  beforeAll(async () => {
+    app = await startTestApp({ store, env: { MUNINN_OUTBOX_GRACE_MS: '300', MUNINN_OUTBOX_POLL_MS: '100', MUNINN_SIDECAR_INTERVAL_MS: '200' } });
+  }, 60_000);
+  afterAll(() => app?.close());
+
+  it('batch-write is all or nothing: one failing operation leaves none of the others stored', async () => {
+    const root = 'viking://resources/atomic';
+    const r = await app.request('POST', BATCH, {
+      body: {
+        root_uri: root,
+        operations: [
+          { uri: `${root}/a.md`, content: 'first', mode: 'create' },
+          { uri: `${root}/b.md`, content: 'second', mode: 'create' },
+          { uri: `${root}/missing.md`, content: 'third', mode: 'replace' },
+        ],
+      },
+    });
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('NOT_FOUND');
+    expect((await app.request('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(`${root}/a.md`)}`)).status).toBe(404);
+    expect((await app.request('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(root)}`)).status).toBe(404);
+  });
+
+  it('concurrent creates of one new file: exactly one wins, every other gets 409', async () => {
+    const uri = 'viking://resources/race/one.md';
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => app.request('POST', WRITE, { body: { uri, content: `writer ${i}`, mode: 'create' } })),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+    const winner = answers.find((a) => a.status === 200)!.body.result;
+    expect(winner.created).toBe(true);
+    const read = await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(uri)}`);
+    expect(read.body.result).toMatch(/^writer \d$/);
+  });
+
+  it('reports real state: unchanged content is neither written nor re-indexed; changes are', async () => {
+    const root = 'viking://resources/state';
+    const ops = [
+      { uri: `${root}/same.md`, content: 'kept as it is', mode: 'upsert' },
+      { uri: `${root}/new.md`, content: 'brand new', mode: 'upsert' },
+    ];
+    const first = await app.request('POST', BATCH, { body: { root_uri: root, operations: ops } });
+    expect(first.status).toBe(200);
+    expect(first.body.result).toMatchObject({ created: [`${root}/same.md`, `${root}/new.md`], updated: [], unchanged: [], vector_status: 'complete' });
+    const second = await app.request('POST', BATCH, {
+      body: { root_uri: root, operations: [ops[0], { ...ops[1], content: 'changed body' }] },
+    });
+    expect(second.body.result).toMatchObject({ created: [], updated: [`${root}/new.md`], unchanged: [`${root}/same.md`], vector_status: 'complete' });
+    const again = await app.request('POST', WRITE, { body: { uri: `${root}/same.md`, content: 'kept as it is', wait: true } });
+    expect(again.body.result).toMatchObject({ content_updated: false, vector_status: 'skipped', semantic_status: 'skipped', queue_status: null });
+    const changed = await app.request('POST', WRITE, { body: { uri: `${root}/same.md`, content: ' and more', mode: 'append', wait: true } });
+    expect(changed.body.result).toMatchObject({ content_updated: true, vector_status: 'complete' });
+    expect(['complete', 'deferred']).toContain(changed.body.result.semantic_status);
+    const queued = await app.request('POST', WRITE, { body: { uri: `${root}/same.md`, content: ' once more', mode: 'append' } });
+    expect(queued.body.result).toMatchObject({ content_updated: true, vector_status: 'queued', semantic_status: 'queued' });
+  });
+
+  it('a write whose enqueue fails after the commit is answered, stored, and indexed by the outbox relay', async () => {
+    const bus = app.nest.get(JobBus);
+    const original = bus.enqueue.bind(bus);
+    let refused = 0;
+    bus.enqueue = (async (queue: QueueName, data: never, opts?: object) => {
+      if (queue === QueueName.Index && refused === 0) {
+        refused += 1;
+        throw new Error('simulated loss between commit and enqueue');
+      }
+      return original(queue, data, opts);
+    }) as JobBus['enqueue'];
+    try {
+      const uri = 'viking://resources/outbox/lost.md';
+      const r = await app.request('POST', WRITE, { body: { uri, content: 'the quixotic zebrafinch ledger', mode: 'create' } });
+      expect(r.status).toBe(200);
+      expect(r.body.result.vector_status).toBe('queued');
+      expect(refused).toBe(1);
+      await eventually(() => found('zebrafinch', uri));
+    } finally {
+      bus.enqueue = original;
+    }
+    const db = app.nest.get<Db>(STORE_DB);
+    await eventually(async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox')).rows[0].n === 0);
+  });
+
+  it('a wait:true write whose enqueue fails still waits for the relay to index it', async () => {
+    const bus = app.nest.get(JobBus);
+    const original = bus.enqueue.bind(bus);
+    let refused = 0;
+    bus.enqueue = (async (queue: QueueName, data: never, opts?: object) => {
+      if (queue === QueueName.Index && refused++ === 0) throw new Error('simulated queue outage');
+      return original(queue, data, opts);
+    }) as JobBus['enqueue'];
+    try {
+      const uri = 'viking://resources/outbox/waited.md';
+      const r = await app.request('POST', WRITE, { body: { uri, content: 'a gravimetric pelican survey', mode: 'create', wait: true } });
+      expect(r.status).toBe(200);
+      expect(r.body.result.vector_status).toBe('complete');
+      expect(await found('pelican', uri)).toBe(true);
+    } finally {
+      bus.enqueue = original;
+    }
+  });
+
+  it('coalesces summary refreshes of a busy directory and still ends with every child listed', async () => {
+    const dir = 'viking://resources/busy';
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => app.request('POST', WRITE, { body: { uri: `${dir}/f${i}.md`, content: `file number ${i}`, mode: 'create', wait: true } })),
+    );
+    expect(answers.every((a) => a.status === 200 && a.body.result.vector_status === 'complete')).toBe(true);
+    expect(answers.some((a) => a.body.result.semantic_status === 'deferred')).toBe(true);
+    await eventually(async () => (await overview(dir)).includes('24 items in'));
+    expect((await ls(dir)).length).toBe(24);
+  });
+
+  it('summarises a directory larger than the children a summary reads, with the true count', async () => {
+    const dir = 'viking://resources/large';
+    for (let b = 0; b < 2; b++) {
+      const operations = Array.from({ length: 225 }, (_, k) => ({ uri: `${dir}/n${String(b * 225 + k).padStart(4, '0')}.md`, content: `note ${b * 225 + k}`, mode: 'create' }));
+      const r = await app.request('POST', BATCH, { body: { root_uri: dir, operations } });
+      expect(r.status).toBe(200);
+      expect(r.body.result.created).toHaveLength(225);
+    }
+    await eventually(async () => (await overview(dir)).includes('450 items in'));
+    expect(await overview(dir)).toMatch(/- … and \d+ more/);
+  });
+
+  it('a deep path: every new directory on the way gets a summary', async () => {
+    const segs = Array.from({ length: 40 }, (_, i) => `d${i}`).join('/');
+    const uri = `viking://resources/deep/${segs}/leaf.md`;
+    const r = await app.request('POST', WRITE, { body: { uri, content: 'a deep leaf', mode: 'create', wait: true } });
+    expect(r.status).toBe(200);
+    await eventually(async () => (await overview('viking://resources/deep')).includes('d0/'));
+  });
+});
