@@ -3,6 +3,8 @@ export * from './kernel.error';
 
 export * from './text/py-text';
 export * from './text/py-coerce';
+export * from './text/trim';
+export * from './text/segment-words';
 
 export * from './uri/identifier';
 export * from './uri/uri-path';

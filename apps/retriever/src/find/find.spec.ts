@@ -7,7 +7,7 @@ import { isFindJob } from './find-job.guard';
 import { toFindResult } from './find-result';
 import { FindProcessor } from './find.processor';
 import { FindService } from './find.service';
-import { queryTerms } from './query-terms';
+import { MAX_QUERY_TERMS, queryTerms } from './query-terms';
 
 const job: FindJob = {
   identity: { accountId: 'acme', userId: 'alice', role: 'user', actorPeerId: null },
@@ -62,6 +62,12 @@ describe('queryTerms', () => {
     ['only function words → nothing', 'what is the', []],
   ])('%s', (_name, query, terms) => {
     expect(queryTerms(query)).toEqual(terms);
+  });
+
+  it('keeps the first MAX_QUERY_TERMS distinct terms of a 200k-word query, in order', () => {
+    const words = Array.from({ length: 200_000 }, (_, i) => `w${i % 100_000}x`);
+    const terms = queryTerms(words.join(' '));
+    expect(terms).toEqual(words.slice(0, MAX_QUERY_TERMS));
   });
 });
 
