@@ -16,6 +16,8 @@ export * from './identity/default-targets';
 export * from './identity/find-targets';
 
 export * from './filter/filter-node';
+export * from './filter/filter-limits';
+export * from './filter/regex-subset';
 export * from './filter/context-types';
 export * from './filter/levels';
 export * from './filter/search-tags';

@@ -40,8 +40,9 @@ export class FindService {
       until: dto.until,
       timeField: dto.time_field,
       now: new Date(),
+      limits: this.config.filter,
     });
-    assertSearchableFilter(filter);
+    assertSearchableFilter(filter, new Date(), this.config.filter);
     const targets = resolveFindTargets(caller, dto.target_uri);
     const imageUrl = await this.images.inline(caller, dto.image_url);
     const query = dto.query ?? '';
