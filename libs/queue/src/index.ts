@@ -7,3 +7,4 @@ export * from './queue.module';
 export * from './redis-connection';
 export * from './ensure-redis';
 export * from './redis-ledger-store';
+export * from './worker-metrics';

@@ -90,8 +90,10 @@ describe('FindProcessor', () => {
     await expect(embed.handle(job)).rejects.toThrow(new UnrecoverableError('UNAVAILABLE: embedding the query failed: timeout'));
   });
 
-  it('lets unexpected errors through unchanged', async () => {
-    const boom = new Error('connection reset');
-    await expect(make(async () => { throw boom; }).handle(job)).rejects.toBe(boom);
+  it('never passes a raw (database) error text to the caller', async () => {
+    const boom = new Error('relation "nodes" does not exist');
+    const err = await make(async () => { throw boom; }).handle(job).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect((err as Error).message).toMatch(/^INTERNAL: search failed \(error id [0-9a-f-]{36}\)$/);
   });
 });

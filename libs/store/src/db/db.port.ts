@@ -16,5 +16,7 @@ export interface Db {
   transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>, opts?: TransactionOptions): Promise<R>;
   /** Runs a multi-statement script without parameters (migrations, index builds), without the statement timeout. */
   exec(sql: string): Promise<void>;
+  /** Resolves when the store can take statements; never queues behind running ones (health checks). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

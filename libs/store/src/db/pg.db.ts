@@ -64,6 +64,10 @@ export class PgDb implements Db {
     }
   }
 
+  async ping() {
+    await this.pool.query('SELECT 1');
+  }
+
   async close() {
     await this.pool.end();
   }

@@ -42,6 +42,7 @@ export class PgliteWorkerDb implements Db {
   private nextId = 1;
   private nextTx = 1;
   private closed = false;
+  private opened = false;
   private restarts: number[] = [];
 
   private constructor(private readonly dataDir: string | null, private readonly statementTimeoutMs: number) {}
@@ -54,6 +55,7 @@ export class PgliteWorkerDb implements Db {
     db.spawn();
     try {
       await db.call({ t: 'open', dataDir: dir }, 0);
+      db.opened = true;
     } catch (err) {
       await db.worker.terminate();
       throw err;
@@ -97,6 +99,14 @@ export class PgliteWorkerDb implements Db {
   /** Multi-statement scripts (migrations, index builds) run without the statement timeout. */
   async exec(sql: string) {
     await this.call({ t: 'exec', sql }, 0);
+  }
+
+  /**
+   * Up when the worker has the database open, even while it runs a statement: a health check must not
+   * wait behind user statements (the statement timeout bounds those). Down while a restart reopens it.
+   */
+  async ping() {
+    if (this.closed || !this.opened) throw storeRestarted(this.closed ? 'the store is closed' : 'the store is reopening');
   }
 
   /** Closes PGlite cleanly, unless a statement keeps it busy past the grace period (then it is like a crash). */
@@ -191,8 +201,11 @@ export class PgliteWorkerDb implements Db {
       else if (p.started || (p.op.t !== 'begin' && 'tx' in p.op && p.op.tx !== undefined)) p.reject(storeRestarted(reason));
       else replay.push(p);
     }
-    const reopen = this.call({ t: 'open', dataDir: this.dataDir }, 0);
-    reopen.catch((err: Error) => this.logger.error(`the embedded store did not reopen: ${err.message}`));
+    this.opened = false;
+    this.call({ t: 'open', dataDir: this.dataDir }, 0).then(
+      () => (this.opened = true),
+      (err: Error) => this.logger.error(`the embedded store did not reopen: ${err.message}`),
+    );
     for (const p of replay) {
       const { id: _id, ...body } = p.op;
       this.call(body as OpBody, p.timeoutMs).then(p.resolve, p.reject);

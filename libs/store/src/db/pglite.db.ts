@@ -42,6 +42,10 @@ export class PgliteDb implements Db {
     await this.pg.exec(sql);
   }
 
+  async ping() {
+    await this.pg.query('SELECT 1');
+  }
+
   async close() {
     if (!this.pg.closed) await this.pg.close();
   }
