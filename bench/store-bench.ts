@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HashingEmbedder } from '@app/embed';
 import { Identity } from '@app/kernel';
-import { bulkInsertIndexed, Db, migrate, NodeRepository, NodeSearchRepository, PgliteDb, PgliteWorkerDb } from '@app/store';
+import {
+  bulkInsertIndexed, Db, migrate, NodeRepository, NodeSearchRepository, PgliteDb, PgliteWorkerDb,
+} from '@app/store';
 import { queryTerms } from '../apps/retriever/src/find/query-terms';
 import { syntheticFile } from './find-corpus';
 import { indexFiles, percentile } from './find-data';
@@ -28,7 +30,8 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   for (const mode of ['main thread', 'worker thread'] as const) {
     const dir = mkdtempSync(join(tmpdir(), 'muninn-store-bench-'));
-    const db: Db = mode === 'main thread' ? await PgliteDb.open(dir) : await PgliteWorkerDb.open(dir, { statementTimeoutMs: 60_000 });
+    const db: Db =
+      mode === 'main thread' ? await PgliteDb.open(dir) : await PgliteWorkerDb.open(dir, { statementTimeoutMs: 60_000 });
     try {
       await migrate(db);
       await bulkInsertIndexed(db, 'bench', indexed, embedder.id);
@@ -47,7 +50,11 @@ async function main(): Promise<void> {
       });
       let written = 0;
       const write = await timed(Math.min(queries, 200), () =>
-        nodesRepo.write(identity, { uri: `viking://user/u/memories/events/w${++written}.md`, content: `written ${written}`, mode: 'create' }),
+        nodesRepo.write(identity, {
+          uri: `viking://user/u/memories/events/w${++written}.md`,
+          content: `written ${written}`,
+          mode: 'create',
+        }),
       );
       const stall = await loopDelayDuring(db);
       rows.push(`| ${mode} | ${select1} | ${get} | ${find} | ${write} | ${stall} |`);
@@ -57,8 +64,9 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log(`\n### embedded store: calling thread vs worker thread (${nodes} memories, ${queries} queries; p50 / p99 ms)\n`);
-  console.log('| PGlite on | SELECT 1 | point read | hybrid search | write transaction | worst event-loop delay during a 2 s statement |');
+  console.log(`\n### embedded store: calling thread vs worker thread (${nodes} memories, ${queries} queries)\n`);
+  console.log('p50 / p99 ms per operation; the last column is the worst event-loop delay during a 2 s statement.\n');
+  console.log('| PGlite on | SELECT 1 | point read | hybrid search | write transaction | event-loop delay |');
   console.log('| --- | --- | --- | --- | --- | --- |');
   for (const r of rows) console.log(r);
 }

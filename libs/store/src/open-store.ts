@@ -8,11 +8,16 @@ import { migrate } from './migrations/migrate';
  * Opens the store: the PostgreSQL server at `databaseUrl`, else embedded PGlite in `dataDir` (on a
  * worker thread); migrates it. Statements run under `statementTimeoutMs` (0: none).
  */
-export async function openStore(opts: { databaseUrl: string | null; dataDir: string; statementTimeoutMs?: number }): Promise<Db> {
+export async function openStore(opts: {
+  databaseUrl: string | null;
+  dataDir: string;
+  statementTimeoutMs?: number;
+}): Promise<Db> {
   const statementTimeoutMs = opts.statementTimeoutMs ?? 0;
+  const pgdata = opts.dataDir.startsWith('memory://') ? opts.dataDir : join(opts.dataDir, 'pgdata');
   const db: Db = opts.databaseUrl
     ? new PgDb(opts.databaseUrl, 10, statementTimeoutMs)
-    : await PgliteWorkerDb.open(opts.dataDir.startsWith('memory://') ? opts.dataDir : join(opts.dataDir, 'pgdata'), { statementTimeoutMs });
+    : await PgliteWorkerDb.open(pgdata, { statementTimeoutMs });
   try {
     await migrate(db);
   } catch (err) {

@@ -1,7 +1,7 @@
 import {
   assertSearchModeFields, buildFilter, canonicalizeExcludeUris, contextOnlyFieldsPresent, effectiveLimit, FilterLimits,
-  foldRecallRequest, Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose, pyTruthy, resolveQuotas,
-  validateDetailField, validateQuotasField,
+  foldRecallRequest, Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose,
+  pyTruthy, resolveQuotas, validateDetailField, validateQuotasField,
 } from '@app/kernel';
 import { assertSearchableFilter } from '@app/store';
 import { validateBody } from '../http/body-schema';

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { FindJob, FindResult, parseJobFailure, QueueName } from '@app/contracts';
 import {
-  assertFilterWithinLimits, buildFilter, Identity, invalidArgument, isPlainObject, KernelError, KernelErrorCode, parseLevels,
-  resolveFindTargets,
+  assertFilterWithinLimits, buildFilter, Identity, invalidArgument, isPlainObject, KernelError, KernelErrorCode,
+  parseLevels, resolveFindTargets,
 } from '@app/kernel';
 import { JobBus } from '@app/queue';
 import { assertSearchableFilter } from '@app/store';
@@ -37,7 +37,9 @@ export class FindService {
 
   /** Filter size and depth first: the DTO transform walks nested objects recursively (1,000 levels overflow it). */
   private boundFilter(body: unknown): void {
-    if (isPlainObject(body) && body['filter'] !== undefined) assertFilterWithinLimits(body['filter'], this.config.filter);
+    if (isPlainObject(body) && body['filter'] !== undefined) {
+      assertFilterWithinLimits(body['filter'], this.config.filter);
+    }
   }
 
   private async run(caller: Identity, dto: FindRequestDto, operation: string): Promise<SearchEnvelope> {

@@ -34,7 +34,8 @@ export class FindProcessor extends ConsumerHost {
       if (err instanceof EmbedError) throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.Unavailable, `embedding the query failed: ${err.message}`));
       // Anything else (a database error, a bug) is logged here; its text never reaches the caller.
       const errorId = randomUUID();
-      this.logger.error(`find failed, errorId=${errorId}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      this.logger.error(`find failed, errorId=${errorId}: ${detail}`);
       throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.Internal, `search failed (error id ${errorId})`));
     }
   }

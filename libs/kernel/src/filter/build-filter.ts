@@ -26,7 +26,8 @@ export function withContextType(filter: FilterNode | null, types: readonly Conte
 
 /** Fold caller filter, `context_type`, `since`/`until`/`time_field` and `tags` into one AND tree, or null. */
 export function buildFilter(request: FilterRequest): FilterNode | null {
-  let merged = withContextType(normalizeFilterTree(request.filter, 'filter', request.limits), parseContextTypes(request.contextType));
+  const caller = normalizeFilterTree(request.filter, 'filter', request.limits);
+  let merged = withContextType(caller, parseContextTypes(request.contextType));
   const bounds = resolveTimeBounds(request.since, request.until, request.now);
   if (bounds.since || bounds.until) {
     const range: FilterLeaf = { op: 'time_range', field: normalizeTimeField(request.timeField) };

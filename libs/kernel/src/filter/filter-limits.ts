@@ -25,12 +25,11 @@ export const FILTER_LIMIT_CEILINGS: Readonly<FilterLimits> = { maxNodes: 5000, m
 export function assertFilterWithinLimits(value: unknown, limits: FilterLimits, path = 'filter'): void {
   const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
   let count = 0;
+  const tooMany = () => invalidArgument(`${path} has more than ${limits.maxNodes} nodes and values`, { field: path, limit: limits.maxNodes });
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     count += 1;
-    if (count > limits.maxNodes) {
-      throw invalidArgument(`${path} has more than ${limits.maxNodes} nodes and values`, { field: path, limit: limits.maxNodes });
-    }
+    if (count > limits.maxNodes) throw tooMany();
     if (!isPlainObject(node)) continue;
     const conds = node['conds'];
     if (!Array.isArray(conds)) continue;
@@ -38,9 +37,7 @@ export function assertFilterWithinLimits(value: unknown, limits: FilterLimits, p
     if (isGroup && depth + 1 > limits.maxDepth && conds.some(isPlainObject)) {
       throw invalidArgument(`${path} nests deeper than ${limits.maxDepth} levels`, { field: path, limit: limits.maxDepth });
     }
-    if (count + conds.length > limits.maxNodes) {
-      throw invalidArgument(`${path} has more than ${limits.maxNodes} nodes and values`, { field: path, limit: limits.maxNodes });
-    }
+    if (count + conds.length > limits.maxNodes) throw tooMany();
     for (const child of conds) {
       if (isGroup && isPlainObject(child)) stack.push({ node: child, depth: depth + 1 });
       else count += 1;

@@ -40,7 +40,11 @@ export function andFilters(left: FilterNode | null, right: FilterNode | null): F
  * Validate a caller-supplied filter tree and flatten nested `and`s; `{}`/null → null. Size and depth are
  * checked first (iteratively), so the recursion below is bounded by `limits.maxDepth`.
  */
-export function normalizeFilterTree(value: unknown, path = 'filter', limits: FilterLimits = FILTER_LIMIT_CEILINGS): FilterNode | null {
+export function normalizeFilterTree(
+  value: unknown,
+  path = 'filter',
+  limits: FilterLimits = FILTER_LIMIT_CEILINGS,
+): FilterNode | null {
   if (value === null || value === undefined) return null;
   if (path === 'filter') assertFilterWithinLimits(value, limits, path);
   if (!isPlainObject(value)) throw invalidArgument(`${path} must be an object`);

@@ -24,7 +24,9 @@ type Atom = { kind: 'none' } | { kind: 'atom'; quantified: boolean; lazy: boolea
 export function toSafeRegex(pattern: string, field: string, maxLength: number): string {
   const fail = (why: string): KernelError =>
     invalidArgument(`${field} ${why}; see docs/limits-and-security.md#regex-filters`, { field });
-  if (pattern.length > maxLength) throw invalidArgument(`${field} is longer than ${maxLength} characters`, { field, limit: maxLength });
+  if (pattern.length > maxLength) {
+    throw invalidArgument(`${field} is longer than ${maxLength} characters`, { field, limit: maxLength });
+  }
   const groups: Group[] = [];
   // `as`: assignments inside `atom` are invisible to narrowing, which would otherwise pin `last` to 'none'.
   let last = { kind: 'none' } as Atom;
@@ -46,7 +48,9 @@ export function toSafeRegex(pattern: string, field: string, maxLength: number): 
       i += width;
     } else if (c === '(') {
       if (pattern[i + 1] === '?') {
-        if (pattern[i + 2] !== ':') throw fail('uses a look-around, a named group or an inline flag, which are not supported');
+        if (pattern[i + 2] !== ':') {
+          throw fail('uses a look-around, a named group or an inline flag, which are not supported');
+        }
         out += '(?:';
         i += 3;
       } else {
@@ -100,12 +104,16 @@ function escape(pattern: string, i: number, inBracket: boolean, fail: Fail): [st
   if (e === undefined) throw fail('ends with a lone backslash');
   if (/[1-9]/.test(e) || e === 'k') throw fail('uses a back-reference, which is not supported');
   if (CLASS_ESCAPES.has(e)) {
-    if (inBracket && (e === 'D' || e === 'W' || e === 'S')) throw fail(`uses \\${e} inside brackets, which is not supported`);
+    if (inBracket && (e === 'D' || e === 'W' || e === 'S')) {
+      throw fail(`uses \\${e} inside brackets, which is not supported`);
+    }
     return [`\\${e}`, 2];
   }
   if (CONTROL_ESCAPES.has(e)) return [`\\${e}`, 2];
   if (!inBracket && (e === 'b' || e === 'B')) return [e === 'b' ? '\\y' : '\\Y', 2];
-  if (e === 'x' && HEX.test(pattern[i + 2] ?? '') && HEX.test(pattern[i + 3] ?? '')) return [`\\u00${pattern.slice(i + 2, i + 4)}`, 4];
+  if (e === 'x' && HEX.test(pattern[i + 2] ?? '') && HEX.test(pattern[i + 3] ?? '')) {
+    return [`\\u00${pattern.slice(i + 2, i + 4)}`, 4];
+  }
   if (e === 'u' && [2, 3, 4, 5].every((k) => HEX.test(pattern[i + k] ?? ''))) return [pattern.slice(i, i + 6), 6];
   if (PUNCT.test(e)) return [`\\${e}`, 2];
   throw fail(`uses the escape \\${e}, which is not supported`);
@@ -141,7 +149,9 @@ function bound(pattern: string, i: number, fail: Fail): [string, number] {
   if (!m) throw fail('has a { that is not a repetition bound; write \\{ for the character');
   const min = Number(m[1]);
   const max = m[3] === undefined ? (m[2] ? null : min) : Number(m[3]);
-  if (min > MAX_REGEX_REPEAT || (max !== null && max > MAX_REGEX_REPEAT)) throw fail(`repeats more than ${MAX_REGEX_REPEAT} times`);
+  if (min > MAX_REGEX_REPEAT || (max !== null && max > MAX_REGEX_REPEAT)) {
+    throw fail(`repeats more than ${MAX_REGEX_REPEAT} times`);
+  }
   if (max !== null && max < min) throw fail('has a repetition bound {n,m} with m < n');
   return [m[0], m[0].length];
 }

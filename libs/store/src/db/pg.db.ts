@@ -16,7 +16,10 @@ export class PgDb implements Db {
       max,
       // Sent as connection parameters: the server enforces them, even on a statement the client forgot.
       ...(statementTimeoutMs > 0
-        ? { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: Math.max(statementTimeoutMs * 2, 10_000) }
+        ? {
+            statement_timeout: statementTimeoutMs,
+            idle_in_transaction_session_timeout: Math.max(statementTimeoutMs * 2, 10_000),
+          }
         : {}),
     });
     // An idle client losing its connection must not crash the process; the next query reconnects.
@@ -33,7 +36,9 @@ export class PgDb implements Db {
     const timeoutMs = opts.statementTimeoutMs ?? this.statementTimeoutMs;
     try {
       await client.query('BEGIN');
-      if (timeoutMs !== this.statementTimeoutMs) await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.trunc(timeoutMs))}`);
+      if (timeoutMs !== this.statementTimeoutMs) {
+        await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.trunc(timeoutMs))}`);
+      }
       const tx = {
         kind: this.kind,
         query: async <T>(sql: string, params: unknown[] = []) => {

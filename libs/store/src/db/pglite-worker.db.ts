@@ -106,7 +106,8 @@ export class PgliteWorkerDb implements Db {
    * wait behind user statements (the statement timeout bounds those). Down while a restart reopens it.
    */
   async ping() {
-    if (this.closed || !this.opened) throw storeRestarted(this.closed ? 'the store is closed' : 'the store is reopening');
+    if (this.closed) throw storeRestarted('the store is closed');
+    if (!this.opened) throw storeRestarted('the store is reopening');
   }
 
   /** Closes PGlite cleanly, unless a statement keeps it busy past the grace period (then it is like a crash). */
@@ -130,8 +131,9 @@ export class PgliteWorkerDb implements Db {
     const worker = new Worker(`(${pgliteWorkerMain.toString()})()`, { eval: true, workerData: paths });
     const generation = ++this.generation;
     worker.on('message', (reply: WorkerReply) => this.onReply(reply));
-    worker.on('error', (err) => generation === this.generation && this.restart(`worker error: ${err.message}`, null));
-    worker.on('exit', (code) => generation === this.generation && !this.closed && this.restart(`worker exited with code ${code}`, null));
+    const current = () => generation === this.generation && !this.closed;
+    worker.on('error', (err) => current() && this.restart(`worker error: ${err.message}`, null));
+    worker.on('exit', (code) => current() && this.restart(`worker exited with code ${code}`, null));
     this.worker = worker;
   }
 
@@ -198,8 +200,9 @@ export class PgliteWorkerDb implements Db {
       clearTimeout(p.timer);
       if (p.op.id === culprit) p.reject(statementTimedOut(p.timeoutMs));
       // A statement that started may have had effects; a transaction's statement lost its transaction.
-      else if (p.started || (p.op.t !== 'begin' && 'tx' in p.op && p.op.tx !== undefined)) p.reject(storeRestarted(reason));
-      else replay.push(p);
+      else if (p.started || (p.op.t !== 'begin' && 'tx' in p.op && p.op.tx !== undefined)) {
+        p.reject(storeRestarted(reason));
+      } else replay.push(p);
     }
     this.opened = false;
     this.call({ t: 'open', dataDir: this.dataDir }, 0).then(

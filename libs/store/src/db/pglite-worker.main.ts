@@ -74,7 +74,8 @@ export function pgliteWorkerMain(): void {
   const describe = (err: unknown): Record<string, unknown> => {
     const e = (err ?? {}) as Record<string, unknown>;
     const out: Record<string, unknown> = { message: err instanceof Error ? err.message : String(err) };
-    for (const key of ['name', 'code', 'detail', 'hint', 'severity', 'constraint', 'table', 'column', 'schema', 'position']) {
+    const keys = ['name', 'code', 'detail', 'hint', 'severity', 'constraint', 'table', 'column', 'schema', 'position'];
+    for (const key of keys) {
       if (typeof e[key] === 'string' || typeof e[key] === 'number') out[key] = e[key];
     }
     return out;

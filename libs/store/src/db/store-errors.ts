@@ -11,8 +11,6 @@ export function statementTimedOut(timeoutMs: number): KernelError {
 
 /** The embedded store was restarted under a statement; it can be retried (503). */
 export function storeRestarted(reason: string): KernelError {
-  return new KernelError(KernelErrorCode.Unavailable, `The embedded store was restarted (${reason}); retry the request`, {
-    service: 'store',
-    reason,
-  });
+  const message = `The embedded store was restarted (${reason}); retry the request`;
+  return new KernelError(KernelErrorCode.Unavailable, message, { service: 'store', reason });
 }

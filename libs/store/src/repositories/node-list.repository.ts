@@ -30,15 +30,19 @@ export class NodeListRepository {
 
   async entry(identity: Identity, uri: string): Promise<NodeEntry | null> {
     const scope = scopeSql(identity, 2);
-    const { rows } = await this.db.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}`, [uri, ...scope.params]);
+    const { rows } = await this.db.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}`, [
+      uri,
+      ...scope.params,
+    ]);
     return rows[0] ? toEntry(rows[0]) : null;
   }
 
   /** Direct children (or the whole subtree) of a directory, ordered by URI. */
   async entries(identity: Identity, uri: string, opts: { recursive?: boolean; limit?: number } = {}): Promise<NodeEntry[]> {
     const scope = scopeSql(identity, 3);
+    const where = `${under(uri, opts.recursive ?? false)} AND ${scope.sql}`;
     const { rows } = await this.db.query<EntryRow>(
-      `SELECT ${ENTRY_COLUMNS} FROM nodes WHERE ${under(uri, opts.recursive ?? false)} AND ${scope.sql} ORDER BY uri LIMIT $2`,
+      `SELECT ${ENTRY_COLUMNS} FROM nodes WHERE ${where} ORDER BY uri LIMIT $2`,
       [opts.recursive ? escapeLike(uri) : uri, opts.limit ?? MAX_SUBTREE_COUNT, ...scope.params],
     );
     return rows.map(toEntry);
@@ -61,7 +65,8 @@ function under(uri: string, recursive: boolean): string {
 }
 
 function toEntry(r: EntryRow): NodeEntry {
-  return { uri: r.uri, kind: r.kind, abstract: r.abstract, updatedAt: new Date(r.updated_at).toISOString(), size: Number(r.size) };
+  const updatedAt = new Date(r.updated_at).toISOString();
+  return { uri: r.uri, kind: r.kind, abstract: r.abstract, updatedAt, size: Number(r.size) };
 }
 
 /** Escapes LIKE wildcards in a URI used as a prefix pattern. */

@@ -49,7 +49,12 @@ export function filterToSql(node: FilterNode, opts: FilterSqlOptions): SqlFragme
   // Bounded before the recursive translation below: its depth and output size follow from these limits.
   assertFilterWithinLimits(node, limits);
   const params: unknown[] = [];
-  const ctx = { level: opts.level, alias: opts.alias ? `${opts.alias}.` : '', now: opts.now ?? new Date(), maxPatternLength: limits.maxPatternLength };
+  const ctx = {
+    level: opts.level,
+    alias: opts.alias ? `${opts.alias}.` : '',
+    now: opts.now ?? new Date(),
+    maxPatternLength: limits.maxPatternLength,
+  };
   const bind = (value: unknown): string => {
     params.push(value);
     return `$${opts.first + params.length - 1}`;
