@@ -4,7 +4,7 @@
  * on the worker (PgliteWorkerDb, what the server uses): SELECT 1, a point read, a hybrid search over
  * N synthetic memories, and a write transaction. Then one slow statement runs on each while a timer
  * measures the event loop's worst delay. No server is needed.
- *   npm run bench:store [-- --nodes 2000] [--queries 300]
+ *   npm run bench:store [-- --nodes 2000] [--queries 300] [--worker-first]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,13 +22,15 @@ const identity: Identity = { accountId: 'bench', userId: 'u', role: 'user', acto
 
 async function main(): Promise<void> {
   const args = new Map(process.argv.slice(2).map((a, i, all) => [a.replace(/^--/, ''), all[i + 1] ?? '']));
+  const modes = ['main thread', 'worker thread'] as const;
   const nodes = Number(args.get('nodes') || 2000);
   const queries = Number(args.get('queries') || 300);
   const embedder = new HashingEmbedder();
   const files = Array.from({ length: nodes }, (_, i) => syntheticFile(7, i, 'u', Math.max(50, nodes / 20)));
   const indexed = await indexFiles(embedder, files);
   const rows: string[] = [];
-  for (const mode of ['main thread', 'worker thread'] as const) {
+  // Run order can favour either side on a busy machine: --worker-first swaps it.
+  for (const mode of args.has('worker-first') ? [...modes].reverse() : modes) {
     const dir = mkdtempSync(join(tmpdir(), 'muninn-store-bench-'));
     const db: Db =
       mode === 'main thread' ? await PgliteDb.open(dir) : await PgliteWorkerDb.open(dir, { statementTimeoutMs: 60_000 });
