@@ -11,7 +11,7 @@ const SPEC = '\\.(spec|e2e-spec)\\.ts$';
 const LIB_MAY_IMPORT = {
   store: ['kernel', 'contracts', 'config'], // config: StoreModule opens the database from AppConfig
   queue: ['contracts', 'kernel', 'config'],
-  embed: ['config'],
+  embed: ['config', 'kernel'],
   llm: ['config'],
   client: ['contracts'],
 };

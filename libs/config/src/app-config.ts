@@ -1,9 +1,17 @@
 /** The validated, typed configuration every process receives. */
 export interface AppConfig {
-  http: { port: number; host: string; bodyLimitBytes: number };
+  http: {
+    port: number;
+    host: string;
+    bodyLimitBytes: number;
+    /** Port of the /metrics listener of a worker process (retriever, assembler, rewriter); null: none. */
+    metricsPort: number | null;
+  };
   auth: { rootApiKey: string | null; mode: 'api_key' | 'dev' };
   redis: { url: string };
-  store: { databaseUrl: string | null; dataDir: string };
+  store: { databaseUrl: string | null; dataDir: string; statementTimeoutMs: number };
+  /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
+  filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };
   queues: {
     transport: 'bullmq' | 'inprocess';
     prefix: string;

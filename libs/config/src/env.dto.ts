@@ -61,6 +61,22 @@ export class EnvDto {
   @IsOptional() @Transform(toInt) @IsInt() @Min(60) @Max(31536000)
   MUNINN_LEDGER_TTL_S?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000)
+  MUNINN_STATEMENT_TIMEOUT_MS?: number;
+
+  // The maxima are the filter compiler's own ceilings (FILTER_LIMIT_CEILINGS in the kernel).
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(5000)
+  MUNINN_FILTER_MAX_NODES?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  MUNINN_FILTER_MAX_DEPTH?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(4096)
+  MUNINN_FILTER_MAX_PATTERN_LENGTH?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  MUNINN_METRICS_PORT?: number;
+
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 

@@ -28,10 +28,24 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const rootKey = dto.MUNINN_ROOT_API_KEY ?? null;
   const embedBase = dto.EMBEDDING_BASE_URL ?? null;
   return {
-    http: { port: dto.PORT ?? 1933, host: dto.HOST ?? '0.0.0.0', bodyLimitBytes: dto.MUNINN_BODY_LIMIT_BYTES ?? 10 * 1024 * 1024 },
+    http: {
+      port: dto.PORT ?? 1933,
+      host: dto.HOST ?? '0.0.0.0',
+      bodyLimitBytes: dto.MUNINN_BODY_LIMIT_BYTES ?? 10 * 1024 * 1024,
+      metricsPort: dto.MUNINN_METRICS_PORT ?? null,
+    },
     auth: { rootApiKey: rootKey, mode: rootKey ? 'api_key' : 'dev' },
     redis: { url: dto.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-    store: { databaseUrl: dto.DATABASE_URL ?? null, dataDir: dto.MUNINN_DATA_DIR ?? './.muninn' },
+    store: {
+      databaseUrl: dto.DATABASE_URL ?? null,
+      dataDir: dto.MUNINN_DATA_DIR ?? './.muninn',
+      statementTimeoutMs: dto.MUNINN_STATEMENT_TIMEOUT_MS ?? 5000,
+    },
+    filter: {
+      maxNodes: dto.MUNINN_FILTER_MAX_NODES ?? 500,
+      maxDepth: dto.MUNINN_FILTER_MAX_DEPTH ?? 16,
+      maxPatternLength: dto.MUNINN_FILTER_MAX_PATTERN_LENGTH ?? 256,
+    },
     queues: {
       transport: dto.MUNINN_TRANSPORT ?? 'bullmq',
       prefix: dto.MUNINN_QUEUE_PREFIX ?? 'muninn',
@@ -72,6 +86,8 @@ const DECLARED = [
   'MUNINN_WORKER_CONCURRENCY', 'MUNINN_LEDGER_TTL_S', 'LOG_LEVEL', 'EMBEDDING_BASE_URL',
   'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM', 'LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL',
   'QUERY_PLANNER_MODEL', 'RECALL_INTENT_TIMEOUT_S', 'RECALL_REWRITE_TIMEOUT_S', 'RETRIEVAL_ENABLE_INTENT',
+  'MUNINN_STATEMENT_TIMEOUT_MS', 'MUNINN_FILTER_MAX_NODES', 'MUNINN_FILTER_MAX_DEPTH',
+  'MUNINN_FILTER_MAX_PATTERN_LENGTH', 'MUNINN_METRICS_PORT',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

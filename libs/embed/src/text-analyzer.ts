@@ -1,3 +1,5 @@
+import { wordSegments } from '@app/kernel';
+
 /** Tokens of one feature family with a weight each (1 = a rare content word). */
 export interface WeightedTokens {
   tokens: string[];
@@ -21,8 +23,9 @@ export const NUMBER_WEIGHT = 0.4;
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+/g;
 const WORD = /[\p{L}\p{N}\p{M}_]+(?:['’]\p{L}+)?/gu;
-const IDENTIFIER = /[\p{L}\p{N}_]+(?:[./:\\#@-][\p{L}\p{N}_]+)+/gu;
-const SEGMENTER = new Intl.Segmenter('zh', { granularity: 'word' });
+// The look-behind makes a match start only at a word's first character: without it, one long word
+// without separators is rescanned from each of its positions (quadratic).
+const IDENTIFIER = /(?<![\p{L}\p{N}_])[\p{L}\p{N}_]+(?:[./:\\#@-][\p{L}\p{N}_]+)+/gu;
 
 // Function words carry no topic: they are kept at a low weight instead of dropped so "to be or not to be" still embeds.
 const EN_STOP = new Set(
@@ -85,10 +88,9 @@ export function analyze(text: string): AnalyzedText {
       addLatin(w);
       continue;
     }
-    for (const seg of SEGMENTER.segment(w)) {
-      if (!seg.isWordLike) continue;
-      if (CJK.test(seg.segment)) addTerm(seg.segment, 1, ZH_STOP.has(seg.segment));
-      else addLatin(seg.segment);
+    for (const seg of wordSegments(w)) {
+      if (CJK.test(seg)) addTerm(seg, 1, ZH_STOP.has(seg));
+      else addLatin(seg);
     }
     for (const run of w.matchAll(CJK_RUN)) addCjkGrams(run[0], out.grams);
   }

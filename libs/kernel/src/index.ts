@@ -3,6 +3,8 @@ export * from './kernel.error';
 
 export * from './text/py-text';
 export * from './text/py-coerce';
+export * from './text/trim';
+export * from './text/segment-words';
 
 export * from './uri/identifier';
 export * from './uri/uri-path';
@@ -14,6 +16,8 @@ export * from './identity/default-targets';
 export * from './identity/find-targets';
 
 export * from './filter/filter-node';
+export * from './filter/filter-limits';
+export * from './filter/regex-subset';
 export * from './filter/context-types';
 export * from './filter/levels';
 export * from './filter/search-tags';

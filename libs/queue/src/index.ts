@@ -8,3 +8,4 @@ export * from './redis-connection';
 export * from './ensure-redis';
 export * from './redis-ledger-store';
 export * from './index-queue';
+export * from './worker-metrics';

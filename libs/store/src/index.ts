@@ -1,6 +1,8 @@
 export * from './db/db.port';
 export * from './db/pg.db';
 export * from './db/pglite.db';
+export * from './db/pglite-worker.db';
+export * from './db/store-errors';
 export * from './migrations/migrate';
 export * from './open-store';
 export * from './repositories/identity.repository';
@@ -9,6 +11,7 @@ export * from './repositories/node.repository';
 export * from './repositories/node-index.repository';
 export * from './repositories/node-write';
 export * from './repositories/outbox';
+export * from './repositories/node-list.repository';
 export * from './repositories/node.types';
 export * from './repositories/scope';
 export * from './repositories/session.repository';

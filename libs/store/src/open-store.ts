@@ -1,14 +1,23 @@
 import { join } from 'node:path';
 import { Db } from './db/db.port';
 import { PgDb } from './db/pg.db';
-import { PgliteDb } from './db/pglite.db';
+import { PgliteWorkerDb } from './db/pglite-worker.db';
 import { migrate } from './migrations/migrate';
 
-/** Opens the store: the PostgreSQL server at `databaseUrl`, else embedded PGlite in `dataDir`; migrates it. */
-export async function openStore(opts: { databaseUrl: string | null; dataDir: string }): Promise<Db> {
+/**
+ * Opens the store: the PostgreSQL server at `databaseUrl`, else embedded PGlite in `dataDir` (on a
+ * worker thread); migrates it. Statements run under `statementTimeoutMs` (0: none).
+ */
+export async function openStore(opts: {
+  databaseUrl: string | null;
+  dataDir: string;
+  statementTimeoutMs?: number;
+}): Promise<Db> {
+  const statementTimeoutMs = opts.statementTimeoutMs ?? 0;
+  const pgdata = opts.dataDir.startsWith('memory://') ? opts.dataDir : join(opts.dataDir, 'pgdata');
   const db: Db = opts.databaseUrl
-    ? new PgDb(opts.databaseUrl)
-    : await PgliteDb.open(opts.dataDir.startsWith('memory://') ? opts.dataDir : join(opts.dataDir, 'pgdata'));
+    ? new PgDb(opts.databaseUrl, 10, statementTimeoutMs)
+    : await PgliteWorkerDb.open(pgdata, { statementTimeoutMs });
   try {
     await migrate(db);
   } catch (err) {

@@ -1,7 +1,7 @@
 import {
-  assertSearchModeFields, buildFilter, canonicalizeExcludeUris, contextOnlyFieldsPresent, effectiveLimit, foldRecallRequest,
-  Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose, pyTruthy, resolveQuotas,
-  validateDetailField, validateQuotasField,
+  assertSearchModeFields, buildFilter, canonicalizeExcludeUris, contextOnlyFieldsPresent, effectiveLimit, FilterLimits,
+  foldRecallRequest, Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose,
+  pyTruthy, resolveQuotas, validateDetailField, validateQuotasField,
 } from '@app/kernel';
 import { assertSearchableFilter } from '@app/store';
 import { validateBody } from '../http/body-schema';
@@ -17,7 +17,7 @@ export function wantsContext(body: unknown): boolean {
 }
 
 /** `/search` with `mode="context"`: schema, then cross-field rules, then resolution (§3). */
-export function parseSearchContext(body: unknown, caller: Identity, now: Date): ContextParams {
+export function parseSearchContext(body: unknown, caller: Identity, now: Date, limits?: FilterLimits): ContextParams {
   const { value, issues } = validateBody(body, { ...SEARCH_SHARED_FIELDS, ...CONTEXT_ONLY_FIELD_SPECS });
   if (issues.length) throw new RequestValidationError(issues);
   modelRule(() => {
@@ -32,7 +32,7 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date): 
     sessionId: nonEmpty(value['session_id']),
     limit: effectiveLimit(value['limit'] as number | undefined, value['node_limit'] as number | null | undefined),
     scoreThreshold: (value['score_threshold'] as number | null | undefined) ?? null,
-    filter: foldFilter(value, now),
+    filter: foldFilter(value, now, limits),
     quotas,
     purpose: (value['purpose'] as Purpose | null | undefined) ?? null,
     detail: value['detail'] ?? null,
@@ -84,7 +84,7 @@ export function parseRecall(body: unknown, caller: Identity): ContextParams {
 }
 
 /** The request filter folded like list mode's, and refused (400) like list mode's before any fan-out (§6.6). */
-function foldFilter(value: Record<string, unknown>, now: Date) {
+function foldFilter(value: Record<string, unknown>, now: Date, limits: FilterLimits | undefined) {
   const filter = buildFilter({
     filter: value['filter'] ?? null,
     contextType: value['context_type'] ?? null,
@@ -93,8 +93,9 @@ function foldFilter(value: Record<string, unknown>, now: Date) {
     until: (value['until'] as string | null | undefined) ?? null,
     timeField: (value['time_field'] as string | null | undefined) ?? null,
     now,
+    limits,
   });
-  assertSearchableFilter(filter, now);
+  assertSearchableFilter(filter, now, limits);
   return filter;
 }
 

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity } from '@app/kernel';
 import { ContextParams } from './context-params';
 import { ContextPipelineService } from './context-pipeline.service';
@@ -19,10 +20,14 @@ export interface SearchEnvelope {
  */
 @Injectable()
 export class ContextSearchService {
-  constructor(private readonly pipeline: ContextPipelineService, private readonly images: ImageInputService) {}
+  constructor(
+    private readonly pipeline: ContextPipelineService,
+    private readonly images: ImageInputService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   search(caller: Identity, body: Record<string, unknown>): Promise<SearchEnvelope> {
-    return this.answer(caller, parseSearchContext(body, caller, new Date()), 'search.context');
+    return this.answer(caller, parseSearchContext(body, caller, new Date(), this.config.filter), 'search.context');
   }
 
   recall(caller: Identity, body: unknown): Promise<SearchEnvelope> {

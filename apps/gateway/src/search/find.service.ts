@@ -2,7 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { FindJob, FindResult, parseJobFailure, QueueName } from '@app/contracts';
-import { buildFilter, Identity, invalidArgument, KernelError, KernelErrorCode, parseLevels, resolveFindTargets } from '@app/kernel';
+import {
+  assertFilterWithinLimits, buildFilter, Identity, invalidArgument, isPlainObject, KernelError, KernelErrorCode,
+  parseLevels, resolveFindTargets,
+} from '@app/kernel';
 import { JobBus } from '@app/queue';
 import { assertSearchableFilter } from '@app/store';
 import type { SearchEnvelope } from './context-search.service';
@@ -22,12 +25,21 @@ export class FindService {
   ) {}
 
   async find(caller: Identity, body: unknown): Promise<SearchEnvelope> {
+    this.boundFilter(body);
     return this.run(caller, await validateBody(FindRequestDto, body), 'search.find');
   }
 
   /** `/search` in list mode: the same primitive and the same bytes as /find. */
   async list(caller: Identity, body: unknown): Promise<SearchEnvelope> {
+    this.boundFilter(body);
     return this.run(caller, await validateBody(SearchListRequestDto, body), 'search.search');
+  }
+
+  /** Filter size and depth first: the DTO transform walks nested objects recursively (1,000 levels overflow it). */
+  private boundFilter(body: unknown): void {
+    if (isPlainObject(body) && body['filter'] !== undefined) {
+      assertFilterWithinLimits(body['filter'], this.config.filter);
+    }
   }
 
   private async run(caller: Identity, dto: FindRequestDto, operation: string): Promise<SearchEnvelope> {
@@ -40,8 +52,9 @@ export class FindService {
       until: dto.until,
       timeField: dto.time_field,
       now: new Date(),
+      limits: this.config.filter,
     });
-    assertSearchableFilter(filter);
+    assertSearchableFilter(filter, new Date(), this.config.filter);
     const targets = resolveFindTargets(caller, dto.target_uri);
     const imageUrl = await this.images.inline(caller, dto.image_url);
     const query = dto.query ?? '';

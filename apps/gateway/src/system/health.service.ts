@@ -45,7 +45,7 @@ export class HealthService {
   }
 
   private async pingStore(): Promise<'up' | 'down'> {
-    return withTimeout(this.db.query('SELECT 1'), 2000).then(() => 'up' as const, () => 'down' as const);
+    return withTimeout(this.db.ping(), 2000).then(() => 'up' as const, () => 'down' as const);
   }
 }
 

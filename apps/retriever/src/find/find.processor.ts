@@ -1,5 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Job, UnrecoverableError } from 'bullmq';
 import { FindJob, jobFailureMessage, QueueName } from '@app/contracts';
 import { EmbedError } from '@app/embed';
@@ -31,7 +32,11 @@ export class FindProcessor extends ConsumerHost {
       // prefix lets the gateway answer 400/503 instead of 500.
       if (err instanceof KernelError) throw new UnrecoverableError(jobFailureMessage(err.code, err.message));
       if (err instanceof EmbedError) throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.Unavailable, `embedding the query failed: ${err.message}`));
-      throw err;
+      // Anything else (a database error, a bug) is logged here; its text never reaches the caller.
+      const errorId = randomUUID();
+      const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      this.logger.error(`find failed, errorId=${errorId}: ${detail}`);
+      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.Internal, `search failed (error id ${errorId})`));
     }
   }
 }

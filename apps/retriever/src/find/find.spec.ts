@@ -7,7 +7,7 @@ import { isFindJob } from './find-job.guard';
 import { toFindResult } from './find-result';
 import { FindProcessor } from './find.processor';
 import { FindService } from './find.service';
-import { queryTerms } from './query-terms';
+import { MAX_QUERY_TERMS, queryTerms } from './query-terms';
 
 const job: FindJob = {
   identity: { accountId: 'acme', userId: 'alice', role: 'user', actorPeerId: null },
@@ -63,6 +63,12 @@ describe('queryTerms', () => {
   ])('%s', (_name, query, terms) => {
     expect(queryTerms(query)).toEqual(terms);
   });
+
+  it('keeps the first MAX_QUERY_TERMS distinct terms of a 200k-word query, in order', () => {
+    const words = Array.from({ length: 200_000 }, (_, i) => `w${i % 100_000}x`);
+    const terms = queryTerms(words.join(' '));
+    expect(terms).toEqual(words.slice(0, MAX_QUERY_TERMS));
+  });
 });
 
 describe('FindProcessor', () => {
@@ -84,8 +90,10 @@ describe('FindProcessor', () => {
     await expect(embed.handle(job)).rejects.toThrow(new UnrecoverableError('UNAVAILABLE: embedding the query failed: timeout'));
   });
 
-  it('lets unexpected errors through unchanged', async () => {
-    const boom = new Error('connection reset');
-    await expect(make(async () => { throw boom; }).handle(job)).rejects.toBe(boom);
+  it('never passes a raw (database) error text to the caller', async () => {
+    const boom = new Error('relation "nodes" does not exist');
+    const err = await make(async () => { throw boom; }).handle(job).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect((err as Error).message).toMatch(/^INTERNAL: search failed \(error id [0-9a-f-]{36}\)$/);
   });
 });

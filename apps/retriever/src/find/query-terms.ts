@@ -12,11 +12,15 @@ const STOP = new Set(
     '多少 几 之 而 及 或 被 把 对 从 到 给 让 着 得 地 嘛 一下 一些').split(' '),
 );
 
+/** Most distinct terms taken from one query (the store weighs fewer still); the rest of a long query is ignored. */
+export const MAX_QUERY_TERMS = 64;
+
 /** Lexical query terms: segmented exactly like a node's `search_text`, distinct, function words dropped. */
 export function queryTerms(query: string): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const term of searchText(query).split(' ')) {
-    if (term && !STOP.has(term) && !out.includes(term)) out.push(term);
+    if (term && !STOP.has(term)) out.add(term);
+    if (out.size === MAX_QUERY_TERMS) break;
   }
-  return out;
+  return [...out];
 }

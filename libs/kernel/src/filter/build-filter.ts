@@ -1,5 +1,6 @@
 import { ContextType } from '../identity/identity';
 import { parseContextTypes } from './context-types';
+import { FilterLimits } from './filter-limits';
 import { andFilters, FilterLeaf, FilterNode, normalizeFilterTree } from './filter-node';
 import { buildTagsFilter } from './search-tags';
 import { normalizeTimeField, resolveTimeBounds } from './time-bound';
@@ -13,6 +14,8 @@ export interface FilterRequest {
   until?: string | null;
   timeField?: string | null;
   now: Date;
+  /** Size and depth bounds of the caller's `filter` (configuration); the ceilings when absent. */
+  limits?: FilterLimits;
 }
 
 /** `{op:'must', field:'context_type', conds}` AND-ed into `filter`; unchanged when no types are given. */
@@ -23,7 +26,8 @@ export function withContextType(filter: FilterNode | null, types: readonly Conte
 
 /** Fold caller filter, `context_type`, `since`/`until`/`time_field` and `tags` into one AND tree, or null. */
 export function buildFilter(request: FilterRequest): FilterNode | null {
-  let merged = withContextType(normalizeFilterTree(request.filter), parseContextTypes(request.contextType));
+  const caller = normalizeFilterTree(request.filter, 'filter', request.limits);
+  let merged = withContextType(caller, parseContextTypes(request.contextType));
   const bounds = resolveTimeBounds(request.since, request.until, request.now);
   if (bounds.since || bounds.until) {
     const range: FilterLeaf = { op: 'time_range', field: normalizeTimeField(request.timeField) };

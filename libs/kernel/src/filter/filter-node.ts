@@ -1,5 +1,6 @@
 import { invalidArgument } from '../kernel.error';
 import { isPlainObject } from '../text/py-coerce';
+import { assertFilterWithinLimits, FILTER_LIMIT_CEILINGS, FilterLimits } from './filter-limits';
 
 /** Operators of the metadata filter DSL (§2.3) that the store understands. */
 export const FILTER_OPS = ['and', 'or', 'must', 'must_not', 'prefix', 'contains', 'regex', 'range', 'range_out', 'time_range'] as const;
@@ -35,9 +36,17 @@ export function andFilters(left: FilterNode | null, right: FilterNode | null): F
   return { op: 'and', conds };
 }
 
-/** Validate a caller-supplied filter tree and flatten nested `and`s; `{}`/null → null. */
-export function normalizeFilterTree(value: unknown, path = 'filter'): FilterNode | null {
+/**
+ * Validate a caller-supplied filter tree and flatten nested `and`s; `{}`/null → null. Size and depth are
+ * checked first (iteratively), so the recursion below is bounded by `limits.maxDepth`.
+ */
+export function normalizeFilterTree(
+  value: unknown,
+  path = 'filter',
+  limits: FilterLimits = FILTER_LIMIT_CEILINGS,
+): FilterNode | null {
   if (value === null || value === undefined) return null;
+  if (path === 'filter') assertFilterWithinLimits(value, limits, path);
   if (!isPlainObject(value)) throw invalidArgument(`${path} must be an object`);
   if (path === 'filter' && Object.keys(value).length === 0) return null;
   const op = value['op'];
@@ -48,7 +57,7 @@ export function normalizeFilterTree(value: unknown, path = 'filter'): FilterNode
     const conds = value['conds'];
     if (!Array.isArray(conds)) throw invalidArgument(`${path}.conds must be a list of filters`);
     const children = conds.map((child: unknown, index) => {
-      const node = normalizeFilterTree(child, `${path}.conds[${index}]`);
+      const node = normalizeFilterTree(child, `${path}.conds[${index}]`, limits);
       if (!node) throw invalidArgument(`${path}.conds[${index}] must be an object`);
       return node;
     });

@@ -234,3 +234,25 @@ describe('buildFilter (§2.3)', () => {
     expect(withContextType(null, ['skill'])).toEqual({ op: 'must', field: 'context_type', conds: ['skill'] });
   });
 });
+
+describe('filter size and depth limits', () => {
+  const limits = { maxNodes: 500, maxDepth: 16, maxPatternLength: 256 };
+  const deep = (depth: number): unknown => {
+    let node: unknown = { op: 'must', field: 'uri', conds: ['x'] };
+    for (let i = 0; i < depth; i++) node = { op: 'or', conds: [node] };
+    return node;
+  };
+
+  it.each([
+    { name: '30,000 leaves', filter: { op: 'or', conds: Array.from({ length: 30_000 }, () => ({ op: 'must', field: 'uri', conds: ['x'] })) }, message: 'filter has more than 500 nodes and values' },
+    { name: 'one leaf with 30,000 values', filter: { op: 'must', field: 'uri', conds: Array.from({ length: 30_000 }, String) }, message: 'filter has more than 500 nodes and values' },
+    { name: 'nesting 1,000 deep', filter: deep(1000), message: 'filter nests deeper than 16 levels' },
+    { name: 'nesting 200,000 deep (no stack overflow)', filter: deep(200_000), message: 'filter nests deeper than 16 levels' },
+  ])('buildFilter refuses $name with INVALID_ARGUMENT', ({ filter, message }) => {
+    expect(() => buildFilter({ filter, now: new Date(), limits })).toThrow(message);
+  });
+
+  it('accepts a filter exactly at the depth limit', () => {
+    expect(buildFilter({ filter: deep(15), now: new Date(), limits })).not.toBeNull();
+  });
+});

@@ -120,5 +120,7 @@ export const NOT_A_NAME = new Set([
 export function languageFor(fileName: string): LanguageRules | null {
   const dot = fileName.lastIndexOf('.');
   if (dot <= 0) return null;
-  return BY_EXTENSION[fileName.slice(dot + 1).toLowerCase()] ?? null;
+  const extension = fileName.slice(dot + 1).toLowerCase();
+  // Own keys only: `x.constructor` must not find Object.prototype.constructor.
+  return Object.hasOwn(BY_EXTENSION, extension) ? BY_EXTENSION[extension]! : null;
 }

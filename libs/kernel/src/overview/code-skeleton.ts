@@ -2,6 +2,9 @@ import { DeclarationRule, LanguageRules, languageFor, NOT_A_NAME } from './code-
 
 const MAX_SIGNATURE_LINES = 12;
 const MAX_SIGNATURES = 400;
+// Longer lines are never tested as declarations: several rules have overlapping quantifiers, so their
+// cost grows with the square of the line length; with this cap the skeleton is linear in the file.
+export const MAX_DECLARATION_LINE = 300;
 
 type Scan = { kind: 'accept'; text: string; lastLine: number } | { kind: 'reject' };
 
@@ -52,6 +55,7 @@ function tidy(raw: string): string {
 }
 
 function matchingRule(line: string, language: LanguageRules): DeclarationRule | null {
+  if (line.length > MAX_DECLARATION_LINE) return null;
   const trimmed = line.trimStart();
   if (language.lineComment && trimmed.startsWith(language.lineComment)) return null;
   if (trimmed.startsWith('/*') || trimmed.startsWith('*')) return null;

@@ -1,8 +1,23 @@
 import { PY_WS, pyStrip } from '../text/py-text';
 
-const TRAILER = new RegExp(`<!--[${PY_WS}]*MEMORY_FIELDS(?![\\p{L}\\p{N}_])[\\s\\S]*?[${PY_WS}]*-->`, 'gu');
+const OPENER = new RegExp(`<!--[${PY_WS}]*MEMORY_FIELDS(?![\\p{L}\\p{N}_])`, 'uy');
 
-/** Remove every `<!-- MEMORY_FIELDS … -->` comment from a memory file and trim (§1.4, §8.4). */
+/**
+ * Remove every `<!-- MEMORY_FIELDS … -->` comment from a memory file and trim (§1.4, §8.4).
+ * A scan with indexOf rather than one regex: a lazy `[\s\S]*?-->` rescans to the end of the text
+ * from every unclosed opener, which is quadratic in hostile input.
+ */
 export function stripMemoryFields(content: string): string {
-  return pyStrip(content.replace(TRAILER, ''));
+  let out = '';
+  let from = 0;
+  for (let at = content.indexOf('<!--'); at >= 0; at = content.indexOf('<!--', at + 1)) {
+    if (at < from) continue;
+    OPENER.lastIndex = at;
+    if (!OPENER.test(content)) continue;
+    const close = content.indexOf('-->', OPENER.lastIndex);
+    if (close < 0) break; // no later opener can be closed either
+    out += content.slice(from, at);
+    from = close + 3;
+  }
+  return pyStrip(out + content.slice(from));
 }

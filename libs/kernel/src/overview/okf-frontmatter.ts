@@ -1,4 +1,7 @@
+import { trimEndWhile } from '../text/trim';
+
 const LINE = /[^\r\n]*(?:\r\n|\n|\r|$)/g;
+const isEol = (ch: string): boolean => ch === '\n' || ch === '\r';
 
 function splitKeepEnds(text: string): string[] {
   const lines = text.match(LINE) ?? [];
@@ -6,7 +9,7 @@ function splitKeepEnds(text: string): string[] {
 }
 
 function withoutEol(line: string): string {
-  return line.replace(/[\r\n]+$/, '');
+  return trimEndWhile(line, isEol);
 }
 
 /**
@@ -23,5 +26,5 @@ export function stripOkfFrontmatter(text: string): string {
   let body = lines.slice(closing + 1).join('');
   if (body.startsWith('\r\n')) body = body.slice(2);
   else if (body.startsWith('\n')) body = body.slice(1);
-  return body.replace(/[\r\n]+$/, '');
+  return trimEndWhile(body, isEol);
 }

@@ -4,8 +4,10 @@
 /** Characters Python's `str.isspace()` and `re`'s `\s` treat as whitespace, as a regex class body. */
 export const PY_WS = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 
+import { trimEndWhile } from './trim';
+
 const LEADING_WS = new RegExp(`^[${PY_WS}]+`);
-const TRAILING_WS = new RegExp(`[${PY_WS}]+$`);
+const WS_CHAR = new RegExp(`^[${PY_WS}]$`);
 const WS_RUNS = new RegExp(`[${PY_WS}]+`, 'g');
 const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 
@@ -21,7 +23,7 @@ export function pyLstrip(text: string): string {
 
 /** Python `s.rstrip()`. */
 export function pyRstrip(text: string): string {
-  return text.replace(TRAILING_WS, '');
+  return trimEndWhile(text, (ch) => WS_CHAR.test(ch));
 }
 
 /** Python `s.splitlines()`: every Unicode line boundary, no trailing empty line. */

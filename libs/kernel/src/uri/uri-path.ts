@@ -1,3 +1,5 @@
+import { trimEndChar } from '../text/trim';
+
 export const VIKING_ROOT = 'viking://';
 
 const SIDECAR_NAMES = ['.abstract.md', '.overview.md'] as const;
@@ -5,7 +7,7 @@ const SIDECAR_NAMES = ['.abstract.md', '.overview.md'] as const;
 /** Path segments after `viking://` (trailing slashes ignored); [] for the root. */
 export function uriSegments(uri: string): string[] {
   const path = uri.startsWith(VIKING_ROOT) ? uri.slice(VIKING_ROOT.length) : uri;
-  const trimmed = path.replace(/\/+$/, '');
+  const trimmed = trimEndChar(path, '/');
   return trimmed === '' ? [] : trimmed.split('/');
 }
 
@@ -29,16 +31,16 @@ export function baseName(uri: string): string {
 
 /** Segment-aware prefix test: `viking://a/b` is under `viking://a` but `viking://ab` is not. */
 export function isUnder(uri: string, prefix: string): boolean {
+  if (!uri.startsWith(VIKING_ROOT) || !prefix.startsWith(VIKING_ROOT)) return false;
   const target = uriSegments(uri);
   const root = uriSegments(prefix);
-  if (!uri.startsWith(VIKING_ROOT) || !prefix.startsWith(VIKING_ROOT)) return false;
   if (root.length > target.length) return false;
   return root.every((segment, index) => target[index] === segment);
 }
 
 /** Split a directory sidecar hit (§7.6): `…/dir/.abstract.md` → `{ baseUri: …/dir, isDirectory: true }`. */
 export function stripSidecarSuffix(uri: string): { baseUri: string; isDirectory: boolean } {
-  const trimmed = uri.replace(/\/+$/, '');
+  const trimmed = trimEndChar(uri, '/');
   for (const name of SIDECAR_NAMES) {
     if (trimmed.endsWith(`/${name}`)) {
       return { baseUri: trimmed.slice(0, -(name.length + 1)), isDirectory: true };

@@ -1,4 +1,5 @@
 import { invalidUri } from '../kernel.error';
+import { trimEndChar } from '../text/trim';
 import { identifierProblem } from './identifier';
 import { VIKING_ROOT } from './uri-path';
 
@@ -28,7 +29,7 @@ export function parseVikingUri(raw: string, userId: string): ParsedVikingUri {
   if (text.includes('\\')) throw invalidUri(text, 'URI must not contain backslashes');
   if (ENCODED_SEPARATOR.test(text)) throw invalidUri(text, 'URI must not contain percent-encoded separators');
 
-  const path = text.slice(VIKING_ROOT.length).replace(/\/+$/, '');
+  const path = trimEndChar(text.slice(VIKING_ROOT.length), '/');
   if (path === '') return { uri: VIKING_ROOT, scope: '', segments: [] };
   const parts = path.split('/');
   for (const part of parts) {

@@ -1,10 +1,22 @@
-/** The one SQL surface the repositories use; PostgreSQL (`pg`) and embedded PGlite both implement it. */
+/** Per-transaction options. */
+export interface TransactionOptions {
+  /** Statement timeout inside this transaction, in ms; 0 turns it off (migrations). Default: the store's. */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * The one SQL surface the repositories use; PostgreSQL (`pg`) and embedded PGlite both implement it.
+ * Every statement runs under the store's statement timeout (see docs/limits-and-security.md#statement-timeout);
+ * one that runs longer fails with DEADLINE_EXCEEDED.
+ */
 export interface Db {
   readonly kind: 'postgres' | 'pglite';
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[]; rowCount: number }>;
   /** Runs `fn` in one transaction on one connection; rolls back when it throws. */
-  transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>): Promise<R>;
-  /** Runs a multi-statement script without parameters (migrations). */
+  transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>, opts?: TransactionOptions): Promise<R>;
+  /** Runs a multi-statement script without parameters (migrations, index builds), without the statement timeout. */
   exec(sql: string): Promise<void>;
+  /** Resolves when the store can take statements; never queues behind running ones (health checks). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

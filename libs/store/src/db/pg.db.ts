@@ -1,30 +1,48 @@
 import { Pool, PoolClient } from 'pg';
-import { Db } from './db.port';
+import { Db, TransactionOptions } from './db.port';
+import { statementTimedOut } from './store-errors';
 
-/** {@link Db} over a PostgreSQL server through a `pg` pool. */
+// SQLSTATE 57014 (query_canceled) is also a pg_cancel_backend(); only the timeout says so in its text.
+const QUERY_CANCELED = '57014';
+
+/** {@link Db} over a PostgreSQL server through a `pg` pool; every connection has a statement timeout. */
 export class PgDb implements Db {
   readonly kind = 'postgres' as const;
   private readonly pool: Pool;
 
-  constructor(connectionString: string, max = 10) {
-    this.pool = new Pool({ connectionString, max });
+  constructor(connectionString: string, max = 10, private readonly statementTimeoutMs = 0) {
+    this.pool = new Pool({
+      connectionString,
+      max,
+      // Sent as connection parameters: the server enforces them, even on a statement the client forgot.
+      ...(statementTimeoutMs > 0
+        ? {
+            statement_timeout: statementTimeoutMs,
+            idle_in_transaction_session_timeout: Math.max(statementTimeoutMs * 2, 10_000),
+          }
+        : {}),
+    });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
   }
 
   async query<T>(sql: string, params: unknown[] = []) {
-    const r = await this.pool.query(sql, params);
+    const r = await this.pool.query(sql, params).catch((err: unknown) => this.rethrow(err, this.statementTimeoutMs));
     return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
   }
 
-  async transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>): Promise<R> {
+  async transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>, opts: TransactionOptions = {}): Promise<R> {
     const client: PoolClient = await this.pool.connect();
+    const timeoutMs = opts.statementTimeoutMs ?? this.statementTimeoutMs;
     try {
       await client.query('BEGIN');
+      if (timeoutMs !== this.statementTimeoutMs) {
+        await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.trunc(timeoutMs))}`);
+      }
       const tx = {
         kind: this.kind,
         query: async <T>(sql: string, params: unknown[] = []) => {
-          const r = await client.query(sql, params);
+          const r = await client.query(sql, params).catch((err: unknown) => this.rethrow(err, timeoutMs));
           return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
         },
       };
@@ -39,11 +57,29 @@ export class PgDb implements Db {
     }
   }
 
+  /** Maintenance scripts (migrations, CREATE INDEX CONCURRENTLY) run on their own connection, untimed. */
   async exec(sql: string) {
-    await this.pool.query(sql);
+    const client = await this.pool.connect();
+    try {
+      await client.query('SET statement_timeout = 0');
+      await client.query(sql);
+    } finally {
+      await client.query('RESET statement_timeout').catch(() => undefined);
+      client.release();
+    }
+  }
+
+  async ping() {
+    await this.pool.query('SELECT 1');
   }
 
   async close() {
     await this.pool.end();
+  }
+
+  private rethrow(err: unknown, timeoutMs: number): never {
+    const e = err as { code?: string; message?: string };
+    if (e?.code === QUERY_CANCELED && /statement timeout/i.test(e.message ?? '')) throw statementTimedOut(timeoutMs);
+    throw err;
   }
 }

@@ -1,9 +1,13 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { mkdirSync } from 'node:fs';
-import { Db } from './db.port';
+import { Db, TransactionOptions } from './db.port';
 
-/** {@link Db} over an embedded PGlite database (with pgvector) kept in a data folder, or in memory. */
+/**
+ * {@link Db} over an embedded PGlite database (with pgvector) on the calling thread. The server uses
+ * {@link PgliteWorkerDb} instead (statements off the event loop, with a timeout); this one remains for
+ * benchmarks that measure what the thread hop costs. It has no statement timeout.
+ */
 export class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
 
@@ -21,7 +25,7 @@ export class PgliteDb implements Db {
     return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
   }
 
-  async transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>): Promise<R> {
+  async transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>, _opts?: TransactionOptions): Promise<R> {
     return this.pg.transaction(async (t) =>
       fn({
         kind: this.kind,
@@ -36,6 +40,10 @@ export class PgliteDb implements Db {
   /** Runs a multi-statement script (migrations); PGlite's `query` takes one statement. */
   async exec(sql: string) {
     await this.pg.exec(sql);
+  }
+
+  async ping() {
+    await this.pg.query('SELECT 1');
   }
 
   async close() {

@@ -17,7 +17,8 @@ export async function migrate(db: Db, migrations: Migration[] = MIGRATIONS): Pro
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
       applied.push(m.version);
     }
-  });
+    // A migration may rewrite a large table: it is not bound by the request-sized statement timeout.
+  }, { statementTimeoutMs: 0 });
   return applied;
 }
 

@@ -106,13 +106,46 @@ describe('filterToSql', () => {
     { name: 'prefix without a value', node: { op: 'prefix', field: 'uri' }, message: 'filter.prefix must be a string' },
     { name: 'range without bounds', node: { op: 'time_range', field: 'updated_at' }, message: 'filter needs at least one of gte, gt, lte, lt' },
     { name: 'non-string time bound', node: { op: 'time_range', field: 'updated_at', gte: 5 }, message: 'filter.gte must be an ISO-8601 date or time string' },
-    { name: 'invalid regex', node: { op: 'regex', field: 'uri', pattern: '(' }, message: 'filter.pattern is not a valid regular expression' },
-    { name: 'JS-only named group', node: { op: 'regex', field: 'uri', pattern: '(?<x>a)' }, message: 'filter.pattern uses named groups, which are not supported' },
+    { name: 'invalid regex', node: { op: 'regex', field: 'uri', pattern: '(' }, message: expect.stringContaining('filter.pattern has an unclosed (') },
+    { name: 'JS-only named group', node: { op: 'regex', field: 'uri', pattern: '(?<x>a)' }, message: expect.stringContaining('filter.pattern uses a look-around, a named group') },
+    { name: 'back-references', node: { op: 'regex', field: 'abstract', pattern: '^(.*)(.*)(.*)\\3\\2\\1$' }, message: expect.stringContaining('filter.pattern uses a back-reference') },
+    { name: 'nested quantifiers', node: { op: 'regex', field: 'uri', pattern: '(a+)+$' }, message: expect.stringContaining('nested quantifiers') },
+    { name: 'a pattern over the ceiling', node: { op: 'regex', field: 'uri', pattern: 'a'.repeat(4097) }, message: 'filter.pattern is longer than 4096 characters' },
+    { name: 'field constructor', node: { op: 'must', field: 'constructor', conds: ['x'] }, message: expect.stringContaining("filter.field 'constructor' is not searchable") },
+    { name: 'field __proto__', node: JSON.parse('{"op":"must","field":"__proto__","conds":["x"]}'), message: expect.stringContaining("filter.field '__proto__' is not searchable") },
+    { name: 'field toString', node: { op: 'regex', field: 'toString', pattern: 'x' }, message: expect.stringContaining("filter.field 'toString' is not searchable") },
     { name: 'non-integer level', node: { op: 'must', field: 'level', conds: ['x'] }, message: 'filter.conds must be a list of integer levels' },
     { name: 'nested path in messages', node: { op: 'and', conds: [{ op: 'or', conds: [{ op: 'must', field: 'nope', conds: [] }] }] }, message: expect.stringContaining("filter.conds[0].conds[0].field 'nope'") },
     { name: 'group without conds', node: { op: 'or' }, message: 'filter.conds must be a list of filters' },
   ])('rejects $name', ({ node, message }) => {
     expect(rejects(node)).toEqual(message);
+  });
+
+  it('refuses 30,000 leaves before compiling anything', () => {
+    const leaves = Array.from({ length: 30_000 }, () => ({ op: 'must', field: 'uri', conds: ['x'] }));
+    expect(rejects({ op: 'or', conds: leaves })).toBe('filter has more than 5000 nodes and values');
+  });
+
+  it('refuses a filter nested 1,000 deep (iteratively: no stack overflow at 100,000)', () => {
+    for (const depth of [1000, 100_000]) {
+      let node: unknown = { op: 'must', field: 'uri', conds: ['x'] };
+      for (let i = 0; i < depth; i++) node = { op: 'or', conds: [node] };
+      expect(rejects(node)).toBe('filter nests deeper than 64 levels');
+    }
+  });
+
+  it('applies configured limits below the ceilings', () => {
+    const limits = { maxNodes: 3, maxDepth: 2, maxPatternLength: 5 };
+    const two = { op: 'or', conds: [{ op: 'must', field: 'uri', conds: ['a', 'b'] }] };
+    expect(() => assertSearchableFilter(two as FilterNode, NOW, limits)).toThrow('filter has more than 3 nodes and values');
+    const deep = { op: 'or', conds: [{ op: 'and', conds: [{ op: 'must', field: 'uri', conds: ['a'] }] }] };
+    expect(() => assertSearchableFilter(deep as FilterNode, NOW, { ...limits, maxNodes: 10 })).toThrow('filter nests deeper than 2 levels');
+    const long = { op: 'regex', field: 'uri', pattern: 'abcdef' };
+    expect(() => assertSearchableFilter(long as FilterNode, NOW, limits)).toThrow('filter.pattern is longer than 5 characters');
+  });
+
+  it('sends the regex in PostgreSQL spelling', () => {
+    expect(at({ op: 'regex', field: 'uri', pattern: '\\bnotes\\b' }).params).toEqual(['\\ynotes\\y']);
   });
 
   it('assertSearchableFilter accepts null and valid trees, rejects invalid ones', () => {

@@ -1,4 +1,7 @@
-import { FilterLeaf, FilterNode, invalidArgument, isPlainObject, parseTimeBound } from '@app/kernel';
+import {
+  assertFilterWithinLimits, clampFilterLimits, FILTER_LIMIT_CEILINGS, FilterLeaf, FilterLimits, FilterNode, invalidArgument,
+  isPlainObject, parseTimeBound, toSafeRegex,
+} from '@app/kernel';
 
 /** A parameterised SQL predicate; placeholders are numbered from the `first` the caller gave. */
 export interface SqlFragment {
@@ -15,6 +18,8 @@ export interface FilterSqlOptions {
   alias?: string;
   /** Reference time for relative bounds (`7d`) inside `time_range`. */
   now?: Date;
+  /** Size, depth and pattern bounds (configuration); never above FILTER_LIMIT_CEILINGS. */
+  limits?: FilterLimits;
 }
 
 type FieldType = 'text' | 'tags' | 'time' | 'level';
@@ -40,8 +45,16 @@ export const FILTER_FIELDS = Object.keys(FIELDS);
  * row rather than a column. Unknown fields, operators or malformed values are INVALID_ARGUMENT.
  */
 export function filterToSql(node: FilterNode, opts: FilterSqlOptions): SqlFragment {
+  const limits = clampFilterLimits(opts.limits ?? FILTER_LIMIT_CEILINGS);
+  // Bounded before the recursive translation below: its depth and output size follow from these limits.
+  assertFilterWithinLimits(node, limits);
   const params: unknown[] = [];
-  const ctx = { ...opts, alias: opts.alias ? `${opts.alias}.` : '', now: opts.now ?? new Date() };
+  const ctx = {
+    level: opts.level,
+    alias: opts.alias ? `${opts.alias}.` : '',
+    now: opts.now ?? new Date(),
+    maxPatternLength: limits.maxPatternLength,
+  };
   const bind = (value: unknown): string => {
     params.push(value);
     return `$${opts.first + params.length - 1}`;
@@ -50,11 +63,11 @@ export function filterToSql(node: FilterNode, opts: FilterSqlOptions): SqlFragme
 }
 
 /** Throws INVALID_ARGUMENT when `filter` would be rejected by the search (checked before enqueueing). */
-export function assertSearchableFilter(filter: FilterNode | null, now = new Date()): void {
-  if (filter) filterToSql(filter, { first: 1, level: 2, now });
+export function assertSearchableFilter(filter: FilterNode | null, now = new Date(), limits?: FilterLimits): void {
+  if (filter) filterToSql(filter, { first: 1, level: 2, now, limits });
 }
 
-type Ctx = { level: number; alias: string; now: Date };
+type Ctx = { level: number; alias: string; now: Date; maxPatternLength: number };
 type Bind = (value: unknown) => string;
 
 function translate(node: FilterNode, path: string, ctx: Ctx, bind: Bind): string {
@@ -67,7 +80,8 @@ function translate(node: FilterNode, path: string, ctx: Ctx, bind: Bind): string
     return `(${parts.join(node.op === 'and' ? ' AND ' : ' OR ')})`;
   }
   const leaf = node as FilterLeaf;
-  const spec = typeof leaf.field === 'string' ? FIELDS[leaf.field] : undefined;
+  // Own keys only: a field named `constructor` or `__proto__` must not find Object.prototype's members.
+  const spec = typeof leaf.field === 'string' && Object.hasOwn(FIELDS, leaf.field) ? FIELDS[leaf.field] : undefined;
   if (!spec) {
     throw invalidArgument(`${path}.field '${String(leaf.field)}' is not searchable; use one of: ${FILTER_FIELDS.join(', ')}`);
   }
@@ -75,7 +89,7 @@ function translate(node: FilterNode, path: string, ctx: Ctx, bind: Bind): string
     case 'level':
       return levelLeaf(leaf, path, ctx.level) ? 'TRUE' : 'FALSE';
     case 'text':
-      return textLeaf(leaf, path, `${ctx.alias}${spec.column}`, bind);
+      return textLeaf(leaf, path, `${ctx.alias}${spec.column}`, bind, ctx.maxPatternLength);
     case 'tags':
       return tagsLeaf(leaf, path, `${ctx.alias}${spec.column}`, bind);
     case 'time':
@@ -83,7 +97,7 @@ function translate(node: FilterNode, path: string, ctx: Ctx, bind: Bind): string
   }
 }
 
-function textLeaf(leaf: FilterLeaf, path: string, column: string, bind: Bind): string {
+function textLeaf(leaf: FilterLeaf, path: string, column: string, bind: Bind, maxPatternLength: number): string {
   switch (leaf.op) {
     case 'must':
       return `coalesce(${column} = ANY(${bind(strings(leaf, path))}::text[]), FALSE)`;
@@ -94,7 +108,7 @@ function textLeaf(leaf: FilterLeaf, path: string, column: string, bind: Bind): s
     case 'contains':
       return `coalesce(strpos(${column}, ${bind(operand(leaf, path, 'substring'))}) > 0, FALSE)`;
     case 'regex':
-      return `coalesce(${column} ~ ${bind(pattern(leaf, path))}, FALSE)`;
+      return `coalesce(${column} ~ ${bind(pattern(leaf, path, maxPatternLength))}, FALSE)`;
     default:
       throw unsupported(leaf, path);
   }
@@ -178,16 +192,10 @@ function operand(leaf: FilterLeaf, path: string, key: 'prefix' | 'substring'): s
   return value;
 }
 
-function pattern(leaf: FilterLeaf, path: string): string {
+/** The `regex` operand, checked against the safe subset and spelled for PostgreSQL. */
+function pattern(leaf: FilterLeaf, path: string, maxLength: number): string {
   const value = operand({ ...leaf, substring: leaf['pattern'] ?? leaf['substring'] }, path, 'substring');
-  try {
-    new RegExp(value);
-  } catch {
-    throw invalidArgument(`${path}.pattern is not a valid regular expression`);
-  }
-  // JS-only syntax would reach PostgreSQL as an error; refuse it here instead.
-  if (/\(\?<[^=!]/.test(value)) throw invalidArgument(`${path}.pattern uses named groups, which are not supported`);
-  return value;
+  return toSafeRegex(value, `${path}.pattern`, maxLength);
 }
 
 function unsupported(leaf: FilterLeaf, path: string) {
