@@ -54,6 +54,11 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     await write(bob, 'viking://user/bob/memories/events/secret.md', '# Summary\nBob hid the saxophone jazz tickets for zebra-quasar night.');
     await write(globexAlice, 'viking://user/alice/memories/events/secret.md', '# Summary\nGlobex zebra-quasar launch codes ERR_CONN_RESET and saxophone jazz.', ['tenant=globex']);
     await write(globexAlice, 'viking://resources/globex-plan.md', '# Globex plan\n\nzebra-quasar rollout of the payment service.');
+    // Directory summaries of a directory written in quick succession are coalesced (semantic_status
+    // "deferred"): let them settle before asserting on rankings that include directories.
+    const abstractOf = async (uri: string) => (await app.request('GET', `/api/v1/content/abstract?uri=${encodeURIComponent(uri)}`, { key: alice })).body.result ?? '';
+    await eventually(async () => String(await abstractOf('viking://user/alice/memories/events')).includes('3 items'));
+    await eventually(async () => String(await abstractOf('viking://resources/guides')).includes('2 items'));
   });
 
   afterAll(() => app.close());
