@@ -2,10 +2,13 @@ import { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
-import { AppConfig } from '@app/config';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { authenticateRequest } from '../auth/auth.guard';
+import { IdentityService } from '../auth/identity.service';
 import { MetricsService } from '../system/metrics.service';
 import { ApiValidationPipe } from './api-validation.pipe';
 import { DomainExceptionFilter } from './domain-exception.filter';
+import { installRequestGate } from './request-gate';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
@@ -21,6 +24,13 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   // Nest routes Fastify's own errors (bad JSON, body too large) through the global filter as well.
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   const metrics = app.get(MetricsService);
+  const config = app.get<AppConfig>(APP_CONFIG);
+  const identities = app.get(IdentityService);
+  installRequestGate(fastify, {
+    devMode: config.auth.mode === 'dev',
+    bodyLimitBytes: config.http.bodyLimitBytes,
+    authenticate: (req) => authenticateRequest(identities, req),
+  });
   fastify.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
     metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
