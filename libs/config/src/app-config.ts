@@ -7,7 +7,14 @@ export interface AppConfig {
     /** Port of the /metrics listener of a worker process (retriever, assembler, rewriter); null: none. */
     metricsPort: number | null;
   };
-  auth: { rootApiKey: string | null; mode: 'api_key' | 'dev' };
+  auth: {
+    rootApiKey: string | null;
+    mode: 'api_key' | 'dev';
+    /** Server secret seeded user keys are an HMAC under (docs/limits-and-security.md#keys-and-roles). */
+    keySecret: string | null;
+    /** Shortest seed the admin API accepts for a seeded key. */
+    seedMinLength: number;
+  };
   redis: { url: string };
   store: { databaseUrl: string | null; dataDir: string; statementTimeoutMs: number };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */

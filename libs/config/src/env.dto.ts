@@ -31,6 +31,12 @@ export class EnvDto {
   @IsOptional() @Transform(blankToUndefined) @IsString() @MinLength(16, { message: 'MUNINN_ROOT_API_KEY must be at least 16 characters' })
   MUNINN_ROOT_API_KEY?: string;
 
+  @IsOptional() @Transform(blankToUndefined) @IsString() @MinLength(32, { message: 'MUNINN_KEY_SECRET must be at least 32 characters' })
+  MUNINN_KEY_SECRET?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(256)
+  MUNINN_KEY_SEED_MIN_LENGTH?: number;
+
   @IsOptional() @IsIn(['bullmq', 'inprocess'])
   MUNINN_TRANSPORT?: 'bullmq' | 'inprocess';
 

@@ -34,7 +34,12 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       bodyLimitBytes: dto.MUNINN_BODY_LIMIT_BYTES ?? 10 * 1024 * 1024,
       metricsPort: dto.MUNINN_METRICS_PORT ?? null,
     },
-    auth: { rootApiKey: rootKey, mode: rootKey ? 'api_key' : 'dev' },
+    auth: {
+      rootApiKey: rootKey,
+      mode: rootKey ? 'api_key' : 'dev',
+      keySecret: dto.MUNINN_KEY_SECRET ?? null,
+      seedMinLength: dto.MUNINN_KEY_SEED_MIN_LENGTH ?? 16,
+    },
     redis: { url: dto.REDIS_URL ?? 'redis://127.0.0.1:6379' },
     store: {
       databaseUrl: dto.DATABASE_URL ?? null,
@@ -88,6 +93,8 @@ const DECLARED = [
   'QUERY_PLANNER_MODEL', 'RECALL_INTENT_TIMEOUT_S', 'RECALL_REWRITE_TIMEOUT_S', 'RETRIEVAL_ENABLE_INTENT',
   'MUNINN_STATEMENT_TIMEOUT_MS', 'MUNINN_FILTER_MAX_NODES', 'MUNINN_FILTER_MAX_DEPTH',
   'MUNINN_FILTER_MAX_PATTERN_LENGTH', 'MUNINN_METRICS_PORT',
+  // issue 11 (guard): keys, rate limits, request bounds
+  'MUNINN_KEY_SECRET', 'MUNINN_KEY_SEED_MIN_LENGTH',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { Identity, invalidArgument, KernelError, KernelErrorCode } from '@app/kernel';
 import { IdentityRepository, UserRole } from '@app/store';
 
 /** Account and user administration, with the reference's role rules. */
@@ -10,7 +10,7 @@ export class AdminService {
 
   createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
     this.requireRoot(caller);
-    return this.identities.createAccount(accountId, adminUserId, seed);
+    return this.identities.createAccount(accountId, adminUserId, this.checkedSeed(seed));
   }
 
   listAccounts(caller: Identity) {
@@ -26,7 +26,7 @@ export class AdminService {
 
   async createUser(caller: Identity, accountId: string, userId: string, role: UserRole, seed?: string) {
     this.requireManager(caller, accountId);
-    const r = await this.identities.createUser(accountId, userId, role, seed);
+    const r = await this.identities.createUser(accountId, userId, role, this.checkedSeed(seed));
     return { account_id: r.account_id, user_id: r.user_id, role: r.role, user_key: r.user_key };
   }
 
@@ -55,8 +55,17 @@ export class AdminService {
 
   async rotateKey(caller: Identity, accountId: string, userId: string, seed?: string) {
     this.requireManager(caller, accountId);
-    const r = await this.identities.rotateKey(accountId, userId, seed);
+    const r = await this.identities.rotateKey(accountId, userId, this.checkedSeed(seed));
     return { user_key: r.user_key };
+  }
+
+  /** A seed short enough to guess would make its key guessable by anyone holding the server secret's output. */
+  private checkedSeed(seed: string | undefined): string | undefined {
+    const min = this.config.auth.seedMinLength;
+    if (seed !== undefined && [...seed].length < min) {
+      throw invalidArgument(`seed must be at least ${min} characters`, { field: 'seed', limit: min });
+    }
+    return seed;
   }
 
   private requireApiKeyMode() {
