@@ -2,6 +2,7 @@
 // covers. (Store-side findings are in store-safety.e2e-spec.ts, write-path ones in write-path and
 // write-faults, property-based fuzzing in fuzz.e2e-spec.ts.)
 import { startTestApp, TestApp } from '@app/testing';
+import { LedgerRedis } from './context-support';
 import { rawRequest } from './hostile-support';
 
 const WRITE = '/api/v1/content/write';
@@ -166,5 +167,166 @@ describe('keys and roles', () => {
     expect((await del(userKey, 'viking://resources/handbook/b.md', false)).status).toBe(200);
     expect((await del(bossKey, 'viking://resources/handbook', true)).status).toBe(200);
     expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/handbook/a.md', { key: userKey })).status).toBe(404);
+  });
+});
+
+describe('smaller defects', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+
+  afterAll(() => app.close());
+
+  it('NUL characters in content, tags, message text, a mkdir description or a query are a 400 naming the field', async () => {
+    const cases: [string, string, unknown, (string | number)[]][] = [
+      ['POST', WRITE, { uri: 'viking://~/memories/nul.md', content: 'a\u0000b', mode: 'create' }, ['body', 'content']],
+      ['POST', WRITE, { uri: 'viking://~/memories/nul.md', content: 'ok', tags: ['k=v\u0000'], mode: 'create' }, ['body', 'tags', 0]],
+      ['POST', '/api/v1/sessions/s-nul/messages', { role: 'user', content: 'hi\u0000' }, ['body', 'content']],
+      ['POST', '/api/v1/sessions/s-nul/messages', { role: 'user', parts: [{ type: 'text', text: '\u0000' }] }, ['body', 'parts', 0, 'text']],
+      ['POST', '/api/v1/fs/mkdir', { uri: 'viking://resources/nul-dir', description: 'x\u0000' }, ['body', 'description']],
+      ['POST', '/api/v1/search/find', { query: 'q\u0000' }, ['body', 'query']],
+      ['POST', '/api/v1/search/search', { query: 'q', mode: 'context', session_id: 'a\u0000' }, ['body', 'session_id']],
+    ];
+    for (const [method, path, body, loc] of cases) {
+      const r = await app.request(method, path, { body });
+      expect([path, r.status, r.body.error?.code]).toEqual([path, 400, 'INVALID_ARGUMENT']);
+      expect([path, r.body.error.details.validation_errors[0].loc]).toEqual([path, loc]);
+    }
+    const q = await app.request('GET', '/api/v1/content/read?uri=viking://resources/a%00b');
+    expect(q.status).toBe(400);
+    expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/nul-dir')).status).toBe(404);
+  });
+
+  it('dedup ledgers are deleted with their session', async () => {
+    const ledger = new LedgerRedis(app);
+    try {
+      expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: 'led-1' } })).status).toBe(200);
+      await ledger.put('default', 'default', 'led-1', { entries: { 'viking://resources/x.md': { turn: 1 } } });
+      expect((await app.request('GET', '/api/v1/sessions/led-1/recall-log')).body.result).not.toBeNull();
+      expect((await app.request('DELETE', '/api/v1/sessions/led-1')).status).toBe(200);
+      expect(await ledger.get('default', 'default', 'led-1')).toBeNull();
+      expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: 'led-1' } })).status).toBe(200);
+      expect((await app.request('GET', '/api/v1/sessions/led-1/recall-log')).body.result).toBeNull();
+    } finally {
+      await ledger.close();
+    }
+  });
+});
+
+describe('ledgers of deleted users and accounts', () => {
+  const ROOT = 'hostile-ledger-root-0123456789';
+  let app: TestApp;
+  let ledger: LedgerRedis;
+  const admin = (method: string, path: string, body?: unknown) => app.request(method, `/api/v1/admin/accounts${path}`, { key: ROOT, body });
+
+  beforeAll(async () => {
+    app = await startTestApp({ rootApiKey: ROOT });
+    ledger = new LedgerRedis(app);
+  });
+
+  afterAll(async () => {
+    await ledger.close();
+    await app.close();
+  });
+
+  it('a re-created user or account inherits no dedup ledger (and another account keeps its own)', async () => {
+    const doc = { entries: { 'viking://resources/x.md': { turn: 1 } } };
+    expect((await admin('POST', '', { account_id: 'acme', admin_user_id: 'boss' })).status).toBe(200);
+    expect((await admin('POST', '', { account_id: 'acme2', admin_user_id: 'boss' })).status).toBe(200);
+    expect((await admin('POST', '/acme/users', { user_id: 'ann' })).status).toBe(200);
+    await ledger.put('acme', 'ann', 's1', doc);
+    await ledger.put('acme', 'boss', 's1', doc);
+    await ledger.put('acme2', 'boss', 's1', doc);
+    expect((await admin('DELETE', '/acme/users/ann')).status).toBe(200);
+    expect(await ledger.get('acme', 'ann', 's1')).toBeNull();
+    expect(await ledger.get('acme', 'boss', 's1')).toEqual(doc);
+    const ann = await admin('POST', '/acme/users', { user_id: 'ann' });
+    const log = await app.request('GET', '/api/v1/sessions/s1/recall-log', { key: ann.body.result.user_key });
+    expect([log.status, log.body.result]).toEqual([200, null]);
+    expect((await admin('DELETE', '/acme')).status).toBe(200);
+    expect(await ledger.get('acme', 'boss', 's1')).toBeNull();
+    expect(await ledger.get('acme2', 'boss', 's1')).toEqual(doc);
+  });
+});
+
+describe('rate limits and fairness', () => {
+  const ROOT = 'hostile-rate-root-0123456789';
+  let app: TestApp;
+  const keys: Record<string, string> = {};
+  const status = (key: string) => app.request('GET', '/api/v1/system/status', { key });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      rootApiKey: ROOT,
+      env: {
+        MUNINN_RATE_KEY_PER_MINUTE: '5',
+        MUNINN_RATE_ACCOUNT_PER_MINUTE: '8',
+        MUNINN_ACCOUNT_MAX_INFLIGHT: '1',
+        MUNINN_ACCOUNT_MAX_QUEUED: '0',
+        MUNINN_MCP_MAX_BATCH: '4',
+      },
+    });
+    for (const account of ['ra', 'rb', 'rc', 'rd']) {
+      const r = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: account, admin_user_id: 'boss' } });
+      keys[account] = r.body.result.user_key;
+    }
+    // Created with the root key, which is never rate-limited (so nothing is counted yet).
+    const u = await app.request('POST', '/api/v1/admin/accounts/ra/users', { key: ROOT, body: { user_id: 'u2' } });
+    keys.ra2 = u.body.result.user_key;
+  });
+
+  afterAll(() => app.close());
+
+  it('per key, then per account: 429 in the envelope with Retry-After; other accounts are untouched', async () => {
+    for (let i = 0; i < 5; i++) expect((await status(keys.ra)).status).toBe(200);
+    const over = await status(keys.ra);
+    expect([over.status, over.body.status, over.body.error.code, over.body.error.details.limit]).toEqual([429, 'error', 'RESOURCE_EXHAUSTED', 'key']);
+    const retryAfter = Number(over.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // The account has 8: 5 counted so far (a request its key refused never reaches the account), so
+    // its second user gets 3.
+    for (let i = 0; i < 3; i++) expect((await status(keys.ra2)).status).toBe(200);
+    const account = await status(keys.ra2);
+    expect([account.status, account.body.error.details.limit]).toEqual([429, 'account']);
+    expect((await status(keys.rb)).status).toBe(200);
+  });
+
+  it('each message of an MCP JSON-RPC batch counts; a batch over MUNINN_MCP_MAX_BATCH is a 400', async () => {
+    const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+    const headers = { accept: 'application/json, text/event-stream', 'x-api-key': keys.rc };
+    const big = await app.request('POST', '/mcp', { headers, body: [1, 2, 3, 4, 5].map(ping) });
+    expect(big.status).toBe(400);
+    expect(big.body.error.message).toContain('at most 4 messages');
+    // 1 (the refused batch) + 4 = 5: the key's whole minute.
+    const batch = await app.request('POST', '/mcp', { headers, body: [1, 2, 3, 4].map(ping) });
+    expect(batch.status).not.toBe(429);
+    const next = await status(keys.rc);
+    expect(next.status).toBe(429);
+  });
+
+  it("bounds in-flight requests per account: a held request makes the account's next one 429, other accounts still run", async () => {
+    const { request } = await import('node:http');
+    const url = new URL(app.url);
+    // A write whose body never finishes holds its slot (admission happens before the body is read).
+    const held = request({
+      host: url.hostname,
+      port: url.port,
+      method: 'POST',
+      path: '/api/v1/content/write',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-api-key': keys.rd },
+    });
+    held.on('error', () => undefined);
+    held.write('{"uri":');
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await status(keys.rd);
+    expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'inflight']);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect((await status(keys.rb)).status).toBe(200);
+    held.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await status(keys.rd)).status).toBe(200);
   });
 });

@@ -29,6 +29,29 @@ export interface AppConfig {
   /** The write path: outbox relay and coalesced directory summaries (see docs/architecture.md#write-path). */
   indexing: { outboxGraceMs: number; outboxPollMs: number; sidecarIntervalMs: number };
   ledger: { ttlSeconds: number };
+  /** Request bounds (docs/limits-and-security.md#request-bounds). */
+  limits: {
+    bodyMaxDepth: number;
+    queryMaxChars: number;
+    uriMaxChars: number;
+    uriMaxSegmentChars: number;
+    uriMaxDepth: number;
+    uriListMaxItems: number;
+    tagsMaxItems: number;
+    tagMaxChars: number;
+    batchMaxOps: number;
+    messageMaxChars: number;
+    descriptionMaxChars: number;
+    mcpMaxBatch: number;
+  };
+  /** Rate limits and per-account fairness (docs/limits-and-security.md#rate-limits-and-fairness). */
+  rate: {
+    enabled: boolean;
+    keyPerMinute: number;
+    accountPerMinute: number;
+    accountMaxInflight: number;
+    accountMaxQueued: number;
+  };
   embedding: { provider: 'local' | 'openai'; baseUrl: string | null; apiKey: string | null; model: string | null; dim: number | null };
   llm: {
     baseUrl: string | null;

@@ -2,11 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, invalidArgument, KernelError, KernelErrorCode } from '@app/kernel';
 import { IdentityRepository, UserRole } from '@app/store';
+import { DedupLedgerService } from '../search/dedup-ledger.service';
 
 /** Account and user administration, with the reference's role rules. */
 @Injectable()
 export class AdminService {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly identities: IdentityRepository) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly identities: IdentityRepository,
+    private readonly ledgers: DedupLedgerService,
+  ) {}
 
   createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
     this.requireRoot(caller);
@@ -20,6 +25,8 @@ export class AdminService {
 
   async deleteAccount(caller: Identity, accountId: string) {
     this.requireRoot(caller);
+    await this.identities.getAccount(accountId);
+    await this.ledgers.forget({ accountId });
     await this.identities.deleteAccount(accountId);
     return { deleted: true };
   }
@@ -43,6 +50,8 @@ export class AdminService {
 
   async deleteUser(caller: Identity, accountId: string, userId: string) {
     this.requireManager(caller, accountId);
+    await this.identities.getUser(accountId, userId);
+    await this.ledgers.forget({ accountId, userId });
     await this.identities.deleteUser(accountId, userId);
     return { account_id: accountId, user_id: userId, deleted: true };
   }

@@ -1,16 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '@app/config';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { DomainExceptionFilter } from './domain-exception.filter';
 import { isLoopbackHost, isLoopbackOrigin } from './loopback';
+import { boundsIssue } from './request-bounds';
+import { RequestValidationError } from './request-validation.error';
 
 /** What the gate needs from the app: the mode, the body limit, and how to authenticate a request. */
 export interface GateOptions {
   devMode: boolean;
   bodyLimitBytes: number;
+  /** Request bounds (depth, NUL, field and URI bounds) checked on every parsed body and query. */
+  limits: AppConfig['limits'];
   /** Resolves and attaches the caller's identity; throws a KernelError when it cannot. */
   authenticate(req: FastifyRequest): Promise<void>;
   /** Admission after authentication (rate limits, per-account concurrency); may throw a KernelError. */
   admit?(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Counts `points` more requests against the caller (each further message of a JSON-RPC batch). */
+  charge?(req: FastifyRequest, points: number): Promise<void>;
 }
 
 /** Routes that serve no tenant data and need no identity (the `@Public()` handlers and Swagger's own). */
@@ -30,18 +37,39 @@ export function isPublicPath(url: string): boolean {
  */
 export function installRequestGate(fastify: FastifyInstance, opts: GateOptions): void {
   const filter = new DomainExceptionFilter();
+  const refuse = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
+    const { status, body } = filter.render(err);
+    const payload = MCP.test(req.url) ? jsonRpcError(body) : body;
+    if (err instanceof KernelError && typeof err.details?.retry_after_s === 'number') {
+      void reply.header('retry-after', String(err.details.retry_after_s));
+    }
+    return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
+  };
   fastify.addHook('onRequest', async (req, reply) => {
     try {
       await gate(req, reply, opts);
     } catch (err) {
-      const { status, body } = filter.render(err);
-      const payload = MCP.test(req.url) ? jsonRpcError(body) : body;
-      if (err instanceof KernelError && typeof err.details?.retry_after_s === 'number') {
-        void reply.header('retry-after', String(err.details.retry_after_s));
-      }
       // The body is not read; Node discards what the client still sends once the reply is written.
-      return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
+      return refuse(req, reply, err);
     }
+  });
+  fastify.addHook('preValidation', async (req, reply) => {
+    if (isPublicPath(req.url)) return;
+    const route = req.url.split('?')[0];
+    if (MCP.test(route) && Array.isArray(req.body) && req.body.length > opts.limits.mcpMaxBatch) {
+      const message = `A JSON-RPC batch should have at most ${opts.limits.mcpMaxBatch} messages, not ${req.body.length}`;
+      return refuse(req, reply, new RequestValidationError([{ loc: ['body'], message, type: 'too_long' }]));
+    }
+    if (MCP.test(route) && Array.isArray(req.body) && req.body.length > 1 && opts.charge) {
+      try {
+        await opts.charge(req, req.body.length - 1);
+      } catch (err) {
+        return refuse(req, reply, err);
+      }
+    }
+    const issue =
+      boundsIssue(req.query, 'query', route, opts.limits) ?? (req.body === undefined ? null : boundsIssue(req.body, 'body', route, opts.limits));
+    if (issue) return refuse(req, reply, new RequestValidationError([issue]));
   });
 }
 
