@@ -13,6 +13,7 @@ import { ContentService } from './content/content.service';
 import { IndexDispatchService } from './content/index-dispatch.service';
 import { FsController } from './fs/fs.controller';
 import { FsService } from './fs/fs.service';
+import { AdmissionService } from './http/admission.service';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { McpController } from './mcp/mcp.controller';
 import { McpReadService } from './mcp/mcp-read.service';
@@ -60,6 +61,7 @@ export class GatewayModule {
         MetricsService,
         McpToolsService,
         McpReadService,
+        AdmissionService,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
       ],

@@ -2,7 +2,7 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Db } from './db/db.port';
 import { openStore } from './open-store';
-import { IdentityRepository } from './repositories/identity.repository';
+import { IdentityRepository, keyServerSecret } from './repositories/identity.repository';
 import { NodeIndexRepository } from './repositories/node-index.repository';
 import { NodeListRepository } from './repositories/node-list.repository';
 import { NodeRepository } from './repositories/node.repository';
@@ -24,7 +24,11 @@ export const STORE_DB = Symbol('STORE_DB');
     { provide: NodeIndexRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeIndexRepository(db) },
     { provide: NodeListRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeListRepository(db) },
     { provide: OutboxRepository, inject: [STORE_DB], useFactory: (db: Db) => new OutboxRepository(db) },
-    { provide: IdentityRepository, inject: [STORE_DB], useFactory: (db: Db) => new IdentityRepository(db) },
+    {
+      provide: IdentityRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey)),
+    },
     { provide: SessionRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionRepository(db) },
   ],
   exports: [STORE_DB, NodeRepository, NodeIndexRepository, NodeListRepository, OutboxRepository, IdentityRepository, SessionRepository],

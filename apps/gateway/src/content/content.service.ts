@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IndexJob } from '@app/contracts';
-import { Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, stripMemoryFields } from '@app/kernel';
+import { canChangeSubtree, Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, stripMemoryFields } from '@app/kernel';
 import { nodePath, NodeRepository, OutboxRepository } from '@app/store';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 import { ReadQueryDto } from './dto/read.dto';
@@ -94,7 +94,13 @@ export class ContentService {
     if (!canWrite(caller, uri)) throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
     const root = await this.nodes.get(caller, uri);
     if (!root) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
-    const subtree = root.kind === 'directory' && (dto.recursive ?? true) ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
+    const recursive = root.kind === 'directory' && (dto.recursive ?? true);
+    if (recursive && !canChangeSubtree(caller, uri)) {
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Reindexing a directory of the shared resources tree needs role admin: ${uri}`, {
+        resource: uri,
+      });
+    }
+    const subtree = recursive ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
     const nodes = [root, ...subtree].sort((a, b) => (a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1));
     const entries = [];

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { SessionRepository } from '@app/store';
+import { DedupLedgerService } from '../search/dedup-ledger.service';
 import { AddMessageDto } from './dto/sessions.dto';
 
 /** Sessions of the calling user; the actor-peer header never applies here. */
 @Injectable()
 export class SessionsService {
-  constructor(private readonly sessions: SessionRepository) {}
+  constructor(private readonly sessions: SessionRepository, private readonly ledgers: DedupLedgerService) {}
 
   async create(caller: Identity, sessionId?: string) {
     const s = await this.sessions.create(caller, sessionId).catch((err: unknown) => {
@@ -29,6 +30,7 @@ export class SessionsService {
   }
 
   async remove(caller: Identity, sessionId: string) {
+    await this.ledgers.forget({ accountId: caller.accountId, userId: caller.userId, sessionId });
     await this.sessions.delete(caller, sessionId);
     return { session_id: sessionId };
   }

@@ -492,12 +492,16 @@ export interface components {
             error: components["schemas"]["ErrorInfoDto"];
         };
         CreateAccountDto: {
+            /**
+             * @description Derive the key's secret from this seed instead of random bytes (reproducible provisioning): an
+             *     HMAC under the server secret over account, user and seed. At least MUNINN_KEY_SEED_MIN_LENGTH
+             *     (default 16) characters.
+             */
+            seed?: string;
             /** @description The new account's id. */
             account_id: string;
             /** @description The first user of the account, created with role admin. */
             admin_user_id: string;
-            /** @description Derive the key's secret from this seed instead of random bytes (reproducible provisioning). */
-            seed?: string;
         };
         CreateUserDto: {
             /**
@@ -505,14 +509,16 @@ export interface components {
              * @enum {string}
              */
             role?: "user" | "admin";
-            user_id: string;
+            /** @description See CreateAccountDto.seed. */
             seed?: string;
+            user_id: string;
         };
         SetRoleDto: {
             /** @enum {string} */
             role: "user" | "admin";
         };
         RotateKeyDto: {
+            /** @description See CreateAccountDto.seed. */
             seed?: string;
         };
         WriteResultDto: {
