@@ -5,4 +5,5 @@ export * from './queues/find-job';
 export * from './queues/index-job';
 export * from './queues/jobs';
 export * from './queues/job-failure';
+export * from './queues/job-meta';
 export * from './queues/pipeline';

@@ -1,4 +1,4 @@
-import { JobsOptions } from 'bullmq';
+import { JobsOptions, WorkerOptions } from 'bullmq';
 import { IndexJob, QueueName } from '@app/contracts';
 
 /**
@@ -23,6 +23,24 @@ export function jobOptions(queue: QueueName): JobsOptions {
       return { ...keep, attempts: 1 };
   }
 }
+
+const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([QueueName.Find, QueueName.Assemble, QueueName.Expand, QueueName.Digest]);
+
+/**
+ * Whether jobs of `queue` serve one waiting request (and carry its deadline) rather than durable work.
+ * Request-scoped failures are final; durable ones (index, sidecar) are retried and idempotent.
+ */
+export function isRequestScoped(queue: QueueName): boolean {
+  return REQUEST_SCOPED.has(queue);
+}
+
+/**
+ * Worker options of request-scoped queues: a job whose worker died (stalled) fails instead of being
+ * run again, because its request has been answered or has failed by then (docs/operations.md
+ * "Request ids and deadlines"). Waiting jobs that outlive their deadline are dropped by the
+ * processor base.
+ */
+export const REQUEST_WORKER_OPTIONS: Pick<WorkerOptions, 'maxStalledCount'> = { maxStalledCount: 0 };
 
 /**
  * Deterministic id of the index job of one outbox entry: the gateway's enqueue right after the commit
