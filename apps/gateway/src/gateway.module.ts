@@ -26,6 +26,8 @@ import { RewriteClientService } from './search/rewrite-client.service';
 import { SessionContextService } from './search/session-context.service';
 import { FindController } from './search/find.controller';
 import { FindService } from './search/find.service';
+import { ScanController } from './search/scan.controller';
+import { ScanService } from './search/scan.service';
 import { ImageInputService } from './search/image-input.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
@@ -40,7 +42,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
-      controllers: [AdminController, ContentController, FsController, FindController, RecallController, SessionsController, SystemController, McpController],
+      controllers: [AdminController, ContentController, FsController, FindController, ScanController, RecallController, SessionsController, SystemController, McpController],
       providers: [
         IdentityService,
         AdminService,
@@ -49,6 +51,7 @@ export class GatewayModule {
         FsService,
         SessionsService,
         FindService,
+        ScanService,
         ImageInputService,
         ContextSearchService,
         ContextPipelineService,

@@ -46,6 +46,12 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       maxDepth: dto.MUNINN_FILTER_MAX_DEPTH ?? 16,
       maxPatternLength: dto.MUNINN_FILTER_MAX_PATTERN_LENGTH ?? 256,
     },
+    fs: {
+      scanMaxFiles: dto.MUNINN_SCAN_MAX_FILES ?? 10000,
+      scanMaxResults: dto.MUNINN_SCAN_MAX_RESULTS ?? 1000,
+      treeMaxNodes: dto.MUNINN_TREE_MAX_NODES ?? 10000,
+      readMaxUris: dto.MUNINN_MCP_READ_MAX_URIS ?? 50,
+    },
     queues: {
       transport: dto.MUNINN_TRANSPORT ?? 'bullmq',
       prefix: dto.MUNINN_QUEUE_PREFIX ?? 'muninn',

@@ -79,3 +79,6 @@ export * from './digest/rewrite-outcome';
 export * from './expansion/planned-queries';
 
 export * from './indexing';
+
+export * from './fs/glob-pattern';
+export * from './fs/tree-order';
