@@ -33,6 +33,7 @@ import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
 import { HealthService } from './system/health.service';
 import { MetricsService } from './system/metrics.service';
+import { QueueWaitService } from './system/queue-wait.service';
 import { SystemController } from './system/system.controller';
 
 /** The HTTP face: auth, validation, content, sessions, admin, system routes. */
@@ -61,6 +62,7 @@ export class GatewayModule {
         RewriteClientService,
         HealthService,
         MetricsService,
+        QueueWaitService,
         McpToolsService,
         McpReadService,
         { provide: APP_GUARD, useClass: AuthGuard },

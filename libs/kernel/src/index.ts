@@ -83,3 +83,4 @@ export * from './indexing';
 export * from './fs/glob-pattern';
 export * from './fs/tree-order';
 export * from './fs/delete-guard';
+export * from './fs/write-rules';

@@ -1,5 +1,5 @@
 import { IndexJob } from '@app/contracts';
-import { Identity, invalidArgument, isUnder, KernelError, KernelErrorCode } from '@app/kernel';
+import { canWrite, Identity, invalidArgument, isUnder, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { ensureDirectories, writeNodes } from './node-write';
 import { insertOutbox, OUTBOX_GRACE_MS } from './outbox';
@@ -65,6 +65,23 @@ export class NodeFsRepository {
       jobs.push(await insertOutbox(tx, identity.accountId, 'delete', [from], this.graceMs));
       return jobs;
     });
+  }
+
+  /**
+   * Writes a directory's `.abstract.md` / `.overview.md` body (kept as columns of the directory node,
+   * not as files). Returns false when the directory does not exist.
+   */
+  async writeSidecar(identity: Identity, dirUri: string, which: 'abstract' | 'overview', text: string, append: boolean): Promise<boolean> {
+    if (!canWrite(identity, dirUri)) {
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${dirUri} is outside your writable space`, { resource: dirUri });
+    }
+    const scope = scopeSql(identity, 3);
+    const value = append ? `${which} || $2` : '$2';
+    const { rows } = await this.db.query<{ uri: string }>(
+      `UPDATE nodes SET ${which} = ${value}, updated_at = now() WHERE uri = $1 AND kind = 'directory' AND ${scope.sql} RETURNING uri`,
+      [dirUri, text, ...scope.params],
+    );
+    return rows.length > 0;
   }
 
   /**
