@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { assertDeletable, baseName, Identity, KernelError, KernelErrorCode, normalizeSearchTags, readMemoryFields, treeOrder, userRoot } from '@app/kernel';
+import { assertDeletable, baseName, canonicalizeUri, Identity, KernelError, KernelErrorCode, normalizeSearchTags, readMemoryFields, treeOrder, userRoot } from '@app/kernel';
 import { NodeEntry, NodeFsRepository, NodeListRepository, NodeRepository } from '@app/store';
 import { ContentService } from '../content/content.service';
 import { IndexDispatchService } from '../content/index-dispatch.service';
@@ -133,8 +133,8 @@ export class FsService {
   }
 
   async remove(caller: Identity, raw: string, recursive: boolean, wait: boolean) {
+    assertDeletable(caller, canonicalizeUri(raw, caller.userId));
     const uri = this.content.readableUri(caller, raw);
-    assertDeletable(caller, uri);
     const { deleted, index } = await this.nodes.delete(caller, uri, recursive);
     const entry = index ? await this.dispatcher.dispatch(index) : null;
     const outcome = wait && entry ? await this.dispatcher.wait([entry]) : null;

@@ -111,7 +111,9 @@ async function edit(caller: Identity, args: Record<string, unknown>, d: ToolDeps
   if (oldString === '') throw new KernelError(KernelErrorCode.InvalidArgument, 'old_string must not be empty', { field: 'old_string' });
   const uri = canonicalizeUri(args['uri'] as string, caller.userId);
   const raw = await d.content.read(caller, { uri, raw: true });
-  const visible = stripMemoryFields(raw);
+  // Only a memory file's trailer is hidden; any other file is edited byte for byte.
+  const hasTrailer = raw.includes('MEMORY_FIELDS');
+  const visible = hasTrailer ? stripMemoryFields(raw) : raw;
   const count = visible.split(oldString).length - 1;
   if (count === 0) throw new KernelError(KernelErrorCode.NotFound, `old_string not found in ${uri}. Re-read the file with the read tool to get its current content.`);
   if (count > 1 && !args['replace_all']) {
@@ -123,7 +125,7 @@ async function edit(caller: Identity, args: Record<string, unknown>, d: ToolDeps
   const edited = args['replace_all'] ? visible.split(oldString).join(newString) : visible.replace(oldString, () => newString);
   if (edited === visible) return `No changes: ${uri} already matches the requested edit.`;
   // A memory file keeps its MEMORY_FIELDS trailer: only the visible body is replaced.
-  const trailer = visible === raw ? '' : raw.slice(raw.lastIndexOf('<!--'));
+  const trailer = hasTrailer ? raw.slice(raw.lastIndexOf('<!--')) : '';
   const content = trailer ? `${edited}\n${trailer}` : edited;
   const result = await d.content.write(caller, { uri, content, mode: 'replace', wait: args['wait'] as boolean | undefined, timeout: args['timeout'] as number | undefined });
   return `Edited ${uri} (${result.written_bytes} bytes written).\n${indexingText(result)}`;
