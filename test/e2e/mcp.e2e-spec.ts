@@ -60,9 +60,11 @@ describe('MCP endpoint (§12), dev mode', () => {
     await app.close();
   });
 
-  it('lists search, find, read and recall with explicit-typed input schemas', async () => {
+  it('lists the reference\'s 15 tools plus the legacy recall, with explicit-typed input schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['find', 'read', 'recall', 'search']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'find', 'search', 'read', 'list', 'tree', 'remember', 'write', 'edit', 'add_resource', 'list_watches', 'cancel_watch', 'grep', 'glob', 'forget', 'health', 'recall',
+    ]);
     for (const t of tools) assertExplicitTypes(t.inputSchema, t.name);
     const search = tools.find((t) => t.name === 'search')!;
     expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(
@@ -157,7 +159,7 @@ describe('MCP endpoint (§12), dev mode', () => {
     const target = await call(client, 'search', { query: 'q', mode: 'context', target_uri: 'viking://resources' });
     const restTarget = await app.request('POST', SEARCH, { body: { query: 'q', mode: 'context', target_uri: 'viking://resources' } });
     expect(restTarget.status).toBe(400);
-    expect([target.isError, target.text]).toEqual([true, restTarget.body.error.message]);
+    expect([target.isError, target.text]).toEqual([true, `Error executing tool search: ${restTarget.body.error.message}`]);
     const both = await call(client, 'search', { query: 'q', mode: 'context', detail: 'full', detail_by_category: { events: 'full' } });
     expect(both.isError).toBe(true);
     expect(both.text).toMatch(/detail_by_category/);
@@ -167,9 +169,9 @@ describe('MCP endpoint (§12), dev mode', () => {
     expect([penalties.isError, /other_peer_penalt/.test(penalties.text)]).toEqual([true, true]);
     const listWithContextField = await call(client, 'search', { query: 'q', max_tokens: 900 });
     const restList = await app.request('POST', SEARCH, { body: { query: 'q', max_tokens: 900, score_threshold: 0.35 } });
-    expect([listWithContextField.isError, listWithContextField.text]).toEqual([true, restList.body.error.message]);
+    expect([listWithContextField.isError, listWithContextField.text]).toEqual([true, `Error executing tool search: ${restList.body.error.message}`]);
     const badBudget = await call(client, 'search', { query: 'q', mode: 'context', max_tokens: 10 });
-    expect(badBudget.text).toBe('Invalid request parameters: body.max_tokens: Input should be greater than or equal to 64');
+    expect(badBudget.text).toBe('Error executing tool search: Invalid request parameters: body.max_tokens: Input should be greater than or equal to 64');
   });
 
   it('recall (legacy) equals POST /recall with the fields omitted: v1 quotas, coding, 1600 tokens, threshold 0.1', async () => {
@@ -202,29 +204,27 @@ describe('MCP endpoint (§12), dev mode', () => {
 
   it('read drills into files and directories at abstract, overview and full', async () => {
     const event = 'viking://user/default/memories/events/heron-storm.md';
-    const full = await call(client, 'read', { uri: event });
+    const full = await call(client, 'read', { uris: event });
     const restFull = await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(event)}`);
     expect(full.text).toBe(restFull.body.result);
-    const overview = await call(client, 'read', { uri: event, level: 'overview' });
+    const overview = await call(client, 'read', { uris: [event], level: 'overview' });
     expect(overview.text).toBe('Heron Quill rescued a trawler during the March storm.');
-    const abstract = await call(client, 'read', { uri: 'viking://~/memories/entities/heron.md', level: 'abstract' });
+    const abstract = await call(client, 'read', { uris: ['viking://~/memories/entities/heron.md'], level: 'abstract' });
     expect(abstract.text).toContain('lighthouse keeper');
-    expect(abstract.structured).toMatchObject({ uri: 'viking://user/default/memories/entities/heron.md', kind: 'file', level: 'abstract' });
-    const manual = await call(client, 'read', { uri: 'viking://resources/lighthouse/lamp-manual.md', level: 'overview' });
+    const manual = await call(client, 'read', { uris: 'viking://resources/lighthouse/lamp-manual.md', level: 'overview' });
     expect(manual.text).toContain('# Lamp manual');
     expect(manual.text).not.toContain('Polish the lens');
     const dir = 'viking://user/default/memories/events';
-    const dirAbstract = await call(client, 'read', { uri: `${dir}/.abstract.md`, level: 'abstract' });
+    const dirAbstract = await call(client, 'read', { uris: [`${dir}/.abstract.md`], level: 'abstract' });
     const restAbstract = await app.request('GET', `/api/v1/content/abstract?uri=${encodeURIComponent(dir)}`);
-    expect(dirAbstract.structured).toMatchObject({ uri: dir, kind: 'directory' });
     expect(dirAbstract.text).toBe(restAbstract.body.result);
-    const dirFull = await call(client, 'read', { uri: dir, level: 'full' });
+    const dirFull = await call(client, 'read', { uris: [dir], level: 'full' });
     const restOverview = await app.request('GET', `/api/v1/content/overview?uri=${encodeURIComponent(dir)}`);
     expect(dirFull.text).toBe(restOverview.body.result);
-    const missing = await call(client, 'read', { uri: 'viking://resources/nope.md' });
-    expect([missing.isError, missing.text]).toEqual([true, 'Not found: viking://resources/nope.md']);
-    const bad = await call(client, 'read', { uri: 'viking://user/memories/x.md' });
-    expect(bad.isError).toBe(true);
+    const missing = await call(client, 'read', { uris: ['viking://resources/nope.md'] });
+    expect([missing.isError, missing.text]).toEqual([false, 'File not found: viking://resources/nope.md']);
+    const bad = await call(client, 'read', { uris: ['viking://user/memories/x.md'] });
+    expect([bad.isError, bad.text.startsWith('Invalid URI: viking://user/memories/x.md')]).toEqual([false, true]);
   });
 
   it('read honours the actor view like GET /content/read: another peer\'s entry is refused, as REST answers 403', async () => {
@@ -236,15 +236,15 @@ describe('MCP endpoint (§12), dev mode', () => {
       const context = await call(actor, 'search', { query: 'Skerry regatta', mode: 'context', quotas: { events: 3 } });
       const entry = context.structured.entries.find((e: { uri: string }) => e.uri === other);
       expect(entry?.origin).toBe('other_peer');
-      const read = await call(actor, 'read', { uri: other });
+      const read = await call(actor, 'read', { uris: [other] });
       const rest = await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(other)}`, { headers: { 'x-openviking-actor-peer': 'alice' } });
       expect(rest.status).toBe(404); // dev mode is root: another peer is out of view, so not found
-      expect([read.isError, read.text]).toEqual([true, `Not found: ${other}`]);
-      expect(read.text).not.toContain('Bob won');
-      const own = await call(client, 'read', { uri: other }); // no actor view: the whole peers collection
+      expect(read.text).toBe(`File not found: ${other}`);
+      const own = await call(client, 'read', { uris: [other] }); // no actor view: the whole peers collection
       expect([own.isError, own.text]).toEqual([false, 'Bob won the Skerry regatta.']);
-      const outside = await call(actor, 'read', { uri: 'viking://user/someone-else/memories/events/x.md' });
-      expect(outside.isError).toBe(true);
+      const outside = await call(actor, 'read', { uris: ['viking://user/someone-else/memories/events/x.md'] });
+      // Dev mode is ROOT, so another user's missing file is simply not found.
+      expect([outside.isError, outside.text]).toEqual([false, 'File not found: viking://user/someone-else/memories/events/x.md']);
     } finally {
       await actor.close();
     }

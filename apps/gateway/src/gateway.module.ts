@@ -27,11 +27,14 @@ import { RewriteClientService } from './search/rewrite-client.service';
 import { SessionContextService } from './search/session-context.service';
 import { FindController } from './search/find.controller';
 import { FindService } from './search/find.service';
+import { ScanController } from './search/scan.controller';
+import { ScanService } from './search/scan.service';
 import { ImageInputService } from './search/image-input.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
 import { HealthService } from './system/health.service';
 import { MetricsService } from './system/metrics.service';
+import { QueueWaitService } from './system/queue-wait.service';
 import { SystemController } from './system/system.controller';
 
 /** The HTTP face: auth, validation, content, sessions, admin, system routes. */
@@ -41,7 +44,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
-      controllers: [AdminController, ContentController, FsController, FindController, RecallController, SessionsController, SystemController, McpController],
+      controllers: [AdminController, ContentController, FsController, FindController, ScanController, RecallController, SessionsController, SystemController, McpController],
       providers: [
         IdentityService,
         AdminService,
@@ -50,6 +53,7 @@ export class GatewayModule {
         FsService,
         SessionsService,
         FindService,
+        ScanService,
         ImageInputService,
         ContextSearchService,
         ContextPipelineService,
@@ -59,6 +63,7 @@ export class GatewayModule {
         RewriteClientService,
         HealthService,
         MetricsService,
+        QueueWaitService,
         McpToolsService,
         McpReadService,
         AdmissionService,

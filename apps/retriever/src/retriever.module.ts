@@ -10,10 +10,12 @@ import { IndexProcessor } from './index/index.processor';
 import { INDEX_EMBEDDER } from './index/index-text';
 import { IndexService } from './index/index.service';
 import { OutboxRelayService } from './index/outbox-relay.service';
+import { ScanProcessor } from './scan/scan.processor';
+import { ScanService } from './scan/scan.service';
 import { SidecarProcessor } from './index/sidecar.processor';
 import { SidecarService } from './index/sidecar.service';
 
-/** The retriever worker: `index` and `sidecar` jobs, the write-outbox relay, and `find` jobs. */
+/** The retriever worker: `index` and `sidecar` jobs, the write-outbox relay, `find` and `scan` (grep/glob) jobs. */
 @Module({})
 export class RetrieverModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -34,6 +36,9 @@ export class RetrieverModule {
         FindService,
         FindProcessor,
         inProcessConsumer(QueueName.Find, FindProcessor),
+        ScanService,
+        ScanProcessor,
+        inProcessConsumer(QueueName.Scan, ScanProcessor),
       ],
     };
   }

@@ -19,6 +19,8 @@ export interface AppConfig {
   store: { databaseUrl: string | null; dataDir: string; statementTimeoutMs: number };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };
+  /** Bounds of tree walks, grep/glob scans and batch MCP reads (see docs/fs-and-mcp.md#limits). */
+  fs: { scanMaxFiles: number; scanMaxResults: number; treeMaxNodes: number; readMaxUris: number };
   queues: {
     transport: 'bullmq' | 'inprocess';
     prefix: string;

@@ -80,6 +80,19 @@ export class EnvDto {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(4096)
   MUNINN_FILTER_MAX_PATTERN_LENGTH?: number;
 
+  // Grep/glob scans, tree walks and batch MCP reads (docs/fs-and-mcp.md#limits).
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000000)
+  MUNINN_SCAN_MAX_FILES?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100000)
+  MUNINN_SCAN_MAX_RESULTS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100000)
+  MUNINN_TREE_MAX_NODES?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  MUNINN_MCP_READ_MAX_URIS?: number;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   MUNINN_METRICS_PORT?: number;
 

@@ -56,6 +56,12 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       maxDepth: dto.MUNINN_FILTER_MAX_DEPTH ?? 16,
       maxPatternLength: dto.MUNINN_FILTER_MAX_PATTERN_LENGTH ?? 256,
     },
+    fs: {
+      scanMaxFiles: dto.MUNINN_SCAN_MAX_FILES ?? 10000,
+      scanMaxResults: dto.MUNINN_SCAN_MAX_RESULTS ?? 1000,
+      treeMaxNodes: dto.MUNINN_TREE_MAX_NODES ?? 10000,
+      readMaxUris: dto.MUNINN_MCP_READ_MAX_URIS ?? 50,
+    },
     queues: {
       transport: dto.MUNINN_TRANSPORT ?? 'bullmq',
       prefix: dto.MUNINN_QUEUE_PREFIX ?? 'muninn',
@@ -125,6 +131,7 @@ const DECLARED = [
   'MUNINN_TAGS_MAX_ITEMS', 'MUNINN_TAG_MAX_CHARS', 'MUNINN_BATCH_MAX_OPS', 'MUNINN_MESSAGE_MAX_CHARS',
   'MUNINN_DESCRIPTION_MAX_CHARS', 'MUNINN_MCP_MAX_BATCH', 'MUNINN_RATE_LIMIT', 'MUNINN_RATE_KEY_PER_MINUTE',
   'MUNINN_RATE_ACCOUNT_PER_MINUTE', 'MUNINN_ACCOUNT_MAX_INFLIGHT', 'MUNINN_ACCOUNT_MAX_QUEUED',
+  'MUNINN_SCAN_MAX_FILES', 'MUNINN_SCAN_MAX_RESULTS', 'MUNINN_TREE_MAX_NODES', 'MUNINN_MCP_READ_MAX_URIS',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

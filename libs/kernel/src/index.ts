@@ -79,3 +79,8 @@ export * from './digest/rewrite-outcome';
 export * from './expansion/planned-queries';
 
 export * from './indexing';
+
+export * from './fs/glob-pattern';
+export * from './fs/tree-order';
+export * from './fs/delete-guard';
+export * from './fs/write-rules';

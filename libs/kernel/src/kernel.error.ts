@@ -2,6 +2,8 @@
 export enum KernelErrorCode {
   InvalidArgument = 'INVALID_ARGUMENT',
   InvalidUri = 'INVALID_URI',
+  UnsupportedUri = 'UNSUPPORTED_URI',
+  UnsupportedMode = 'UNSUPPORTED_MODE',
   PermissionDenied = 'PERMISSION_DENIED',
   NotFound = 'NOT_FOUND',
   AlreadyExists = 'ALREADY_EXISTS',

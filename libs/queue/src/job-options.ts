@@ -17,6 +17,7 @@ export function jobOptions(queue: QueueName): JobsOptions {
       return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 500 } };
     // Request-path jobs are awaited under a deadline; a retry after the deadline helps nobody.
     case QueueName.Find:
+    case QueueName.Scan:
     case QueueName.Assemble:
     case QueueName.Expand:
     case QueueName.Digest:

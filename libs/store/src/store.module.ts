@@ -4,7 +4,9 @@ import { Db } from './db/db.port';
 import { openStore } from './open-store';
 import { IdentityRepository, keyServerSecret } from './repositories/identity.repository';
 import { NodeIndexRepository } from './repositories/node-index.repository';
+import { NodeFsRepository } from './repositories/node-fs.repository';
 import { NodeListRepository } from './repositories/node-list.repository';
+import { NodeScanRepository } from './repositories/node-scan.repository';
 import { NodeRepository } from './repositories/node.repository';
 import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
@@ -23,6 +25,12 @@ export const STORE_DB = Symbol('STORE_DB');
     },
     { provide: NodeIndexRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeIndexRepository(db) },
     { provide: NodeListRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeListRepository(db) },
+    {
+      provide: NodeFsRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new NodeFsRepository(db, cfg.indexing.outboxGraceMs),
+    },
+    { provide: NodeScanRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeScanRepository(db) },
     { provide: OutboxRepository, inject: [STORE_DB], useFactory: (db: Db) => new OutboxRepository(db) },
     {
       provide: IdentityRepository,
@@ -31,7 +39,7 @@ export const STORE_DB = Symbol('STORE_DB');
     },
     { provide: SessionRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionRepository(db) },
   ],
-  exports: [STORE_DB, NodeRepository, NodeIndexRepository, NodeListRepository, OutboxRepository, IdentityRepository, SessionRepository],
+  exports: [STORE_DB, NodeRepository, NodeFsRepository, NodeScanRepository, NodeIndexRepository, NodeListRepository, OutboxRepository, IdentityRepository, SessionRepository],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(@Inject(STORE_DB) private readonly db: Db) {}

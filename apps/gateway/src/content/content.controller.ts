@@ -1,9 +1,13 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import type { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
+import { RawResponse } from '../http/raw-response.decorator';
+import { SetTagsDto } from '../fs/dto/fs.dto';
+import { FsService } from '../fs/fs.service';
 import { ContentService } from './content.service';
 import { ReadQueryDto, UriQueryDto } from './dto/read.dto';
 import { ReindexDto } from './dto/reindex.dto';
@@ -14,7 +18,7 @@ import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 @ApiErrors(400, 401, 403, 404, 413)
 @Controller('api/v1/content')
 export class ContentController {
-  constructor(private readonly content: ContentService) {}
+  constructor(private readonly content: ContentService, private readonly fs: FsService) {}
 
   @Post('write')
   @HttpCode(200)
@@ -62,5 +66,24 @@ export class ContentController {
   @ApiOkEnvelope('string')
   overview(@Caller() c: Identity, @Query() q: UriQueryDto) {
     return this.content.sidecar(c, q.uri, 'overview');
+  }
+
+  @Get('download')
+  @RawResponse()
+  @ApiProduces('application/octet-stream')
+  @ApiOperation({ summary: 'The stored bytes of a file as an attachment (no envelope)' })
+  async download(@Caller() c: Identity, @Query() q: UriQueryDto, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { name, bytes } = await this.content.download(c, q.uri);
+    void reply.header('content-type', 'application/octet-stream');
+    void reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
+    return bytes;
+  }
+
+  @Post('set_tags')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Same as POST /api/v1/fs/attrs/set_tags' })
+  @ApiOkEnvelope('object')
+  setTags(@Caller() c: Identity, @Body() b: SetTagsDto) {
+    return this.fs.setTags(c, b);
   }
 }

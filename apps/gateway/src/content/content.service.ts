@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { IndexJob } from '@app/contracts';
-import { canChangeSubtree, Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, stripMemoryFields } from '@app/kernel';
-import { nodePath, NodeRepository, OutboxRepository } from '@app/store';
+import {
+  canChangeSubtree, Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, checkContentWrite, checkReindexTarget,
+  normalizeSearchTags, stripMemoryFields,
+} from '@app/kernel';
+import { NodeFsRepository, nodePath, NodeRepository, OutboxRepository } from '@app/store';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 import { ReadQueryDto } from './dto/read.dto';
 import { ReindexDto } from './dto/reindex.dto';
 import { IndexDispatchService } from './index-dispatch.service';
+
+const SIDECAR_LEAF = /\/\.(abstract|overview)\.md$/;
 
 /** Reading and writing file content; every write that changes something is followed by indexing. */
 @Injectable()
@@ -14,6 +19,7 @@ export class ContentService {
     private readonly nodes: NodeRepository,
     private readonly outbox: OutboxRepository,
     private readonly dispatcher: IndexDispatchService,
+    private readonly fsOps: NodeFsRepository,
   ) {}
 
   /** Canonical URI the caller may read, else INVALID_URI / PERMISSION_DENIED. */
@@ -31,8 +37,13 @@ export class ContentService {
   async write(caller: Identity, dto: WriteContentDto) {
     const uri = canonicalizeUri(dto.uri, caller.userId);
     const mode = dto.mode ?? 'replace';
+    checkContentWrite(uri, mode);
+    const sidecar = SIDECAR_LEAF.exec(uri);
+    if (sidecar) return this.writeSidecar(caller, uri, sidecar, dto);
     const item = await this.nodes.write(caller, { uri, content: dto.content, mode, tags: dto.tags });
     const status = await this.indexStatus(item.index, dto.wait ?? false, dto.timeout);
+    // vectors_only: the node is re-embedded; its directory's summary is left as it is.
+    if (dto.processing_mode === 'vectors_only' && status.semantic_status !== 'skipped') status.semantic_status = 'skipped';
     return {
       uri,
       root_uri: rootUriOf(uri),
@@ -42,6 +53,29 @@ export class ContentService {
       content_updated: item.changed,
       ...status,
       created: item.created,
+    };
+  }
+
+  /**
+   * Replace/append of an existing directory's `.abstract.md` / `.overview.md` (create is refused by
+   * the write rules). The body is stored as given; no file node is created, nothing is re-embedded.
+   */
+  private async writeSidecar(caller: Identity, uri: string, m: RegExpExecArray, dto: WriteContentDto) {
+    const dir = uri.slice(0, m.index);
+    const which = m[1] as 'abstract' | 'overview';
+    const ok = await this.fsOps.writeSidecar(caller, dir, which, dto.content, dto.mode === 'append');
+    if (!ok) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    return {
+      uri,
+      root_uri: dir,
+      context_type: nodePath(dir).contextType,
+      mode: dto.mode ?? 'replace',
+      written_bytes: Buffer.byteLength(dto.content, 'utf8'),
+      content_updated: true,
+      semantic_status: 'skipped',
+      vector_status: 'skipped',
+      queue_status: null,
+      created: false,
     };
   }
 
@@ -84,14 +118,31 @@ export class ContentService {
     return sliceLines(body, q.offset ?? 0, q.limit ?? -1);
   }
 
+  /** The stored bytes of a file (memory trailer included) and its name, for `GET /content/download`. */
+  async download(caller: Identity, raw: string): Promise<{ name: string; bytes: Buffer }> {
+    const uri = this.readableUri(caller, raw);
+    const node = await this.nodes.get(caller, uri);
+    if (!node) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    if (node.kind === 'directory') {
+      throw new KernelError(KernelErrorCode.InvalidArgument, `Cannot read directory as file: ${uri}`, { resource: uri, expected: 'file', actual: 'directory' });
+    }
+    return { name: uri.slice(uri.lastIndexOf('/') + 1) || 'download', bytes: Buffer.from(node.content, 'utf8') };
+  }
+
   /**
    * Re-indexes a node or subtree with the current embedder (after switching embedders, or to repair):
    * outbox entries of up to 256 nodes, each indexed by one idempotent job.
    */
   async reindex(caller: Identity, dto: ReindexDto) {
     const started = Date.now();
+    if (dto.dry_run) throw new KernelError(KernelErrorCode.InvalidArgument, 'dry_run is only supported for prune_orphans reindex mode.', { field: 'dry_run' });
     const uri = canonicalizeUri(dto.uri, caller.userId);
+    checkReindexTarget(caller, uri);
     if (!canWrite(caller, uri)) throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
+    const tagMode = dto.tag_mode ?? 'replace';
+    if (dto.tags && tagMode !== 'replace' && tagMode !== 'append') {
+      throw new KernelError(KernelErrorCode.InvalidArgument, `unsupported tag mode: ${tagMode}`, { field: 'tag_mode' });
+    }
     const root = await this.nodes.get(caller, uri);
     if (!root) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     const recursive = root.kind === 'directory' && (dto.recursive ?? true);
@@ -99,6 +150,10 @@ export class ContentService {
       throw new KernelError(KernelErrorCode.PermissionDenied, `Reindexing a directory of the shared resources tree needs role admin: ${uri}`, {
         resource: uri,
       });
+    }
+    if (dto.tags) {
+      const tags = normalizeSearchTags(dto.tags.filter((t) => /^[^=\s]+=[^=]*\S[^=]*$/.test(t.trim())));
+      await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, 100000);
     }
     const subtree = recursive ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.

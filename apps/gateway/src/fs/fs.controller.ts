@@ -4,7 +4,7 @@ import type { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
-import { DeleteQueryDto, LsEntryDto, LsQueryDto, MkdirDto, StatQueryDto, StatResultDto } from './dto/fs.dto';
+import { DeleteQueryDto, LsEntryDto, LsQueryDto, MkdirDto, MvDto, SetTagsDto, StatQueryDto, StatResultDto, TreeQueryDto } from './dto/fs.dto';
 import { FsService } from './fs.service';
 
 @ApiTags('fs')
@@ -18,6 +18,37 @@ export class FsController {
   @ApiOkEnvelope([LsEntryDto])
   ls(@Caller() c: Identity, @Query() q: LsQueryDto) {
     return this.fs.ls(c, q);
+  }
+
+  @Get('tree')
+  @ApiOperation({ summary: 'Depth-first tree below a directory (directories first at each level; level_limit, node_limit)' })
+  @ApiOkEnvelope([LsEntryDto])
+  tree(@Caller() c: Identity, @Query() q: TreeQueryDto) {
+    return this.fs.tree(c, q);
+  }
+
+  @Get('attrs')
+  @ApiOperation({ summary: 'Retrieval tags of a node and, for memory files, their MEMORY_FIELDS metadata' })
+  @ApiOkEnvelope('object')
+  attrs(@Caller() c: Identity, @Query() q: StatQueryDto) {
+    return this.fs.attrs(c, q.uri);
+  }
+
+  @Post('attrs/set_tags')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Replace or extend the k=v retrieval tags of a node (or its subtree)' })
+  @ApiOkEnvelope('object')
+  setTags(@Caller() c: Identity, @Body() b: SetTagsDto) {
+    return this.fs.setTags(c, b);
+  }
+
+  @Post('mv')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Move a file or directory; its index follows' })
+  @ApiOkEnvelope('object')
+  @ApiErrors(409)
+  mv(@Caller() c: Identity, @Body() b: MvDto) {
+    return this.fs.mv(c, b.from_uri, b.to_uri);
   }
 
   @Get('stat')

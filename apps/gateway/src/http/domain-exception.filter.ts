@@ -1,6 +1,6 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { KernelError } from '@app/kernel';
 import { errorEnvelope, validationEnvelope } from './error-envelope';
 import { RequestValidationError } from './request-validation.error';
@@ -13,6 +13,13 @@ export class DomainExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost) {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const allow = methodsOfKnownPath(exception, host.switchToHttp().getRequest<FastifyRequest>());
+    if (allow.length) {
+      // A known path with the wrong method is 405 (before auth: no route, no guard), not 404.
+      void reply.status(405).header('allow', allow.join(', ')).header('content-type', 'application/json; charset=utf-8');
+      void reply.send(errorEnvelope('UNKNOWN', 'Method Not Allowed'));
+      return;
+    }
     const { status, body } = this.render(exception);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
@@ -37,6 +44,15 @@ export class DomainExceptionFilter implements ExceptionFilter {
     this.logger.error(`errorId=${errorId} ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
     return { status: 500, body: errorEnvelope('INTERNAL', 'Internal server error', { error_id: errorId }) };
   }
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Methods the path is routed for, when `exception` is the router's "no route" 404; else []. */
+function methodsOfKnownPath(exception: unknown, request: FastifyRequest | undefined): string[] {
+  if (!(exception instanceof NotFoundException) || !request?.server || !/^Cannot [A-Z]+ /.test(exception.message)) return [];
+  const url = request.url.split('?')[0]!;
+  return METHODS.filter((method) => method !== request.method && request.server.hasRoute({ url, method }));
 }
 
 function clientMessage(exception: unknown, status: number): string {

@@ -5,6 +5,8 @@ export function statusOf(code: string): number {
   switch (code) {
     case KernelErrorCode.InvalidArgument:
     case KernelErrorCode.InvalidUri:
+    case KernelErrorCode.UnsupportedUri:
+    case KernelErrorCode.UnsupportedMode:
       return 400;
     case KernelErrorCode.Unauthenticated:
       return 401;

@@ -1,95 +1,88 @@
-import { Injectable } from '@nestjs/common';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity } from '@app/kernel';
+import { ContentService } from '../content/content.service';
+import { FsService } from '../fs/fs.service';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
-import { ContextSearchService, SearchEnvelope } from '../search/context-search.service';
-import { wantsContext } from '../search/context-request.parser';
+import { ContextSearchService } from '../search/context-search.service';
 import { FindService } from '../search/find.service';
+import { ScanService } from '../search/scan.service';
+import { SessionsService } from '../sessions/sessions.service';
+import { HealthService } from '../system/health.service';
 import { McpReadService } from './mcp-read.service';
-import { findToolBody, recallToolBody, searchToolBody } from './tool-bodies';
-import { FIND_TOOL_SHAPE, READ_TOOL_SHAPE, RECALL_TOOL_SHAPE, SEARCH_TOOL_SHAPE } from './tool-schemas';
-import { contextText, listText, NO_CONTEXT_TEXT, NO_RECALL_TEXT } from './tool-text';
+import type { McpTool, ToolDeps, ToolOutput } from './mcp-tool';
+import { readArgs } from './tool-args';
+import { toolSchema } from './tool-schema';
+import { MCP_TOOLS } from './tool-table';
 
 const SERVER_INFO = { name: 'muninn', version: '0.1.0' };
 
 /**
- * The MCP tools (§12) for one authenticated caller. Each tool builds the body of the REST route it
- * mirrors and calls that route's service, so the answer is the route's answer for the same request.
+ * The MCP tools for one authenticated caller, registered from one table (tool-table.ts). Each tool
+ * calls the service of the REST route it mirrors, so its answer is the route's answer.
  */
 @Injectable()
 export class McpToolsService {
   private readonly errors = new DomainExceptionFilter();
+  private readonly deps: ToolDeps;
+  private readonly byName = new Map(MCP_TOOLS.map((t) => [t.name, t]));
+  private readonly listing: Tool[] = MCP_TOOLS.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: toolSchema(t.props, t.required),
+  }));
 
-  constructor(private readonly finder: FindService, private readonly context: ContextSearchService, private readonly reader: McpReadService) {}
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    finder: FindService,
+    context: ContextSearchService,
+    reader: McpReadService,
+    content: ContentService,
+    fs: FsService,
+    scans: ScanService,
+    health: HealthService,
+    sessions: SessionsService,
+  ) {
+    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions };
+  }
 
-  /** A fresh server with every tool bound to `caller` (stateless transport: one per request). */
-  createServer(caller: Identity): McpServer {
-    const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
-    server.registerTool(
-      'search',
-      {
-        description:
-          'Search memories, resources and skills. mode="list" returns ranked hits; mode="context" returns one bounded, ' +
-          'deduplicated context block ready to use (digest, else rendered <memory> elements). Use read to expand a URI.',
-        inputSchema: SEARCH_TOOL_SHAPE,
-      },
-      (args) =>
-        this.answer(async () => {
-          const body = searchToolBody(args);
-          if (!wantsContext(body)) return listAnswer(await this.finder.list(caller, body));
-          return contextAnswer(await this.context.search(caller, body), NO_CONTEXT_TEXT);
-        }),
-    );
-    server.registerTool(
-      'find',
-      {
-        description: 'Fast stateless retrieval: ranked memories, resources and skills with URI, abstract and score.',
-        inputSchema: FIND_TOOL_SHAPE,
-      },
-      (args) => this.answer(async () => listAnswer(await this.finder.find(caller, findToolBody(args)))),
-    );
-    server.registerTool(
-      'read',
-      {
-        description: 'Read any viking:// URI that a search entry or hit carries, at abstract, overview or full detail.',
-        inputSchema: READ_TOOL_SHAPE,
-      },
-      (args) =>
-        this.answer(async () => {
-          const read = await this.reader.read(caller, args.uri, args.level ?? 'full');
-          return { content: [{ type: 'text', text: read.text || `(nothing at ${read.level} detail for ${read.uri})` }], structuredContent: { ...read } };
-        }),
-    );
-    server.registerTool(
-      'recall',
-      {
-        description: 'Deprecated (use search with mode="context"): recall memories for the current turn with the v1 preset.',
-        inputSchema: RECALL_TOOL_SHAPE,
-      },
-      (args) => this.answer(async () => contextAnswer(await this.context.recall(caller, recallToolBody(args)), NO_RECALL_TEXT)),
-    );
+  /** A fresh server bound to `caller` (stateless transport: one per request). */
+  createServer(caller: Identity): Server {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listing }));
+    server.setRequestHandler(CallToolRequestSchema, (req) => this.call(caller, req.params.name, req.params.arguments));
     return server;
   }
 
-  /** Runs a tool; a domain error becomes a tool error carrying the message the REST route would give. */
-  private async answer(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  /** Runs one tool; failures become `isError` results, never JSON-RPC errors or HTTP statuses. */
+  async call(caller: Identity, name: string, rawArgs: unknown): Promise<CallToolResult> {
+    const tool = this.byName.get(name);
+    if (!tool) return errorResult(`Unknown tool: ${name}`);
     try {
-      return await run();
+      return toResult(await tool.run(caller, readArgs(rawArgs, tool.props, tool.required ?? []), this.deps));
     } catch (err) {
-      const { body } = this.errors.render(err);
-      const message = (body as { error?: { message?: string } }).error?.message ?? 'Internal server error';
-      return { isError: true, content: [{ type: 'text', text: message }] };
+      return errorResult(`Error executing tool ${name}: ${this.message(err)}`);
     }
+  }
+
+  private message(err: unknown): string {
+    const { body } = this.errors.render(err);
+    const fromBody = (body as { error?: { message?: string } }).error?.message;
+    if (fromBody && fromBody !== 'Internal server error') return fromBody;
+    return err instanceof Error && !(err as { code?: unknown }).code ? err.message : (fromBody ?? 'Internal server error');
   }
 }
 
-function listAnswer(envelope: SearchEnvelope): CallToolResult {
-  const result = envelope.result as Record<string, unknown>;
-  return { content: [{ type: 'text', text: listText(result) }], structuredContent: result };
+function toResult(out: ToolOutput): CallToolResult {
+  if (typeof out === 'string') return { content: [{ type: 'text', text: out }], structuredContent: { result: out } };
+  return { content: [{ type: 'text', text: out.text }], structuredContent: out.structured ?? { result: out.text }, ...(out.isError ? { isError: true } : {}) };
 }
 
-function contextAnswer(envelope: SearchEnvelope, fallback: string): CallToolResult {
-  const result = envelope.result as Record<string, unknown>;
-  return { content: [{ type: 'text', text: contextText(result, fallback) }], structuredContent: result };
+function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
 }
+
+export type { McpTool };

@@ -1,11 +1,51 @@
 import { invalidArgument } from '@app/kernel';
-import type { FindToolArgs, RecallToolArgs, SearchToolArgs } from './tool-schemas';
 
 // Each MCP tool becomes the JSON body of the REST route it mirrors, so the tool runs through the same
 // validation and services and answers what `POST` with that body answers. A field the caller left out
 // stays out of the body: the route's own defaults then apply (§12).
 
 type Body = Record<string, unknown>;
+type Tier = 'abstract' | 'overview' | 'full';
+
+export interface FindToolArgs {
+  query: string;
+  target_uri?: string;
+  limit?: number;
+  min_score?: number;
+  level?: number[];
+  context_type?: string | string[];
+}
+
+export interface SearchToolArgs extends FindToolArgs {
+  mode?: 'list' | 'context';
+  session_id?: string;
+  query_expansion?: 'off' | 'auto';
+  max_tokens?: number;
+  quotas?: Record<string, number>;
+  purpose?: 'chat' | 'coding';
+  detail?: 'auto' | Tier;
+  detail_by_category?: Record<string, Tier>;
+  dedup_turns?: number;
+  exclude_uris?: string[];
+  peer_scope?: 'actor' | 'all';
+  other_peer_penalty?: number;
+  other_peer_penalties?: Record<string, number>;
+  rewrite?: 'off' | 'auto';
+  rewrite_max_bullets?: number;
+}
+
+export interface RecallToolArgs {
+  query: string;
+  quotas?: Record<string, number>;
+  max_chars?: number;
+  min_score?: number;
+  peer_scope?: string;
+  other_peer_penalty?: number;
+  session_id?: string;
+  detail?: string;
+  max_tokens?: number;
+  rewrite?: boolean;
+}
 
 const LIST_MIN_SCORE = 0.35;
 const PINNABLE = new Set(['auto', 'abstract', 'overview', 'full']);
@@ -36,6 +76,7 @@ export function searchToolBody(args: SearchToolArgs): Body {
   const body: Body = { query: args.query };
   if (context) body['mode'] = 'context';
   copyPresent(body, args, ['target_uri', 'limit', 'context_type', 'session_id']);
+  if (!context) copyPresent(body, args, ['level']);
   if (args.min_score !== undefined) body['score_threshold'] = args.min_score;
   else if (!context) body['score_threshold'] = LIST_MIN_SCORE;
   // Context-only fields go through in list mode too, so the route answers its §3.2 400 for them.

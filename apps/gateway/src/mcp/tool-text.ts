@@ -41,3 +41,67 @@ export function listText(result: ListResult): string {
   });
   return `Found ${hits.length} item(s):\n\n${lines.join('\n')}\n\nUse the read tool to expand a URI.`;
 }
+
+// Texts of the file-system tools (docs/fs-and-mcp.md, "MCP tools"), byte for byte the reference's.
+
+export interface TreeLine {
+  rel: string;
+  depth: number;
+  kind: 'file' | 'directory';
+  size: number;
+  abstract?: string;
+}
+
+export function treeText(uri: string, levelLimit: number, nodeLimit: number, lines: TreeLine[], includeAbstract: boolean): string {
+  const n = lines.length;
+  const out = [`Tree of ${uri} (depth <= ${levelLimit}, ${n} ${n === 1 ? 'entry' : 'entries'}):`];
+  for (const e of lines) {
+    const indent = '  '.repeat(e.depth - 1);
+    const name = e.rel.split('/').pop()!;
+    out.push(e.kind === 'directory' ? `${indent}${name}/` : `${indent}${name} (${e.size} B)`);
+    const abstract = (e.abstract ?? '').replace(/\s*\n\s*/g, ' ').trim();
+    if (includeAbstract && e.kind === 'file' && abstract) out.push(`${indent}  - ${abstract}`);
+  }
+  if (n >= nodeLimit) out.push(`(truncated at node_limit=${nodeLimit}; narrow the uri or raise node_limit to see more)`);
+  return out.join('\n');
+}
+
+export interface GrepLine {
+  uri: string;
+  line: number;
+  content: string;
+  pattern: string;
+}
+
+export function grepText(patterns: string[], lines: GrepLine[]): string {
+  if (lines.length === 0) return `No matches found for pattern(s): ${patterns.join(', ')}`;
+  const byFile = new Map<string, GrepLine[]>();
+  for (const l of lines) byFile.set(l.uri, [...(byFile.get(l.uri) ?? []), l]);
+  const out = [`Found ${lines.length} match(es) across ${patterns.length} pattern(s):`];
+  for (const [uri, hits] of byFile) {
+    out.push('', uri);
+    for (const h of [...hits].sort((a, b) => a.line - b.line)) out.push(`  L${h.line} [${h.pattern}]: ${h.content}`);
+  }
+  return out.join('\n');
+}
+
+export function globText(pattern: string, matches: string[]): string {
+  if (matches.length === 0) return `No files found matching: ${pattern}`;
+  return [`Found ${matches.length} file(s):`, ...matches.map((m) => `  ${m}`)].join('\n');
+}
+
+export interface WriteStatus {
+  semantic_status?: unknown;
+  vector_status?: unknown;
+  overview_status?: unknown;
+}
+
+/** The indexing sentence shared by `write` and `edit`. */
+export function indexingText(s: WriteStatus): string {
+  const overview = s.overview_status ? `, overview=${String(s.overview_status)}` : '';
+  let text = `Indexing: semantic=${String(s.semantic_status)}, vector=${String(s.vector_status)}${overview}.`;
+  if (s.semantic_status === 'queued' || s.vector_status === 'queued') {
+    text += ' Search indexes update in the background; pass wait=true if a follow-up search must see this change immediately.';
+  }
+  return text;
+}

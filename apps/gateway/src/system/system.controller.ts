@@ -1,4 +1,5 @@
-import { Controller, Get, Header, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Post, Res } from '@nestjs/common';
+import { IsNumber, IsOptional, Max, Min } from 'class-validator';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Identity } from '@app/kernel';
@@ -8,11 +9,18 @@ import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
 import { HealthService } from './health.service';
 import { MetricsService } from './metrics.service';
+import { QueueWaitService } from './queue-wait.service';
+
+export class WaitDto {
+  /** Seconds to wait (default: MUNINN_WRITE_WAIT_MS); then 504. */
+  @IsOptional() @IsNumber() @Min(0) @Max(3600)
+  timeout?: number | null;
+}
 
 @ApiTags('system')
 @Controller()
 export class SystemController {
-  constructor(private readonly health: HealthService, private readonly metrics: MetricsService) {}
+  constructor(private readonly health: HealthService, private readonly metrics: MetricsService, private readonly waiter: QueueWaitService) {}
 
   @Get('health')
   @Public()
@@ -38,5 +46,30 @@ export class SystemController {
   @ApiOkEnvelope('object')
   status(@Caller() c: Identity) {
     return { initialized: true, user: c.userId, account_id: c.accountId, role: c.role };
+  }
+
+  @Get('ready')
+  @Public()
+  @RawResponse()
+  @ApiOperation({ summary: 'Readiness: 200 {"status":"ready"} or 503 {"status":"not_ready"} (not enveloped)' })
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const report = await this.health.report();
+    if (!report.healthy) void reply.status(503);
+    return { status: report.healthy ? 'ready' : 'not_ready', checks: report.checks };
+  }
+
+  @Post('api/v1/system/wait')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Wait until every processing queue is empty (504 after timeout seconds)' })
+  @ApiOkEnvelope('object')
+  wait(@Body() b: WaitDto) {
+    return this.waiter.waitIdle(b.timeout);
+  }
+
+  @Get('api/v1/debug/health')
+  @ApiOperation({ summary: 'Whether the store and queues are healthy' })
+  @ApiOkEnvelope('object')
+  async debugHealth() {
+    return { healthy: (await this.health.report()).healthy };
   }
 }

@@ -1,6 +1,7 @@
 import { AssembleJob, AssembleResult } from './assemble-job';
 import { FindJob, FindResult } from './find-job';
 import { IndexJob, IndexResult, SidecarJob, SidecarResult } from './index-job';
+import { ScanJob, ScanResult } from './scan-job';
 import { DigestJob, DigestResult, ExpandJob, ExpandResult } from './rewrite-jobs';
 import { QueueName } from './queue-names';
 
@@ -9,6 +10,7 @@ export interface JobPayloads {
   [QueueName.Index]: { data: IndexJob; result: IndexResult };
   [QueueName.Sidecar]: { data: SidecarJob; result: SidecarResult };
   [QueueName.Find]: { data: FindJob; result: FindResult };
+  [QueueName.Scan]: { data: ScanJob; result: ScanResult };
   [QueueName.Assemble]: { data: AssembleJob; result: AssembleResult };
   [QueueName.Expand]: { data: ExpandJob; result: ExpandResult };
   [QueueName.Digest]: { data: DigestJob; result: DigestResult };

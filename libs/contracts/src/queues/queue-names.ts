@@ -9,6 +9,8 @@ export enum QueueName {
   Index = 'index',
   /** Retriever: recompute a directory's summary; coalesced per directory, so a busy one is refreshed once per window. */
   Sidecar = 'sidecar',
+  /** Retriever: grep or glob over a caller's tree (a regex scan is retrieval work, kept off the gateway). */
+  Scan = 'scan',
   /** Assembler: read bodies, plan tiers within the budget, render. */
   Assemble = 'assemble',
   /** Rewriter: query expansion through the planner LLM. */

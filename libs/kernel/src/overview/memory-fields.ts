@@ -21,3 +21,25 @@ export function stripMemoryFields(content: string): string {
   }
   return pyStrip(out + content.slice(from));
 }
+
+/**
+ * The metadata object of a memory file's `<!-- MEMORY_FIELDS {…} -->` trailer without its `content`
+ * key (fs attrs), or null when there is none or it is not a JSON object. Scans with indexOf, as above.
+ */
+export function readMemoryFields(content: string): Record<string, unknown> | null {
+  for (let at = content.indexOf('<!--'); at >= 0; at = content.indexOf('<!--', at + 1)) {
+    OPENER.lastIndex = at;
+    if (!OPENER.test(content)) continue;
+    const close = content.indexOf('-->', OPENER.lastIndex);
+    if (close < 0) return null;
+    try {
+      const parsed: unknown = JSON.parse(content.slice(OPENER.lastIndex, close));
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+      const { content: _body, ...rest } = parsed as Record<string, unknown>;
+      return rest;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsIn, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 export class ReindexDto {
   /** File or directory to re-index (a directory with its whole subtree unless recursive=false). */
@@ -21,4 +21,16 @@ export class ReindexDto {
   /** Seconds to wait when `wait` is true. */
   @IsOptional() @IsNumber() @Min(0.1) @Max(3600)
   timeout?: number;
+
+  /** Only `prune_orphans` supports a dry run, and Muninn has no orphans to prune: true is refused. */
+  @IsOptional() @IsBoolean()
+  dry_run?: boolean;
+
+  /** Strict `k=v` retrieval tags set on the target (and its subtree unless recursive=false) first. */
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(64) @MaxLength(256, { each: true })
+  tags?: string[] | null;
+
+  @ApiProperty({ enum: ['replace', 'append'], default: 'replace', required: false })
+  @IsOptional() @IsString()
+  tag_mode?: string;
 }

@@ -12,8 +12,13 @@ export class WriteContentDto {
 
   /** `create` makes a new file (409 if it exists); `replace`/`append` change an existing one (404 if missing). */
   @ApiProperty({ enum: ['replace', 'append', 'create'], default: 'replace' })
-  @IsOptional() @IsIn(['replace', 'append', 'create'])
+  @IsOptional() @IsIn(['replace', 'append', 'create'], { message: 'unsupported write mode: $value' })
   mode?: 'replace' | 'append' | 'create';
+
+  /** `vectors_only` re-embeds the file but leaves its directory's summary as it is. */
+  @ApiProperty({ enum: ['semantic_and_vectors', 'vectors_only'], default: 'semantic_and_vectors', required: false })
+  @IsOptional() @IsIn(['semantic_and_vectors', 'vectors_only'])
+  processing_mode?: 'semantic_and_vectors' | 'vectors_only';
 
   /** Wait until the node is indexed (searchable) before answering; its directory summary too, unless coalesced (`deferred`). */
   @IsOptional() @IsBoolean()

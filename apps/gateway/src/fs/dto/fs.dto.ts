@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { toBoolean, toInteger } from '../../http/query-transforms';
 
 export class LsQueryDto {
@@ -27,10 +27,12 @@ export class LsQueryDto {
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   show_all_hidden?: boolean;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(100000)
+  /** Visible entries at most; 0 gives an empty list. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
   node_limit?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(100000)
+  /** Alias of `node_limit`; wins over it. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
   limit?: number;
 
   @ApiProperty({ enum: ['name', 'mtime'], required: false })
@@ -86,4 +88,60 @@ export class StatResultDto {
   isDir!: boolean;
   isLocked!: boolean;
   count?: number;
+}
+
+export class TreeQueryDto {
+  @IsDefined() @IsString() @MaxLength(4096)
+  uri!: string;
+
+  @ApiProperty({ enum: ['agent', 'original'], default: 'agent', required: false })
+  @IsOptional() @IsIn(['agent', 'original'])
+  output?: 'agent' | 'original';
+
+  /** Directory abstracts are cut to this many characters (agent output). */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  abs_limit?: number;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  show_all_hidden?: boolean;
+
+  /** Entries at most (capped by `MUNINN_TREE_MAX_NODES`). */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  node_limit?: number;
+
+  /** Alias of `node_limit`; wins over it. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  limit?: number;
+
+  /** Entries whose path below `uri` has more segments are left out. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(64)
+  level_limit?: number;
+}
+
+export class MvDto {
+  @IsDefined() @IsString() @MaxLength(4096)
+  from_uri!: string;
+
+  @IsDefined() @IsString() @MaxLength(4096)
+  to_uri!: string;
+}
+
+export class SetTagsDto {
+  @IsDefined() @IsString() @MaxLength(4096)
+  uri!: string;
+
+  /** Strict `key=value` tags; others are discarded, a later value for a key wins. */
+  @IsDefined() @IsArray() @IsString({ each: true }) @ArrayMaxSize(64) @MaxLength(256, { each: true })
+  tags!: string[];
+
+  @ApiProperty({ enum: ['replace', 'append'], default: 'replace', required: false })
+  @IsOptional() @IsIn(['replace', 'append'], { message: 'unsupported tag mode' })
+  mode?: 'replace' | 'append';
+
+  /** Also tag every node below a directory. */
+  @IsOptional() @IsBoolean()
+  recursive?: boolean;
+
+  @IsOptional()
+  telemetry?: boolean | Record<string, unknown>;
 }

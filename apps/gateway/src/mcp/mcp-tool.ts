@@ -1,0 +1,40 @@
+import type { AppConfig } from '@app/config';
+import type { Identity } from '@app/kernel';
+import type { ContentService } from '../content/content.service';
+import type { FsService } from '../fs/fs.service';
+import type { ContextSearchService } from '../search/context-search.service';
+import type { FindService } from '../search/find.service';
+import type { ScanService } from '../search/scan.service';
+import type { SessionsService } from '../sessions/sessions.service';
+import type { HealthService } from '../system/health.service';
+import type { McpReadService } from './mcp-read.service';
+import type { Args } from './tool-args';
+import type { PropSpec } from './tool-schema';
+
+/** The services a tool may call; each tool calls the same service its REST route calls. */
+export interface ToolDeps {
+  config: AppConfig;
+  finder: FindService;
+  context: ContextSearchService;
+  reader: McpReadService;
+  content: ContentService;
+  fs: FsService;
+  scans: ScanService;
+  health: HealthService;
+  sessions: SessionsService;
+}
+
+/**
+ * A tool's answer: plain text, or text with the REST result beside it (`structured`). A thrown error
+ * becomes an `isError` result; some tools answer failures as ordinary text instead (their contract).
+ */
+export type ToolOutput = string | { text: string; structured?: Record<string, unknown>; isError?: boolean };
+
+/** One row of the tool table. */
+export interface McpTool {
+  name: string;
+  description: string;
+  props: Record<string, PropSpec>;
+  required?: string[];
+  run(caller: Identity, args: Args, deps: ToolDeps): Promise<ToolOutput>;
+}

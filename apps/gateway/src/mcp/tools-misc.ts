@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import type { McpTool } from './mcp-tool';
+
+// health, remember, add_resource and the watch tools (docs/fs-and-mcp.md, "MCP tools"). Muninn has no
+// ingest pipeline and no watch scheduler, so those tools validate like the reference and then answer
+// with the reference's own texts for a server without the feature.
+
+const NO_WATCHES = 'Error: Watch scheduler not running';
+const MAX_MESSAGES = 100;
+const REMOTE = /^(https?:\/\/|git@|ssh:\/\/|git:\/\/|tos:\/\/)/;
+
+export const HEALTH_TOOL: McpTool = {
+  name: 'health',
+  description: 'Check that the memory server and its storage are up.',
+  props: {},
+  run: async (_caller, _args, d) => {
+    const report = await d.health.report();
+    if (report.healthy) return 'OpenViking is healthy (service initialized, storage: VikingFS)';
+    const down = Object.entries(report.checks).filter(([, v]) => v === 'down').map(([k]) => k);
+    return `OpenViking is unhealthy: ${down.join(', ')} down`;
+  },
+};
+
+export const REMEMBER_TOOL: McpTool = {
+  name: 'remember',
+  description: 'Store a short conversation (user/assistant messages) as a session for memory extraction. Only on explicit request.',
+  props: {
+    messages: {
+      type: 'array',
+      maxItems: MAX_MESSAGES,
+      itemProps: { role: { type: 'string', enum: ['user', 'assistant'] }, content: { type: 'string' } },
+      itemRequired: ['role', 'content'],
+      description: 'Messages in order.',
+    },
+  },
+  required: ['messages'],
+  run: async (caller, args, d) => {
+    const messages = args['messages'] as { role?: unknown; content?: unknown }[];
+    for (const [i, m] of messages.entries()) {
+      if (!m || typeof m !== 'object' || (m.role !== 'user' && m.role !== 'assistant') || typeof m.content !== 'string') {
+        throw new Error(`messages.${i}: each message needs role 'user' or 'assistant' and a string content`);
+      }
+    }
+    const sessionId = `mcp-store-${randomBytes(6).toString('hex')}`;
+    for (const m of messages) {
+      if ((m.content as string).trim()) await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content: m.content as string });
+    }
+    // Session commit (memory extraction) lands with the sessions work; until then the messages are stored only.
+    return `Stored ${messages.length} message(s) in session ${sessionId}; memory extraction (session commit) is not available on this server yet.`;
+  },
+};
+
+export const ADD_RESOURCE_TOOL: McpTool = {
+  name: 'add_resource',
+  description: 'Add a document or repository as a resource (asynchronous ingestion).',
+  props: {
+    path: { type: 'string', default: '', description: 'Local path or remote URL.' },
+    temp_file_id: { type: 'string', default: '', description: 'Id of an uploaded temp file.' },
+    add_type: { type: 'string', default: '', description: 'Ingestion type (needs an exact `to`).' },
+    description: { type: 'string', default: '', description: 'What the resource is.' },
+    watch_interval: { type: 'number', default: 0, description: 'Refresh every n minutes (0: never).' },
+    processing_mode: { type: 'string', enum: ['semantic_and_vectors', 'vectors_only'], default: 'semantic_and_vectors' },
+    to: { type: 'string', default: '', description: 'Exact target URI under viking://resources.' },
+    parent: { type: 'string', default: '', description: 'Parent directory under viking://resources.' },
+    tags: { type: 'array', of: 'string', maxItems: 64, description: 'k=v tags.' },
+    tag_mode: { type: 'string', default: 'replace', description: '`replace` or `append`.' },
+    args: { type: 'object', description: 'Parser options (parse_mode, …).' },
+  },
+  run: async (_caller, args) => {
+    const str = (k: string) => ((args[k] as string | undefined) ?? '').trim();
+    const [path, tempId, addType, to, parent] = ['path', 'temp_file_id', 'add_type', 'to', 'parent'].map(str) as [string, string, string, string, string];
+    const interval = (args['watch_interval'] as number | undefined) ?? 0;
+    for (const [name, value] of [['to', to], ['parent', parent]] as const) {
+      if (value && !value.startsWith('viking://resources')) return `Error: '${name}' must target viking://resources/…, got ${value}`;
+    }
+    if (interval < 0) return 'Error: watch_interval must be >= 0';
+    if (addType && (tempId || parent)) return 'Error: add_type cannot be combined with temp_file_id or parent.';
+    if (addType && !to) return "Error: add_type requires an exact 'to' target.";
+    if (addType && !path) return 'Error: add_type requires path.';
+    if (!path && !tempId) return 'Error: either path or temp_file_id is required.';
+    if (path && /^(upload|shared)_[A-Za-z0-9]+/.test(path) && !path.includes('/')) {
+      return `Error: '${path}' looks like a temp_file_id; pass it as temp_file_id instead of path.`;
+    }
+    const what = REMOTE.test(path) ? 'remote ingestion' : 'file uploads';
+    return `Error adding resource: ${what} are not available on this server; write text files with the write tool instead.`;
+  },
+};
+
+export const LIST_WATCHES_TOOL: McpTool = {
+  name: 'list_watches',
+  description: 'List resource watch tasks.',
+  props: {},
+  run: async () => NO_WATCHES,
+};
+
+export const CANCEL_WATCH_TOOL: McpTool = {
+  name: 'cancel_watch',
+  description: 'Cancel the watch task of a resource.',
+  props: { to_uri: { type: 'string', description: 'Target URI of the watch.' } },
+  required: ['to_uri'],
+  run: async () => NO_WATCHES,
+};

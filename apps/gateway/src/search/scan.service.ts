@@ -1,0 +1,83 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { GrepMatch, parseJobFailure, QueueName, ScanJob, ScanResult } from '@app/contracts';
+import { canonicalizeUri, canRead, globToRegex, Identity, KernelError, KernelErrorCode, permissionDenied, toSafeRegex } from '@app/kernel';
+import { JobBus } from '@app/queue';
+import { GlobRequestDto, GrepRequestDto } from './dto/scan.dto';
+
+/**
+ * Grep and glob (docs/fs-and-mcp.md, "Grep and glob"). The gateway checks and translates the pattern
+ * (linear, bounded) and the retriever runs the scan as a `scan` job, so the event loop never scans.
+ */
+@Injectable()
+export class ScanService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly bus: JobBus,
+  ) {}
+
+  async grep(caller: Identity, dto: GrepRequestDto) {
+    if (!dto.pattern) throw new KernelError(KernelErrorCode.InvalidArgument, 'pattern must not be empty', { field: 'pattern' });
+    const uri = this.readable(caller, dto.uri);
+    const regex = toSafeRegex(dto.pattern, 'pattern', this.config.filter.maxPatternLength);
+    const exclude = dto.exclude_uri ? canonicalizeUri(dto.exclude_uri, caller.userId) : null;
+    const result = await this.call({
+      kind: 'grep',
+      identity: caller,
+      uri,
+      regex,
+      caseInsensitive: dto.case_insensitive ?? false,
+      levelLimit: dto.level_limit ?? 10,
+      excludeUri: exclude,
+      maxFiles: this.config.fs.scanMaxFiles,
+      maxLines: this.bound(dto.node_limit ?? 256),
+    });
+    if (result.kind !== 'grep' || !result.found) throw notFound(uri);
+    return { matches: result.matches, count: result.matches.length, match_count: result.matches.length, files_scanned: result.filesScanned };
+  }
+
+  async glob(caller: Identity, dto: GlobRequestDto) {
+    if (!dto.pattern?.trim()) throw new KernelError(KernelErrorCode.InvalidArgument, 'Search query or image_url must not be empty.', { field: 'pattern' });
+    const uri = this.readable(caller, dto.uri ?? 'viking://');
+    const regex = globToRegex(dto.pattern, 'pattern', this.config.filter.maxPatternLength);
+    const result = await this.call({ kind: 'glob', identity: caller, uri, regex, limit: this.bound(dto.node_limit ?? 256) });
+    if (result.kind !== 'glob' || !result.found) throw notFound(uri);
+    return { matches: result.matches, count: result.matches.length };
+  }
+
+  /** Grep lines, grouped by file in first-seen order (the MCP text's shape). */
+  static byFile(matches: GrepMatch[]): Map<string, GrepMatch[]> {
+    const out = new Map<string, GrepMatch[]>();
+    for (const m of matches) out.set(m.uri, [...(out.get(m.uri) ?? []), m]);
+    return out;
+  }
+
+  private readable(caller: Identity, raw: string): string {
+    const uri = canonicalizeUri(raw, caller.userId);
+    if (!canRead(caller, uri)) throw permissionDenied(`Access denied for ${uri}`, uri);
+    return uri;
+  }
+
+  /** null, 0 or negative mean "unlimited", which is the server bound; anything above it is capped. */
+  private bound(limit: number | null): number {
+    const max = this.config.fs.scanMaxResults;
+    return limit === null || limit <= 0 ? max : Math.min(limit, max);
+  }
+
+  private async call(job: ScanJob): Promise<ScanResult> {
+    try {
+      return await this.bus.call(QueueName.Scan, job, { timeoutMs: this.config.queues.requestDeadlineMs });
+    } catch (err) {
+      if (err instanceof KernelError) throw err;
+      const failure = parseJobFailure(err instanceof Error ? err.message : String(err));
+      if (failure && (Object.values(KernelErrorCode) as string[]).includes(failure.code)) {
+        throw new KernelError(failure.code as KernelErrorCode, failure.message);
+      }
+      throw err;
+    }
+  }
+}
+
+function notFound(uri: string): KernelError {
+  return new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+}

@@ -1,0 +1,69 @@
+import { KernelError } from '../kernel.error';
+import { globToRegex } from './glob-pattern';
+import { treeOrder } from './tree-order';
+
+describe('globToRegex', () => {
+  const matches = (glob: string, path: string) => new RegExp(globToRegex(glob, 'pattern', 256).replace('(?:.*/)?', '(?:.*/)?')).test(path);
+
+  it.each([
+    ['*.md', 'a.md', true],
+    ['*.md', 'docs/a.md', false],
+    ['**/*.md', 'a.md', true],
+    ['**/*.md', 'docs/deep/a.md', true],
+    ['**/*.md', 'docs/a.txt', false],
+    ['docs/**', 'docs/x/y', true],
+    ['a?c', 'abc', true],
+    ['a?c', 'a/c', false],
+    ['[ab].md', 'b.md', true],
+    ['[!ab].md', 'c.md', true],
+    ['[!ab].md', 'a.md', false],
+    ['a.b', 'axb', false],
+    ['(x)+', '(x)+', true],
+    ['笔记/*.md', '笔记/a.md', true],
+    ['**/zzz_*.xyz', 'q/zzz_1.xyz', true],
+  ])('%s vs %s → %s', (glob, path, want) => {
+    expect(matches(glob, path)).toBe(want);
+  });
+
+  it.each([
+    ['[', 'unclosed ['],
+    ['a[b', 'unclosed ['],
+    ['[z-a]', 'out-of-order range'],
+    ['', 'must not be empty'],
+    ['   ', 'must not be empty'],
+    ['x'.repeat(300), 'longer than 256'],
+  ])('refuses %j', (glob, message) => {
+    expect(() => globToRegex(glob, 'pattern', 256)).toThrow(KernelError);
+    expect(() => globToRegex(glob, 'pattern', 256)).toThrow(message);
+  });
+
+  it('is linear: a long run of stars is one class', () => {
+    expect(globToRegex('*'.repeat(200), 'pattern', 256)).toBe('^[^/]*$');
+  });
+});
+
+describe('treeOrder', () => {
+  const e = (uri: string, kind: 'file' | 'directory') => ({ uri, kind });
+  const base = 'viking://resources/t';
+  const all = [
+    e('viking://resources/t/sub', 'directory'),
+    e('viking://resources/t/sub/a.md', 'file'),
+    e('viking://resources/t/sub/deeper', 'directory'),
+    e('viking://resources/t/sub/deeper/b.md', 'file'),
+    e('viking://resources/t/top.md', 'file'),
+    e('viking://resources/t/.hidden', 'file'),
+    e('viking://resources/t/aaa.md', 'file'),
+  ];
+
+  it('pre-order, directories before files at each level, hidden files dropped', () => {
+    const got = treeOrder(base, all, { levelLimit: 3, nodeLimit: 100, showHidden: false });
+    expect(got.entries.map((x) => x.rel)).toEqual(['sub', 'sub/deeper', 'sub/deeper/b.md', 'sub/a.md', 'aaa.md', 'top.md']);
+    expect(got.truncated).toBe(false);
+  });
+
+  it('level and node limits', () => {
+    expect(treeOrder(base, all, { levelLimit: 1, nodeLimit: 100, showHidden: true }).entries.map((x) => x.rel)).toEqual(['sub', '.hidden', 'aaa.md', 'top.md']);
+    const cut = treeOrder(base, all, { levelLimit: 3, nodeLimit: 1, showHidden: false });
+    expect([cut.entries.length, cut.truncated]).toEqual([1, true]);
+  });
+});

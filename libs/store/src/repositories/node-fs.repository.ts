@@ -1,0 +1,103 @@
+import { IndexJob } from '@app/contracts';
+import { canWrite, Identity, invalidArgument, isUnder, KernelError, KernelErrorCode } from '@app/kernel';
+import { Db } from '../db/db.port';
+import { ensureDirectories, writeNodes } from './node-write';
+import { insertOutbox, OUTBOX_GRACE_MS } from './outbox';
+import { scopeSql } from './scope';
+import { assertWritable } from './write-access';
+
+/** Largest subtree one `mv` moves (it is one transaction). */
+export const MAX_MOVE_NODES = 10_000;
+
+interface MovedRow {
+  uri: string;
+  kind: 'file' | 'directory';
+  content: string;
+  tags: string[] | null;
+}
+
+/** Tree operations beyond single-file writes: move and retrieval tags (docs/fs-and-mcp.md, "File system"). */
+export class NodeFsRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly graceMs = OUTBOX_GRACE_MS,
+  ) {}
+
+  /**
+   * Moves a file or a subtree in one transaction: the nodes are re-created under `to` through the
+   * ordinary write path (so ownership, context type and indexing follow the new place) and removed
+   * from `from`. Returns the index jobs to dispatch.
+   */
+  async move(identity: Identity, from: string, to: string): Promise<IndexJob[]> {
+    assertWritable(identity, from);
+    assertWritable(identity, to);
+    if (from === to || isUnder(to, from)) throw invalidArgument(`cannot move ${from} into itself (${to})`, { field: 'to_uri' });
+    return this.db.transaction(async (tx) => {
+      const scope = scopeSql(identity, 3);
+      const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
+      const { rows } = await tx.query<MovedRow>(
+        `SELECT uri, kind, content, tags FROM nodes WHERE (uri = $1 OR uri LIKE $2) AND ${scope.sql}
+         ORDER BY uri LIMIT ${MAX_MOVE_NODES + 1}${lock}`,
+        [from, `${from.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`, ...scope.params],
+      );
+      const source = rows.find((r) => r.uri === from);
+      if (!source) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${from}`, { type: 'file', resource: from });
+      if (rows.length > MAX_MOVE_NODES) {
+        throw invalidArgument(`cannot move more than ${MAX_MOVE_NODES} nodes at once: ${from}`, { field: 'from_uri', limit: MAX_MOVE_NODES });
+      }
+      const dest = await tx.query<{ kind: string }>(`SELECT kind FROM nodes WHERE account_id = $1 AND uri = $2`, [identity.accountId, to]);
+      if (dest.rows[0]?.kind === 'directory' && source.kind === 'file') {
+        throw invalidArgument(`mv destination for a file must include the target file name: ${to}`, { field: 'to_uri' });
+      }
+      if (dest.rows[0]) throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${to}`, { resource: to });
+      const target = (uri: string) => to + uri.slice(from.length);
+      const dirs = rows.filter((r) => r.kind === 'directory').map((r) => target(r.uri));
+      const jobs: IndexJob[] = [];
+      const createdDirs = await ensureDirectories(tx, identity, dirs);
+      if (createdDirs.length) jobs.push(await insertOutbox(tx, identity.accountId, 'upsert', createdDirs, this.graceMs));
+      const files = rows.filter((r) => r.kind === 'file');
+      if (files.length) {
+        const ops = files.map((f) => ({ uri: target(f.uri), content: f.content, mode: 'create' as const, tags: f.tags ?? [] }));
+        const written = await writeNodes(tx, identity, ops, this.graceMs);
+        if (written.index) jobs.push(written.index);
+      }
+      await tx.query(`DELETE FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[])`, [identity.accountId, rows.map((r) => r.uri)]);
+      jobs.push(await insertOutbox(tx, identity.accountId, 'delete', [from], this.graceMs));
+      return jobs;
+    });
+  }
+
+  /**
+   * Writes a directory's `.abstract.md` / `.overview.md` body (kept as columns of the directory node,
+   * not as files). Returns false when the directory does not exist.
+   */
+  async writeSidecar(identity: Identity, dirUri: string, which: 'abstract' | 'overview', text: string, append: boolean): Promise<boolean> {
+    if (!canWrite(identity, dirUri)) {
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${dirUri} is outside your writable space`, { resource: dirUri });
+    }
+    const scope = scopeSql(identity, 3);
+    const value = append ? `${which} || $2` : '$2';
+    const { rows } = await this.db.query<{ uri: string }>(
+      `UPDATE nodes SET ${which} = ${value}, updated_at = now() WHERE uri = $1 AND kind = 'directory' AND ${scope.sql} RETURNING uri`,
+      [dirUri, text, ...scope.params],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Replaces (or extends) the retrieval tags of a node, or of its whole subtree with `recursive`.
+   * Search filters read the column directly, so nothing needs re-indexing. Returns the updated URIs.
+   */
+  async setTags(identity: Identity, uri: string, tags: string[], mode: 'replace' | 'append', recursive: boolean, limit: number): Promise<string[]> {
+    const scope = scopeSql(identity, 6);
+    // Append ($4) keeps the old tags whose key the new ones do not set: a later value for a key wins.
+    const merged = `ARRAY(SELECT t FROM unnest(tags) t WHERE $4::boolean AND split_part(t, '=', 1) <> ALL($5::text[])) || $3::text[]`;
+    const { rows } = await this.db.query<{ uri: string }>(
+      `UPDATE nodes SET tags = ${merged}, updated_at = now()
+       WHERE uri IN (SELECT uri FROM nodes WHERE (uri = $1 OR uri LIKE $2::text) AND ${scope.sql} ORDER BY uri LIMIT $${6 + scope.params.length})
+         AND ${scope.sql} RETURNING uri`,
+      [uri, recursive ? `${uri.replace(/[\\%_]/g, (c) => `\\${c}`)}/%` : null, tags, mode === 'append', tags.map((t) => t.split('=')[0]), ...scope.params, limit],
+    );
+    return rows.map((r) => r.uri).sort();
+  }
+}

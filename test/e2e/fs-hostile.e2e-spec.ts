@@ -1,0 +1,68 @@
+// Hostile inputs to the fs, grep/glob and MCP file tools: every bound is a 400 naming the field, a
+// pattern that could backtrack is refused before any scan, and a scan over a large hostile body
+// still answers (the regex runs in the store's non-backtracking engine under the statement timeout).
+import { startTestApp, TestApp } from '@app/testing';
+
+describe('fs and scan routes under hostile input', () => {
+  let app: TestApp;
+  const post = (path: string, body: unknown) => app.request('POST', path, { body });
+  const expect400 = async (p: Promise<{ status: number; body: any; text: string }>, field: string) => {
+    const r = await p;
+    expect([field, r.status, r.body.error?.code]).toEqual([field, 400, 'INVALID_ARGUMENT']);
+    expect(r.text).toContain(field);
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { MUNINN_SCAN_MAX_RESULTS: '50' } });
+    // One line of 200k 'a's with no closing 'b': the classic backtracking bait for (a+)+b-style patterns.
+    const bait = `${'a'.repeat(200_000)}\n`;
+    expect((await post('/api/v1/content/write', { uri: 'viking://resources/h/bait.md', content: bait, mode: 'create', wait: true })).status).toBe(200);
+    const many = Array.from({ length: 120 }, (_, i) => `line ${i} needle`).join('\n');
+    expect((await post('/api/v1/content/write', { uri: 'viking://resources/h/many.md', content: many, mode: 'create', wait: true })).status).toBe(200);
+  }, 60000);
+
+  afterAll(() => app.close());
+
+  it('grep refuses super-linear and oversized patterns with a 400 naming pattern', async () => {
+    for (const pattern of ['(a+)+b', '(a*)*b', '(?=a)', 'a{1000}', 'x'.repeat(300), '(unclosed']) {
+      await expect400(post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern }), 'pattern');
+    }
+  });
+
+  it('grep over a 200k-character line with an allowed pattern answers, bounded by the server result cap', async () => {
+    const r = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'a*a*a*a*a*b' });
+    expect([r.status, r.body.result.matches]).toEqual([200, []]);
+    const capped = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'needle', node_limit: 0 });
+    expect(capped.body.result.count).toBe(50);
+    const small = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'needle', node_limit: 3 });
+    expect(small.body.result.matches.map((m: { line: number }) => m.line)).toEqual([1, 2, 3]);
+  });
+
+  it('glob: long star runs stay linear; bad brackets and oversized patterns are 400', async () => {
+    const stars = await post('/api/v1/search/glob', { pattern: `${'*'.repeat(200)}.md`, uri: 'viking://resources/h' });
+    expect(stars.body.result.matches).toEqual(['viking://resources/h/bait.md', 'viking://resources/h/many.md']);
+    for (const pattern of ['[', '[z-a]', 'x'.repeat(300)]) await expect400(post('/api/v1/search/glob', { pattern }), 'pattern');
+    const empty = await post('/api/v1/search/glob', { pattern: '' });
+    expect(empty.status).toBe(400);
+  });
+
+  it('bounds on fs routes name their field', async () => {
+    const long = `viking://resources/${'x'.repeat(5000)}`;
+    await expect400(app.request('GET', '/api/v1/fs/tree?uri=viking://resources&node_limit=1000000'), 'node_limit');
+    await expect400(app.request('GET', '/api/v1/fs/tree?uri=viking://resources&level_limit=0'), 'level_limit');
+    await expect400(app.request('GET', `/api/v1/fs/tree?uri=${long}`), 'uri');
+    await expect400(post('/api/v1/fs/mv', { from_uri: long, to_uri: 'viking://resources/y' }), 'from_uri');
+    await expect400(post('/api/v1/fs/mv', { from_uri: 'viking://resources/h', to_uri: 'viking://resources/h/inside' }), 'to_uri');
+    await expect400(post('/api/v1/fs/attrs/set_tags', { uri: 'viking://resources/h', tags: Array.from({ length: 65 }, (_, i) => `k${i}=v`) }), 'tags');
+    await expect400(post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'a', level_limit: 1000 }), 'level_limit');
+    await expect400(post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'a', node_limit: -1 }), 'node_limit');
+    await expect400(post('/api/v1/content/reindex', { uri: 'viking://resources/h', tags: Array.from({ length: 65 }, (_, i) => `k${i}=v`) }), 'tags');
+  });
+
+  it('mv and grep stay inside the caller\'s tree: unsafe segments are refused', async () => {
+    const dots = await post('/api/v1/fs/mv', { from_uri: 'viking://resources/h', to_uri: 'viking://resources/../user/x' });
+    expect([dots.status, dots.body.error.code]).toEqual([400, 'INVALID_URI']);
+    const excl = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'needle', exclude_uri: 'not-a-uri' });
+    expect([excl.status, excl.body.error.code]).toEqual([400, 'INVALID_URI']);
+  });
+});
