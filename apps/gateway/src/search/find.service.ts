@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { FindJob, FindResult } from '@app/contracts';
 import {
-  assertFilterWithinLimits, buildFilter, Identity, invalidArgument, isPlainObject, KernelError,
+  assertFilterWithinLimits, buildFilter, Identity, invalidArgument, isPlainObject,
   parseLevels, resolveFindTargets,
 } from '@app/kernel';
 import { FindClient } from '@app/queue';
