@@ -29,6 +29,9 @@ import { FindService } from './search/find.service';
 import { ImageInputService } from './search/image-input.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
+import { SessionCommitService } from './sessions/session-commit.service';
+import { SessionReadService } from './sessions/session-read.service';
+import { TasksController } from './sessions/tasks.controller';
 import { HealthService } from './system/health.service';
 import { MetricsService } from './system/metrics.service';
 import { SystemController } from './system/system.controller';
@@ -40,7 +43,8 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
-      controllers: [AdminController, ContentController, FsController, FindController, RecallController, SessionsController, SystemController, McpController],
+      controllers: [AdminController, ContentController, FsController, FindController, RecallController, SessionsController, SystemController, McpController,
+        TasksController],
       providers: [
         IdentityService,
         AdminService,
@@ -48,6 +52,8 @@ export class GatewayModule {
         IndexDispatchService,
         FsService,
         SessionsService,
+        SessionCommitService,
+        SessionReadService,
         FindService,
         ImageInputService,
         ContextSearchService,

@@ -75,6 +75,13 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       rewriteTimeoutMs: Math.round((dto.RECALL_REWRITE_TIMEOUT_S ?? 30) * 1000),
       enableIntent: dto.RETRIEVAL_ENABLE_INTENT ?? true,
     },
+    sessions: {
+      messageMaxChars: dto.MUNINN_SESSION_MESSAGE_MAX_CHARS ?? 200_000,
+      messageMaxParts: dto.MUNINN_SESSION_MESSAGE_MAX_PARTS ?? 100,
+      batchMax: dto.MUNINN_SESSION_BATCH_MAX ?? 100,
+      extractTimeoutMs: Math.round((dto.MUNINN_EXTRACT_TIMEOUT_S ?? 60) * 1000),
+      extractPromptChars: dto.MUNINN_EXTRACT_PROMPT_CHARS ?? 60_000,
+    },
     logLevel: dto.LOG_LEVEL ?? 'log',
   };
 }
@@ -88,6 +95,8 @@ const DECLARED = [
   'QUERY_PLANNER_MODEL', 'RECALL_INTENT_TIMEOUT_S', 'RECALL_REWRITE_TIMEOUT_S', 'RETRIEVAL_ENABLE_INTENT',
   'MUNINN_STATEMENT_TIMEOUT_MS', 'MUNINN_FILTER_MAX_NODES', 'MUNINN_FILTER_MAX_DEPTH',
   'MUNINN_FILTER_MAX_PATTERN_LENGTH', 'MUNINN_METRICS_PORT',
+  'MUNINN_SESSION_MESSAGE_MAX_CHARS', 'MUNINN_SESSION_MESSAGE_MAX_PARTS', 'MUNINN_SESSION_BATCH_MAX',
+  'MUNINN_EXTRACT_TIMEOUT_S', 'MUNINN_EXTRACT_PROMPT_CHARS',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

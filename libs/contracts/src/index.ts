@@ -6,3 +6,4 @@ export * from './queues/index-job';
 export * from './queues/jobs';
 export * from './queues/job-failure';
 export * from './queues/pipeline';
+export * from './queues/extract-job';

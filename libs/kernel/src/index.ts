@@ -79,3 +79,5 @@ export * from './digest/rewrite-outcome';
 export * from './expansion/planned-queries';
 
 export * from './indexing';
+
+export * from './session';

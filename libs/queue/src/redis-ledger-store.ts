@@ -12,6 +12,10 @@ export class RedisLedgerStore implements LedgerStore {
   async write(key: string, json: string, ttlSeconds: number): Promise<void> {
     await this.redis.set(key, json, 'EX', ttlSeconds);
   }
+
+  async remove(key: string): Promise<void> {
+    await this.redis.del(key);
+  }
 }
 
 /** Ledger key; ids are base64url-encoded so no id can collide with another through `:`. */

@@ -44,6 +44,11 @@ export class DedupLedgerService {
     }
   }
 
+  /** Drops a deleted session's ledger; a Redis failure is logged (the ledger expires by its TTL anyway). */
+  async remove(caller: Identity, sessionId: string): Promise<void> {
+    await this.store.remove(this.keyFor(caller, sessionId)).catch((err: Error) => this.logger.warn(`ledger delete failed: ${err.message}`));
+  }
+
   /** The stored ledger JSON of a session (GET …/recall-log), or null. */
   async read(caller: Identity, sessionId: string): Promise<unknown> {
     const raw = await this.store.read(this.keyFor(caller, sessionId));

@@ -19,4 +19,8 @@ export class InMemoryLedgerStore implements LedgerStore {
   async write(key: string, json: string, ttlSeconds: number): Promise<void> {
     this.records.set(key, { json, expiresAt: this.now() + ttlSeconds * 1000 });
   }
+
+  async remove(key: string): Promise<void> {
+    this.records.delete(key);
+  }
 }

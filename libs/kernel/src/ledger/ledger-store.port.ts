@@ -4,4 +4,6 @@ export interface LedgerStore {
   read(key: string): Promise<string | null>;
   /** Store JSON under `key` for `ttlSeconds`. Rejects on I/O failure. */
   write(key: string, json: string, ttlSeconds: number): Promise<void>;
+  /** Removes the ledger (its session was deleted). Rejects on I/O failure. */
+  remove(key: string): Promise<void>;
 }
