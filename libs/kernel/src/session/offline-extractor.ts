@@ -175,16 +175,17 @@ function preferenceMemories(userId: string, turns: Turn[], opts: OfflineExtracto
   for (const t of turns.filter((x) => x.role === 'user')) {
     const date = eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso;
     for (const s of sentences(t.text)) {
-      let topic = '';
+      const topics: string[] = [];
       const p = PREFERENCE.exec(s);
-      if (p) topic = (p[2].toLowerCase().match(/[a-z0-9]+/g) ?? []).find((w) => !FILLER.has(w)) ?? '';
-      const f = !topic ? FAVOURITE.exec(s) : null;
-      if (f) topic = f[1].toLowerCase();
-      if (!topic) continue;
-      const lines = byTopic.get(topic) ?? [];
-      const line = quote(t, date, s);
-      if (lines.length < opts.quotesPerFile && !lines.includes(line)) lines.push(line);
-      byTopic.set(topic, lines);
+      if (p) topics.push((p[2].toLowerCase().match(/[a-z0-9]+/g) ?? []).find((w) => !FILLER.has(w)) ?? '');
+      const f = FAVOURITE.exec(s);
+      if (f) topics.push(f[1].toLowerCase());
+      for (const topic of topics.filter(Boolean)) {
+        const lines = byTopic.get(topic) ?? [];
+        const line = quote(t, date, s);
+        if (lines.length < opts.quotesPerFile && !lines.includes(line)) lines.push(line);
+        byTopic.set(topic, lines);
+      }
     }
   }
   const user = slug(userId, 60) || 'user';
