@@ -7,6 +7,7 @@ import { StoreModule } from '@app/store';
 import { ExtractProcessor } from './extract/extract.processor';
 import { ExtractService } from './extract/extract.service';
 import { MemoryExtractor } from './extract/memory-extractor';
+import { TaskRelayService } from './extract/task-relay.service';
 
 /**
  * The extractor worker: `extract` jobs of session commits (archive summary + memories). Its own app,
@@ -19,7 +20,7 @@ export class ExtractorModule {
     return {
       module: ExtractorModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), LlmModule],
-      providers: [MemoryExtractor, ExtractService, ExtractProcessor, inProcessConsumer(QueueName.Extract, ExtractProcessor)],
+      providers: [MemoryExtractor, ExtractService, ExtractProcessor, inProcessConsumer(QueueName.Extract, ExtractProcessor), TaskRelayService],
     };
   }
 }

@@ -58,4 +58,14 @@ CREATE TABLE session_tasks (
 CREATE INDEX session_tasks_owner ON session_tasks (account_id, user_id, created_at DESC);
 `,
   },
+  {
+    version: 31,
+    name: 'session task job payloads',
+    sql: `
+-- The extract job of a commit, kept with its task: the extractor's relay enqueues it again (same job
+-- id) when the queue lost it (Redis restarted empty, the enqueue never reached it).
+ALTER TABLE session_tasks ADD COLUMN job jsonb;
+CREATE INDEX session_tasks_open ON session_tasks (updated_at) WHERE status IN ('pending', 'running');
+`,
+  },
 ];

@@ -97,20 +97,21 @@ export class SessionArchiveRepository {
         'DELETE FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND seq <= $4',
         [identity.accountId, identity.userId, sessionId, taken[taken.length - 1].seq],
       );
-      await tx.query(
-        `INSERT INTO session_tasks (task_id, account_id, user_id, task_type, resource_id, status)
-         VALUES ($1, $2, $3, 'session_commit', $4, 'pending')`,
-        [taskId, identity.accountId, identity.userId, sessionId],
-      );
-      await this.resetPending(tx, identity, sessionId, req, true);
-      await enqueue({
+      const job: ExtractJob = {
         accountId: identity.accountId,
         userId: identity.userId,
         sessionId,
         archiveIndex: index,
         taskId,
         eventTags: req.eventTags ?? sess[0].event_tags ?? [],
-      });
+      };
+      await tx.query(
+        `INSERT INTO session_tasks (task_id, account_id, user_id, task_type, resource_id, status, job)
+         VALUES ($1, $2, $3, 'session_commit', $4, 'pending', $5::jsonb)`,
+        [taskId, identity.accountId, identity.userId, sessionId, JSON.stringify(job)],
+      );
+      await this.resetPending(tx, identity, sessionId, req, true);
+      await enqueue(job);
       return { status: 'accepted', taskId, archiveIndex: index, archiveUri: archiveUri(identity.userId, sessionId, index), archived: taken.length };
     });
   }

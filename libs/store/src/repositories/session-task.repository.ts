@@ -98,6 +98,26 @@ export class SessionTaskRepository {
     await this.db.query(`UPDATE session_tasks SET status = 'running', updated_at = now() WHERE task_id = $1 AND status = 'pending'`, [taskId]);
   }
 
+  /**
+   * Hands open tasks whose last change is older than `graceMs` to `enqueue` (their job may have been
+   * lost with Redis) and stamps them, all in one transaction; rows are claimed with SKIP LOCKED so
+   * several relays share the work. Re-adding a job that still exists is a no-op (same job id).
+   */
+  async relayStale(limit: number, graceMs: number, enqueue: (jobs: ExtractJob[]) => Promise<void>): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ task_id: string; job: ExtractJob | null }>(
+        `SELECT task_id, job FROM session_tasks WHERE status IN ('pending', 'running') AND job IS NOT NULL
+           AND updated_at <= now() - $2 * interval '1 millisecond'
+         ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit, graceMs],
+      );
+      if (rows.length === 0) return 0;
+      await enqueue(rows.map((r) => r.job as ExtractJob));
+      await tx.query('UPDATE session_tasks SET updated_at = now() WHERE task_id = ANY($1::text[])', [rows.map((r) => r.task_id)]);
+      return rows.length;
+    });
+  }
+
   /** Whether another session commit of this session is still pending or running (auto-commit skips then). */
   async inFlight(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
     const { rows } = await this.db.query(
