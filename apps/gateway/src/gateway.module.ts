@@ -32,6 +32,9 @@ import { ScanService } from './search/scan.service';
 import { ImageInputService } from './search/image-input.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
+import { SessionCommitService } from './sessions/session-commit.service';
+import { SessionReadService } from './sessions/session-read.service';
+import { TasksController } from './sessions/tasks.controller';
 import { HealthService } from './system/health.service';
 import { MetricsService } from './system/metrics.service';
 import { QueueWaitService } from './system/queue-wait.service';
@@ -44,7 +47,10 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
-      controllers: [AdminController, ContentController, FsController, FindController, ScanController, RecallController, SessionsController, SystemController, McpController],
+      controllers: [
+        AdminController, ContentController, FsController, FindController, ScanController, RecallController, SessionsController, SystemController,
+        McpController, TasksController,
+      ],
       providers: [
         IdentityService,
         AdminService,
@@ -52,6 +58,8 @@ export class GatewayModule {
         IndexDispatchService,
         FsService,
         SessionsService,
+        SessionCommitService,
+        SessionReadService,
         FindService,
         ScanService,
         ImageInputService,

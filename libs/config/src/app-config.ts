@@ -64,5 +64,7 @@ export interface AppConfig {
     rewriteTimeoutMs: number;
     enableIntent: boolean;
   };
+  /** Session message bounds and extraction (see docs/sessions.md). */
+  sessions: { messageMaxChars: number; messageMaxParts: number; batchMax: number; extractTimeoutMs: number; extractPromptChars: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 }

@@ -184,4 +184,20 @@ export class EnvDto {
 
   @IsOptional() @Transform(toBool) @IsBoolean()
   RETRIEVAL_ENABLE_INTENT?: boolean;
+
+  // Sessions (docs/sessions.md): bounds of one message and one batch, the extraction model's fuse.
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000_000)
+  MUNINN_SESSION_MESSAGE_MAX_CHARS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  MUNINN_SESSION_MESSAGE_MAX_PARTS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  MUNINN_SESSION_BATCH_MAX?: number;
+
+  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value))) @IsNumber() @Min(0.1) @Max(600)
+  MUNINN_EXTRACT_TIMEOUT_S?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(2_000_000)
+  MUNINN_EXTRACT_PROMPT_CHARS?: number;
 }

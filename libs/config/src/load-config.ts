@@ -112,6 +112,13 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       rewriteTimeoutMs: Math.round((dto.RECALL_REWRITE_TIMEOUT_S ?? 30) * 1000),
       enableIntent: dto.RETRIEVAL_ENABLE_INTENT ?? true,
     },
+    sessions: {
+      messageMaxChars: dto.MUNINN_SESSION_MESSAGE_MAX_CHARS ?? 200_000,
+      messageMaxParts: dto.MUNINN_SESSION_MESSAGE_MAX_PARTS ?? 100,
+      batchMax: dto.MUNINN_SESSION_BATCH_MAX ?? 100,
+      extractTimeoutMs: Math.round((dto.MUNINN_EXTRACT_TIMEOUT_S ?? 60) * 1000),
+      extractPromptChars: dto.MUNINN_EXTRACT_PROMPT_CHARS ?? 60_000,
+    },
     logLevel: dto.LOG_LEVEL ?? 'log',
   };
 }
@@ -132,6 +139,8 @@ const DECLARED = [
   'MUNINN_DESCRIPTION_MAX_CHARS', 'MUNINN_MCP_MAX_BATCH', 'MUNINN_RATE_LIMIT', 'MUNINN_RATE_KEY_PER_MINUTE',
   'MUNINN_RATE_ACCOUNT_PER_MINUTE', 'MUNINN_ACCOUNT_MAX_INFLIGHT', 'MUNINN_ACCOUNT_MAX_QUEUED',
   'MUNINN_SCAN_MAX_FILES', 'MUNINN_SCAN_MAX_RESULTS', 'MUNINN_TREE_MAX_NODES', 'MUNINN_MCP_READ_MAX_URIS',
+  'MUNINN_SESSION_MESSAGE_MAX_CHARS', 'MUNINN_SESSION_MESSAGE_MAX_PARTS', 'MUNINN_SESSION_BATCH_MAX',
+  'MUNINN_EXTRACT_TIMEOUT_S', 'MUNINN_EXTRACT_PROMPT_CHARS',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

@@ -22,6 +22,10 @@ export function jobOptions(queue: QueueName): JobsOptions {
     case QueueName.Expand:
     case QueueName.Digest:
       return { ...keep, attempts: 1 };
+    // A commit's extraction is retried (a worker killed mid-job, a predecessor still running); the task
+    // id is the job id, and the job is idempotent, so a retry never duplicates a memory.
+    case QueueName.Extract:
+      return { removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 24 * 3600, count: 5000 }, attempts: 6, backoff: { type: 'exponential', delay: 1000 } };
   }
 }
 

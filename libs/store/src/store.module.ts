@@ -10,6 +10,8 @@ import { NodeScanRepository } from './repositories/node-scan.repository';
 import { NodeRepository } from './repositories/node.repository';
 import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
+import { SessionArchiveRepository } from './repositories/session-archive.repository';
+import { SessionTaskRepository } from './repositories/session-task.repository';
 
 /** DI token for the opened {@link Db}. */
 export const STORE_DB = Symbol('STORE_DB');
@@ -38,8 +40,17 @@ export const STORE_DB = Symbol('STORE_DB');
       useFactory: (db: Db, cfg: AppConfig) => new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey)),
     },
     { provide: SessionRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionRepository(db) },
+    { provide: SessionArchiveRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionArchiveRepository(db) },
+    {
+      provide: SessionTaskRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new SessionTaskRepository(db, cfg.indexing.outboxGraceMs),
+    },
   ],
-  exports: [STORE_DB, NodeRepository, NodeFsRepository, NodeScanRepository, NodeIndexRepository, NodeListRepository, OutboxRepository, IdentityRepository, SessionRepository],
+  exports: [
+    STORE_DB, NodeRepository, NodeFsRepository, NodeScanRepository, NodeIndexRepository, NodeListRepository, OutboxRepository, IdentityRepository,
+    SessionRepository, SessionArchiveRepository, SessionTaskRepository,
+  ],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(@Inject(STORE_DB) private readonly db: Db) {}

@@ -35,7 +35,7 @@ export class ContextPipelineService {
 
     let expansion: ExpansionStatus = 'off';
     let queries = [p.query];
-    if (expansionOn && session) ({ status: expansion, queries } = await this.rewriter.expand(p.query, session.recentMessages));
+    if (expansionOn && session) ({ status: expansion, queries } = await this.rewriter.expand(p.query, session.recentMessages, session.latestArchiveOverview));
 
     const ledger = session && p.dedupTurns > 0 ? await this.ledger.load(caller, session.sessionId, session.clock, p.dedupTurns) : null;
     const excluded = excludedSet(p.excludeUris, ledger?.cooled ?? []);

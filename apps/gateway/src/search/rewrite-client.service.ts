@@ -5,6 +5,8 @@ import { MessageRecord } from '@app/store';
 import { DigestClient, ExpandClient } from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
+// The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
+const OVERVIEW_CHARS = 8000;
 
 /** Gateway side of the rewriter queue: expansion and digest, each awaited only up to its fuse (§10, §11). */
 @Injectable()
@@ -26,14 +28,14 @@ export class RewriteClientService {
     return Boolean(this.config.llm.baseUrl && this.config.llm.queryPlannerModel);
   }
 
-  async expand(query: string, messages: MessageRecord[]): Promise<{ status: ExpansionStatus; queries: string[] }> {
-    if (messages.length === 0) return { status: 'off', queries: [query] };
+  async expand(query: string, messages: MessageRecord[], latestArchiveOverview = ''): Promise<{ status: ExpansionStatus; queries: string[] }> {
+    if (messages.length === 0 && !latestArchiveOverview) return { status: 'off', queries: [query] };
     const timeoutMs = this.config.llm.intentTimeoutMs;
     try {
       const r = await this.expander.call(
         {
           query,
-          latestArchiveOverview: '',
+          latestArchiveOverview: latestArchiveOverview.slice(0, OVERVIEW_CHARS),
           recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
           timeoutMs,
         },
