@@ -1,18 +1,11 @@
 import { estimateTokens } from '../budget/token-estimate';
 import { archiveName } from './commit-plan';
 import { clip, eventDate, sentences, slug } from './extract-text';
-import { DEFAULT_OFFLINE_EXTRACTOR, Extraction, ExtractionInput, OfflineExtractorOptions, ProposedMemory } from './extraction-types';
+import { DEFAULT_OFFLINE_EXTRACTOR, Extraction, ExtractionInput, OfflineExtractorOptions, ProposedMemory, Turn } from './extraction-types';
 import { SessionMessage, spokenText } from './session-message';
 import { workingMemory } from './working-memory';
 
-/** One spoken turn: who said it, what, and the message it came from. */
-export interface Turn {
-  id: string;
-  role: string;
-  speaker: string;
-  text: string;
-  createdAt: string | undefined;
-}
+export type { Turn } from './extraction-types';
 
 /** The user and assistant turns of an archive that say something (tool steps and empty ones dropped). */
 export function turnsOf(messages: SessionMessage[]): Turn[] {

@@ -157,10 +157,10 @@ describe('offline extractor', () => {
 
   it('hostile text stays linear: long runs of spaces and punctuation', () => {
     const evil = `${' '.repeat(200_000)}x${'!'.repeat(200_000)}`;
-    const t0 = process.hrtime.bigint();
-    extractOffline(input([msg('e', 'user', evil)]));
-    // A loose ceiling that only a quadratic scan (minutes on 400k characters) would break.
-    expect(Number(process.hrtime.bigint() - t0) / 1e9).toBeLessThan(20);
+    // A quadratic scan would take minutes on 400k characters and hit the test timeout; a linear one
+    // answers at once, with bounded output.
+    const out = extractOffline(input([msg('e', 'user', evil)]));
+    expect(out.abstract.length).toBeLessThan(2_000);
   });
 });
 

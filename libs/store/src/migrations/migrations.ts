@@ -1,11 +1,8 @@
 import { SESSION_MIGRATIONS } from './session-migrations';
 
-/** Versioned schema migrations, applied in order at start-up. Never edit a shipped one; add the next. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './migration';
+
+export type { Migration } from './migration';
 
 export const MIGRATIONS: Migration[] = [
   {

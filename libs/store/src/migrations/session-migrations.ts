@@ -1,4 +1,4 @@
-import type { Migration } from './migrations';
+import type { Migration } from './migration';
 
 /** Sessions that produce memory: session meta, archives and commit tasks (see docs/sessions.md). */
 export const SESSION_MIGRATIONS: Migration[] = [
