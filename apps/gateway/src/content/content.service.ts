@@ -13,6 +13,9 @@ import { IndexDispatchService } from './index-dispatch.service';
 const SIDECAR_LEAF = /\/\.(abstract|overview)\.md$/;
 
 /** Reading and writing file content; every write that changes something is followed by indexing. */
+/** Failure reasons a reindex answer carries at most. */
+const MAX_REINDEX_WARNINGS = 20;
+
 @Injectable()
 export class ContentService {
   constructor(
@@ -173,7 +176,8 @@ export class ContentService {
       rebuilt_records: nodes.length - failed,
       failed_records: failed,
       duration_ms: Date.now() - started,
-      warnings: [] as string[],
+      // Why nodes failed (one line per failed job, at most a few), so a partial rebuild explains itself.
+      warnings: outcome.errors.slice(0, MAX_REINDEX_WARNINGS),
     };
   }
 
