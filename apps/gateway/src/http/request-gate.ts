@@ -21,7 +21,7 @@ export interface GateOptions {
 }
 
 /** Routes that serve no tenant data and need no identity (the `@Public()` handlers and Swagger's own). */
-const PUBLIC = /^\/(health|metrics|openapi\.(json|yaml)|docs)(\/|$|\?)/;
+const PUBLIC = /^\/(health|ready|metrics|openapi\.(json|yaml)|docs)(\/|$|\?)/;
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 const MCP = /^\/mcp(\/|\?|$)/;
 
