@@ -79,6 +79,8 @@ export const STATS_KEYS = [
   'searched', 'candidates', 'excluded', 'origins', 'peer_scope', 'quotas', 'retrieval_errors', 'max_tokens', 'used_tokens',
   'per_entry_cap', 'returned', 'dropped', 'deduped', 'detail', 'tier_counts', 'fill', 'purpose', 'query_expansion',
   'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated',
+  // Muninn's own key, always last: candidates withdrawn as redundant (docs/context.md).
+  'redundant',
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import { DigestJob, ExpandJob, FindJob, parseJobFailure, QueueName } from '@app/contracts';
+import { DigestJob, ExpandJob, FindJob, QueueName } from '@app/contracts';
 import { KernelError, KernelErrorCode, plannedQueries } from '@app/kernel';
 import { JobBus } from '@app/queue';
 import { FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
@@ -107,8 +107,9 @@ describe('rewriter worker through the real BullMQ queues (standalone app, fake L
   ])('expand: $name → the job fails (the gateway reports "failed")', async ({ reply, code }) => {
     fake.enqueue(reply);
     const err = (await bus.call(QueueName.Expand, expandJob({ timeoutMs: 400 }), { timeoutMs: 10_000 }).catch((e: unknown) => e)) as Error;
-    expect(err).toBeInstanceOf(Error);
-    expect(parseJobFailure(err.message)?.code).toBe(code);
+    // The job bus decodes a worker's coded failure back into the domain error it stood for.
+    expect(err).toBeInstanceOf(KernelError);
+    expect((err as KernelError).code).toBe(code);
   });
 
   // Last: it stops the digest worker of this app.
