@@ -72,13 +72,19 @@ export class McpToolsService {
     const { body } = this.errors.render(err);
     const fromBody = (body as { error?: { message?: string } }).error?.message;
     if (fromBody && fromBody !== 'Internal server error') return fromBody;
-    return err instanceof Error && !(err as { code?: unknown }).code ? err.message : (fromBody ?? 'Internal server error');
+    // A plain Error thrown by a tool's own argument check carries its message; anything else stays opaque.
+    const plain = err instanceof Error && !(err as { code?: unknown }).code;
+    return plain ? err.message : (fromBody ?? 'Internal server error');
   }
 }
 
 function toResult(out: ToolOutput): CallToolResult {
   if (typeof out === 'string') return { content: [{ type: 'text', text: out }], structuredContent: { result: out } };
-  return { content: [{ type: 'text', text: out.text }], structuredContent: out.structured ?? { result: out.text }, ...(out.isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: 'text', text: out.text }],
+    structuredContent: out.structured ?? { result: out.text },
+    ...(out.isError ? { isError: true } : {}),
+  };
 }
 
 function errorResult(text: string): CallToolResult {

@@ -22,14 +22,17 @@ export class ScanProcessor extends ConsumerHost {
   }
 
   async handle(data: unknown) {
-    if (!isScanJob(data)) throw new UnrecoverableError(`malformed scan job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+    if (!isScanJob(data)) {
+      throw new UnrecoverableError(`malformed scan job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+    }
     try {
       return await this.service.run(data);
     } catch (err) {
       // Awaited under the request deadline: no retries; the code prefix lets the gateway answer 400/504.
       if (err instanceof KernelError) throw new UnrecoverableError(jobFailureMessage(err.code, err.message));
       const errorId = randomUUID();
-      this.logger.error(`scan failed, errorId=${errorId}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      this.logger.error(`scan failed, errorId=${errorId}: ${detail}`);
       throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.Internal, `scan failed (error id ${errorId})`));
     }
   }
@@ -38,9 +41,11 @@ export class ScanProcessor extends ConsumerHost {
 function isScanJob(d: unknown): d is ScanJob {
   const j = d as ScanJob;
   const id = j?.identity;
-  const common = !!j && typeof j === 'object' && !!id && typeof id.accountId === 'string' && typeof id.userId === 'string'
+  const common = !!j && typeof j === 'object' && !!id
+    && typeof id.accountId === 'string' && typeof id.userId === 'string'
     && typeof j.uri === 'string' && j.uri.startsWith('viking://') && typeof j.regex === 'string';
   if (!common) return false;
   if (j.kind === 'glob') return Number.isInteger(j.limit);
-  return j.kind === 'grep' && Number.isInteger(j.levelLimit) && Number.isInteger(j.maxFiles) && Number.isInteger(j.maxLines);
+  return j.kind === 'grep'
+    && Number.isInteger(j.levelLimit) && Number.isInteger(j.maxFiles) && Number.isInteger(j.maxLines);
 }
