@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for every Muninn process. MUNINN_APP picks the entrypoint:
-#   standalone (default: all four apps in one process) | gateway | retriever | assembler | rewriter
+#   standalone (default: all apps in one process) | gateway | retriever | assembler | rewriter | extractor
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build

@@ -14,6 +14,8 @@
  *   --transport bullmq|inprocess [bullmq]  --concurrency N [1]  --variant NAME  --out FILE [bench/results/…]
  *   --weights LEX,VEC  experiment only: overrides the retriever's hybrid weights in this process
  *   --oracle  ceiling analysis: candidates limited to the memories holding the evidence (uses the evidence; never a result)
+ *   --layouts L,L [tuned,session,facts,mixed,tuned+facts] (bench/locomo-layouts.ts; the Chinese set: tuned only);
+ *     each layout also gets a plain BM25 + greedy-fill baseline over the same memories (bench/locomo-bm25.ts)
  *   --llm on|off [on when LLM_BASE_URL is set]  --llm-timeout-ms N [120000]: model-written entity and preference
  *     memories and session summaries (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); sessions it fails on fall back
  */
@@ -26,7 +28,9 @@ import { createTestDatabase, startTestApp, TestApp } from '@app/testing';
 import { Conversation, loadGoldNotes, loadLocomo, LoadReport, MemoryFile } from './locomo-data';
 import { buildMemories, DEFAULT_INGEST, IngestOptions, SummaryMode } from './locomo-ingest';
 import { extractWithLlm } from './locomo-llm';
-import { formatTable, Outcome, scoreServed, servedMix, summarize } from './locomo-score';
+import { Bm25Baseline } from './locomo-bm25';
+import { DatasetNotes, factMemories, Layout, LAYOUTS, loadNotes, sessionMemories } from './locomo-layouts';
+import { aggregate, formatTable, Outcome, scoreServed, servedMix, summarize } from './locomo-score';
 
 const repo = process.cwd(); // npm scripts run from the repository root
 const args = new Map<string, string>();
@@ -53,6 +57,8 @@ const ingest: IngestOptions = {
   preferences: onOff('preferences', DEFAULT_INGEST.preferences),
 };
 const budgets = flag('budgets', '800,1600,3200').split(',').map(Number);
+const layouts = flag('layouts', LAYOUTS.join(',')).split(',').filter(Boolean) as Layout[];
+for (const l of layouts) if (!LAYOUTS.includes(l)) throw new Error(`unknown layout ${l}; known: ${LAYOUTS.join(', ')}`);
 const limit = args.has('limit') ? Number(args.get('limit')) : null;
 const purpose = args.get('purpose') ?? null;
 const weights = args.get('weights')?.split(',').map(Number) ?? null;
@@ -73,11 +79,29 @@ const oracle = onOff('oracle', false);
 const diagnose = onOff('diagnose', false);
 const findRanks: { category: number; rank: number }[] = [];
 
-interface DataSet { name: string; path: string; conversations: Conversation[]; report: LoadReport; gold: ReturnType<typeof loadGoldNotes> | null }
+interface DataSet {
+  name: string;
+  path: string;
+  conversations: Conversation[];
+  report: LoadReport;
+  gold: ReturnType<typeof loadGoldNotes> | null;
+  notes: Map<string, DatasetNotes>;
+  layouts: Layout[];
+}
 
-function loadSet(name: string, path: string, max: number): DataSet {
+function loadSet(name: string, path: string, max: number, setLayouts: Layout[]): DataSet {
   const { conversations, report } = loadLocomo(path, max);
-  return { name, path, conversations, report, gold: ingest.summary === 'gold' ? loadGoldNotes(path) : null };
+  return { name, path, conversations, report, gold: ingest.summary === 'gold' ? loadGoldNotes(path) : null, notes: loadNotes(path), layouts: setLayouts };
+}
+
+function layoutFiles(layout: Layout, set: DataSet, conv: Conversation, notes: Parameters<typeof buildMemories>[3]): MemoryFile[] {
+  const mine = set.notes.get(conv.id);
+  const tuned = () => buildMemories(conv, ingest, set.gold?.get(conv.id), notes);
+  if (layout === 'tuned') return tuned();
+  if (layout === 'session') return sessionMemories(conv, mine);
+  if (layout === 'facts') return factMemories(conv, mine);
+  if (layout === 'mixed') return [...sessionMemories(conv, mine), ...factMemories(conv, mine)];
+  return [...tuned(), ...factMemories(conv, mine)];
 }
 
 async function writeMemories(app: TestApp, headers: Record<string, string>, files: MemoryFile[]): Promise<void> {
@@ -85,18 +109,23 @@ async function writeMemories(app: TestApp, headers: Record<string, string>, file
   for (let i = 0; i < files.length; i += 256) {
     const operations = files.slice(i, i + 256).map((f) => ({ uri: `${root}/${f.path}`, content: f.content, mode: 'create' }));
     const r = await app.request('POST', '/api/v1/content/batch-write', { headers, body: { root_uri: root, operations, wait: true, timeout: 600 } });
-    if (r.status !== 200 || r.body?.result?.semantic_status !== 'complete') throw new Error(`batch-write failed: ${r.status} ${r.text.slice(0, 400)}`);
+    const status = r.body?.result?.semantic_status;
+    if (r.status !== 200 || (status !== 'complete' && status !== 'deferred')) throw new Error(`batch-write failed: ${r.status} ${r.text.slice(0, 400)}`);
+    // `deferred`: the files are indexed; their directory summaries are coalesced with a later write. Let them settle.
+    if (status === 'deferred') await new Promise((done) => setTimeout(done, 3000));
   }
 }
 
-async function runConversation(app: TestApp, set: DataSet, conv: Conversation, runId: string, outcomes: Outcome[]) {
-  const headers = { 'X-OpenViking-Account': `locomo-${runId}-${conv.id}`.slice(0, 60), 'X-OpenViking-User': USER };
+async function runConversation(app: TestApp, set: DataSet, conv: Conversation, runId: string, layout: Layout, outcomes: Outcome[], baseline: Outcome[]) {
+  const tenant = `locomo-${runId}-${conv.id}-${layout.replace('+', '-')}`.replace(/[^A-Za-z0-9_.@-]/g, '-').slice(0, 60);
+  const headers = { 'X-OpenViking-Account': tenant, 'X-OpenViking-User': USER };
   const notes = llm ? await extractWithLlm(llm, conv, { timeoutMs: llmTimeoutMs, concurrency: 4 }) : undefined;
   if (notes) {
     console.log(`  ${conv.id}: LLM notes for ${notes.bySession.size}/${conv.sessions.length} sessions, ${notes.promptTokens}+${notes.completionTokens} tokens` +
       (notes.failed.length ? `; LLM-free fallback for ${notes.failed.map((f) => `s${f.session} (${f.reason.slice(0, 80)})`).join(', ')}` : ''));
   }
-  const files = buildMemories(conv, ingest, set.gold?.get(conv.id), notes);
+  const files = layoutFiles(layout, set, conv, notes);
+  const bm25 = new Bm25Baseline(files, `viking://user/${USER}/memories`);
   const t0 = performance.now();
   await writeMemories(app, headers, files);
   const ingestMs = performance.now() - t0;
@@ -115,6 +144,11 @@ async function runConversation(app: TestApp, set: DataSet, conv: Conversation, r
         const holders = files.filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`)));
         body['filter'] = { op: 'or', conds: holders.map((f) => ({ op: 'prefix', field: 'uri', prefix: `viking://user/${USER}/memories/${f.path}` })) };
       }
+      const block = bm25.serve(q.question, budget);
+      baseline.push({
+        questionId: q.id, conversation: conv.id, category: q.category, budget, evidence: q.evidence.length, latencyMs: 0,
+        ...scoreServed(block.rendered, block.entries, q, turnText), served: {}, tokens: block.tokens, returned: block.entries.length,
+      });
       const s = performance.now();
       const r = await app.request('POST', '/api/v1/search/search', { headers, body });
       const latencyMs = performance.now() - s;
@@ -126,14 +160,14 @@ async function runConversation(app: TestApp, set: DataSet, conv: Conversation, r
       }
       const score = scoreServed(result.rendered, result.entries ?? [], q, turnText);
       const errors = result.stats?.retrieval_errors as string[] | undefined;
-      const served: Record<string, number> = {};
-      for (const e of (result.entries ?? []) as { category: string; detail: string }[]) served[`${e.category}/${e.detail}`] = (served[`${e.category}/${e.detail}`] ?? 0) + 1;
+      const mix: Record<string, number> = {};
+      for (const e of (result.entries ?? []) as { category: string; detail: string }[]) mix[`${e.category}/${e.detail}`] = (mix[`${e.category}/${e.detail}`] ?? 0) + 1;
       if (dump) {
         const holders = files.filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`))).map((f) => f.path);
         const entries = ((result.entries ?? []) as { uri: string; detail: string; score: number }[]).map((e) => `${e.uri.replace(/^.*\/memories\//, '')} ${e.detail} ${e.score.toFixed(3)}`);
         dumps.push({ id: q.id, budget, question: q.question, evidence: q.evidence, recall: score.recall, holders, entries, rendered: result.rendered, stats: result.stats });
       }
-      outcomes.push({ ...base, ...score, served, tokens: result.stats?.used_tokens ?? 0, returned: result.stats?.returned ?? 0, ...(errors?.length ? { error: errors.join('; ') } : {}) });
+      outcomes.push({ ...base, ...score, served: mix, tokens: result.stats?.used_tokens ?? 0, returned: result.stats?.returned ?? 0, ...(errors?.length ? { error: errors.join('; ') } : {}) });
     }
   }));
   if (diagnose) {
@@ -149,14 +183,14 @@ async function runConversation(app: TestApp, set: DataSet, conv: Conversation, r
   for (const f of files) kinds[f.path.split('/')[0]] = (kinds[f.path.split('/')[0]] ?? 0) + 1;
   const chars = files.reduce((s, f) => s + f.content.length, 0);
   console.log(`  ${conv.id}: ${files.length} memories ${JSON.stringify(kinds)}, ~${Math.round(chars / 4)} tokens, ingest ${(ingestMs / 1000).toFixed(1)} s, ${jobs.length} requests`);
-  return { conversation: conv.id, files: files.length, kinds, approxTokens: Math.round(chars / 4), ingestMs: Math.round(ingestMs) };
+  return { layout, conversation: conv.id, files: files.length, kinds, approxTokens: Math.round(chars / 4), ingestMs: Math.round(ingestMs) };
 }
 
 async function main() {
   const max = args.has('conversations') ? Number(args.get('conversations')) : Infinity;
-  const sets = [loadSet('locomo', resolve(repo, flag('data', '../shared/datasets/locomo/locomo-dev.json')), max)];
+  const sets = [loadSet('locomo', resolve(repo, flag('data', '../shared/datasets/locomo/locomo-dev.json')), max, layouts)];
   const zh = flag('zh', 'bench/data/zh-locomo.json');
-  if (zh !== 'off') sets.push(loadSet('zh', resolve(repo, zh), Infinity));
+  if (zh !== 'off') sets.push(loadSet('zh', resolve(repo, zh), Infinity, ['tuned']));
   const base = process.env.MUNINN_BENCH_DATABASE_URL;
   const db = base ? await createTestDatabase(base) : null;
   const transport = flag('transport', 'bullmq');
@@ -174,19 +208,31 @@ async function main() {
     console.log(`variant ${variant}: ${JSON.stringify(ingest)} budgets ${budgets.join('/')} store ${db ? 'PostgreSQL' : 'PGlite'} transport ${transport}`);
     const results: Record<string, unknown> = {};
     const tables: string[] = [];
+    const sideBySide = ['\nlayout × budget: Muninn vs plain BM25 + greedy fill (same memories, same run); tag recall / whole-turn recall',
+      'set     layout        budget   muninn tag  bm25 tag   Δ tag    muninn whole  bm25 whole'];
     for (const set of sets) {
       const r = set.report;
       console.log(`${set.name}: ${r.conversations} conversations, ${r.sessions} sessions, ${r.turns} turns, ${r.questions} questions ${JSON.stringify(r.questionsByCategory)}; ` +
         `${r.withoutAnswer} without answer, ${r.unmatchedEvidence.length}/${r.evidenceIds} evidence ids match no turn, ${r.repairedEvidence.length} repaired, ` +
         `${r.questionsWithoutEvidence.length} questions left without evidence (not scored), ${r.datesWithoutSession.length} dates without a session`);
-      const outcomes: Outcome[] = [];
-      const ingestStats = [];
-      for (const conv of set.conversations) ingestStats.push(await runConversation(app, set, conv, runId, outcomes));
-      const summary = summarize(outcomes);
-      const mix = servedMix(outcomes);
-      tables.push(`${formatTable(`\n${set.name} — ${variant}`, summary)}\nserved entries per request: ${JSON.stringify(mix)}`);
-      results[set.name] = { data: set.path, load: r, ingest: ingestStats, summary, mix, outcomes };
+      for (const layout of set.layouts) {
+        const outcomes: Outcome[] = [];
+        const baseline: Outcome[] = [];
+        const ingestStats = [];
+        for (const conv of set.conversations) ingestStats.push(await runConversation(app, set, conv, runId, layout, outcomes, baseline));
+        const summary = summarize(outcomes);
+        const mix = servedMix(outcomes);
+        tables.push(`${formatTable(`\n${set.name} — ${layout} — ${variant}`, summary)}\nserved entries per request: ${JSON.stringify(mix)}`);
+        for (const budget of budgets) {
+          const m = aggregate(outcomes.filter((o) => o.budget === budget));
+          const b = aggregate(baseline.filter((o) => o.budget === budget));
+          sideBySide.push(`${set.name.padEnd(7)} ${layout.padEnd(13)} ${String(budget).padStart(6)}   ${m.recall.toFixed(3)}       ${b.recall.toFixed(3)}      ` +
+            `${(m.recall - b.recall >= 0 ? '+' : '') + (m.recall - b.recall).toFixed(3)}   ${m.strictRecall.toFixed(3)}         ${b.strictRecall.toFixed(3)}`);
+        }
+        results[`${set.name}/${layout}`] = { data: set.path, load: r, ingest: ingestStats, summary, mix, baseline: summarize(baseline), outcomes };
+      }
     }
+    tables.push(sideBySide.join('\n'));
     for (const t of tables) console.log(t);
     if (diagnose) {
       const share = (k: number) => (findRanks.filter((x) => x.rank > 0 && x.rank <= k).length / Math.max(1, findRanks.length)).toFixed(3);

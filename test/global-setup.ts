@@ -11,7 +11,6 @@ import { assertTestPostgres } from '../libs/testing/src/postgres-server';
 import { startRedisForTests } from '../libs/testing/src/redis-server';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __MUNINN_TEST_TEARDOWN__: (() => Promise<void>) | undefined;
 }
 

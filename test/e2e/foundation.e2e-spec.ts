@@ -209,7 +209,7 @@ describe.each(storeModes())('foundation over HTTP (store: %s)', (store) => {
     expect(s.body.result).toMatchObject({ session_id: 's1', uri: 'viking://user/alice/sessions/s1' });
     expect((await app.request('POST', '/api/v1/sessions', { key: aliceKey, body: { session_id: 's1' } })).status).toBe(409);
     const gen = await app.request('POST', '/api/v1/sessions', { key: aliceKey });
-    expect(gen.body.result.session_id).toMatch(/[0-9a-f-]{36}/);
+    expect(gen.body.result.session_id).toMatch(/^\d{8}-\d{6}-[0-9a-f]{16}$/); // contract: YYYYMMDD-HHMMSS-<16 hex>
     for (const content of ['hi', 'hello']) {
       const m = await app.request('POST', '/api/v1/sessions/s1/messages', { key: aliceKey, body: { role: 'user', content } });
       expect(m.status).toBe(200);

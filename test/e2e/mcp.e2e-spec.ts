@@ -227,7 +227,7 @@ describe('MCP endpoint (§12), dev mode', () => {
     expect([bad.isError, bad.text.startsWith('Invalid URI: viking://user/memories/x.md')]).toEqual([false, true]);
   });
 
-  it('read serves another peer\'s entry under an actor view (peer_scope "all" entries), nothing outside the caller', async () => {
+  it('read honours the actor view like GET /content/read: another peer\'s entry is refused, as REST answers 403', async () => {
     const other = 'viking://user/default/peers/bob/memories/events/regatta.md';
     const w = await app.request('POST', '/api/v1/content/write', { body: { uri: other, content: 'Bob won the Skerry regatta.', mode: 'create', wait: true } });
     expect(w.status).toBe(200);
@@ -237,7 +237,11 @@ describe('MCP endpoint (§12), dev mode', () => {
       const entry = context.structured.entries.find((e: { uri: string }) => e.uri === other);
       expect(entry?.origin).toBe('other_peer');
       const read = await call(actor, 'read', { uris: [other] });
-      expect([read.isError, read.text]).toEqual([false, 'Bob won the Skerry regatta.']);
+      const rest = await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(other)}`, { headers: { 'x-openviking-actor-peer': 'alice' } });
+      expect(rest.status).toBe(404); // dev mode is root: another peer is out of view, so not found
+      expect(read.text).toBe(`File not found: ${other}`);
+      const own = await call(client, 'read', { uris: [other] }); // no actor view: the whole peers collection
+      expect([own.isError, own.text]).toEqual([false, 'Bob won the Skerry regatta.']);
       const outside = await call(actor, 'read', { uris: ['viking://user/someone-else/memories/events/x.md'] });
       // Dev mode is ROOT, so another user's missing file is simply not found.
       expect([outside.isError, outside.text]).toEqual([false, 'File not found: viking://user/someone-else/memories/events/x.md']);

@@ -13,6 +13,7 @@ import { ContentService } from './content/content.service';
 import { IndexDispatchService } from './content/index-dispatch.service';
 import { FsController } from './fs/fs.controller';
 import { FsService } from './fs/fs.service';
+import { AdmissionService } from './http/admission.service';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { McpController } from './mcp/mcp.controller';
 import { McpReadService } from './mcp/mcp-read.service';
@@ -31,6 +32,9 @@ import { ScanService } from './search/scan.service';
 import { ImageInputService } from './search/image-input.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsService } from './sessions/sessions.service';
+import { SessionCommitService } from './sessions/session-commit.service';
+import { SessionReadService } from './sessions/session-read.service';
+import { TasksController } from './sessions/tasks.controller';
 import { HealthService } from './system/health.service';
 import { MetricsService } from './system/metrics.service';
 import { QueueWaitService } from './system/queue-wait.service';
@@ -43,7 +47,10 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
-      controllers: [AdminController, ContentController, FsController, FindController, ScanController, RecallController, SessionsController, SystemController, McpController],
+      controllers: [
+        AdminController, ContentController, FsController, FindController, ScanController, RecallController, SessionsController, SystemController,
+        McpController, TasksController,
+      ],
       providers: [
         IdentityService,
         AdminService,
@@ -51,6 +58,8 @@ export class GatewayModule {
         IndexDispatchService,
         FsService,
         SessionsService,
+        SessionCommitService,
+        SessionReadService,
         FindService,
         ScanService,
         ImageInputService,
@@ -65,6 +74,7 @@ export class GatewayModule {
         QueueWaitService,
         McpToolsService,
         McpReadService,
+        AdmissionService,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
       ],

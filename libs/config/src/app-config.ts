@@ -7,7 +7,14 @@ export interface AppConfig {
     /** Port of the /metrics listener of a worker process (retriever, assembler, rewriter); null: none. */
     metricsPort: number | null;
   };
-  auth: { rootApiKey: string | null; mode: 'api_key' | 'dev' };
+  auth: {
+    rootApiKey: string | null;
+    mode: 'api_key' | 'dev';
+    /** Server secret seeded user keys are an HMAC under (docs/limits-and-security.md#keys-and-roles). */
+    keySecret: string | null;
+    /** Shortest seed the admin API accepts for a seeded key. */
+    seedMinLength: number;
+  };
   redis: { url: string };
   store: { databaseUrl: string | null; dataDir: string; statementTimeoutMs: number };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
@@ -24,6 +31,29 @@ export interface AppConfig {
   /** The write path: outbox relay and coalesced directory summaries (see docs/architecture.md#write-path). */
   indexing: { outboxGraceMs: number; outboxPollMs: number; sidecarIntervalMs: number };
   ledger: { ttlSeconds: number };
+  /** Request bounds (docs/limits-and-security.md#request-bounds). */
+  limits: {
+    bodyMaxDepth: number;
+    queryMaxChars: number;
+    uriMaxChars: number;
+    uriMaxSegmentChars: number;
+    uriMaxDepth: number;
+    uriListMaxItems: number;
+    tagsMaxItems: number;
+    tagMaxChars: number;
+    batchMaxOps: number;
+    messageMaxChars: number;
+    descriptionMaxChars: number;
+    mcpMaxBatch: number;
+  };
+  /** Rate limits and per-account fairness (docs/limits-and-security.md#rate-limits-and-fairness). */
+  rate: {
+    enabled: boolean;
+    keyPerMinute: number;
+    accountPerMinute: number;
+    accountMaxInflight: number;
+    accountMaxQueued: number;
+  };
   embedding: { provider: 'local' | 'openai'; baseUrl: string | null; apiKey: string | null; model: string | null; dim: number | null };
   llm: {
     baseUrl: string | null;
@@ -34,5 +64,7 @@ export interface AppConfig {
     rewriteTimeoutMs: number;
     enableIntent: boolean;
   };
+  /** Session message bounds and extraction (see docs/sessions.md). */
+  sessions: { messageMaxChars: number; messageMaxParts: number; batchMax: number; extractTimeoutMs: number; extractPromptChars: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 }

@@ -31,6 +31,12 @@ export class EnvDto {
   @IsOptional() @Transform(blankToUndefined) @IsString() @MinLength(16, { message: 'MUNINN_ROOT_API_KEY must be at least 16 characters' })
   MUNINN_ROOT_API_KEY?: string;
 
+  @IsOptional() @Transform(blankToUndefined) @IsString() @MinLength(32, { message: 'MUNINN_KEY_SECRET must be at least 32 characters' })
+  MUNINN_KEY_SECRET?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(256)
+  MUNINN_KEY_SEED_MIN_LENGTH?: number;
+
   @IsOptional() @IsIn(['bullmq', 'inprocess'])
   MUNINN_TRANSPORT?: 'bullmq' | 'inprocess';
 
@@ -90,6 +96,59 @@ export class EnvDto {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   MUNINN_METRICS_PORT?: number;
 
+  // Request bounds and rate limits (issue 11); see docs/limits-and-security.md.
+  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(512)
+  MUNINN_BODY_MAX_DEPTH?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(16) @Max(1000000)
+  MUNINN_QUERY_MAX_CHARS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(64) @Max(65536)
+  MUNINN_URI_MAX_CHARS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(16) @Max(4096)
+  MUNINN_URI_MAX_SEGMENT_CHARS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(4) @Max(1000)
+  MUNINN_URI_MAX_DEPTH?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100000)
+  MUNINN_URI_LIST_MAX_ITEMS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  MUNINN_TAGS_MAX_ITEMS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(65536)
+  MUNINN_TAG_MAX_CHARS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  MUNINN_BATCH_MAX_OPS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(64) @Max(268435456)
+  MUNINN_MESSAGE_MAX_CHARS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(64) @Max(1048576)
+  MUNINN_DESCRIPTION_MAX_CHARS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  MUNINN_MCP_MAX_BATCH?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  MUNINN_RATE_LIMIT?: boolean;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000000)
+  MUNINN_RATE_KEY_PER_MINUTE?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000000)
+  MUNINN_RATE_ACCOUNT_PER_MINUTE?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  MUNINN_ACCOUNT_MAX_INFLIGHT?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100000)
+  MUNINN_ACCOUNT_MAX_QUEUED?: number;
+
+
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
@@ -125,4 +184,20 @@ export class EnvDto {
 
   @IsOptional() @Transform(toBool) @IsBoolean()
   RETRIEVAL_ENABLE_INTENT?: boolean;
+
+  // Sessions (docs/sessions.md): bounds of one message and one batch, the extraction model's fuse.
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000_000)
+  MUNINN_SESSION_MESSAGE_MAX_CHARS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  MUNINN_SESSION_MESSAGE_MAX_PARTS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  MUNINN_SESSION_BATCH_MAX?: number;
+
+  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value))) @IsNumber() @Min(0.1) @Max(600)
+  MUNINN_EXTRACT_TIMEOUT_S?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(2_000_000)
+  MUNINN_EXTRACT_PROMPT_CHARS?: number;
 }

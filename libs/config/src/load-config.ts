@@ -25,6 +25,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const dto = plainToInstance(EnvDto, pickDeclared(env), { enableImplicitConversion: false });
   const errors = validateSync(dto, { skipMissingProperties: false, forbidUnknownValues: false });
   if (errors.length > 0) throw new ConfigError(describe(errors));
+  // A filter nests two JSON levels per filter level (the node and its conds list), inside the body.
+  const filterDepth = dto.MUNINN_FILTER_MAX_DEPTH ?? 16;
+  if ((dto.MUNINN_BODY_MAX_DEPTH ?? 64) < 2 * filterDepth + 4) {
+    throw new ConfigError([`MUNINN_BODY_MAX_DEPTH must be at least 2 × MUNINN_FILTER_MAX_DEPTH + 4 (${2 * filterDepth + 4})`]);
+  }
   const rootKey = dto.MUNINN_ROOT_API_KEY ?? null;
   const embedBase = dto.EMBEDDING_BASE_URL ?? null;
   return {
@@ -34,7 +39,12 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       bodyLimitBytes: dto.MUNINN_BODY_LIMIT_BYTES ?? 10 * 1024 * 1024,
       metricsPort: dto.MUNINN_METRICS_PORT ?? null,
     },
-    auth: { rootApiKey: rootKey, mode: rootKey ? 'api_key' : 'dev' },
+    auth: {
+      rootApiKey: rootKey,
+      mode: rootKey ? 'api_key' : 'dev',
+      keySecret: dto.MUNINN_KEY_SECRET ?? null,
+      seedMinLength: dto.MUNINN_KEY_SEED_MIN_LENGTH ?? 16,
+    },
     redis: { url: dto.REDIS_URL ?? 'redis://127.0.0.1:6379' },
     store: {
       databaseUrl: dto.DATABASE_URL ?? null,
@@ -65,6 +75,27 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       sidecarIntervalMs: dto.MUNINN_SIDECAR_INTERVAL_MS ?? 500,
     },
     ledger: { ttlSeconds: dto.MUNINN_LEDGER_TTL_S ?? 7 * 24 * 3600 },
+    limits: {
+      bodyMaxDepth: dto.MUNINN_BODY_MAX_DEPTH ?? 64,
+      queryMaxChars: dto.MUNINN_QUERY_MAX_CHARS ?? 10000,
+      uriMaxChars: dto.MUNINN_URI_MAX_CHARS ?? 2048,
+      uriMaxSegmentChars: dto.MUNINN_URI_MAX_SEGMENT_CHARS ?? 255,
+      uriMaxDepth: dto.MUNINN_URI_MAX_DEPTH ?? 32,
+      uriListMaxItems: dto.MUNINN_URI_LIST_MAX_ITEMS ?? 200,
+      tagsMaxItems: dto.MUNINN_TAGS_MAX_ITEMS ?? 64,
+      tagMaxChars: dto.MUNINN_TAG_MAX_CHARS ?? 128,
+      batchMaxOps: dto.MUNINN_BATCH_MAX_OPS ?? 256,
+      messageMaxChars: dto.MUNINN_MESSAGE_MAX_CHARS ?? 200000,
+      descriptionMaxChars: dto.MUNINN_DESCRIPTION_MAX_CHARS ?? 4096,
+      mcpMaxBatch: dto.MUNINN_MCP_MAX_BATCH ?? 16,
+    },
+    rate: {
+      enabled: dto.MUNINN_RATE_LIMIT ?? true,
+      keyPerMinute: dto.MUNINN_RATE_KEY_PER_MINUTE ?? 3000,
+      accountPerMinute: dto.MUNINN_RATE_ACCOUNT_PER_MINUTE ?? 12000,
+      accountMaxInflight: dto.MUNINN_ACCOUNT_MAX_INFLIGHT ?? 16,
+      accountMaxQueued: dto.MUNINN_ACCOUNT_MAX_QUEUED ?? 64,
+    },
     embedding: {
       provider: embedBase ? 'openai' : 'local',
       baseUrl: embedBase,
@@ -81,6 +112,13 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       rewriteTimeoutMs: Math.round((dto.RECALL_REWRITE_TIMEOUT_S ?? 30) * 1000),
       enableIntent: dto.RETRIEVAL_ENABLE_INTENT ?? true,
     },
+    sessions: {
+      messageMaxChars: dto.MUNINN_SESSION_MESSAGE_MAX_CHARS ?? 200_000,
+      messageMaxParts: dto.MUNINN_SESSION_MESSAGE_MAX_PARTS ?? 100,
+      batchMax: dto.MUNINN_SESSION_BATCH_MAX ?? 100,
+      extractTimeoutMs: Math.round((dto.MUNINN_EXTRACT_TIMEOUT_S ?? 60) * 1000),
+      extractPromptChars: dto.MUNINN_EXTRACT_PROMPT_CHARS ?? 60_000,
+    },
     logLevel: dto.LOG_LEVEL ?? 'log',
   };
 }
@@ -94,7 +132,15 @@ const DECLARED = [
   'QUERY_PLANNER_MODEL', 'RECALL_INTENT_TIMEOUT_S', 'RECALL_REWRITE_TIMEOUT_S', 'RETRIEVAL_ENABLE_INTENT',
   'MUNINN_STATEMENT_TIMEOUT_MS', 'MUNINN_FILTER_MAX_NODES', 'MUNINN_FILTER_MAX_DEPTH',
   'MUNINN_FILTER_MAX_PATTERN_LENGTH', 'MUNINN_METRICS_PORT',
+  // issue 11 (guard): keys, rate limits, request bounds
+  'MUNINN_KEY_SECRET', 'MUNINN_KEY_SEED_MIN_LENGTH', 'MUNINN_BODY_MAX_DEPTH', 'MUNINN_QUERY_MAX_CHARS',
+  'MUNINN_URI_MAX_CHARS', 'MUNINN_URI_MAX_SEGMENT_CHARS', 'MUNINN_URI_MAX_DEPTH', 'MUNINN_URI_LIST_MAX_ITEMS',
+  'MUNINN_TAGS_MAX_ITEMS', 'MUNINN_TAG_MAX_CHARS', 'MUNINN_BATCH_MAX_OPS', 'MUNINN_MESSAGE_MAX_CHARS',
+  'MUNINN_DESCRIPTION_MAX_CHARS', 'MUNINN_MCP_MAX_BATCH', 'MUNINN_RATE_LIMIT', 'MUNINN_RATE_KEY_PER_MINUTE',
+  'MUNINN_RATE_ACCOUNT_PER_MINUTE', 'MUNINN_ACCOUNT_MAX_INFLIGHT', 'MUNINN_ACCOUNT_MAX_QUEUED',
   'MUNINN_SCAN_MAX_FILES', 'MUNINN_SCAN_MAX_RESULTS', 'MUNINN_TREE_MAX_NODES', 'MUNINN_MCP_READ_MAX_URIS',
+  'MUNINN_SESSION_MESSAGE_MAX_CHARS', 'MUNINN_SESSION_MESSAGE_MAX_PARTS', 'MUNINN_SESSION_BATCH_MAX',
+  'MUNINN_EXTRACT_TIMEOUT_S', 'MUNINN_EXTRACT_PROMPT_CHARS',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

@@ -69,8 +69,10 @@ export class HashingEmbedder implements Embedder {
     for (let i = 0; i < tokens.length; i++) {
       const e = tf.get(tokens[i]);
       const w = weights[i];
-      if (e) (e.n += 1), (e.w = Math.max(e.w, w));
-      else tf.set(tokens[i], { n: 1, w });
+      if (e) {
+        e.n += 1;
+        e.w = Math.max(e.w, w);
+      }      else tf.set(tokens[i], { n: 1, w });
     }
     scratch.fill(0);
     for (const [token, { n, w }] of tf) {

@@ -84,3 +84,4 @@ export * from './fs/glob-pattern';
 export * from './fs/tree-order';
 export * from './fs/delete-guard';
 export * from './fs/write-rules';
+export * from './session';

@@ -14,6 +14,7 @@ export enum KernelErrorCode {
   Unavailable = 'UNAVAILABLE',
   DeadlineExceeded = 'DEADLINE_EXCEEDED',
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
+  UnsupportedMediaType = 'UNSUPPORTED_MEDIA_TYPE',
   Internal = 'INTERNAL',
 }
 

@@ -2,6 +2,8 @@ import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
 import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
+import { decodeJobFailure } from './job-failure-decode';
+import { currentJobMeta, withJobMeta } from './job-context';
 import { jobOptions } from './job-options';
 
 /** {@link JobBus} over BullMQ: results come back through one shared `QueueEvents` stream per queue. */
@@ -18,7 +20,7 @@ export class BullJobBus extends JobBus {
   }
 
   async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
-    await this.add(queue, data, opts.jobId, {
+    await this.add(queue, withJobMeta(data, currentJobMeta()), opts.jobId, {
       ...(opts.delayMs && opts.delayMs > 0 ? { delay: Math.round(opts.delayMs) } : {}),
       ...(opts.coalesceKey ? { deduplication: { id: opts.coalesceKey, keepLastIfActive: true } } : {}),
     });
@@ -26,7 +28,8 @@ export class BullJobBus extends JobBus {
 
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
     const events = await this.eventsFor(queue);
-    const job = await this.add(queue, data, opts.jobId);
+    // The deadline travels with the job: past it the worker drops the job instead of running it late.
+    const job = await this.add(queue, withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs)), opts.jobId);
     return this.await<Q>(job, events, queue, opts.timeoutMs);
   }
 
@@ -74,7 +77,7 @@ export class BullJobBus extends JobBus {
       if (/timed out before finishing/i.test(msg)) {
         throw new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${timeoutMs / 1000}s`, { operation: queue, timeout: timeoutMs / 1000 });
       }
-      throw err;
+      throw decodeJobFailure(err);
     }
   }
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
+import { currentJobMeta, withJobMeta } from './job-context';
+import { decodeJobFailure } from './job-failure-decode';
 import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 
 type Handler = (data: unknown) => Promise<unknown>;
@@ -25,7 +27,8 @@ export class InProcessJobBus extends JobBus {
     this.handlers.set(queue, handler);
   }
 
-  async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
+  async enqueue<Q extends QueueKey>(queue: Q, payload: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
+    const data = withJobMeta(payload, currentJobMeta());
     if (opts.coalesceKey) return this.coalesce(queue, data, `${queue}/${opts.coalesceKey}`, opts.delayMs ?? 0);
     const start = () => void this.run(queue, data, opts.jobId ?? randomUUID()).catch(() => undefined);
     if (opts.delayMs && opts.delayMs > 0) setTimeout(start, opts.delayMs).unref();
@@ -33,7 +36,8 @@ export class InProcessJobBus extends JobBus {
   }
 
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
-    return withDeadline(this.run(queue, data, opts.jobId ?? randomUUID()), queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
+    const job = withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs));
+    return withDeadline(this.run(queue, job, opts.jobId ?? randomUUID()), queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
@@ -97,5 +101,5 @@ function withDeadline<T>(p: Promise<T>, queue: string, ms: number): Promise<T> {
       ms,
     );
   });
-  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([p.catch((err: unknown) => Promise.reject(decodeJobFailure(err))), deadline]).finally(() => clearTimeout(timer));
 }

@@ -9,3 +9,7 @@ export * from './ensure-redis';
 export * from './redis-ledger-store';
 export * from './index-queue';
 export * from './worker-metrics';
+export * from './job-context';
+export * from './job-failure-decode';
+export * from './queue-processor';
+export * from './queue-clients';

@@ -1,4 +1,4 @@
-import { JobsOptions } from 'bullmq';
+import { JobsOptions, WorkerOptions } from 'bullmq';
 import { IndexJob, QueueName } from '@app/contracts';
 
 /**
@@ -22,8 +22,30 @@ export function jobOptions(queue: QueueName): JobsOptions {
     case QueueName.Expand:
     case QueueName.Digest:
       return { ...keep, attempts: 1 };
+    // A commit's extraction is retried (a worker killed mid-job, a predecessor still running); the task
+    // id is the job id, and the job is idempotent, so a retry never duplicates a memory.
+    case QueueName.Extract:
+      return { removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 24 * 3600, count: 5000 }, attempts: 6, backoff: { type: 'exponential', delay: 1000 } };
   }
 }
+
+const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([QueueName.Find, QueueName.Assemble, QueueName.Expand, QueueName.Digest]);
+
+/**
+ * Whether jobs of `queue` serve one waiting request (and carry its deadline) rather than durable work.
+ * Request-scoped failures are final; durable ones (index, sidecar) are retried and idempotent.
+ */
+export function isRequestScoped(queue: QueueName): boolean {
+  return REQUEST_SCOPED.has(queue);
+}
+
+/**
+ * Worker options of request-scoped queues: a job whose worker died (stalled) fails instead of being
+ * run again, because its request has been answered or has failed by then (docs/operations.md
+ * "Request ids and deadlines"). Waiting jobs that outlive their deadline are dropped by the
+ * processor base.
+ */
+export const REQUEST_WORKER_OPTIONS: Pick<WorkerOptions, 'maxStalledCount'> = { maxStalledCount: 0 };
 
 /**
  * Deterministic id of the index job of one outbox entry: the gateway's enqueue right after the commit

@@ -8,6 +8,7 @@ import { QueueName } from '@app/contracts';
 import { BullJobBus } from './bull-job-bus';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
+import { QUEUE_CLIENTS } from './queue-clients';
 import { redisOptions } from './redis-connection';
 import { RedisLedgerStore } from './redis-ledger-store';
 
@@ -52,8 +53,9 @@ function inProcess(): DynamicModule {
       { provide: InProcessJobBus, useValue: bus },
       { provide: REDIS, useValue: null },
       { provide: LEDGER_STORE, useValue: new InMemoryLedgerStore() },
+      ...QUEUE_CLIENTS,
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE],
+    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, ...QUEUE_CLIENTS],
   };
 }
 
@@ -83,7 +85,8 @@ function bullmq(config: AppConfig): DynamicModule {
       { provide: InProcessJobBus, useValue: null },
       { provide: REDIS, useFactory: () => new Redis({ ...connection, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) },
       { provide: LEDGER_STORE, inject: [REDIS], useFactory: (redis: Redis) => new RedisLedgerStore(redis) },
+      ...QUEUE_CLIENTS,
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, BullModule],
+    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, BullModule, ...QUEUE_CLIENTS],
   };
 }

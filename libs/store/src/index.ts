@@ -15,6 +15,8 @@ export * from './repositories/node-list.repository';
 export * from './repositories/node.types';
 export * from './repositories/scope';
 export * from './repositories/session.repository';
+export * from './repositories/session-archive.repository';
+export * from './repositories/session-task.repository';
 export * from './store.module';
 export * from './repositories/node-search-bulk';
 export * from './repositories/node-search-filter';

@@ -2,7 +2,7 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Db } from './db/db.port';
 import { openStore } from './open-store';
-import { IdentityRepository } from './repositories/identity.repository';
+import { IdentityRepository, keyServerSecret } from './repositories/identity.repository';
 import { NodeIndexRepository } from './repositories/node-index.repository';
 import { NodeFsRepository } from './repositories/node-fs.repository';
 import { NodeListRepository } from './repositories/node-list.repository';
@@ -10,6 +10,8 @@ import { NodeScanRepository } from './repositories/node-scan.repository';
 import { NodeRepository } from './repositories/node.repository';
 import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
+import { SessionArchiveRepository } from './repositories/session-archive.repository';
+import { SessionTaskRepository } from './repositories/session-task.repository';
 
 /** DI token for the opened {@link Db}. */
 export const STORE_DB = Symbol('STORE_DB');
@@ -32,10 +34,23 @@ export const STORE_DB = Symbol('STORE_DB');
     },
     { provide: NodeScanRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeScanRepository(db) },
     { provide: OutboxRepository, inject: [STORE_DB], useFactory: (db: Db) => new OutboxRepository(db) },
-    { provide: IdentityRepository, inject: [STORE_DB], useFactory: (db: Db) => new IdentityRepository(db) },
+    {
+      provide: IdentityRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey)),
+    },
     { provide: SessionRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionRepository(db) },
+    { provide: SessionArchiveRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionArchiveRepository(db) },
+    {
+      provide: SessionTaskRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new SessionTaskRepository(db, cfg.indexing.outboxGraceMs),
+    },
   ],
-  exports: [STORE_DB, NodeRepository, NodeFsRepository, NodeScanRepository, NodeIndexRepository, NodeListRepository, OutboxRepository, IdentityRepository, SessionRepository],
+  exports: [
+    STORE_DB, NodeRepository, NodeFsRepository, NodeScanRepository, NodeIndexRepository, NodeListRepository, OutboxRepository, IdentityRepository,
+    SessionRepository, SessionArchiveRepository, SessionTaskRepository,
+  ],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(@Inject(STORE_DB) private readonly db: Db) {}

@@ -46,7 +46,9 @@ export async function assertTestPostgres(url: string): Promise<string> {
       return `PostgreSQL ${version.rows[0].server_version}, pgvector ${vector.rows[0].default_version}`;
     });
   } catch (error) {
-    throw new Error(`MUNINN_TEST_DATABASE_URL (${redact(url)}) is not usable for tests: ${(error as Error).message}`);
+    throw new Error(`MUNINN_TEST_DATABASE_URL (${redact(url)}) is not usable for tests: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 

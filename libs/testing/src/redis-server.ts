@@ -75,7 +75,7 @@ async function spawnRedis(bin: string): Promise<TestRedis> {
   } catch (error) {
     const log = safeRead(logfile).split('\n').slice(-10).join('\n');
     await stop();
-    throw new Error(`${bin} did not start on port ${port}: ${(error as Error).message}\n${log}`);
+    throw new Error(`${bin} did not start on port ${port}: ${(error as Error).message}\n${log}`, { cause: error });
   }
   return { url, source: 'spawned', stop };
 }
@@ -92,6 +92,7 @@ async function startRedisContainer(): Promise<TestRedis> {
     throw new Error(
       'No Redis for tests: REDIS_URL is unset, redis-server is not on PATH (apt-get install redis-server), ' +
         `and testcontainers failed: ${(error as Error).message}`,
+      { cause: error },
     );
   }
 }

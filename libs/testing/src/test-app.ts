@@ -58,6 +58,9 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'error',
+    // Directory summaries refreshed on every write (no coalescing window), so `wait:true` also means
+    // "its directory summary is current"; tests of coalescing set their own interval.
+    MUNINN_SIDECAR_INTERVAL_MS: '0',
     ...(db ? { DATABASE_URL: db.url } : {}),
     ...(opts.rootApiKey ? { MUNINN_ROOT_API_KEY: opts.rootApiKey } : {}),
     ...opts.env,

@@ -1,16 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { Identity, invalidArgument, KernelError, KernelErrorCode } from '@app/kernel';
 import { IdentityRepository, UserRole } from '@app/store';
+import { DedupLedgerService } from '../search/dedup-ledger.service';
 
 /** Account and user administration, with the reference's role rules. */
 @Injectable()
 export class AdminService {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly identities: IdentityRepository) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly identities: IdentityRepository,
+    private readonly ledgers: DedupLedgerService,
+  ) {}
 
   createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
     this.requireRoot(caller);
-    return this.identities.createAccount(accountId, adminUserId, seed);
+    return this.identities.createAccount(accountId, adminUserId, this.checkedSeed(seed));
   }
 
   listAccounts(caller: Identity) {
@@ -20,13 +25,15 @@ export class AdminService {
 
   async deleteAccount(caller: Identity, accountId: string) {
     this.requireRoot(caller);
+    await this.identities.getAccount(accountId);
+    await this.ledgers.forget({ accountId });
     await this.identities.deleteAccount(accountId);
     return { deleted: true };
   }
 
   async createUser(caller: Identity, accountId: string, userId: string, role: UserRole, seed?: string) {
     this.requireManager(caller, accountId);
-    const r = await this.identities.createUser(accountId, userId, role, seed);
+    const r = await this.identities.createUser(accountId, userId, role, this.checkedSeed(seed));
     return { account_id: r.account_id, user_id: r.user_id, role: r.role, user_key: r.user_key };
   }
 
@@ -43,6 +50,8 @@ export class AdminService {
 
   async deleteUser(caller: Identity, accountId: string, userId: string) {
     this.requireManager(caller, accountId);
+    await this.identities.getUser(accountId, userId);
+    await this.ledgers.forget({ accountId, userId });
     await this.identities.deleteUser(accountId, userId);
     return { account_id: accountId, user_id: userId, deleted: true };
   }
@@ -55,8 +64,17 @@ export class AdminService {
 
   async rotateKey(caller: Identity, accountId: string, userId: string, seed?: string) {
     this.requireManager(caller, accountId);
-    const r = await this.identities.rotateKey(accountId, userId, seed);
+    const r = await this.identities.rotateKey(accountId, userId, this.checkedSeed(seed));
     return { user_key: r.user_key };
+  }
+
+  /** A seed short enough to guess would make its key guessable by anyone holding the server secret's output. */
+  private checkedSeed(seed: string | undefined): string | undefined {
+    const min = this.config.auth.seedMinLength;
+    if (seed !== undefined && [...seed].length < min) {
+      throw invalidArgument(`seed must be at least ${min} characters`, { field: 'seed', limit: min });
+    }
+    return seed;
   }
 
   private requireApiKeyMode() {

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { IndexJob } from '@app/contracts';
-import { Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, checkContentWrite, checkReindexTarget, normalizeSearchTags, stripMemoryFields } from '@app/kernel';
+import {
+  canChangeSubtree, Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, checkContentWrite, checkReindexTarget,
+  normalizeSearchTags, stripMemoryFields,
+} from '@app/kernel';
 import { NodeFsRepository, nodePath, NodeRepository, OutboxRepository } from '@app/store';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 import { ReadQueryDto } from './dto/read.dto';
@@ -10,6 +13,9 @@ import { IndexDispatchService } from './index-dispatch.service';
 const SIDECAR_LEAF = /\/\.(abstract|overview)\.md$/;
 
 /** Reading and writing file content; every write that changes something is followed by indexing. */
+/** Failure reasons a reindex answer carries at most. */
+const MAX_REINDEX_WARNINGS = 20;
+
 @Injectable()
 export class ContentService {
   constructor(
@@ -142,11 +148,17 @@ export class ContentService {
     }
     const root = await this.nodes.get(caller, uri);
     if (!root) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    const recursive = root.kind === 'directory' && (dto.recursive ?? true);
+    if (recursive && !canChangeSubtree(caller, uri)) {
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Reindexing a directory of the shared resources tree needs role admin: ${uri}`, {
+        resource: uri,
+      });
+    }
     if (dto.tags) {
       const tags = normalizeSearchTags(dto.tags.filter((t) => /^[^=\s]+=[^=]*\S[^=]*$/.test(t.trim())));
       await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, 100000);
     }
-    const subtree = root.kind === 'directory' && (dto.recursive ?? true) ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
+    const subtree = recursive ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
     const nodes = [root, ...subtree].sort((a, b) => (a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1));
     const entries = [];
@@ -164,7 +176,8 @@ export class ContentService {
       rebuilt_records: nodes.length - failed,
       failed_records: failed,
       duration_ms: Date.now() - started,
-      warnings: [] as string[],
+      // Why nodes failed (one line per failed job, at most a few), so a partial rebuild explains itself.
+      warnings: outcome.errors.slice(0, MAX_REINDEX_WARNINGS),
     };
   }
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { IndexJob, IndexResult, QueueName } from '@app/contracts';
+import { IndexJob, IndexResult } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
-import { enqueueIndex, JobBus } from '@app/queue';
+import { IndexClient } from '@app/queue';
 import { OutboxRepository } from '@app/store';
 
 /** An outbox entry after the writer's attempt to enqueue it. */
@@ -36,14 +36,14 @@ export class IndexDispatchService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly bus: JobBus,
+    private readonly indexer: IndexClient,
     private readonly outbox: OutboxRepository,
   ) {}
 
   /** Never throws: the entry is durable in the store, so a queue outage only delays indexing. */
   async dispatch(job: IndexJob): Promise<Dispatched> {
     try {
-      return { job, jobId: await enqueueIndex(this.bus, job) };
+      return { job, jobId: await this.indexer.enqueue(job) };
     } catch (err) {
       if (Date.now() - this.warnedAt > 10_000) {
         this.warnedAt = Date.now();
@@ -75,7 +75,7 @@ export class IndexDispatchService {
   private async waitOne(e: Dispatched, deadline: number, timeoutMs: number): Promise<IndexResult> {
     if (e.jobId) {
       try {
-        return await this.bus.waitFor(QueueName.Index, e.jobId, Math.max(1, deadline - Date.now()));
+        return await this.indexer.waitFor(e.jobId, Math.max(1, deadline - Date.now()));
       } catch (err) {
         // The queue went away while waiting: the store still says when the entry is done.
         if (!(err instanceof KernelError && err.code === KernelErrorCode.Unavailable)) throw err;

@@ -79,7 +79,7 @@ export class FsService {
       mode: isDir ? DIR_MODE : FILE_MODE,
       modTime: n.updatedAt,
       isDir,
-      isLocked: false,
+      isLocked: await this.listing.indexPending(caller.accountId, uri),
       ...(isDir ? { count: await this.listing.countUnder(caller, uri) } : {}),
     };
   }

@@ -2,10 +2,15 @@ import { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
-import { AppConfig } from '@app/config';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { authenticateRequest } from '../auth/auth.guard';
+import { IdentityService } from '../auth/identity.service';
 import { MetricsService } from '../system/metrics.service';
+import type { Identity } from '@app/kernel';
+import { AdmissionService } from './admission.service';
 import { ApiValidationPipe } from './api-validation.pipe';
 import { DomainExceptionFilter } from './domain-exception.filter';
+import { installRequestGate } from './request-gate';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
@@ -21,6 +26,24 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   // Nest routes Fastify's own errors (bad JSON, body too large) through the global filter as well.
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   const metrics = app.get(MetricsService);
+  const config = app.get<AppConfig>(APP_CONFIG);
+  const identities = app.get(IdentityService);
+  const admission = app.get(AdmissionService);
+  installRequestGate(fastify, {
+    devMode: config.auth.mode === 'dev',
+    bodyLimitBytes: config.http.bodyLimitBytes,
+    limits: config.limits,
+    authenticate: (req) => authenticateRequest(identities, req),
+    admit: async (req, reply) => {
+      const caller = (req as unknown as { identity: Identity }).identity;
+      await admission.consume(caller);
+      const release = await admission.enter(caller, config.queues.requestDeadlineMs);
+      // 'close' fires once the response is done or the client went away, whichever comes first.
+      if (req.raw.destroyed) release();
+      else reply.raw.once('close', release);
+    },
+    charge: (req, points) => admission.consume((req as unknown as { identity: Identity }).identity, points),
+  });
   fastify.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
     metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000);

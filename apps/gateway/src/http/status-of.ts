@@ -21,6 +21,8 @@ export function statusOf(code: string): number {
       return 412;
     case KernelErrorCode.PayloadTooLarge:
       return 413;
+    case KernelErrorCode.UnsupportedMediaType:
+      return 415;
     case KernelErrorCode.ResourceExhausted:
       return 429;
     case KernelErrorCode.Unavailable:
@@ -51,7 +53,7 @@ export function codeOfStatus(status: number): string {
     case 413:
       return KernelErrorCode.PayloadTooLarge;
     case 415:
-      return 'UNSUPPORTED_MEDIA_TYPE';
+      return KernelErrorCode.UnsupportedMediaType;
     case 429:
       return KernelErrorCode.ResourceExhausted;
     case 502:

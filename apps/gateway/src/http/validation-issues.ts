@@ -15,7 +15,7 @@ export function toIssues(errors: ValidationError[], loc: (string | number)[] = [
   return out;
 }
 
-function issue(name: string, message: string, loc: (string | number)[], e: ValidationError): ValidationIssue {
+function issue(name: string, message: string, loc: (string | number)[], _e: ValidationError): ValidationIssue {
   switch (name) {
     case 'whitelistValidation':
       return { loc, message: 'Extra inputs are not permitted', type: 'extra_forbidden' };

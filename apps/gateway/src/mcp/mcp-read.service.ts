@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { canonicalizeUri, Identity, KernelError, KernelErrorCode, openContext, overviewFromContent, pyStrip, stripMemoryFields } from '@app/kernel';
+import { canonicalizeUri, Identity, KernelError, KernelErrorCode, overviewFromContent, pyStrip, stripMemoryFields } from '@app/kernel';
 import { NodeRepository } from '@app/store';
 import { ContentService } from '../content/content.service';
 
@@ -25,9 +25,9 @@ export class McpReadService {
 
   async read(caller: Identity, rawUri: string, level: ReadLevel): Promise<ReadAnswer> {
     const uri = canonicalizeUri(rawUri, caller.userId).replace(SIDECAR, '');
-    // Context entries may come from other peers (peer_scope "all" searches with the actor view
-    // lifted), so a URI in the caller's own peers collection is read the same way.
-    const who = uri.startsWith(`viking://user/${caller.userId}/peers/`) ? openContext(caller) : caller;
+    // The actor view applies as on GET /content/read: another peer's URI is a 403 (PERMISSION_DENIED)
+    // even when a peer_scope "all" context entry carried it (the entry's text was in that answer).
+    const who = caller;
     this.content.readableUri(who, uri);
     const node = await this.nodes.get(who, uri);
     if (!node) throw new KernelError(KernelErrorCode.NotFound, `Not found: ${uri}`, { resource: uri });

@@ -54,7 +54,7 @@ function coerce(name: string, spec: PropSpec, value: unknown): unknown {
     case 'boolean':
       if (typeof v !== 'boolean') throw bad();
       return v;
-    case 'array':
+    case 'array': {
       if (!Array.isArray(v)) throw bad();
       if (spec.maxItems !== undefined && v.length > spec.maxItems) {
         const message = `${name}: List should have at most ${spec.maxItems} items`;
@@ -63,6 +63,7 @@ function coerce(name: string, spec: PropSpec, value: unknown): unknown {
       const itemType = spec.of === 'integer' ? 'number' : (spec.of ?? 'string');
       if (!spec.itemProps && v.some((x) => typeof x !== itemType)) throw bad();
       return v;
+    }
     case 'object':
       if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad();
       return v;

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { AssembleResult, QueueName } from '@app/contracts';
+import { AssembleResult } from '@app/contracts';
 import {
   buildContextStats, Candidate, countOrigins, DedupStats, deprecatedStats, entryToJson, excludedSet, ExpansionStatus,
   formatRetrievalError, Identity, invalidArgument, KernelError, KernelErrorCode, mergeRetrievalResults, normalizeDetail, planEntries, planRetrievalCalls,
   renderContext, RewriteStatus, RewriteUsage,
 } from '@app/kernel';
-import { JobBus } from '@app/queue';
+import { AssembleClient } from '@app/queue';
 import { ContextParams } from './context-params';
 import { DedupLedgerService, LedgerView } from './dedup-ledger.service';
 import { RetrievalFanoutService } from './retrieval-fanout.service';
@@ -21,7 +21,7 @@ import { LoadedSession, SessionContextService } from './session-context.service'
 export class ContextPipelineService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly bus: JobBus,
+    private readonly assembler: AssembleClient,
     private readonly sessions: SessionContextService,
     private readonly ledger: DedupLedgerService,
     private readonly fanout: RetrievalFanoutService,
@@ -35,7 +35,7 @@ export class ContextPipelineService {
 
     let expansion: ExpansionStatus = 'off';
     let queries = [p.query];
-    if (expansionOn && session) ({ status: expansion, queries } = await this.rewriter.expand(p.query, session.recentMessages));
+    if (expansionOn && session) ({ status: expansion, queries } = await this.rewriter.expand(p.query, session.recentMessages, session.latestArchiveOverview));
 
     const ledger = session && p.dedupTurns > 0 ? await this.ledger.load(caller, session.sessionId, session.clock, p.dedupTurns) : null;
     const excluded = excludedSet(p.excludeUris, ledger?.cooled ?? []);
@@ -81,7 +81,7 @@ export class ContextPipelineService {
    */
   private async assemble(caller: Identity, candidates: Candidate[], p: ContextParams, deadline: number, errors: string[]): Promise<AssembleResult> {
     try {
-      return await this.bus.call(QueueName.Assemble, { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail }, { timeoutMs: Math.max(1, deadline - Date.now()) });
+      return await this.assembler.call({ identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail }, deadline - Date.now());
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { cooledUris, DedupStatus, Identity, LedgerStore, parseLedger, recordServed } from '@app/kernel';
-import { LEDGER_STORE, ledgerKey } from '@app/queue';
+import { cooledUris, DedupStatus, Identity, KernelError, KernelErrorCode, LedgerStore, parseLedger, recordServed } from '@app/kernel';
+import { LEDGER_STORE, ledgerKey, ledgerScopePrefix } from '@app/queue';
 
 /** The ledger as loaded for one request: its raw document, status and cooled URIs. */
 export interface LedgerView {
@@ -48,5 +48,24 @@ export class DedupLedgerService {
   async read(caller: Identity, sessionId: string): Promise<unknown> {
     const raw = await this.store.read(this.keyFor(caller, sessionId));
     return raw === null ? null : parseLedger(raw).data;
+  }
+
+  /**
+   * Deletes the ledgers of a session, of a user or of a whole account, so a re-created session, user
+   * or account starts with none. Fails with UNAVAILABLE when Redis does: callers delete the ledgers
+   * before the store rows, so a failure leaves both in place and the deletion can be retried.
+   */
+  async forget(scope: { accountId: string; userId?: string; sessionId?: string }): Promise<void> {
+    const { prefix } = this.config.queues;
+    const target =
+      scope.userId !== undefined && scope.sessionId !== undefined
+        ? { key: ledgerKey(prefix, scope.accountId, scope.userId, scope.sessionId) }
+        : { keyPrefix: ledgerScopePrefix(prefix, scope.accountId, scope.userId) };
+    try {
+      await this.store.remove(target);
+    } catch (err) {
+      this.logger.warn(`ledger delete failed: ${(err as Error).message}`);
+      throw new KernelError(KernelErrorCode.Unavailable, 'Could not delete the dedup ledgers (Redis unavailable); nothing was deleted, retry later');
+    }
   }
 }

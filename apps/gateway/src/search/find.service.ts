@@ -1,26 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { FindJob, FindResult, parseJobFailure, QueueName } from '@app/contracts';
+import { FindJob, FindResult } from '@app/contracts';
 import {
-  assertFilterWithinLimits, buildFilter, Identity, invalidArgument, isPlainObject, KernelError, KernelErrorCode,
+  assertFilterWithinLimits, buildFilter, Identity, invalidArgument, isPlainObject,
   parseLevels, resolveFindTargets,
 } from '@app/kernel';
-import { JobBus } from '@app/queue';
+import { FindClient } from '@app/queue';
 import { assertSearchableFilter } from '@app/store';
 import type { SearchEnvelope } from './context-search.service';
 import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
 import { ImageInputService } from './image-input.service';
 import { validateBody } from './validate-body';
 
-const KNOWN_CODES = new Set<string>(Object.values(KernelErrorCode));
-
 /** `/find` and `/search` list mode: validate, resolve targets and filter, run one `find` job (§2). */
 @Injectable()
 export class FindService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly bus: JobBus,
+    private readonly finder: FindClient,
     private readonly images: ImageInputService,
   ) {}
 
@@ -80,15 +78,8 @@ export class FindService {
     return envelope;
   }
 
-  private async call(job: FindJob): Promise<FindResult> {
-    try {
-      return await this.bus.call(QueueName.Find, job, { timeoutMs: this.config.queues.requestDeadlineMs });
-    } catch (err) {
-      if (err instanceof KernelError) throw err;
-      // A worker-side domain failure arrives as the job's failure message (libs/contracts job-failure).
-      const failure = parseJobFailure(err instanceof Error ? err.message : String(err));
-      if (failure && KNOWN_CODES.has(failure.code)) throw new KernelError(failure.code as KernelErrorCode, failure.message);
-      throw err;
-    }
+  // A worker-side domain failure arrives already decoded into its KernelError (libs/queue job-failure-decode).
+  private call(job: FindJob): Promise<FindResult> {
+    return this.finder.call(job, this.config.queues.requestDeadlineMs);
   }
 }

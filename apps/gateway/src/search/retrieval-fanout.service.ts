@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { FindJob, parseJobFailure, QueueName } from '@app/contracts';
+import { FindJob } from '@app/contracts';
 import {
   FilterNode, Identity, KernelError, KernelErrorCode, openContext, resolveFindTargets, RetrievalCall, RetrievalOutcome, withContextType,
 } from '@app/kernel';
-import { JobBus } from '@app/queue';
+import { FindClient } from '@app/queue';
 
 export interface FanoutInput {
   identity: Identity;
@@ -21,7 +21,7 @@ export interface FanoutInput {
  */
 @Injectable()
 export class RetrievalFanoutService {
-  constructor(private readonly bus: JobBus) {}
+  constructor(private readonly finder: FindClient) {}
 
   run(input: FanoutInput): Promise<RetrievalOutcome[]> {
     return Promise.all(input.calls.map((call) => this.one(input, call)));
@@ -40,8 +40,7 @@ export class RetrievalFanoutService {
         limit: call.limit,
         scoreThreshold: input.scoreThreshold,
       };
-      const timeoutMs = Math.max(1, input.deadline - Date.now());
-      return { call, result: await this.bus.call(QueueName.Find, job, { timeoutMs }) };
+      return { call, result: await this.finder.call(job, input.deadline - Date.now()) };
     } catch (err) {
       // Redis itself being away is not one failed call: the whole request is unavailable (503).
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
@@ -60,9 +59,7 @@ function errorName(err: unknown): string {
 
 const REQUEST_ERRORS: ReadonlySet<string> = new Set([KernelErrorCode.InvalidArgument, KernelErrorCode.InvalidUri]);
 
-/** The caller's mistake behind a failed call (raised here, or by the worker as a coded job failure), if it was one. */
+/** The caller's mistake behind a failed call (raised here, or by the worker; the client decodes both), if it was one. */
 function invalidArgumentOf(err: unknown): KernelError | null {
-  if (err instanceof KernelError) return REQUEST_ERRORS.has(err.code) ? err : null;
-  const failure = parseJobFailure(err instanceof Error ? err.message : String(err));
-  return failure && REQUEST_ERRORS.has(failure.code) ? new KernelError(failure.code as KernelErrorCode, failure.message) : null;
+  return err instanceof KernelError && REQUEST_ERRORS.has(err.code) ? err : null;
 }

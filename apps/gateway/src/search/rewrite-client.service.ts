@@ -1,18 +1,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { QueueName } from '@app/contracts';
 import { ExpansionStatus, KernelError, KernelErrorCode, plannedQueries, RewriteMode, rewriteEnabled, RewriteStatus, RewriteUsage } from '@app/kernel';
 import { MessageRecord } from '@app/store';
-import { JobBus } from '@app/queue';
+import { DigestClient, ExpandClient } from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
+// The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
+const OVERVIEW_CHARS = 8000;
 
 /** Gateway side of the rewriter queue: expansion and digest, each awaited only up to its fuse (§10, §11). */
 @Injectable()
 export class RewriteClientService {
   private readonly logger = new Logger(RewriteClientService.name);
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly bus: JobBus) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly expander: ExpandClient,
+    private readonly digester: DigestClient,
+  ) {}
 
   /** Whether expansion can run at all: enabled server-side and a planner model configured. */
   get intentEnabled(): boolean {
@@ -23,19 +28,18 @@ export class RewriteClientService {
     return Boolean(this.config.llm.baseUrl && this.config.llm.queryPlannerModel);
   }
 
-  async expand(query: string, messages: MessageRecord[]): Promise<{ status: ExpansionStatus; queries: string[] }> {
-    if (messages.length === 0) return { status: 'off', queries: [query] };
+  async expand(query: string, messages: MessageRecord[], latestArchiveOverview = ''): Promise<{ status: ExpansionStatus; queries: string[] }> {
+    if (messages.length === 0 && !latestArchiveOverview) return { status: 'off', queries: [query] };
     const timeoutMs = this.config.llm.intentTimeoutMs;
     try {
-      const r = await this.bus.call(
-        QueueName.Expand,
+      const r = await this.expander.call(
         {
           query,
-          latestArchiveOverview: '',
+          latestArchiveOverview: latestArchiveOverview.slice(0, OVERVIEW_CHARS),
           recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
           timeoutMs,
         },
-        { timeoutMs },
+        timeoutMs,
       );
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
@@ -49,7 +53,7 @@ export class RewriteClientService {
     if (!this.plannerConfigured) return { status: 'failed', digest: '', usage: null };
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
     try {
-      const r = await this.bus.call(QueueName.Digest, { query, rendered, validUris, maxBullets, timeoutMs }, { timeoutMs });
+      const r = await this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs);
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
       const timedOut = err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { GrepMatch, parseJobFailure, QueueName, ScanJob, ScanResult } from '@app/contracts';
+import { GrepMatch, ScanJob, ScanResult } from '@app/contracts';
 import {
   canonicalizeUri, canRead, globToRegex, Identity, KernelError, KernelErrorCode, permissionDenied, toSafeRegex,
 } from '@app/kernel';
-import { JobBus } from '@app/queue';
+import { ScanClient } from '@app/queue';
 import { GlobRequestDto, GrepRequestDto } from './dto/scan.dto';
 
 /**
@@ -15,7 +15,7 @@ import { GlobRequestDto, GrepRequestDto } from './dto/scan.dto';
 export class ScanService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly bus: JobBus,
+    private readonly scans: ScanClient,
   ) {}
 
   async grep(caller: Identity, dto: GrepRequestDto) {
@@ -74,17 +74,9 @@ export class ScanService {
     return limit === null || limit <= 0 ? max : Math.min(limit, max);
   }
 
-  private async call(job: ScanJob): Promise<ScanResult> {
-    try {
-      return await this.bus.call(QueueName.Scan, job, { timeoutMs: this.config.queues.requestDeadlineMs });
-    } catch (err) {
-      if (err instanceof KernelError) throw err;
-      const failure = parseJobFailure(err instanceof Error ? err.message : String(err));
-      if (failure && (Object.values(KernelErrorCode) as string[]).includes(failure.code)) {
-        throw new KernelError(failure.code as KernelErrorCode, failure.message);
-      }
-      throw err;
-    }
+  private call(job: ScanJob): Promise<ScanResult> {
+    // Failures arrive decoded by the bus, as the KernelError the retriever reported.
+    return this.scans.call(job, this.config.queues.requestDeadlineMs);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Identity, turnClock } from '@app/kernel';
-import { MessageRecord, SessionRepository } from '@app/store';
+import { MessageRecord, SessionArchiveRepository, SessionRepository } from '@app/store';
 
 /** The session as the pipeline sees it (§6 step 3, §9 clock). */
 export interface LoadedSession {
@@ -9,6 +9,8 @@ export interface LoadedSession {
   clock: number;
   created: boolean;
   recentMessages: MessageRecord[];
+  /** Overview of the newest finished archive ('' when none): query expansion reads it. */
+  latestArchiveOverview: string;
 }
 
 /** Loads (materialising when missing) the session a context request names; any failure → no session. */
@@ -16,13 +18,15 @@ export interface LoadedSession {
 export class SessionContextService {
   private readonly logger = new Logger(SessionContextService.name);
 
-  constructor(private readonly sessions: SessionRepository) {}
+  constructor(private readonly sessions: SessionRepository, private readonly archives: SessionArchiveRepository) {}
 
   async load(caller: Identity, sessionId: string, withMessages: boolean): Promise<LoadedSession | null> {
     try {
       const { session, created } = await this.sessions.getOrCreate(caller, sessionId);
       const recentMessages = withMessages && session.message_count > 0 ? await this.sessions.recentMessages(caller, sessionId, 5) : [];
-      return { sessionId, clock: turnClock(session.total_message_count, session.message_count), created, recentMessages };
+      const latestArchiveOverview = withMessages && session.commit_count > 0 ? await this.archives.latestOverview(caller, sessionId) : '';
+      const clock = turnClock(session.total_message_count, session.message_count);
+      return { sessionId, clock, created, recentMessages, latestArchiveOverview };
     } catch (err) {
       this.logger.warn(`session ${sessionId} could not be loaded; serving statelessly: ${(err as Error).message}`);
       return null;

@@ -1,62 +1,116 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
-import { AddMessageDto, CreateSessionDto, GetSessionQueryDto, SessionDto, SessionIdParamDto } from './dto/sessions.dto';
+import {
+  AddMessageDto, AddMessagesBatchDto, ArchiveParamDto, CommitDto, ContextQueryDto, CreateSessionDto, GetSessionQueryDto,
+  PatchSessionConfigDto, SessionDto, SessionIdParamDto,
+} from './dto/sessions.dto';
 import { DedupLedgerService } from '../search/dedup-ledger.service';
+import { validateLooseBody } from './loose-body';
+import { SessionCommitService } from './session-commit.service';
+import { SessionReadService } from './session-read.service';
 import { SessionsService } from './sessions.service';
 
+/** Session routes (docs/sessions.md). Bodies the agent plugins send may carry extra keys: they are ignored. */
 @ApiTags('sessions')
 @ApiErrors(400, 401, 404)
 @Controller('api/v1/sessions')
 export class SessionsController {
-  constructor(private readonly sessions: SessionsService, private readonly ledger: DedupLedgerService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly commits: SessionCommitService,
+    private readonly reads: SessionReadService,
+    private readonly ledger: DedupLedgerService,
+  ) {}
 
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a session (409 when the given id exists)' })
+  @ApiBody({ type: CreateSessionDto, required: false })
   @ApiOkEnvelope('object')
   @ApiErrors(409)
-  create(@Caller() c: Identity, @Body() b: CreateSessionDto) {
-    return this.sessions.create(c, b.session_id);
+  async create(@Caller() c: Identity, @Body() raw: unknown) {
+    return this.sessions.create(c, await validateLooseBody(CreateSessionDto, raw));
   }
 
   @Get()
   @ApiOperation({ summary: 'List your sessions, most recently active first' })
-  @ApiOkEnvelope([SessionDto])
+  @ApiOkEnvelope('object')
   list(@Caller() c: Identity) {
     return this.sessions.list(c);
   }
 
   @Get(':sessionId')
-  @ApiOperation({ summary: 'Get a session (auto_create materialises a missing one)' })
+  @ApiOperation({ summary: 'Get a session meta (auto_create materialises a missing one)' })
   @ApiOkEnvelope(SessionDto)
   get(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Query() q: GetSessionQueryDto) {
     return this.sessions.get(c, p.sessionId, q.auto_create ?? false);
   }
 
   @Delete(':sessionId')
-  @ApiOperation({ summary: 'Delete a session and its messages' })
+  @ApiOperation({ summary: 'Delete a session, its messages, archives and dedup ledger (extracted memories stay)' })
   @ApiOkEnvelope('object')
   remove(@Caller() c: Identity, @Param() p: SessionIdParamDto) {
     return this.sessions.remove(c, p.sessionId);
   }
 
+  @Patch(':sessionId/config')
+  @ApiOperation({ summary: 'Change the automatic-commit policy and default event tags' })
+  @ApiOkEnvelope('object')
+  patchConfig(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() b: PatchSessionConfigDto) {
+    return this.sessions.patchConfig(c, p.sessionId, b);
+  }
+
   @Post(':sessionId/messages')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Append a message (creates the session when missing); advances the message clock' })
+  @ApiOperation({ summary: 'Append a message (creates the session when missing); may trigger an automatic commit' })
+  @ApiBody({ type: AddMessageDto })
   @ApiOkEnvelope('object')
-  addMessage(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() b: AddMessageDto) {
-    return this.sessions.addMessage(c, p.sessionId, b);
+  async addMessage(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
+    return this.sessions.addMessage(c, p.sessionId, await validateLooseBody(AddMessageDto, raw));
+  }
+
+  @Post(':sessionId/messages/batch')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Append up to MUNINN_SESSION_BATCH_MAX messages, all or nothing' })
+  @ApiBody({ type: AddMessagesBatchDto })
+  @ApiOkEnvelope('object')
+  async addBatch(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
+    return this.sessions.addBatch(c, p.sessionId, await validateLooseBody(AddMessagesBatchDto, raw));
   }
 
   @Get(':sessionId/messages')
-  @ApiOperation({ summary: 'The messages of a session, oldest first' })
+  @ApiOperation({ summary: 'The live (not yet archived) messages of a session, oldest first' })
   @ApiOkEnvelope('object')
   messages(@Caller() c: Identity, @Param() p: SessionIdParamDto) {
     return this.sessions.messages(c, p.sessionId);
+  }
+
+  @Post(':sessionId/commit')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Archive the live messages now and extract memories on the workers; answers a task id (503 when the queue is away)' })
+  @ApiBody({ type: CommitDto, required: false })
+  @ApiOkEnvelope('object')
+  @ApiErrors(503)
+  async commit(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
+    return this.commits.commit(c, p.sessionId, await validateLooseBody(CommitDto, raw));
+  }
+
+  @Get(':sessionId/context')
+  @ApiOperation({ summary: 'Latest archive overview and the messages not yet summarised, within token_budget' })
+  @ApiOkEnvelope('object')
+  context(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Query() q: ContextQueryDto) {
+    return this.reads.context(c, p.sessionId, q.token_budget);
+  }
+
+  @Get(':sessionId/archives/:archiveId')
+  @ApiOperation({ summary: 'A completed archive: abstract, overview and its messages' })
+  @ApiOkEnvelope('object')
+  archive(@Caller() c: Identity, @Param() p: ArchiveParamDto) {
+    return this.reads.archive(c, p.sessionId, p.archiveId);
   }
 
   @Get(':sessionId/recall-log')

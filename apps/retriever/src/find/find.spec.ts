@@ -94,6 +94,6 @@ describe('FindProcessor', () => {
     const boom = new Error('relation "nodes" does not exist');
     const err = await make(async () => { throw boom; }).handle(job).catch((e: Error) => e);
     expect(err).toBeInstanceOf(UnrecoverableError);
-    expect((err as Error).message).toMatch(/^INTERNAL: search failed \(error id [0-9a-f-]{36}\)$/);
+    expect((err as Error).message).toMatch(/^INTERNAL: find failed \(error id [0-9a-f-]{36}\)$/);
   });
 });

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { QueueName } from '@app/contracts';
-import { enqueueIndex, JobBus, sidecarKey } from '@app/queue';
+import { IndexClient, SidecarClient, sidecarKey } from '@app/queue';
 import { NodeIndexRepository, OutboxRepository } from '@app/store';
 
 const BATCH = 200;
@@ -24,7 +23,8 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outbox: OutboxRepository,
     private readonly nodes: NodeIndexRepository,
-    private readonly bus: JobBus,
+    private readonly indexer: IndexClient,
+    private readonly sidecars: SidecarClient,
   ) {}
 
   onApplicationBootstrap() {
@@ -51,11 +51,11 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
       let relayed = 0;
       for (let n = BATCH; n === BATCH && this.timer; relayed += n) {
         n = await this.outbox.relayDue(BATCH, grace, async (jobs) => {
-          for (const job of jobs) await enqueueIndex(this.bus, job);
+          for (const job of jobs) await this.indexer.enqueue(job);
         });
       }
       for (const d of await this.nodes.overdueSidecars(BATCH, grace)) {
-        await this.bus.enqueue(QueueName.Sidecar, d, { coalesceKey: sidecarKey(d.accountId, d.uri) });
+        await this.sidecars.enqueue(d, { coalesceKey: sidecarKey(d.accountId, d.uri) });
       }
       if (this.failing) this.logger.log('outbox relay resumed');
       else if (relayed > 0) this.logger.log(`outbox relay enqueued ${relayed} pending index jobs`);

@@ -1,25 +1,21 @@
 import { Processor } from '@nestjs/bullmq';
-import { Job, UnrecoverableError } from 'bullmq';
 import { QueueName, SidecarJob, SidecarResult } from '@app/contracts';
-import { ConsumerHost } from '@app/queue';
+import { QueueProcessor } from '@app/queue';
 import { SidecarService } from './sidecar.service';
 
 /** Consumes `sidecar` jobs: a coalesced, deferred refresh of one directory's summary. */
 @Processor(QueueName.Sidecar)
-export class SidecarProcessor extends ConsumerHost {
+export class SidecarProcessor extends QueueProcessor<QueueName.Sidecar> {
   constructor(private readonly service: SidecarService) {
-    super();
+    super(QueueName.Sidecar);
   }
 
-  process(job: Job<SidecarJob>) {
-    return this.handle(job.data);
+  protected isPayload(d: unknown): d is SidecarJob {
+    const j = d as SidecarJob;
+    return !!j && typeof j.accountId === 'string' && typeof j.uri === 'string' && j.uri.startsWith('viking://');
   }
 
-  async handle(data: unknown): Promise<SidecarResult> {
-    const j = data as SidecarJob;
-    if (!j || typeof j.accountId !== 'string' || typeof j.uri !== 'string' || !j.uri.startsWith('viking://')) {
-      throw new UnrecoverableError(`malformed sidecar job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-    }
+  protected async run(j: SidecarJob): Promise<SidecarResult> {
     const status = await this.service.refresh(j.accountId, j.uri, true);
     return { refreshed: status === 'complete' ? 1 : 0 };
   }

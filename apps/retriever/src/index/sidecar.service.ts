@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { QueueName, SidecarStatus } from '@app/contracts';
+import { SidecarStatus } from '@app/contracts';
 import { directorySidecars, searchText } from '@app/kernel';
 import { Embedder } from '@app/embed';
-import { JobBus, sidecarKey } from '@app/queue';
+import { SidecarClient, sidecarKey } from '@app/queue';
 import { NodeIndexRepository, SidecarClaim } from '@app/store';
 import { baseNameWords, embeddingText, INDEX_EMBEDDER, isCollection, parentDirectory } from './index-text';
 
@@ -25,7 +25,7 @@ export class SidecarService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repo: NodeIndexRepository,
-    private readonly bus: JobBus,
+    private readonly sidecars: SidecarClient,
     @Inject(INDEX_EMBEDDER) private readonly embedder: Embedder,
   ) {}
 
@@ -94,7 +94,7 @@ export class SidecarService {
   private async schedule(accountId: string, uri: string, delayMs: number): Promise<void> {
     if (delayMs === 0) await this.repo.markSidecarDue(accountId, uri);
     try {
-      await this.bus.enqueue(QueueName.Sidecar, { accountId, uri }, { coalesceKey: sidecarKey(accountId, uri), delayMs });
+      await this.sidecars.enqueue({ accountId, uri }, { coalesceKey: sidecarKey(accountId, uri), delayMs });
     } catch (err) {
       this.logger.warn(`sidecar refresh of ${uri} left to the relay: ${(err as Error).message}`);
     }

@@ -1,27 +1,21 @@
 import { Processor } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
-import { Job, UnrecoverableError } from 'bullmq';
 import { DigestJob, DigestResult, QueueName } from '@app/contracts';
-import { ConsumerHost } from '@app/queue';
+import { JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
 import { isDigestJob } from './digest-job.guard';
 import { DigestService } from './digest.service';
 
-/** Consumes `digest` jobs: validate the payload, call the service; bad payloads fail without retry. */
-@Processor(QueueName.Digest)
-export class DigestProcessor extends ConsumerHost {
-  private readonly logger = new Logger(DigestProcessor.name);
-
+/** Consumes `digest` jobs (request-scoped); the service reports model failures as status `failed`. */
+@Processor(QueueName.Digest, REQUEST_WORKER_OPTIONS)
+export class DigestProcessor extends QueueProcessor<QueueName.Digest> {
   constructor(private readonly service: DigestService) {
-    super();
+    super(QueueName.Digest);
   }
 
-  process(job: Job<DigestJob>) {
-    this.logger.debug(`digest ${job.id}`);
-    return this.handle(job.data, job.timestamp);
+  protected isPayload(data: unknown): data is DigestJob {
+    return isDigestJob(data);
   }
 
-  async handle(data: unknown, enqueuedAt?: number): Promise<DigestResult> {
-    if (!isDigestJob(data)) throw new UnrecoverableError(`malformed digest job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-    return this.service.digest(data, enqueuedAt);
+  protected run(data: DigestJob, job: JobRun): Promise<DigestResult> {
+    return this.service.digest(data, job.enqueuedAt);
   }
 }

@@ -34,9 +34,23 @@ describe('ExpandProcessor', () => {
     expect(parseJobFailure(err.message)?.code).toBe(code);
   });
 
-  it('lets unexpected errors through untouched', async () => {
-    const bug = new TypeError('bug');
-    expand.mockRejectedValue(bug);
-    await expect(processor.handle(JOB)).rejects.toBe(bug);
+  it('reports an unexpected error as INTERNAL with an error id, never its text', async () => {
+    expand.mockRejectedValue(new TypeError('secret detail'));
+    const err = (await processor.handle(JOB).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect(err.message).toMatch(/^INTERNAL: expand failed \(error id [0-9a-f-]{36}\)$/);
+  });
+
+  it('drops a job whose request deadline has passed, without calling the service', async () => {
+    const err = (await processor.handle({ ...JOB, _meta: { deadlineAt: Date.now() - 1 } }).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect(parseJobFailure(err.message)?.code).toBe('DEADLINE_EXCEEDED');
+    expect(expand).not.toHaveBeenCalled();
+  });
+
+  it('runs a job within its deadline, handing the service the payload without its meta', async () => {
+    expand.mockResolvedValue({ queries: [], usage: null });
+    await processor.handle({ ...JOB, _meta: { deadlineAt: Date.now() + 60_000, requestId: 'r1' } });
+    expect(expand).toHaveBeenCalledWith(JOB, undefined);
   });
 });

@@ -1,39 +1,29 @@
 import { Processor } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
-import { Job, UnrecoverableError } from 'bullmq';
-import { ExpandJob, ExpandResult, jobFailureMessage, QueueName } from '@app/contracts';
-import { KernelErrorCode } from '@app/kernel';
+import { ExpandJob, ExpandResult, QueueName } from '@app/contracts';
+import { KernelError, KernelErrorCode } from '@app/kernel';
 import { LlmError } from '@app/llm';
-import { ConsumerHost } from '@app/queue';
+import { JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
 import { isExpandJob } from './expand-job.guard';
 import { ExpandService } from './expand.service';
 
-/** Consumes `expand` jobs: validate, call the service, report planner failures without retry. */
-@Processor(QueueName.Expand)
-export class ExpandProcessor extends ConsumerHost {
-  private readonly logger = new Logger(ExpandProcessor.name);
-
+/** Consumes `expand` jobs (request-scoped): planner failures are reported with their code, never retried. */
+@Processor(QueueName.Expand, REQUEST_WORKER_OPTIONS)
+export class ExpandProcessor extends QueueProcessor<QueueName.Expand> {
   constructor(private readonly service: ExpandService) {
-    super();
+    super(QueueName.Expand);
   }
 
-  process(job: Job<ExpandJob>) {
-    this.logger.debug(`expand ${job.id}`);
-    return this.handle(job.data, job.timestamp);
+  protected isPayload(data: unknown): data is ExpandJob {
+    return isExpandJob(data);
   }
 
-  async handle(data: unknown, enqueuedAt?: number): Promise<ExpandResult> {
-    if (!isExpandJob(data)) throw new UnrecoverableError(`malformed expand job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-    try {
-      return await this.service.expand(data, enqueuedAt);
-    } catch (err) {
-      // Awaited under the expansion fuse: a retry would land after the gateway stopped waiting.
-      if (err instanceof LlmError) {
-        this.logger.warn(`expand failed: ${err.kind}: ${err.message}`);
-        const code = err.kind === 'timeout' ? KernelErrorCode.DeadlineExceeded : KernelErrorCode.Unavailable;
-        throw new UnrecoverableError(jobFailureMessage(code, `query planner failed (${err.kind}): ${err.message}`));
-      }
-      throw err;
-    }
+  protected run(data: ExpandJob, job: JobRun): Promise<ExpandResult> {
+    return this.service.expand(data, job.enqueuedAt);
+  }
+
+  protected override codeOf(err: unknown): KernelError | null {
+    if (!(err instanceof LlmError)) return null;
+    const code = err.kind === 'timeout' ? KernelErrorCode.DeadlineExceeded : KernelErrorCode.Unavailable;
+    return new KernelError(code, `query planner failed (${err.kind}): ${err.message}`);
   }
 }

@@ -17,4 +17,6 @@ export enum QueueName {
   Expand = 'expand',
   /** Rewriter: cited digest of a rendered block. */
   Digest = 'digest',
+  /** Extractor: archive summary and memory extraction of a session commit (one job per archive). */
+  Extract = 'extract',
 }

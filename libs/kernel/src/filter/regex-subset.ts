@@ -123,7 +123,10 @@ function escape(pattern: string, i: number, inBracket: boolean, fail: Fail): [st
 function bracket(pattern: string, i: number, fail: Fail): [string, number] {
   let j = i + 1;
   let out = '[';
-  if (pattern[j] === '^') (out += '^'), (j += 1);
+  if (pattern[j] === '^') {
+    out += '^';
+    j += 1;
+  }
   // `[]…]` and `[^]` mean different things in different engines.
   if (pattern[j] === ']') throw fail('has a bracket expression starting with ]; write \\]');
   while (j < pattern.length && pattern[j] !== ']') {

@@ -59,6 +59,11 @@ describe('categoryFor (§7.5, case 28)', () => {
     { name: 'shared resources root', uri: 'viking://resources', bucket: null, out: 'resources' },
     { name: 'declared category used when the URI says nothing', uri: `${U}/misc/x.md`, bucket: null, declared: 'skills', out: 'skills' },
     { name: 'unknown declared category ignored', uri: `${U}/misc/x.md`, bucket: null, declared: 'docs', out: 'memories' },
+    { name: 'user root from the resources list is not a resource', uri: `${U}/.overview.md`, bucket: 'resources' as const, out: 'memories' },
+    { name: 'user root without a list', uri: U, bucket: null, out: 'memories' },
+    { name: 'users root', uri: 'viking://user/.abstract.md', bucket: 'resources' as const, out: 'memories' },
+    { name: 'account root', uri: 'viking://', bucket: 'skills' as const, out: 'memories' },
+    { name: 'a user subdirectory keeps its list', uri: `${U}/resources/.overview.md`, bucket: 'resources' as const, out: 'resources' },
   ])('$name', ({ uri, bucket, declared, out }) => {
     expect(categoryFor(uri, bucket, declared)).toBe(out);
   });

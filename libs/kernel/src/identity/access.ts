@@ -36,3 +36,13 @@ function isOwnVisibleSpace(identity: Identity, segments: string[]): boolean {
   if (actor && segments[2] === 'peers' && segments.length >= 4) return segments[3] === actor;
   return true;
 }
+
+/**
+ * Whether the identity may delete or reindex the whole subtree at `uri`. In the account-shared
+ * `viking://resources` tree that needs admin or root: a plain user may write and delete single files
+ * there, but not wipe what others wrote (docs/limits-and-security.md, "Keys and roles").
+ */
+export function canChangeSubtree(identity: Identity, uri: string): boolean {
+  if (!canWrite(identity, uri)) return false;
+  return uriSegments(uri)[0] !== 'resources' || identity.role !== 'user';
+}

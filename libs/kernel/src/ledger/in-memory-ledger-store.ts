@@ -19,4 +19,9 @@ export class InMemoryLedgerStore implements LedgerStore {
   async write(key: string, json: string, ttlSeconds: number): Promise<void> {
     this.records.set(key, { json, expiresAt: this.now() + ttlSeconds * 1000 });
   }
+
+  async remove(target: { key: string } | { keyPrefix: string }): Promise<void> {
+    if ('key' in target) this.records.delete(target.key);
+    else for (const key of [...this.records.keys()]) if (key.startsWith(target.keyPrefix)) this.records.delete(key);
+  }
 }

@@ -4,4 +4,6 @@ export interface LedgerStore {
   read(key: string): Promise<string | null>;
   /** Store JSON under `key` for `ttlSeconds`. Rejects on I/O failure. */
   write(key: string, json: string, ttlSeconds: number): Promise<void>;
+  /** Delete the ledger at `key` (exact), or every ledger whose key starts with `keyPrefix`. Rejects on I/O failure. */
+  remove(target: { key: string } | { keyPrefix: string }): Promise<void>;
 }

@@ -155,11 +155,12 @@ describe('planEntries: worked examples of §8.5', () => {
 });
 
 describe('planEntries: behavioural cases 34-45', () => {
-  it('case 34: an event and an entity with summary bodies, 1200 budget', () => {
+  it('case 34: an event and an entity with summary bodies, 1200 budget (distinct bodies: both served)', () => {
     const body = eventBody('the gist', 'x'.repeat(300));
+    const other = eventBody('another gist', 'z'.repeat(300));
     const a = cand(`${U}/memories/events/a.md`, 'events', { score: 0.71, abstract: body });
-    const b = cand(`${U}/memories/entities/b.md`, 'entities', { score: 0.55, abstract: body });
-    const { entries, stats } = assemble([a, b], { [a.baseUri]: body, [b.baseUri]: body }, 1200);
+    const b = cand(`${U}/memories/entities/b.md`, 'entities', { score: 0.55, abstract: other });
+    const { entries, stats } = assemble([a, b], { [a.baseUri]: body, [b.baseUri]: other }, 1200);
     expect(entries.map((e) => e.category)).toEqual(['events', 'entities']);
     expect(entries.some((e) => e.detail === 'uri')).toBe(false);
     expect(stats.usedTokens).toBeLessThanOrEqual(1200);
@@ -222,6 +223,7 @@ describe('planEntries: behavioural cases 34-45', () => {
       returned: 3,
       dropped: 0,
       deduped: 0,
+      redundant: 0,
       detail: null,
       tierCounts: { full: 3 },
       fill: { floorTokens: 95, overviewUpgrades: 0, fullUpgrades: 3, spareUpgrades: 0 },
@@ -230,7 +232,7 @@ describe('planEntries: behavioural cases 34-45', () => {
 
   it('case 14: no candidates still reports the budget', () => {
     expect(planEntries({ candidates: [], contents: new Map(), maxTokens: 1600 }).stats).toEqual({
-      maxTokens: 1600, usedTokens: 0, perEntryCap: 3200, returned: 0, dropped: 0, deduped: 0, detail: null, tierCounts: {},
+      maxTokens: 1600, usedTokens: 0, perEntryCap: 3200, returned: 0, dropped: 0, deduped: 0, redundant: 0, detail: null, tierCounts: {},
       fill: { floorTokens: 0, overviewUpgrades: 0, fullUpgrades: 0, spareUpgrades: 0 },
     });
   });

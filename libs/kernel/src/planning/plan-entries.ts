@@ -6,8 +6,11 @@ import { Tier, tierRank } from '../tiering/tier';
 import { tiersDownFrom, tierWindow } from '../tiering/tier-window';
 import { tierText } from '../tiering/tier-text';
 import { AssembledEntry, entryFor } from './assembled-entry';
+import { redundantEntries } from './redundancy';
 
 const SEPARATOR_TOKENS = 1;
+/** Redundancy rounds: each frees budget that the next refills; two rounds settle in practice. */
+const MAX_ROUNDS = 3;
 
 export interface PlanInput {
   /** Candidates in rank order. */
@@ -33,6 +36,8 @@ export interface PlanStats {
   returned: number;
   dropped: number;
   deduped: number;
+  /** Served-then-withdrawn entries whose text the other entries already carry (docs/context.md, "Redundancy"). */
+  redundant: number;
   detail: DetailStat;
   tierCounts: Partial<Record<Tier, number>>;
   fill: FillStats;
@@ -53,46 +58,57 @@ function build(candidate: Candidate, tier: Tier, text: string): AssembledEntry {
 /**
  * Breadth-first, then depth (§8.5): place every candidate at its start tier (falling back down
  * the ladder, never truncating), skip duplicate texts, then spend what is left on overview, full
- * and finally cap-free full upgrades, best-ranked first.
+ * and finally cap-free full upgrades, best-ranked first. Then withdraw entries the others already
+ * carry (near-duplicates, directory listings of served files) and spend what they held on the
+ * candidates and upgrades that did not fit, for a few rounds.
  */
 export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stats: PlanStats } {
   const maxTokens = Math.max(1, Math.trunc(input.maxTokens));
   const pins = input.pins ?? NO_PINS;
   const cap = perEntryCap(maxTokens, input.candidates.length);
   const fitsCap = (tier: Tier, tokens: number): boolean => tier === 'uri' || tokens <= cap;
-  const slots: Slot[] = [];
+  let slots: Slot[] = [];
   const seenTexts = new Set<string>();
+  // Candidates not to try again: placed, deduped or withdrawn as redundant. Dropped ones are retried.
+  const settled = new Set<Candidate>();
   let used = 0;
   let dropped = 0;
   let deduped = 0;
+  let redundant = 0;
+  const separators = () => Math.max(0, slots.length - 1) * SEPARATOR_TOKENS;
+  const recount = () => (used = slots.reduce((sum, slot) => sum + slot.entry.tokens, 0) + separators());
 
-  for (const candidate of input.candidates) {
-    const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
-    let placed: AssembledEntry | null = null;
-    for (const tier of tiersDownFrom(candidate, start)) {
-      const text = tierText(candidate, tier, input.contents);
-      if (text === null) continue;
-      const entry = build(candidate, tier, text);
-      const cost = entry.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
-      if (!fitsCap(tier, entry.tokens) || used + cost > maxTokens) continue;
-      placed = entry;
-      break;
+  const floor = (): void => {
+    dropped = 0;
+    for (const candidate of input.candidates) {
+      if (settled.has(candidate)) continue;
+      const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
+      let placed: AssembledEntry | null = null;
+      for (const tier of tiersDownFrom(candidate, start)) {
+        const text = tierText(candidate, tier, input.contents);
+        if (text === null) continue;
+        const entry = build(candidate, tier, text);
+        const cost = entry.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
+        if (!fitsCap(tier, entry.tokens) || used + cost > maxTokens) continue;
+        placed = entry;
+        break;
+      }
+      if (!placed) {
+        dropped += 1;
+        continue;
+      }
+      settled.add(candidate);
+      // Dedupe on what is injected: two URIs sharing an unshown abstract are still two pointers.
+      const key = placed.text || candidate.baseUri;
+      if (seenTexts.has(key)) {
+        deduped += 1;
+        continue;
+      }
+      seenTexts.add(key);
+      used += placed.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
+      slots.push({ candidate, entry: placed, ceiling });
     }
-    if (!placed) {
-      dropped += 1;
-      continue;
-    }
-    // Dedupe on what is injected: two URIs sharing an unshown abstract are still two pointers.
-    const key = placed.text || candidate.baseUri;
-    if (seenTexts.has(key)) {
-      deduped += 1;
-      continue;
-    }
-    seenTexts.add(key);
-    used += placed.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
-    slots.push({ candidate, entry: placed, ceiling });
-  }
-  const floorTokens = used;
+  };
 
   const upgrade = (target: Tier, respectCap: boolean): number => {
     let upgraded = 0;
@@ -110,9 +126,27 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     }
     return upgraded;
   };
-  const overviewUpgrades = upgrade('overview', true);
-  const fullUpgrades = upgrade('full', true);
-  const spareUpgrades = upgrade('full', false);
+
+  // Slots keep rank order: a refilled candidate goes where its rank puts it, not at the end.
+  const order = new Map(input.candidates.map((c, i) => [c, i]));
+  let floorTokens = 0;
+  const fill: FillStats = { floorTokens: 0, overviewUpgrades: 0, fullUpgrades: 0, spareUpgrades: 0 };
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    floor();
+    slots.sort((a, b) => order.get(a.candidate)! - order.get(b.candidate)!);
+    recount();
+    if (round === 0) floorTokens = used;
+    fill.overviewUpgrades += upgrade('overview', true);
+    fill.fullUpgrades += upgrade('full', true);
+    fill.spareUpgrades += upgrade('full', false);
+    if (round === MAX_ROUNDS - 1) break;
+    const gone = redundantEntries(slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory })));
+    if (gone.size === 0) break;
+    redundant += gone.size;
+    slots = slots.filter((_, i) => !gone.has(i));
+    recount();
+  }
+  fill.floorTokens = floorTokens;
 
   const entries = slots.map((slot) => slot.entry);
   const tierCounts: Partial<Record<Tier, number>> = {};
@@ -126,9 +160,10 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
       returned: entries.length,
       dropped,
       deduped,
+      redundant,
       detail: detailStat(pins),
       tierCounts,
-      fill: { floorTokens, overviewUpgrades, fullUpgrades, spareUpgrades },
+      fill,
     },
   };
 }

@@ -6,7 +6,7 @@ import { buildContextStats, StatsInput } from './context-stats';
 const ORDER = [
   'searched', 'candidates', 'excluded', 'origins', 'peer_scope', 'quotas', 'retrieval_errors', 'max_tokens', 'used_tokens',
   'per_entry_cap', 'returned', 'dropped', 'deduped', 'detail', 'tier_counts', 'fill', 'purpose', 'query_expansion',
-  'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated',
+  'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated', 'redundant',
 ];
 
 function input(over: Partial<StatsInput> = {}): StatsInput {
@@ -40,7 +40,7 @@ describe('buildContextStats (§5.4)', () => {
         '"fill":{"floor_tokens":0,"overview_upgrades":0,"full_upgrades":0,"spare_upgrades":0},"purpose":null,"query_expansion":"off",' +
         '"planned_queries":["hello"],"score_threshold":null,' +
         '"other_peer_penalties":{"events":0.1,"entities":0.1,"preferences":0.02,"experiences":0.02,"resources":0.02,"skills":0.02,"memories":0.1},' +
-        '"rewrite":"off","rewrite_usage":null,"dedup":{"turns":0,"status":"off","cooled":0,"turn":null}}',
+        '"rewrite":"off","rewrite_usage":null,"dedup":{"turns":0,"status":"off","cooled":0,"turn":null},"redundant":0}',
     );
   });
 

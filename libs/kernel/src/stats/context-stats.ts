@@ -72,6 +72,8 @@ export interface ContextStats {
   dedup: DedupStats;
   ignored?: string[];
   deprecated?: DeprecatedStats;
+  /** Muninn's own, after the contract's keys: entries withdrawn as redundant (docs/context.md, "Redundancy"). */
+  redundant: number;
 }
 
 /** Assemble `stats` with every key in §5.4 order, so `JSON.stringify` emits the contract's order. */
@@ -108,8 +110,10 @@ export function buildContextStats(input: StatsInput): ContextStats {
     rewrite: input.rewrite,
     rewrite_usage: input.rewriteUsage,
     dedup: { turns: input.dedup.turns, status: input.dedup.status, cooled: input.dedup.cooled, turn: input.dedup.turn },
-  };
+  } as ContextStats;
   if (input.ignored && input.ignored.length) stats.ignored = [...input.ignored];
   if (input.deprecated) stats.deprecated = input.deprecated;
+  // Assigned last so it is emitted after every contract key, whichever optional ones are present.
+  stats.redundant = plan.redundant ?? 0;
   return stats;
 }

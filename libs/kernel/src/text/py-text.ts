@@ -9,6 +9,7 @@ import { trimEndWhile } from './trim';
 const LEADING_WS = new RegExp(`^[${PY_WS}]+`);
 const WS_CHAR = new RegExp(`^[${PY_WS}]$`);
 const WS_RUNS = new RegExp(`[${PY_WS}]+`, 'g');
+// eslint-disable-next-line no-control-regex -- Python's str.splitlines() boundaries include these controls.
 const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 
 /** Python `s.strip()`. */

@@ -16,6 +16,7 @@ export interface ParsedVikingUri {
 const PUBLIC_SCOPES = new Set(['agent', 'resources', 'session', 'user', '~']);
 const RESERVED_USER_SEGMENTS = new Set(['memories', 'resources', 'skills', 'peers', 'privacy', 'sessions']);
 // C0 controls, DEL and C1 controls: never part of a name, and a classic log/header injection vector.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 const ENCODED_SEPARATOR = /%(?:2f|5c)/i;
 const ENCODED_DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;

@@ -1,9 +1,8 @@
-/** Versioned schema migrations, applied in order at start-up. Never edit a shipped one; add the next. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import { SESSION_MIGRATIONS } from './session-migrations';
+
+import type { Migration } from './migration';
+
+export type { Migration } from './migration';
 
 export const MIGRATIONS: Migration[] = [
   {
@@ -150,4 +149,5 @@ FROM (SELECT account_id, uri, (row_number() OVER (PARTITION BY account_id ORDER 
 GROUP BY account_id, chunk;
 `,
   },
+  ...SESSION_MIGRATIONS,
 ];

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
 
@@ -24,19 +24,39 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-/** A new-format user key: base64url(account) . base64url(user) . 64 hex chars of secret (contract §1.1). */
-export function newUserKey(accountId: string, userId: string, seed?: string): string {
-  const secret = seed !== undefined
-    ? createHash('sha256').update(`${userId}\0${seed}`, 'utf8').digest('hex')
+/**
+ * A new-format user key: base64url(account) . base64url(user) . 64 hex chars of secret (contract §1.1).
+ * A seeded secret is an HMAC under the server secret over account, user and seed (unlike the
+ * reference's plain hash of user and seed), so nobody without the server secret can compute a key,
+ * and one seed gives unrelated keys in two accounts (docs/limits-and-security.md, "Keys and roles").
+ */
+export function newUserKey(accountId: string, userId: string, seeded?: { seed: string; serverSecret: string }): string {
+  const secret = seeded
+    ? createHmac('sha256', seeded.serverSecret).update(JSON.stringify([accountId, userId, seeded.seed]), 'utf8').digest('hex')
     : randomBytes(32).toString('hex');
   return `${b64url(accountId)}.${b64url(userId)}.${secret}`;
+}
+
+/** The server secret of seeded keys: the configured one, else one derived from the root key. */
+export function keyServerSecret(keySecret: string | null, rootApiKey: string | null): string | null {
+  if (keySecret) return keySecret;
+  return rootApiKey ? createHmac('sha256', rootApiKey).update('muninn seeded user keys', 'utf8').digest('hex') : null;
 }
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
 
 /** Accounts, users and their hashed API keys. */
 export class IdentityRepository {
-  constructor(private readonly db: Db) {}
+  /** `serverSecret`: what seeded keys are an HMAC under; null refuses seeds (no secret to use). */
+  constructor(private readonly db: Db, private readonly serverSecret: string | null = null) {}
+
+  private keyFor(accountId: string, userId: string, seed: string | undefined): string {
+    if (seed === undefined) return newUserKey(accountId, userId);
+    if (!this.serverSecret) {
+      throw new KernelError(KernelErrorCode.FailedPrecondition, 'Seeded keys need a server secret: set MUNINN_KEY_SECRET.');
+    }
+    return newUserKey(accountId, userId, { seed, serverSecret: this.serverSecret });
+  }
 
   /** Resolves a presented key to its owner, or null. */
   async resolveKey(key: string): Promise<UserRecord | null> {
@@ -54,7 +74,7 @@ export class IdentityRepository {
       const { rowCount } = await tx.query('INSERT INTO accounts (account_id) VALUES ($1) ON CONFLICT DO NOTHING', [accountId]);
       if (rowCount === 0) throw new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, { account_id: accountId });
       await tx.query(`INSERT INTO users (account_id, user_id, role) VALUES ($1, $2, 'admin')`, [accountId, adminUserId]);
-      const key = newUserKey(accountId, adminUserId, seed);
+      const key = this.keyFor(accountId, adminUserId, seed);
       await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, adminUserId]);
       return { account_id: accountId, admin_user_id: adminUserId, user_key: key };
     });
@@ -97,7 +117,7 @@ export class IdentityRepository {
         [accountId, userId, role],
       );
       if (rowCount === 0) throw new KernelError(KernelErrorCode.Conflict, `User already exists: ${userId}`, { account_id: accountId, user_id: userId });
-      const key = newUserKey(accountId, userId, seed);
+      const key = this.keyFor(accountId, userId, seed);
       await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, userId]);
       return { account_id: accountId, user_id: userId, role, user_key: key };
     });
@@ -140,7 +160,7 @@ export class IdentityRepository {
   /** Replaces every key of a user with a new one; old keys stop working at once. */
   async rotateKey(accountId: string, userId: string, seed?: string): Promise<{ account_id: string; user_id: string; user_key: string }> {
     await this.getUser(accountId, userId);
-    const key = newUserKey(accountId, userId, seed);
+    const key = this.keyFor(accountId, userId, seed);
     await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM api_keys WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
       await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, userId]);

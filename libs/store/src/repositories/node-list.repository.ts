@@ -48,6 +48,20 @@ export class NodeListRepository {
     return rows.map(toEntry);
   }
 
+  /**
+   * Whether index work is still pending on the node or below it: a write, move or delete whose outbox
+   * entry has not finished (its search entries and directory summaries are not yet current). This is
+   * what `isLocked` reports in fs stat; Muninn has no other path locks (docs/fs-and-mcp.md).
+   */
+  async indexPending(accountId: string, uri: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ pending: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM index_outbox o WHERE o.account_id = $1
+         AND EXISTS (SELECT 1 FROM unnest(o.uris) u WHERE u = $2 OR u LIKE $3 || '/%')) AS pending`,
+      [accountId, uri, escapeLike(uri)],
+    );
+    return rows[0]?.pending === true;
+  }
+
   /** Nodes below a directory (at any depth), counted up to MAX_SUBTREE_COUNT. */
   async countUnder(identity: Identity, uri: string): Promise<number> {
     const scope = scopeSql(identity, 3);

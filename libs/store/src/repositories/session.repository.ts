@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, SessionMessage } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { MESSAGE_COLUMNS, MessageRow, SESSION_SELECT, SessionRecord, SessionRow, toSessionMessage, toSessionRecord } from './session-rows';
 
-export interface SessionRecord {
-  session_id: string;
-  uri: string;
-  total_message_count: number;
-  message_count: number;
-  created_at: string;
-  updated_at: string;
-}
+export type { SessionRecord } from './session-rows';
 
 export interface MessageRecord {
   id: string;
@@ -19,34 +13,35 @@ export interface MessageRecord {
   created_at: string;
 }
 
+/** A message to append: its parts, readable text, token estimate and the client's optional fields. */
 export interface NewMessage {
   role: string;
   content: string;
   parts?: unknown[] | null;
+  tokens?: number;
+  extra?: Record<string, unknown>;
 }
 
-interface SessionRow {
-  session_id: string;
-  total_message_count: number;
-  message_count: number;
-  created_at: Date | string;
-  updated_at: Date | string;
+/** Initial settings of a created session. */
+export interface SessionSettings {
+  autoCommitPolicy?: unknown;
+  eventTags?: string[];
 }
 
-const SESSION_SELECT = `SELECT s.session_id, s.total_message_count, s.created_at, s.updated_at,
-  (SELECT count(*)::int FROM messages m WHERE m.account_id = s.account_id AND m.user_id = s.user_id AND m.session_id = s.session_id) AS message_count
-  FROM sessions s`;
+const notFound = (sessionId: string) =>
+  new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, { type: 'session', resource: sessionId });
 
-/** Sessions and their messages, always those of the calling user (the actor header never applies here). */
+/** Sessions and their live messages, always those of the calling user (the actor header never applies here). */
 export class SessionRepository {
   constructor(private readonly db: Db) {}
 
   /** Creates a session (a fresh id unless one is given); an existing id is a conflict. */
-  async create(identity: Identity, sessionId?: string): Promise<SessionRecord> {
-    const id = sessionId ?? randomUUID();
+  async create(identity: Identity, sessionId?: string, settings: SessionSettings = {}): Promise<SessionRecord> {
+    const id = sessionId || randomUUID();
     const { rowCount } = await this.db.query(
-      'INSERT INTO sessions (account_id, user_id, session_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [identity.accountId, identity.userId, id],
+      `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags)
+       VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING`,
+      [identity.accountId, identity.userId, id, jsonOrNull(settings.autoCommitPolicy), settings.eventTags ?? []],
     );
     if (rowCount === 0) throw new KernelError(KernelErrorCode.Conflict, `Session already exists: ${id}`, { session_id: id });
     return (await this.find(identity, id)) as SessionRecord;
@@ -58,14 +53,15 @@ export class SessionRepository {
       `${SESSION_SELECT} WHERE s.account_id = $1 AND s.user_id = $2 AND s.session_id = $3`,
       [identity.accountId, identity.userId, sessionId],
     );
-    return rows[0] ? this.toRecord(identity, rows[0]) : null;
+    return rows[0] ? toSessionRecord(identity, rows[0]) : null;
   }
 
-  /** Gets or creates (materialises) the session. */
-  async getOrCreate(identity: Identity, sessionId: string): Promise<{ session: SessionRecord; created: boolean }> {
+  /** Gets or creates (materialises) the session; `settings` apply only when it is created. */
+  async getOrCreate(identity: Identity, sessionId: string, settings: SessionSettings = {}): Promise<{ session: SessionRecord; created: boolean }> {
     const { rowCount } = await this.db.query(
-      'INSERT INTO sessions (account_id, user_id, session_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [identity.accountId, identity.userId, sessionId],
+      `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags)
+       VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING`,
+      [identity.accountId, identity.userId, sessionId, jsonOrNull(settings.autoCommitPolicy), settings.eventTags ?? []],
     );
     return { session: (await this.find(identity, sessionId)) as SessionRecord, created: rowCount > 0 };
   }
@@ -75,56 +71,91 @@ export class SessionRepository {
       `${SESSION_SELECT} WHERE s.account_id = $1 AND s.user_id = $2 ORDER BY s.updated_at DESC LIMIT $3`,
       [identity.accountId, identity.userId, limit],
     );
-    return rows.map((r) => this.toRecord(identity, r));
+    return rows.map((r) => toSessionRecord(identity, r));
   }
 
+  /** Deletes the session, its live messages and archives (tasks and extracted memories stay). */
   async delete(identity: Identity, sessionId: string): Promise<void> {
     const { rowCount } = await this.db.query(
       'DELETE FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
       [identity.accountId, identity.userId, sessionId],
     );
-    if (rowCount === 0) throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, { session_id: sessionId });
+    if (rowCount === 0) throw notFound(sessionId);
   }
 
-  /** Appends a message and advances the session's monotonic message counter (the ledger's clock). */
+  /** Replaces the policy and/or event tags (undefined: keep). */
+  async updateConfig(identity: Identity, sessionId: string, patch: { autoCommitPolicy?: unknown; eventTags?: string[] }): Promise<void> {
+    const { rowCount } = await this.db.query(
+      `UPDATE sessions SET updated_at = now(),
+         auto_commit_policy = CASE WHEN $4 THEN $5::jsonb ELSE auto_commit_policy END,
+         event_tags = COALESCE($6, event_tags)
+       WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
+      [identity.accountId, identity.userId, sessionId, patch.autoCommitPolicy !== undefined, jsonOrNull(patch.autoCommitPolicy), patch.eventTags ?? null],
+    );
+    if (rowCount === 0) throw notFound(sessionId);
+  }
+
+  /** Appends one message (see {@link addMessages}). */
   async addMessage(identity: Identity, sessionId: string, msg: NewMessage): Promise<{ message: MessageRecord; total_message_count: number }> {
+    const r = await this.addMessages(identity, sessionId, [msg]);
+    return { message: r.messages[0], total_message_count: r.session.total_message_count };
+  }
+
+  /**
+   * Appends messages atomically (all or none) and advances the session's message counter (the
+   * ledger's clock), `pending_tokens` and `last_message_at` in the same transaction.
+   */
+  async addMessages(identity: Identity, sessionId: string, msgs: NewMessage[]): Promise<{ messages: MessageRecord[]; session: SessionRecord }> {
     return this.db.transaction(async (tx) => {
+      const tokens = msgs.reduce((n, m) => n + (m.tokens ?? 0), 0);
       const { rows } = await tx.query<{ total_message_count: number }>(
-        `UPDATE sessions SET total_message_count = total_message_count + 1, updated_at = now()
+        `UPDATE sessions SET total_message_count = total_message_count + $4, pending_tokens = pending_tokens + $5,
+           updated_at = now(), last_message_at = now()
          WHERE account_id = $1 AND user_id = $2 AND session_id = $3 RETURNING total_message_count`,
+        [identity.accountId, identity.userId, sessionId, msgs.length, tokens],
+      );
+      if (!rows[0]) throw notFound(sessionId);
+      const first = rows[0].total_message_count - msgs.length + 1;
+      const out: MessageRecord[] = [];
+      for (const [i, msg] of msgs.entries()) {
+        const id = `msg_${randomUUID().replace(/-/g, '')}`;
+        const ins = await tx.query<{ created_at: Date | string }>(
+          `INSERT INTO messages (account_id, user_id, session_id, seq, message_id, role, content, parts, extra, tokens)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10) RETURNING created_at`,
+          [identity.accountId, identity.userId, sessionId, first + i, id, msg.role, msg.content,
+            msg.parts ? JSON.stringify(msg.parts) : null, JSON.stringify(msg.extra ?? {}), msg.tokens ?? 0],
+        );
+        out.push({ id, role: msg.role, content: msg.content, parts: msg.parts ?? null, created_at: new Date(ins.rows[0].created_at).toISOString() });
+      }
+      const { rows: s } = await tx.query<SessionRow>(
+        `${SESSION_SELECT} WHERE s.account_id = $1 AND s.user_id = $2 AND s.session_id = $3`,
         [identity.accountId, identity.userId, sessionId],
       );
-      if (!rows[0]) throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, { session_id: sessionId });
-      const seq = rows[0].total_message_count;
-      const id = `msg_${randomUUID().replace(/-/g, '')}`;
-      const ins = await tx.query<{ created_at: Date | string }>(
-        `INSERT INTO messages (account_id, user_id, session_id, seq, message_id, role, content, parts)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb) RETURNING created_at`,
-        [identity.accountId, identity.userId, sessionId, seq, id, msg.role, msg.content, msg.parts ? JSON.stringify(msg.parts) : null],
-      );
-      const message = { id, role: msg.role, content: msg.content, parts: msg.parts ?? null, created_at: new Date(ins.rows[0].created_at).toISOString() };
-      return { message, total_message_count: seq };
+      return { messages: out, session: toSessionRecord(identity, s[0]) };
     });
   }
 
-  /** The last `n` messages, oldest first. */
+  /** The last `n` live messages, oldest first. */
   async recentMessages(identity: Identity, sessionId: string, n = 20): Promise<MessageRecord[]> {
-    const { rows } = await this.db.query<{ message_id: string; role: string; content: string; parts: unknown[] | null; created_at: Date | string }>(
-      `SELECT message_id, role, content, parts, created_at FROM messages
+    const { rows } = await this.db.query<MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3 ORDER BY seq DESC LIMIT $4`,
       [identity.accountId, identity.userId, sessionId, n],
     );
     return rows.reverse().map((r) => ({ id: r.message_id, role: r.role, content: r.content, parts: r.parts, created_at: new Date(r.created_at).toISOString() }));
   }
 
-  private toRecord(identity: Identity, r: SessionRow): SessionRecord {
-    return {
-      session_id: r.session_id,
-      uri: `viking://user/${identity.userId}/sessions/${r.session_id}`,
-      total_message_count: Number(r.total_message_count),
-      message_count: Number(r.message_count),
-      created_at: new Date(r.created_at).toISOString(),
-      updated_at: new Date(r.updated_at).toISOString(),
-    };
+  /** The live messages in their wire shape, oldest first (at most `limit`, the newest ones). */
+  async liveMessages(identity: Identity, sessionId: string, limit = 10_000): Promise<SessionMessage[]> {
+    const { rows } = await this.db.query<MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages
+       WHERE account_id = $1 AND user_id = $2 AND session_id = $3 ORDER BY seq DESC LIMIT $4`,
+      [identity.accountId, identity.userId, sessionId, limit],
+    );
+    return rows.reverse().map(toSessionMessage);
   }
+}
+
+function jsonOrNull(v: unknown): string | null {
+  return v === undefined || v === null ? null : JSON.stringify(v);
 }

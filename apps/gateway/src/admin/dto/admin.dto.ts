@@ -1,7 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 const ID = /^(?!\.{1,2}$)(?!.*@.*@)[a-zA-Z0-9_.@-]+$/;
+/** Longest seed; the shortest is configuration (MUNINN_KEY_SEED_MIN_LENGTH). */
+const MAX_SEED = 256;
 const ID_MESSAGE = 'must match ^[a-zA-Z0-9_.@-]+$, not be "." or "..", and hold at most one "@"';
 
 export class CreateAccountDto {
@@ -13,8 +15,13 @@ export class CreateAccountDto {
   @IsDefined() @IsString() @Matches(ID, { message: `admin_user_id ${ID_MESSAGE}` })
   admin_user_id!: string;
 
-  /** Derive the key's secret from this seed instead of random bytes (reproducible provisioning). */
-  @IsOptional() @IsString()
+  /**
+   * Derive the key's secret from this seed instead of random bytes (reproducible provisioning): an
+   * HMAC under the server secret over account, user and seed. At least MUNINN_KEY_SEED_MIN_LENGTH
+   * (default 16) characters.
+   */
+  @ApiPropertyOptional({ maxLength: MAX_SEED })
+  @IsOptional() @IsString() @MaxLength(MAX_SEED)
   seed?: string;
 }
 
@@ -26,7 +33,9 @@ export class CreateUserDto {
   @IsOptional() @IsIn(['user', 'admin'], { message: 'Account user role must be user or admin.' })
   role?: 'user' | 'admin';
 
-  @IsOptional() @IsString()
+  /** See CreateAccountDto.seed. */
+  @ApiPropertyOptional({ maxLength: MAX_SEED })
+  @IsOptional() @IsString() @MaxLength(MAX_SEED)
   seed?: string;
 }
 
@@ -37,6 +46,8 @@ export class SetRoleDto {
 }
 
 export class RotateKeyDto {
-  @IsOptional() @IsString()
+  /** See CreateAccountDto.seed. */
+  @ApiPropertyOptional({ maxLength: MAX_SEED })
+  @IsOptional() @IsString() @MaxLength(MAX_SEED)
   seed?: string;
 }

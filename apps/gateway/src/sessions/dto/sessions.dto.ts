@@ -1,14 +1,43 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { toBoolean } from '../../http/query-transforms';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
+} from 'class-validator';
+import { toBoolean, toInteger } from '../../http/query-transforms';
 
 const SESSION_ID = /^[a-zA-Z0-9_.@-]{1,128}$/;
+const SESSION_ID_MESSAGE = 'session_id must match ^[a-zA-Z0-9_.@-]{1,128}$';
 
+/** `{"events": {"tags": ["k=v", …]}}`: default tags of the session's event memories. */
+export class EventsConfigDto {
+  @ApiProperty({ type: [String], nullable: true, required: false, maxItems: 50 })
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(128, { each: true })
+  tags?: string[] | null;
+}
+
+export class MemoryExtractionConfigDto {
+  @IsOptional() @ValidateNested() @Type(() => EventsConfigDto)
+  events?: EventsConfigDto;
+}
+
+/** Body of POST /sessions; unknown keys are ignored (as the reference does). */
 export class CreateSessionDto {
-  /** Session id to use; the server generates one when omitted. */
-  @IsOptional() @IsString() @Matches(SESSION_ID, { message: 'session_id must match ^[a-zA-Z0-9_.@-]{1,128}$' })
+  /** Session id to use; the server generates one when omitted or empty. */
+  @IsOptional() @IsString() @Matches(/^([a-zA-Z0-9_.@-]{1,128})?$/, { message: SESSION_ID_MESSAGE })
   session_id?: string;
+
+  /** Automatic-commit policy (thresholds are clamped); null or absent: off. */
+  @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: true })
+  @IsOptional()
+  auto_commit_policy?: Record<string, unknown> | null;
+
+  @IsOptional() @ValidateNested() @Type(() => MemoryExtractionConfigDto)
+  memory_extraction_config?: MemoryExtractionConfigDto;
+
+  /** Accepted for compatibility; Muninn extracts the default memory types. */
+  @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: true })
+  @IsOptional() @IsObject()
+  memory_policy?: Record<string, unknown> | null;
 
   @IsOptional()
   telemetry?: boolean | Record<string, unknown>;
@@ -20,41 +49,122 @@ export class GetSessionQueryDto {
   auto_create?: boolean;
 }
 
+export const MESSAGE_KINDS = ['user_query', 'assistant_step', 'tool_transport', 'checkpoint'] as const;
+
+/** One message. `parts` wins over `content`; one of them is required. Unknown keys are ignored. */
 export class AddMessageDto {
   /** `user`, `assistant`, `tool`, … (not restricted, as in the reference). */
   @IsDefined() @IsString() @MaxLength(64)
   role!: string;
 
+  /** Text of a one-part message (at most MUNINN_SESSION_MESSAGE_MAX_CHARS characters). */
+  @ApiProperty({ required: false, maxLength: 200_000 })
   @IsOptional() @IsString()
   content?: string;
 
-  /** Structured parts (`{"type":"text","text":…}`, context, tool, image_url); wins over `content`. */
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, required: false })
+  /** Structured parts (`text`, `context`, `tool`, `image_url`; at most MUNINN_SESSION_MESSAGE_MAX_PARTS). */
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, required: false, maxItems: 100 })
   @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsObject({ each: true })
   parts?: Record<string, unknown>[];
 
-  @IsOptional() @IsString()
+  @IsOptional() @IsString() @MaxLength(128)
   peer_id?: string;
 
-  @IsOptional() @IsString()
+  /** Stored and served verbatim. */
+  @IsOptional() @IsString() @MaxLength(64)
   created_at?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional() @IsString() @MaxLength(128)
   turn_id?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional() @IsIn(MESSAGE_KINDS)
   message_kind?: string;
 
-  @IsOptional() @IsArray()
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(128, { each: true })
   source_message_ids?: string[];
 
   @IsOptional()
   telemetry?: boolean | Record<string, unknown>;
 }
 
+/** Body of POST /sessions/{id}/messages/batch: appended all or nothing. */
+export class AddMessagesBatchDto {
+  /** At most MUNINN_SESSION_BATCH_MAX messages (default 100). */
+  @ApiProperty({ type: [AddMessageDto], maxItems: 100 })
+  @IsDefined() @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => AddMessageDto)
+  messages!: AddMessageDto[];
+
+  @IsOptional()
+  telemetry?: boolean | Record<string, unknown>;
+}
+
+export class EventMetadataDto {
+  @ApiProperty({ type: [String], nullable: true, required: false, maxItems: 50 })
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(128, { each: true })
+  tags?: string[] | null;
+}
+
+export class ExtractionMetadataDto {
+  @IsOptional() @ValidateNested() @Type(() => EventMetadataDto)
+  event?: EventMetadataDto;
+}
+
+/** Body of POST /sessions/{id}/commit; unknown top-level keys (such as `wait`) are ignored. */
+export class CommitDto {
+  /** Newest live messages kept out of the archive. */
+  @IsOptional() @IsInt() @Min(0) @Max(10000)
+  keep_recent_count?: number;
+
+  /** Only null: turn-budget retention is not supported (400). */
+  @ApiProperty({ nullable: true, required: false, enum: ['turn_budget'] })
+  @IsOptional() @IsString() @MaxLength(32)
+  retention_mode?: string | null;
+
+  @IsOptional() @IsInt() @Min(0) @Max(10000)
+  keep_recent_turn_count?: number;
+
+  @IsOptional() @IsInt() @Min(1) @Max(10_000_000)
+  retained_message_token_budget?: number;
+
+  @IsOptional() @IsInt() @Min(0) @Max(10000)
+  min_raw_tail_steps?: number;
+
+  @IsOptional() @ValidateNested() @Type(() => ExtractionMetadataDto)
+  extraction_metadata?: ExtractionMetadataDto;
+
+  @IsOptional()
+  telemetry?: boolean | Record<string, unknown>;
+}
+
+/** Body of PATCH /sessions/{id}/config; unknown keys are refused. */
+export class PatchSessionConfigDto {
+  @IsOptional() @ValidateNested() @Type(() => MemoryExtractionConfigDto)
+  memory_extraction_config?: MemoryExtractionConfigDto;
+
+  /** Merged field by field over the current policy (or the defaults when off); null: off. */
+  @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: true })
+  @IsOptional()
+  auto_commit_policy?: Record<string, unknown> | null;
+
+  @IsOptional()
+  telemetry?: boolean | Record<string, unknown>;
+}
+
+export class ContextQueryDto {
+  /** Token budget of the returned messages and overview (default 128000). */
+  @ApiProperty({ required: false, type: Number, minimum: 0, maximum: 10_000_000 })
+  @IsOptional() @Transform(toInteger)
+  token_budget?: unknown;
+}
+
 export class SessionIdParamDto {
-  @IsDefined() @IsString() @Matches(SESSION_ID, { message: 'session_id must match ^[a-zA-Z0-9_.@-]{1,128}$' })
+  @IsDefined() @IsString() @Matches(SESSION_ID, { message: SESSION_ID_MESSAGE })
   sessionId!: string;
+}
+
+export class ArchiveParamDto extends SessionIdParamDto {
+  @IsDefined() @IsString() @MaxLength(32)
+  archiveId!: string;
 }
 
 export class SessionDto {
@@ -62,6 +172,8 @@ export class SessionDto {
   uri!: string;
   total_message_count!: number;
   message_count!: number;
+  pending_tokens!: number;
+  commit_count!: number;
   created_at!: string;
   updated_at!: string;
 }

@@ -1,0 +1,156 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { ExtractJob, ExtractResult } from '@app/contracts';
+import { estimateTokens, ExistingPage, Identity, mergeQuotes, ProposedMemory } from '@app/kernel';
+import { enqueueIndex, JobBus } from '@app/queue';
+import { archiveUri, NodeRepository, SessionArchiveRepository, SessionTaskRepository, WriteManyOutcome, WriteOp } from '@app/store';
+import { ExtractorRun, MemoryExtractor } from './memory-extractor';
+
+const POLL_MS = 200;
+/** How long a job waits for its commit's transaction to become visible, and for its predecessor. */
+const TASK_VISIBLE_MS = 5_000;
+const PREDECESSOR_MS = 20_000;
+const EFFECTIVE_TYPES = ['entities', 'events', 'identity', 'preferences', 'profile', 'soul'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Phase 2 of a commit: read the archive, extract (model or offline), then in one store transaction write
+ * the memory files through the write path, mark the archive done with its summary and complete the
+ * task. Idempotent: a replayed job finds its task completed and does nothing; memory paths are derived
+ * from the archive, so even a re-run writes the same files. See docs/sessions.md "Extraction".
+ */
+@Injectable()
+export class ExtractService {
+  private readonly logger = new Logger(ExtractService.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tasks: SessionTaskRepository,
+    private readonly archives: SessionArchiveRepository,
+    private readonly nodes: NodeRepository,
+    private readonly extractor: MemoryExtractor,
+    private readonly bus: JobBus,
+  ) {}
+
+  async run(job: ExtractJob, finalAttempt: boolean): Promise<ExtractResult> {
+    const status = await this.visibleStatus(job.taskId);
+    // No task: the commit's transaction rolled back after the enqueue. Terminal: a replay.
+    if (status === null || status === 'completed' || status === 'failed') return { status: 'skipped' };
+    const owner = { accountId: job.accountId, userId: job.userId };
+    const archive = await this.archives.get(owner, job.sessionId, job.archiveIndex);
+    if (!archive) {
+      await this.tasks.fail(job, `Session '${job.sessionId}' no longer exists`);
+      return { status: 'failed' };
+    }
+    try {
+      await this.tasks.markRunning(job.taskId);
+      const previousOverview = await this.previousOverview(job);
+      const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
+      const input = { userId: job.userId, sessionId: job.sessionId, archiveIndex: job.archiveIndex, messages: archive.messages,
+        nowIso: new Date().toISOString(), previousOverview, eventTags: job.eventTags };
+      const run = await this.extractor.extract(input, await this.existingPages(identity));
+      const writes = await this.writeOps(identity, run.extraction.memories);
+      const written = await this.tasks.complete(job, identity, {
+        writes,
+        overview: run.extraction.overview,
+        abstract: run.extraction.abstract,
+        overviewTokens: estimateTokens(run.extraction.overview),
+        llmUsage: run.usage,
+        result: (w) => this.result(job, run, w),
+      });
+      if (written?.index) await enqueueIndex(this.bus, written.index).catch((err: Error) => this.logger.warn(`index enqueue failed, the outbox relay will retry: ${err.message}`));
+      return { status: written ? 'completed' : 'skipped' };
+    } catch (err) {
+      if (!finalAttempt) throw err;
+      await this.tasks.fail(job, (err as Error).message ?? String(err));
+      return { status: 'failed' };
+    }
+  }
+
+  /** The task's status, waiting briefly for the commit's transaction (the job is enqueued inside it). */
+  private async visibleStatus(taskId: string) {
+    const until = Date.now() + TASK_VISIBLE_MS;
+    for (;;) {
+      const s = await this.tasks.statusOf(taskId);
+      if (s !== null || Date.now() > until) return s;
+      await sleep(POLL_MS);
+    }
+  }
+
+  /**
+   * The overview the summary builds on: the predecessor's, once it is finished. A predecessor still
+   * pending is waited for a while (summaries stay in order), then passed over — a slow or failed archive
+   * never blocks the next one.
+   */
+  private async previousOverview(job: ExtractJob): Promise<string> {
+    const owner = { accountId: job.accountId, userId: job.userId };
+    const until = Date.now() + PREDECESSOR_MS;
+    for (;;) {
+      const prev = job.archiveIndex > 1 ? await this.archives.get(owner, job.sessionId, job.archiveIndex - 1) : null;
+      if (!prev || prev.status !== 'pending' || Date.now() > until) return prev?.status === 'done' ? prev.overview : '';
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** Pages the model may edit: the profile and the first entity and preference pages. */
+  private async existingPages(identity: Identity): Promise<ExistingPage[]> {
+    if (!this.extractor.modelConfigured) return [];
+    const root = `viking://user/${identity.userId}/memories`;
+    const files = [
+      ...(await this.nodes.getMany(identity, [`${root}/profile.md`])),
+      ...(await this.nodes.list(identity, `${root}/entities`, { recursive: true, limit: 20 })),
+      ...(await this.nodes.list(identity, `${root}/preferences`, { recursive: true, limit: 20 })),
+    ];
+    return files.filter((f) => f.kind === 'file' && !f.uri.split('/').pop()!.startsWith('.'))
+      .map((f) => ({ path: f.uri.slice(root.length + 1), content: f.content }));
+  }
+
+  /** Proposed memories → upserts; quote files are merged with what they hold (each quote once). */
+  private async writeOps(identity: Identity, memories: ProposedMemory[]): Promise<WriteOp[]> {
+    const root = `viking://user/${identity.userId}/memories`;
+    const byUri = new Map<string, ProposedMemory>();
+    for (const m of memories) {
+      const uri = `${root}/${m.path}`;
+      const prev = byUri.get(uri);
+      byUri.set(uri, prev && prev.mode === 'merge' && m.mode === 'merge' ? { ...prev, content: `${prev.content}\n${m.content}` } : m);
+    }
+    const merged = [...byUri.entries()].filter(([, m]) => m.mode === 'merge').map(([uri]) => uri);
+    const current = new Map((await this.nodes.getMany(identity, merged)).map((n) => [n.uri, n.content]));
+    return [...byUri.entries()].map(([uri, m]) => ({
+      uri,
+      mode: 'upsert' as const,
+      content: m.mode === 'merge' ? mergeQuotes(current.get(uri) ?? null, m.title ?? '', m.content) : m.content,
+      ...(m.tags?.length ? { tags: m.tags } : {}),
+    }));
+  }
+
+  private result(job: ExtractJob, run: ExtractorRun, w: WriteManyOutcome): Record<string, unknown> {
+    const created = w.items.filter((i) => i.created).length;
+    const edited = w.items.filter((i) => !i.created && i.changed).length;
+    const counts: Record<string, number> = {};
+    if (created) counts.memory_write = created;
+    if (edited) counts.memory_edit = edited;
+    const prompt = run.usage?.prompt_tokens ?? 0;
+    const completion = run.usage?.completion_tokens ?? 0;
+    return {
+      session_id: job.sessionId,
+      archive_uri: archiveUri(job.userId, job.sessionId, job.archiveIndex),
+      memories_extracted: counts,
+      memory_uris: w.items.filter((i) => i.changed).map((i) => i.uri),
+      extractor: run.extractor,
+      ...(run.fallbackReason ? { extractor_fallback_reason: run.fallbackReason } : {}),
+      session_skills_extracted: 0,
+      session_skill_uris: [],
+      usage_events_extracted: 0,
+      active_count_updated: 0,
+      effective_memory_types: EFFECTIVE_TYPES,
+      agent_evolution_enabled: false,
+      agent_memory_skip_reason: 'agent_evolution_disabled',
+      token_usage: {
+        llm: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cached_tokens: 0, reasoning_tokens: 0 },
+        embedding: { total_tokens: 0 },
+        total: { total_tokens: prompt + completion, cached_tokens: 0, reasoning_tokens: 0 },
+      },
+    };
+  }
+}

@@ -1,0 +1,120 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { REDIS } from '@app/queue';
+
+/** One account's share of this gateway: requests running, and requests waiting for a slot, in order. */
+interface AccountSlots {
+  running: number;
+  waiting: (() => void)[];
+}
+
+/**
+ * Rate limits and per-account fairness (docs/limits-and-security.md, "Rate limits and fairness").
+ * Counters live in Redis so they hold across gateway replicas; while Redis is unreachable each
+ * gateway counts in memory instead (the limiter's insurance), so an outage never blocks requests.
+ * In-flight work is bounded per account at each gateway: one tenant's flood waits in its own line
+ * (then 429) while other tenants' requests start at once.
+ */
+@Injectable()
+export class AdmissionService {
+  private readonly perKey: RateLimiterAbstract | null;
+  private readonly perAccount: RateLimiterAbstract | null;
+  private readonly slots = new Map<string, AccountSlots>();
+  private readonly rate: AppConfig['rate'];
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() @Inject(REDIS) redis: Redis | null) {
+    this.rate = config.rate;
+    const on = config.rate.enabled && config.auth.mode === 'api_key';
+    const prefix = `${config.queues.prefix}:rl`;
+    this.perKey = on ? limiter(redis, `${prefix}:key`, config.rate.keyPerMinute) : null;
+    this.perAccount = on ? limiter(redis, `${prefix}:acct`, config.rate.accountPerMinute) : null;
+  }
+
+  /** Whether limits apply at all (api_key mode with MUNINN_RATE_LIMIT on; never for the root key). */
+  applies(caller: Identity): boolean {
+    return this.perKey !== null && caller.role !== 'root';
+  }
+
+  /** Counts `points` requests against the caller's key and account; 429 with a retry delay when over. */
+  async consume(caller: Identity, points = 1): Promise<void> {
+    if (!this.applies(caller)) return;
+    const key = JSON.stringify([caller.accountId, caller.userId]);
+    await take(this.perKey!, key, points, 'key', this.rate.keyPerMinute);
+    await take(this.perAccount!, caller.accountId, points, 'account', this.rate.accountPerMinute);
+  }
+
+  /**
+   * Waits for one of the account's in-flight slots on this gateway; returns its release (idempotent).
+   * 429 when the account's waiting line is full, or when the wait outlasts `maxWaitMs`.
+   */
+  async enter(caller: Identity, maxWaitMs: number): Promise<() => void> {
+    if (!this.applies(caller)) return () => undefined;
+    const account = caller.accountId;
+    let s = this.slots.get(account);
+    if (!s) this.slots.set(account, (s = { running: 0, waiting: [] }));
+    const slots = s;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const next = slots.waiting.shift();
+      if (next) next(); // the slot passes straight to the next waiting request of this account
+      else if (--slots.running === 0) this.slots.delete(account);
+    };
+    if (slots.running < this.rate.accountMaxInflight) {
+      slots.running++;
+      return release;
+    }
+    if (slots.waiting.length >= this.rate.accountMaxQueued) throw busy(account, this.rate.accountMaxInflight);
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const i = slots.waiting.indexOf(wake);
+        if (i >= 0) slots.waiting.splice(i, 1);
+        reject(busy(account, this.rate.accountMaxInflight));
+      }, maxWaitMs);
+      slots.waiting.push(wake);
+    });
+    return release;
+  }
+}
+
+function limiter(redis: Redis | null, keyPrefix: string, perMinute: number): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ keyPrefix, points: perMinute, duration: 60 });
+  if (!redis) return memory;
+  return new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix,
+    points: perMinute,
+    duration: 60,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: memory,
+  });
+}
+
+async function take(l: RateLimiterAbstract, key: string, points: number, scope: 'key' | 'account', perMinute: number): Promise<void> {
+  try {
+    await l.consume(key, points);
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    throw new KernelError(KernelErrorCode.ResourceExhausted, `Rate limit exceeded: ${perMinute} requests per minute per ${scope}; retry in ${retryAfter} s`, {
+      limit: scope,
+      per_minute: perMinute,
+      retry_after_s: retryAfter,
+    });
+  }
+}
+
+function busy(account: string, inflight: number): KernelError {
+  return new KernelError(KernelErrorCode.ResourceExhausted, `Too many requests in flight for account ${account} (${inflight} running, line full); retry shortly`, {
+    limit: 'inflight',
+    retry_after_s: 1,
+  });
+}

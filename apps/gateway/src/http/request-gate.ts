@@ -1,0 +1,118 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '@app/config';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { DomainExceptionFilter } from './domain-exception.filter';
+import { isLoopbackHost, isLoopbackOrigin } from './loopback';
+import { boundsIssue } from './request-bounds';
+import { RequestValidationError } from './request-validation.error';
+
+/** What the gate needs from the app: the mode, the body limit, and how to authenticate a request. */
+export interface GateOptions {
+  devMode: boolean;
+  bodyLimitBytes: number;
+  /** Request bounds (depth, NUL, field and URI bounds) checked on every parsed body and query. */
+  limits: AppConfig['limits'];
+  /** Resolves and attaches the caller's identity; throws a KernelError when it cannot. */
+  authenticate(req: FastifyRequest): Promise<void>;
+  /** Admission after authentication (rate limits, per-account concurrency); may throw a KernelError. */
+  admit?(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Counts `points` more requests against the caller (each further message of a JSON-RPC batch). */
+  charge?(req: FastifyRequest, points: number): Promise<void>;
+}
+
+/** Routes that serve no tenant data and need no identity (the `@Public()` handlers and Swagger's own). */
+const PUBLIC = /^\/(health|ready|metrics|openapi\.(json|yaml)|docs)(\/|$|\?)/;
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+const MCP = /^\/mcp(\/|\?|$)/;
+
+export function isPublicPath(url: string): boolean {
+  return PUBLIC.test(url);
+}
+
+/**
+ * The first thing every request meets, in Fastify's `onRequest` hook, before its body is read
+ * (docs/limits-and-security.md, "Request gate"): dev-mode Host/Origin checks, 415 for a body that
+ * is not JSON, authentication, 413 for a declared length over the limit, then admission. So an
+ * unauthenticated or refused request never costs a body parse.
+ */
+export function installRequestGate(fastify: FastifyInstance, opts: GateOptions): void {
+  const filter = new DomainExceptionFilter();
+  const refuse = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
+    const { status, body } = filter.render(err);
+    const payload = MCP.test(req.url) ? jsonRpcError(body) : body;
+    if (err instanceof KernelError && typeof err.details?.retry_after_s === 'number') {
+      void reply.header('retry-after', String(err.details.retry_after_s));
+    }
+    return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
+  };
+  fastify.addHook('onRequest', async (req, reply) => {
+    try {
+      await gate(req, reply, opts);
+    } catch (err) {
+      // The body is not read; Node discards what the client still sends once the reply is written.
+      return refuse(req, reply, err);
+    }
+  });
+  fastify.addHook('preValidation', async (req, reply) => {
+    if (isPublicPath(req.url)) return;
+    const route = req.url.split('?')[0];
+    if (MCP.test(route) && Array.isArray(req.body) && req.body.length > opts.limits.mcpMaxBatch) {
+      const message = `A JSON-RPC batch should have at most ${opts.limits.mcpMaxBatch} messages, not ${req.body.length}`;
+      return refuse(req, reply, new RequestValidationError([{ loc: ['body'], message, type: 'too_long' }]));
+    }
+    if (MCP.test(route) && Array.isArray(req.body) && req.body.length > 1 && opts.charge) {
+      try {
+        await opts.charge(req, req.body.length - 1);
+      } catch (err) {
+        return refuse(req, reply, err);
+      }
+    }
+    const issue =
+      boundsIssue(req.query, 'query', route, opts.limits) ?? (req.body === undefined ? null : boundsIssue(req.body, 'body', route, opts.limits));
+    if (issue) return refuse(req, reply, new RequestValidationError([issue]));
+  });
+}
+
+async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions): Promise<void> {
+  if (isPublicPath(req.url)) return;
+  if (opts.devMode) {
+    if (!isLoopbackHost(req.headers.host)) {
+      throw new KernelError(KernelErrorCode.PermissionDenied, 'Dev mode serves localhost only: the Host header must name a loopback host.');
+    }
+    if (!isLoopbackOrigin(header(req, 'origin'))) {
+      throw new KernelError(KernelErrorCode.PermissionDenied, 'Dev mode refuses cross-origin requests: Origin must be a localhost page.');
+    }
+  }
+  const declared = checkBodyType(req);
+  if (req.routeOptions.url === undefined) return; // unknown route: the 404 needs no identity
+  await opts.authenticate(req);
+  if (declared > opts.bodyLimitBytes) {
+    throw new KernelError(KernelErrorCode.PayloadTooLarge, 'Request body is too large', { limit_bytes: opts.bodyLimitBytes });
+  }
+  if (opts.admit) await opts.admit(req, reply);
+}
+
+/** Refuses a body that is not JSON (415); returns the declared body length (0 when none is declared). */
+function checkBodyType(req: FastifyRequest): number {
+  const length = header(req, 'content-length');
+  const hasBody = (length !== undefined && length !== '0') || header(req, 'transfer-encoding') !== undefined;
+  if (!hasBody) return 0;
+  const type = header(req, 'content-type') ?? '';
+  if (!JSON_TYPE.test(type)) {
+    throw new KernelError(KernelErrorCode.UnsupportedMediaType, 'Unsupported content type; send application/json', {
+      content_type: type.slice(0, 100),
+    });
+  }
+  return length === undefined ? 0 : Number(length) || 0;
+}
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The MCP endpoint answers refusals in a JSON-RPC error body (as its exception filter does). */
+function jsonRpcError(body: unknown) {
+  const message = (body as { error?: { message?: string } }).error?.message ?? 'Refused';
+  return { jsonrpc: '2.0', id: null, error: { code: -32001, message } };
+}

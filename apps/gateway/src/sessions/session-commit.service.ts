@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { QueueName } from '@app/contracts';
+import { autoCommitDue, Identity, KernelError, KernelErrorCode, normaliseEventTags, storedPolicy } from '@app/kernel';
+import { JobBus } from '@app/queue';
+import { CommitOutcome, SessionArchiveRepository, SessionRecord, SessionTaskRepository } from '@app/store';
+import { CommitDto } from './dto/sessions.dto';
+
+/**
+ * Commits: archive now (one store transaction that also enqueues the extraction job), extract on the
+ * extractor workers. Automatic commits after message writes use the same path. See docs/sessions.md "Commit".
+ */
+@Injectable()
+export class SessionCommitService {
+  private readonly logger = new Logger(SessionCommitService.name);
+  /** Automatic commits this process has in flight, per (account, user, session). */
+  private readonly autoInFlight = new Set<string>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly archives: SessionArchiveRepository,
+    private readonly tasks: SessionTaskRepository,
+    private readonly bus: JobBus,
+  ) {}
+
+  async commit(caller: Identity, sessionId: string, dto: CommitDto) {
+    if (dto.retention_mode !== undefined && dto.retention_mode !== null) {
+      const msg = dto.retention_mode === 'turn_budget'
+        ? 'retention_mode "turn_budget" is not supported by Muninn; omit it (see docs/sessions.md)'
+        : 'retention_mode must be "turn_budget" or null';
+      throw new KernelError(KernelErrorCode.InvalidArgument, msg, { field: 'retention_mode' });
+    }
+    for (const f of ['keep_recent_turn_count', 'retained_message_token_budget', 'min_raw_tail_steps'] as const) {
+      if (dto[f] !== undefined) throw new KernelError(KernelErrorCode.InvalidArgument, `${f} requires retention_mode`, { field: f });
+    }
+    const tags = dto.extraction_metadata?.event?.tags;
+    const keep = dto.keep_recent_count ?? 0;
+    const out = await this.run(caller, sessionId, { keepRecentCount: keep, persistKeep: true, auto: false, eventTags: tags == null ? null : normaliseEventTags(tags) });
+    return view(caller, sessionId, out);
+  }
+
+  /**
+   * After a message write: commits in the background when the session's policy says so (never fails
+   * the write; a failure is logged and the next write retries). Skipped while a commit of the session
+   * is pending or running.
+   */
+  maybeAutoCommit(caller: Identity, s: SessionRecord): void {
+    const policy = storedPolicy(s.auto_commit_policy);
+    const state = {
+      pendingTokens: s.pending_tokens,
+      messageCount: s.message_count,
+      keepRecentCount: s.keep_recent_count,
+      lastAutoCommitAt: s.last_auto_commit_at ? Date.parse(s.last_auto_commit_at) : null,
+    };
+    if (!policy || !autoCommitDue(policy, state, Date.now())) return;
+    const key = `${caller.accountId}\u0000${caller.userId}\u0000${s.session_id}`;
+    if (this.autoInFlight.has(key)) return;
+    this.autoInFlight.add(key);
+    void (async () => {
+      if (await this.tasks.inFlight(caller, s.session_id)) return;
+      await this.run(caller, s.session_id, { keepRecentCount: policy.keep_recent_count, persistKeep: true, auto: true, eventTags: null });
+    })()
+      .catch((err: Error) => this.logger.warn(`automatic commit of ${s.session_id} failed: ${err.message}`))
+      .finally(() => this.autoInFlight.delete(key));
+  }
+
+  private run(caller: Identity, sessionId: string, req: Parameters<SessionArchiveRepository['commit']>[2]): Promise<CommitOutcome> {
+    // The job id is the task id: a replayed enqueue of this commit is a no-op.
+    return this.archives.commit(caller, sessionId, req, (job) => this.bus.enqueue(QueueName.Extract, job, { jobId: job.taskId }));
+  }
+}
+
+function view(caller: Identity, sessionId: string, out: CommitOutcome) {
+  if (out.status === 'accepted') {
+    return {
+      session_id: sessionId,
+      status: 'accepted',
+      task_id: out.taskId,
+      archive_uri: out.archiveUri,
+      archived: true,
+      trace_id: null,
+      estimated_active_tokens: 0,
+      budget_exceeded: false,
+    };
+  }
+  const base = { session_id: sessionId, status: 'skipped', task_id: null, archive_uri: null, archived: false, reason: out.reason, trace_id: null };
+  return out.reason === 'all_within_keep_window' ? { ...base, estimated_active_tokens: out.activeTokens, budget_exceeded: false } : base;
+}

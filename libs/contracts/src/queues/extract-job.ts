@@ -1,0 +1,18 @@
+/**
+ * Payload of an `extract` job: turn one archive of a session into memories and its summary. Its job id
+ * is the task id, so a replayed enqueue of the same commit is a no-op (docs/sessions.md "Extraction").
+ */
+export interface ExtractJob {
+  accountId: string;
+  userId: string;
+  sessionId: string;
+  archiveIndex: number;
+  taskId: string;
+  /** Event tags of this commit (`k=v`), attached to event memories. */
+  eventTags: string[];
+}
+
+/** Result of an `extract` job (the task record holds the full result). */
+export interface ExtractResult {
+  status: 'completed' | 'failed' | 'skipped';
+}

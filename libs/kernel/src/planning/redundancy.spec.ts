@@ -1,0 +1,74 @@
+import { Candidate } from '../tiering/candidate';
+import { planEntries } from './plan-entries';
+import { redundantEntries, shingles } from './redundancy';
+
+const U = 'viking://user/default';
+
+function cand(baseUri: string, over: Partial<Candidate> = {}): Candidate {
+  const score = over.score ?? 0.5;
+  return { uri: baseUri, baseUri, category: 'preferences', score, rankedScore: score, level: 2, abstract: '', origin: 'self', isDirectory: false, ...over };
+}
+
+describe('redundantEntries', () => {
+  it('withdraws the lower-ranked of two near-copies, keeps distinct texts', () => {
+    const base = 'Melanie painted a lake sunrise last year and it holds a special meaning to her family';
+    const out = redundantEntries([
+      { text: base, isDirectory: false },
+      { text: `${base}.`, isDirectory: false },
+      { text: 'Caroline went to an LGBTQ support group and felt accepted there', isDirectory: false },
+    ]);
+    expect([...out]).toEqual([1]);
+  });
+
+  it('a text contained in a longer served one is redundant, the longer one is not', () => {
+    const turn = '[D1:3] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.';
+    const out = redundantEntries([
+      { text: `# Summary\nsession 1\n# ChatLog:\n[D1:2] Melanie: hi there\n${turn}\n[D1:4] Melanie: wow`, isDirectory: false },
+      { text: `- ${turn}`, isDirectory: false },
+    ]);
+    expect([...out]).toEqual([1]);
+  });
+
+  it('a directory overview that only lists a served memory is redundant; one listing unserved ones is not', () => {
+    const memory = 'Prefers vim keybindings and dark themes.';
+    const listing = `# preferences\n\n1 item in ${U}/memories/preferences.\n\n- vim.md: ${memory}`;
+    const root = `# default\n\n1 item in ${U}.\n\n- memories/: memories: 1 item — preferences: 1 item — ${memory}`;
+    expect([...redundantEntries([{ text: memory, isDirectory: false }, { text: listing, isDirectory: true }, { text: root, isDirectory: true }])].sort()).toEqual([1, 2]);
+    const rich = `# preferences\n\n3 items in ${U}/memories/preferences.\n\n- a.md: ${memory}\n- b.md: Uses tmux with a green status bar\n- c.md: Writes commit messages in the imperative mood`;
+    expect(redundantEntries([{ text: memory, isDirectory: false }, { text: rich, isDirectory: true }]).size).toBe(0);
+  });
+
+  it('is linear: 2,000 entries of 2,000 characters are checked quickly and correctly', () => {
+    const items = Array.from({ length: 2000 }, (_, i) => ({ text: `entry ${i} ${'w'.repeat(5)} `.repeat(120), isDirectory: false }));
+    expect(redundantEntries(items).size).toBe(0);
+  });
+
+  it('CJK text shingles by character', () => {
+    expect(shingles('我喜欢看书').size).toBe(3);
+  });
+});
+
+describe('planEntries: redundancy', () => {
+  it('the README first session: one memory, its directory overviews withdrawn and counted', () => {
+    const memory = 'Prefers vim keybindings and dark themes.';
+    const file = cand(`${U}/memories/preferences/vim.md`, { abstract: memory, score: 0.5 });
+    const dir = cand(`${U}/memories/preferences`, { uri: `${U}/memories/preferences/.overview.md`, isDirectory: true, level: 1, score: 0.6 });
+    const contents = new Map([[`${U}/memories/preferences/.overview.md`, `# preferences\n\n1 item in ${U}/memories/preferences.\n\n- vim.md: ${memory}`]]);
+    const { entries, stats } = planEntries({ candidates: [dir, file], contents, maxTokens: 800 });
+    expect(entries.map((e) => e.uri)).toEqual([file.baseUri]);
+    expect(stats.redundant).toBe(1);
+    expect(stats.returned).toBe(1);
+  });
+
+  it('budget freed by a withdrawn entry is spent on a candidate that did not fit', () => {
+    const long = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau '.repeat(3);
+    const a = cand(`${U}/memories/preferences/a.md`, { abstract: long, score: 0.9 });
+    const b = cand(`${U}/memories/preferences/b.md`, { abstract: `${long} upsilon`, score: 0.8 });
+    const c = cand(`${U}/memories/preferences/c.md`, { abstract: 'the third fact is short and distinct from the rest', score: 0.7 });
+    const budget = 240; // room for two of the long ones only
+    const { entries, stats } = planEntries({ candidates: [a, b, c], contents: new Map(), maxTokens: budget });
+    expect(entries.map((e) => e.uri)).toEqual([a.baseUri, c.baseUri]);
+    expect(stats.redundant).toBe(1);
+    expect(stats.usedTokens).toBeLessThanOrEqual(budget);
+  });
+});

@@ -1,0 +1,32 @@
+/** Sentences of a text (split after . ! ? and their CJK forms, and at line breaks). */
+export function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?。！？])\s+|\n+/u)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** A path segment: lower-case letters and digits joined by `_`, at most `max` characters; '' when none. */
+export function slug(text: string, max = 60): string {
+  const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return words.join('_').slice(0, max).replace(/_+$/, '');
+}
+
+/** The text cut to `max` characters on a word boundary when possible, with an ellipsis. */
+export function clip(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t.length <= max) return t;
+  const cut = t.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** A date for memory paths and headings: the client's `created_at` if it parses, else `fallbackIso`. */
+export function eventDate(createdAt: string | undefined, fallbackIso: string): { iso: string; weekday: string; ymd: [string, string, string] } {
+  const parsed = createdAt && createdAt.length <= 64 ? Date.parse(createdAt) : NaN;
+  const d = new Date(Number.isFinite(parsed) ? parsed : Date.parse(fallbackIso));
+  const iso = d.toISOString().slice(0, 10);
+  return { iso, weekday: WEEKDAYS[d.getUTCDay()], ymd: [iso.slice(0, 4), iso.slice(5, 7), iso.slice(8, 10)] };
+}

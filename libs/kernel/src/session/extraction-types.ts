@@ -1,0 +1,60 @@
+import { SessionMessage } from './session-message';
+
+/** What an extractor reads: one archive of one session. */
+export interface ExtractionInput {
+  userId: string;
+  sessionId: string;
+  archiveIndex: number;
+  messages: SessionMessage[];
+  /** ISO time of the commit: the date of events whose messages carry no date of their own. */
+  nowIso: string;
+  /** The previous archive's overview (carried into the next summary). */
+  previousOverview: string;
+  /** Commit-time event tags (`k=v`), attached to event memories as tags. */
+  eventTags: string[];
+}
+
+/** A memory file an extractor proposes, relative to `viking://user/<id>/memories/`. */
+export interface ProposedMemory {
+  path: string;
+  memoryType: 'events' | 'entities' | 'preferences' | 'profile';
+  /** The whole file for events and model-written pages; quote lines to merge for offline entities/preferences. */
+  content: string;
+  /** `merge`: quote lines appended to what the file holds (each once); `replace`: the file's new content. */
+  mode: 'merge' | 'replace';
+  /** Heading of a merged file when it is created. */
+  title?: string;
+  tags?: string[];
+}
+
+/** An extractor's answer: memories plus the archive summary. */
+export interface Extraction {
+  memories: ProposedMemory[];
+  overview: string;
+  abstract: string;
+}
+
+/** Bounds of the offline extractor (defaults measured with bench:locomo). */
+export interface OfflineExtractorOptions {
+  /** Event memories are parts of at most about this many ChatLog tokens. */
+  partTokens: number;
+  /** Lead summary of a part: its opening turns, up to about this many tokens. */
+  leadTokens: number;
+  /** Quotes kept per entity or preference file in one archive. */
+  quotesPerFile: number;
+  /** Entity and preference files made from one archive. */
+  maxFiles: number;
+}
+
+// Measured on LoCoMo dev (bench:locomo): parts of ~200 tokens fit ten to a 1600-token block at full
+// detail, and a lead summary of ~60 tokens makes parts served at overview tier still carry whole turns.
+export const DEFAULT_OFFLINE_EXTRACTOR: OfflineExtractorOptions = { partTokens: 200, leadTokens: 60, quotesPerFile: 5, maxFiles: 40 };
+
+/** One spoken turn: who said it, what, and the message it came from. */
+export interface Turn {
+  id: string;
+  role: string;
+  speaker: string;
+  text: string;
+  createdAt: string | undefined;
+}

@@ -1,0 +1,203 @@
+import { estimateTokens } from '../budget/token-estimate';
+import { archiveName } from './commit-plan';
+import { clip, eventDate, sentences, slug } from './extract-text';
+import { DEFAULT_OFFLINE_EXTRACTOR, Extraction, ExtractionInput, OfflineExtractorOptions, ProposedMemory, Turn } from './extraction-types';
+import { SessionMessage, spokenText } from './session-message';
+import { workingMemory } from './working-memory';
+
+export type { Turn } from './extraction-types';
+
+/** The user and assistant turns of an archive that say something (tool steps and empty ones dropped). */
+export function turnsOf(messages: SessionMessage[]): Turn[] {
+  return messages
+    .filter((m) => m.role === 'user' || m.role === 'assistant')
+    .map((m) => ({ id: m.id, role: m.role, speaker: m.peer_id ?? m.role, text: spokenText(m), createdAt: m.created_at }))
+    .filter((t) => t.text.length > 0);
+}
+
+// Split and trim rather than /\s*\n\s*/: that regex rescans long runs of spaces (quadratic on hostile text).
+export const turnLine = (t: Turn): string => `[${t.speaker}]: ${t.text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ')}`;
+
+const isLetter = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+
+/** The word without leading and trailing non-letters (a loop: a regex anchored at `$` is quadratic here). */
+function trimNonLetters(w: string): string {
+  let a = 0;
+  let b = w.length;
+  while (a < b && !isLetter(w[a])) a++;
+  while (b > a && !isLetter(w[b - 1])) b--;
+  return w.slice(a, b);
+}
+
+/**
+ * The extractor used when no model is configured, or when the model fails: no LLM, deterministic
+ * (the same archive always gives the same files, so a replayed job changes nothing).
+ * - events: the conversation in parts of about `partTokens`, each with a date line and a lead summary
+ *   (its opening turns) under `# Summary`, the rest as the ChatLog;
+ * - entities: named things (capitalised mid-sentence, not a speaker) with the turns that mention them;
+ * - preferences: first-person likes and dislikes from user turns, quoted.
+ * See docs/sessions.md "Offline extractor".
+ */
+export function extractOffline(input: ExtractionInput, opts: OfflineExtractorOptions = DEFAULT_OFFLINE_EXTRACTOR): Extraction {
+  const turns = turnsOf(input.messages);
+  const memories: ProposedMemory[] = [
+    ...eventMemories(input, turns, opts),
+    ...entityMemories(turns, opts),
+    ...preferenceMemories(input.userId, turns, opts),
+  ];
+  return { memories, ...workingMemory(input, turns) };
+}
+
+/** Parts of at most about `limit` tokens (a single longer turn is a part of its own). */
+export function partsByTokens(turns: Turn[], limit: number): Turn[][] {
+  const parts: Turn[][] = [];
+  let cur: Turn[] = [];
+  let used = 0;
+  for (const t of turns) {
+    const cost = estimateTokens(turnLine(t)) + 1;
+    if (cur.length > 0 && used + cost > limit) {
+      parts.push(cur);
+      cur = [];
+      used = 0;
+    }
+    cur.push(t);
+    used += cost;
+  }
+  if (cur.length) parts.push(cur);
+  return parts;
+}
+
+function eventMemories(input: ExtractionInput, turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
+  const parts = partsByTokens(turns, opts.partTokens);
+  const sid = slug(input.sessionId, 40) || 'session';
+  return parts.map((part, i) => {
+    const date = eventDate(part[0].createdAt, input.nowIso);
+    const who = [...new Set(part.map((t) => t.speaker))].join(' and ');
+    // The opening turns, whole, up to about leadTokens: the overview tier then carries real turns.
+    let k = 0;
+    let used = 0;
+    while (k < part.length - 1) {
+      const cost = estimateTokens(turnLine(part[k]));
+      if (k > 0 && used + cost > opts.leadTokens) break;
+      used += cost + 1;
+      k += 1;
+    }
+    const lead = part.slice(0, k).map(turnLine);
+    const log = part.slice(k).map(turnLine);
+    const name = `${sid}_${archiveName(input.archiveIndex)}_p${i + 1}`;
+    const head = `${date.iso} (${date.weekday}), ${who}.`;
+    const fields = {
+      event_name: name,
+      summary: clip([head, ...lead].join(' '), 300),
+      ranges: `${part[0].id}..${part[part.length - 1].id}`,
+      source_extraction_id: `${sid}/${archiveName(input.archiveIndex)}`,
+      version: 1,
+      memory_type: 'events',
+    };
+    const body = `# Summary\n${head}\n${lead.join('\n')}\n# ${date.iso} (${date.weekday}) ChatLog:\n${log.join('\n')}\n`;
+    return {
+      path: `events/${date.ymd.join('/')}/${name}.md`,
+      memoryType: 'events' as const,
+      content: `${body}\n<!-- MEMORY_FIELDS\n${JSON.stringify(fields, null, 2)}\n-->\n`,
+      mode: 'replace' as const,
+      tags: input.eventTags,
+    };
+  });
+}
+
+// Capitalised words that are not names even mid-sentence.
+const NOT_NAMES = new Set(
+  ('I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Yes No Ok Okay So And But Or ' +
+    'Well Sure Thanks What When Where Why How Who Which Let Mr Mrs Ms Dr Monday Tuesday Wednesday Thursday Friday Saturday ' +
+    'Sunday January February March April May June July August September October November December').split(' '),
+);
+
+/** Names in a sentence: runs of capitalised words not at the sentence start. */
+export function namesIn(sentence: string): string[] {
+  const words = sentence.split(/\s+/);
+  const out: string[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length) out.push(run.join(' '));
+    run = [];
+  };
+  for (let i = 0; i < words.length; i++) {
+    const w = trimNonLetters(words[i]);
+    const capital = i > 0 && /^[A-Z][a-z]{2,}$/.test(w) && !NOT_NAMES.has(w);
+    if (capital) run.push(w);
+    else flush();
+    if (/[,;:]/.test(words[i].slice(-1))) flush();
+  }
+  flush();
+  return out;
+}
+
+const quote = (t: Turn, date: string, sentence: string) => `- ${date} [${t.speaker}]: ${clip(sentence, 300)} (${t.id})`;
+
+function entityMemories(turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
+  const speakers = new Set(turns.map((t) => t.speaker.toLowerCase()));
+  const byName = new Map<string, { name: string; lines: string[] }>();
+  for (const t of turns) {
+    const date = eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso;
+    for (const s of sentences(t.text)) {
+      for (const name of namesIn(s)) {
+        const key = slug(name);
+        if (!key || speakers.has(name.toLowerCase())) continue;
+        const e = byName.get(key) ?? { name, lines: [] };
+        const line = quote(t, date, s);
+        if (e.lines.length < opts.quotesPerFile && !e.lines.includes(line)) e.lines.push(line);
+        byName.set(key, e);
+      }
+    }
+  }
+  return [...byName.entries()].slice(0, opts.maxFiles).map(([key, e]) => ({
+    path: `entities/mentioned/${key}.md`,
+    memoryType: 'entities' as const,
+    title: `# ${e.name}`,
+    content: e.lines.join('\n'),
+    mode: 'merge' as const,
+  }));
+}
+
+const PREFERENCE = /\b(?:i|we)\s+(?:really\s+|do\s+|also\s+)?(love|like|enjoy|prefer|hate|dislike|adore)\s+([^.!?,;]{2,120})/i;
+const FAVOURITE = /\bmy\s+(?:favou?rite)\s+([a-z]+)/i;
+const FILLER = new Set(['to', 'the', 'a', 'an', 'my', 'it', 'that', 'this', 'when', 'being', 'doing', 'going', 'using', 'your', 'our']);
+
+function preferenceMemories(userId: string, turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
+  const byTopic = new Map<string, string[]>();
+  for (const t of turns.filter((x) => x.role === 'user')) {
+    const date = eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso;
+    for (const s of sentences(t.text)) {
+      const topics: string[] = [];
+      const p = PREFERENCE.exec(s);
+      if (p) topics.push((p[2].toLowerCase().match(/[a-z0-9]+/g) ?? []).find((w) => !FILLER.has(w)) ?? '');
+      const f = FAVOURITE.exec(s);
+      if (f) topics.push(f[1].toLowerCase());
+      for (const topic of topics.filter(Boolean)) {
+        const lines = byTopic.get(topic) ?? [];
+        const line = quote(t, date, s);
+        if (lines.length < opts.quotesPerFile && !lines.includes(line)) lines.push(line);
+        byTopic.set(topic, lines);
+      }
+    }
+  }
+  const user = slug(userId, 60) || 'user';
+  return [...byTopic.entries()].slice(0, opts.maxFiles).map(([topic, lines]) => ({
+    path: `preferences/${user}/${slug(topic)}.md`,
+    memoryType: 'preferences' as const,
+    title: `# Preference: ${topic}`,
+    content: lines.join('\n'),
+    mode: 'merge' as const,
+  }));
+}
+
+/**
+ * Merges quote lines into a file's content: each line once (matched by its message id), new lines
+ * appended, the heading written when the file is new. Replaying the same archive changes nothing.
+ */
+export function mergeQuotes(existing: string | null, title: string, lines: string): string {
+  const base = existing && existing.trim() ? existing.replace(/\s+$/, '') : title;
+  const have = new Set(base.split('\n'));
+  const add = lines.split('\n').filter((l) => l.trim() && !have.has(l));
+  return `${[base, ...add].join('\n')}\n`;
+}

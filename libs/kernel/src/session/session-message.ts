@@ -1,0 +1,71 @@
+import { estimateTokens } from '../budget/token-estimate';
+
+/** A message part as stored and served (`text`, `context`, `tool`, `image_url`, …); kept verbatim. */
+export type MessagePart = Record<string, unknown>;
+
+/** A session message in its wire shape (docs/sessions.md "Messages"). */
+export interface SessionMessage {
+  id: string;
+  role: string;
+  parts: MessagePart[];
+  created_at: string;
+  peer_id?: string;
+  turn_id?: string;
+  message_kind?: string;
+  source_message_ids?: string[];
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * The readable text of a message: text parts, `[tool:NAME (status)] output` for tools and
+ * `[context] abstract` for context parts, one per line. What token estimates and extractors see.
+ */
+export function messageText(m: Pick<SessionMessage, 'parts'>): string {
+  const lines: string[] = [];
+  for (const p of m.parts) {
+    if (p.type === 'text') lines.push(str(p.text));
+    else if (p.type === 'tool') {
+      const name = str(p.tool_name);
+      const out = str(p.tool_output);
+      const input = p.tool_input && typeof p.tool_input === 'object' ? JSON.stringify(p.tool_input) : '';
+      lines.push(`[tool:${name || 'tool'} (${str(p.tool_status) || 'pending'})] ${[input, out].filter(Boolean).join(' ')}`.trim());
+    } else if (p.type === 'context') lines.push(`[context] ${str(p.abstract) || '(no content)'}`);
+    else if (p.type === 'image_url') lines.push('[image]');
+  }
+  return lines.filter((l) => l.length > 0).join('\n');
+}
+
+/** Token estimate of one message (CJK-aware, like every budget here). */
+export function messageTokens(m: Pick<SessionMessage, 'parts'>): number {
+  return estimateTokens(messageText(m));
+}
+
+/** The text a user or assistant said (text parts only): what memory is made of. */
+export function spokenText(m: Pick<SessionMessage, 'parts'>): string {
+  return m.parts
+    .filter((p) => p.type === 'text')
+    .map((p) => str(p.text))
+    .join('\n')
+    .trim();
+}
+
+/**
+ * Normalises client parts: an unknown `type` becomes a text part (its `text`, else the JSON of the
+ * part), as the contract says; known parts are kept as sent.
+ */
+export function normaliseParts(parts: MessagePart[]): MessagePart[] {
+  return parts.map((p) => {
+    if (['text', 'context', 'tool', 'image_url'].includes(str(p.type))) return p;
+    return { type: 'text', text: typeof p.text === 'string' ? p.text : JSON.stringify(p) };
+  });
+}
+
+/**
+ * A user message made only of tool parts (two or more) is stored as one message per tool result, so
+ * each result is its own step (contract: tool-result aggregate split).
+ */
+export function splitToolAggregate(role: string, parts: MessagePart[]): MessagePart[][] {
+  if (role === 'user' && parts.length >= 2 && parts.every((p) => p.type === 'tool')) return parts.map((p) => [p]);
+  return [parts];
+}

@@ -1,0 +1,199 @@
+import {
+  archiveName, autoCommitDue, DEFAULT_AUTO_COMMIT_POLICY, extractOffline, ExtractionInput, mergeQuotes, messageTokens, namesIn,
+  nextArchiveIndex, normaliseAutoCommitPolicy, normaliseEventTags, parseArchiveName, parseModelExtraction, partsByTokens, planCommit,
+  sanitiseTaskError, SessionMessage, sessionContext, splitToolAggregate, turnsOf, WORKING_MEMORY_SECTIONS,
+} from '..';
+
+const msg = (id: string, role: string, text: string, extra: Partial<SessionMessage> = {}): SessionMessage => ({
+  id, role, parts: [{ type: 'text', text }], created_at: '2026-08-20T10:00:00Z', ...extra,
+});
+
+const input = (messages: SessionMessage[], over: Partial<ExtractionInput> = {}): ExtractionInput => ({
+  userId: 'alice', sessionId: 's1', archiveIndex: 3, messages, nowIso: '2026-09-01T00:00:00Z', previousOverview: '', eventTags: [], ...over,
+});
+
+describe('commit rules', () => {
+  it('archive names pad to three digits and parse back; other names are not archives', () => {
+    expect(archiveName(1)).toBe('archive_001');
+    expect(archiveName(1000)).toBe('archive_1000');
+    expect(parseArchiveName('archive_042')).toBe(42);
+    expect(parseArchiveName('archive_0')).toBeNull();
+    expect(parseArchiveName('archive_x')).toBeNull();
+    expect(parseArchiveName('notes')).toBeNull();
+  });
+
+  it('the next index is past both the commit count and the highest archive', () => {
+    expect(nextArchiveIndex(0, 0)).toBe(1);
+    expect(nextArchiveIndex(2, 5)).toBe(6);
+    expect(nextArchiveIndex(7, 5)).toBe(8);
+  });
+
+  it('a commit archives all but the keep window, or skips', () => {
+    expect(planCommit(0, 0)).toEqual({ kind: 'skip', reason: 'no_messages' });
+    expect(planCommit(2, 5)).toEqual({ kind: 'skip', reason: 'all_within_keep_window' });
+    expect(planCommit(4, 2)).toEqual({ kind: 'archive', archiveCount: 2, keep: 2 });
+  });
+
+  it('a user message of tool results only is split into one message per result', () => {
+    const tools = [{ type: 'tool', tool_id: 'a' }, { type: 'tool', tool_id: 'b' }];
+    expect(splitToolAggregate('user', tools)).toHaveLength(2);
+    expect(splitToolAggregate('assistant', tools)).toHaveLength(1);
+  });
+});
+
+describe('automatic commit policy', () => {
+  it('fills defaults, clamps out-of-range values, coerces numeric strings', () => {
+    expect(normaliseAutoCommitPolicy({ pending_token_threshold: 8000, keep_recent_count: 10 })).toEqual({ ...DEFAULT_AUTO_COMMIT_POLICY, pending_token_threshold: 8000, keep_recent_count: 10 });
+    expect(normaliseAutoCommitPolicy({ pending_token_threshold: 10_000_000 }).pending_token_threshold).toBe(1_000_000);
+    const neg = normaliseAutoCommitPolicy(Object.fromEntries(Object.keys(DEFAULT_AUTO_COMMIT_POLICY).map((k) => [k, -5])));
+    expect(Object.values(neg)).toEqual([0, 0, 0, 0, 0]);
+    expect(normaliseAutoCommitPolicy({ message_count_threshold: '25' }).message_count_threshold).toBe(25);
+  });
+
+  it('rejects unknown keys, nulls and non-integers, naming the field', () => {
+    expect(() => normaliseAutoCommitPolicy({ enabled: true })).toThrow(/unknown field: enabled/);
+    expect(() => normaliseAutoCommitPolicy({ message_count_threshold: null })).toThrow(/auto_commit_policy=null/);
+    expect(() => normaliseAutoCommitPolicy({ idle_timeout_seconds: 1.5 })).toThrow(/idle_timeout_seconds must be an integer/);
+  });
+
+  const policy = { ...DEFAULT_AUTO_COMMIT_POLICY, pending_token_threshold: 100, message_count_threshold: 50 };
+  const state = { pendingTokens: 10, messageCount: 1, keepRecentCount: 0, lastAutoCommitAt: null };
+  it('fires only when a threshold is strictly exceeded, never without a policy, never throttled', () => {
+    expect(autoCommitDue(policy, state, 0)).toBe(false);
+    expect(autoCommitDue(null, { ...state, pendingTokens: 10_000 }, 0)).toBe(false);
+    expect(autoCommitDue(policy, { ...state, pendingTokens: 100 }, 0)).toBe(false);
+    expect(autoCommitDue(policy, { ...state, pendingTokens: 101 }, 0)).toBe(true);
+    expect(autoCommitDue(policy, { ...state, messageCount: 51 }, 0)).toBe(true);
+    const throttled = { ...policy, min_commit_interval_seconds: 60 };
+    expect(autoCommitDue(throttled, { ...state, pendingTokens: 101, lastAutoCommitAt: 10_000 }, 5_000)).toBe(false);
+    const off = { ...policy, pending_token_threshold: 0, message_count_threshold: 0 };
+    expect(autoCommitDue(off, { ...state, pendingTokens: 10_000, messageCount: 10_000 }, 0)).toBe(false);
+  });
+
+  it('event tags: trimmed, lower-cased k=v, invalid dropped, a repeated key keeps its last value', () => {
+    expect(normaliseEventTags([' Team=Search ', 'team=search', 'channel=web'])).toEqual(['team=search', 'channel=web']);
+    expect(normaliseEventTags(['missing-equals', 'channel=web'])).toEqual(['channel=web']);
+    expect(normaliseEventTags(['channel=web', 'channel=app'])).toEqual(['channel=app']);
+  });
+});
+
+describe('session context view', () => {
+  const live = [msg('m3', 'user', 'live message')];
+  it('newest done archive gives the overview; pending newer archives give their messages first', () => {
+    const v = sessionContext(
+      [
+        { status: 'pending', overview: '', overviewTokens: 0, messages: [msg('m2', 'user', 'pending one')] },
+        { status: 'done', overview: '# Working Memory\nx', overviewTokens: 0, messages: [] },
+      ],
+      live,
+      128_000,
+    );
+    expect(v.messages.map((m) => m.id)).toEqual(['m2', 'm3']);
+    expect(v.latest_archive_overview).toContain('# Working Memory');
+    expect(v.stats).toMatchObject({ totalArchives: 2, droppedArchives: 2, failedArchives: 0 });
+    expect(v.estimatedTokens).toBe(v.stats.activeTokens + v.stats.archiveTokens);
+  });
+
+  it('a failed newest archive: no overview, failedArchives 1; budget 0: nothing', () => {
+    const v = sessionContext([{ status: 'failed', overview: '', overviewTokens: 0, messages: [msg('m1', 'user', 'x')] }], live, 128_000);
+    expect(v.latest_archive_overview).toBe('');
+    expect(v.stats.failedArchives).toBe(1);
+    expect(v.messages.map((m) => m.id)).toEqual(['m3']);
+    const none = sessionContext([{ status: 'done', overview: 'o', overviewTokens: 0, messages: [] }], live, 0);
+    expect(none.messages).toEqual([]);
+    expect(none.latest_archive_overview).toBe('');
+  });
+
+  it('the overview is included only if it fits in what the messages leave', () => {
+    const overview = 'word '.repeat(40);
+    const active = messageTokens(live[0]);
+    const fits = sessionContext([{ status: 'done', overview, overviewTokens: 0, messages: [] }], live, active + 50);
+    expect(fits.latest_archive_overview).toBe(overview);
+    const tight = sessionContext([{ status: 'done', overview, overviewTokens: 0, messages: [] }], live, active + 49);
+    expect(tight.latest_archive_overview).toBe('');
+  });
+});
+
+describe('offline extractor', () => {
+  const talk = [
+    msg('m1', 'user', 'We are moving the search service to Postgres next sprint.', { peer_id: 'alice' }),
+    msg('m2', 'assistant', 'Noted. Should I ask Marguerite about the Zanzibar schema?'),
+    msg('m3', 'user', 'Yes please. I love quick reviews, and my favourite editor is Helix.', { created_at: 'not a date' }),
+  ];
+
+  it('is deterministic and writes events with a date line and lead, entities and preferences with quotes', () => {
+    const a = extractOffline(input(talk));
+    expect(extractOffline(input(talk))).toEqual(a);
+    const paths = a.memories.map((m) => m.path);
+    expect(paths).toContain('events/2026/08/20/s1_archive_003_p1.md');
+    expect(paths).toContain('entities/mentioned/marguerite.md');
+    expect(paths).toContain('entities/mentioned/zanzibar.md');
+    expect(paths).toContain('preferences/alice/quick.md');
+    expect(paths).toContain('preferences/alice/editor.md');
+    const ev = a.memories.find((m) => m.memoryType === 'events')!.content;
+    expect(ev).toMatch(/^# Summary\n2026-08-20 \(Thursday\), alice and assistant and user\./);
+    expect(ev).toContain('# 2026-08-20 (Thursday) ChatLog:');
+    expect(ev).toContain('<!-- MEMORY_FIELDS');
+    expect(a.memories.find((m) => m.path.endsWith('marguerite.md'))!.content).toContain('(m2)');
+    for (const s of WORKING_MEMORY_SECTIONS) expect(a.overview).toContain(`## ${s}`);
+    expect(a.abstract).toMatch(/2 turns, 3 messages$/);
+  });
+
+  it('parts stay near the token target; speakers are not entities', () => {
+    const long = Array.from({ length: 40 }, (_, i) => msg(`m${i}`, i % 2 ? 'assistant' : 'user', `Turn ${i} talks about the weather in some detail today.`));
+    const parts = partsByTokens(turnsOf(long), 200);
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.flat()).toHaveLength(40);
+    expect(namesIn('Then Alice met Bob in Paris')).toEqual(['Alice', 'Bob', 'Paris']);
+    const mem = extractOffline(input([msg('a', 'user', 'I told Bob about it', { peer_id: 'bob' })]));
+    expect(mem.memories.some((m) => m.path.includes('/bob.md'))).toBe(false);
+  });
+
+  it('merging quotes adds each line once (a replay changes nothing)', () => {
+    const once = mergeQuotes(null, '# Marguerite', '- q1 (m1)\n- q2 (m2)');
+    expect(mergeQuotes(once, '# Marguerite', '- q2 (m2)')).toBe(once);
+    expect(mergeQuotes(once, '# Marguerite', '- q3 (m3)')).toBe(`${once}- q3 (m3)\n`);
+  });
+
+  it('hostile text stays linear: long runs of spaces and punctuation', () => {
+    const evil = `${' '.repeat(200_000)}x${'!'.repeat(200_000)}`;
+    // A quadratic scan would take minutes on 400k characters and hit the test timeout; a linear one
+    // answers at once, with bounded output.
+    const out = extractOffline(input([msg('e', 'user', evil)]));
+    expect(out.abstract.length).toBeLessThan(2_000);
+  });
+});
+
+describe('model extraction answers', () => {
+  const talk = [msg('m1', 'user', 'I moved to Lisbon in May.'), msg('m2', 'assistant', 'Nice!')];
+  const overview = `# Working Memory\n\n${WORKING_MEMORY_SECTIONS.map((s) => `## ${s}\nx`).join('\n\n')}`;
+
+  it('a well-formed answer gives memories at derived paths (never model paths)', () => {
+    const answer = JSON.stringify({
+      profile: 'Lives in Lisbon.',
+      preferences: [{ topic: '../../etc', content: 'likes sun' }],
+      entities: [{ category: 'Place', name: 'Lisbon', content: 'City the user moved to in May.' }],
+      events: [{ event_name: 'Moved to Lisbon', summary: 'User moved to Lisbon in May.', from: 0, to: 5 }],
+      overview,
+    });
+    const e = parseModelExtraction(`Here you go:\n\`\`\`json\n${answer}\n\`\`\``, input(talk), 'alice')!;
+    expect(e.memories.map((m) => m.path).sort()).toEqual([
+      'entities/place/lisbon.md', 'events/2026/08/20/moved_to_lisbon_archive_003_1.md', 'preferences/alice/etc.md', 'profile.md',
+    ]);
+    expect(e.overview).toContain('## Open Issues');
+  });
+
+  it('malformed or empty answers are null (the caller falls back)', () => {
+    expect(parseModelExtraction('not json', input(talk), 'alice')).toBeNull();
+    expect(parseModelExtraction('{"events": "nope"}', input(talk), 'alice')).toBeNull();
+    expect(parseModelExtraction('[1,2]', input(talk), 'alice')).toBeNull();
+  });
+});
+
+describe('task errors', () => {
+  it('redacts keys and cuts at 500 characters', () => {
+    expect(sanitiseTaskError('boom sk-ant-abc123 and Bearer xyz.789')).toBe('boom sk-[REDACTED] and Bearer [REDACTED]');
+    const long = sanitiseTaskError('e'.repeat(800));
+    expect(long).toHaveLength(500 + '...[truncated]'.length);
+  });
+});

@@ -1,0 +1,58 @@
+import { UnrecoverableError } from 'bullmq';
+import { QueueName, SidecarJob } from '@app/contracts';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { decodeJobFailure } from './job-failure-decode';
+import { currentRequestId } from './job-context';
+import { QueueProcessor } from './queue-processor';
+
+class FakeSidecars extends QueueProcessor<QueueName.Sidecar> {
+  seen: (string | undefined)[] = [];
+  constructor(private readonly work: () => Promise<{ refreshed: number }>) {
+    super(QueueName.Sidecar);
+  }
+  protected isPayload(d: unknown): d is SidecarJob {
+    return typeof (d as SidecarJob)?.uri === 'string';
+  }
+  protected run() {
+    this.seen.push(currentRequestId());
+    return this.work();
+  }
+}
+
+const JOB: SidecarJob = { accountId: 'a', uri: 'viking://resources' };
+
+describe('QueueProcessor (durable queue)', () => {
+  it('keeps a failure retryable (a plain Error) with its code, and never leaks an unexpected text', async () => {
+    const coded = await new FakeSidecars(async () => { throw new KernelError(KernelErrorCode.Unavailable, 'db away'); })
+      .handle(JOB).catch((e: Error) => e);
+    expect(coded).not.toBeInstanceOf(UnrecoverableError);
+    expect((coded as Error).message).toBe('UNAVAILABLE: db away');
+    const bug = await new FakeSidecars(async () => { throw new Error('relation "nodes" does not exist'); }).handle(JOB).catch((e: Error) => e);
+    expect(bug).not.toBeInstanceOf(UnrecoverableError);
+    expect((bug as Error).message).toMatch(/^INTERNAL: sidecar failed \(error id /);
+  });
+
+  it('fails a malformed payload for good', async () => {
+    const err = await new FakeSidecars(async () => ({ refreshed: 1 })).handle({ nope: 1 }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect((err as Error).message).toBe('INVALID_ARGUMENT: malformed sidecar job payload');
+  });
+
+  it('runs the work under the request id the job carries', async () => {
+    const p = new FakeSidecars(async () => ({ refreshed: 1 }));
+    await expect(p.handle({ ...JOB, _meta: { requestId: 'req-42' } })).resolves.toEqual({ refreshed: 1 });
+    expect(p.seen).toEqual(['req-42']);
+  });
+});
+
+describe('decodeJobFailure', () => {
+  it('turns a coded failure back into its KernelError and leaves anything else alone', () => {
+    const decoded = decodeJobFailure(new Error('INVALID_ARGUMENT: filter.field bad')) as KernelError;
+    expect(decoded).toBeInstanceOf(KernelError);
+    expect([decoded.code, decoded.message]).toEqual(['INVALID_ARGUMENT', 'filter.field bad']);
+    const stalled = new Error('job stalled more than allowable limit');
+    expect(decodeJobFailure(stalled)).toBe(stalled);
+    expect(decodeJobFailure(new Error('NOT_A_CODE: x'))).toBeInstanceOf(Error);
+    expect(decodeJobFailure(new Error('NOT_A_CODE: x'))).not.toBeInstanceOf(KernelError);
+  });
+});

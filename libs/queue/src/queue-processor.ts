@@ -1,0 +1,95 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Job, UnrecoverableError } from 'bullmq';
+import { JobMeta, JobOf, jobFailureMessage, ResultOf, splitJobMeta } from '@app/contracts';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { ConsumerHost } from './consumer';
+import { runInWorkContext } from './job-context';
+import { isRequestScoped } from './job-options';
+import { QueueKey } from './job-bus.port';
+
+/** What a processor may know about the job it runs besides the payload. */
+export interface JobRun {
+  id?: string;
+  /** When the job was added (epoch ms); the rewriter spends only what is left of its budget. */
+  enqueuedAt?: number;
+  meta: JobMeta;
+}
+
+/**
+ * The one shape of every queue processor (docs/operations.md "Queue processors"): strip the job's
+ * meta, drop a request-scoped job whose deadline has passed, validate the payload, run the service
+ * inside the job's work context (its request id), and turn any failure into a coded job failure.
+ * Each failure is logged once, here; subclasses neither catch nor log.
+ *
+ * Failures of request-scoped queues are final (nobody waits for a retry); those of durable queues
+ * (index, sidecar) stay retryable, except a malformed payload, which can never succeed.
+ */
+export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
+  protected readonly log: Logger;
+
+  protected constructor(protected readonly queue: Q) {
+    super();
+    this.log = new Logger(`${queue}-processor`);
+  }
+
+  /** Structural check of the payload; anything else is a producer bug. */
+  protected abstract isPayload(data: unknown): data is JobOf<Q>;
+
+  /** The work itself. */
+  protected abstract run(data: JobOf<Q>, job: JobRun): Promise<ResultOf<Q>>;
+
+  /**
+   * Failures of this worker's dependencies that have a wire code (an embedder or LLM outage), as the
+   * domain error they stand for; null for anything unexpected. Kernel errors are coded already.
+   */
+  protected codeOf(_err: unknown): KernelError | null {
+    return null;
+  }
+
+  process(job: Job) {
+    return this.handle(job.data, { id: job.id, enqueuedAt: job.timestamp });
+  }
+
+  async handle(raw: unknown, job: Omit<JobRun, 'meta'> = {}): Promise<ResultOf<Q>> {
+    const { data, meta } = splitJobMeta(raw);
+    const run: JobRun = { ...job, meta };
+    return runInWorkContext({ requestId: meta.requestId ?? `job-${job.id ?? randomUUID()}` }, () => this.guarded(data, run));
+  }
+
+  private async guarded(data: unknown, job: JobRun): Promise<ResultOf<Q>> {
+    const late = job.meta.deadlineAt === undefined ? 0 : Date.now() - job.meta.deadlineAt;
+    if (late > 0) {
+      this.log.warn(`${this.queue} job ${job.id ?? ''} dropped: its request's deadline passed ${late} ms ago`);
+      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.DeadlineExceeded, `${this.queue} job dropped after its deadline`));
+    }
+    if (!this.isPayload(data)) {
+      this.log.error(`malformed ${this.queue} job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.InvalidArgument, `malformed ${this.queue} job payload`));
+    }
+    this.log.debug(`${this.queue} ${job.id ?? ''}`);
+    try {
+      return await this.run(data, job);
+    } catch (err) {
+      throw this.failure(err);
+    }
+  }
+
+  private failure(err: unknown): Error {
+    const final = isRequestScoped(this.queue);
+    const coded = err instanceof KernelError ? err : this.codeOf(err);
+    let message: string;
+    if (coded) {
+      // The caller gets the code and message (a 400 or 503); the worker's log needs no more than a line.
+      message = jobFailureMessage(coded.code, coded.message);
+      this.log.warn(`${this.queue} job failed: ${message}`);
+    } else {
+      // Anything else (a database error, a bug) is logged here in full; its text never reaches the caller.
+      const errorId = randomUUID();
+      const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      this.log.error(`${this.queue} job failed, errorId=${errorId}: ${detail}`);
+      message = jobFailureMessage(KernelErrorCode.Internal, `${this.queue} failed (error id ${errorId})`);
+    }
+    return final ? new UnrecoverableError(message) : new Error(message);
+  }
+}

@@ -1,0 +1,184 @@
+import { ExtractJob } from '@app/contracts';
+import { Identity, sanitiseTaskError } from '@app/kernel';
+import { Db } from '../db/db.port';
+import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
+
+export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+/** A task record in its wire shape (docs/sessions.md "Tasks"); owner identity is never emitted. */
+export interface TaskRecord {
+  task_id: string;
+  task_type: string;
+  status: TaskStatus;
+  created_at: number;
+  updated_at: number;
+  resource_id: string;
+  meta: Record<string, never>;
+  stage: string | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  created_at_iso: string;
+  updated_at_iso: string;
+}
+
+interface TaskRow {
+  task_id: string;
+  task_type: string;
+  status: TaskStatus;
+  resource_id: string;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const toTask = (r: TaskRow): TaskRecord => {
+  const c = new Date(r.created_at);
+  const u = new Date(r.updated_at);
+  const terminal = r.status === 'completed' || r.status === 'failed';
+  return {
+    task_id: r.task_id,
+    task_type: r.task_type,
+    status: r.status,
+    created_at: c.getTime() / 1000,
+    updated_at: u.getTime() / 1000,
+    resource_id: r.resource_id,
+    meta: {},
+    stage: terminal ? r.status : null,
+    result: r.result,
+    error: r.error,
+    created_at_iso: c.toISOString(),
+    updated_at_iso: u.toISOString(),
+  };
+};
+
+const COLUMNS = 'task_id, task_type, status, resource_id, result, error, created_at, updated_at';
+
+/** What an extraction stores when it ends well: memory writes, the archive summary and the task result. */
+export interface ExtractionOutcome {
+  writes: WriteOp[];
+  overview: string;
+  abstract: string;
+  overviewTokens: number;
+  /** Builds the task result from what the writes did (created vs changed files). */
+  result: (written: WriteManyOutcome) => Record<string, unknown>;
+  llmUsage: { prompt_tokens: number; completion_tokens: number } | null;
+}
+
+/** Commit tasks: read by their owner through the tasks API, advanced by the extractor. */
+export class SessionTaskRepository {
+  constructor(private readonly db: Db, private readonly graceMs?: number) {}
+
+  async get(identity: Pick<Identity, 'accountId' | 'userId'>, taskId: string): Promise<TaskRecord | null> {
+    const { rows } = await this.db.query<TaskRow>(
+      `SELECT ${COLUMNS} FROM session_tasks WHERE task_id = $1 AND account_id = $2 AND user_id = $3`,
+      [taskId, identity.accountId, identity.userId],
+    );
+    return rows[0] ? toTask(rows[0]) : null;
+  }
+
+  /** The caller's tasks, newest first; filters are exact matches. */
+  async list(identity: Pick<Identity, 'accountId' | 'userId'>, f: { taskType?: string; status?: string; resourceId?: string }, limit: number): Promise<TaskRecord[]> {
+    const { rows } = await this.db.query<TaskRow>(
+      `SELECT ${COLUMNS} FROM session_tasks WHERE account_id = $1 AND user_id = $2
+         AND ($3::text IS NULL OR task_type = $3) AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR resource_id = $5)
+       ORDER BY created_at DESC, task_id LIMIT $6`,
+      [identity.accountId, identity.userId, f.taskType ?? null, f.status ?? null, f.resourceId ?? null, limit],
+    );
+    return rows.map(toTask);
+  }
+
+  /** The task's status as the extractor sees it (no owner check: the job names its owner). */
+  async statusOf(taskId: string): Promise<TaskStatus | null> {
+    const { rows } = await this.db.query<{ status: TaskStatus }>('SELECT status FROM session_tasks WHERE task_id = $1', [taskId]);
+    return rows[0]?.status ?? null;
+  }
+
+  async markRunning(taskId: string): Promise<void> {
+    await this.db.query(`UPDATE session_tasks SET status = 'running', updated_at = now() WHERE task_id = $1 AND status = 'pending'`, [taskId]);
+  }
+
+  /**
+   * Hands open tasks whose last change is older than `graceMs` to `enqueue` (their job may have been
+   * lost with Redis) and stamps them, all in one transaction; rows are claimed with SKIP LOCKED so
+   * several relays share the work. Re-adding a job that still exists is a no-op (same job id).
+   */
+  async relayStale(limit: number, graceMs: number, enqueue: (jobs: ExtractJob[]) => Promise<void>): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ task_id: string; job: ExtractJob | null }>(
+        `SELECT task_id, job FROM session_tasks WHERE status IN ('pending', 'running') AND job IS NOT NULL
+           AND updated_at <= now() - $2 * interval '1 millisecond'
+         ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit, graceMs],
+      );
+      if (rows.length === 0) return 0;
+      await enqueue(rows.map((r) => r.job as ExtractJob));
+      await tx.query('UPDATE session_tasks SET updated_at = now() WHERE task_id = ANY($1::text[])', [rows.map((r) => r.task_id)]);
+      return rows.length;
+    });
+  }
+
+  /** Whether another session commit of this session is still pending or running (auto-commit skips then). */
+  async inFlight(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `SELECT 1 FROM session_tasks WHERE account_id = $1 AND user_id = $2 AND resource_id = $3
+         AND task_type = 'session_commit' AND status IN ('pending', 'running') LIMIT 1`,
+      [identity.accountId, identity.userId, sessionId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Ends an extraction in one transaction: memory files written through the write path (with their
+   * outbox entry), archive marked done with its summary, session counters advanced, task completed.
+   * A task already completed (a replayed job) changes nothing and returns null.
+   */
+  async complete(job: ExtractJob, identity: Identity, out: ExtractionOutcome): Promise<WriteManyOutcome | null> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ status: TaskStatus }>('SELECT status FROM session_tasks WHERE task_id = $1 FOR UPDATE', [job.taskId]);
+      if (!rows[0] || rows[0].status === 'completed' || rows[0].status === 'failed') return null;
+      const written = out.writes.length ? await writeNodes(tx, identity, out.writes, this.graceMs) : { items: [], createdDirectories: [], index: null };
+      const result = out.result(written);
+      const counts = result.memories_extracted as Record<string, number>;
+      await tx.query(
+        `UPDATE session_archives SET status = 'done', overview = $5, abstract = $6, overview_tokens = $7, updated_at = now()
+         WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4`,
+        [job.accountId, job.userId, job.sessionId, job.archiveIndex, out.overview, out.abstract, out.overviewTokens],
+      );
+      await tx.query(
+        `UPDATE sessions SET updated_at = now(), memories_extracted = jsonb_build_object(
+             'memory_write', COALESCE((memories_extracted->>'memory_write')::int, 0) + $4,
+             'memory_edit', COALESCE((memories_extracted->>'memory_edit')::int, 0) + $5,
+             'total', COALESCE((memories_extracted->>'total')::int, 0) + $4 + $5),
+           llm_token_usage = jsonb_build_object(
+             'prompt_tokens', COALESCE((llm_token_usage->>'prompt_tokens')::int, 0) + $6,
+             'completion_tokens', COALESCE((llm_token_usage->>'completion_tokens')::int, 0) + $7,
+             'total_tokens', COALESCE((llm_token_usage->>'total_tokens')::int, 0) + $6 + $7)
+         WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
+        [job.accountId, job.userId, job.sessionId, counts.memory_write ?? 0, counts.memory_edit ?? 0,
+          out.llmUsage?.prompt_tokens ?? 0, out.llmUsage?.completion_tokens ?? 0],
+      );
+      await tx.query(
+        `UPDATE session_tasks SET status = 'completed', result = $2::jsonb, updated_at = now() WHERE task_id = $1`,
+        [job.taskId, JSON.stringify(result)],
+      );
+      return written;
+    });
+  }
+
+  /** Marks the task failed (and its archive, if it still exists); the error text is sanitised. */
+  async fail(job: ExtractJob, error: string): Promise<void> {
+    const clean = sanitiseTaskError(error);
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `UPDATE session_tasks SET status = 'failed', error = $2, updated_at = now() WHERE task_id = $1 AND status IN ('pending', 'running')`,
+        [job.taskId, clean],
+      );
+      await tx.query(
+        `UPDATE session_archives SET status = 'failed', error = $5, updated_at = now()
+         WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4 AND status = 'pending'`,
+        [job.accountId, job.userId, job.sessionId, job.archiveIndex, clean],
+      );
+    });
+  }
+}

@@ -1,0 +1,332 @@
+// Hostile-input regressions of issue 11 that live at the gateway: each `it` names the finding it
+// covers. (Store-side findings are in store-safety.e2e-spec.ts, write-path ones in write-path and
+// write-faults, property-based fuzzing in fuzz.e2e-spec.ts.)
+import { startTestApp, TestApp } from '@app/testing';
+import { LedgerRedis } from './context-support';
+import { rawRequest } from './hostile-support';
+
+const WRITE = '/api/v1/content/write';
+const json = { 'content-type': 'application/json' };
+
+describe('dev mode is localhost-only in fact', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+
+  afterAll(() => app.close());
+
+  const plant = (headers: Record<string, string>, body = '{"uri":"viking://~/memories/x.md","content":"planted","mode":"create"}') =>
+    rawRequest(app.url, 'POST', WRITE, { headers, body });
+
+  it('refuses a Host that is not a loopback name (DNS rebinding) with 403 in the envelope', async () => {
+    for (const host of ['evil.example', 'evil.example:1933', '10.0.0.5', 'localhost.evil.example', '127.0.0.1.nip.io']) {
+      const r = await plant({ ...json, host });
+      expect([host, r.status, r.body.error?.code]).toEqual([host, 403, 'PERMISSION_DENIED']);
+      expect(r.body.error.message).toContain('Host');
+    }
+    for (const host of ['localhost', 'LOCALHOST:1933', '127.0.0.1:9', '[::1]:1933', 'app.localhost']) {
+      const r = await rawRequest(app.url, 'GET', '/api/v1/system/status', { headers: { host } });
+      expect([host, r.status]).toEqual([host, 200]);
+    }
+  });
+
+  it('refuses a foreign Origin (cross-site POST) and the opaque origin; accepts localhost pages', async () => {
+    for (const origin of ['https://evil.example', 'null', 'http://127.0.0.1.evil.example', 'file://']) {
+      const r = await plant({ ...json, origin });
+      expect([origin, r.status, r.body.error?.code]).toEqual([origin, 403, 'PERMISSION_DENIED']);
+    }
+    const ok = await plant({ ...json, origin: 'http://localhost:3000' }, '{"uri":"viking://~/memories/ok.md","content":"fine","mode":"create"}');
+    expect(ok.status).toBe(200);
+  });
+
+  it('refuses form-encoded and text/plain bodies with 415 (no CORS preflight would stop them), and nothing is stored', async () => {
+    const cases: [string, string][] = [
+      ['application/x-www-form-urlencoded', 'uri=viking://~/memories/form.md&content=planted'],
+      ['text/plain', '{"uri":"viking://~/memories/text.md","content":"planted","mode":"create"}'],
+      ['multipart/form-data; boundary=x', '--x\r\n\r\nplanted\r\n--x--'],
+    ];
+    for (const [type, body] of cases) {
+      const r = await plant({ 'content-type': type }, body);
+      expect([type, r.status, r.body.error?.code]).toEqual([type, 415, 'UNSUPPORTED_MEDIA_TYPE']);
+    }
+    const noType = await plant({}, '{"uri":"viking://~/memories/none.md","content":"planted","mode":"create"}');
+    expect(noType.status).toBe(415);
+    for (const name of ['form', 'text', 'none']) {
+      const read = await app.request('GET', `/api/v1/content/read?uri=viking://~/memories/${name}.md`);
+      expect([name, read.status]).toEqual([name, 404]);
+    }
+    const charset = await plant({ 'content-type': 'application/json; charset=utf-8' }, '{"uri":"viking://~/memories/cs.md","content":"ok","mode":"create"}');
+    expect(charset.status).toBe(200);
+  });
+});
+
+describe('authentication before the body', () => {
+  const ROOT = 'hostile-root-key-0123456789';
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ rootApiKey: ROOT, env: { MUNINN_BODY_LIMIT_BYTES: '1048576' } });
+  });
+
+  afterAll(() => app.close());
+
+  it('an unauthenticated 7 MB body is refused 401 without being parsed (not 413, not 400 for bad JSON)', async () => {
+    const body = Buffer.alloc(7 * 1024 * 1024, 0x7b); // "{{{{…": invalid JSON, so a parse would answer 400
+    const r = await rawRequest(app.url, 'POST', WRITE, { headers: json, body });
+    expect([r.status, r.body.error?.code]).toEqual([401, 'UNAUTHENTICATED']);
+    const wrong = await rawRequest(app.url, 'POST', WRITE, { headers: { ...json, 'x-api-key': 'nope' }, body });
+    expect([wrong.status, wrong.body.error?.code]).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
+  it('an authenticated body over the limit is 413 in the envelope, from its declared length', async () => {
+    const acme = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'acme', admin_user_id: 'boss' } });
+    const key = acme.body.result.user_key as string;
+    const body = Buffer.alloc(2 * 1024 * 1024, 0x7b);
+    const r = await rawRequest(app.url, 'POST', WRITE, { headers: { ...json, 'x-api-key': key }, body });
+    expect([r.status, r.body.status, r.body.error?.code]).toEqual([413, 'error', 'PAYLOAD_TOO_LARGE']);
+  });
+
+  it('public routes still answer without a key', async () => {
+    expect((await rawRequest(app.url, 'GET', '/health')).status).toBe(200);
+    expect((await rawRequest(app.url, 'GET', '/openapi.json')).status).toBe(200);
+  });
+});
+
+describe('keys and roles', () => {
+  const ROOT = 'hostile-keys-root-0123456789';
+  const SEED = 'provisioning-seed-2026';
+  let app: TestApp;
+  const admin = (path: string, key: string, body: unknown) => app.request('POST', `/api/v1/admin/accounts${path}`, { key, body });
+
+  beforeAll(async () => {
+    app = await startTestApp({ rootApiKey: ROOT, env: { MUNINN_KEY_SECRET: 'a-server-secret-of-at-least-32-chars!' } });
+  });
+
+  afterAll(() => app.close());
+
+  it('a seeded key is an HMAC under the server secret: not the reference hash, and different per account', async () => {
+    const a = await admin('', ROOT, { account_id: 'acct-a', admin_user_id: 'boss', seed: SEED });
+    const b = await admin('', ROOT, { account_id: 'acct-b', admin_user_id: 'boss', seed: SEED });
+    const secretA = a.body.result.user_key.split('.')[2];
+    const secretB = b.body.result.user_key.split('.')[2];
+    expect(secretA).toMatch(/^[0-9a-f]{64}$/);
+    expect(secretA).not.toBe(secretB);
+    const { createHash } = await import('node:crypto');
+    expect(secretA).not.toBe(createHash('sha256').update(`boss\0${SEED}`).digest('hex'));
+    // Reproducible: rotating with the same seed gives the same key back.
+    const again = await admin('/acct-a/users/boss/key', ROOT, { seed: SEED });
+    expect(again.body.result.user_key).toBe(a.body.result.user_key);
+  });
+
+  it("an admin cannot build a working key for a user of another account who got the same seed", async () => {
+    const a = await admin('', ROOT, { account_id: 'acct-c', admin_user_id: 'mallory' });
+    const b = await admin('', ROOT, { account_id: 'acct-d', admin_user_id: 'boss' });
+    const victim = await admin('/acct-d/users', b.body.result.user_key, { user_id: 'victim', seed: SEED });
+    expect(victim.status).toBe(200);
+    // Mallory gives her own user the same id and seed in her account; the secret part differs.
+    const twin = await admin('/acct-c/users', a.body.result.user_key, { user_id: 'victim', seed: SEED });
+    const forged = [Buffer.from('acct-d').toString('base64url'), Buffer.from('victim').toString('base64url'), twin.body.result.user_key.split('.')[2]].join('.');
+    const r = await app.request('GET', '/api/v1/system/status', { key: forged });
+    expect(r.status).toBe(401);
+    expect((await app.request('GET', '/api/v1/system/status', { key: victim.body.result.user_key })).body.result.account_id).toBe('acct-d');
+  });
+
+  it('an empty or short seed is a 400 naming the field and the minimum', async () => {
+    for (const seed of ['', 'short']) {
+      const r = await admin('', ROOT, { account_id: `acct-s${seed.length}`, admin_user_id: 'boss', seed });
+      expect([seed, r.status, r.body.error?.code]).toEqual([seed, 400, 'INVALID_ARGUMENT']);
+      expect(r.body.error.message).toContain('seed must be at least 16 characters');
+    }
+    const long = await admin('', ROOT, { account_id: 'acct-long', admin_user_id: 'boss', seed: 'x'.repeat(257) });
+    expect(long.status).toBe(400);
+  });
+
+  it('a plain user cannot recursively delete or reindex the shared resources tree; an admin can; reads stay open', async () => {
+    const acct = await admin('', ROOT, { account_id: 'shared', admin_user_id: 'boss' });
+    const bossKey = acct.body.result.user_key as string;
+    const userKey = (await admin('/shared/users', bossKey, { user_id: 'pat' })).body.result.user_key as string;
+    const write = (key: string, uri: string) =>
+      app.request('POST', WRITE, { key, body: { uri, content: `text of ${uri}`, mode: 'create', wait: true } });
+    expect((await write(bossKey, 'viking://resources/handbook/a.md')).status).toBe(200);
+    expect((await write(userKey, 'viking://resources/handbook/b.md')).status).toBe(200);
+    const del = (key: string, uri: string, recursive: boolean) =>
+      app.request('DELETE', `/api/v1/fs?uri=${encodeURIComponent(uri)}&recursive=${recursive}`, { key });
+    for (const uri of ['viking://resources', 'viking://resources/handbook']) {
+      const r = await del(userKey, uri, true);
+      expect([uri, r.status, r.body.error?.code]).toEqual([uri, 403, 'PERMISSION_DENIED']);
+    }
+    const reindex = await app.request('POST', '/api/v1/content/reindex', { key: userKey, body: { uri: 'viking://resources/handbook' } });
+    expect(reindex.status).toBe(403);
+    const read = await app.request('GET', '/api/v1/content/read?uri=viking://resources/handbook/a.md', { key: userKey });
+    expect([read.status, read.body.result]).toEqual([200, 'text of viking://resources/handbook/a.md']);
+    const ls = await app.request('GET', '/api/v1/fs/ls?uri=viking://resources/handbook', { key: userKey });
+    expect(ls.body.result).toHaveLength(2);
+    // A single file is still the user's to delete; the admin may remove the whole tree.
+    expect((await del(userKey, 'viking://resources/handbook/b.md', false)).status).toBe(200);
+    expect((await del(bossKey, 'viking://resources/handbook', true)).status).toBe(200);
+    expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/handbook/a.md', { key: userKey })).status).toBe(404);
+  });
+});
+
+describe('smaller defects', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+
+  afterAll(() => app.close());
+
+  it('NUL characters in content, tags, message text, a mkdir description or a query are a 400 naming the field', async () => {
+    const cases: [string, string, unknown, (string | number)[]][] = [
+      ['POST', WRITE, { uri: 'viking://~/memories/nul.md', content: 'a\u0000b', mode: 'create' }, ['body', 'content']],
+      ['POST', WRITE, { uri: 'viking://~/memories/nul.md', content: 'ok', tags: ['k=v\u0000'], mode: 'create' }, ['body', 'tags', 0]],
+      ['POST', '/api/v1/sessions/s-nul/messages', { role: 'user', content: 'hi\u0000' }, ['body', 'content']],
+      ['POST', '/api/v1/sessions/s-nul/messages', { role: 'user', parts: [{ type: 'text', text: '\u0000' }] }, ['body', 'parts', 0, 'text']],
+      ['POST', '/api/v1/fs/mkdir', { uri: 'viking://resources/nul-dir', description: 'x\u0000' }, ['body', 'description']],
+      ['POST', '/api/v1/search/find', { query: 'q\u0000' }, ['body', 'query']],
+      ['POST', '/api/v1/search/search', { query: 'q', mode: 'context', session_id: 'a\u0000' }, ['body', 'session_id']],
+    ];
+    for (const [method, path, body, loc] of cases) {
+      const r = await app.request(method, path, { body });
+      expect([path, r.status, r.body.error?.code]).toEqual([path, 400, 'INVALID_ARGUMENT']);
+      expect([path, r.body.error.details.validation_errors[0].loc]).toEqual([path, loc]);
+    }
+    const q = await app.request('GET', '/api/v1/content/read?uri=viking://resources/a%00b');
+    expect(q.status).toBe(400);
+    expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/nul-dir')).status).toBe(404);
+  });
+
+  it('dedup ledgers are deleted with their session', async () => {
+    const ledger = new LedgerRedis(app);
+    try {
+      expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: 'led-1' } })).status).toBe(200);
+      await ledger.put('default', 'default', 'led-1', { entries: { 'viking://resources/x.md': { turn: 1 } } });
+      expect((await app.request('GET', '/api/v1/sessions/led-1/recall-log')).body.result).not.toBeNull();
+      expect((await app.request('DELETE', '/api/v1/sessions/led-1')).status).toBe(200);
+      expect(await ledger.get('default', 'default', 'led-1')).toBeNull();
+      expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: 'led-1' } })).status).toBe(200);
+      expect((await app.request('GET', '/api/v1/sessions/led-1/recall-log')).body.result).toBeNull();
+    } finally {
+      await ledger.close();
+    }
+  });
+});
+
+describe('ledgers of deleted users and accounts', () => {
+  const ROOT = 'hostile-ledger-root-0123456789';
+  let app: TestApp;
+  let ledger: LedgerRedis;
+  const admin = (method: string, path: string, body?: unknown) => app.request(method, `/api/v1/admin/accounts${path}`, { key: ROOT, body });
+
+  beforeAll(async () => {
+    app = await startTestApp({ rootApiKey: ROOT });
+    ledger = new LedgerRedis(app);
+  });
+
+  afterAll(async () => {
+    await ledger.close();
+    await app.close();
+  });
+
+  it('a re-created user or account inherits no dedup ledger (and another account keeps its own)', async () => {
+    const doc = { entries: { 'viking://resources/x.md': { turn: 1 } } };
+    expect((await admin('POST', '', { account_id: 'acme', admin_user_id: 'boss' })).status).toBe(200);
+    expect((await admin('POST', '', { account_id: 'acme2', admin_user_id: 'boss' })).status).toBe(200);
+    expect((await admin('POST', '/acme/users', { user_id: 'ann' })).status).toBe(200);
+    await ledger.put('acme', 'ann', 's1', doc);
+    await ledger.put('acme', 'boss', 's1', doc);
+    await ledger.put('acme2', 'boss', 's1', doc);
+    expect((await admin('DELETE', '/acme/users/ann')).status).toBe(200);
+    expect(await ledger.get('acme', 'ann', 's1')).toBeNull();
+    expect(await ledger.get('acme', 'boss', 's1')).toEqual(doc);
+    const ann = await admin('POST', '/acme/users', { user_id: 'ann' });
+    const log = await app.request('GET', '/api/v1/sessions/s1/recall-log', { key: ann.body.result.user_key });
+    expect([log.status, log.body.result]).toEqual([200, null]);
+    expect((await admin('DELETE', '/acme')).status).toBe(200);
+    expect(await ledger.get('acme', 'boss', 's1')).toBeNull();
+    expect(await ledger.get('acme2', 'boss', 's1')).toEqual(doc);
+  });
+});
+
+describe('rate limits and fairness', () => {
+  const ROOT = 'hostile-rate-root-0123456789';
+  let app: TestApp;
+  const keys: Record<string, string> = {};
+  const status = (key: string) => app.request('GET', '/api/v1/system/status', { key });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      rootApiKey: ROOT,
+      env: {
+        MUNINN_RATE_KEY_PER_MINUTE: '5',
+        MUNINN_RATE_ACCOUNT_PER_MINUTE: '8',
+        MUNINN_ACCOUNT_MAX_INFLIGHT: '1',
+        MUNINN_ACCOUNT_MAX_QUEUED: '0',
+        MUNINN_MCP_MAX_BATCH: '4',
+      },
+    });
+    for (const account of ['ra', 'rb', 'rc', 'rd']) {
+      const r = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: account, admin_user_id: 'boss' } });
+      keys[account] = r.body.result.user_key;
+    }
+    // Created with the root key, which is never rate-limited (so nothing is counted yet).
+    const u = await app.request('POST', '/api/v1/admin/accounts/ra/users', { key: ROOT, body: { user_id: 'u2' } });
+    keys.ra2 = u.body.result.user_key;
+  });
+
+  afterAll(() => app.close());
+
+  it('per key, then per account: 429 in the envelope with Retry-After; other accounts are untouched', async () => {
+    for (let i = 0; i < 5; i++) expect((await status(keys.ra)).status).toBe(200);
+    const over = await status(keys.ra);
+    expect([over.status, over.body.status, over.body.error.code, over.body.error.details.limit]).toEqual([429, 'error', 'RESOURCE_EXHAUSTED', 'key']);
+    const retryAfter = Number(over.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // The account has 8: 5 counted so far (a request its key refused never reaches the account), so
+    // its second user gets 3.
+    for (let i = 0; i < 3; i++) expect((await status(keys.ra2)).status).toBe(200);
+    const account = await status(keys.ra2);
+    expect([account.status, account.body.error.details.limit]).toEqual([429, 'account']);
+    expect((await status(keys.rb)).status).toBe(200);
+  });
+
+  it('each message of an MCP JSON-RPC batch counts; a batch over MUNINN_MCP_MAX_BATCH is a 400', async () => {
+    const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+    const headers = { accept: 'application/json, text/event-stream', 'x-api-key': keys.rc };
+    const big = await app.request('POST', '/mcp', { headers, body: [1, 2, 3, 4, 5].map(ping) });
+    expect(big.status).toBe(400);
+    expect(big.body.error.message).toContain('at most 4 messages');
+    // 1 (the refused batch) + 4 = 5: the key's whole minute.
+    const batch = await app.request('POST', '/mcp', { headers, body: [1, 2, 3, 4].map(ping) });
+    expect(batch.status).not.toBe(429);
+    const next = await status(keys.rc);
+    expect(next.status).toBe(429);
+  });
+
+  it("bounds in-flight requests per account: a held request makes the account's next one 429, other accounts still run", async () => {
+    const { request } = await import('node:http');
+    const url = new URL(app.url);
+    // A write whose body never finishes holds its slot (admission happens before the body is read).
+    const held = request({
+      host: url.hostname,
+      port: url.port,
+      method: 'POST',
+      path: '/api/v1/content/write',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-api-key': keys.rd },
+    });
+    held.on('error', () => undefined);
+    held.write('{"uri":');
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await status(keys.rd);
+    expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'inflight']);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect((await status(keys.rb)).status).toBe(200);
+    held.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await status(keys.rd)).status).toBe(200);
+  });
+});

@@ -1,0 +1,105 @@
+import { startTestApp, TestApp } from '@app/testing';
+
+/** Every new session route refuses bad input with a clear 400 (or 413) naming the field, never a 500. */
+describe('sessions: hostile inputs', () => {
+  let app: TestApp;
+  const post = (path: string, body?: unknown, raw?: string) => app.request('POST', path, raw !== undefined ? { raw } : { body: body ?? {} });
+  const get = (path: string) => app.request('GET', path);
+  /** 400 INVALID_ARGUMENT whose message or details name `field`. */
+  const refused = (r: { status: number; body: any; text: string }, field: string) => {
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('INVALID_ARGUMENT');
+    expect(r.text).toContain(field);
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: { MUNINN_SESSION_MESSAGE_MAX_CHARS: '2000', MUNINN_SESSION_MESSAGE_MAX_PARTS: '4', MUNINN_SESSION_BATCH_MAX: '5', MUNINN_BODY_LIMIT_BYTES: '65536' },
+    });
+    await post('/api/v1/sessions', { session_id: 'h' });
+  }, 60_000);
+  afterAll(() => app?.close());
+
+  it('create: bad ids, bad policies, too many tags', async () => {
+    refused(await post('/api/v1/sessions', { session_id: 'a/b' }), 'session_id');
+    refused(await post('/api/v1/sessions', { session_id: 'x'.repeat(129) }), 'session_id');
+    refused(await post('/api/v1/sessions', { auto_commit_policy: { enabled: true } }), 'auto_commit_policy.enabled');
+    refused(await post('/api/v1/sessions', { auto_commit_policy: { message_count_threshold: null } }), 'auto_commit_policy=null');
+    refused(await post('/api/v1/sessions', { auto_commit_policy: { idle_timeout_seconds: 'soon' } }), 'idle_timeout_seconds');
+    refused(await post('/api/v1/sessions', { auto_commit_policy: [1] }), 'auto_commit_policy');
+    refused(await post('/api/v1/sessions', { memory_extraction_config: { events: { tags: Array.from({ length: 51 }, (_, i) => `k${i}=v`) } } }), 'tags');
+    refused(await post('/api/v1/sessions', undefined, '[1,2]'), 'body');
+  });
+
+  it('messages: missing or malformed content, bounds from config, peer ids, image parts, kinds', async () => {
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user' }), "Either 'content' or 'parts' must be provided");
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: { a: 1 } }), 'content');
+    refused(await post('/api/v1/sessions/h/messages', { content: 'no role' }), 'role');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'r'.repeat(65), content: 'x' }), 'role');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x'.repeat(2100) }), 'body.content');
+    const parts = Array.from({ length: 5 }, () => ({ type: 'text', text: 'p' }));
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', parts }), 'body.parts');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', parts: 'nope' }), 'parts');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', peer_id: 'web/visitor/alice' }), 'peer_id');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', peer_id: 'a@b@c' }), 'peer_id');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', parts: [{ type: 'image_url', image_url: {} }] }), 'image_url part requires a non-empty URL');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', message_kind: 'gossip' }), 'message_kind');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', created_at: 'y'.repeat(65) }), 'created_at');
+    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', source_message_ids: Array(101).fill('m') }), 'source_message_ids');
+    refused(await post('/api/v1/sessions/bad%2Fid/messages', { role: 'user', content: 'x' }), 'session_id');
+    const big = await post('/api/v1/sessions/h/messages', { role: 'user', content: 'z'.repeat(70_000) });
+    expect(big.status).toBe(413);
+    // Extra keys are ignored, as the plugins expect; nothing above was stored.
+    const ok = await post('/api/v1/sessions/h/messages', { role: 'user', content: 'fine', metadata: { a: 1 }, auto_commit_policy: {} });
+    expect(ok.status).toBe(200);
+    expect(ok.body.result.message_count).toBe(1);
+  });
+
+  it('batch: over the count bound; one bad item stores nothing', async () => {
+    const six = Array.from({ length: 6 }, (_, i) => ({ role: 'user', content: `m${i}` }));
+    refused(await post('/api/v1/sessions/h/messages/batch', { messages: six }), 'messages');
+    refused(await post('/api/v1/sessions/h/messages/batch', { messages: 'x' }), 'messages');
+    refused(await post('/api/v1/sessions/h/messages/batch', {}), 'messages');
+    const bad = await post('/api/v1/sessions/h/messages/batch', { messages: [{ role: 'user', content: 'a' }, { role: 'user' }] });
+    refused(bad, 'messages[1]');
+    const tooLong = await post('/api/v1/sessions/h/messages/batch', { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'x'.repeat(2100) }] });
+    refused(tooLong, 'messages[1].content');
+    expect((await get('/api/v1/sessions/h')).body.result.message_count).toBe(1);
+  });
+
+  it('commit: keep bounds, unsupported retention, nested unknowns', async () => {
+    refused(await post('/api/v1/sessions/h/commit', { keep_recent_count: -1 }), 'keep_recent_count');
+    refused(await post('/api/v1/sessions/h/commit', { keep_recent_count: 10001 }), 'keep_recent_count');
+    refused(await post('/api/v1/sessions/h/commit', { keep_recent_count: 'many' }), 'keep_recent_count');
+    refused(await post('/api/v1/sessions/h/commit', { keep_recent_turn_count: 2 }), 'keep_recent_turn_count');
+    refused(await post('/api/v1/sessions/h/commit', { retention_mode: 'turn_budget' }), 'retention_mode');
+    refused(await post('/api/v1/sessions/h/commit', { retention_mode: 'other' }), 'retention_mode');
+    refused(await post('/api/v1/sessions/h/commit', { extraction_metadata: { event: { tags: 'a=b' } } }), 'tags');
+    refused(await post('/api/v1/sessions/h/commit', undefined, '"text"'), 'body');
+    // Nothing was archived by the refused commits.
+    expect((await get('/api/v1/sessions/h')).body.result.commit_count).toBe(0);
+  });
+
+  it('context, archives, tasks, config: query and path bounds', async () => {
+    const neg = await get('/api/v1/sessions/unknown/context?token_budget=-1');
+    refused(neg, 'token_budget');
+    expect(neg.body.error.details).toMatchObject({ field: 'token_budget', value: -1 });
+    expect(neg.body.error.message).toBe('token_budget must be greater than or equal to 0');
+    refused(await get('/api/v1/sessions/h/context?token_budget=abc'), 'token_budget');
+    refused(await get('/api/v1/sessions/h/context?token_budget=99999999999'), 'token_budget');
+    const nf = await get('/api/v1/sessions/unknown/context');
+    expect(nf.status).toBe(404);
+    expect(nf.body.error.message).toContain('Session not found');
+    refused(await get(`/api/v1/sessions/h/archives/${'a'.repeat(40)}`), 'archiveId');
+    expect((await get('/api/v1/sessions/h/archives/archive_001')).status).toBe(404);
+    refused(await get('/api/v1/tasks?limit=201'), 'limit');
+    refused(await get('/api/v1/tasks?limit=0'), 'limit');
+    refused(await get(`/api/v1/tasks?status=${'s'.repeat(40)}`), 'status');
+    refused(await get(`/api/v1/tasks/${'t'.repeat(65)}`), 'taskId');
+    const patch = (path: string, body: unknown) => app.request('PATCH', path, { body });
+    refused(await patch('/api/v1/sessions/h/config', { foo: 1 }), 'foo');
+    refused(await patch('/api/v1/sessions/h/config', { auto_commit_policy: { bogus: 1 } }), 'auto_commit_policy.bogus');
+    expect((await patch('/api/v1/sessions/nope/config', {})).status).toBe(404);
+    expect((await app.request('PATCH', '/api/v1/sessions/h', { body: {} })).status).toBeGreaterThanOrEqual(404);
+  });
+});
