@@ -10,6 +10,7 @@ import { DomainExceptionFilter } from '../http/domain-exception.filter';
 import { ContextSearchService } from '../search/context-search.service';
 import { FindService } from '../search/find.service';
 import { ScanService } from '../search/scan.service';
+import { SessionCommitService } from '../sessions/session-commit.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { HealthService } from '../system/health.service';
 import { McpReadService } from './mcp-read.service';
@@ -45,8 +46,9 @@ export class McpToolsService {
     scans: ScanService,
     health: HealthService,
     sessions: SessionsService,
+    commits: SessionCommitService,
   ) {
-    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions };
+    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits };
   }
 
   /** A fresh server bound to `caller` (stateless transport: one per request). */

@@ -45,13 +45,16 @@ export const REMEMBER_TOOL: McpTool = {
       }
     }
     const sessionId = `mcp-store-${randomBytes(6).toString('hex')}`;
+    let stored = 0;
     for (const m of messages) {
       const content = m.content as string;
-      if (content.trim()) await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content });
+      if (!content.trim()) continue;
+      await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content });
+      stored += 1;
     }
-    // Session commit (memory extraction) lands with the sessions work; until then the messages are stored only.
-    const note = 'memory extraction (session commit) is not available on this server yet.';
-    return `Stored ${messages.length} message(s) in session ${sessionId}; ${note}`;
+    // The count names every message given, skipped empty ones included (the reference's text).
+    if (stored > 0) await d.commits.commit(caller, sessionId, {});
+    return `Stored ${messages.length} message(s) and committed for memory extraction.`;
   },
 };
 
