@@ -110,4 +110,18 @@ describe('content and system routes (api_key mode)', () => {
     const debug = await app.request('GET', '/api/v1/debug/health', { key: ROOT_KEY });
     expect([debug.status, debug.body.result]).toEqual([200, { healthy: true }]);
   });
+
+  it('cases 66, 68: /health names the key\'s identity only when one resolves and ignores the actor header', async () => {
+    const anon = await app.request('GET', '/health');
+    expect([anon.status, anon.body.status, anon.body.auth_mode]).toEqual([200, 'ok', 'api_key']);
+    expect(anon.body).not.toHaveProperty('user_id');
+    const root = await app.request('GET', '/health', { key: ROOT_KEY });
+    expect(root.body).toMatchObject({ account_id: 'default', user_id: 'default', role: 'root' });
+    const user = await app.request('GET', '/health', { key: alice, headers: { 'x-openviking-actor-peer': 'a/b' } });
+    expect([user.status, user.body.user_id, user.body.account_id]).toEqual([200, 'alice', 'cnt']);
+    const wrong = await app.request('GET', '/health', { key: 'not-a-key' });
+    expect([wrong.status, 'user_id' in wrong.body]).toEqual([200, false]);
+    const status = await app.request('GET', '/api/v1/system/status', { key: alice, headers: { 'x-openviking-actor-peer': 'a/b' } });
+    expect(status.status).toBe(400);
+  });
 });

@@ -58,6 +58,18 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
     expect(simple.body.result).toContain('viking://resources/t/sub/deeper/b.md');
   });
 
+  it('case 36: sort_by=mtime desc sorts before node_limit, directories first', async () => {
+    const writes = Array.from({ length: 30 }, (_, i) => ({ uri: `viking://resources/sorted/d${String(i).padStart(2, '0')}/f.md`, content: 'x', mode: 'create' }));
+    const batch = await app.request('POST', '/api/v1/content/batch-write', { key: alice, body: { root_uri: 'viking://resources/sorted', operations: writes, wait: true } });
+    expect(batch.status).toBe(200);
+    expect((await write('viking://resources/sorted/zz-newest/f.md', 'x')).status).toBe(200);
+    expect((await write('viking://resources/sorted/newest-file.md', 'x')).status).toBe(200);
+    const ls = await app.request('GET', '/api/v1/fs/ls?uri=viking://resources/sorted&output=original&node_limit=20&sort_by=mtime&sort_order=desc', { key: alice });
+    expect(ls.body.result).toHaveLength(20);
+    expect(ls.body.result[0].name).toBe('zz-newest');
+    expect(ls.body.result.every((e: any) => e.isDir)).toBe(true);
+  });
+
   it('attrs and set_tags: k=v tags only, memory metadata without content; GET set_tags → 405', async () => {
     const file = 'viking://resources/t/top.md';
     const none = await app.request('POST', '/api/v1/fs/attrs/set_tags', { key: alice, body: { uri: file } });

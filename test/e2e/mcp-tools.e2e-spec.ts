@@ -170,10 +170,12 @@ describe('MCP tools (api_key mode, user alice)', () => {
   it('cases 11, 15, 30–32: health, remember, add_resource and watch texts', async () => {
     expect((await call('health')).text).toBe('OpenViking is healthy (service initialized, storage: VikingFS)');
     const stored = await call('remember', { messages: [{ role: 'user', content: '' }, { role: 'assistant', content: 'Noted.' }] });
-    expect(stored.text).toMatch(/^Stored 2 message\(s\)/);
-    const sessionId = /session (mcp-store-[0-9a-f]{12})/.exec(stored.text)![1];
+    expect(stored.text).toBe('Stored 2 message(s) and committed for memory extraction.');
+    const list = await app.request('GET', '/api/v1/sessions', { key });
+    const ids: string[] = list.body.result.map((x: { session_id: string }) => x.session_id);
+    const sessionId = ids.find((id) => /^mcp-store-[0-9a-f]{12}$/.test(id))!;
     const session = await app.request('GET', `/api/v1/sessions/${sessionId}`, { key });
-    expect(session.body.result.message_count).toBe(1);
+    expect([session.body.result.total_message_count, session.body.result.commit_count]).toEqual([1, 1]);
     expect((await call('add_resource', {})).text).toMatch(/^Error.*path or temp_file_id/);
     expect((await call('add_resource', { path: 'upload_abc123.pdf' })).text).toContain('looks like a temp_file_id');
     expect((await call('add_resource', { path: 'x.pdf', add_type: 'doc' })).text).toBe("Error: add_type requires an exact 'to' target.");

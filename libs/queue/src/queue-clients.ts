@@ -48,6 +48,13 @@ export class DigestClient extends RequestClient<QueueName.Digest> {
   }
 }
 
+@Injectable()
+export class ScanClient extends RequestClient<QueueName.Scan> {
+  constructor(bus: JobBus) {
+    super(bus, QueueName.Scan);
+  }
+}
+
 /** The durable index queue: one job per outbox entry, under its deterministic id. */
 @Injectable()
 export class IndexClient extends QueueClient<QueueName.Index> {
@@ -79,4 +86,4 @@ export class SidecarClient extends QueueClient<QueueName.Sidecar> {
 }
 
 /** Every typed client, for the queue module to provide. */
-export const QUEUE_CLIENTS = [FindClient, AssembleClient, ExpandClient, DigestClient, IndexClient, SidecarClient];
+export const QUEUE_CLIENTS = [FindClient, AssembleClient, ExpandClient, DigestClient, ScanClient, IndexClient, SidecarClient];

@@ -5,6 +5,7 @@ import type { FsService } from '../fs/fs.service';
 import type { ContextSearchService } from '../search/context-search.service';
 import type { FindService } from '../search/find.service';
 import type { ScanService } from '../search/scan.service';
+import type { SessionCommitService } from '../sessions/session-commit.service';
 import type { SessionsService } from '../sessions/sessions.service';
 import type { HealthService } from '../system/health.service';
 import type { McpReadService } from './mcp-read.service';
@@ -22,6 +23,7 @@ export interface ToolDeps {
   scans: ScanService;
   health: HealthService;
   sessions: SessionsService;
+  commits: SessionCommitService;
 }
 
 /**

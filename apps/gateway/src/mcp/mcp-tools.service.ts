@@ -10,6 +10,7 @@ import { DomainExceptionFilter } from '../http/domain-exception.filter';
 import { ContextSearchService } from '../search/context-search.service';
 import { FindService } from '../search/find.service';
 import { ScanService } from '../search/scan.service';
+import { SessionCommitService } from '../sessions/session-commit.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { HealthService } from '../system/health.service';
 import { McpReadService } from './mcp-read.service';
@@ -45,8 +46,9 @@ export class McpToolsService {
     scans: ScanService,
     health: HealthService,
     sessions: SessionsService,
+    commits: SessionCommitService,
   ) {
-    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions };
+    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits };
   }
 
   /** A fresh server bound to `caller` (stateless transport: one per request). */
@@ -72,13 +74,19 @@ export class McpToolsService {
     const { body } = this.errors.render(err);
     const fromBody = (body as { error?: { message?: string } }).error?.message;
     if (fromBody && fromBody !== 'Internal server error') return fromBody;
-    return err instanceof Error && !(err as { code?: unknown }).code ? err.message : (fromBody ?? 'Internal server error');
+    // A plain Error thrown by a tool's own argument check carries its message; anything else stays opaque.
+    const plain = err instanceof Error && !(err as { code?: unknown }).code;
+    return plain ? err.message : (fromBody ?? 'Internal server error');
   }
 }
 
 function toResult(out: ToolOutput): CallToolResult {
   if (typeof out === 'string') return { content: [{ type: 'text', text: out }], structuredContent: { result: out } };
-  return { content: [{ type: 'text', text: out.text }], structuredContent: out.structured ?? { result: out.text }, ...(out.isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: 'text', text: out.text }],
+    structuredContent: out.structured ?? { result: out.text },
+    ...(out.isError ? { isError: true } : {}),
+  };
 }
 
 function errorResult(text: string): CallToolResult {

@@ -12,7 +12,9 @@ export function readArgs(raw: unknown, props: Record<string, PropSpec>, required
   const input = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Args) : {};
   const out: Args = {};
   for (const name of required) {
-    if (input[name] === undefined || input[name] === null) throw invalidArgument(`${name}: Field required`, { field: name });
+    if (input[name] === undefined || input[name] === null) {
+      throw invalidArgument(`${name}: Field required`, { field: name });
+    }
   }
   for (const [name, spec] of Object.entries(props)) {
     const value = input[name];
@@ -35,9 +37,13 @@ function coerce(name: string, spec: PropSpec, value: unknown): unknown {
     case 'string':
       if (typeof v !== 'string') throw bad();
       if (spec.maxLength !== undefined && v.length > spec.maxLength) {
-        throw invalidArgument(`${name}: String should have at most ${spec.maxLength} characters`, { field: name, limit: spec.maxLength });
+        const message = `${name}: String should have at most ${spec.maxLength} characters`;
+        throw invalidArgument(message, { field: name, limit: spec.maxLength });
       }
-      if (spec.enum && !spec.enum.includes(v)) throw invalidArgument(`${name}: Input should be ${spec.enum.map((e) => `'${e}'`).join(' or ')}`, { field: name });
+      if (spec.enum && !spec.enum.includes(v)) {
+        const allowed = spec.enum.map((e) => `'${e}'`).join(' or ');
+        throw invalidArgument(`${name}: Input should be ${allowed}`, { field: name });
+      }
       return v;
     case 'integer':
       if (typeof v !== 'number' || !Number.isInteger(v)) throw bad();
@@ -48,13 +54,16 @@ function coerce(name: string, spec: PropSpec, value: unknown): unknown {
     case 'boolean':
       if (typeof v !== 'boolean') throw bad();
       return v;
-    case 'array':
+    case 'array': {
       if (!Array.isArray(v)) throw bad();
       if (spec.maxItems !== undefined && v.length > spec.maxItems) {
-        throw invalidArgument(`${name}: List should have at most ${spec.maxItems} items`, { field: name, limit: spec.maxItems });
+        const message = `${name}: List should have at most ${spec.maxItems} items`;
+        throw invalidArgument(message, { field: name, limit: spec.maxItems });
       }
-      if (!spec.itemProps && v.some((x) => typeof x !== (spec.of === 'integer' ? 'number' : (spec.of ?? 'string')))) throw bad();
+      const itemType = spec.of === 'integer' ? 'number' : (spec.of ?? 'string');
+      if (!spec.itemProps && v.some((x) => typeof x !== itemType)) throw bad();
       return v;
+    }
     case 'object':
       if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad();
       return v;

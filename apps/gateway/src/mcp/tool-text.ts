@@ -52,7 +52,13 @@ export interface TreeLine {
   abstract?: string;
 }
 
-export function treeText(uri: string, levelLimit: number, nodeLimit: number, lines: TreeLine[], includeAbstract: boolean): string {
+export function treeText(
+  uri: string,
+  levelLimit: number,
+  nodeLimit: number,
+  lines: TreeLine[],
+  includeAbstract: boolean,
+): string {
   const n = lines.length;
   const out = [`Tree of ${uri} (depth <= ${levelLimit}, ${n} ${n === 1 ? 'entry' : 'entries'}):`];
   for (const e of lines) {
@@ -62,7 +68,9 @@ export function treeText(uri: string, levelLimit: number, nodeLimit: number, lin
     const abstract = (e.abstract ?? '').replace(/\s*\n\s*/g, ' ').trim();
     if (includeAbstract && e.kind === 'file' && abstract) out.push(`${indent}  - ${abstract}`);
   }
-  if (n >= nodeLimit) out.push(`(truncated at node_limit=${nodeLimit}; narrow the uri or raise node_limit to see more)`);
+  if (n >= nodeLimit) {
+    out.push(`(truncated at node_limit=${nodeLimit}; narrow the uri or raise node_limit to see more)`);
+  }
   return out.join('\n');
 }
 
@@ -101,7 +109,8 @@ export function indexingText(s: WriteStatus): string {
   const overview = s.overview_status ? `, overview=${String(s.overview_status)}` : '';
   let text = `Indexing: semantic=${String(s.semantic_status)}, vector=${String(s.vector_status)}${overview}.`;
   if (s.semantic_status === 'queued' || s.vector_status === 'queued') {
-    text += ' Search indexes update in the background; pass wait=true if a follow-up search must see this change immediately.';
+    text += ' Search indexes update in the background; '
+      + 'pass wait=true if a follow-up search must see this change immediately.';
   }
   return text;
 }

@@ -47,8 +47,8 @@ export const TREE_TOOL: McpTool = {
     const uri = (args['uri'] as string | undefined) ?? 'viking://';
     const levelLimit = (args['level_limit'] as number | undefined) ?? 3;
     const nodeLimit = (args['node_limit'] as number | undefined) ?? 1000;
-    if (levelLimit < 1 || levelLimit > 64) throw new KernelError(KernelErrorCode.InvalidArgument, 'level_limit must be between 1 and 64', { field: 'level_limit' });
-    if (nodeLimit < 1) throw new KernelError(KernelErrorCode.InvalidArgument, 'node_limit must be at least 1', { field: 'node_limit' });
+    if (levelLimit < 1 || levelLimit > 64) throw invalid('level_limit must be between 1 and 64', 'level_limit');
+    if (nodeLimit < 1) throw invalid('node_limit must be at least 1', 'node_limit');
     let walk;
     try {
       walk = await d.fs.walk(caller, { uri, level_limit: levelLimit, node_limit: nodeLimit });
@@ -57,8 +57,11 @@ export const TREE_TOOL: McpTool = {
       throw err;
     }
     if (walk.entries.length === 0) return `(nothing under ${uri})`;
-    const lines = walk.entries.map((e) => ({ rel: e.rel, depth: e.depth, kind: e.kind, size: e.size, abstract: e.abstract }));
-    return treeText(walk.uri, levelLimit, walk.nodeLimit, lines, (args['include_abstract'] as boolean | undefined) ?? false);
+    const lines = walk.entries.map((e) => ({
+      rel: e.rel, depth: e.depth, kind: e.kind, size: e.size, abstract: e.abstract,
+    }));
+    const withAbstracts = (args['include_abstract'] as boolean | undefined) ?? false;
+    return treeText(walk.uri, levelLimit, walk.nodeLimit, lines, withAbstracts);
   },
 };
 
@@ -68,7 +71,10 @@ export const WRITE_TOOL: McpTool = {
     'Write a text file: mode=replace (default; creates a missing file), append, or create (fails if it exists). '
     + 'Memory files keep their metadata. Indexing follows; wait=true waits for it.',
   props: {
-    uri: { type: 'string', maxLength: URI_MAX, description: 'File URI, e.g. viking://~/memories/preferences/editor.md.' },
+    uri: {
+      type: 'string', maxLength: URI_MAX,
+      description: 'File URI, e.g. viking://~/memories/preferences/editor.md.',
+    },
     content: { type: 'string', description: 'Text to write.' },
     mode: { type: 'string', enum: ['replace', 'append', 'create'], default: 'replace', description: 'How to write.' },
     wait: { type: 'boolean', default: false, description: 'Wait until the change is searchable.' },
@@ -77,7 +83,7 @@ export const WRITE_TOOL: McpTool = {
   required: ['uri', 'content'],
   run: async (caller, args, d) => {
     const mode = (args['mode'] as 'replace' | 'append' | 'create' | undefined) ?? 'replace';
-    const dto = { uri: args['uri'] as string, content: args['content'] as string, mode, wait: args['wait'] as boolean | undefined, timeout: args['timeout'] as number | undefined };
+    const dto = { uri: args['uri'] as string, content: args['content'] as string, mode, ...waitOf(args) };
     let result;
     try {
       result = await d.content.write(caller, dto);
@@ -108,39 +114,47 @@ export const EDIT_TOOL: McpTool = {
 async function edit(caller: Identity, args: Record<string, unknown>, d: ToolDeps): Promise<string> {
   const oldString = args['old_string'] as string;
   const newString = args['new_string'] as string;
-  if (oldString === '') throw new KernelError(KernelErrorCode.InvalidArgument, 'old_string must not be empty', { field: 'old_string' });
+  if (oldString === '') throw invalid('old_string must not be empty', 'old_string');
   const uri = canonicalizeUri(args['uri'] as string, caller.userId);
   const raw = await d.content.read(caller, { uri, raw: true });
   // Only a memory file's trailer is hidden; any other file is edited byte for byte.
   const hasTrailer = raw.includes('MEMORY_FIELDS');
   const visible = hasTrailer ? stripMemoryFields(raw) : raw;
   const count = visible.split(oldString).length - 1;
-  if (count === 0) throw new KernelError(KernelErrorCode.NotFound, `old_string not found in ${uri}. Re-read the file with the read tool to get its current content.`);
+  if (count === 0) {
+    const message = `old_string not found in ${uri}. Re-read the file with the read tool to get its current content.`;
+    throw new KernelError(KernelErrorCode.NotFound, message);
+  }
   if (count > 1 && !args['replace_all']) {
     throw new KernelError(
       KernelErrorCode.InvalidArgument,
-      `old_string matches ${count} locations in ${uri}. Include more surrounding context to make it unique, or set replace_all=true.`,
+      `old_string matches ${count} locations in ${uri}. `
+        + 'Include more surrounding context to make it unique, or set replace_all=true.',
     );
   }
-  const edited = args['replace_all'] ? visible.split(oldString).join(newString) : visible.replace(oldString, () => newString);
+  const edited = args['replace_all']
+    ? visible.split(oldString).join(newString)
+    : visible.replace(oldString, () => newString);
   if (edited === visible) return `No changes: ${uri} already matches the requested edit.`;
   // A memory file keeps its MEMORY_FIELDS trailer: only the visible body is replaced.
   const trailer = hasTrailer ? raw.slice(raw.lastIndexOf('<!--')) : '';
   const content = trailer ? `${edited}\n${trailer}` : edited;
-  const result = await d.content.write(caller, { uri, content, mode: 'replace', wait: args['wait'] as boolean | undefined, timeout: args['timeout'] as number | undefined });
+  const result = await d.content.write(caller, { uri, content, mode: 'replace', ...waitOf(args) });
   return `Edited ${uri} (${result.written_bytes} bytes written).\n${indexingText(result)}`;
 }
 
 export const FORGET_TOOL: McpTool = {
   name: 'forget',
-  description: 'Delete a viking:// file, or a directory with recursive=true. Needs the exact URI; confirm with the user first.',
+  description:
+    'Delete a viking:// file, or a directory with recursive=true. Needs the exact URI; confirm with the user first.',
   props: {
     uri: { type: 'string', maxLength: URI_MAX, description: 'Exact URI to delete.' },
     recursive: { type: 'boolean', default: false, description: 'Delete a directory and everything in it.' },
   },
   required: ['uri'],
   run: async (caller, args, d) => {
-    const result = await d.fs.remove(caller, args['uri'] as string, (args['recursive'] as boolean | undefined) ?? false, false);
+    const recursive = (args['recursive'] as boolean | undefined) ?? false;
+    const result = await d.fs.remove(caller, args['uri'] as string, recursive, false);
     return `Deleted: ${result.uri}`;
   },
 };
@@ -150,7 +164,10 @@ export const GREP_TOOL: McpTool = {
   description: 'Find lines matching regular expressions (one or several patterns) in the files below a viking:// URI.',
   props: {
     uri: { type: 'string', maxLength: URI_MAX, description: 'Directory (or file) to search.' },
-    pattern: { type: 'array', of: 'string', maxItems: GREP_MAX_PATTERNS, description: 'Regex or list of regexes (safe subset).' },
+    pattern: {
+      type: 'array', of: 'string', maxItems: GREP_MAX_PATTERNS,
+      description: 'Regex or list of regexes (safe subset).',
+    },
     case_insensitive: { type: 'boolean', default: false, description: 'Ignore case.' },
     node_limit: { type: 'integer', default: 10, description: 'Matching lines per pattern at most.' },
   },
@@ -186,7 +203,9 @@ export const GLOB_TOOL: McpTool = {
   run: async (caller, args, d) => {
     const pattern = args['pattern'] as string;
     try {
-      const r = await d.scans.glob(caller, { pattern, uri: args['uri'] as string | undefined, node_limit: (args['node_limit'] as number | undefined) ?? 100 });
+      const uri = args['uri'] as string | undefined;
+      const nodeLimit = (args['node_limit'] as number | undefined) ?? 100;
+      const r = await d.scans.glob(caller, { pattern, uri, node_limit: nodeLimit });
       return globText(pattern, r.matches);
     } catch (err) {
       return `Error: ${err instanceof Error ? err.message : String(err)}`;
@@ -194,3 +213,11 @@ export const GLOB_TOOL: McpTool = {
   },
 };
 
+function invalid(message: string, field: string): KernelError {
+  return new KernelError(KernelErrorCode.InvalidArgument, message, { field });
+}
+
+/** `wait` and `timeout` as the write route takes them. */
+function waitOf(args: Record<string, unknown>): { wait?: boolean; timeout?: number } {
+  return { wait: args['wait'] as boolean | undefined, timeout: args['timeout'] as number | undefined };
+}

@@ -23,7 +23,9 @@ export const HEALTH_TOOL: McpTool = {
 
 export const REMEMBER_TOOL: McpTool = {
   name: 'remember',
-  description: 'Store a short conversation (user/assistant messages) as a session for memory extraction. Only on explicit request.',
+  description:
+    'Store a short conversation (user/assistant messages) as a session for memory extraction. '
+    + 'Only on explicit request.',
   props: {
     messages: {
       type: 'array',
@@ -37,16 +39,22 @@ export const REMEMBER_TOOL: McpTool = {
   run: async (caller, args, d) => {
     const messages = args['messages'] as { role?: unknown; content?: unknown }[];
     for (const [i, m] of messages.entries()) {
-      if (!m || typeof m !== 'object' || (m.role !== 'user' && m.role !== 'assistant') || typeof m.content !== 'string') {
+      const roleOk = m?.role === 'user' || m?.role === 'assistant';
+      if (!m || typeof m !== 'object' || !roleOk || typeof m.content !== 'string') {
         throw new Error(`messages.${i}: each message needs role 'user' or 'assistant' and a string content`);
       }
     }
     const sessionId = `mcp-store-${randomBytes(6).toString('hex')}`;
+    let stored = 0;
     for (const m of messages) {
-      if ((m.content as string).trim()) await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content: m.content as string });
+      const content = m.content as string;
+      if (!content.trim()) continue;
+      await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content });
+      stored += 1;
     }
-    // Session commit (memory extraction) lands with the sessions work; until then the messages are stored only.
-    return `Stored ${messages.length} message(s) in session ${sessionId}; memory extraction (session commit) is not available on this server yet.`;
+    // The count names every message given, skipped empty ones included (the reference's text).
+    if (stored > 0) await d.commits.commit(caller, sessionId, {});
+    return `Stored ${messages.length} message(s) and committed for memory extraction.`;
   },
 };
 
@@ -59,7 +67,11 @@ export const ADD_RESOURCE_TOOL: McpTool = {
     add_type: { type: 'string', default: '', description: 'Ingestion type (needs an exact `to`).' },
     description: { type: 'string', default: '', description: 'What the resource is.' },
     watch_interval: { type: 'number', default: 0, description: 'Refresh every n minutes (0: never).' },
-    processing_mode: { type: 'string', enum: ['semantic_and_vectors', 'vectors_only'], default: 'semantic_and_vectors' },
+    processing_mode: {
+      type: 'string',
+      enum: ['semantic_and_vectors', 'vectors_only'],
+      default: 'semantic_and_vectors',
+    },
     to: { type: 'string', default: '', description: 'Exact target URI under viking://resources.' },
     parent: { type: 'string', default: '', description: 'Parent directory under viking://resources.' },
     tags: { type: 'array', of: 'string', maxItems: 64, description: 'k=v tags.' },
@@ -68,10 +80,14 @@ export const ADD_RESOURCE_TOOL: McpTool = {
   },
   run: async (_caller, args) => {
     const str = (k: string) => ((args[k] as string | undefined) ?? '').trim();
-    const [path, tempId, addType, to, parent] = ['path', 'temp_file_id', 'add_type', 'to', 'parent'].map(str) as [string, string, string, string, string];
+    const [path, tempId, addType, to, parent] = ['path', 'temp_file_id', 'add_type', 'to', 'parent'].map(str) as [
+      string, string, string, string, string,
+    ];
     const interval = (args['watch_interval'] as number | undefined) ?? 0;
     for (const [name, value] of [['to', to], ['parent', parent]] as const) {
-      if (value && !value.startsWith('viking://resources')) return `Error: '${name}' must target viking://resources/…, got ${value}`;
+      if (value && !value.startsWith('viking://resources')) {
+        return `Error: '${name}' must target viking://resources/…, got ${value}`;
+      }
     }
     if (interval < 0) return 'Error: watch_interval must be >= 0';
     if (addType && (tempId || parent)) return 'Error: add_type cannot be combined with temp_file_id or parent.';
@@ -82,7 +98,8 @@ export const ADD_RESOURCE_TOOL: McpTool = {
       return `Error: '${path}' looks like a temp_file_id; pass it as temp_file_id instead of path.`;
     }
     const what = REMOTE.test(path) ? 'remote ingestion' : 'file uploads';
-    return `Error adding resource: ${what} are not available on this server; write text files with the write tool instead.`;
+    return `Error adding resource: ${what} are not available on this server; `
+      + 'write text files with the write tool instead.';
   },
 };
 

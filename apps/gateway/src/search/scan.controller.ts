@@ -23,7 +23,7 @@ export class ScanController {
 
   @Post('glob')
   @HttpCode(200)
-  @ApiOperation({ summary: 'URIs whose path below `uri` matches a glob (`*`, `**`, `?`, `[…]`); runs on the retriever' })
+  @ApiOperation({ summary: 'URIs whose path below `uri` matches a glob (`*`, `**`, `?`, `[…]`); on the retriever' })
   @ApiOkEnvelope('object')
   glob(@Caller() c: Identity, @Body() b: GlobRequestDto) {
     return this.scans.glob(c, b);

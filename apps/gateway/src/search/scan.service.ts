@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { GrepMatch, parseJobFailure, QueueName, ScanJob, ScanResult } from '@app/contracts';
-import { canonicalizeUri, canRead, globToRegex, Identity, KernelError, KernelErrorCode, permissionDenied, toSafeRegex } from '@app/kernel';
-import { JobBus } from '@app/queue';
+import { GrepMatch, ScanJob, ScanResult } from '@app/contracts';
+import {
+  canonicalizeUri, canRead, globToRegex, Identity, KernelError, KernelErrorCode, permissionDenied, toSafeRegex,
+} from '@app/kernel';
+import { ScanClient } from '@app/queue';
 import { GlobRequestDto, GrepRequestDto } from './dto/scan.dto';
 
 /**
@@ -13,11 +15,13 @@ import { GlobRequestDto, GrepRequestDto } from './dto/scan.dto';
 export class ScanService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly bus: JobBus,
+    private readonly scans: ScanClient,
   ) {}
 
   async grep(caller: Identity, dto: GrepRequestDto) {
-    if (!dto.pattern) throw new KernelError(KernelErrorCode.InvalidArgument, 'pattern must not be empty', { field: 'pattern' });
+    if (!dto.pattern) {
+      throw new KernelError(KernelErrorCode.InvalidArgument, 'pattern must not be empty', { field: 'pattern' });
+    }
     const uri = this.readable(caller, dto.uri);
     const regex = toSafeRegex(dto.pattern, 'pattern', this.config.filter.maxPatternLength);
     const exclude = dto.exclude_uri ? canonicalizeUri(dto.exclude_uri, caller.userId) : null;
@@ -33,14 +37,20 @@ export class ScanService {
       maxLines: this.bound(dto.node_limit ?? 256),
     });
     if (result.kind !== 'grep' || !result.found) throw notFound(uri);
-    return { matches: result.matches, count: result.matches.length, match_count: result.matches.length, files_scanned: result.filesScanned };
+    const n = result.matches.length;
+    return { matches: result.matches, count: n, match_count: n, files_scanned: result.filesScanned };
   }
 
   async glob(caller: Identity, dto: GlobRequestDto) {
-    if (!dto.pattern?.trim()) throw new KernelError(KernelErrorCode.InvalidArgument, 'Search query or image_url must not be empty.', { field: 'pattern' });
+    if (!dto.pattern?.trim()) {
+      // The reference's message: its glob shares the search route's empty-query check.
+      const message = 'Search query or image_url must not be empty.';
+      throw new KernelError(KernelErrorCode.InvalidArgument, message, { field: 'pattern' });
+    }
     const uri = this.readable(caller, dto.uri ?? 'viking://');
     const regex = globToRegex(dto.pattern, 'pattern', this.config.filter.maxPatternLength);
-    const result = await this.call({ kind: 'glob', identity: caller, uri, regex, limit: this.bound(dto.node_limit ?? 256) });
+    const limit = this.bound(dto.node_limit ?? 256);
+    const result = await this.call({ kind: 'glob', identity: caller, uri, regex, limit });
     if (result.kind !== 'glob' || !result.found) throw notFound(uri);
     return { matches: result.matches, count: result.matches.length };
   }
@@ -64,17 +74,9 @@ export class ScanService {
     return limit === null || limit <= 0 ? max : Math.min(limit, max);
   }
 
-  private async call(job: ScanJob): Promise<ScanResult> {
-    try {
-      return await this.bus.call(QueueName.Scan, job, { timeoutMs: this.config.queues.requestDeadlineMs });
-    } catch (err) {
-      if (err instanceof KernelError) throw err;
-      const failure = parseJobFailure(err instanceof Error ? err.message : String(err));
-      if (failure && (Object.values(KernelErrorCode) as string[]).includes(failure.code)) {
-        throw new KernelError(failure.code as KernelErrorCode, failure.message);
-      }
-      throw err;
-    }
+  private call(job: ScanJob): Promise<ScanResult> {
+    // Failures arrive decoded by the bus, as the KernelError the retriever reported.
+    return this.scans.call(job, this.config.queues.requestDeadlineMs);
   }
 }
 

@@ -17,21 +17,33 @@ export class QueueWaitService {
   ) {}
 
   async waitIdle(timeoutSeconds: number | null | undefined) {
-    const ms = timeoutSeconds === null || timeoutSeconds === undefined ? this.config.queues.writeWaitMs : timeoutSeconds * 1000;
+    const ms = timeoutSeconds === null || timeoutSeconds === undefined
+      ? this.config.queues.writeWaitMs
+      : timeoutSeconds * 1000;
     const deadline = Date.now() + ms;
     for (;;) {
       const depths = await this.bus.depths();
       if (Object.values(depths).every((n) => n === 0)) return report(depths);
       if (Date.now() + POLL_MS > deadline) {
-        throw new KernelError(KernelErrorCode.DeadlineExceeded, `queues still busy after ${ms / 1000}s`, { operation: 'wait', timeout: ms / 1000, depths });
+        const details = { operation: 'wait', timeout: ms / 1000, depths };
+        throw new KernelError(KernelErrorCode.DeadlineExceeded, `queues still busy after ${ms / 1000}s`, details);
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }
 }
 
+interface QueueStatus {
+  processed: number;
+  requeue_count: number;
+  error_count: number;
+  errors: { message: string }[];
+}
+
 function report(depths: Record<string, number>) {
-  const out: Record<string, { processed: number; requeue_count: number; error_count: number; errors: { message: string }[] }> = {};
-  for (const name of Object.keys(depths)) out[DISPLAY[name] ?? name] = { processed: 0, requeue_count: 0, error_count: 0, errors: [] };
+  const out: Record<string, QueueStatus> = {};
+  for (const name of Object.keys(depths)) {
+    out[DISPLAY[name] ?? name] = { processed: 0, requeue_count: 0, error_count: 0, errors: [] };
+  }
   return out;
 }

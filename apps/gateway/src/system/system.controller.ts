@@ -1,9 +1,10 @@
-import { Body, Controller, Get, Header, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { IsNumber, IsOptional, Max, Min } from 'class-validator';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
+import { IdentityService } from '../auth/identity.service';
 import { Public } from '../auth/public.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
@@ -20,16 +21,36 @@ export class WaitDto {
 @ApiTags('system')
 @Controller()
 export class SystemController {
-  constructor(private readonly health: HealthService, private readonly metrics: MetricsService, private readonly waiter: QueueWaitService) {}
+  constructor(
+    private readonly health: HealthService,
+    private readonly metrics: MetricsService,
+    private readonly waiter: QueueWaitService,
+    private readonly identities: IdentityService,
+  ) {}
 
   @Get('health')
   @Public()
   @RawResponse()
   @ApiOperation({ summary: 'Liveness of Redis and the store (not enveloped; 503 when degraded)' })
-  async healthCheck(@Res({ passthrough: true }) reply: FastifyReply) {
+  async healthCheck(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const report = await this.health.report();
     if (!report.healthy) void reply.status(503);
-    return report;
+    return { ...report, ...(await this.keyIdentity(req)) };
+  }
+
+  /** With a key that resolves, /health names who it belongs to; an unresolvable key just adds nothing. */
+  private async keyIdentity(req: FastifyRequest) {
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    if (!header('x-api-key') && !header('authorization')) return {};
+    // Resolved as for a root-allowed path (status), and without the actor header, which /health ignores.
+    const input = { path: '/api/v1/system/status', remoteAddress: req.socket.remoteAddress, header: (n: string) => (n === 'x-openviking-actor-peer' ? undefined : header(n)) };
+    return this.identities.resolve(input).then(
+      (id) => ({ account_id: id.accountId, user_id: id.userId, role: id.role }),
+      () => ({}),
+    );
   }
 
   @Get('metrics')

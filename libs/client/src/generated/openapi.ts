@@ -211,6 +211,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/content/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored bytes of a file as an attachment (no envelope) */
+        get: operations["ContentController_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/content/set_tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Same as POST /api/v1/fs/attrs/set_tags */
+        post: operations["ContentController_setTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fs/ls": {
         parameters: {
             query?: never;
@@ -222,6 +256,74 @@ export interface paths {
         get: operations["FsController_ls"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fs/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Depth-first tree below a directory (directories first at each level; level_limit, node_limit) */
+        get: operations["FsController_tree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fs/attrs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieval tags of a node and, for memory files, their MEMORY_FIELDS metadata */
+        get: operations["FsController_attrs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fs/attrs/set_tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace or extend the k=v retrieval tags of a node (or its subtree) */
+        post: operations["FsController_setTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fs/mv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a file or directory; its index follows */
+        post: operations["FsController_mv"];
         delete?: never;
         options?: never;
         head?: never;
@@ -316,6 +418,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/search/grep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lines matching a regex (safe subset) in the files below a URI; runs on the retriever */
+        post: operations["ScanController_grep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/search/glob": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** URIs whose path below `uri` matches a glob (`*`, `**`, `?`, `[…]`); on the retriever */
+        post: operations["ScanController_glob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/search/recall": {
         parameters: {
             query?: never;
@@ -362,15 +498,32 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a session (auto_create materialises a missing one) */
+        /** Get a session meta (auto_create materialises a missing one) */
         get: operations["SessionsController_get"];
         put?: never;
         post?: never;
-        /** Delete a session and its messages */
+        /** Delete a session, its messages, archives and dedup ledger (extracted memories stay) */
         delete: operations["SessionsController_remove"];
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the automatic-commit policy and default event tags */
+        patch: operations["SessionsController_patchConfig"];
         trace?: never;
     };
     "/api/v1/sessions/{sessionId}/messages": {
@@ -380,11 +533,79 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The messages of a session, oldest first */
+        /** The live (not yet archived) messages of a session, oldest first */
         get: operations["SessionsController_messages"];
         put?: never;
-        /** Append a message (creates the session when missing); advances the message clock */
+        /** Append a message (creates the session when missing); may trigger an automatic commit */
         post: operations["SessionsController_addMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/messages/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Append up to MUNINN_SESSION_BATCH_MAX messages, all or nothing */
+        post: operations["SessionsController_addBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive the live messages now and extract memories on the workers; answers a task id (503 when the queue is away) */
+        post: operations["SessionsController_commit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Latest archive overview and the messages not yet summarised, within token_budget */
+        get: operations["SessionsController_context"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/archives/{archiveId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A completed archive: abstract, overview and its messages */
+        get: operations["SessionsController_archive"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -451,6 +672,91 @@ export interface paths {
         };
         /** Whether the server is initialised, and who is calling */
         get: operations["SystemController_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 200 {"status":"ready"} or 503 {"status":"not_ready"} (not enveloped) */
+        get: operations["SystemController_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/system/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Wait until every processing queue is empty (504 after timeout seconds) */
+        post: operations["SystemController_wait"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/debug/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the store and queues are healthy */
+        get: operations["SystemController_debugHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your tasks, newest first (exact-match filters) */
+        get: operations["TasksController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{taskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task: status, result, error */
+        get: operations["TasksController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -556,6 +862,12 @@ export interface components {
              * @enum {string}
              */
             mode?: "replace" | "append" | "create";
+            /**
+             * @description `vectors_only` re-embeds the file but leaves its directory's summary as it is.
+             * @default semantic_and_vectors
+             * @enum {string}
+             */
+            processing_mode?: "semantic_and_vectors" | "vectors_only";
             /** @description Target file URI (`viking://…`, `viking://~/…` expands to your user root). */
             uri: string;
             content: string;
@@ -607,6 +919,11 @@ export interface components {
              * @enum {string}
              */
             mode?: "vectors_only" | "semantic_and_vectors";
+            /**
+             * @default replace
+             * @enum {string}
+             */
+            tag_mode?: "replace" | "append";
             /** @description File or directory to re-index (a directory with its whole subtree unless recursive=false). */
             uri: string;
             /** @description Wait until every node is re-indexed. */
@@ -614,6 +931,23 @@ export interface components {
             recursive?: boolean;
             /** @description Seconds to wait when `wait` is true. */
             timeout?: number;
+            /** @description Only `prune_orphans` supports a dry run, and Muninn has no orphans to prune: true is refused. */
+            dry_run?: boolean;
+            /** @description Strict `k=v` retrieval tags set on the target (and its subtree unless recursive=false) first. */
+            tags?: string[] | null;
+        };
+        SetTagsDto: {
+            /**
+             * @default replace
+             * @enum {string}
+             */
+            mode?: "replace" | "append";
+            uri: string;
+            /** @description Strict `key=value` tags; others are discarded, a later value for a key wins. */
+            tags: string[];
+            /** @description Also tag every node below a directory. */
+            recursive?: boolean;
+            telemetry?: Record<string, never>;
         };
         LsEntryDto: {
             uri: string;
@@ -622,6 +956,10 @@ export interface components {
             modTime: string;
             abstract: string;
             rel_path?: string;
+        };
+        MvDto: {
+            from_uri: string;
+            to_uri: string;
         };
         StatResultDto: {
             uri: string;
@@ -1056,6 +1394,26 @@ export interface components {
             result: components["schemas"]["ContextResultDto"];
             telemetry?: components["schemas"]["ContextTelemetryDto"];
         };
+        GrepRequestDto: {
+            /** @description Directory to search below, or one file. */
+            uri: string;
+            /** @description Regular expression matched per line, in the safe subset (docs/limits-and-security.md#regex-filters). */
+            pattern: string;
+            case_insensitive?: boolean;
+            /** @description Matching lines at most; null or 0 means the server bound (`MUNINN_SCAN_MAX_RESULTS`). */
+            node_limit?: number | null;
+            /** @description Files whose path below `uri` has more segments are not searched. */
+            level_limit?: number;
+            /** @description A URI whose subtree is skipped. */
+            exclude_uri?: string | null;
+        };
+        GlobRequestDto: {
+            /** @description Glob against the path below `uri`: `*` stays in one segment, `**` crosses them. */
+            pattern: string;
+            uri?: string;
+            /** @description Matches at most; null or ≤0 means the server bound (`MUNINN_SCAN_MAX_RESULTS`). */
+            node_limit?: number | null;
+        };
         RecallRequestDto: {
             /**
              * @description Query expansion from the session context.
@@ -1131,9 +1489,24 @@ export interface components {
              */
             render?: (boolean | ("full" | "compact")) | null;
         };
+        EventsConfigDto: {
+            tags?: string[] | null;
+        };
+        MemoryExtractionConfigDto: {
+            events?: components["schemas"]["EventsConfigDto"];
+        };
         CreateSessionDto: {
-            /** @description Session id to use; the server generates one when omitted. */
+            /** @description Automatic-commit policy (thresholds are clamped); null or absent: off. */
+            auto_commit_policy?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Accepted for compatibility; Muninn extracts the default memory types. */
+            memory_policy?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Session id to use; the server generates one when omitted or empty. */
             session_id?: string;
+            memory_extraction_config?: components["schemas"]["MemoryExtractionConfigDto"];
             telemetry?: Record<string, never>;
         };
         SessionDto: {
@@ -1141,24 +1514,63 @@ export interface components {
             uri: string;
             total_message_count: number;
             message_count: number;
+            pending_tokens: number;
+            commit_count: number;
             created_at: string;
             updated_at: string;
         };
+        PatchSessionConfigDto: {
+            /** @description Merged field by field over the current policy (or the defaults when off); null: off. */
+            auto_commit_policy?: {
+                [key: string]: unknown;
+            } | null;
+            memory_extraction_config?: components["schemas"]["MemoryExtractionConfigDto"];
+            telemetry?: Record<string, never>;
+        };
         AddMessageDto: {
-            /** @description Structured parts (`{"type":"text","text":…}`, context, tool, image_url); wins over `content`. */
+            /** @description Text of a one-part message (at most MUNINN_SESSION_MESSAGE_MAX_CHARS characters). */
+            content?: string;
+            /** @description Structured parts (`text`, `context`, `tool`, `image_url`; at most MUNINN_SESSION_MESSAGE_MAX_PARTS). */
             parts?: {
                 [key: string]: unknown;
             }[];
             /** @description `user`, `assistant`, `tool`, … (not restricted, as in the reference). */
             role: string;
-            content?: string;
             peer_id?: string;
+            /** @description Stored and served verbatim. */
             created_at?: string;
             turn_id?: string;
-            message_kind?: string;
+            /** @enum {string} */
+            message_kind?: "user_query" | "assistant_step" | "tool_transport" | "checkpoint";
             source_message_ids?: string[];
             telemetry?: Record<string, never>;
         };
+        AddMessagesBatchDto: {
+            /** @description At most MUNINN_SESSION_BATCH_MAX messages (default 100). */
+            messages: components["schemas"]["AddMessageDto"][];
+            telemetry?: Record<string, never>;
+        };
+        EventMetadataDto: {
+            tags?: string[] | null;
+        };
+        ExtractionMetadataDto: {
+            event?: components["schemas"]["EventMetadataDto"];
+        };
+        CommitDto: {
+            /**
+             * @description Only null: turn-budget retention is not supported (400).
+             * @enum {string|null}
+             */
+            retention_mode?: "turn_budget" | null;
+            /** @description Newest live messages kept out of the archive. */
+            keep_recent_count?: number;
+            keep_recent_turn_count?: number;
+            retained_message_token_budget?: number;
+            min_raw_tail_steps?: number;
+            extraction_metadata?: components["schemas"]["ExtractionMetadataDto"];
+            telemetry?: Record<string, never>;
+        };
+        WaitDto: Record<string, never>;
     };
     responses: never;
     parameters: never;
@@ -1178,7 +1590,9 @@ export type BatchWriteResultDto = components['schemas']['BatchWriteResultDto'];
 export type BatchOperationDto = components['schemas']['BatchOperationDto'];
 export type BatchWriteDto = components['schemas']['BatchWriteDto'];
 export type ReindexDto = components['schemas']['ReindexDto'];
+export type SetTagsDto = components['schemas']['SetTagsDto'];
 export type LsEntryDto = components['schemas']['LsEntryDto'];
+export type MvDto = components['schemas']['MvDto'];
 export type StatResultDto = components['schemas']['StatResultDto'];
 export type MkdirDto = components['schemas']['MkdirDto'];
 export type FindRequestDto = components['schemas']['FindRequestDto'];
@@ -1201,10 +1615,20 @@ export type ContextStatsDto = components['schemas']['ContextStatsDto'];
 export type ContextResultDto = components['schemas']['ContextResultDto'];
 export type ContextTelemetryDto = components['schemas']['ContextTelemetryDto'];
 export type ContextEnvelopeDto = components['schemas']['ContextEnvelopeDto'];
+export type GrepRequestDto = components['schemas']['GrepRequestDto'];
+export type GlobRequestDto = components['schemas']['GlobRequestDto'];
 export type RecallRequestDto = components['schemas']['RecallRequestDto'];
+export type EventsConfigDto = components['schemas']['EventsConfigDto'];
+export type MemoryExtractionConfigDto = components['schemas']['MemoryExtractionConfigDto'];
 export type CreateSessionDto = components['schemas']['CreateSessionDto'];
 export type SessionDto = components['schemas']['SessionDto'];
+export type PatchSessionConfigDto = components['schemas']['PatchSessionConfigDto'];
 export type AddMessageDto = components['schemas']['AddMessageDto'];
+export type AddMessagesBatchDto = components['schemas']['AddMessagesBatchDto'];
+export type EventMetadataDto = components['schemas']['EventMetadataDto'];
+export type ExtractionMetadataDto = components['schemas']['ExtractionMetadataDto'];
+export type CommitDto = components['schemas']['CommitDto'];
+export type WaitDto = components['schemas']['WaitDto'];
 export type $defs = Record<string, never>;
 export interface operations {
     AdminController_list: {
@@ -2280,6 +2704,144 @@ export interface operations {
             };
         };
     };
+    ContentController_download: {
+        parameters: {
+            query: {
+                uri: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ContentController_setTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetTagsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     FsController_ls: {
         parameters: {
             query: {
@@ -2295,7 +2857,9 @@ export interface operations {
                 abs_limit?: number;
                 /** @description Also list dot-files. */
                 show_all_hidden?: boolean;
+                /** @description Visible entries at most; 0 gives an empty list. */
                 node_limit?: number;
+                /** @description Alias of `node_limit`; wins over it. */
                 limit?: number;
             };
             header?: never;
@@ -2345,6 +2909,279 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_tree: {
+        parameters: {
+            query: {
+                output?: "agent" | "original";
+                uri: string;
+                /** @description Directory abstracts are cut to this many characters (agent output). */
+                abs_limit?: number;
+                show_all_hidden?: boolean;
+                /** @description Entries at most (capped by `MUNINN_TREE_MAX_NODES`). */
+                node_limit?: number;
+                /** @description Alias of `node_limit`; wins over it. */
+                limit?: number;
+                /** @description Entries whose path below `uri` has more segments are left out. */
+                level_limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["LsEntryDto"][];
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_attrs: {
+        parameters: {
+            query: {
+                uri: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_setTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetTagsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_mv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MvDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2710,6 +3547,154 @@ export interface operations {
             };
         };
     };
+    ScanController_grep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrepRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ScanController_glob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GlobRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     RecallController_recall: {
         parameters: {
             query?: never;
@@ -2799,7 +3784,9 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: components["schemas"]["SessionDto"][];
+                        result: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -2839,7 +3826,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CreateSessionDto"];
             };
@@ -3006,6 +3993,64 @@ export interface operations {
             };
         };
     };
+    SessionsController_patchConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchSessionConfigDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     SessionsController_messages: {
         parameters: {
             query?: never;
@@ -3118,6 +4163,243 @@ export interface operations {
             };
         };
     };
+    SessionsController_addBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMessagesBatchDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_commit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CommitDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAVAILABLE: Redis or the store is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_context: {
+        parameters: {
+            query?: {
+                /** @description Token budget of the returned messages and overview (default 128000). */
+                token_budget?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_archive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+                archiveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     SessionsController_recallLog: {
         parameters: {
             query?: never;
@@ -3185,9 +4467,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": Record<string, never>;
-                };
+                content?: never;
             };
         };
     };
@@ -3231,6 +4511,181 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
+                };
+            };
+        };
+    };
+    SystemController_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SystemController_wait: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SystemController_debugHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    TasksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    TasksController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
         };

@@ -9,7 +9,9 @@ import { uriSegments } from '../uri/uri-path';
 /** Throws PERMISSION_DENIED when `uri` (canonical) is a namespace root `identity` may not delete. */
 export function assertDeletable(identity: Identity, uri: string): void {
   const segs = uriSegments(uri);
-  if (segs.length === 0) throw permissionDenied('Deleting viking:// is not supported; delete a file or directory below it.', uri);
+  if (segs.length === 0) {
+    throw permissionDenied('Deleting viking:// is not supported; delete a file or directory below it.', uri);
+  }
   if (segs.length === 1 && segs[0] === 'user') {
     throw permissionDenied('Deleting viking://user is not supported; delete a file or directory below it.', uri);
   }

@@ -3,7 +3,7 @@ import { globToRegex } from './glob-pattern';
 import { treeOrder } from './tree-order';
 
 describe('globToRegex', () => {
-  const matches = (glob: string, path: string) => new RegExp(globToRegex(glob, 'pattern', 256).replace('(?:.*/)?', '(?:.*/)?')).test(path);
+  const matches = (glob: string, path: string) => new RegExp(globToRegex(glob, 'pattern', 256)).test(path);
 
   it.each([
     ['*.md', 'a.md', true],
@@ -57,12 +57,14 @@ describe('treeOrder', () => {
 
   it('pre-order, directories before files at each level, hidden files dropped', () => {
     const got = treeOrder(base, all, { levelLimit: 3, nodeLimit: 100, showHidden: false });
-    expect(got.entries.map((x) => x.rel)).toEqual(['sub', 'sub/deeper', 'sub/deeper/b.md', 'sub/a.md', 'aaa.md', 'top.md']);
+    const rels = got.entries.map((x) => x.rel);
+    expect(rels).toEqual(['sub', 'sub/deeper', 'sub/deeper/b.md', 'sub/a.md', 'aaa.md', 'top.md']);
     expect(got.truncated).toBe(false);
   });
 
   it('level and node limits', () => {
-    expect(treeOrder(base, all, { levelLimit: 1, nodeLimit: 100, showHidden: true }).entries.map((x) => x.rel)).toEqual(['sub', '.hidden', 'aaa.md', 'top.md']);
+    const top = treeOrder(base, all, { levelLimit: 1, nodeLimit: 100, showHidden: true });
+    expect(top.entries.map((x) => x.rel)).toEqual(['sub', '.hidden', 'aaa.md', 'top.md']);
     const cut = treeOrder(base, all, { levelLimit: 3, nodeLimit: 1, showHidden: false });
     expect([cut.entries.length, cut.truncated]).toEqual([1, true]);
   });

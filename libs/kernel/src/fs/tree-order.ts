@@ -22,11 +22,16 @@ export interface TreeOptions {
 export type TreeEntryOut<T> = T & { rel: string; depth: number };
 
 /** Orders and cuts `entries` (all strictly below `base`); `truncated` when `nodeLimit` cut something. */
-export function treeOrder<T extends TreeEntryIn>(base: string, entries: T[], opts: TreeOptions): { entries: TreeEntryOut<T>[]; truncated: boolean } {
+export function treeOrder<T extends TreeEntryIn>(
+  base: string,
+  entries: T[],
+  opts: TreeOptions,
+): { entries: TreeEntryOut<T>[]; truncated: boolean } {
   const baseDepth = uriSegments(base).length;
   const keyed = entries
     .map((e) => ({ e, segs: uriSegments(e.uri).slice(baseDepth) }))
-    .filter(({ e, segs }) => segs.length > 0 && segs.length <= opts.levelLimit && (opts.showHidden || e.kind === 'directory' || !segs[segs.length - 1]!.startsWith('.')));
+    .filter(({ segs }) => segs.length > 0 && segs.length <= opts.levelLimit)
+    .filter(({ e, segs }) => opts.showHidden || e.kind === 'directory' || !segs[segs.length - 1]!.startsWith('.'));
   keyed.sort((a, b) => comparePaths(a.segs, a.e.kind, b.segs, b.e.kind));
   const limit = Math.max(0, opts.nodeLimit);
   const out = keyed.slice(0, limit).map(({ e, segs }) => ({ ...e, rel: segs.join('/'), depth: segs.length }));

@@ -7,7 +7,9 @@ import { uriSegments, userRoot } from '../uri/uri-path';
 // extensions, and a user space only takes files in the places agents are meant to write.
 
 /** Extensions `mode:"create"` may create (lower case, with the dot). */
-export const CREATE_EXTENSIONS: readonly string[] = ['.md', '.txt', '.json', '.yaml', '.yml', '.toml', '.py', '.js', '.ts'];
+export const CREATE_EXTENSIONS: readonly string[] = [
+  '.md', '.txt', '.json', '.yaml', '.yml', '.toml', '.py', '.js', '.ts',
+];
 const SIDECARS = new Set(['.abstract.md', '.overview.md']);
 /**
  * User-space roots agents may not write directly (managed by the sessions and peers features). Unlike
@@ -21,19 +23,28 @@ export type WriteMode = 'replace' | 'append' | 'create';
 export function checkContentWrite(uri: string, mode: WriteMode): void {
   const segs = uriSegments(uri);
   const leaf = segs[segs.length - 1] ?? '';
-  if (leaf === '.relations.json') throw invalidArgument(`cannot write derived semantic file directly: ${uri}`, { field: 'uri' });
+  if (leaf === '.relations.json') {
+    throw invalidArgument(`cannot write derived semantic file directly: ${uri}`, { field: 'uri' });
+  }
   if (mode === 'create') {
-    if (SIDECARS.has(leaf)) throw invalidArgument(`cannot create generated abstract overview directly: ${uri}`, { field: 'uri' });
+    if (SIDECARS.has(leaf)) {
+      throw invalidArgument(`cannot create generated abstract overview directly: ${uri}`, { field: 'uri' });
+    }
     const dot = leaf.lastIndexOf('.');
     const ext = dot > 0 ? leaf.slice(dot).toLowerCase() : '';
-    if (!CREATE_EXTENSIONS.includes(ext)) throw invalidArgument(`create mode does not allow extension '${ext}': ${uri}`, { field: 'uri' });
+    if (!CREATE_EXTENSIONS.includes(ext)) {
+      throw invalidArgument(`create mode does not allow extension '${ext}': ${uri}`, { field: 'uri' });
+    }
   }
   if (segs[0] === 'user' && segs.length >= 3) checkUserPlacement(uri, segs.slice(2));
 }
 
 function checkUserPlacement(uri: string, rest: string[]): void {
   const [head] = rest;
-  const refuse = () => invalidArgument(`user-scope writes need a file under memories/, resources/, or directly at the user root: ${uri}`, { field: 'uri' });
+  const refuse = () =>
+    invalidArgument(`user-scope writes need a file under memories/, resources/, or directly at the user root: ${uri}`, {
+      field: 'uri',
+    });
   if ((head === 'memories' || head === 'resources') && rest.length === 1) throw refuse();
   // Deeper `memories`/`resources` (e.g. peers/<p>/memories/…) are ordinary places to write.
   if (MANAGED.has(head!) && !rest.slice(1).some((s) => s === 'memories' || s === 'resources')) throw refuse();

@@ -31,37 +31,58 @@ export class NodeFsRepository {
   async move(identity: Identity, from: string, to: string): Promise<IndexJob[]> {
     assertWritable(identity, from);
     assertWritable(identity, to);
-    if (from === to || isUnder(to, from)) throw invalidArgument(`cannot move ${from} into itself (${to})`, { field: 'to_uri' });
+    if (from === to || isUnder(to, from)) {
+      throw invalidArgument(`cannot move ${from} into itself (${to})`, { field: 'to_uri' });
+    }
     return this.db.transaction(async (tx) => {
       const scope = scopeSql(identity, 3);
       const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
       const { rows } = await tx.query<MovedRow>(
         `SELECT uri, kind, content, tags FROM nodes WHERE (uri = $1 OR uri LIKE $2) AND ${scope.sql}
          ORDER BY uri LIMIT ${MAX_MOVE_NODES + 1}${lock}`,
-        [from, `${from.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`, ...scope.params],
+        [from, below(from), ...scope.params],
       );
       const source = rows.find((r) => r.uri === from);
-      if (!source) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${from}`, { type: 'file', resource: from });
+      if (!source) {
+        throw new KernelError(KernelErrorCode.NotFound, `File not found: ${from}`, { type: 'file', resource: from });
+      }
       if (rows.length > MAX_MOVE_NODES) {
-        throw invalidArgument(`cannot move more than ${MAX_MOVE_NODES} nodes at once: ${from}`, { field: 'from_uri', limit: MAX_MOVE_NODES });
+        const message = `cannot move more than ${MAX_MOVE_NODES} nodes at once: ${from}`;
+        throw invalidArgument(message, { field: 'from_uri', limit: MAX_MOVE_NODES });
       }
-      const dest = await tx.query<{ kind: string }>(`SELECT kind FROM nodes WHERE account_id = $1 AND uri = $2`, [identity.accountId, to]);
+      const dest = await tx.query<{ kind: string }>(`SELECT kind FROM nodes WHERE account_id = $1 AND uri = $2`, [
+        identity.accountId,
+        to,
+      ]);
       if (dest.rows[0]?.kind === 'directory' && source.kind === 'file') {
-        throw invalidArgument(`mv destination for a file must include the target file name: ${to}`, { field: 'to_uri' });
+        const message = `mv destination for a file must include the target file name: ${to}`;
+        throw invalidArgument(message, { field: 'to_uri' });
       }
-      if (dest.rows[0]) throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${to}`, { resource: to });
+      if (dest.rows[0]) {
+        throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${to}`, { resource: to });
+      }
       const target = (uri: string) => to + uri.slice(from.length);
       const dirs = rows.filter((r) => r.kind === 'directory').map((r) => target(r.uri));
       const jobs: IndexJob[] = [];
       const createdDirs = await ensureDirectories(tx, identity, dirs);
-      if (createdDirs.length) jobs.push(await insertOutbox(tx, identity.accountId, 'upsert', createdDirs, this.graceMs));
+      if (createdDirs.length) {
+        jobs.push(await insertOutbox(tx, identity.accountId, 'upsert', createdDirs, this.graceMs));
+      }
       const files = rows.filter((r) => r.kind === 'file');
       if (files.length) {
-        const ops = files.map((f) => ({ uri: target(f.uri), content: f.content, mode: 'create' as const, tags: f.tags ?? [] }));
+        const ops = files.map((f) => ({
+          uri: target(f.uri),
+          content: f.content,
+          mode: 'create' as const,
+          tags: f.tags ?? [],
+        }));
         const written = await writeNodes(tx, identity, ops, this.graceMs);
         if (written.index) jobs.push(written.index);
       }
-      await tx.query(`DELETE FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[])`, [identity.accountId, rows.map((r) => r.uri)]);
+      await tx.query(`DELETE FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[])`, [
+        identity.accountId,
+        rows.map((r) => r.uri),
+      ]);
       jobs.push(await insertOutbox(tx, identity.accountId, 'delete', [from], this.graceMs));
       return jobs;
     });
@@ -71,14 +92,22 @@ export class NodeFsRepository {
    * Writes a directory's `.abstract.md` / `.overview.md` body (kept as columns of the directory node,
    * not as files). Returns false when the directory does not exist.
    */
-  async writeSidecar(identity: Identity, dirUri: string, which: 'abstract' | 'overview', text: string, append: boolean): Promise<boolean> {
+  async writeSidecar(
+    identity: Identity,
+    dirUri: string,
+    which: 'abstract' | 'overview',
+    text: string,
+    append: boolean,
+  ): Promise<boolean> {
     if (!canWrite(identity, dirUri)) {
-      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${dirUri} is outside your writable space`, { resource: dirUri });
+      const message = `Access denied: ${dirUri} is outside your writable space`;
+      throw new KernelError(KernelErrorCode.PermissionDenied, message, { resource: dirUri });
     }
     const scope = scopeSql(identity, 3);
     const value = append ? `${which} || $2` : '$2';
     const { rows } = await this.db.query<{ uri: string }>(
-      `UPDATE nodes SET ${which} = ${value}, updated_at = now() WHERE uri = $1 AND kind = 'directory' AND ${scope.sql} RETURNING uri`,
+      `UPDATE nodes SET ${which} = ${value}, updated_at = now()
+       WHERE uri = $1 AND kind = 'directory' AND ${scope.sql} RETURNING uri`,
       [dirUri, text, ...scope.params],
     );
     return rows.length > 0;
@@ -88,16 +117,30 @@ export class NodeFsRepository {
    * Replaces (or extends) the retrieval tags of a node, or of its whole subtree with `recursive`.
    * Search filters read the column directly, so nothing needs re-indexing. Returns the updated URIs.
    */
-  async setTags(identity: Identity, uri: string, tags: string[], mode: 'replace' | 'append', recursive: boolean, limit: number): Promise<string[]> {
+  async setTags(
+    identity: Identity,
+    uri: string,
+    tags: string[],
+    mode: 'replace' | 'append',
+    recursive: boolean,
+    limit: number,
+  ): Promise<string[]> {
     const scope = scopeSql(identity, 6);
     // Append ($4) keeps the old tags whose key the new ones do not set: a later value for a key wins.
-    const merged = `ARRAY(SELECT t FROM unnest(tags) t WHERE $4::boolean AND split_part(t, '=', 1) <> ALL($5::text[])) || $3::text[]`;
+    const kept = `ARRAY(SELECT t FROM unnest(tags) t WHERE $4::boolean AND split_part(t, '=', 1) <> ALL($5::text[]))`;
+    const targets = `SELECT uri FROM nodes WHERE (uri = $1 OR uri LIKE $2::text) AND ${scope.sql}
+       ORDER BY uri LIMIT $${6 + scope.params.length}`;
     const { rows } = await this.db.query<{ uri: string }>(
-      `UPDATE nodes SET tags = ${merged}, updated_at = now()
-       WHERE uri IN (SELECT uri FROM nodes WHERE (uri = $1 OR uri LIKE $2::text) AND ${scope.sql} ORDER BY uri LIMIT $${6 + scope.params.length})
-         AND ${scope.sql} RETURNING uri`,
-      [uri, recursive ? `${uri.replace(/[\\%_]/g, (c) => `\\${c}`)}/%` : null, tags, mode === 'append', tags.map((t) => t.split('=')[0]), ...scope.params, limit],
+      `UPDATE nodes SET tags = ${kept} || $3::text[], updated_at = now()
+       WHERE uri IN (${targets}) AND ${scope.sql} RETURNING uri`,
+      [uri, recursive ? below(uri) : null, tags, mode === 'append', tags.map((t) => t.split('=')[0]), ...scope.params,
+        limit],
     );
     return rows.map((r) => r.uri).sort();
   }
+}
+
+/** LIKE pattern of everything strictly below `uri`. */
+function below(uri: string): string {
+  return `${uri.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
 }

@@ -48,7 +48,8 @@ export class NodeScanRepository {
       q.excludeUri ? prefixPattern(q.excludeUri) : null, ...scope.params, q.maxFiles];
     const op = q.caseInsensitive ? '~*' : '~';
     const n = base.length;
-    const { rows } = await this.db.query<{ uri: string; context_type: GrepRow['contextType']; line: number; content: string }>(
+    type Row = { uri: string; context_type: GrepRow['contextType']; line: number; content: string };
+    const { rows } = await this.db.query<Row>(
       `WITH files AS (${files})
        SELECT f.uri, f.context_type, l.n::int AS line, l.text AS content
        FROM files f CROSS JOIN LATERAL string_to_table(f.content, E'\\n') WITH ORDINALITY AS l(text, n)
