@@ -12,7 +12,8 @@ import { createTestDatabase, startTestApp, TestApp } from '@app/testing';
 import { MEMORY_KINDS, syntheticFile } from './find-corpus';
 
 const N = Number(process.env.BENCH_NODES ?? 10_000);
-const LEVELS: [number, number][] = [[1, 100], [16, 480], [64, 960]];
+// BENCH_LEVELS="1:100,16:480" picks concurrency:requests pairs; BENCH_TRANSPORTS="bullmq" one transport.
+const LEVELS: [number, number][] = (process.env.BENCH_LEVELS ?? '1:100,16:480,64:960').split(',').map((p) => p.split(':').map(Number) as [number, number]);
 const USER = 'default';
 
 interface Row { transport: string; c: number; n: number; rps: number; p50: number; p99: number; errors: number }
@@ -62,7 +63,7 @@ async function load(app: TestApp, queries: string[], c: number, n: number, trans
 async function run(transport: 'bullmq' | 'inprocess'): Promise<Row[]> {
   const base = process.env.MUNINN_BENCH_DATABASE_URL;
   const db = base ? await createTestDatabase(base) : null;
-  const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_WORKER_CONCURRENCY: '16', ...(db ? { DATABASE_URL: db.url } : {}) } });
+  const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_WORKER_CONCURRENCY: '16', MUNINN_STATEMENT_TIMEOUT_MS: '600000', ...(db ? { DATABASE_URL: db.url } : {}) } });
   try {
     const t0 = performance.now();
     const queries = await seed(app);
@@ -78,15 +79,18 @@ async function run(transport: 'bullmq' | 'inprocess'): Promise<Row[]> {
 }
 
 async function main() {
-  const rows = [...(await run('bullmq')), ...(await run('inprocess'))];
+  const transports = (process.env.BENCH_TRANSPORTS ?? 'bullmq,inprocess').split(',') as ('bullmq' | 'inprocess')[];
+  const rows: Row[] = [];
+  for (const t of transports) rows.push(...(await run(t)));
   console.log('\ntransport   conc  requests    req/s    p50 ms    p99 ms  errors');
   for (const r of rows) {
     console.log(`${r.transport.padEnd(10)} ${String(r.c).padStart(5)} ${String(r.n).padStart(9)} ${r.rps.toFixed(1).padStart(8)} ${r.p50.toFixed(1).padStart(9)} ${r.p99.toFixed(1).padStart(9)} ${String(r.errors).padStart(7)}`);
   }
   console.log('\nqueued / in-process (same run):');
   for (const [c] of LEVELS) {
-    const q = rows.find((r) => r.transport === 'bullmq' && r.c === c)!;
-    const p = rows.find((r) => r.transport === 'inprocess' && r.c === c)!;
+    const q = rows.find((r) => r.transport === 'bullmq' && r.c === c);
+    const p = rows.find((r) => r.transport === 'inprocess' && r.c === c);
+    if (!q || !p) continue;
     console.log(`  c=${c}: p50 ×${(q.p50 / p.p50).toFixed(2)}, p99 ×${(q.p99 / p.p99).toFixed(2)}, req/s ×${(q.rps / p.rps).toFixed(2)}`);
   }
   process.exit(0);
