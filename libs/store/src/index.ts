@@ -21,3 +21,4 @@ export * from './repositories/node-search-filter';
 export * from './repositories/node-search-index';
 export * from './repositories/node-search.repository';
 export * from './repositories/node-search.types';
+export * from './repositories/node-search-term-stats';

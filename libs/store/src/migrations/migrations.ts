@@ -1,3 +1,5 @@
+import { TERM_DF_MIGRATION } from './term-df.migration';
+
 /** Versioned schema migrations, applied in order at start-up. Never edit a shipped one; add the next. */
 export interface Migration {
   version: number;
@@ -150,4 +152,5 @@ FROM (SELECT account_id, uri, (row_number() OVER (PARTITION BY account_id ORDER 
 GROUP BY account_id, chunk;
 `,
   },
+  TERM_DF_MIGRATION,
 ];

@@ -14,6 +14,8 @@ const MAX_TERMS = 24;
 // Most lexical candidates scored per query, whatever the terms.
 const LEX_SCAN_CAP = 2000;
 const INVALID_REGULAR_EXPRESSION = '2201B';
+// pgvector's default hnsw.ef_search.
+const DEFAULT_EF_SEARCH = 40;
 
 interface Row {
   uri: string;
@@ -46,20 +48,25 @@ export class NodeSearchRepository {
     if (limit === 0 || (!vector && terms.length === 0)) return [];
     const k = Math.min(Math.max(limit * 3, 40), 1000);
     if (!(await this.anyVisible(q))) return [];
-    return this.db.transaction(async (tx) => {
-      const weights = terms.length ? await this.termStats.weigh(tx, q.identity, terms) : [];
-      const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
-      if (!plan) return [];
-      // Filtered HNSW scans must keep walking until K rows pass the tenant and filter predicates; plans over
-      // a large tenant cross jit_above_cost, and compiling would cost more than the query.
-      await tx.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true)`, [String(Math.max(40, k))]);
-      const { rows } = await tx.query<Row>(plan.sql, plan.params).catch((err: { code?: string; message?: string }) => {
+    const weights = terms.length ? await this.termStats.weigh(this.db, q.identity, terms) : [];
+    const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
+    if (!plan) return [];
+    // Every connection already sets iterative HNSW scans and no JIT (docs/architecture.md, "Performance");
+    // only a candidate list longer than the default ef_search needs a transaction to raise it.
+    const run = (tx: Pick<Db, 'query'>) =>
+      tx.query<Row>(plan.sql, plan.params).catch((err: { code?: string; message?: string }) => {
         // A `regex` filter can pass JavaScript's syntax check and still be refused by PostgreSQL.
         if (err?.code === INVALID_REGULAR_EXPRESSION) throw invalidArgument(`filter regex is not valid: ${err.message}`);
         throw err;
       });
-      return this.rank(rows, limit, q.scoreThreshold ?? 0);
-    });
+    const { rows } =
+      !vector || k <= DEFAULT_EF_SEARCH
+        ? await run(this.db)
+        : await this.db.transaction(async (tx) => {
+            await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(k)]);
+            return run(tx);
+          });
+    return this.rank(rows, limit, q.scoreThreshold ?? 0);
   }
 
   /**
