@@ -6,9 +6,9 @@ import { startTestApp, storeModes, TestApp } from '@app/testing';
 // per owner view; weighting a query reads them instead of counting. These tests compare what the
 // weights say with a count over the nodes themselves.
 const ACCOUNT = 'df-acct';
-const alice: Identity = { accountId: ACCOUNT, userId: 'alice', role: 'user' };
-const bob: Identity = { accountId: ACCOUNT, userId: 'bob', role: 'user' };
-const root: Identity = { accountId: ACCOUNT, userId: 'root', role: 'root' };
+const alice: Identity = { accountId: ACCOUNT, userId: 'alice', role: 'user', actorPeerId: null };
+const bob: Identity = { accountId: ACCOUNT, userId: 'bob', role: 'user', actorPeerId: null };
+const root: Identity = { accountId: ACCOUNT, userId: 'root', role: 'root', actorPeerId: null };
 
 describe.each(storeModes())('term statistics kept by the store (store: %s)', (store) => {
   let app: TestApp;
