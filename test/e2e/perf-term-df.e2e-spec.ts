@@ -1,5 +1,5 @@
 import type { Identity } from '@app/kernel';
-import { bulkInsertIndexed, compactTermDf, Db, STORE_DB, TermStats } from '@app/store';
+import { buildSearchSql, bulkInsertIndexed, compactTermDf, Db, STORE_DB, TermStats } from '@app/store';
 import { startTestApp, storeModes, TestApp } from '@app/testing';
 
 // The store keeps lexeme document frequencies (term_df) up to date on every insert, update and delete,
@@ -114,5 +114,25 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
     // IDF uses the node count the store keeps: check it through the formula's inverse.
     const n = rows[0].n;
     expect(any.idf).toBeCloseTo(Math.log(1 + (n - any.df + 0.5) / (any.df + 0.5)), 10);
+  });
+
+  it('a find whose targets hold nothing visible stops before scanning (one statement, gated)', async () => {
+    await put('viking://resources/gate/z.md', 'a zebra crossing');
+    const vector = { values: new Float32Array([0.6, 0.8, 0]), embedderId: 'e' };
+    const terms = ['zebra'];
+    const weights = await new TermStats().weigh(db, alice, terms);
+    const query = { identity: alice, filter: null, levels: null, limit: 10, scoreThreshold: null, vector, terms };
+    const plan = async (targets: string[]) => {
+      const sql = buildSearchSql({ ...query, targets }, { k: 40, vector, weights, now: new Date() })!;
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${sql.sql}`, sql.params);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    const empty = await plan(['viking://user/alice/peers']);
+    expect(empty).toContain('One-Time Filter');
+    // The candidate scans (nodes n_1, n_2 in the plan; the final join is nodes n) never run.
+    expect(empty).not.toMatch(/on nodes n_\d[^\n]*\(actual rows=[1-9]/);
+    expect(empty).toMatch(/on nodes n_\d[^\n]*\(never executed\)/);
+    // Targets that hold something run the scans.
+    expect(await plan(['viking://resources', 'viking://user/alice'])).toMatch(/on nodes n_\d[^\n]*\(actual rows=[1-9]/);
   });
 });

@@ -47,7 +47,6 @@ export class NodeSearchRepository {
     const terms = cleanTerms(q.terms);
     if (limit === 0 || (!vector && terms.length === 0)) return [];
     const k = Math.min(Math.max(limit * 3, 40), 1000);
-    if (!(await this.anyVisible(q))) return [];
     const weights = terms.length ? await this.termStats.weigh(this.db, q.identity, terms) : [];
     const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
     if (!plan) return [];
@@ -67,24 +66,6 @@ export class NodeSearchRepository {
             return run(tx);
           });
     return this.rank(rows, limit, q.scoreThreshold ?? 0);
-  }
-
-  /**
-   * Whether any node the caller may see lies in the targets. A filtered HNSW scan over targets that hold
-   * nothing (a user without peers, for the other-peer scan every context request makes) walks the whole
-   * index before giving up; this prefix lookup answers that in one index probe.
-   */
-  private async anyVisible(q: NodeSearchQuery): Promise<boolean> {
-    if (q.targets.length === 0) return true;
-    const targets = q.targets.map((t) => t.replace(/\/+$/, ''));
-    const scope = scopeSql(q.identity, 2, 'n');
-    // Byte-order range operators, so the (account_id, uri text_pattern_ops) index serves each prefix.
-    const { rows } = await this.db.query(
-      `SELECT 1 FROM unnest($1::text[]) AS t(p) WHERE EXISTS (SELECT 1 FROM nodes n WHERE ${scope.sql}
-         AND (n.uri = t.p OR (n.uri ~>=~ (t.p || '/') AND n.uri ~<~ (t.p || '0')))) LIMIT 1`,
-      [targets, ...scope.params],
-    );
-    return rows.length > 0;
   }
 
   private rank(rows: Row[], limit: number, threshold: number): NodeSearchHit[] {
@@ -142,7 +123,16 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   const inTargets = targets.length
     ? `(n.uri = ANY(${bind(targets)}::text[]) OR n.uri LIKE ANY(${bind(targets.map((t) => `${escapeLike(t)}/%`))}::text[]))`
     : 'TRUE';
-  const where = `${scope} AND ${inTargets} AND ((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
+  // Whether any node the caller may see lies in the targets, as a one-time filter (an uncorrelated
+  // subquery the executor evaluates once, before the scans): a filtered HNSW scan over targets that hold
+  // nothing (a user without peers, for the other-peer scan every context request makes) would walk the
+  // whole index before giving up; this prefix lookup answers that in one index probe. Byte-order range
+  // operators, so the (account_id, uri text_pattern_ops) index serves each prefix.
+  const gate = targets.length
+    ? `EXISTS (SELECT 1 FROM unnest(${bind(targets)}::text[]) AS t(p) WHERE EXISTS (SELECT 1 FROM nodes g WHERE ${splice((first) => scopeSql(q.identity, first, 'g'))}
+         AND (g.uri = t.p OR (g.uri ~>=~ (t.p || '/') AND g.uri ~<~ (t.p || '0')))))`
+    : 'TRUE';
+  const where = `${gate} AND ${scope} AND ${inTargets} AND ((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
 
   const ctes: string[] = [];
   const sources: string[] = [];
