@@ -17,7 +17,13 @@ import { performance } from 'node:perf_hooks';
 import { FindJob } from '@app/contracts';
 import { EMBEDDER, Embedder } from '@app/embed';
 import {
-  directorySidecars, fileAbstract, Identity, openContext, planRetrievalCalls, resolveFindTargets, searchText,
+  directorySidecars,
+  fileAbstract,
+  Identity,
+  openContext,
+  planRetrievalCalls,
+  resolveFindTargets,
+  searchText,
 } from '@app/kernel';
 import { bulkInsertIndexed, Db, IndexedNodeInput, STORE_DB } from '@app/store';
 import { startTestApp, TestApp } from '@app/testing';
@@ -30,7 +36,9 @@ const LEVELS: [number, number][] = (process.env.BENCH_LEVELS ?? '1:100,16:480,64
   .split(',')
   .map((p) => p.split(':').map(Number) as [number, number]);
 const PG_URL = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
-const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglite')).split(',') as ('postgres' | 'pglite')[];
+const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglite')).split(',') as (
+  'postgres' | 'pglite'
+)[];
 const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'bullmq').split(',') as ('bullmq' | 'inprocess')[];
 const FLOOR_N = Number(process.env.BENCH_FLOOR ?? 100);
 const USER = 'default';
@@ -38,38 +46,85 @@ const USER = 'default';
 const CALLER: Identity = { accountId: 'default', userId: USER, role: 'root', actorPeerId: null };
 const PATH = '/api/v1/search/search';
 
-interface Row { store: string; nodes: number; transport: string; c: number; n: number; rps: number; p50: number; p99: number; errors: number }
-interface Stages { store: string; nodes: number; floor: Pct; find: Pct; context: Pct; rssMb: number }
-interface Pct { p50: number; p99: number }
+interface Row {
+  store: string;
+  nodes: number;
+  transport: string;
+  c: number;
+  n: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+interface Stages {
+  store: string;
+  nodes: number;
+  floor: Pct;
+  find: Pct;
+  context: Pct;
+  rssMb: number;
+}
+interface Pct {
+  p50: number;
+  p99: number;
+}
 
 async function seed(app: TestApp, n: number): Promise<string[]> {
   const db = app.nest.get<Db>(STORE_DB);
   const embedder = app.nest.get<Embedder>(EMBEDDER);
   const queries: string[] = [];
   for (let start = 0; start < n; start += 500) {
-    const files = Array.from({ length: Math.min(500, n - start) }, (_, i) => syntheticFile(7, start + i, USER, Math.max(200, n / 4)));
+    const files = Array.from({ length: Math.min(500, n - start) }, (_, i) =>
+      syntheticFile(7, start + i, USER, Math.max(200, n / 4)),
+    );
     const abstracts = files.map((f) => fileAbstract(f.uri, f.content));
-    const vectors = await embedder.embed(abstracts.map((a, i) => `${files[i].uri.slice(files[i].uri.lastIndexOf('/') + 1)}\n${a}`));
+    const vectors = await embedder.embed(
+      abstracts.map((a, i) => `${files[i].uri.slice(files[i].uri.lastIndexOf('/') + 1)}\n${a}`),
+    );
     const nodes: IndexedNodeInput[] = files.map((f, i) => ({
-      uri: f.uri, kind: 'file', content: f.content, abstract: abstracts[i], searchText: searchText(abstracts[i]), embedding: vectors[i],
+      uri: f.uri,
+      kind: 'file',
+      content: f.content,
+      abstract: abstracts[i],
+      searchText: searchText(abstracts[i]),
+      embedding: vectors[i],
     }));
     await bulkInsertIndexed(db, 'default', nodes, embedder.id);
     queries.push(...files.filter((_, i) => i % 10 === 0).map((f) => f.query));
   }
   const dirs: IndexedNodeInput[] = [`viking://user/${USER}`, `viking://user/${USER}/memories`].map((uri) => ({
-    uri, kind: 'directory', content: '', abstract: '', searchText: '', embedding: null,
+    uri,
+    kind: 'directory',
+    content: '',
+    abstract: '',
+    searchText: '',
+    embedding: null,
   }));
   for (const k of MEMORY_KINDS) {
     const uri = `viking://user/${USER}/memories/${k}`;
     const side = directorySidecars(uri, []);
-    dirs.push({ uri, kind: 'directory', content: '', abstract: side.abstract, overview: side.overview, searchText: searchText(side.abstract), embedding: null });
+    dirs.push({
+      uri,
+      kind: 'directory',
+      content: '',
+      abstract: side.abstract,
+      overview: side.overview,
+      searchText: searchText(side.abstract),
+      embedding: null,
+    });
   }
   await bulkInsertIndexed(db, 'default', dirs, embedder.id);
   return queries;
 }
 
 /** HTTP load by autocannon: `n` context requests over `c` connections, each with the next query. */
-async function load(app: TestApp, queries: string[], c: number, n: number): Promise<Omit<Row, 'store' | 'nodes' | 'transport'>> {
+async function load(
+  app: TestApp,
+  queries: string[],
+  c: number,
+  n: number,
+): Promise<Omit<Row, 'store' | 'nodes' | 'transport'>> {
   let next = 0;
   let failed = 0;
   const result = await autocannon({
@@ -82,7 +137,10 @@ async function load(app: TestApp, queries: string[], c: number, n: number): Prom
         method: 'POST',
         path: PATH,
         headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ query: queries[next++ % queries.length], mode: 'context' }) }),
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ query: queries[next++ % queries.length], mode: 'context' }),
+        }),
         onResponse: (status, body) => {
           // A context answer with failed retrieval calls is a 200 with retrieval_errors: an error here.
           if (status === 200 && /"retrieval_errors":\s*[1-9]/.test(body)) failed++;
@@ -92,7 +150,11 @@ async function load(app: TestApp, queries: string[], c: number, n: number): Prom
   });
   const total = result.requests.total;
   return {
-    c, n: total, rps: total / result.duration, p50: result.latency.p50, p99: result.latency.p99,
+    c,
+    n: total,
+    rps: total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
     errors: result.errors + result.non2xx + result.timeouts + failed,
   };
 }
@@ -104,13 +166,26 @@ async function floor(app: TestApp, queries: string[]): Promise<Pct> {
   for (let i = 0; i < FLOOR_N; i++) {
     const query = queries[i % queries.length];
     const p = parseSearchContext({ query, mode: 'context' }, CALLER, new Date());
-    const calls = planRetrievalCalls({ identity: CALLER, quotas: p.quotas, limit: p.limit, peerScope: p.peerScope, queries: [query], excludedCount: 0 });
+    const calls = planRetrievalCalls({
+      identity: CALLER,
+      quotas: p.quotas,
+      limit: p.limit,
+      peerScope: p.peerScope,
+      queries: [query],
+      excludedCount: 0,
+    });
     const t0 = performance.now();
     await Promise.all(
       calls.map((call) => {
         const identity = call.openContext ? openContext(CALLER) : CALLER;
         const job: FindJob = {
-          identity, query: call.query, imageUrl: null, filter: p.filter, levels: null, limit: call.limit, scoreThreshold: p.scoreThreshold,
+          identity,
+          query: call.query,
+          imageUrl: null,
+          filter: p.filter,
+          levels: null,
+          limit: call.limit,
+          scoreThreshold: p.scoreThreshold,
           targets: call.targetUri === '' ? resolveFindTargets(identity, '') : [call.targetUri],
         };
         return finder.find(job);
@@ -150,14 +225,25 @@ async function run(store: 'postgres' | 'pglite', nodes: number, transport: 'bull
     const queries = await seed(app, nodes);
     // Statistics as autovacuum would have them on a running server.
     await app.nest.get<Db>(STORE_DB).exec('ANALYZE nodes');
-    console.log(`[${store} ${transport}] seeded ${nodes} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `[${store} ${transport}] seeded ${nodes} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     for (let i = 0; i < 20; i++) await app.request('POST', PATH, { body: { query: queries[i], mode: 'context' } });
     const bodies = queries.slice(0, FLOOR_N);
     const stages: Stages = {
-      store, nodes,
+      store,
+      nodes,
       floor: await floor(app, queries),
-      find: await sequential(app, '/api/v1/search/find', bodies.map((query) => ({ query, limit: 10 }))),
-      context: await sequential(app, PATH, bodies.map((query) => ({ query, mode: 'context' }))),
+      find: await sequential(
+        app,
+        '/api/v1/search/find',
+        bodies.map((query) => ({ query, limit: 10 })),
+      ),
+      context: await sequential(
+        app,
+        PATH,
+        bodies.map((query) => ({ query, mode: 'context' })),
+      ),
       rssMb: 0,
     };
     const rows: Row[] = [];
@@ -185,19 +271,29 @@ async function main() {
     }
   }
   const f = (x: number) => x.toFixed(1);
-  console.log(`\n### context benchmark (${new Date().toISOString()}, ${process.platform}, load ${process.env.BENCH_NOTE ?? ''})\n`);
-  console.log('| store | memories | transport | concurrency | requests | req/s | p50 ms | p99 ms | errors | p50 ÷ floor |');
+  console.log(
+    `\n### context benchmark (${new Date().toISOString()}, ${process.platform}, load ${process.env.BENCH_NOTE ?? ''})\n`,
+  );
+  console.log(
+    '| store | memories | transport | concurrency | requests | req/s | p50 ms | p99 ms | errors | p50 ÷ floor |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const fl = stages.find((s) => s.store === r.store && s.nodes === r.nodes)!.floor.p50;
-    console.log(`| ${r.store} | ${r.nodes} | ${r.transport} | ${r.c} | ${r.n} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${(r.p50 / fl).toFixed(2)} |`);
+    console.log(
+      `| ${r.store} | ${r.nodes} | ${r.transport} | ${r.c} | ${r.n} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${(r.p50 / fl).toFixed(2)} |`,
+    );
   }
-  console.log('\nStages at concurrency 1 (p50 / p99 ms): floor = the request\'s find calls through FindService directly;');
+  console.log(
+    "\nStages at concurrency 1 (p50 / p99 ms): floor = the request's find calls through FindService directly;",
+  );
   console.log('find = one /find over HTTP → queue → worker; context = the whole context request.\n');
   console.log('| store | memories | floor | find | context | context ÷ floor | peak RSS MB |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const s of stages) {
-    console.log(`| ${s.store} | ${s.nodes} | ${f(s.floor.p50)} / ${f(s.floor.p99)} | ${f(s.find.p50)} / ${f(s.find.p99)} | ${f(s.context.p50)} / ${f(s.context.p99)} | ${(s.context.p50 / s.floor.p50).toFixed(2)} | ${s.rssMb.toFixed(0)} |`);
+    console.log(
+      `| ${s.store} | ${s.nodes} | ${f(s.floor.p50)} / ${f(s.floor.p99)} | ${f(s.find.p50)} / ${f(s.find.p99)} | ${f(s.context.p50)} / ${f(s.context.p99)} | ${(s.context.p50 / s.floor.p50).toFixed(2)} | ${s.rssMb.toFixed(0)} |`,
+    );
   }
   process.exit(0);
 }

@@ -15,7 +15,12 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
   let db: Db;
 
   const put = (uri: string, text: string) =>
-    bulkInsertIndexed(db, ACCOUNT, [{ uri, kind: 'file', content: text, abstract: text, searchText: text, embedding: null }], null);
+    bulkInsertIndexed(
+      db,
+      ACCOUNT,
+      [{ uri, kind: 'file', content: text, abstract: text, searchText: text, embedding: null }],
+      null,
+    );
   /** The weights' document frequencies and node count, read fresh (no cache). */
   const stats = async (who: Identity, terms: string[]) => {
     const w = await new TermStats().weigh(db, who, terms);
@@ -34,7 +39,9 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
     }
     return out;
   };
-  const deltaRows = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM term_df WHERE account_id = $1`, [ACCOUNT])).rows[0].n;
+  const deltaRows = async () =>
+    (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM term_df WHERE account_id = $1`, [ACCOUNT])).rows[0]
+      .n;
 
   beforeAll(async () => {
     app = await startTestApp({ store });
@@ -74,7 +81,12 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
     const want = await counted(root, terms);
     expect(want.zebra).toBe(20);
     const rows = async (lexeme: string) =>
-      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM term_df WHERE account_id = $1 AND lexeme = $2`, [ACCOUNT, lexeme])).rows[0].n;
+      (
+        await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM term_df WHERE account_id = $1 AND lexeme = $2`, [
+          ACCOUNT,
+          lexeme,
+        ])
+      ).rows[0].n;
     expect(await rows('zebra')).toBe(20);
     expect(await stats(root, terms)).toEqual(want);
     // The weighing above saw more than COMPACT_ROWS rows for 'zebra' and started a compaction.
@@ -109,7 +121,9 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
     ]);
     const terms = ['shared', 'words', 'odd', 'even', 'batch3'];
     expect(await stats(root, terms)).toEqual(await counted(root, terms));
-    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM nodes WHERE account_id = $1`, [ACCOUNT]);
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM nodes WHERE account_id = $1`, [
+      ACCOUNT,
+    ]);
     const [any] = await new TermStats().weigh(db, root, ['shared']);
     // IDF uses the node count the store keeps: check it through the formula's inverse.
     const n = rows[0].n;
@@ -124,7 +138,10 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
     const query = { identity: alice, filter: null, levels: null, limit: 10, scoreThreshold: null, vector, terms };
     const plan = async (targets: string[]) => {
       const sql = buildSearchSql({ ...query, targets }, { k: 40, vector, weights, now: new Date() })!;
-      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${sql.sql}`, sql.params);
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${sql.sql}`,
+        sql.params,
+      );
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     };
     const empty = await plan(['viking://user/alice/peers']);

@@ -128,11 +128,15 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   // nothing (a user without peers, for the other-peer scan every context request makes) would walk the
   // whole index before giving up; this prefix lookup answers that in one index probe. Byte-order range
   // operators, so the (account_id, uri text_pattern_ops) index serves each prefix.
-  const gate = targets.length
-    ? `EXISTS (SELECT 1 FROM unnest(${bind(targets)}::text[]) AS t(p) WHERE EXISTS (SELECT 1 FROM nodes g WHERE ${splice((first) => scopeSql(q.identity, first, 'g'))}
-         AND (g.uri = t.p OR (g.uri ~>=~ (t.p || '/') AND g.uri ~<~ (t.p || '0')))))`
-    : 'TRUE';
-  const where = `${gate} AND ${scope} AND ${inTargets} AND ((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
+  let gate = 'TRUE';
+  if (targets.length) {
+    const prefixes = bind(targets);
+    const visible = splice((first) => scopeSql(q.identity, first, 'g'));
+    gate = `EXISTS (SELECT 1 FROM unnest(${prefixes}::text[]) AS t(p) WHERE EXISTS (SELECT 1 FROM nodes g
+      WHERE ${visible} AND (g.uri = t.p OR (g.uri ~>=~ (t.p || '/') AND g.uri ~<~ (t.p || '0')))))`;
+  }
+  const tiers = `((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
+  const where = `${gate} AND ${scope} AND ${inTargets} AND ${tiers}`;
 
   const ctes: string[] = [];
   const sources: string[] = [];
