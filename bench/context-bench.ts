@@ -1,93 +1,299 @@
 /**
- * `npm run bench:context`: one tenant with 10k memory files (2/3 English, 1/3 Chinese), then
- * mode="context" requests over HTTP at concurrency 1, 16 and 64, through the BullMQ path and the
- * in-process transport in the same run, with the ratio between them. Store: the PostgreSQL server
- * at MUNINN_BENCH_DATABASE_URL when set (a fresh database is created), else embedded PGlite.
+ * `npm run bench:context`: one tenant of BENCH_NODES memory files (default 10k; "10000,100000" runs
+ * both; 2/3 English, 1/3 Chinese) on each store of BENCH_STORES (default: PostgreSQL when
+ * MUNINN_BENCH_DATABASE_URL or MUNINN_TEST_DATABASE_URL names a server, a fresh database is created on
+ * it; then embedded PGlite), then mode="context" requests over HTTP driven by autocannon at each
+ * concurrency of BENCH_LEVELS ("c:requests" pairs) through BENCH_TRANSPORTS (default bullmq).
+ * Per store it also measures, in the same run:
+ *   - the floor: the same request's retrieval calls (planned as the gateway plans them) answered by
+ *     the retriever's FindService directly (embed + the same SQL), no HTTP and no queue;
+ *   - the stages at concurrency 1: floor, one /find over HTTP→queue→worker, the whole context request;
+ *   - the process's peak RSS (app + store worker + load generator: one process).
+ * Load generator and server share the process and the machine: figures are comparable between runs
+ * on one machine, not absolute.
  */
+import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
+import { FindJob } from '@app/contracts';
 import { EMBEDDER, Embedder } from '@app/embed';
-import { directorySidecars, fileAbstract, searchText } from '@app/kernel';
+import {
+  directorySidecars,
+  fileAbstract,
+  Identity,
+  openContext,
+  planRetrievalCalls,
+  resolveFindTargets,
+  searchText,
+} from '@app/kernel';
 import { bulkInsertIndexed, Db, IndexedNodeInput, STORE_DB } from '@app/store';
-import { createTestDatabase, startTestApp, TestApp } from '@app/testing';
+import { startTestApp, TestApp } from '@app/testing';
+import { parseSearchContext } from '../apps/gateway/src/search/context-request.parser';
+import { FindService } from '../apps/retriever/src/find/find.service';
 import { MEMORY_KINDS, syntheticFile } from './find-corpus';
 
-const N = Number(process.env.BENCH_NODES ?? 10_000);
-const LEVELS: [number, number][] = [[1, 100], [16, 480], [64, 960]];
+const SIZES = (process.env.BENCH_NODES ?? '10000').split(',').map(Number);
+const LEVELS: [number, number][] = (process.env.BENCH_LEVELS ?? '1:100,16:480,64:960')
+  .split(',')
+  .map((p) => p.split(':').map(Number) as [number, number]);
+const PG_URL = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
+const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglite')).split(',') as (
+  'postgres' | 'pglite'
+)[];
+const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'bullmq').split(',') as ('bullmq' | 'inprocess')[];
+const FLOOR_N = Number(process.env.BENCH_FLOOR ?? 100);
 const USER = 'default';
+// The dev-mode caller every unauthenticated request gets (no API keys configured).
+const CALLER: Identity = { accountId: 'default', userId: USER, role: 'root', actorPeerId: null };
+const PATH = '/api/v1/search/search';
 
-interface Row { transport: string; c: number; n: number; rps: number; p50: number; p99: number; errors: number }
+interface Row {
+  store: string;
+  nodes: number;
+  transport: string;
+  c: number;
+  n: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+interface Stages {
+  store: string;
+  nodes: number;
+  floor: Pct;
+  find: Pct;
+  context: Pct;
+  rssMb: number;
+}
+interface Pct {
+  p50: number;
+  p99: number;
+}
 
-async function seed(app: TestApp): Promise<string[]> {
+async function seed(app: TestApp, n: number): Promise<string[]> {
   const db = app.nest.get<Db>(STORE_DB);
   const embedder = app.nest.get<Embedder>(EMBEDDER);
   const queries: string[] = [];
-  for (let start = 0; start < N; start += 500) {
-    const files = Array.from({ length: Math.min(500, N - start) }, (_, i) => syntheticFile(7, start + i, USER, Math.max(200, N / 4)));
+  for (let start = 0; start < n; start += 500) {
+    const files = Array.from({ length: Math.min(500, n - start) }, (_, i) =>
+      syntheticFile(7, start + i, USER, Math.max(200, n / 4)),
+    );
     const abstracts = files.map((f) => fileAbstract(f.uri, f.content));
-    const vectors = await embedder.embed(abstracts.map((a, i) => `${files[i].uri.slice(files[i].uri.lastIndexOf('/') + 1)}\n${a}`));
-    const nodes: IndexedNodeInput[] = files.map((f, i) => ({ uri: f.uri, kind: 'file', content: f.content, abstract: abstracts[i], searchText: searchText(abstracts[i]), embedding: vectors[i] }));
+    const vectors = await embedder.embed(
+      abstracts.map((a, i) => `${files[i].uri.slice(files[i].uri.lastIndexOf('/') + 1)}\n${a}`),
+    );
+    const nodes: IndexedNodeInput[] = files.map((f, i) => ({
+      uri: f.uri,
+      kind: 'file',
+      content: f.content,
+      abstract: abstracts[i],
+      searchText: searchText(abstracts[i]),
+      embedding: vectors[i],
+    }));
     await bulkInsertIndexed(db, 'default', nodes, embedder.id);
     queries.push(...files.filter((_, i) => i % 10 === 0).map((f) => f.query));
   }
-  const dirs: IndexedNodeInput[] = [`viking://user/${USER}`, `viking://user/${USER}/memories`].map((uri) => ({ uri, kind: 'directory', content: '', abstract: '', searchText: '', embedding: null }));
+  const dirs: IndexedNodeInput[] = [`viking://user/${USER}`, `viking://user/${USER}/memories`].map((uri) => ({
+    uri,
+    kind: 'directory',
+    content: '',
+    abstract: '',
+    searchText: '',
+    embedding: null,
+  }));
   for (const k of MEMORY_KINDS) {
     const uri = `viking://user/${USER}/memories/${k}`;
     const side = directorySidecars(uri, []);
-    dirs.push({ uri, kind: 'directory', content: '', abstract: side.abstract, overview: side.overview, searchText: searchText(side.abstract), embedding: null });
+    dirs.push({
+      uri,
+      kind: 'directory',
+      content: '',
+      abstract: side.abstract,
+      overview: side.overview,
+      searchText: searchText(side.abstract),
+      embedding: null,
+    });
   }
   await bulkInsertIndexed(db, 'default', dirs, embedder.id);
   return queries;
 }
 
-async function load(app: TestApp, queries: string[], c: number, n: number, transport: string): Promise<Row> {
-  const lat: number[] = [];
-  let errors = 0;
+/** HTTP load by autocannon: `n` context requests over `c` connections, each with the next query. */
+async function load(
+  app: TestApp,
+  queries: string[],
+  c: number,
+  n: number,
+): Promise<Omit<Row, 'store' | 'nodes' | 'transport'>> {
   let next = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: c }, async () => {
-    while (next < n) {
-      const q = queries[next++ % queries.length];
-      const s = performance.now();
-      const r = await app.request('POST', '/api/v1/search/search', { body: { query: q, mode: 'context' } });
-      lat.push(performance.now() - s);
-      if (r.status !== 200 || r.body?.result?.stats?.retrieval_errors) errors++;
-    }
-  }));
-  const secs = (performance.now() - t0) / 1000;
-  lat.sort((a, b) => a - b);
-  const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
-  return { transport, c, n, rps: n / secs, p50: pct(0.5), p99: pct(0.99), errors };
+  let failed = 0;
+  const result = await autocannon({
+    url: app.url,
+    connections: c,
+    amount: n,
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        path: PATH,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ query: queries[next++ % queries.length], mode: 'context' }),
+        }),
+        onResponse: (status, body) => {
+          // A context answer with failed retrieval calls is a 200 with retrieval_errors: an error here.
+          if (status === 200 && /"retrieval_errors":\s*[1-9]/.test(body)) failed++;
+        },
+      },
+    ],
+  });
+  const total = result.requests.total;
+  return {
+    c,
+    n: total,
+    rps: total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts + failed,
+  };
 }
 
-async function run(transport: 'bullmq' | 'inprocess'): Promise<Row[]> {
-  const base = process.env.MUNINN_BENCH_DATABASE_URL;
-  const db = base ? await createTestDatabase(base) : null;
-  const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_WORKER_CONCURRENCY: '16', ...(db ? { DATABASE_URL: db.url } : {}) } });
+/** The same retrieval calls a default context request makes, answered by FindService directly. */
+async function floor(app: TestApp, queries: string[]): Promise<Pct> {
+  const finder = app.nest.get(FindService);
+  const ms: number[] = [];
+  for (let i = 0; i < FLOOR_N; i++) {
+    const query = queries[i % queries.length];
+    const p = parseSearchContext({ query, mode: 'context' }, CALLER, new Date());
+    const calls = planRetrievalCalls({
+      identity: CALLER,
+      quotas: p.quotas,
+      limit: p.limit,
+      peerScope: p.peerScope,
+      queries: [query],
+      excludedCount: 0,
+    });
+    const t0 = performance.now();
+    await Promise.all(
+      calls.map((call) => {
+        const identity = call.openContext ? openContext(CALLER) : CALLER;
+        const job: FindJob = {
+          identity,
+          query: call.query,
+          imageUrl: null,
+          filter: p.filter,
+          levels: null,
+          limit: call.limit,
+          scoreThreshold: p.scoreThreshold,
+          targets: call.targetUri === '' ? resolveFindTargets(identity, '') : [call.targetUri],
+        };
+        return finder.find(job);
+      }),
+    );
+    ms.push(performance.now() - t0);
+  }
+  return pct(ms);
+}
+
+/** Sequential HTTP requests (concurrency 1), timed one by one. */
+async function sequential(app: TestApp, path: string, bodies: unknown[]): Promise<Pct> {
+  const ms: number[] = [];
+  for (const body of bodies) {
+    const t0 = performance.now();
+    const r = await app.request('POST', path, { body });
+    ms.push(performance.now() - t0);
+    if (r.status !== 200) throw new Error(`${path} answered ${r.status}: ${r.text.slice(0, 200)}`);
+  }
+  return pct(ms);
+}
+
+function pct(ms: number[]): Pct {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+async function run(store: 'postgres' | 'pglite', nodes: number, transport: 'bullmq' | 'inprocess') {
+  if (store === 'postgres') process.env.MUNINN_TEST_DATABASE_URL = PG_URL;
+  const app = await startTestApp({
+    store,
+    env: { MUNINN_TRANSPORT: transport, MUNINN_WORKER_CONCURRENCY: '16', MUNINN_STATEMENT_TIMEOUT_MS: '600000' },
+  });
   try {
     const t0 = performance.now();
-    const queries = await seed(app);
-    console.log(`[${transport}] seeded ${N} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s (${db ? 'PostgreSQL' : 'PGlite'})`);
-    for (let i = 0; i < 20; i++) await app.request('POST', '/api/v1/search/search', { body: { query: queries[i], mode: 'context' } });
+    const queries = await seed(app, nodes);
+    // Statistics as autovacuum would have them on a running server.
+    await app.nest.get<Db>(STORE_DB).exec('ANALYZE nodes');
+    console.log(
+      `[${store} ${transport}] seeded ${nodes} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    for (let i = 0; i < 20; i++) await app.request('POST', PATH, { body: { query: queries[i], mode: 'context' } });
+    const bodies = queries.slice(0, FLOOR_N);
+    const stages: Stages = {
+      store,
+      nodes,
+      floor: await floor(app, queries),
+      find: await sequential(
+        app,
+        '/api/v1/search/find',
+        bodies.map((query) => ({ query, limit: 10 })),
+      ),
+      context: await sequential(
+        app,
+        PATH,
+        bodies.map((query) => ({ query, mode: 'context' })),
+      ),
+      rssMb: 0,
+    };
     const rows: Row[] = [];
-    for (const [c, n] of LEVELS) rows.push(await load(app, queries, c, n, transport));
-    return rows;
+    for (const [c, n] of LEVELS) {
+      rows.push({ store, nodes, transport, ...(await load(app, queries, c, n)) });
+      console.log(JSON.stringify(rows[rows.length - 1]));
+    }
+    stages.rssMb = process.resourceUsage().maxRSS / 1024;
+    return { rows, stages };
   } finally {
     await app.close();
-    await db?.drop();
   }
 }
 
 async function main() {
-  const rows = [...(await run('bullmq')), ...(await run('inprocess'))];
-  console.log('\ntransport   conc  requests    req/s    p50 ms    p99 ms  errors');
-  for (const r of rows) {
-    console.log(`${r.transport.padEnd(10)} ${String(r.c).padStart(5)} ${String(r.n).padStart(9)} ${r.rps.toFixed(1).padStart(8)} ${r.p50.toFixed(1).padStart(9)} ${r.p99.toFixed(1).padStart(9)} ${String(r.errors).padStart(7)}`);
+  const rows: Row[] = [];
+  const stages: Stages[] = [];
+  for (const store of STORES) {
+    for (const nodes of SIZES) {
+      for (const t of TRANSPORTS) {
+        const r = await run(store, nodes, t);
+        rows.push(...r.rows);
+        stages.push(r.stages);
+      }
+    }
   }
-  console.log('\nqueued / in-process (same run):');
-  for (const [c] of LEVELS) {
-    const q = rows.find((r) => r.transport === 'bullmq' && r.c === c)!;
-    const p = rows.find((r) => r.transport === 'inprocess' && r.c === c)!;
-    console.log(`  c=${c}: p50 ×${(q.p50 / p.p50).toFixed(2)}, p99 ×${(q.p99 / p.p99).toFixed(2)}, req/s ×${(q.rps / p.rps).toFixed(2)}`);
+  const f = (x: number) => x.toFixed(1);
+  console.log(
+    `\n### context benchmark (${new Date().toISOString()}, ${process.platform}, load ${process.env.BENCH_NOTE ?? ''})\n`,
+  );
+  console.log(
+    '| store | memories | transport | concurrency | requests | req/s | p50 ms | p99 ms | errors | p50 ÷ floor |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of rows) {
+    const fl = stages.find((s) => s.store === r.store && s.nodes === r.nodes)!.floor.p50;
+    console.log(
+      `| ${r.store} | ${r.nodes} | ${r.transport} | ${r.c} | ${r.n} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${(r.p50 / fl).toFixed(2)} |`,
+    );
+  }
+  console.log(
+    "\nStages at concurrency 1 (p50 / p99 ms): floor = the request's find calls through FindService directly;",
+  );
+  console.log('find = one /find over HTTP → queue → worker; context = the whole context request.\n');
+  console.log('| store | memories | floor | find | context | context ÷ floor | peak RSS MB |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const s of stages) {
+    console.log(
+      `| ${s.store} | ${s.nodes} | ${f(s.floor.p50)} / ${f(s.floor.p99)} | ${f(s.find.p50)} / ${f(s.find.p99)} | ${f(s.context.p50)} / ${f(s.context.p99)} | ${(s.context.p50 / s.floor.p50).toFixed(2)} | ${s.rssMb.toFixed(0)} |`,
+    );
   }
   process.exit(0);
 }

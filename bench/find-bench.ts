@@ -15,6 +15,8 @@ import { startTestApp, TestApp } from '@app/testing';
 import { queryTerms } from '../apps/retriever/src/find/query-terms';
 import { MEMORY_KINDS, syntheticFile } from './find-corpus';
 import { indexFiles, percentile } from './find-data';
+import { buildSearchSql } from '../libs/store/src/repositories/node-search.repository';
+import { TermStats } from '../libs/store/src/repositories/node-search-term-stats';
 import { runEval } from './find-eval';
 
 const ROOT = 'bench-root-key-0123456789abcdef';
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
   const nQueries = Number(args.get('queries') ?? 200);
   process.env.MUNINN_TEST_DATABASE_URL ??= process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
   process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
-  const app = await startTestApp({ store: 'postgres', rootApiKey: ROOT, env: { MUNINN_REQUEST_DEADLINE_MS: '30000' } });
+  const app = await startTestApp({ store: 'postgres', rootApiKey: ROOT, env: { MUNINN_REQUEST_DEADLINE_MS: '30000', MUNINN_STATEMENT_TIMEOUT_MS: '600000' } });
   let db = new PgDb(app.config.store.databaseUrl!, 4);
   const embedder = new HashingEmbedder();
   const results: TierResult[] = [];
@@ -78,6 +80,7 @@ async function main(): Promise<void> {
         storeMs.push(performance.now() - t0);
         if (hits.some((h) => h.uri === f.uri)) found++;
       }
+      if (process.env.BENCH_EXPLAIN) await explain(db, identity, embedder, files.slice(0, Number(process.env.BENCH_EXPLAIN)).map((f) => f.query));
       const httpMs: number[] = [];
       for (const f of files) {
         const t0 = performance.now();
@@ -181,3 +184,26 @@ main().catch((e: unknown) => {
   console.error(e);
   process.exit(1);
 });
+
+/** BENCH_EXPLAIN=n: the plan and timing of the find statement for the first n queries (analysis aid). */
+async function explain(db: PgDb, identity: Identity, embedder: HashingEmbedder, queries: string[]): Promise<void> {
+  for (const query of queries) {
+    const [values] = await embedder.embed([query]);
+    const terms = queryTerms(query);
+    const w0 = performance.now();
+    const weights = await new TermStats().weigh(db, identity, terms);
+    console.log(`weigh ${terms.length} terms (cold cache): ${(performance.now() - w0).toFixed(1)} ms; df ${weights.map((w) => w.df).join(',')}`);
+    const plan = buildSearchSql(
+      { identity, targets: ['viking://user/u', 'viking://resources'], filter: null, levels: null, limit: 10, scoreThreshold: null, vector: { values, embedderId: embedder.id }, terms },
+      { k: 40, vector: { values, embedderId: embedder.id }, weights, now: new Date() },
+    )!;
+    const out = await db.transaction(async (tx) => {
+      await tx.query(`SELECT set_config('hnsw.ef_search', '40', true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true)`);
+      const m0 = performance.now();
+      await tx.query(plan.sql, plan.params);
+      console.log(`main statement: ${(performance.now() - m0).toFixed(1)} ms`);
+      return tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${plan.sql}`, plan.params);
+    });
+    console.log(`--- ${query}: ${out.rows.slice(-1)[0]['QUERY PLAN']}`);
+  }
+}

@@ -25,3 +25,4 @@ export * from './repositories/node-search.repository';
 export * from './repositories/node-search.types';
 export * from './repositories/node-fs.repository';
 export * from './repositories/node-scan.repository';
+export * from './repositories/node-search-term-stats';

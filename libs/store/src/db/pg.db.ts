@@ -14,6 +14,11 @@ export class PgDb implements Db {
     this.pool = new Pool({
       connectionString,
       max,
+      // Session settings for every connection, so a find needs no transaction to set them
+      // (docs/architecture.md, "Performance"): filtered HNSW scans keep walking until enough rows pass
+      // the tenant and filter predicates, and plans over a large tenant that cross jit_above_cost are not
+      // compiled (compiling would cost more than the query).
+      options: '-c jit=off -c hnsw.iterative_scan=relaxed_order',
       // Sent as connection parameters: the server enforces them, even on a statement the client forgot.
       ...(statementTimeoutMs > 0
         ? {

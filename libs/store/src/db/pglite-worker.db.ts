@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { Db, TransactionOptions } from './db.port';
 import { pgliteWorkerMain, WorkerOp, WorkerPaths, WorkerReply } from './pglite-worker.main';
+import { PGLITE_SESSION_SETTINGS } from './session-settings';
 import { statementTimedOut, storeRestarted } from './store-errors';
 
 type OpBody = WorkerOp extends infer O ? (O extends { id: number } ? Omit<O, 'id'> : never) : never;
@@ -54,7 +55,7 @@ export class PgliteWorkerDb implements Db {
     const db = new PgliteWorkerDb(dir, opts.statementTimeoutMs ?? 0);
     db.spawn();
     try {
-      await db.call({ t: 'open', dataDir: dir }, 0);
+      await db.call({ t: 'open', dataDir: dir, init: PGLITE_SESSION_SETTINGS }, 0);
       db.opened = true;
     } catch (err) {
       await db.worker.terminate();
@@ -205,7 +206,7 @@ export class PgliteWorkerDb implements Db {
       } else replay.push(p);
     }
     this.opened = false;
-    this.call({ t: 'open', dataDir: this.dataDir }, 0).then(
+    this.call({ t: 'open', dataDir: this.dataDir, init: PGLITE_SESSION_SETTINGS }, 0).then(
       () => (this.opened = true),
       (err: Error) => this.logger.error(`the embedded store did not reopen: ${err.message}`),
     );

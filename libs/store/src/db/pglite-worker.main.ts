@@ -1,6 +1,6 @@
 /** A request from the main thread to the PGlite worker. `tx` marks the statements of one transaction. */
 export type WorkerOp =
-  | { id: number; t: 'open'; dataDir: string | null }
+  | { id: number; t: 'open'; dataDir: string | null; init: string }
   | { id: number; t: 'query'; sql: string; params: unknown[]; tx?: number }
   | { id: number; t: 'exec'; sql: string }
   | { id: number; t: 'begin' | 'commit' | 'rollback'; tx: number }
@@ -49,6 +49,7 @@ export function pgliteWorkerMain(): void {
     switch (op.t) {
       case 'open':
         pg = await PGlite.create(op.dataDir ?? undefined, { extensions: { vector } });
+        await pg.exec(op.init);
         return {};
       case 'query': {
         const r = await db().query(op.sql, op.params);

@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLITE_SESSION_SETTINGS } from './session-settings';
 import { mkdirSync } from 'node:fs';
 import { Db, TransactionOptions } from './db.port';
 
@@ -17,6 +18,7 @@ export class PgliteDb implements Db {
   static async open(dataDir: string): Promise<PgliteDb> {
     if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
     const pg = await PGlite.create(dataDir.startsWith('memory://') ? undefined : dataDir, { extensions: { vector } });
+    await pg.exec(PGLITE_SESSION_SETTINGS);
     return new PgliteDb(pg);
   }
 

@@ -1,6 +1,6 @@
-import { SESSION_MIGRATIONS } from './session-migrations';
-
 import type { Migration } from './migration';
+import { SESSION_MIGRATIONS } from './session-migrations';
+import { TERM_DF_MIGRATION } from './term-df.migration';
 
 export type { Migration } from './migration';
 
@@ -150,4 +150,5 @@ GROUP BY account_id, chunk;
 `,
   },
   ...SESSION_MIGRATIONS,
+  TERM_DF_MIGRATION,
 ];

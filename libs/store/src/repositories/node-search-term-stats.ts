@@ -1,34 +1,36 @@
 import type { Identity } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { TermStatsCache } from './node-search-term-cache';
-import { scopeSql } from './scope';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
 
-/** A query term with its document frequency among the nodes the identity sees, and its IDF. */
+/** A query term with its document frequency among the nodes the identity's owner view holds, and its IDF. */
 export interface TermWeight {
   term: string;
-  /** Exact below DF_CAP; at or above it, estimated from a sample. */
   df: number;
   idf: number;
 }
 
-/** Terms in fewer nodes than this are counted exactly (and are selective enough to pick candidates). */
+/** Terms in fewer nodes than this are selective enough to pick lexical candidates with. */
 export const DF_CAP = 200;
-// Common terms are estimated from the share of a sample of this many nodes that contains them, and the
-// node count is counted up to N_CAP: weighting a query costs a bounded amount of work at any size.
-const SAMPLE = 2000;
-const N_CAP = 50_000;
+/** A lexeme whose owner view has more delta rows than this is compacted after it is read. */
+export const COMPACT_ROWS = 16;
 
 /**
- * BM25-style IDF of query terms, computed in SQL within the identity's scope and remembered briefly
- * (IDF moves slowly; counting is the costly part of weighting a query).
+ * BM25-style IDF of query terms from the document frequencies the store keeps in `term_df`
+ * (docs/architecture.md, "Performance"): one index lookup per query, whatever the tenant's size.
+ * A user's view counts account-shared nodes and the user's own; root counts the whole account. Other
+ * users' nodes never enter a user's statistics, so scores cannot reveal what they hold. Figures are
+ * remembered briefly per view (IDF moves slowly).
  */
 export class TermStats {
   private readonly cache = new TermStatsCache();
+  private readonly compacting = new Set<string>();
 
+  /** `db` is not a transaction: a compaction it starts may outlive the call. */
   async weigh(tx: Tx, identity: Identity, terms: string[]): Promise<TermWeight[]> {
-    const key = `${identity.accountId}\u0000${identity.role === 'root' ? '*' : identity.userId}\u0000${identity.actorPeerId ?? ''}\u0000`;
+    const owner = identity.role === 'root' ? null : identity.userId;
+    const key = `${identity.accountId}\u0000${owner ?? '*'}\u0000`;
     const df = new Map<string, number>();
     for (const t of terms) {
       const hit = this.cache.get(key + t);
@@ -37,16 +39,14 @@ export class TermStats {
     let total = this.cache.get(key);
     const missing = terms.filter((t) => !df.has(t));
     if (missing.length || total === undefined) {
-      const counted = await this.count(tx, identity, missing);
-      total = counted.total;
+      const read = await this.read(tx, identity.accountId, owner, missing);
+      total = read.total;
       this.cache.set(key, total);
-      const common = missing.filter((t) => counted.df.get(t)! >= DF_CAP);
-      const shares = common.length ? await this.sample(tx, identity, common) : new Map<string, number>();
       for (const t of missing) {
-        const d = shares.has(t) ? Math.max(DF_CAP, Math.round(shares.get(t)! * total)) : counted.df.get(t)!;
-        df.set(t, d);
-        this.cache.set(key + t, d);
+        df.set(t, read.df.get(t) ?? 0);
+        this.cache.set(key + t, read.df.get(t) ?? 0);
       }
+      if (read.crowded.length) this.compact(tx, identity.accountId, read.crowded);
     }
     const n = Math.max(total, 1);
     return terms.map((term) => {
@@ -58,33 +58,61 @@ export class TermStats {
     });
   }
 
-  /** Exact document frequencies capped at DF_CAP (GIN lookups), and the scope size capped at N_CAP. */
-  private async count(tx: Tx, identity: Identity, terms: string[]): Promise<{ df: Map<string, number>; total: number }> {
-    const scope = scopeSql(identity, 3, 'n');
-    const visible = `SELECT 1 FROM nodes n WHERE ${scope.sql}`;
-    const { rows } = await tx.query<{ i: number; df: number; total: number }>(
-      `SELECT t.i::int AS i, (SELECT count(*) FROM (${visible} AND n.search_tsv @@ to_tsquery('muninn', t.q) LIMIT ${DF_CAP}) s)::int AS df, c.total
-       FROM (SELECT count(*)::int AS total FROM (${visible} LIMIT $2) s) c
-       LEFT JOIN unnest($1::text[]) WITH ORDINALITY AS t(q, i) ON TRUE`,
-      [terms.map(tsQuoted), N_CAP, ...scope.params],
+  /**
+   * Each term is split and stemmed by the 'muninn' configuration like search_text; a term of several
+   * lexemes gets the smallest of their frequencies (an upper bound of the nodes holding them all).
+   */
+  private async read(tx: Tx, accountId: string, owner: string | null, terms: string[]) {
+    const { rows } = await tx.query<{ i: number; lexeme: string; df: string | number; n: number }>(
+      `WITH q AS (SELECT t.i::int AS i, l.lexeme FROM unnest($1::text[]) WITH ORDINALITY AS t(term, i),
+                    unnest(tsvector_to_array(to_tsvector('muninn', t.term))) AS l(lexeme)
+                  UNION ALL SELECT 0, ''),
+            s AS (SELECT d.lexeme, sum(d.delta) AS df, count(*)::int AS n FROM term_df d
+                  WHERE d.account_id = $2 AND d.lexeme IN (SELECT lexeme FROM q)
+                    AND ($3::text IS NULL OR d.owner_id IN ('', $3::text))
+                  GROUP BY d.lexeme)
+       SELECT q.i, q.lexeme, coalesce(s.df, 0) AS df, coalesce(s.n, 0) AS n FROM q LEFT JOIN s USING (lexeme)`,
+      [terms, accountId, owner],
     );
     const df = new Map<string, number>();
-    for (const r of rows) if (r.i) df.set(terms[r.i - 1], r.df);
-    return { df, total: rows[0]?.total ?? 0 };
+    let total = 0;
+    const crowded: string[] = [];
+    for (const r of rows) {
+      const d = Math.max(0, Number(r.df));
+      if (r.n > COMPACT_ROWS) crowded.push(r.lexeme);
+      if (r.i === 0) total = d;
+      else df.set(terms[r.i - 1], Math.min(df.get(terms[r.i - 1]) ?? Infinity, d));
+    }
+    return { df, total, crowded };
   }
 
-  /** Share of a sample of the scope's nodes containing each term. */
-  private async sample(tx: Tx, identity: Identity, terms: string[]): Promise<Map<string, number>> {
-    const scope = scopeSql(identity, 3, 'n');
-    const { rows } = await tx.query<{ i: number; share: number }>(
-      `SELECT t.i::int AS i, coalesce(avg((s.search_tsv @@ to_tsquery('muninn', t.q))::int), 0)::float8 AS share
-       FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i)
-       LEFT JOIN (SELECT n.search_tsv FROM nodes n WHERE ${scope.sql} LIMIT $2) s ON TRUE
-       GROUP BY t.i`,
-      [terms.map(tsQuoted), SAMPLE, ...scope.params],
-    );
-    return new Map(rows.map((r) => [terms[r.i - 1], Number(r.share)]));
+  /**
+   * Folds the delta rows of `lexemes` into one row per owner view, in one statement and in the background
+   * (a find never waits for it). Concurrent writers only insert, so they are never blocked; an advisory
+   * lock keeps two compactions of one account from locking rows in different orders.
+   */
+  private compact(tx: Tx, accountId: string, lexemes: string[]): void {
+    const key = `${accountId}\u0000${lexemes.sort().join('\u0000')}`;
+    if (this.compacting.has(key)) return;
+    this.compacting.add(key);
+    void compactTermDf(tx, accountId, lexemes)
+      .catch(() => undefined)
+      .finally(() => this.compacting.delete(key));
   }
+}
+
+/** See {@link TermStats.compact}; returns how many delta rows were folded (0 when another compaction held the lock). */
+export async function compactTermDf(db: Pick<Db, 'query'>, accountId: string, lexemes: string[]): Promise<number> {
+  const { rows } = await db.query<{ folded: number }>(
+    `WITH lock AS (SELECT pg_try_advisory_xact_lock(4242090, hashtext($1)) AS ok),
+          d AS (DELETE FROM term_df WHERE account_id = $1 AND lexeme = ANY($2::text[]) AND (SELECT ok FROM lock)
+                RETURNING owner_id, lexeme, delta),
+          i AS (INSERT INTO term_df (account_id, owner_id, lexeme, delta)
+                SELECT $1, owner_id, lexeme, sum(delta) FROM d GROUP BY owner_id, lexeme HAVING sum(delta) <> 0)
+     SELECT count(*)::int AS folded FROM d`,
+    [accountId, lexemes],
+  );
+  return rows[0]?.folded ?? 0;
 }
 
 /**

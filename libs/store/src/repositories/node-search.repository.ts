@@ -14,6 +14,8 @@ const MAX_TERMS = 24;
 // Most lexical candidates scored per query, whatever the terms.
 const LEX_SCAN_CAP = 2000;
 const INVALID_REGULAR_EXPRESSION = '2201B';
+// pgvector's default hnsw.ef_search.
+const DEFAULT_EF_SEARCH = 40;
 
 interface Row {
   uri: string;
@@ -45,39 +47,25 @@ export class NodeSearchRepository {
     const terms = cleanTerms(q.terms);
     if (limit === 0 || (!vector && terms.length === 0)) return [];
     const k = Math.min(Math.max(limit * 3, 40), 1000);
-    if (!(await this.anyVisible(q))) return [];
-    return this.db.transaction(async (tx) => {
-      const weights = terms.length ? await this.termStats.weigh(tx, q.identity, terms) : [];
-      const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
-      if (!plan) return [];
-      // Filtered HNSW scans must keep walking until K rows pass the tenant and filter predicates; plans over
-      // a large tenant cross jit_above_cost, and compiling would cost more than the query.
-      await tx.query(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true)`, [String(Math.max(40, k))]);
-      const { rows } = await tx.query<Row>(plan.sql, plan.params).catch((err: { code?: string; message?: string }) => {
+    const weights = terms.length ? await this.termStats.weigh(this.db, q.identity, terms) : [];
+    const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
+    if (!plan) return [];
+    // Every connection already sets iterative HNSW scans and no JIT (docs/architecture.md, "Performance");
+    // only a candidate list longer than the default ef_search needs a transaction to raise it.
+    const run = (tx: Pick<Db, 'query'>) =>
+      tx.query<Row>(plan.sql, plan.params).catch((err: { code?: string; message?: string }) => {
         // A `regex` filter can pass JavaScript's syntax check and still be refused by PostgreSQL.
         if (err?.code === INVALID_REGULAR_EXPRESSION) throw invalidArgument(`filter regex is not valid: ${err.message}`);
         throw err;
       });
-      return this.rank(rows, limit, q.scoreThreshold ?? 0);
-    });
-  }
-
-  /**
-   * Whether any node the caller may see lies in the targets. A filtered HNSW scan over targets that hold
-   * nothing (a user without peers, for the other-peer scan every context request makes) walks the whole
-   * index before giving up; this prefix lookup answers that in one index probe.
-   */
-  private async anyVisible(q: NodeSearchQuery): Promise<boolean> {
-    if (q.targets.length === 0) return true;
-    const targets = q.targets.map((t) => t.replace(/\/+$/, ''));
-    const scope = scopeSql(q.identity, 2, 'n');
-    // Byte-order range operators, so the (account_id, uri text_pattern_ops) index serves each prefix.
-    const { rows } = await this.db.query(
-      `SELECT 1 FROM unnest($1::text[]) AS t(p) WHERE EXISTS (SELECT 1 FROM nodes n WHERE ${scope.sql}
-         AND (n.uri = t.p OR (n.uri ~>=~ (t.p || '/') AND n.uri ~<~ (t.p || '0')))) LIMIT 1`,
-      [targets, ...scope.params],
-    );
-    return rows.length > 0;
+    const { rows } =
+      !vector || k <= DEFAULT_EF_SEARCH
+        ? await run(this.db)
+        : await this.db.transaction(async (tx) => {
+            await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(k)]);
+            return run(tx);
+          });
+    return this.rank(rows, limit, q.scoreThreshold ?? 0);
   }
 
   private rank(rows: Row[], limit: number, threshold: number): NodeSearchHit[] {
@@ -135,7 +123,20 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   const inTargets = targets.length
     ? `(n.uri = ANY(${bind(targets)}::text[]) OR n.uri LIKE ANY(${bind(targets.map((t) => `${escapeLike(t)}/%`))}::text[]))`
     : 'TRUE';
-  const where = `${scope} AND ${inTargets} AND ((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
+  // Whether any node the caller may see lies in the targets, as a one-time filter (an uncorrelated
+  // subquery the executor evaluates once, before the scans): a filtered HNSW scan over targets that hold
+  // nothing (a user without peers, for the other-peer scan every context request makes) would walk the
+  // whole index before giving up; this prefix lookup answers that in one index probe. Byte-order range
+  // operators, so the (account_id, uri text_pattern_ops) index serves each prefix.
+  let gate = 'TRUE';
+  if (targets.length) {
+    const prefixes = bind(targets);
+    const visible = splice((first) => scopeSql(q.identity, first, 'g'));
+    gate = `EXISTS (SELECT 1 FROM unnest(${prefixes}::text[]) AS t(p) WHERE EXISTS (SELECT 1 FROM nodes g
+      WHERE ${visible} AND (g.uri = t.p OR (g.uri ~>=~ (t.p || '/') AND g.uri ~<~ (t.p || '0')))))`;
+  }
+  const tiers = `((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
+  const where = `${gate} AND ${scope} AND ${inTargets} AND ${tiers}`;
 
   const ctes: string[] = [];
   const sources: string[] = [];
