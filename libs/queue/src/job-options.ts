@@ -25,7 +25,15 @@ export function jobOptions(queue: QueueName): JobsOptions {
     // id is the job id, and the job is idempotent, so a retry never duplicates a memory.
     case QueueName.Extract:
       return { removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 24 * 3600, count: 5000 }, attempts: 6, backoff: { type: 'exponential', delay: 1000 } };
+    // Each run re-reads the session and decides again, so a lost or failed idle job only delays a commit.
+    case QueueName.SessionIdle:
+      return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 1000 } };
   }
+}
+
+/** Coalescing key of a session's idle-commit job: at most one waiting per session. */
+export function sessionIdleKey(job: { accountId: string; userId: string; sessionId: string }): string {
+  return `idle-${Buffer.from(`${job.accountId}\u0000${job.userId}\u0000${job.sessionId}`).toString('base64url')}`;
 }
 
 /**

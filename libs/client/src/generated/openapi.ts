@@ -362,15 +362,32 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a session (auto_create materialises a missing one) */
+        /** Get a session meta (auto_create materialises a missing one) */
         get: operations["SessionsController_get"];
         put?: never;
         post?: never;
-        /** Delete a session and its messages */
+        /** Delete a session, its messages, archives and dedup ledger (extracted memories stay) */
         delete: operations["SessionsController_remove"];
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the automatic-commit policy and default event tags */
+        patch: operations["SessionsController_patchConfig"];
         trace?: never;
     };
     "/api/v1/sessions/{sessionId}/messages": {
@@ -380,11 +397,79 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The messages of a session, oldest first */
+        /** The live (not yet archived) messages of a session, oldest first */
         get: operations["SessionsController_messages"];
         put?: never;
-        /** Append a message (creates the session when missing); advances the message clock */
+        /** Append a message (creates the session when missing); may trigger an automatic commit */
         post: operations["SessionsController_addMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/messages/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Append up to MUNINN_SESSION_BATCH_MAX messages, all or nothing */
+        post: operations["SessionsController_addBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive the live messages now and extract memories on the workers; answers a task id (503 when the queue is away) */
+        post: operations["SessionsController_commit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Latest archive overview and the messages not yet summarised, within token_budget */
+        get: operations["SessionsController_context"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/archives/{archiveId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A completed archive: abstract, overview and its messages */
+        get: operations["SessionsController_archive"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -451,6 +536,40 @@ export interface paths {
         };
         /** Whether the server is initialised, and who is calling */
         get: operations["SystemController_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your tasks, newest first (exact-match filters) */
+        get: operations["TasksController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{taskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task: status, result, error */
+        get: operations["TasksController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1125,9 +1244,24 @@ export interface components {
              */
             render?: (boolean | ("full" | "compact")) | null;
         };
+        EventsConfigDto: {
+            tags?: string[] | null;
+        };
+        MemoryExtractionConfigDto: {
+            events?: components["schemas"]["EventsConfigDto"];
+        };
         CreateSessionDto: {
-            /** @description Session id to use; the server generates one when omitted. */
+            /** @description Automatic-commit policy (thresholds are clamped); null or absent: off. */
+            auto_commit_policy?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Accepted for compatibility; Muninn extracts the default memory types. */
+            memory_policy?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Session id to use; the server generates one when omitted or empty. */
             session_id?: string;
+            memory_extraction_config?: components["schemas"]["MemoryExtractionConfigDto"];
             telemetry?: Record<string, never>;
         };
         SessionDto: {
@@ -1135,22 +1269,60 @@ export interface components {
             uri: string;
             total_message_count: number;
             message_count: number;
+            pending_tokens: number;
+            commit_count: number;
             created_at: string;
             updated_at: string;
         };
+        PatchSessionConfigDto: {
+            /** @description Merged field by field over the current policy (or the defaults when off); null: off. */
+            auto_commit_policy?: {
+                [key: string]: unknown;
+            } | null;
+            memory_extraction_config?: components["schemas"]["MemoryExtractionConfigDto"];
+            telemetry?: Record<string, never>;
+        };
         AddMessageDto: {
-            /** @description Structured parts (`{"type":"text","text":…}`, context, tool, image_url); wins over `content`. */
+            /** @description Text of a one-part message (at most MUNINN_SESSION_MESSAGE_MAX_CHARS characters). */
+            content?: string;
+            /** @description Structured parts (`text`, `context`, `tool`, `image_url`; at most MUNINN_SESSION_MESSAGE_MAX_PARTS). */
             parts?: {
                 [key: string]: unknown;
             }[];
             /** @description `user`, `assistant`, `tool`, … (not restricted, as in the reference). */
             role: string;
-            content?: string;
             peer_id?: string;
+            /** @description Stored and served verbatim. */
             created_at?: string;
             turn_id?: string;
-            message_kind?: string;
+            /** @enum {string} */
+            message_kind?: "user_query" | "assistant_step" | "tool_transport" | "checkpoint";
             source_message_ids?: string[];
+            telemetry?: Record<string, never>;
+        };
+        AddMessagesBatchDto: {
+            /** @description At most MUNINN_SESSION_BATCH_MAX messages (default 100). */
+            messages: components["schemas"]["AddMessageDto"][];
+            telemetry?: Record<string, never>;
+        };
+        EventMetadataDto: {
+            tags?: string[] | null;
+        };
+        ExtractionMetadataDto: {
+            event?: components["schemas"]["EventMetadataDto"];
+        };
+        CommitDto: {
+            /**
+             * @description Only null: turn-budget retention is not supported (400).
+             * @enum {string|null}
+             */
+            retention_mode?: "turn_budget" | null;
+            /** @description Newest live messages kept out of the archive. */
+            keep_recent_count?: number;
+            keep_recent_turn_count?: number;
+            retained_message_token_budget?: number;
+            min_raw_tail_steps?: number;
+            extraction_metadata?: components["schemas"]["ExtractionMetadataDto"];
             telemetry?: Record<string, never>;
         };
     };
@@ -1196,9 +1368,16 @@ export type ContextResultDto = components['schemas']['ContextResultDto'];
 export type ContextTelemetryDto = components['schemas']['ContextTelemetryDto'];
 export type ContextEnvelopeDto = components['schemas']['ContextEnvelopeDto'];
 export type RecallRequestDto = components['schemas']['RecallRequestDto'];
+export type EventsConfigDto = components['schemas']['EventsConfigDto'];
+export type MemoryExtractionConfigDto = components['schemas']['MemoryExtractionConfigDto'];
 export type CreateSessionDto = components['schemas']['CreateSessionDto'];
 export type SessionDto = components['schemas']['SessionDto'];
+export type PatchSessionConfigDto = components['schemas']['PatchSessionConfigDto'];
 export type AddMessageDto = components['schemas']['AddMessageDto'];
+export type AddMessagesBatchDto = components['schemas']['AddMessagesBatchDto'];
+export type EventMetadataDto = components['schemas']['EventMetadataDto'];
+export type ExtractionMetadataDto = components['schemas']['ExtractionMetadataDto'];
+export type CommitDto = components['schemas']['CommitDto'];
 export type $defs = Record<string, never>;
 export interface operations {
     AdminController_list: {
@@ -2793,7 +2972,9 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: components["schemas"]["SessionDto"][];
+                        result: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -2833,7 +3014,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CreateSessionDto"];
             };
@@ -3000,6 +3181,64 @@ export interface operations {
             };
         };
     };
+    SessionsController_patchConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchSessionConfigDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     SessionsController_messages: {
         parameters: {
             query?: never;
@@ -3068,6 +3307,243 @@ export interface operations {
                 "application/json": components["schemas"]["AddMessageDto"];
             };
         };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_addBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMessagesBatchDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_commit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CommitDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAVAILABLE: Redis or the store is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_context: {
+        parameters: {
+            query?: {
+                /** @description Token budget of the returned messages and overview (default 128000). */
+                token_budget?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_archive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+                archiveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             200: {
                 headers: {
@@ -3225,6 +3701,110 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
+                };
+            };
+        };
+    };
+    TasksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    TasksController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
         };

@@ -1,5 +1,5 @@
 import {
-  archiveName, autoCommitDue, DEFAULT_AUTO_COMMIT_POLICY, extractOffline, ExtractionInput, mergeQuotes, messageTokens, namesIn,
+  archiveName, autoCommitDue, idleCommitWait, DEFAULT_AUTO_COMMIT_POLICY, extractOffline, ExtractionInput, mergeQuotes, messageTokens, namesIn,
   nextArchiveIndex, normaliseAutoCommitPolicy, normaliseEventTags, parseArchiveName, parseModelExtraction, partsByTokens, planCommit,
   sanitiseTaskError, SessionMessage, sessionContext, splitToolAggregate, turnsOf, WORKING_MEMORY_SECTIONS,
 } from '..';
@@ -68,6 +68,16 @@ describe('automatic commit policy', () => {
     expect(autoCommitDue(throttled, { ...state, pendingTokens: 101, lastAutoCommitAt: 10_000 }, 5_000)).toBe(false);
     const off = { ...policy, pending_token_threshold: 0, message_count_threshold: 0 };
     expect(autoCommitDue(off, { ...state, pendingTokens: 10_000, messageCount: 10_000 }, 0)).toBe(false);
+  });
+
+  it('idle commits: due once the idle timeout has passed since the last message, keep window ignored', () => {
+    const p = { ...DEFAULT_AUTO_COMMIT_POLICY, idle_timeout_seconds: 60, keep_recent_count: 5 };
+    const s = { pendingTokens: 0, messageCount: 2, keepRecentCount: 5, lastAutoCommitAt: null, lastMessageAt: 0 };
+    expect(idleCommitWait(p, s, 10_000)).toBe(50_000);
+    expect(idleCommitWait(p, s, 300_000)).toBeLessThanOrEqual(0);
+    expect(idleCommitWait({ ...p, idle_timeout_seconds: 0 }, s, 300_000)).toBeNull();
+    expect(idleCommitWait(null, s, 300_000)).toBeNull();
+    expect(idleCommitWait(p, { ...s, messageCount: 0 }, 300_000)).toBeNull();
   });
 
   it('event tags: trimmed, lower-cased k=v, invalid dropped, a repeated key keeps its last value', () => {
