@@ -165,12 +165,11 @@ describe('offline extractor', () => {
     expect(mergeQuotes(once, '# Marguerite', '- q3 (m3)')).toBe(`${once}- q3 (m3)\n`);
   });
 
-  it('hostile text stays linear: long runs of spaces and punctuation', () => {
+  it('hostile text (long runs of spaces and punctuation) is handled whole (a quadratic scan would hit the test timeout)', () => {
     const evil = `${' '.repeat(200_000)}x${'!'.repeat(200_000)}`;
-    const t0 = process.hrtime.bigint();
-    extractOffline(input([msg('e', 'user', evil)]));
-    // A loose ceiling that only a quadratic scan (minutes on 400k characters) would break.
-    expect(Number(process.hrtime.bigint() - t0) / 1e9).toBeLessThan(20);
+    const out = extractOffline(input([msg('e', 'user', evil)]));
+    expect(out.memories.filter((m) => m.memoryType === 'events')).toHaveLength(1);
+    expect(out.memories.filter((m) => m.memoryType === 'entities')).toHaveLength(0);
   });
 });
 
