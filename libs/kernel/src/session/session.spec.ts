@@ -141,7 +141,7 @@ describe('offline extractor', () => {
     expect(paths).toContain('preferences/alice/quick.md');
     expect(paths).toContain('preferences/alice/editor.md');
     const ev = a.memories.find((m) => m.memoryType === 'events')!.content;
-    expect(ev).toMatch(/^# Summary\n2026-08-20 \(Thursday\), alice and assistant and user\./);
+    expect(ev).toMatch(/^# Summary\nThursday 20 August 2026, alice and assistant and user\./);
     expect(ev).toContain('# 2026-08-20 (Thursday) ChatLog:');
     expect(ev).toContain('<!-- MEMORY_FIELDS');
     expect(a.memories.find((m) => m.path.endsWith('marguerite.md'))!.content).toContain('(m2)');
