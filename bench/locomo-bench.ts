@@ -16,6 +16,8 @@
  *   --oracle  ceiling analysis: candidates limited to the memories holding the evidence (uses the evidence; never a result)
  *   --layouts L,L [tuned,session,facts,mixed,tuned+facts] (bench/locomo-layouts.ts; the Chinese set: tuned only);
  *     each layout also gets a plain BM25 + greedy-fill baseline over the same memories (bench/locomo-bm25.ts)
+ *   --ingest harness|session [harness]: session = post each session as messages, commit, let the product's
+ *     extractor write the memories (locomo-session.ts); harness = the memory files built here
  *   --llm on|off [on when LLM_BASE_URL is set]  --llm-timeout-ms N [120000]: model-written entity and preference
  *     memories and session summaries (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); sessions it fails on fall back
  */
@@ -31,6 +33,7 @@ import { extractWithLlm } from './locomo-llm';
 import { Bm25Baseline } from './locomo-bm25';
 import { DatasetNotes, factMemories, Layout, LAYOUTS, loadNotes, sessionMemories } from './locomo-layouts';
 import { aggregate, formatTable, Outcome, scoreServed, servedMix, summarize } from './locomo-score';
+import { ingestBySession } from './locomo-session';
 
 const repo = process.cwd(); // npm scripts run from the repository root
 const args = new Map<string, string>();
@@ -63,6 +66,7 @@ const limit = args.has('limit') ? Number(args.get('limit')) : null;
 const purpose = args.get('purpose') ?? null;
 const weights = args.get('weights')?.split(',').map(Number) ?? null;
 const concurrency = Math.max(1, Number(flag('concurrency', '1')));
+const ingestMode = flag('ingest', 'harness');
 const USER = 'u';
 const PASS_THROUGH = ['EMBEDDING_BASE_URL', 'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM'];
 // With LLM_BASE_URL (and LLM_MODEL) set, a model writes the entity/preference memories and session summaries.
@@ -119,16 +123,19 @@ async function writeMemories(app: TestApp, headers: Record<string, string>, file
 async function runConversation(app: TestApp, set: DataSet, conv: Conversation, runId: string, layout: Layout, outcomes: Outcome[], baseline: Outcome[]) {
   const tenant = `locomo-${runId}-${conv.id}-${layout.replace('+', '-')}`.replace(/[^A-Za-z0-9_.@-]/g, '-').slice(0, 60);
   const headers = { 'X-OpenViking-Account': tenant, 'X-OpenViking-User': USER };
-  const notes = llm ? await extractWithLlm(llm, conv, { timeoutMs: llmTimeoutMs, concurrency: 4 }) : undefined;
+  const notes = llm && ingestMode !== 'session' ? await extractWithLlm(llm, conv, { timeoutMs: llmTimeoutMs, concurrency: 4 }) : undefined;
   if (notes) {
     console.log(`  ${conv.id}: LLM notes for ${notes.bySession.size}/${conv.sessions.length} sessions, ${notes.promptTokens}+${notes.completionTokens} tokens` +
       (notes.failed.length ? `; LLM-free fallback for ${notes.failed.map((f) => `s${f.session} (${f.reason.slice(0, 80)})`).join(', ')}` : ''));
   }
+  // Session ingestion: the product extracts; `files` stays the harness's view (BM25 baseline, --oracle, --dump).
   const files = layoutFiles(layout, set, conv, notes);
   const bm25 = new Bm25Baseline(files, `viking://user/${USER}/memories`);
   const t0 = performance.now();
-  await writeMemories(app, headers, files);
+  const bySession = ingestMode === 'session' ? await ingestBySession(app, headers, conv) : null;
+  if (!bySession) await writeMemories(app, headers, files);
   const ingestMs = performance.now() - t0;
+  if (bySession) console.log(`  ${conv.id}: ${bySession.commits} commits → ${bySession.memories} memories written by the extractor`);
   const turnText = new Map(conv.sessions.flatMap((s) => s.turns.map((t) => [t.diaId, t.text] as const)));
   const jobs = conv.questions.filter((q) => q.evidence.length > 0).flatMap((q) => budgets.map((budget) => ({ q, budget })));
   let next = 0;
@@ -197,7 +204,7 @@ async function main() {
   // A real embedding provider (EMBEDDING_BASE_URL, …) is passed through when set; default: the offline embedder.
   const passThrough = Object.fromEntries(PASS_THROUGH.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
   const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_REQUEST_DEADLINE_MS: '60000', MUNINN_WRITE_WAIT_MS: '600000', ...passThrough, ...(db ? { DATABASE_URL: db.url } : {}) } });
-  const variant = flag('variant', `${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}${llm ? '-llm' : ''}${oracle ? '-ORACLE' : ''}`);
+  const variant = flag('variant', `${ingestMode === 'session' ? 'session-' : ''}${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}${llm ? '-llm' : ''}${oracle ? '-ORACLE' : ''}`);
   const runId = Date.now().toString(36);
   const started = performance.now();
   try {

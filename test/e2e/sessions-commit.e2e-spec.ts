@@ -144,6 +144,26 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
     expect((await get('/api/v1/sessions/plan-1/archives/bogus')).status).toBe(404);
   });
 
+  it('a failed extraction: task failed, archive not served, /context reports it; the next commit is archive_002', async () => {
+    // A directory where the extractor wants to write an entity file: the write is refused every time.
+    await post('/api/v1/fs/mkdir', { uri: 'viking://user/default/memories/entities/mentioned/zorblax.md' });
+    await post('/api/v1/sessions/fails/messages/batch', { messages: [{ role: 'user', content: 'Yesterday I met Zorblax at the market.' }] });
+    const c = (await post('/api/v1/sessions/fails/commit')).body.result;
+    const t = await task(c.task_id);
+    expect(t.status).toBe('failed');
+    expect(t.stage).toBe('failed');
+    expect(t.error).toContain('directory');
+    expect((await get('/api/v1/sessions/fails/archives/archive_001')).status).toBe(404);
+    await post('/api/v1/sessions/fails/messages', { role: 'user', content: 'Something else entirely.' });
+    const view = (await get('/api/v1/sessions/fails/context')).body.result;
+    expect(view.stats.failedArchives).toBe(1);
+    expect(view.latest_archive_overview).toBe('');
+    expect(view.messages.map((m: { parts: { text: string }[] }) => m.parts[0].text)).toEqual(['Something else entirely.']);
+    const next = (await post('/api/v1/sessions/fails/commit')).body.result;
+    expect(next.archive_uri.endsWith('/archive_002')).toBe(true);
+    expect((await task(next.task_id)).status).toBe('completed');
+  });
+
   it('DELETE removes the session and its archives; memories stay; unknown → 404', async () => {
     expect((await app.request('DELETE', '/api/v1/sessions/plan-1')).body.result).toEqual({ session_id: 'plan-1' });
     expect((await get('/api/v1/sessions/plan-1')).status).toBe(404);

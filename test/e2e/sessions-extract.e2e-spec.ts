@@ -151,6 +151,20 @@ describe('sessions: automatic commit by thresholds', () => {
     expect(tasks).toHaveLength(1);
   });
 
+  it('an idle session commits by a delayed queue job: everything archived, the keep window not remembered', async () => {
+    await post('/api/v1/sessions', { session_id: 'idle', auto_commit_policy: { idle_timeout_seconds: 1, keep_recent_count: 5 } });
+    await post('/api/v1/sessions/idle/messages', { role: 'user', content: 'first' });
+    await post('/api/v1/sessions/idle/messages', { role: 'user', content: 'second' });
+    // Below every threshold and inside the keep window: only the idle timeout can commit this.
+    const meta = await eventually(async () => {
+      const m = (await get('/api/v1/sessions/idle')).body.result;
+      return m.commit_count === 1 ? m : null;
+    }, 30_000);
+    expect(meta).toMatchObject({ message_count: 0, keep_recent_count: 0, pending_tokens: 0 });
+    expect(meta.last_auto_commit_at).not.toBe('');
+    expect(Date.parse(meta.last_commit_at) - Date.parse(meta.last_message_at)).toBeGreaterThanOrEqual(1000);
+  });
+
   it('PATCH config merges over the current policy, replaces tags, and null turns it off', async () => {
     await post('/api/v1/sessions', { session_id: 'cfg' });
     const p1 = await app.request('PATCH', '/api/v1/sessions/cfg/config', {

@@ -6,6 +6,8 @@ import { inProcessConsumer, QueueModule } from '@app/queue';
 import { StoreModule } from '@app/store';
 import { ExtractProcessor } from './extract/extract.processor';
 import { ExtractService } from './extract/extract.service';
+import { IdleCommitProcessor } from './extract/idle-commit.processor';
+import { IdleCommitService } from './extract/idle-commit.service';
 import { MemoryExtractor } from './extract/memory-extractor';
 import { TaskRelayService } from './extract/task-relay.service';
 
@@ -20,7 +22,10 @@ export class ExtractorModule {
     return {
       module: ExtractorModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), LlmModule],
-      providers: [MemoryExtractor, ExtractService, ExtractProcessor, inProcessConsumer(QueueName.Extract, ExtractProcessor), TaskRelayService],
+      providers: [
+        MemoryExtractor, ExtractService, ExtractProcessor, inProcessConsumer(QueueName.Extract, ExtractProcessor), TaskRelayService,
+        IdleCommitService, IdleCommitProcessor, inProcessConsumer(QueueName.SessionIdle, IdleCommitProcessor),
+      ],
     };
   }
 }

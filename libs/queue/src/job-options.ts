@@ -26,6 +26,9 @@ export function jobOptions(queue: QueueName): JobsOptions {
     // id is the job id, and the job is idempotent, so a retry never duplicates a memory.
     case QueueName.Extract:
       return { removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 24 * 3600, count: 5000 }, attempts: 6, backoff: { type: 'exponential', delay: 1000 } };
+    // Each run re-reads the session and decides again, so a lost or failed idle job only delays a commit.
+    case QueueName.SessionIdle:
+      return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 1000 } };
   }
 }
 
@@ -46,6 +49,11 @@ export function isRequestScoped(queue: QueueName): boolean {
  * processor base.
  */
 export const REQUEST_WORKER_OPTIONS: Pick<WorkerOptions, 'maxStalledCount'> = { maxStalledCount: 0 };
+
+/** Coalescing key of a session's idle-commit job: at most one waiting per session. */
+export function sessionIdleKey(job: { accountId: string; userId: string; sessionId: string }): string {
+  return `idle-${Buffer.from(`${job.accountId}\u0000${job.userId}\u0000${job.sessionId}`).toString('base64url')}`;
+}
 
 /**
  * Deterministic id of the index job of one outbox entry: the gateway's enqueue right after the commit

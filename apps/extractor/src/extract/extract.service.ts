@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ExtractJob, ExtractResult } from '@app/contracts';
-import { estimateTokens, ExistingPage, Identity, mergeQuotes, ProposedMemory } from '@app/kernel';
+import { estimateTokens, ExistingPage, Identity, KernelError, KernelErrorCode, mergeQuotes, ProposedMemory } from '@app/kernel';
 import { enqueueIndex, JobBus } from '@app/queue';
 import { archiveUri, NodeRepository, SessionArchiveRepository, SessionTaskRepository, WriteManyOutcome, WriteOp } from '@app/store';
 import { ExtractorRun, MemoryExtractor } from './memory-extractor';
@@ -12,6 +12,9 @@ const TASK_VISIBLE_MS = 5_000;
 const PREDECESSOR_MS = 20_000;
 const EFFECTIVE_TYPES = ['entities', 'events', 'identity', 'preferences', 'profile', 'soul'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const PERMANENT = new Set([KernelErrorCode.InvalidArgument, KernelErrorCode.InvalidUri, KernelErrorCode.PermissionDenied, KernelErrorCode.NotFound,
+  KernelErrorCode.AlreadyExists, KernelErrorCode.FailedPrecondition]);
+const permanent = (err: unknown) => err instanceof KernelError && PERMANENT.has(err.code);
 
 /**
  * Phase 2 of a commit: read the archive, extract (model or offline), then in one store transaction write
@@ -61,7 +64,8 @@ export class ExtractService {
       if (written?.index) await enqueueIndex(this.bus, written.index).catch((err: Error) => this.logger.warn(`index enqueue failed, the outbox relay will retry: ${err.message}`));
       return { status: written ? 'completed' : 'skipped' };
     } catch (err) {
-      if (!finalAttempt) throw err;
+      // Transient failures (store or queue away, timeouts) are retried; a refused write never succeeds later.
+      if (!finalAttempt && !permanent(err)) throw err;
       await this.tasks.fail(job, (err as Error).message ?? String(err));
       return { status: 'failed' };
     }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
 import { autoCommitDue, Identity, KernelError, KernelErrorCode, normaliseEventTags, storedPolicy } from '@app/kernel';
-import { JobBus } from '@app/queue';
+import { JobBus, sessionIdleKey } from '@app/queue';
 import { CommitOutcome, SessionArchiveRepository, SessionRecord, SessionTaskRepository } from '@app/store';
 import { CommitDto } from './dto/sessions.dto';
 
@@ -46,6 +46,7 @@ export class SessionCommitService {
    */
   maybeAutoCommit(caller: Identity, s: SessionRecord): void {
     const policy = storedPolicy(s.auto_commit_policy);
+    if (policy && policy.idle_timeout_seconds > 0) this.scheduleIdle(caller, s.session_id, policy.idle_timeout_seconds);
     const state = {
       pendingTokens: s.pending_tokens,
       messageCount: s.message_count,
@@ -62,6 +63,14 @@ export class SessionCommitService {
     })()
       .catch((err: Error) => this.logger.warn(`automatic commit of ${s.session_id} failed: ${err.message}`))
       .finally(() => this.autoInFlight.delete(key));
+  }
+
+  /** Schedules the session's idle check (one waiting per session; it reschedules itself while not idle). */
+  private scheduleIdle(caller: Identity, sessionId: string, idleSeconds: number): void {
+    const job = { accountId: caller.accountId, userId: caller.userId, sessionId };
+    this.bus
+      .enqueue(QueueName.SessionIdle, job, { delayMs: idleSeconds * 1000, coalesceKey: sessionIdleKey(job) })
+      .catch((err: Error) => this.logger.warn(`idle commit of ${sessionId} not scheduled: ${err.message}`));
   }
 
   private run(caller: Identity, sessionId: string, req: Parameters<SessionArchiveRepository['commit']>[2]): Promise<CommitOutcome> {

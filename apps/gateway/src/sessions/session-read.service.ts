@@ -14,8 +14,8 @@ export class SessionReadService {
     const budget = tokenBudget(rawBudget);
     const s = await this.sessions.find(caller, sessionId);
     if (!s) throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, { type: 'session', resource: sessionId });
-    const [archives, live] = await Promise.all([this.archives.list(caller, sessionId), this.sessions.liveMessages(caller, sessionId)]);
-    return sessionContext(archives, live, budget);
+    const [{ archives, total }, live] = await Promise.all([this.archives.recent(caller, sessionId), this.sessions.liveMessages(caller, sessionId)]);
+    return sessionContext(archives, live, budget, total);
   }
 
   async archive(caller: Identity, sessionId: string, archiveId: string) {

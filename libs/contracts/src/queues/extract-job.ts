@@ -16,3 +16,14 @@ export interface ExtractJob {
 export interface ExtractResult {
   status: 'completed' | 'failed' | 'skipped';
 }
+
+/** Payload of a `session-idle` job: commit the session if it has been idle past its policy's timeout. */
+export interface SessionIdleJob {
+  accountId: string;
+  userId: string;
+  sessionId: string;
+}
+
+export interface SessionIdleResult {
+  status: 'committed' | 'rescheduled' | 'skipped';
+}

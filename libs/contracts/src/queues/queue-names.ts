@@ -19,4 +19,6 @@ export enum QueueName {
   Digest = 'digest',
   /** Extractor: archive summary and memory extraction of a session commit (one job per archive). */
   Extract = 'extract',
+  /** Extractor: a session's idle commit, delayed until its idle timeout (one waiting per session). */
+  SessionIdle = 'session-idle',
 }

@@ -90,6 +90,24 @@ export function autoCommitDue(policy: AutoCommitPolicy | null, s: AutoCommitStat
   return byTokens || byCount;
 }
 
+/** The state an idle-commit decision reads: the auto-commit state plus the last message time. */
+export interface IdleState extends AutoCommitState {
+  lastMessageAt: number | null;
+}
+
+/**
+ * Milliseconds until the session is idle-due (≤ 0: due now), or null when an idle commit does not
+ * apply: no policy, idle timeout 0, nothing uncommitted (the keep window is ignored here), or throttled.
+ */
+export function idleCommitWait(policy: AutoCommitPolicy | null, s: IdleState, nowMs: number): number | null {
+  if (!policy || policy.idle_timeout_seconds <= 0 || s.lastMessageAt === null) return null;
+  if (!(s.pendingTokens > 0 || s.messageCount > 0)) return null;
+  const due = s.lastMessageAt + policy.idle_timeout_seconds * 1000;
+  const interval = policy.min_commit_interval_seconds * 1000;
+  const free = interval > 0 && s.lastAutoCommitAt !== null ? s.lastAutoCommitAt + interval : 0;
+  return Math.max(due, free) - nowMs;
+}
+
 /** Event tags: trimmed, lower-cased `k=v` pairs; invalid ones dropped, a repeated key keeps its last value. */
 export function normaliseEventTags(tags: string[]): string[] {
   const byKey = new Map<string, string>();

@@ -5,6 +5,7 @@ export * from './session-context';
 export * from './task-error';
 export * from './extraction-types';
 export * from './extract-text';
+export * from './turns';
 export * from './offline-extractor';
 export * from './working-memory';
 export * from './model-extraction';

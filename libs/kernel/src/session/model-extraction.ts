@@ -1,7 +1,7 @@
 import { archiveName } from './commit-plan';
 import { clip, eventDate, slug } from './extract-text';
 import { Extraction, ExtractionInput, ProposedMemory } from './extraction-types';
-import { turnLine, turnsOf } from './offline-extractor';
+import { turnLine, turnsOf } from './turns';
 import { WORKING_MEMORY_SECTIONS } from './working-memory';
 
 /** An existing memory page shown to the model so it can edit instead of duplicating. */

@@ -1,22 +1,10 @@
 import { estimateTokens } from '../budget/token-estimate';
 import { archiveName } from './commit-plan';
 import { clip, eventDate, sentences, slug } from './extract-text';
-import { DEFAULT_OFFLINE_EXTRACTOR, Extraction, ExtractionInput, OfflineExtractorOptions, ProposedMemory, Turn } from './extraction-types';
-import { SessionMessage, spokenText } from './session-message';
+import { DEFAULT_OFFLINE_EXTRACTOR, Extraction, ExtractionInput, OfflineExtractorOptions, ProposedMemory } from './extraction-types';
+import { SessionMessage } from './session-message';
+import { Turn, turnLine, turnsOf } from './turns';
 import { workingMemory } from './working-memory';
-
-export type { Turn } from './extraction-types';
-
-/** The user and assistant turns of an archive that say something (tool steps and empty ones dropped). */
-export function turnsOf(messages: SessionMessage[]): Turn[] {
-  return messages
-    .filter((m) => m.role === 'user' || m.role === 'assistant')
-    .map((m) => ({ id: m.id, role: m.role, speaker: m.peer_id ?? m.role, text: spokenText(m), createdAt: m.created_at }))
-    .filter((t) => t.text.length > 0);
-}
-
-// Split and trim rather than /\s*\n\s*/: that regex rescans long runs of spaces (quadratic on hostile text).
-export const turnLine = (t: Turn): string => `[${t.speaker}]: ${t.text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ')}`;
 
 const isLetter = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 
@@ -48,22 +36,24 @@ export function extractOffline(input: ExtractionInput, opts: OfflineExtractorOpt
   return { memories, ...workingMemory(input, turns) };
 }
 
-/** Parts of at most about `limit` tokens (a single longer turn is a part of its own). */
+/**
+ * Even parts of at most about `limit` tokens: the conversation's cost split into ceil(total / limit)
+ * near-equal parts (21 turns at a 10-turn limit become 7+7+7, not 10+10+1), as bench:locomo measured.
+ */
 export function partsByTokens(turns: Turn[], limit: number): Turn[][] {
+  const cost = turns.map((t) => estimateTokens(turnLine(t)) + 1);
+  const total = cost.reduce((a, b) => a + b, 0);
+  const count = Math.max(1, Math.ceil(total / Math.max(1, limit)));
   const parts: Turn[][] = [];
-  let cur: Turn[] = [];
-  let used = 0;
-  for (const t of turns) {
-    const cost = estimateTokens(turnLine(t)) + 1;
-    if (cur.length > 0 && used + cost > limit) {
-      parts.push(cur);
-      cur = [];
-      used = 0;
+  let from = 0;
+  let acc = 0;
+  for (let i = 0; i < turns.length; i++) {
+    acc += cost[i];
+    if (acc >= (total * (parts.length + 1)) / count - 1e-9 || i === turns.length - 1) {
+      parts.push(turns.slice(from, i + 1));
+      from = i + 1;
     }
-    cur.push(t);
-    used += cost;
   }
-  if (cur.length) parts.push(cur);
   return parts;
 }
 
@@ -85,7 +75,7 @@ function eventMemories(input: ExtractionInput, turns: Turn[], opts: OfflineExtra
     const lead = part.slice(0, k).map(turnLine);
     const log = part.slice(k).map(turnLine);
     const name = `${sid}_${archiveName(input.archiveIndex)}_p${i + 1}`;
-    const head = `${date.iso} (${date.weekday}), ${who}.`;
+    const head = `${date.long}, ${who}.`;
     const fields = {
       event_name: name,
       summary: clip([head, ...lead].join(' '), 300),

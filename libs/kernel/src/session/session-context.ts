@@ -26,11 +26,17 @@ export interface ArchiveState {
 }
 
 /**
- * Builds the context view: the overview of the newest finished archive, the messages of newer pending
+ * Builds the context view from the archives newest first (at least up to the newest finished one;
+ * `totalArchives` counts them all): the overview of the newest finished archive, the messages of newer pending
  * archives plus the live ones, fitted into `budget` newest-first (whole messages), and the overview
  * only if it fits in what the messages leave.
  */
-export function sessionContext(archivesNewestFirst: ArchiveState[], live: SessionMessage[], budget: number): SessionContextView {
+export function sessionContext(
+  archivesNewestFirst: ArchiveState[],
+  live: SessionMessage[],
+  budget: number,
+  totalArchives = archivesNewestFirst.length,
+): SessionContextView {
   const pending: SessionMessage[][] = [];
   let terminal: ArchiveState | null = null;
   for (const a of archivesNewestFirst) {
@@ -54,7 +60,7 @@ export function sessionContext(archivesNewestFirst: ArchiveState[], live: Sessio
   const failed = terminal !== null && !usable ? 1 : 0;
   const overviewTokens = usable ? Math.max(estimateTokens(terminal!.overview), terminal!.overviewTokens) : 0;
   const include = usable && overviewTokens <= budget - active;
-  const total = archivesNewestFirst.length;
+  const total = totalArchives;
   return {
     latest_archive_overview: include ? terminal!.overview : '',
     pre_archive_abstracts: [],

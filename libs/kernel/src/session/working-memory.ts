@@ -1,5 +1,6 @@
 import { clip, sentences } from './extract-text';
-import { ExtractionInput, Turn } from './extraction-types';
+import { ExtractionInput } from './extraction-types';
+import type { Turn } from './turns';
 
 /** The seven `##` sections of a Working Memory document, in order (a contract: plugins read them). */
 export const WORKING_MEMORY_SECTIONS = [

@@ -1,7 +1,6 @@
-import type { Migration } from './migration';
-
 /** Sessions that produce memory: session meta, archives and commit tasks (see docs/sessions.md). */
-export const SESSION_MIGRATIONS: Migration[] = [
+// Typed structurally (not as Migration) so this file and migrations.ts do not import each other.
+export const SESSION_MIGRATIONS: { version: number; name: string; sql: string }[] = [
   {
     version: 30,
     name: 'session meta, archives, tasks',

@@ -128,14 +128,24 @@ export class SessionArchiveRepository {
     );
   }
 
-  /** Every archive of the session, newest first (messages included: `/context` reads the pending ones). */
-  async list(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<ArchiveRecord[]> {
+  /**
+   * What `/context` reads: the newest finished archive and the pending ones newer than it, newest first
+   * (older history is never read, so a long session costs what a short one does), and the archive count.
+   */
+  async recent(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<{ archives: ArchiveRecord[]; total: number }> {
     const { rows } = await this.db.query<ArchiveRow>(
-      `SELECT ${ARCHIVE_COLUMNS} FROM session_archives WHERE account_id = $1 AND user_id = $2 AND session_id = $3
+      `SELECT ${ARCHIVE_COLUMNS} FROM session_archives a
+       WHERE account_id = $1 AND user_id = $2 AND session_id = $3
+         AND archive_index >= (SELECT COALESCE(max(archive_index), 0) FROM session_archives
+                               WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND status <> 'pending')
        ORDER BY archive_index DESC`,
       [identity.accountId, identity.userId, sessionId],
     );
-    return rows.map(toArchive);
+    const { rows: n } = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM session_archives WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
+      [identity.accountId, identity.userId, sessionId],
+    );
+    return { archives: rows.map(toArchive), total: n[0].n };
   }
 
   async get(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string, index: number): Promise<ArchiveRecord | null> {

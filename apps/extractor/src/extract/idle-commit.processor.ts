@@ -1,0 +1,25 @@
+import { Processor } from '@nestjs/bullmq';
+import { Job, UnrecoverableError } from 'bullmq';
+import { QueueName, SessionIdleJob } from '@app/contracts';
+import { ConsumerHost } from '@app/queue';
+import { IdleCommitService } from './idle-commit.service';
+
+/** Consumes `session-idle` jobs; bad payloads fail without retry. */
+@Processor(QueueName.SessionIdle)
+export class IdleCommitProcessor extends ConsumerHost {
+  constructor(private readonly service: IdleCommitService) {
+    super();
+  }
+
+  process(job: Job<SessionIdleJob>) {
+    return this.handle(job.data);
+  }
+
+  handle(data: unknown) {
+    const j = data as SessionIdleJob;
+    if (!j || typeof j.accountId !== 'string' || typeof j.userId !== 'string' || typeof j.sessionId !== 'string') {
+      throw new UnrecoverableError(`malformed session-idle job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+    }
+    return this.service.run(j);
+  }
+}
