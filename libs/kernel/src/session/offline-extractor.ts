@@ -2,7 +2,6 @@ import { estimateTokens } from '../budget/token-estimate';
 import { archiveName } from './commit-plan';
 import { clip, eventDate, sentences, slug } from './extract-text';
 import { DEFAULT_OFFLINE_EXTRACTOR, Extraction, ExtractionInput, OfflineExtractorOptions, ProposedMemory } from './extraction-types';
-import { SessionMessage } from './session-message';
 import { Turn, turnLine, turnsOf } from './turns';
 import { workingMemory } from './working-memory';
 
