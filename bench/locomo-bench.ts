@@ -22,6 +22,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { EXCERPT_FLOOR_SHARE } from '@app/kernel';
 import { LlmClient } from '@app/llm';
 import { NodeSearchRepository } from '@app/store';
 import { createTestDatabase, startTestApp, TestApp } from '@app/testing';
@@ -201,6 +202,7 @@ async function main() {
   const runId = Date.now().toString(36);
   const started = performance.now();
   try {
+    if (args.has('excerpt-share')) EXCERPT_FLOOR_SHARE.value = Number(args.get('excerpt-share')); // experiment hook
     if (weights) {
       // Experiment hook, not a setting: the retriever's ranking weights belong to libs/store.
       Reflect.set(app.nest.get(NodeSearchRepository, { strict: false }), 'weights', { lexical: weights[0], vector: weights[1] });

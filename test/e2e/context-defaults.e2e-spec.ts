@@ -55,6 +55,7 @@ describe('context defaults (§14 cases 14–15)', () => {
       rewrite: 'off',
       rewrite_usage: null,
       dedup: { turns: 0, status: 'off', cooled: 0, turn: null },
+      redundant: 0,
     });
   });
 

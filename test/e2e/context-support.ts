@@ -78,7 +78,7 @@ export function urisOf(r: TestResponse): string[] {
 export const STATS_KEYS = [
   'searched', 'candidates', 'excluded', 'origins', 'peer_scope', 'quotas', 'retrieval_errors', 'max_tokens', 'used_tokens',
   'per_entry_cap', 'returned', 'dropped', 'deduped', 'detail', 'tier_counts', 'fill', 'purpose', 'query_expansion',
-  'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated',
+  'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated', 'redundant',
 ];
 
 // ---------------------------------------------------------------------------------------------

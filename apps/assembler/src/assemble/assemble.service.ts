@@ -13,7 +13,7 @@ export class AssembleService {
     const cap = perEntryCap(job.maxTokens, job.candidates.length);
     const reads = planContentReads(job.candidates, cap, pins);
     const contents = await this.bodies.read(job.identity, reads, job.candidates);
-    const { entries, stats } = planEntries({ candidates: job.candidates, contents, maxTokens: job.maxTokens, pins });
+    const { entries, stats } = planEntries({ candidates: job.candidates, contents, maxTokens: job.maxTokens, pins, query: job.query });
     return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: reads.length };
   }
 }

@@ -81,7 +81,7 @@ export class ContextPipelineService {
    */
   private async assemble(caller: Identity, candidates: Candidate[], p: ContextParams, deadline: number, errors: string[]): Promise<AssembleResult> {
     try {
-      return await this.bus.call(QueueName.Assemble, { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail }, { timeoutMs: Math.max(1, deadline - Date.now()) });
+      return await this.bus.call(QueueName.Assemble, { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail, query: p.query }, { timeoutMs: Math.max(1, deadline - Date.now()) });
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));

@@ -9,6 +9,8 @@ export interface AssembleJob {
   maxTokens: number;
   /** The request's raw `detail` (scalar, per-category map or null); resolved by the kernel. */
   detail: unknown;
+  /** The original query: memory overviews are excerpted around it (docs/context.md, "Excerpts"). */
+  query?: string;
 }
 
 /** Result of an `assemble` job. `rendered` is always produced; the gateway blanks it when asked. */

@@ -1,16 +1,24 @@
 import { perEntryCap } from '../budget/per-entry-cap';
+import { estimateTokens } from '../budget/token-estimate';
 import { entryTokens } from '../render/render-entry';
 import { Candidate } from '../tiering/candidate';
 import { DetailPins, DetailStat, detailStat, NO_PINS, pinFor } from '../tiering/detail-pins';
 import { Tier, tierRank } from '../tiering/tier';
 import { tiersDownFrom, tierWindow } from '../tiering/tier-window';
-import { tierText } from '../tiering/tier-text';
+import { contentUriFor, tierText } from '../tiering/tier-text';
+import { focusTerms, focusWeights, queryExcerpt } from '../overview/query-excerpt';
 import { AssembledEntry, entryFor } from './assembled-entry';
 import { redundantEntries } from './redundancy';
 
 const SEPARATOR_TOKENS = 1;
 /** Redundancy rounds: each frees budget that the next refills; two rounds settle in practice. */
 const MAX_ROUNDS = 3;
+/**
+ * Share of the budget the first breadth pass leaves for deepening the best-ranked entries. Measured on
+ * bench:locomo (docs/context.md, "Small budgets"): at 1600 tokens and more the first pass places every
+ * candidate anyway; at 800 it stops after about half of them, so the top ones are served whole.
+ */
+export const DEPTH_RESERVE = 0.4;
 
 export interface PlanInput {
   /** Candidates in rank order. */
@@ -19,6 +27,8 @@ export interface PlanInput {
   contents: ReadonlyMap<string, string>;
   maxTokens: number;
   pins?: DetailPins;
+  /** The request's query: memory overviews become query-focused excerpts (docs/context.md, "Excerpts"). */
+  query?: string;
 }
 
 export interface FillStats {
@@ -72,20 +82,21 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
   // Candidates not to try again: placed, deduped or withdrawn as redundant. Dropped ones are retried.
   const settled = new Set<Candidate>();
   let used = 0;
-  let dropped = 0;
+
   let deduped = 0;
   let redundant = 0;
+  const textOf = focusedText(input, cap);
   const separators = () => Math.max(0, slots.length - 1) * SEPARATOR_TOKENS;
   const recount = () => (used = slots.reduce((sum, slot) => sum + slot.entry.tokens, 0) + separators());
 
-  const floor = (): void => {
-    dropped = 0;
+  const floor = (limit: number): void => {
     for (const candidate of input.candidates) {
+      if (used >= limit) break;
       if (settled.has(candidate)) continue;
       const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
       let placed: AssembledEntry | null = null;
       for (const tier of tiersDownFrom(candidate, start)) {
-        const text = tierText(candidate, tier, input.contents);
+        const text = textOf(candidate, tier);
         if (text === null) continue;
         const entry = build(candidate, tier, text);
         const cost = entry.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
@@ -93,10 +104,7 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
         placed = entry;
         break;
       }
-      if (!placed) {
-        dropped += 1;
-        continue;
-      }
+      if (!placed) continue;
       settled.add(candidate);
       // Dedupe on what is injected: two URIs sharing an unshown abstract are still two pointers.
       const key = placed.text || candidate.baseUri;
@@ -114,7 +122,7 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     let upgraded = 0;
     for (const slot of slots) {
       if (tierRank(slot.entry.detail) >= tierRank(target) || tierRank(target) > tierRank(slot.ceiling)) continue;
-      const text = tierText(slot.candidate, target, input.contents);
+      const text = textOf(slot.candidate, target);
       if (text === null) continue;
       const entry = build(slot.candidate, target, text);
       if (respectCap && !fitsCap(target, entry.tokens)) continue;
@@ -127,18 +135,45 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     return upgraded;
   };
 
+  // Leftover budget, best-ranked first, widens excerpts that could not become full (counted as spare upgrades).
+  const widen = (): number => {
+    let widened = 0;
+    for (const slot of slots) {
+      if (slot.entry.detail !== 'overview' || !textOf.widen || used >= maxTokens) continue;
+      const text = textOf.widen(slot.candidate, estimateTokens(slot.entry.text) + (maxTokens - used));
+      if (text === null || text.length <= slot.entry.text.length) continue;
+      const entry = build(slot.candidate, 'overview', text);
+      const delta = entry.tokens - slot.entry.tokens;
+      if (delta <= 0 || used + delta > maxTokens) continue;
+      slot.entry = entry;
+      used += delta;
+      widened += 1;
+    }
+    return widened;
+  };
+
   // Slots keep rank order: a refilled candidate goes where its rank puts it, not at the end.
   const order = new Map(input.candidates.map((c, i) => [c, i]));
   let floorTokens = 0;
   const fill: FillStats = { floorTokens: 0, overviewUpgrades: 0, fullUpgrades: 0, spareUpgrades: 0 };
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    floor();
+  const deepen = (): void => {
     slots.sort((a, b) => order.get(a.candidate)! - order.get(b.candidate)!);
     recount();
-    if (round === 0) floorTokens = used;
     fill.overviewUpgrades += upgrade('overview', true);
     fill.fullUpgrades += upgrade('full', true);
     fill.spareUpgrades += upgrade('full', false);
+    fill.spareUpgrades += widen();
+  };
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (round === 0) {
+      // Value per token: breadth may take only part of the budget at first, so the best-ranked entries
+      // can deepen (full bodies, wider excerpts) before lower-ranked ones are placed with what is left.
+      floor(Math.floor(maxTokens * (1 - DEPTH_RESERVE)));
+      floorTokens = used;
+      deepen();
+    }
+    floor(maxTokens);
+    deepen();
     if (round === MAX_ROUNDS - 1) break;
     const gone = redundantEntries(slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory })));
     if (gone.size === 0) break;
@@ -147,6 +182,8 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     recount();
   }
   fill.floorTokens = floorTokens;
+  // Candidates for which no tier ever fitted (placed, deduped and withdrawn ones are settled).
+  const dropped = input.candidates.filter((c) => !settled.has(c)).length;
 
   const entries = slots.map((slot) => slot.entry);
   const tierCounts: Partial<Record<Tier, number>> = {};
@@ -166,4 +203,42 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
       fill,
     },
   };
+}
+
+/** Share of the per-entry cap an excerpt may take when first placed; leftover budget widens it later. */
+export const EXCERPT_FLOOR_SHARE = { value: 0 };
+
+type TextOf = ((candidate: Candidate, tier: Tier) => string | null) & {
+  /** A wider excerpt (allowance in tokens of text) for an overview-tier memory file, or null. */
+  widen?: (candidate: Candidate, allowance: number) => string | null;
+};
+
+/**
+ * Tier texts for this plan. With a query, an unpinned memory file's overview is the excerpt of its
+ * body lines matching the query (within part of the per-entry cap), when any line matches; else §8.4's text.
+ */
+function focusedText(input: PlanInput, cap: number): TextOf {
+  const plain = (candidate: Candidate, tier: Tier) => tierText(candidate, tier, input.contents);
+  const terms = input.query ? focusTerms(input.query) : [];
+  if (terms.length === 0) return plain;
+  const pins = input.pins ?? NO_PINS;
+  const focusable = (c: Candidate) => !c.isDirectory && c.baseUri.includes('/memories/') && pinFor(pins, c.category) === null;
+  const bodies = input.candidates.filter(focusable).map((c) => input.contents.get(contentUriFor(c)) ?? '').filter(Boolean);
+  const weights = focusWeights(terms, bodies);
+  const cache = new Map<Candidate, string | null>();
+  const excerpt = (candidate: Candidate, allowance: number) => queryExcerpt(input.contents.get(contentUriFor(candidate)) ?? '', weights, allowance);
+  const textOf: TextOf = (candidate, tier) => {
+    if (tier !== 'overview' || !focusable(candidate)) return plain(candidate, tier);
+    if (!cache.has(candidate)) {
+      // As many tokens as the plain overview would take (never more than the cap allows): the same
+      // cost, spent on the lines the query asks about; leftover budget widens it later.
+      const envelope = entryTokens(entryFor(candidate, 'overview', ' '));
+      const summary = plain(candidate, 'overview');
+      const allowance = Math.max(summary ? estimateTokens(summary) : 0, Math.floor(cap * EXCERPT_FLOOR_SHARE.value) - envelope);
+      cache.set(candidate, excerpt(candidate, Math.min(cap - envelope, allowance)));
+    }
+    return cache.get(candidate) ?? plain(candidate, tier);
+  };
+  textOf.widen = (candidate, allowance) => (focusable(candidate) && cache.get(candidate) ? excerpt(candidate, allowance) : null);
+  return textOf;
 }
