@@ -45,6 +45,7 @@ export * from './planning/assembled-entry';
 export * from './planning/read-policy';
 export * from './planning/plan-entries';
 export * from './planning/redundancy';
+export * from './planning/explain';
 
 export * from './render/format-score';
 export * from './render/render-entry';

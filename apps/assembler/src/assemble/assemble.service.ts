@@ -13,7 +13,9 @@ export class AssembleService {
     const cap = perEntryCap(job.maxTokens, job.candidates.length);
     const reads = planContentReads(job.candidates, cap, pins);
     const contents = await this.bodies.read(job.identity, reads, job.candidates);
-    const { entries, stats } = planEntries({ candidates: job.candidates, contents, maxTokens: job.maxTokens, pins, query: job.query });
-    return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: reads.length };
+    const { entries, stats, explain } = planEntries({
+      candidates: job.candidates, contents, maxTokens: job.maxTokens, pins, query: job.query, explain: job.explain === true,
+    });
+    return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: reads.length, ...(explain ? { explain } : {}) };
   }
 }

@@ -24,6 +24,8 @@ export interface ContextParams {
   /** `/recall render:false` → `rendered` is "". */
   render: boolean;
   telemetry: boolean;
+  /** `/search` context: add `result.explain` (docs/context.md, "Explain"). */
+  explain?: boolean;
   /** `/search` context: inert fields reported in `stats.ignored`. */
   ignored?: string[];
   /** `/recall`: v1 aliases the body used (§4.3). */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { AssembleResult, QueueName } from '@app/contracts';
 import {
-  buildContextStats, Candidate, countOrigins, DedupStats, deprecatedStats, entryToJson, excludedSet, ExpansionStatus,
+  buildContextStats, Candidate, explainBlock, explainExcluded, countOrigins, DedupStats, deprecatedStats, entryToJson, excludedSet, ExpansionStatus,
   formatRetrievalError, Identity, invalidArgument, KernelError, KernelErrorCode, mergeRetrievalResults, normalizeDetail, planEntries, planRetrievalCalls,
   renderContext, RewriteStatus, RewriteUsage,
 } from '@app/kernel';
@@ -72,7 +72,11 @@ export class ContextPipelineService {
       ...(p.aliasesUsed ? { deprecated: deprecatedStats(p.aliasesUsed) } : {}),
     });
     const blank = !p.render || rewrite.status === 'no_relevant';
-    return { entries: assembled.entries, rendered: blank ? '' : assembled.rendered, digest: rewrite.digest, stats };
+    const result = { entries: assembled.entries, rendered: blank ? '' : assembled.rendered, digest: rewrite.digest, stats };
+    if (!p.explain) return result;
+    const cooled = new Set(ledger?.cooled ?? []);
+    const hidden = merged.excludedUris.map((uri) => explainExcluded(uri, cooled.has(uri)));
+    return { ...result, explain: explainBlock([...(assembled.explain ?? []), ...hidden]) };
   }
 
   /**
@@ -81,12 +85,15 @@ export class ContextPipelineService {
    */
   private async assemble(caller: Identity, candidates: Candidate[], p: ContextParams, deadline: number, errors: string[]): Promise<AssembleResult> {
     try {
-      return await this.bus.call(QueueName.Assemble, { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail, query: p.query }, { timeoutMs: Math.max(1, deadline - Date.now()) });
+      const job = { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail, query: p.query, explain: p.explain === true };
+      return await this.bus.call(QueueName.Assemble, job, { timeoutMs: Math.max(1, deadline - Date.now()) });
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));
-      const { entries, stats } = planEntries({ candidates, contents: new Map(), maxTokens: p.maxTokens, pins: normalizeDetail(p.detail) });
-      return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: 0 };
+      const { entries, stats, explain } = planEntries({
+        candidates, contents: new Map(), maxTokens: p.maxTokens, pins: normalizeDetail(p.detail), query: p.query, explain: p.explain === true,
+      });
+      return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: 0, ...(explain ? { explain } : {}) };
     }
   }
 

@@ -46,6 +46,7 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
     queryExpansion: (value['query_expansion'] as 'off' | 'auto' | null | undefined) ?? 'auto',
     render: true,
     telemetry: pyTruthy(value['telemetry']),
+    explain: value['explain'] === true,
     ignored: ignoredFields(value),
   };
 }

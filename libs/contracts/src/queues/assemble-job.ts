@@ -1,4 +1,4 @@
-import type { Candidate, EntryJson, Identity, PlanStats } from '@app/kernel';
+import type { Candidate, EntryJson, ExplainEntry, Identity, PlanStats } from '@app/kernel';
 
 /** Payload of an `assemble` job: ranked candidates to read, budget and render (§8). */
 export interface AssembleJob {
@@ -11,6 +11,8 @@ export interface AssembleJob {
   detail: unknown;
   /** The original query: memory overviews are excerpted around it (docs/context.md, "Excerpts"). */
   query?: string;
+  /** Return a note per candidate (docs/context.md, "Explain"). */
+  explain?: boolean;
 }
 
 /** Result of an `assemble` job. `rendered` is always produced; the gateway blanks it when asked. */
@@ -20,4 +22,6 @@ export interface AssembleResult {
   plan: PlanStats;
   /** Bodies read from the store for this request (the read policy's cost). */
   bodiesRead: number;
+  /** Only when the job asked for it. */
+  explain?: ExplainEntry[];
 }

@@ -8,6 +8,7 @@ import { tiersDownFrom, tierWindow } from '../tiering/tier-window';
 import { contentUriFor, tierText } from '../tiering/tier-text';
 import { focusTerms, focusWeights, queryExcerpt } from '../overview/query-excerpt';
 import { AssembledEntry, entryFor } from './assembled-entry';
+import { explainCandidate, ExplainEntry, PlanNote } from './explain';
 import { redundantEntries } from './redundancy';
 
 const SEPARATOR_TOKENS = 1;
@@ -29,6 +30,8 @@ export interface PlanInput {
   pins?: DetailPins;
   /** The request's query: memory overviews become query-focused excerpts (docs/context.md, "Excerpts"). */
   query?: string;
+  /** Keep a note per candidate of what happened to it and why (docs/context.md, "Explain"). */
+  explain?: boolean;
 }
 
 export interface FillStats {
@@ -72,13 +75,14 @@ function build(candidate: Candidate, tier: Tier, text: string): AssembledEntry {
  * carry (near-duplicates, directory listings of served files) and spend what they held on the
  * candidates and upgrades that did not fit, for a few rounds.
  */
-export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stats: PlanStats } {
+export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stats: PlanStats; explain?: ExplainEntry[] } {
   const maxTokens = Math.max(1, Math.trunc(input.maxTokens));
   const pins = input.pins ?? NO_PINS;
   const cap = perEntryCap(maxTokens, input.candidates.length);
   const fitsCap = (tier: Tier, tokens: number): boolean => tier === 'uri' || tokens <= cap;
   let slots: Slot[] = [];
-  const seenTexts = new Set<string>();
+  // Served text → the URI that served it first (for `explain`).
+  const seenTexts = new Map<string, string>();
   // Candidates not to try again: placed, deduped or withdrawn as redundant. Dropped ones are retried.
   const settled = new Set<Candidate>();
   let used = 0;
@@ -86,6 +90,15 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
   let deduped = 0;
   let redundant = 0;
   const textOf = focusedText(input, cap);
+  const notes = new Map<Candidate, PlanNote>();
+  const note = (candidate: Candidate): PlanNote | null => {
+    if (!input.explain) return null;
+    if (!notes.has(candidate)) {
+      const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
+      notes.set(candidate, { start, ceiling, outcome: 'dropped', why: [] });
+    }
+    return notes.get(candidate)!;
+  };
   const separators = () => Math.max(0, slots.length - 1) * SEPARATOR_TOKENS;
   const recount = () => (used = slots.reduce((sum, slot) => sum + slot.entry.tokens, 0) + separators());
 
@@ -95,24 +108,42 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
       if (settled.has(candidate)) continue;
       const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
       let placed: AssembledEntry | null = null;
+      const skipped: string[] = [];
       for (const tier of tiersDownFrom(candidate, start)) {
         const text = textOf(candidate, tier);
-        if (text === null) continue;
+        if (text === null) {
+          skipped.push(`${tier}: no text`);
+          continue;
+        }
         const entry = build(candidate, tier, text);
         const cost = entry.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
-        if (!fitsCap(tier, entry.tokens) || used + cost > maxTokens) continue;
+        if (!fitsCap(tier, entry.tokens)) {
+          skipped.push(`${tier}: ${entry.tokens} tokens over the per-entry cap ${cap}`);
+          continue;
+        }
+        if (used + cost > maxTokens) {
+          skipped.push(`${tier}: ${entry.tokens} tokens over the ${maxTokens - used} left`);
+          continue;
+        }
         placed = entry;
         break;
       }
+      const n = note(candidate);
+      if (n) n.why = placed ? skipped.map((s) => `degraded past ${s}`) : [...skipped, 'dropped: no tier fits the budget left'];
       if (!placed) continue;
       settled.add(candidate);
       // Dedupe on what is injected: two URIs sharing an unshown abstract are still two pointers.
       const key = placed.text || candidate.baseUri;
       if (seenTexts.has(key)) {
         deduped += 1;
+        if (n) {
+          n.outcome = 'deduped';
+          n.why.push(`deduped: same text as ${seenTexts.get(key)}`);
+        }
         continue;
       }
-      seenTexts.add(key);
+      seenTexts.set(key, candidate.baseUri);
+      if (n) n.outcome = 'served';
       used += placed.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
       slots.push({ candidate, entry: placed, ceiling });
     }
@@ -131,6 +162,7 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
       slot.entry = entry;
       used += delta;
       upgraded += 1;
+      note(slot.candidate)?.why.push(`deepened to ${target}${respectCap ? '' : ' (spare budget, over the cap)'}`);
     }
     return upgraded;
   };
@@ -148,6 +180,7 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
       slot.entry = entry;
       used += delta;
       widened += 1;
+      note(slot.candidate)?.why.push('excerpt widened by leftover budget');
     }
     return widened;
   };
@@ -178,6 +211,13 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     const gone = redundantEntries(slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory })));
     if (gone.size === 0) break;
     redundant += gone.size;
+    for (const i of gone) {
+      const n = note(slots[i]!.candidate);
+      if (n) {
+        n.outcome = 'redundant';
+        n.why.push('redundant: at least 80% of its text is carried by the other served entries');
+      }
+    }
     slots = slots.filter((_, i) => !gone.has(i));
     recount();
   }
@@ -186,6 +226,19 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
   const dropped = input.candidates.filter((c) => !settled.has(c)).length;
 
   const entries = slots.map((slot) => slot.entry);
+  let explain: ExplainEntry[] | undefined;
+  if (input.explain) {
+    const served = new Map(slots.map((slot) => [slot.candidate, slot.entry]));
+    explain = input.candidates.map((candidate, i) => {
+      const entry = served.get(candidate);
+      const n = note(candidate)!;
+      if (entry && entry.detail === 'overview' && textOf(candidate, 'overview') !== tierText(candidate, 'overview', input.contents)) {
+        n.why.unshift('overview is a query-focused excerpt of the body');
+      }
+      n.why.unshift(entry ? `served at ${entry.detail} (rank ${i + 1})` : `not served (rank ${i + 1})`);
+      return explainCandidate(candidate, i + 1, n, entry ? { detail: entry.detail, tokens: entry.tokens } : null);
+    });
+  }
   const tierCounts: Partial<Record<Tier, number>> = {};
   for (const entry of entries) tierCounts[entry.detail] = (tierCounts[entry.detail] ?? 0) + 1;
   return {
@@ -202,6 +255,7 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
       tierCounts,
       fill,
     },
+    ...(explain ? { explain } : {}),
   };
 }
 
