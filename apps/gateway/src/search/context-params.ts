@@ -5,8 +5,10 @@ export interface ContextParams {
   query: string;
   imageUrl: string | null;
   sessionId: string | null;
-  /** Flat-mode candidate ceiling (`node_limit ?? limit`). */
+  /** Flat-mode candidate ceiling (`node_limit ?? limit`, or the budget-scaled default). */
   limit: number;
+  /** With the budget-scaled default limit: candidates past the contract's 10 are a reserve (docs/context.md). */
+  primary?: number;
   scoreThreshold: number | null;
   filter: FilterNode | null;
   quotas: QuotaMap | null;

@@ -85,13 +85,13 @@ export class ContextPipelineService {
    */
   private async assemble(caller: Identity, candidates: Candidate[], p: ContextParams, deadline: number, errors: string[]): Promise<AssembleResult> {
     try {
-      const job = { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail, query: p.query, explain: p.explain === true };
+      const job = { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail, query: p.query, explain: p.explain === true, primary: p.primary };
       return await this.bus.call(QueueName.Assemble, job, { timeoutMs: Math.max(1, deadline - Date.now()) });
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));
       const { entries, stats, explain } = planEntries({
-        candidates, contents: new Map(), maxTokens: p.maxTokens, pins: normalizeDetail(p.detail), query: p.query, explain: p.explain === true,
+        candidates, contents: new Map(), maxTokens: p.maxTokens, pins: normalizeDetail(p.detail), query: p.query, explain: p.explain === true, primary: p.primary,
       });
       return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: 0, ...(explain ? { explain } : {}) };
     }

@@ -11,6 +11,8 @@ export interface AssembleJob {
   detail: unknown;
   /** The original query: memory overviews are excerpted around it (docs/context.md, "Excerpts"). */
   query?: string;
+  /** Candidates beyond this many are a reserve, placed with leftover budget only (unset: none). */
+  primary?: number;
   /** Return a note per candidate (docs/context.md, "Explain"). */
   explain?: boolean;
 }

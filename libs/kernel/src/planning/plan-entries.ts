@@ -30,6 +30,12 @@ export interface PlanInput {
   pins?: DetailPins;
   /** The request's query: memory overviews become query-focused excerpts (docs/context.md, "Excerpts"). */
   query?: string;
+  /**
+   * Candidates beyond this many (in rank order) are a reserve: they do not shrink the per-entry cap and
+   * are placed only with the budget left once the others are planned (docs/context.md, "Default
+   * candidate count"). Unset: every candidate is primary.
+   */
+  primary?: number;
   /** Keep a note per candidate of what happened to it and why (docs/context.md, "Explain"). */
   explain?: boolean;
 }
@@ -78,7 +84,9 @@ function build(candidate: Candidate, tier: Tier, text: string): AssembledEntry {
 export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stats: PlanStats; explain?: ExplainEntry[] } {
   const maxTokens = Math.max(1, Math.trunc(input.maxTokens));
   const pins = input.pins ?? NO_PINS;
-  const cap = perEntryCap(maxTokens, input.candidates.length);
+  const primary = Math.min(input.candidates.length, input.primary ?? input.candidates.length);
+  const cap = perEntryCap(maxTokens, primary);
+  const reserve = new Set(input.candidates.slice(primary));
   const fitsCap = (tier: Tier, tokens: number): boolean => tier === 'uri' || tokens <= cap;
   let slots: Slot[] = [];
   // Served text → the URI that served it first (for `explain`).
@@ -102,10 +110,10 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
   const separators = () => Math.max(0, slots.length - 1) * SEPARATOR_TOKENS;
   const recount = () => (used = slots.reduce((sum, slot) => sum + slot.entry.tokens, 0) + separators());
 
-  const floor = (limit: number): void => {
+  const floor = (limit: number, withReserve: boolean): void => {
     for (const candidate of input.candidates) {
       if (used >= limit) break;
-      if (settled.has(candidate)) continue;
+      if (settled.has(candidate) || (!withReserve && reserve.has(candidate))) continue;
       const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
       let placed: AssembledEntry | null = null;
       const skipped: string[] = [];
@@ -201,11 +209,13 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     if (round === 0) {
       // Value per token: breadth may take only part of the budget at first, so the best-ranked entries
       // can deepen (full bodies, wider excerpts) before lower-ranked ones are placed with what is left.
-      floor(Math.floor(maxTokens * (1 - DEPTH_RESERVE)));
+      floor(Math.floor(maxTokens * (1 - DEPTH_RESERVE)), false);
       floorTokens = used;
       deepen();
+      floor(maxTokens, false);
+      deepen();
     }
-    floor(maxTokens);
+    floor(maxTokens, true);
     deepen();
     if (round === MAX_ROUNDS - 1) break;
     const gone = redundantEntries(slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory })));

@@ -100,3 +100,21 @@ describe('planEntries: explain', () => {
     expect(JSON.stringify(explain)).not.toContain('keybindings');
   });
 });
+
+describe('planEntries: reserve candidates', () => {
+  it('candidates past `primary` neither shrink the cap nor take budget before the primary ones', () => {
+    const events = Array.from({ length: 4 }, (_, i) =>
+      cand(`${U}/memories/events/e${i}.md`, { category: 'events', abstract: 'x', score: 1 - i / 10 }));
+    const facts = Array.from({ length: 20 }, (_, i) =>
+      cand(`${U}/memories/facts/f${i}.md`, { category: 'memories', abstract: `fact ${i}: a distinct short note number ${i}`, score: 0.5 - i / 100 }));
+    const body = (i: number) => `# Summary\nevent ${i}\n# ChatLog:\n${`line ${i} about the garden party and the weather today. `.repeat(10)}`;
+    const contents = new Map(events.map((c, i) => [c.baseUri, body(i)]));
+    const all = [...events, ...facts];
+    const withReserve = planEntries({ candidates: all, contents, maxTokens: 1200, primary: 4 });
+    expect(withReserve.stats.perEntryCap).toBe(600);
+    expect(withReserve.entries.slice(0, 4).every((e) => e.detail === 'full')).toBe(true);
+    expect(withReserve.entries.length).toBeGreaterThan(4);
+    const flat = planEntries({ candidates: all, contents, maxTokens: 1200 });
+    expect(flat.stats.perEntryCap).toBe(100);
+  });
+});
