@@ -217,7 +217,7 @@ async function main() {
       console.log(`${set.name}: ${r.conversations} conversations, ${r.sessions} sessions, ${r.turns} turns, ${r.questions} questions ${JSON.stringify(r.questionsByCategory)}; ` +
         `${r.withoutAnswer} without answer, ${r.unmatchedEvidence.length}/${r.evidenceIds} evidence ids match no turn, ${r.repairedEvidence.length} repaired, ` +
         `${r.questionsWithoutEvidence.length} questions left without evidence (not scored), ${r.datesWithoutSession.length} dates without a session`);
-      for (const layout of set.layouts) {
+      for (const layout of set.conversations.length ? set.layouts : []) {
         const outcomes: Outcome[] = [];
         const baseline: Outcome[] = [];
         const ingestStats = [];
