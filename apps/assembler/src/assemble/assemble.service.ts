@@ -14,8 +14,16 @@ export class AssembleService {
     const reads = planContentReads(job.candidates, cap, pins);
     const contents = await this.bodies.read(job.identity, reads, job.candidates);
     const { entries, stats, explain } = planEntries({
-      candidates: job.candidates, contents, maxTokens: job.maxTokens, pins, query: job.query, explain: job.explain === true, primary: job.primary,
+      candidates: job.candidates,
+      contents,
+      maxTokens: job.maxTokens,
+      pins,
+      query: job.query,
+      explain: job.explain === true,
+      primary: job.primary,
     });
-    return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: reads.length, ...(explain ? { explain } : {}) };
+    const rendered = renderContext(entries);
+    const bodiesRead = reads.length;
+    return { entries: entries.map(entryToJson), rendered, plan: stats, bodiesRead, ...(explain ? { explain } : {}) };
   }
 }

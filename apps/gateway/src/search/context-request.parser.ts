@@ -1,8 +1,9 @@
 import {
-  assertSearchModeFields, buildFilter, defaultContextLimit, canonicalizeExcludeUris, contextOnlyFieldsPresent, effectiveLimit, FilterLimits,
+  assertSearchModeFields, buildFilter, canonicalizeExcludeUris, contextOnlyFieldsPresent, effectiveLimit, FilterLimits,
   foldRecallRequest, Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose,
   pyTruthy, resolveQuotas, validateDetailField, validateQuotasField,
 } from '@app/kernel';
+import { defaultContextLimit } from '@app/kernel';
 import { assertSearchableFilter } from '@app/store';
 import { validateBody } from '../http/body-schema';
 import { RequestValidationError } from '../http/request-validation.error';
@@ -26,14 +27,17 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
     validateDetailField(value['detail']);
   });
   const maxTokens = (value['max_tokens'] as number | null | undefined) ?? 1600;
-  const limitGiven = value['limit'] !== undefined || (value['node_limit'] !== undefined && value['node_limit'] !== null);
+  const nodeLimit = value['node_limit'] as number | null | undefined;
+  const limitGiven = value['limit'] !== undefined || (nodeLimit !== undefined && nodeLimit !== null);
   const quotas = resolveQuotas(value['quotas'] === undefined ? null : value['quotas'], (value['purpose'] as Purpose | null) ?? null);
   return {
     query: (value['query'] as string | undefined) ?? '',
     imageUrl: (value['image_url'] as string | null | undefined) ?? null,
     sessionId: nonEmpty(value['session_id']),
     ...(limitGiven || quotas ? {} : { primary: effectiveLimit(undefined, undefined) }),
-    limit: limitGiven ? effectiveLimit(value['limit'] as number | undefined, value['node_limit'] as number | null | undefined) : defaultContextLimit(maxTokens),
+    limit: limitGiven
+      ? effectiveLimit(value['limit'] as number | undefined, nodeLimit)
+      : defaultContextLimit(maxTokens),
     scoreThreshold: (value['score_threshold'] as number | null | undefined) ?? null,
     filter: foldFilter(value, now, limits),
     quotas,

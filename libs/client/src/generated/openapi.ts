@@ -1037,7 +1037,7 @@ export interface components {
             ignored?: ("level" | "limit")[];
             /** @description /recall only. */
             deprecated?: components["schemas"]["DeprecatedStatsDto"];
-            /** @description Muninn, after the contract keys: entries withdrawn because the other served entries already carry their text. */
+            /** @description Muninn, after the contract keys: entries withdrawn as their text is carried by other served entries. */
             redundant: number;
         };
         ExplainEntryDto: {
@@ -1046,7 +1046,7 @@ export interface components {
             category: "events" | "entities" | "preferences" | "experiences" | "resources" | "skills" | "memories" | null;
             /** @enum {string|null} */
             origin: "actor_peer" | "self" | "other_peer" | null;
-            /** @description 1-based rank among the candidates; null for hits never made candidates. */
+            /** @description 1-based rank; null for hits never made candidates. */
             rank: number | null;
             /** @description Raw retrieval score. */
             score: number | null;

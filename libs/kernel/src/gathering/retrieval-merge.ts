@@ -101,5 +101,6 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     for (const uri of built.excludedUris) excludedUris.add(uri);
     perBucket.push(...rankCandidates(built.candidates).slice(0, quota));
   }
-  return { candidates: rankCandidates(dedupeCandidates(perBucket)), searched, excluded, excludedUris: [...excludedUris], retrievalErrors: errors };
+  const candidates = rankCandidates(dedupeCandidates(perBucket));
+  return { candidates, searched, excluded, excludedUris: [...excludedUris], retrievalErrors: errors };
 }

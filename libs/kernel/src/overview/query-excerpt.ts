@@ -18,12 +18,13 @@ const HEADING = /^#{1,6}\s/;
 // Function words, and question words that every line would "match".
 const STOP = new Set(
   ('the and for with from into about that this these those there here what which who whom whose when where why how ' +
-    'did does doing done have has had having was were are been being will would could should can may might must shall ' +
+    'did does doing done have has had having was were are been being will would could should ' +
+    'can may might must shall ' +
     'you your yours she her hers him his they them their its our ours not any all some much many more most than then ' +
     'also just only very too out over under again once ever never yes yeah did kind sort like get got').split(' '),
 );
 
-/** Light stemming, so "painted", "paints" and "painting" meet "paint" (applied to query terms only; lines match by substring). */
+/** Light stemming: "painted", "paints", "painting" meet "paint" (query terms only; lines match by substring). */
 function stem(word: string): string {
   for (const suffix of ['ing', 'ed', 'es', 's']) {
     if (word.length - suffix.length >= 4 && word.endsWith(suffix)) return word.slice(0, -suffix.length);

@@ -40,7 +40,12 @@ export interface PlanNote {
   why: string[];
 }
 
-export function explainCandidate(candidate: Candidate, rank: number, note: PlanNote, served: { detail: Tier; tokens: number } | null): ExplainEntry {
+export function explainCandidate(
+  candidate: Candidate,
+  rank: number,
+  note: PlanNote,
+  served: { detail: Tier; tokens: number } | null,
+): ExplainEntry {
   return {
     uri: candidate.baseUri,
     category: candidate.category,

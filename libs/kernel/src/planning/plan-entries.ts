@@ -62,6 +62,13 @@ export interface PlanStats {
   fill: FillStats;
 }
 
+export interface PlanOutput {
+  entries: AssembledEntry[];
+  stats: PlanStats;
+  /** Only with `explain`. */
+  explain?: ExplainEntry[];
+}
+
 interface Slot {
   candidate: Candidate;
   entry: AssembledEntry;
@@ -81,7 +88,7 @@ function build(candidate: Candidate, tier: Tier, text: string): AssembledEntry {
  * carry (near-duplicates, directory listings of served files) and spend what they held on the
  * candidates and upgrades that did not fit, for a few rounds.
  */
-export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stats: PlanStats; explain?: ExplainEntry[] } {
+export function planEntries(input: PlanInput): PlanOutput {
   const maxTokens = Math.max(1, Math.trunc(input.maxTokens));
   const pins = input.pins ?? NO_PINS;
   const primary = Math.min(input.candidates.length, input.primary ?? input.candidates.length);
@@ -137,7 +144,10 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
         break;
       }
       const n = note(candidate);
-      if (n) n.why = placed ? skipped.map((s) => `degraded past ${s}`) : [...skipped, 'dropped: no tier fits the budget left'];
+      if (n) {
+        const dropped = [...skipped, 'dropped: no tier fits the budget left'];
+        n.why = placed ? skipped.map((s) => `degraded past ${s}`) : dropped;
+      }
       if (!placed) continue;
       settled.add(candidate);
       // Dedupe on what is injected: two URIs sharing an unshown abstract are still two pointers.
@@ -218,7 +228,8 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     floor(maxTokens, true);
     deepen();
     if (round === MAX_ROUNDS - 1) break;
-    const gone = redundantEntries(slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory })));
+    const texts = slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory }));
+    const gone = redundantEntries(texts);
     if (gone.size === 0) break;
     redundant += gone.size;
     for (const i of gone) {
@@ -242,7 +253,9 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     explain = input.candidates.map((candidate, i) => {
       const entry = served.get(candidate);
       const n = note(candidate)!;
-      if (entry && entry.detail === 'overview' && textOf(candidate, 'overview') !== tierText(candidate, 'overview', input.contents)) {
+      const plainOverview = tierText(candidate, 'overview', input.contents);
+      const excerpted = entry?.detail === 'overview' && textOf(candidate, 'overview') !== plainOverview;
+      if (excerpted) {
         n.why.unshift('overview is a query-focused excerpt of the body');
       }
       n.why.unshift(entry ? `served at ${entry.detail} (rank ${i + 1})` : `not served (rank ${i + 1})`);
@@ -286,11 +299,13 @@ function focusedText(input: PlanInput, cap: number): TextOf {
   const terms = input.query ? focusTerms(input.query) : [];
   if (terms.length === 0) return plain;
   const pins = input.pins ?? NO_PINS;
-  const focusable = (c: Candidate) => !c.isDirectory && c.baseUri.includes('/memories/') && pinFor(pins, c.category) === null;
-  const bodies = input.candidates.filter(focusable).map((c) => input.contents.get(contentUriFor(c)) ?? '').filter(Boolean);
+  const focusable = (c: Candidate) =>
+    !c.isDirectory && c.baseUri.includes('/memories/') && pinFor(pins, c.category) === null;
+  const bodyOf = (c: Candidate) => input.contents.get(contentUriFor(c)) ?? '';
+  const bodies = input.candidates.filter(focusable).map(bodyOf).filter(Boolean);
   const weights = focusWeights(terms, bodies);
   const cache = new Map<Candidate, string | null>();
-  const excerpt = (candidate: Candidate, allowance: number) => queryExcerpt(input.contents.get(contentUriFor(candidate)) ?? '', weights, allowance);
+  const excerpt = (candidate: Candidate, allowance: number) => queryExcerpt(bodyOf(candidate), weights, allowance);
   const textOf: TextOf = (candidate, tier) => {
     if (tier !== 'overview' || !focusable(candidate)) return plain(candidate, tier);
     if (!cache.has(candidate)) {
@@ -298,11 +313,13 @@ function focusedText(input: PlanInput, cap: number): TextOf {
       // cost, spent on the lines the query asks about; leftover budget widens it later.
       const envelope = entryTokens(entryFor(candidate, 'overview', ' '));
       const summary = plain(candidate, 'overview');
-      const allowance = Math.max(summary ? estimateTokens(summary) : 0, Math.floor(cap * EXCERPT_FLOOR_SHARE.value) - envelope);
+      const share = Math.floor(cap * EXCERPT_FLOOR_SHARE.value) - envelope;
+      const allowance = Math.max(summary ? estimateTokens(summary) : 0, share);
       cache.set(candidate, excerpt(candidate, Math.min(cap - envelope, allowance)));
     }
     return cache.get(candidate) ?? plain(candidate, tier);
   };
-  textOf.widen = (candidate, allowance) => (focusable(candidate) && cache.get(candidate) ? excerpt(candidate, allowance) : null);
+  textOf.widen = (candidate, allowance) =>
+    focusable(candidate) && cache.get(candidate) ? excerpt(candidate, allowance) : null;
   return textOf;
 }

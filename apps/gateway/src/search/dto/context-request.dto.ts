@@ -72,7 +72,9 @@ class ContextOptionsDto {
 
   @ApiPropertyOptional({
     type: 'boolean', default: false, nullable: true,
-    description: 'Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.',
+    description:
+      'Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, ' +
+      'redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.',
   })
   explain?: boolean | null;
 

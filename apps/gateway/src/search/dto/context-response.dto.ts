@@ -206,7 +206,10 @@ export class ContextStatsDto {
   @ApiPropertyOptional({ type: DeprecatedStatsDto, description: '/recall only.' })
   deprecated?: DeprecatedStatsDto;
 
-  @ApiProperty({ type: 'integer', description: 'Muninn, after the contract keys: entries withdrawn because the other served entries already carry their text.' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Muninn, after the contract keys: entries withdrawn as their text is carried by other served entries.',
+  })
   redundant!: number;
 }
 
@@ -221,7 +224,7 @@ export class ExplainEntryDto {
   @ApiProperty({ enum: ['actor_peer', 'self', 'other_peer'], nullable: true })
   origin!: string | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: '1-based rank among the candidates; null for hits never made candidates.' })
+  @ApiProperty({ type: 'integer', nullable: true, description: '1-based rank; null for hits never made candidates.' })
   rank!: number | null;
 
   @ApiProperty({ type: 'number', nullable: true, description: 'Raw retrieval score.' })
