@@ -24,6 +24,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { EXCERPT_FLOOR_SHARE } from '@app/kernel';
 import { LlmClient } from '@app/llm';
 import { NodeSearchRepository } from '@app/store';
 import { createTestDatabase, startTestApp, TestApp } from '@app/testing';
@@ -208,6 +209,7 @@ async function main() {
   const runId = Date.now().toString(36);
   const started = performance.now();
   try {
+    if (args.has('excerpt-share')) EXCERPT_FLOOR_SHARE.value = Number(args.get('excerpt-share')); // experiment hook
     if (weights) {
       // Experiment hook, not a setting: the retriever's ranking weights belong to libs/store.
       Reflect.set(app.nest.get(NodeSearchRepository, { strict: false }), 'weights', { lexical: weights[0], vector: weights[1] });
@@ -222,7 +224,7 @@ async function main() {
       console.log(`${set.name}: ${r.conversations} conversations, ${r.sessions} sessions, ${r.turns} turns, ${r.questions} questions ${JSON.stringify(r.questionsByCategory)}; ` +
         `${r.withoutAnswer} without answer, ${r.unmatchedEvidence.length}/${r.evidenceIds} evidence ids match no turn, ${r.repairedEvidence.length} repaired, ` +
         `${r.questionsWithoutEvidence.length} questions left without evidence (not scored), ${r.datesWithoutSession.length} dates without a session`);
-      for (const layout of set.layouts) {
+      for (const layout of set.conversations.length ? set.layouts : []) {
         const outcomes: Outcome[] = [];
         const baseline: Outcome[] = [];
         const ingestStats = [];

@@ -57,7 +57,7 @@ describe('generated client vs the server\'s OpenAPI document', () => {
     expect(Object.keys(stats.properties)).toEqual([
       'searched', 'candidates', 'excluded', 'origins', 'peer_scope', 'quotas', 'retrieval_errors', 'max_tokens', 'used_tokens',
       'per_entry_cap', 'returned', 'dropped', 'deduped', 'detail', 'tier_counts', 'fill', 'purpose', 'query_expansion',
-      'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated',
+      'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated', 'redundant',
     ]);
     expect(stats.required).not.toContain('retrieval_errors');
     expect(stats.required).not.toContain('ignored');

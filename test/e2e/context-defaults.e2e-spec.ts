@@ -59,7 +59,9 @@ describe('context defaults (§14 cases 14–15)', () => {
     });
   });
 
-  it('case 15: flat default fans out one call (limit 10, default targets) plus an open-context U/peers scan (limit 40)', async () => {
+  // Muninn scales the default flat limit with the budget (docs/context.md, "Default candidate count"):
+  // 1600 tokens → 25 candidates (the contract's 10), so the calls ask for 25 and 100.
+  it('case 15: flat default fans out one call (limit 25 at 1600 tokens, default targets) plus an open-context U/peers scan (limit 100)', async () => {
     const query = 'kestrel clock tower default fanout';
     const r = await context(app, { query });
     expect(r.status).toBe(200);
@@ -68,8 +70,13 @@ describe('context defaults (§14 cases 14–15)', () => {
     const own = calls.find((c) => !c.data.targets.includes('viking://user/default/peers'))!;
     const scan = calls.find((c) => c.data.targets.includes('viking://user/default/peers'))!;
     // Dev-mode ROOT: the default targets are "no restriction" (§2.2), i.e. target_uri "".
-    expect(own.data).toMatchObject({ targets: [], limit: 10, scoreThreshold: null, filter: null, levels: null });
-    expect(scan.data).toMatchObject({ targets: ['viking://user/default/peers'], limit: 40, filter: null });
+    expect(own.data).toMatchObject({ targets: [], limit: 25, scoreThreshold: null, filter: null, levels: null });
+    expect(scan.data).toMatchObject({ targets: ['viking://user/default/peers'], limit: 100, filter: null });
+    // An explicit limit is the contract's ceiling again.
+    const q2 = `${query} explicit`;
+    await context(app, { query: q2, limit: 10 });
+    const explicit = (await spy.finds(q2)).find((c) => !c.data.targets.includes('viking://user/default/peers'))!;
+    expect(explicit.data.limit).toBe(10);
     expect(scan.data.identity.actorPeerId).toBeNull();
     expect(r.body.result.stats.searched).toEqual({ all: expect.any(Number) });
     expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/kestrel.md');
@@ -84,9 +91,9 @@ describe('context defaults (§14 cases 14–15)', () => {
     const scan = calls.find((c) => c.data.targets.includes('viking://user/default/peers'))!;
     const own = calls.find((c) => c !== scan)!;
     expect(own.data.identity.actorPeerId).toBe('current');
-    expect(own.data.limit).toBe(10);
+    expect(own.data.limit).toBe(25); // budget-scaled default at 1600 tokens
     expect(scan.data.identity.actorPeerId).toBeNull();
-    expect(scan.data.limit).toBe(40);
+    expect(scan.data.limit).toBe(100);
     const origins = Object.fromEntries(r.body.result.entries.map((e: { uri: string; origin: string }) => [e.uri, e.origin]));
     expect(origins['viking://user/default/peers/current/memories/entities/kestrel.md']).toBe('actor_peer');
     expect(origins['viking://user/default/memories/entities/kestrel.md']).toBe('self');

@@ -310,7 +310,16 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(hits.some((u) => u === `${dir}/.abstract.md` || u === `${dir}/.overview.md`)).toBe(true);
     const overview = await app.request('GET', `/api/v1/content/overview?uri=${encodeURIComponent(dir)}`);
     expect(overview.body.result).toContain('lemur-a.md');
-    const entry = entriesOf(r).find((e) => e.uri === dir);
+    // Issue 14: the listing only repeats its two children, which are served themselves → withdrawn as
+    // redundant (docs/context.md, "Redundancy"); so is it under its parent's listing, which quotes both.
+    // Served alone, it is the directory URI at overview.
+    const served = entriesOf(r).map((e) => e.uri);
+    if (served.includes(`${dir}/lemur-a.md`) && served.includes(`${dir}/lemur-b.md`)) {
+      expect(served).not.toContain(dir);
+      expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
+    }
+    const alone = await context(app, { query, quotas: { entities: 3 }, exclude_uris: [`${dir}/lemur-a.md`, `${dir}/lemur-b.md`, `${U}/memories/entities`] });
+    const entry = entriesOf(alone).find((e) => e.uri === dir);
     expect(entry).toMatchObject({ uri: dir, category: 'entities', detail: 'overview', text: overview.body.result, origin: 'self' });
   });
 });

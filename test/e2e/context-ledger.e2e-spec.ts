@@ -15,6 +15,11 @@ const P = `${U}/memories/entities/pika.md`;
 const QUOLLS = [`${U}/memories/entities/quoll-a.md`, `${U}/memories/entities/quoll-b.md`, `${U}/memories/entities/quoll-c.md`];
 const BONGO = `${U}/memories/entities/bongo.md`;
 const JERBOAS = [1, 2, 3].map((i) => `${U}/memories/entities/jerboa-${i}.md`);
+const JERBOA_NOTES = [
+  'a desert rodent that hops on long hind legs across the dunes at night. ',
+  'kept in the north enclosure, eats seeds and beetles, sleeps in a burrow by day. ',
+  'the smallest of the troop, tagged in spring, weighs thirty grams and is shy. ',
+];
 const ghost = (name: string) => `${U}/memories/entities/ghost-${name}.md`;
 
 describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s)', (store) => {
@@ -60,7 +65,8 @@ describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s
       [QUOLLS[1]]: 'Quoll B sleeps in a log.',
       [QUOLLS[2]]: 'Quoll C climbs trees.',
       [BONGO]: 'The bongo antelope has white stripes.',
-      ...Object.fromEntries(JERBOAS.map((uri, i) => [uri, `Jerboa ${i + 1}: ${'a desert rodent that hops on long hind legs across the dunes at night. '.repeat(3)}`.slice(0, 200)])),
+      // Three distinct texts (near-copies would be withdrawn as redundant, docs/context.md "Redundancy").
+      ...Object.fromEntries(JERBOAS.map((uri, i) => [uri, `Jerboa ${i + 1}: ${JERBOA_NOTES[i]!.repeat(3)}`.slice(0, 200)])),
     });
   });
 

@@ -30,4 +30,63 @@ describe('context quality (issue 14)', () => {
     expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
     expect(Object.keys(r.body.result.stats).at(-1)).toBe('redundant');
   });
+
+  it('explain: a note per candidate — served, redundant, excluded, cooled — bounded and consistent with entries', async () => {
+    const as = devAs('quality-explain', 'default');
+    const U = 'viking://user/default/memories';
+    await seed(app, as, `${U}/events/okapi-trip.md`, '# Summary\nOkapi trip, 3 May.\n# 2024-05-03 ChatLog:\n[1] Ann: we saw an okapi at the zoo.\n[2] Bo: the okapi was eating leaves.');
+    await seed(app, as, `${U}/entities/okapi.md`, 'Okapi: the striped animal Ann saw at the zoo on 3 May.');
+    await seed(app, as, `${U}/preferences/okapi-plush.md`, 'Ann wants an okapi plush toy.');
+    const body = { query: 'okapi zoo', max_tokens: 1600, explain: true, exclude_uris: [`${U}/preferences/okapi-plush.md`] };
+    const r = await context(app, body, as);
+    expect(r.status).toBe(200);
+    const { entries, stats, explain } = r.body.result;
+    expect(Object.keys(r.body.result)).toEqual(['entries', 'rendered', 'digest', 'stats', 'explain']);
+    const served = explain.entries.filter((e: { outcome: string }) => e.outcome === 'served');
+    expect(served.map((e: { uri: string }) => e.uri)).toEqual(entries.map((e: { uri: string }) => e.uri));
+    for (const [i, e] of served.entries()) {
+      expect(e.detail).toBe(entries[i].detail);
+      expect(e.score).toBe(entries[i].score);
+      expect(e.origin).toBe('self');
+      expect(e.why[0]).toMatch(/^served at (full|overview|abstract|uri) \(rank \d+\)$/);
+    }
+    const candidates = explain.entries.filter((e: { rank: number | null }) => e.rank !== null);
+    expect(candidates).toHaveLength(stats.candidates);
+    expect(candidates.filter((e: { outcome: string }) => e.outcome === 'redundant')).toHaveLength(stats.redundant);
+    expect(candidates.filter((e: { outcome: string }) => e.outcome === 'dropped')).toHaveLength(stats.dropped);
+    expect(explain.entries.find((e: { uri: string }) => e.uri === `${U}/preferences/okapi-plush.md`)).toMatchObject({ outcome: 'excluded', rank: null });
+    expect(explain.omitted).toBe(0);
+    // Every explained candidate carries its category; a user root is never a resource.
+    for (const e of candidates) expect(e.uri === 'viking://user/default' ? e.category : 'memories').toBe('memories');
+    // Without the flag the answer is unchanged: no explain key.
+    const plain = await context(app, { ...body, explain: false }, as);
+    expect(Object.keys(plain.body.result)).toEqual(['entries', 'rendered', 'digest', 'stats']);
+  });
+
+  it('explain: a URI cooled by the session ledger is reported as cooled', async () => {
+    const as = devAs('quality-cooled', 'default');
+    await seed(app, as, 'viking://user/default/memories/entities/narwhal.md', 'Narwhal: the tusked whale Bo drew.');
+    const body = { query: 'narwhal', session_id: 'explain-cool', dedup_turns: 3, query_expansion: 'off', explain: true };
+    const first = await context(app, body, as);
+    expect(first.status).toBe(200);
+    expect(first.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/narwhal.md');
+    const second = await context(app, body, as);
+    expect(second.status).toBe(200);
+    const note = second.body.result.explain.entries.find((e: { uri: string }) => e.uri === 'viking://user/default/memories/entities/narwhal.md');
+    expect(note).toMatchObject({ outcome: 'cooled', rank: null });
+  });
+
+  it('explain is context-only and must be a boolean', async () => {
+    const list = await app.request('POST', '/api/v1/search/search', { body: { query: 'x', explain: true } });
+    expect(list.status).toBe(400);
+    expect(list.body.error.message).toContain("explain require mode='context'");
+    const bad = await context(app, { query: 'x', explain: 'sometimes' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('INVALID_ARGUMENT');
+    expect(bad.body.error.message).toContain('explain');
+    // Lax booleans like the contract's other flags: "yes" is true.
+    const lax = await context(app, { query: 'x', explain: 'yes' });
+    expect(lax.status).toBe(200);
+    expect(lax.body.result.explain).toEqual({ entries: expect.any(Array), omitted: 0 });
+  });
 });

@@ -43,7 +43,7 @@ describe('/recall preset (§14 cases 16–21)', () => {
       successor_body: { mode: 'context' },
       aliases_used: [],
     });
-    expect(Object.keys(stats).slice(-2)).toEqual(['dedup', 'deprecated']);
+    expect(Object.keys(stats).slice(-3)).toEqual(['dedup', 'deprecated', 'redundant']);
     const calls = await spy.finds(query);
     // events, entities, preferences: own target + U/peers scan each; experiences (quota 0) none.
     expect(calls).toHaveLength(6);

@@ -39,10 +39,13 @@ export * from './overview/memory-fields';
 export * from './overview/memory-summary';
 export * from './overview/document-outline';
 export * from './overview/code-skeleton';
+export * from './overview/query-excerpt';
 
 export * from './planning/assembled-entry';
 export * from './planning/read-policy';
 export * from './planning/plan-entries';
+export * from './planning/redundancy';
+export * from './planning/explain';
 
 export * from './render/format-score';
 export * from './render/render-entry';

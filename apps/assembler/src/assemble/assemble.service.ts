@@ -10,10 +10,20 @@ export class AssembleService {
 
   async assemble(job: AssembleJob): Promise<AssembleResult> {
     const pins = normalizeDetail(job.detail);
-    const cap = perEntryCap(job.maxTokens, job.candidates.length);
+    const cap = perEntryCap(job.maxTokens, Math.min(job.candidates.length, job.primary ?? job.candidates.length));
     const reads = planContentReads(job.candidates, cap, pins);
     const contents = await this.bodies.read(job.identity, reads, job.candidates);
-    const { entries, stats } = planEntries({ candidates: job.candidates, contents, maxTokens: job.maxTokens, pins });
-    return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: reads.length };
+    const { entries, stats, explain } = planEntries({
+      candidates: job.candidates,
+      contents,
+      maxTokens: job.maxTokens,
+      pins,
+      query: job.query,
+      explain: job.explain === true,
+      primary: job.primary,
+    });
+    const rendered = renderContext(entries);
+    const bodiesRead = reads.length;
+    return { entries: entries.map(entryToJson), rendered, plan: stats, bodiesRead, ...(explain ? { explain } : {}) };
   }
 }

@@ -40,6 +40,7 @@ export const CONTEXT_ONLY_FIELD_SPECS: Record<string, FieldSpec> = {
   other_peer_penalty: { rule: numOrDict, nullable: true },
   rewrite: { rule: rewrite, nullable: true },
   rewrite_max_bullets: { rule: rules.int(1, 20), nullable: true },
+  explain: { rule: rules.bool(), nullable: true },
 };
 
 /** `/recall` (§4.1): its own field set; `limit`, `filter`, `target_uri`, … are not accepted. */

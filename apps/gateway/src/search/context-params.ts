@@ -5,8 +5,10 @@ export interface ContextParams {
   query: string;
   imageUrl: string | null;
   sessionId: string | null;
-  /** Flat-mode candidate ceiling (`node_limit ?? limit`). */
+  /** Flat-mode candidate ceiling (`node_limit ?? limit`, or the budget-scaled default). */
   limit: number;
+  /** With the budget-scaled default limit: candidates past the contract's 10 are a reserve (docs/context.md). */
+  primary?: number;
   scoreThreshold: number | null;
   filter: FilterNode | null;
   quotas: QuotaMap | null;
@@ -24,6 +26,8 @@ export interface ContextParams {
   /** `/recall render:false` → `rendered` is "". */
   render: boolean;
   telemetry: boolean;
+  /** `/search` context: add `result.explain` (docs/context.md, "Explain"). */
+  explain?: boolean;
   /** `/search` context: inert fields reported in `stats.ignored`. */
   ignored?: string[];
   /** `/recall`: v1 aliases the body used (§4.3). */

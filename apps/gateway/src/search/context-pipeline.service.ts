@@ -6,6 +6,7 @@ import {
   formatRetrievalError, Identity, invalidArgument, KernelError, KernelErrorCode, mergeRetrievalResults, normalizeDetail, planEntries, planRetrievalCalls,
   renderContext, RewriteStatus, RewriteUsage,
 } from '@app/kernel';
+import { explainBlock, explainExcluded } from '@app/kernel';
 import { AssembleClient } from '@app/queue';
 import { ContextParams } from './context-params';
 import { DedupLedgerService, LedgerView } from './dedup-ledger.service';
@@ -72,7 +73,12 @@ export class ContextPipelineService {
       ...(p.aliasesUsed ? { deprecated: deprecatedStats(p.aliasesUsed) } : {}),
     });
     const blank = !p.render || rewrite.status === 'no_relevant';
-    return { entries: assembled.entries, rendered: blank ? '' : assembled.rendered, digest: rewrite.digest, stats };
+    const rendered = blank ? '' : assembled.rendered;
+    const result = { entries: assembled.entries, rendered, digest: rewrite.digest, stats };
+    if (!p.explain) return result;
+    const cooled = new Set(ledger?.cooled ?? []);
+    const hidden = merged.excludedUris.map((uri) => explainExcluded(uri, cooled.has(uri)));
+    return { ...result, explain: explainBlock([...(assembled.explain ?? []), ...hidden]) };
   }
 
   /**
@@ -81,12 +87,31 @@ export class ContextPipelineService {
    */
   private async assemble(caller: Identity, candidates: Candidate[], p: ContextParams, deadline: number, errors: string[]): Promise<AssembleResult> {
     try {
-      return await this.assembler.call({ identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail }, deadline - Date.now());
+      const job = {
+        identity: caller,
+        candidates,
+        maxTokens: p.maxTokens,
+        detail: p.detail,
+        query: p.query,
+        explain: p.explain === true,
+        primary: p.primary,
+      };
+      return await this.assembler.call(job, deadline - Date.now());
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));
-      const { entries, stats } = planEntries({ candidates, contents: new Map(), maxTokens: p.maxTokens, pins: normalizeDetail(p.detail) });
-      return { entries: entries.map(entryToJson), rendered: renderContext(entries), plan: stats, bodiesRead: 0 };
+      const { entries, stats, explain } = planEntries({
+        candidates,
+        contents: new Map(),
+        maxTokens: p.maxTokens,
+        pins: normalizeDetail(p.detail),
+        query: p.query,
+        explain: p.explain === true,
+        primary: p.primary,
+      });
+      const rendered = renderContext(entries);
+      const notes = explain ? { explain } : {};
+      return { entries: entries.map(entryToJson), rendered, plan: stats, bodiesRead: 0, ...notes };
     }
   }
 

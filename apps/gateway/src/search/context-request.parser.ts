@@ -3,6 +3,7 @@ import {
   foldRecallRequest, Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose,
   pyTruthy, resolveQuotas, validateDetailField, validateQuotasField,
 } from '@app/kernel';
+import { defaultContextLimit } from '@app/kernel';
 import { assertSearchableFilter } from '@app/store';
 import { validateBody } from '../http/body-schema';
 import { RequestValidationError } from '../http/request-validation.error';
@@ -25,18 +26,24 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
     validateQuotasField(value['quotas']);
     validateDetailField(value['detail']);
   });
+  const maxTokens = (value['max_tokens'] as number | null | undefined) ?? 1600;
+  const nodeLimit = value['node_limit'] as number | null | undefined;
+  const limitGiven = value['limit'] !== undefined || (nodeLimit !== undefined && nodeLimit !== null);
   const quotas = resolveQuotas(value['quotas'] === undefined ? null : value['quotas'], (value['purpose'] as Purpose | null) ?? null);
   return {
     query: (value['query'] as string | undefined) ?? '',
     imageUrl: (value['image_url'] as string | null | undefined) ?? null,
     sessionId: nonEmpty(value['session_id']),
-    limit: effectiveLimit(value['limit'] as number | undefined, value['node_limit'] as number | null | undefined),
+    ...(limitGiven || quotas ? {} : { primary: effectiveLimit(undefined, undefined) }),
+    limit: limitGiven
+      ? effectiveLimit(value['limit'] as number | undefined, nodeLimit)
+      : defaultContextLimit(maxTokens),
     scoreThreshold: (value['score_threshold'] as number | null | undefined) ?? null,
     filter: foldFilter(value, now, limits),
     quotas,
     purpose: (value['purpose'] as Purpose | null | undefined) ?? null,
     detail: value['detail'] ?? null,
-    maxTokens: (value['max_tokens'] as number | null | undefined) ?? 1600,
+    maxTokens,
     dedupTurns: (value['dedup_turns'] as number | null | undefined) ?? 0,
     excludeUris: canonicalizeExcludeUris(((value['exclude_uris'] as string[] | null | undefined) ?? []), caller.userId),
     peerScope: (value['peer_scope'] as 'actor' | 'all' | null | undefined) ?? 'all',
@@ -46,6 +53,7 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
     queryExpansion: (value['query_expansion'] as 'off' | 'auto' | null | undefined) ?? 'auto',
     render: true,
     telemetry: pyTruthy(value['telemetry']),
+    explain: value['explain'] === true,
     ignored: ignoredFields(value),
   };
 }

@@ -977,6 +977,11 @@ export interface components {
             rewrite?: (boolean | "auto") | null;
             /** @default 6 */
             rewrite_max_bullets?: number | null;
+            /**
+             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
+             * @default false
+             */
+            explain?: boolean | null;
             /** @description Enables expansion and the cross-turn dedup ledger. */
             session_id?: string | null;
             /** @description Keep hits scoring strictly above this. */
@@ -1151,6 +1156,42 @@ export interface components {
             ignored?: ("level" | "limit")[];
             /** @description /recall only. */
             deprecated?: components["schemas"]["DeprecatedStatsDto"];
+            /** @description Muninn, after the contract keys: entries withdrawn as their text is carried by other served entries. */
+            redundant: number;
+        };
+        ExplainEntryDto: {
+            uri: string;
+            /** @enum {string|null} */
+            category: "events" | "entities" | "preferences" | "experiences" | "resources" | "skills" | "memories" | null;
+            /** @enum {string|null} */
+            origin: "actor_peer" | "self" | "other_peer" | null;
+            /** @description 1-based rank; null for hits never made candidates. */
+            rank: number | null;
+            /** @description Raw retrieval score. */
+            score: number | null;
+            /** @description Score used for ranking (other-peer penalty applied). */
+            ranked_score: number | null;
+            directory: boolean;
+            /** @enum {string} */
+            outcome: "served" | "deduped" | "redundant" | "dropped" | "excluded" | "cooled";
+            /**
+             * @description Tier served (served entries only).
+             * @enum {string|null}
+             */
+            detail: "full" | "overview" | "abstract" | "uri" | null;
+            /** @enum {string|null} */
+            start: "full" | "overview" | "abstract" | "uri" | null;
+            /** @enum {string|null} */
+            ceiling: "full" | "overview" | "abstract" | "uri" | null;
+            /** @description Estimated tokens of the served element (0 when not served). */
+            tokens: number;
+            /** @description Reasons, most important first; never memory text. */
+            why: string[];
+        };
+        ExplainBlockDto: {
+            entries: components["schemas"]["ExplainEntryDto"][];
+            /** @description Candidates beyond the 200 reported. */
+            omitted: number;
         };
         ContextResultDto: {
             entries: components["schemas"]["ContextEntryDto"][];
@@ -1159,6 +1200,8 @@ export interface components {
             /** @description "" unless a rewrite succeeded; then "Memory digest:\n- …". */
             digest: string;
             stats: components["schemas"]["ContextStatsDto"];
+            /** @description Only with `explain: true`. */
+            explain?: components["schemas"]["ExplainBlockDto"];
         };
         ContextTelemetryDto: {
             duration_ms: number;
@@ -1222,6 +1265,11 @@ export interface components {
             rewrite?: (boolean | "auto") | null;
             /** @default 6 */
             rewrite_max_bullets?: number | null;
+            /**
+             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
+             * @default false
+             */
+            explain?: boolean | null;
             /** @description Enables expansion and the cross-turn dedup ledger. */
             session_id?: string | null;
             /** @description Keep hits scoring strictly above this. */
@@ -1364,6 +1412,8 @@ export type DedupStatsDto = components['schemas']['DedupStatsDto'];
 export type SuccessorBodyDto = components['schemas']['SuccessorBodyDto'];
 export type DeprecatedStatsDto = components['schemas']['DeprecatedStatsDto'];
 export type ContextStatsDto = components['schemas']['ContextStatsDto'];
+export type ExplainEntryDto = components['schemas']['ExplainEntryDto'];
+export type ExplainBlockDto = components['schemas']['ExplainBlockDto'];
 export type ContextResultDto = components['schemas']['ContextResultDto'];
 export type ContextTelemetryDto = components['schemas']['ContextTelemetryDto'];
 export type ContextEnvelopeDto = components['schemas']['ContextEnvelopeDto'];

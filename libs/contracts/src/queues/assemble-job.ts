@@ -1,4 +1,4 @@
-import type { Candidate, EntryJson, Identity, PlanStats } from '@app/kernel';
+import type { Candidate, EntryJson, ExplainEntry, Identity, PlanStats } from '@app/kernel';
 
 /** Payload of an `assemble` job: ranked candidates to read, budget and render (§8). */
 export interface AssembleJob {
@@ -9,6 +9,12 @@ export interface AssembleJob {
   maxTokens: number;
   /** The request's raw `detail` (scalar, per-category map or null); resolved by the kernel. */
   detail: unknown;
+  /** The original query: memory overviews are excerpted around it (docs/context.md, "Excerpts"). */
+  query?: string;
+  /** Candidates beyond this many are a reserve, placed with leftover budget only (unset: none). */
+  primary?: number;
+  /** Return a note per candidate (docs/context.md, "Explain"). */
+  explain?: boolean;
 }
 
 /** Result of an `assemble` job. `rendered` is always produced; the gateway blanks it when asked. */
@@ -18,4 +24,6 @@ export interface AssembleResult {
   plan: PlanStats;
   /** Bodies read from the store for this request (the read policy's cost). */
   bodiesRead: number;
+  /** Only when the job asked for it. */
+  explain?: ExplainEntry[];
 }

@@ -22,8 +22,9 @@ export interface BuildContext {
 export function buildCandidates(
   items: ReadonlyArray<{ hit: FindHit; bucket: BucketKey | null }>,
   context: BuildContext,
-): { candidates: Candidate[]; excluded: number } {
+): { candidates: Candidate[]; excluded: number; excludedUris: string[] } {
   const candidates: Candidate[] = [];
+  const excludedUris: string[] = [];
   let excluded = 0;
   for (const { hit, bucket } of items) {
     const uri = hitUri(hit);
@@ -32,6 +33,7 @@ export function buildCandidates(
     if (baseUri.endsWith('/profile.md')) continue;
     if (context.excluded.has(uri) || context.excluded.has(baseUri)) {
       excluded += 1;
+      excludedUris.push(baseUri);
       continue;
     }
     const category = categoryFor(uri, bucket, hit.category);
@@ -50,7 +52,7 @@ export function buildCandidates(
       isDirectory,
     });
   }
-  return { candidates, excluded };
+  return { candidates, excluded, excludedUris };
 }
 
 /** Stable rank sort (§7.6): ranked score descending, then origin actor_peer, self, other_peer. */

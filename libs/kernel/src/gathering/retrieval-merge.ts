@@ -27,6 +27,8 @@ export interface MergeResult {
   /** `{bucket: distinct hits}` per active bucket, or `{all: n}` in flat mode. */
   searched: Record<string, number>;
   excluded: number;
+  /** Base URIs of the hits dropped as excluded or cooled (for `explain`), distinct. */
+  excludedUris: string[];
   /** Every failure formatted `"<Name>: <message>"`; `stats` keeps the first five. */
   retrievalErrors: string[];
 }
@@ -55,6 +57,7 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
   const isOtherPeer = (hit: FindHit) => originForUri(hitUri(hit), context.userId, context.actorPeerId) === 'other_peer';
   const searched: Record<string, number> = {};
   let excluded = 0;
+  const excludedUris = new Set<string>();
 
   if (input.quotas === null) {
     const owners = new Map<string, BucketKey | null>();
@@ -75,8 +78,9 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     searched['all'] = hits.length;
     const built = buildCandidates(hits.map((hit) => ({ hit, bucket: owners.get(hitUri(hit)) ?? null })), context);
     excluded += built.excluded;
+    for (const uri of built.excludedUris) excludedUris.add(uri);
     const candidates = rankCandidates(built.candidates).slice(0, Math.max(0, input.limit));
-    return { candidates, searched, excluded, retrievalErrors: errors };
+    return { candidates, searched, excluded, excludedUris: [...excludedUris], retrievalErrors: errors };
   }
 
   const perBucket: Candidate[] = [];
@@ -94,7 +98,9 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     searched[bucket] = hits.length;
     const built = buildCandidates(hits.map((hit) => ({ hit, bucket })), context);
     excluded += built.excluded;
+    for (const uri of built.excludedUris) excludedUris.add(uri);
     perBucket.push(...rankCandidates(built.candidates).slice(0, quota));
   }
-  return { candidates: rankCandidates(dedupeCandidates(perBucket)), searched, excluded, retrievalErrors: errors };
+  const candidates = rankCandidates(dedupeCandidates(perBucket));
+  return { candidates, searched, excluded, excludedUris: [...excludedUris], retrievalErrors: errors };
 }

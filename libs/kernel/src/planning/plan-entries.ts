@@ -1,16 +1,25 @@
 import { perEntryCap } from '../budget/per-entry-cap';
+import { estimateTokens } from '../budget/token-estimate';
 import { entryTokens } from '../render/render-entry';
 import { Candidate } from '../tiering/candidate';
 import { DetailPins, DetailStat, detailStat, NO_PINS, pinFor } from '../tiering/detail-pins';
 import { Tier, tierRank } from '../tiering/tier';
 import { tiersDownFrom, tierWindow } from '../tiering/tier-window';
-import { tierText } from '../tiering/tier-text';
+import { contentUriFor, tierText } from '../tiering/tier-text';
+import { focusTerms, focusWeights, queryExcerpt } from '../overview/query-excerpt';
 import { AssembledEntry, entryFor } from './assembled-entry';
+import { explainCandidate, ExplainEntry, PlanNote } from './explain';
 import { redundantEntries } from './redundancy';
 
 const SEPARATOR_TOKENS = 1;
 /** Redundancy rounds: each frees budget that the next refills; two rounds settle in practice. */
 const MAX_ROUNDS = 3;
+/**
+ * Share of the budget the first breadth pass leaves for deepening the best-ranked entries. Measured on
+ * bench:locomo (docs/context.md, "Small budgets"): at 1600 tokens and more the first pass places every
+ * candidate anyway; at 800 it stops after about half of them, so the top ones are served whole.
+ */
+export const DEPTH_RESERVE = 0.4;
 
 export interface PlanInput {
   /** Candidates in rank order. */
@@ -19,6 +28,16 @@ export interface PlanInput {
   contents: ReadonlyMap<string, string>;
   maxTokens: number;
   pins?: DetailPins;
+  /** The request's query: memory overviews become query-focused excerpts (docs/context.md, "Excerpts"). */
+  query?: string;
+  /**
+   * Candidates beyond this many (in rank order) are a reserve: they do not shrink the per-entry cap and
+   * are placed only with the budget left once the others are planned (docs/context.md, "Default
+   * candidate count"). Unset: every candidate is primary.
+   */
+  primary?: number;
+  /** Keep a note per candidate of what happened to it and why (docs/context.md, "Explain"). */
+  explain?: boolean;
 }
 
 export interface FillStats {
@@ -43,6 +62,13 @@ export interface PlanStats {
   fill: FillStats;
 }
 
+export interface PlanOutput {
+  entries: AssembledEntry[];
+  stats: PlanStats;
+  /** Only with `explain`. */
+  explain?: ExplainEntry[];
+}
+
 interface Slot {
   candidate: Candidate;
   entry: AssembledEntry;
@@ -62,49 +88,80 @@ function build(candidate: Candidate, tier: Tier, text: string): AssembledEntry {
  * carry (near-duplicates, directory listings of served files) and spend what they held on the
  * candidates and upgrades that did not fit, for a few rounds.
  */
-export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stats: PlanStats } {
+export function planEntries(input: PlanInput): PlanOutput {
   const maxTokens = Math.max(1, Math.trunc(input.maxTokens));
   const pins = input.pins ?? NO_PINS;
-  const cap = perEntryCap(maxTokens, input.candidates.length);
+  const primary = Math.min(input.candidates.length, input.primary ?? input.candidates.length);
+  const cap = perEntryCap(maxTokens, primary);
+  const reserve = new Set(input.candidates.slice(primary));
   const fitsCap = (tier: Tier, tokens: number): boolean => tier === 'uri' || tokens <= cap;
   let slots: Slot[] = [];
-  const seenTexts = new Set<string>();
+  // Served text → the URI that served it first (for `explain`).
+  const seenTexts = new Map<string, string>();
   // Candidates not to try again: placed, deduped or withdrawn as redundant. Dropped ones are retried.
   const settled = new Set<Candidate>();
   let used = 0;
-  let dropped = 0;
+
   let deduped = 0;
   let redundant = 0;
+  const textOf = focusedText(input, cap);
+  const notes = new Map<Candidate, PlanNote>();
+  const note = (candidate: Candidate): PlanNote | null => {
+    if (!input.explain) return null;
+    if (!notes.has(candidate)) {
+      const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
+      notes.set(candidate, { start, ceiling, outcome: 'dropped', why: [] });
+    }
+    return notes.get(candidate)!;
+  };
   const separators = () => Math.max(0, slots.length - 1) * SEPARATOR_TOKENS;
   const recount = () => (used = slots.reduce((sum, slot) => sum + slot.entry.tokens, 0) + separators());
 
-  const floor = (): void => {
-    dropped = 0;
+  const floor = (limit: number, withReserve: boolean): void => {
     for (const candidate of input.candidates) {
-      if (settled.has(candidate)) continue;
+      if (used >= limit) break;
+      if (settled.has(candidate) || (!withReserve && reserve.has(candidate))) continue;
       const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
       let placed: AssembledEntry | null = null;
+      const skipped: string[] = [];
       for (const tier of tiersDownFrom(candidate, start)) {
-        const text = tierText(candidate, tier, input.contents);
-        if (text === null) continue;
+        const text = textOf(candidate, tier);
+        if (text === null) {
+          skipped.push(`${tier}: no text`);
+          continue;
+        }
         const entry = build(candidate, tier, text);
         const cost = entry.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
-        if (!fitsCap(tier, entry.tokens) || used + cost > maxTokens) continue;
+        if (!fitsCap(tier, entry.tokens)) {
+          skipped.push(`${tier}: ${entry.tokens} tokens over the per-entry cap ${cap}`);
+          continue;
+        }
+        if (used + cost > maxTokens) {
+          skipped.push(`${tier}: ${entry.tokens} tokens over the ${maxTokens - used} left`);
+          continue;
+        }
         placed = entry;
         break;
       }
-      if (!placed) {
-        dropped += 1;
-        continue;
+      const n = note(candidate);
+      if (n) {
+        const dropped = [...skipped, 'dropped: no tier fits the budget left'];
+        n.why = placed ? skipped.map((s) => `degraded past ${s}`) : dropped;
       }
+      if (!placed) continue;
       settled.add(candidate);
       // Dedupe on what is injected: two URIs sharing an unshown abstract are still two pointers.
       const key = placed.text || candidate.baseUri;
       if (seenTexts.has(key)) {
         deduped += 1;
+        if (n) {
+          n.outcome = 'deduped';
+          n.why.push(`deduped: same text as ${seenTexts.get(key)}`);
+        }
         continue;
       }
-      seenTexts.add(key);
+      seenTexts.set(key, candidate.baseUri);
+      if (n) n.outcome = 'served';
       used += placed.tokens + (slots.length ? SEPARATOR_TOKENS : 0);
       slots.push({ candidate, entry: placed, ceiling });
     }
@@ -114,7 +171,7 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
     let upgraded = 0;
     for (const slot of slots) {
       if (tierRank(slot.entry.detail) >= tierRank(target) || tierRank(target) > tierRank(slot.ceiling)) continue;
-      const text = tierText(slot.candidate, target, input.contents);
+      const text = textOf(slot.candidate, target);
       if (text === null) continue;
       const entry = build(slot.candidate, target, text);
       if (respectCap && !fitsCap(target, entry.tokens)) continue;
@@ -123,32 +180,88 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
       slot.entry = entry;
       used += delta;
       upgraded += 1;
+      note(slot.candidate)?.why.push(`deepened to ${target}${respectCap ? '' : ' (spare budget, over the cap)'}`);
     }
     return upgraded;
+  };
+
+  // Leftover budget, best-ranked first, widens excerpts that could not become full (counted as spare upgrades).
+  const widen = (): number => {
+    let widened = 0;
+    for (const slot of slots) {
+      if (slot.entry.detail !== 'overview' || !textOf.widen || used >= maxTokens) continue;
+      const text = textOf.widen(slot.candidate, estimateTokens(slot.entry.text) + (maxTokens - used));
+      if (text === null || text.length <= slot.entry.text.length) continue;
+      const entry = build(slot.candidate, 'overview', text);
+      const delta = entry.tokens - slot.entry.tokens;
+      if (delta <= 0 || used + delta > maxTokens) continue;
+      slot.entry = entry;
+      used += delta;
+      widened += 1;
+      note(slot.candidate)?.why.push('excerpt widened by leftover budget');
+    }
+    return widened;
   };
 
   // Slots keep rank order: a refilled candidate goes where its rank puts it, not at the end.
   const order = new Map(input.candidates.map((c, i) => [c, i]));
   let floorTokens = 0;
   const fill: FillStats = { floorTokens: 0, overviewUpgrades: 0, fullUpgrades: 0, spareUpgrades: 0 };
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    floor();
+  const deepen = (): void => {
     slots.sort((a, b) => order.get(a.candidate)! - order.get(b.candidate)!);
     recount();
-    if (round === 0) floorTokens = used;
     fill.overviewUpgrades += upgrade('overview', true);
     fill.fullUpgrades += upgrade('full', true);
     fill.spareUpgrades += upgrade('full', false);
+    fill.spareUpgrades += widen();
+  };
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (round === 0) {
+      // Value per token: breadth may take only part of the budget at first, so the best-ranked entries
+      // can deepen (full bodies, wider excerpts) before lower-ranked ones are placed with what is left.
+      floor(Math.floor(maxTokens * (1 - DEPTH_RESERVE)), false);
+      floorTokens = used;
+      deepen();
+      floor(maxTokens, false);
+      deepen();
+    }
+    floor(maxTokens, true);
+    deepen();
     if (round === MAX_ROUNDS - 1) break;
-    const gone = redundantEntries(slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory })));
+    const texts = slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory }));
+    const gone = redundantEntries(texts);
     if (gone.size === 0) break;
     redundant += gone.size;
+    for (const i of gone) {
+      const n = note(slots[i]!.candidate);
+      if (n) {
+        n.outcome = 'redundant';
+        n.why.push('redundant: at least 80% of its text is carried by the other served entries');
+      }
+    }
     slots = slots.filter((_, i) => !gone.has(i));
     recount();
   }
   fill.floorTokens = floorTokens;
+  // Candidates for which no tier ever fitted (placed, deduped and withdrawn ones are settled).
+  const dropped = input.candidates.filter((c) => !settled.has(c)).length;
 
   const entries = slots.map((slot) => slot.entry);
+  let explain: ExplainEntry[] | undefined;
+  if (input.explain) {
+    const served = new Map(slots.map((slot) => [slot.candidate, slot.entry]));
+    explain = input.candidates.map((candidate, i) => {
+      const entry = served.get(candidate);
+      const n = note(candidate)!;
+      const plainOverview = tierText(candidate, 'overview', input.contents);
+      const excerpted = entry?.detail === 'overview' && textOf(candidate, 'overview') !== plainOverview;
+      if (excerpted) {
+        n.why.unshift('overview is a query-focused excerpt of the body');
+      }
+      n.why.unshift(entry ? `served at ${entry.detail} (rank ${i + 1})` : `not served (rank ${i + 1})`);
+      return explainCandidate(candidate, i + 1, n, entry ? { detail: entry.detail, tokens: entry.tokens } : null);
+    });
+  }
   const tierCounts: Partial<Record<Tier, number>> = {};
   for (const entry of entries) tierCounts[entry.detail] = (tierCounts[entry.detail] ?? 0) + 1;
   return {
@@ -165,5 +278,48 @@ export function planEntries(input: PlanInput): { entries: AssembledEntry[]; stat
       tierCounts,
       fill,
     },
+    ...(explain ? { explain } : {}),
   };
+}
+
+/** Share of the per-entry cap an excerpt may take when first placed; leftover budget widens it later. */
+export const EXCERPT_FLOOR_SHARE = { value: 0 };
+
+type TextOf = ((candidate: Candidate, tier: Tier) => string | null) & {
+  /** A wider excerpt (allowance in tokens of text) for an overview-tier memory file, or null. */
+  widen?: (candidate: Candidate, allowance: number) => string | null;
+};
+
+/**
+ * Tier texts for this plan. With a query, an unpinned memory file's overview is the excerpt of its
+ * body lines matching the query (within part of the per-entry cap), when any line matches; else §8.4's text.
+ */
+function focusedText(input: PlanInput, cap: number): TextOf {
+  const plain = (candidate: Candidate, tier: Tier) => tierText(candidate, tier, input.contents);
+  const terms = input.query ? focusTerms(input.query) : [];
+  if (terms.length === 0) return plain;
+  const pins = input.pins ?? NO_PINS;
+  const focusable = (c: Candidate) =>
+    !c.isDirectory && c.baseUri.includes('/memories/') && pinFor(pins, c.category) === null;
+  const bodyOf = (c: Candidate) => input.contents.get(contentUriFor(c)) ?? '';
+  const bodies = input.candidates.filter(focusable).map(bodyOf).filter(Boolean);
+  const weights = focusWeights(terms, bodies);
+  const cache = new Map<Candidate, string | null>();
+  const excerpt = (candidate: Candidate, allowance: number) => queryExcerpt(bodyOf(candidate), weights, allowance);
+  const textOf: TextOf = (candidate, tier) => {
+    if (tier !== 'overview' || !focusable(candidate)) return plain(candidate, tier);
+    if (!cache.has(candidate)) {
+      // As many tokens as the plain overview would take (never more than the cap allows): the same
+      // cost, spent on the lines the query asks about; leftover budget widens it later.
+      const envelope = entryTokens(entryFor(candidate, 'overview', ' '));
+      const summary = plain(candidate, 'overview');
+      const share = Math.floor(cap * EXCERPT_FLOOR_SHARE.value) - envelope;
+      const allowance = Math.max(summary ? estimateTokens(summary) : 0, share);
+      cache.set(candidate, excerpt(candidate, Math.min(cap - envelope, allowance)));
+    }
+    return cache.get(candidate) ?? plain(candidate, tier);
+  };
+  textOf.widen = (candidate, allowance) =>
+    focusable(candidate) && cache.get(candidate) ? excerpt(candidate, allowance) : null;
+  return textOf;
 }

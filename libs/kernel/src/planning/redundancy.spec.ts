@@ -72,3 +72,49 @@ describe('planEntries: redundancy', () => {
     expect(stats.usedTokens).toBeLessThanOrEqual(budget);
   });
 });
+
+describe('planEntries: explain', () => {
+  it('one note per candidate, in rank order, with outcome, tiers and reasons', () => {
+    const memory = 'Prefers vim keybindings and dark themes.';
+    const dir = cand(`${U}/memories/preferences`, { uri: `${U}/memories/preferences/.overview.md`, isDirectory: true, level: 1, score: 0.6 });
+    const file = cand(`${U}/memories/preferences/vim.md`, { abstract: memory, score: 0.5 });
+    const twin = cand(`${U}/memories/preferences/vim-copy.md`, { abstract: memory, score: 0.4 });
+    const huge = cand(`${U}/memories/preferences/huge.md`, { abstract: 'word '.repeat(2000), score: 0.3 });
+    const contents = new Map([[`${U}/memories/preferences/.overview.md`, `# preferences\n\n2 items in ${U}/memories/preferences.\n\n- vim.md: ${memory}`]]);
+    const plain = planEntries({ candidates: [dir, file, twin, huge], contents, maxTokens: 800 });
+    expect(plain.explain).toBeUndefined();
+    const { entries, explain, stats } = planEntries({ candidates: [dir, file, twin, huge], contents, maxTokens: 800, explain: true });
+    expect(explain!.map((e) => [e.uri, e.rank, e.outcome])).toEqual([
+      [dir.baseUri, 1, 'redundant'],
+      [file.baseUri, 2, 'served'],
+      [twin.baseUri, 3, 'deduped'],
+      [huge.baseUri, 4, 'served'],
+    ]);
+    expect(explain![1]).toMatchObject({ detail: 'abstract', start: 'abstract', ceiling: 'abstract', score: 0.5, ranked_score: 0.5, origin: 'self' });
+    expect(explain![2]!.why).toContain(`deduped: same text as ${file.baseUri}`);
+    // The huge abstract is over the cap and has no body: served bare, and explain says why.
+    expect(explain![3]!.detail).toBe('uri');
+    expect(explain![3]!.why.some((w) => w.startsWith('degraded past abstract:') && w.includes('per-entry cap'))).toBe(true);
+    expect(entries.map((e) => e.uri)).toEqual([file.baseUri, huge.baseUri]);
+    expect(stats.redundant).toBe(1);
+    expect(JSON.stringify(explain)).not.toContain('keybindings');
+  });
+});
+
+describe('planEntries: reserve candidates', () => {
+  it('candidates past `primary` neither shrink the cap nor take budget before the primary ones', () => {
+    const events = Array.from({ length: 4 }, (_, i) =>
+      cand(`${U}/memories/events/e${i}.md`, { category: 'events', abstract: 'x', score: 1 - i / 10 }));
+    const facts = Array.from({ length: 20 }, (_, i) =>
+      cand(`${U}/memories/facts/f${i}.md`, { category: 'memories', abstract: `fact ${i}: a distinct short note number ${i}`, score: 0.5 - i / 100 }));
+    const body = (i: number) => `# Summary\nevent ${i}\n# ChatLog:\n${`line ${i} about the garden party and the weather today. `.repeat(10)}`;
+    const contents = new Map(events.map((c, i) => [c.baseUri, body(i)]));
+    const all = [...events, ...facts];
+    const withReserve = planEntries({ candidates: all, contents, maxTokens: 1200, primary: 4 });
+    expect(withReserve.stats.perEntryCap).toBe(600);
+    expect(withReserve.entries.slice(0, 4).every((e) => e.detail === 'full')).toBe(true);
+    expect(withReserve.entries.length).toBeGreaterThan(4);
+    const flat = planEntries({ candidates: all, contents, maxTokens: 1200 });
+    expect(flat.stats.perEntryCap).toBe(100);
+  });
+});

@@ -20,3 +20,15 @@ export const CONTEXT_BOUNDS = {
 export function effectiveLimit(limit: number | null | undefined, nodeLimit: number | null | undefined): number {
   return nodeLimit ?? limit ?? CONTEXT_DEFAULTS.limit;
 }
+
+/** Tokens of budget per default flat-mode candidate (docs/context.md, "Small budgets"). */
+export const TOKENS_PER_DEFAULT_CANDIDATE = 64;
+
+/**
+ * Flat-mode candidate ceiling of a context request that sent neither `limit` nor `node_limit`: the
+ * contract's 10, raised with the budget (one candidate per 64 tokens: 25 at 1600, 50 at 3200), so a
+ * block of small memories fills its budget instead of stopping at ten entries. An explicit limit wins.
+ */
+export function defaultContextLimit(maxTokens: number): number {
+  return Math.max(CONTEXT_DEFAULTS.limit, Math.floor(maxTokens / TOKENS_PER_DEFAULT_CANDIDATE));
+}

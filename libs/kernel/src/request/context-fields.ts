@@ -14,6 +14,7 @@ export const CONTEXT_ONLY_FIELDS = [
   'other_peer_penalty',
   'rewrite',
   'rewrite_max_bullets',
+  'explain',
 ] as const;
 
 /** Context-only fields present in a request body, sorted (§3.2 item 1). */

@@ -70,6 +70,14 @@ class ContextOptionsDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 20, default: 6, nullable: true })
   rewrite_max_bullets?: number | null;
 
+  @ApiPropertyOptional({
+    type: 'boolean', default: false, nullable: true,
+    description:
+      'Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, ' +
+      'redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.',
+  })
+  explain?: boolean | null;
+
   @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Enables expansion and the cross-turn dedup ledger.' })
   session_id?: string | null;
 

@@ -205,6 +205,62 @@ export class ContextStatsDto {
 
   @ApiPropertyOptional({ type: DeprecatedStatsDto, description: '/recall only.' })
   deprecated?: DeprecatedStatsDto;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Muninn, after the contract keys: entries withdrawn as their text is carried by other served entries.',
+  })
+  redundant!: number;
+}
+
+/** One candidate in `result.explain` (docs/context.md, "Explain"). */
+export class ExplainEntryDto {
+  @ApiProperty()
+  uri!: string;
+
+  @ApiProperty({ enum: CATEGORIES, nullable: true })
+  category!: string | null;
+
+  @ApiProperty({ enum: ['actor_peer', 'self', 'other_peer'], nullable: true })
+  origin!: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: '1-based rank; null for hits never made candidates.' })
+  rank!: number | null;
+
+  @ApiProperty({ type: 'number', nullable: true, description: 'Raw retrieval score.' })
+  score!: number | null;
+
+  @ApiProperty({ type: 'number', nullable: true, description: 'Score used for ranking (other-peer penalty applied).' })
+  ranked_score!: number | null;
+
+  @ApiProperty()
+  directory!: boolean;
+
+  @ApiProperty({ enum: ['served', 'deduped', 'redundant', 'dropped', 'excluded', 'cooled'] })
+  outcome!: string;
+
+  @ApiProperty({ enum: TIERS, nullable: true, description: 'Tier served (served entries only).' })
+  detail!: string | null;
+
+  @ApiProperty({ enum: TIERS, nullable: true })
+  start!: string | null;
+
+  @ApiProperty({ enum: TIERS, nullable: true })
+  ceiling!: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'Estimated tokens of the served element (0 when not served).' })
+  tokens!: number;
+
+  @ApiProperty({ type: [String], description: 'Reasons, most important first; never memory text.' })
+  why!: string[];
+}
+
+export class ExplainBlockDto {
+  @ApiProperty({ type: [ExplainEntryDto], maxItems: 200 })
+  entries!: ExplainEntryDto[];
+
+  @ApiProperty({ type: 'integer', description: 'Candidates beyond the 200 reported.' })
+  omitted!: number;
 }
 
 /** `result` of a context answer (§3.4). */
@@ -220,6 +276,9 @@ export class ContextResultDto {
 
   @ApiProperty({ type: ContextStatsDto })
   stats!: ContextStatsDto;
+
+  @ApiPropertyOptional({ type: ExplainBlockDto, description: 'Only with `explain: true`.' })
+  explain?: ExplainBlockDto;
 }
 
 export class ContextTelemetryDto {

@@ -1,0 +1,62 @@
+import { Candidate } from '../tiering/candidate';
+import { planEntries } from '../planning/plan-entries';
+import { focusTerms, focusWeights, queryExcerpt } from './query-excerpt';
+
+const U = 'viking://user/u';
+const turns = Array.from({ length: 40 }, (_, i) => `[D1:${i + 1}] Ann: small talk number ${i + 1} about nothing in particular today.`);
+turns[27] = '[D1:28] Ann: I adopted a greyhound named Biscuit from the shelter last week.';
+const BODY = `# Summary\nMonday 8 May 2023, session 1, Ann and Bo.\n[D1:1] Ann: hello\n# 2023-05-08 ChatLog:\n${turns.join('\n')}\n`;
+
+describe('query excerpts', () => {
+  it('focus terms: stemmed words without function words; CJK pairs', () => {
+    expect(focusTerms('What did Ann name the greyhound she adopted?')).toEqual(['ann', 'name', 'greyhound', 'adopt']);
+    expect(focusTerms('她喜欢猫')).toEqual(['她喜', '喜欢', '欢猫']);
+  });
+
+  it('serves the matching line whole, under the summary head, with gaps marked', () => {
+    const weights = focusWeights(focusTerms('Which dog did Ann adopt from the shelter?'), [BODY]);
+    const text = queryExcerpt(BODY, weights, 60)!;
+    expect(text.split('\n')[0]).toBe('Monday 8 May 2023, session 1, Ann and Bo.');
+    expect(text).toContain(turns[27]);
+    expect(text).toContain('…');
+    expect(text).not.toContain('small talk number 3 ');
+  });
+
+  it('null when no line matches (the plain overview is served instead)', () => {
+    expect(queryExcerpt(BODY, focusWeights(['zebra'], [BODY]), 100)).toBeNull();
+  });
+
+  it('an 800-token block serves the evidence line of a long event instead of its leading text', () => {
+    const c: Candidate = { uri: `${U}/memories/events/s1.md`, baseUri: `${U}/memories/events/s1.md`, category: 'events', score: 0.8, rankedScore: 0.8, level: 2, abstract: BODY, origin: 'self', isDirectory: false };
+    const contents = new Map([[c.baseUri, BODY]]);
+    const plain = planEntries({ candidates: [c], contents, maxTokens: 200 });
+    expect(plain.entries[0]!.text).not.toContain('greyhound');
+    const focused = planEntries({ candidates: [c], contents, maxTokens: 200, query: 'Which greyhound did Ann adopt?' });
+    expect(focused.entries[0]!.detail).toBe('overview');
+    expect(focused.entries[0]!.text).toContain(turns[27]);
+    expect(focused.stats.usedTokens).toBeLessThanOrEqual(200);
+  });
+
+  it('is linear in the body: a 100 000-line body is excerpted from its first lines only', () => {
+    const big = Array.from({ length: 100000 }, (_, i) => `line ${i} zebra`).join('\n');
+    const text = queryExcerpt(big, focusWeights(['zebra'], [big]), 50)!;
+    expect(text.startsWith('line 0 zebra')).toBe(true);
+  });
+});
+
+describe('small budgets: depth before breadth', () => {
+  it('at a small budget the best-ranked event is served whole before lower-ranked overviews', () => {
+    const events = Array.from({ length: 10 }, (_, i) => {
+      const uri = `${U}/memories/events/e${i}.md`;
+      const c: Candidate = { uri, baseUri: uri, category: 'events', score: 1 - i / 20, rankedScore: 1 - i / 20, level: 2, abstract: 'x', origin: 'self', isDirectory: false };
+      return c;
+    });
+    const body = (i: number) => `# Summary\nevent ${i} lead line\n# ChatLog:\n${'we talked about the weather and the garden. '.repeat(12)}`;
+    const contents = new Map(events.map((c, i) => [c.baseUri, body(i)]));
+    const { entries, stats } = planEntries({ candidates: events, contents, maxTokens: 500 });
+    expect(entries[0]!.uri).toBe(events[0]!.baseUri);
+    expect(entries[0]!.detail).toBe('full');
+    expect(stats.usedTokens).toBeLessThanOrEqual(500);
+    expect(stats.returned + stats.dropped + stats.deduped + stats.redundant).toBe(10);
+  });
+});
