@@ -74,7 +74,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       queryMaxChars: dto.MUNINN_QUERY_MAX_CHARS ?? 10000,
       uriMaxChars: dto.MUNINN_URI_MAX_CHARS ?? 2048,
       uriMaxSegmentChars: dto.MUNINN_URI_MAX_SEGMENT_CHARS ?? 255,
-      uriMaxDepth: dto.MUNINN_URI_MAX_DEPTH ?? 32,
+      uriMaxDepth: dto.MUNINN_URI_MAX_DEPTH ?? 64,
       uriListMaxItems: dto.MUNINN_URI_LIST_MAX_ITEMS ?? 200,
       tagsMaxItems: dto.MUNINN_TAGS_MAX_ITEMS ?? 64,
       tagMaxChars: dto.MUNINN_TAG_MAX_CHARS ?? 128,
@@ -82,6 +82,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       messageMaxChars: dto.MUNINN_MESSAGE_MAX_CHARS ?? 200000,
       descriptionMaxChars: dto.MUNINN_DESCRIPTION_MAX_CHARS ?? 4096,
       mcpMaxBatch: dto.MUNINN_MCP_MAX_BATCH ?? 16,
+      idMaxChars: dto.MUNINN_ID_MAX_CHARS ?? 128,
     },
     rate: {
       enabled: dto.MUNINN_RATE_LIMIT ?? true,
@@ -125,6 +126,7 @@ const DECLARED = [
   'MUNINN_TAGS_MAX_ITEMS', 'MUNINN_TAG_MAX_CHARS', 'MUNINN_BATCH_MAX_OPS', 'MUNINN_MESSAGE_MAX_CHARS',
   'MUNINN_DESCRIPTION_MAX_CHARS', 'MUNINN_MCP_MAX_BATCH', 'MUNINN_RATE_LIMIT', 'MUNINN_RATE_KEY_PER_MINUTE',
   'MUNINN_RATE_ACCOUNT_PER_MINUTE', 'MUNINN_ACCOUNT_MAX_INFLIGHT', 'MUNINN_ACCOUNT_MAX_QUEUED',
+  'MUNINN_ID_MAX_CHARS',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

@@ -10,6 +10,7 @@ import type { Identity } from '@app/kernel';
 import { AdmissionService } from './admission.service';
 import { ApiValidationPipe } from './api-validation.pipe';
 import { DomainExceptionFilter } from './domain-exception.filter';
+import { applyBoundsToOpenApi } from './request-bounds';
 import { installRequestGate } from './request-gate';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
@@ -49,11 +50,11 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
-  setupSwagger(app);
+  setupSwagger(app, config);
   return app;
 }
 
-function setupSwagger(app: INestApplication) {
+function setupSwagger(app: INestApplication, config: AppConfig) {
   const doc = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -65,5 +66,6 @@ function setupSwagger(app: INestApplication) {
       .addSecurityRequirements('api-key')
       .build(),
   );
+  applyBoundsToOpenApi(doc as unknown as Record<string, unknown>, config.limits);
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }
