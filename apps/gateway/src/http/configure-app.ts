@@ -9,13 +9,19 @@ import { MetricsService } from '../system/metrics.service';
 import type { Identity } from '@app/kernel';
 import { AdmissionService } from './admission.service';
 import { ApiValidationPipe } from './api-validation.pipe';
+import { envelopeClientError, envelopeFrameworkError } from './client-error';
 import { DomainExceptionFilter } from './domain-exception.filter';
 import { applyBoundsToOpenApi } from './request-bounds';
 import { installRequestGate } from './request-gate';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
-  return new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false });
+  return new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: false,
+    clientErrorHandler: envelopeClientError,
+    frameworkErrors: envelopeFrameworkError,
+  });
 }
 
 /** Pipes, filter, Swagger, metrics hook and shutdown hooks: everything an HTTP app needs, in one place. */
