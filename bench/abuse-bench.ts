@@ -19,7 +19,6 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { freePort, waitHealthy } from '@app/testing';
 
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
@@ -31,19 +30,29 @@ interface Probe {
   stop(): Promise<number[]>;
 }
 
-/** Asks /health every 50 ms (one at a time) and records each answer's latency in ms. */
+// The probe runs in its own process: the load generators in this one would otherwise delay its timers.
+const PROBE = `
+const times = [];
+let running = true;
+process.on('SIGTERM', () => { running = false; });
+(async () => {
+  while (running) {
+    const t0 = performance.now();
+    await fetch(process.argv[1] + '/health').then((r) => r.arrayBuffer()).catch(() => undefined);
+    times.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  process.stdout.write(JSON.stringify(times));
+})();
+`;
+
+/** Asks /health every 50 ms (one at a time, from a separate process) and records each latency in ms. */
 function probeHealth(url: string): Probe {
-  const times: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      await fetch(`${url}/health`).then((r) => r.arrayBuffer()).catch(() => undefined);
-      times.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
-  return { stop: async () => ((running = false), await loop, times) };
+  const child = spawn(process.execPath, ['-e', PROBE, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const done = new Promise<void>((r) => child.once('exit', () => r()));
+  return { stop: async () => (child.kill('SIGTERM'), await done, JSON.parse(out || '[]') as number[]) };
 }
 
 async function eventLoopDelay(url: string): Promise<{ p99: number; max: number }> {
@@ -144,9 +153,14 @@ async function main() {
     env: {
       PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', MUNINN_ROOT_API_KEY: ROOT,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', MUNINN_QUEUE_PREFIX: `bench-abuse-${port}`, MUNINN_DATA_DIR: dataDir,
+      // Limits to try (MUNINN_ACCOUNT_MAX_INFLIGHT=4 npm run bench:abuse …) pass through.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^MUNINN_(ACCOUNT|RATE)_/.test(k))),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // The server's own log (stderr) is kept to its last lines, printed only if the bench fails.
+  let serverLog = '';
+  child.stderr?.on('data', (d) => (serverLog = (serverLog + d).slice(-4000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   try {
     await waitHealthy(url, 120_000);
@@ -183,6 +197,9 @@ async function main() {
     console.log(`ratios (flood / solo): p50 ${(b1.p50 / b0.p50).toFixed(2)}x  p99 ${(b1.p99 / b0.p99).toFixed(2)}x   (target p99 ≤ 3x)`);
     const worst = Math.max(solo.health.max, bad.health.max, flooded.health.max);
     console.log(`/health worst ${worst.toFixed(0)} ms (target ≤ 500 ms)`);
+  } catch (err) {
+    console.error(`server log (tail):\n${serverLog}`);
+    throw err;
   } finally {
     child.kill('SIGTERM');
     await exited;

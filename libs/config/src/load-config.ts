@@ -88,7 +88,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       enabled: dto.MUNINN_RATE_LIMIT ?? true,
       keyPerMinute: dto.MUNINN_RATE_KEY_PER_MINUTE ?? 3000,
       accountPerMinute: dto.MUNINN_RATE_ACCOUNT_PER_MINUTE ?? 12000,
-      accountMaxInflight: dto.MUNINN_ACCOUNT_MAX_INFLIGHT ?? 16,
+      accountMaxInflight: dto.MUNINN_ACCOUNT_MAX_INFLIGHT ?? 8,
       accountMaxQueued: dto.MUNINN_ACCOUNT_MAX_QUEUED ?? 64,
     },
     embedding: {

@@ -44,6 +44,8 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     admit: async (req, reply) => {
       const caller = (req as unknown as { identity: Identity }).identity;
       await admission.consume(caller);
+      // MCP takes its slots per tool call (a batch may carry many), in McpToolsService.
+      if (/^\/mcp(\/|\?|$)/.test(req.url)) return;
       const release = await admission.enter(caller, config.queues.requestDeadlineMs);
       // 'close' fires once the response is done or the client went away, whichever comes first.
       if (req.raw.destroyed) release();

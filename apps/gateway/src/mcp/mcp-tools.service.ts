@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Identity } from '@app/kernel';
+import { AdmissionService } from '../http/admission.service';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
 import { ContextSearchService, SearchEnvelope } from '../search/context-search.service';
 import { wantsContext } from '../search/context-request.parser';
@@ -21,7 +23,13 @@ const SERVER_INFO = { name: 'muninn', version: '0.1.0' };
 export class McpToolsService {
   private readonly errors = new DomainExceptionFilter();
 
-  constructor(private readonly finder: FindService, private readonly context: ContextSearchService, private readonly reader: McpReadService) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly finder: FindService,
+    private readonly context: ContextSearchService,
+    private readonly reader: McpReadService,
+    private readonly admission: AdmissionService,
+  ) {}
 
   /** A fresh server with every tool bound to `caller` (stateless transport: one per request). */
   createServer(caller: Identity): McpServer {
@@ -35,7 +43,7 @@ export class McpToolsService {
         inputSchema: SEARCH_TOOL_SHAPE,
       },
       (args) =>
-        this.answer(async () => {
+        this.answer(caller, async () => {
           const body = searchToolBody(args);
           if (!wantsContext(body)) return listAnswer(await this.finder.list(caller, body));
           return contextAnswer(await this.context.search(caller, body), NO_CONTEXT_TEXT);
@@ -47,7 +55,7 @@ export class McpToolsService {
         description: 'Fast stateless retrieval: ranked memories, resources and skills with URI, abstract and score.',
         inputSchema: FIND_TOOL_SHAPE,
       },
-      (args) => this.answer(async () => listAnswer(await this.finder.find(caller, findToolBody(args)))),
+      (args) => this.answer(caller, async () => listAnswer(await this.finder.find(caller, findToolBody(args)))),
     );
     server.registerTool(
       'read',
@@ -56,7 +64,7 @@ export class McpToolsService {
         inputSchema: READ_TOOL_SHAPE,
       },
       (args) =>
-        this.answer(async () => {
+        this.answer(caller, async () => {
           const read = await this.reader.read(caller, args.uri, args.level ?? 'full');
           return { content: [{ type: 'text', text: read.text || `(nothing at ${read.level} detail for ${read.uri})` }], structuredContent: { ...read } };
         }),
@@ -67,19 +75,27 @@ export class McpToolsService {
         description: 'Deprecated (use search with mode="context"): recall memories for the current turn with the v1 preset.',
         inputSchema: RECALL_TOOL_SHAPE,
       },
-      (args) => this.answer(async () => contextAnswer(await this.context.recall(caller, recallToolBody(args)), NO_RECALL_TEXT)),
+      (args) => this.answer(caller, async () => contextAnswer(await this.context.recall(caller, recallToolBody(args)), NO_RECALL_TEXT)),
     );
     return server;
   }
 
-  /** Runs a tool; a domain error becomes a tool error carrying the message the REST route would give. */
-  private async answer(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  /**
+   * Runs a tool in one of the caller's account slots (each call of a JSON-RPC batch takes its own, as
+   * each REST request does; docs/limits-and-security.md, "Rate limits and fairness"). A domain error
+   * becomes a tool error carrying the message the REST route would give.
+   */
+  private async answer(caller: Identity, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    let release: (() => void) | null = null;
     try {
+      release = await this.admission.enter(caller, this.config.queues.requestDeadlineMs);
       return await run();
     } catch (err) {
       const { body } = this.errors.render(err);
       const message = (body as { error?: { message?: string } }).error?.message ?? 'Internal server error';
       return { isError: true, content: [{ type: 'text', text: message }] };
+    } finally {
+      release?.();
     }
   }
 }
