@@ -180,3 +180,42 @@ describe('fuzzing every route (fast-check)', () => {
     expect(r.status).toBe(200);
   });
 });
+
+describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
+  const ROOT = 'fuzz-root-key-0123456789';
+  let app: TestApp;
+  let userKey: string;
+
+  beforeAll(async () => {
+    app = await startTestApp({ rootApiKey: ROOT, env: { MUNINN_RATE_KEY_PER_MINUTE: '100000', MUNINN_RATE_ACCOUNT_PER_MINUTE: '100000' } });
+    const r = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'fz', admin_user_id: 'boss' } });
+    userKey = r.body.result.user_key;
+  });
+
+  afterAll(() => app.close());
+
+  it('any X-API-Key / Authorization value, on any route: an envelope, never a 5xx', async () => {
+    const key = fc.oneof(
+      nasty,
+      fc.constantFrom(ROOT, 'Bearer x', 'Bearer  ', 'Basic abc'),
+      fc.string({ maxLength: 12 }).map((s) => `${Buffer.from('fz').toString('base64url')}.${Buffer.from(s).toString('base64url')}.${'0'.repeat(64)}`),
+      fc.constant('__valid__'),
+    );
+    const route = fc.constantFrom(...ROUTES.map((r) => r.path), '/api/v1/system/status', '/api/v1/admin/accounts/fz/users');
+    await fc.assert(
+      fc.asyncProperty(key, fc.boolean(), route, body, async (k, bearer, path, payload) => {
+        const value = k === '__valid__' ? userKey : k;
+        const auth: Record<string, string> = bearer ? { authorization: `Bearer ${value}` } : { 'x-api-key': value };
+        const method = path.endsWith('status') || path.endsWith('/users') ? 'GET' : 'POST';
+        const r = await fetch(`${app.url}${path}`, {
+          method,
+          headers: wireSafe({ 'content-type': 'application/json', ...auth }),
+          body: method === 'POST' ? payload : undefined,
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        assertEnvelope(path, r.status, await r.text());
+      }),
+      { numRuns: RUNS * 2 },
+    );
+  });
+});
