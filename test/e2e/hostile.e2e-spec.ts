@@ -1,6 +1,8 @@
 // Hostile-input regressions of issue 11 that live at the gateway: each `it` names the finding it
 // covers. (Store-side findings are in store-safety.e2e-spec.ts, write-path ones in write-path and
 // write-faults, property-based fuzzing in fuzz.e2e-spec.ts.)
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestApp, TestApp } from '@app/testing';
 import { LedgerRedis } from './context-support';
 import { rawRequest } from './hostile-support';
@@ -328,5 +330,123 @@ describe('rate limits and fairness', () => {
     held.destroy();
     await new Promise((r) => setTimeout(r, 300));
     expect((await status(keys.rd)).status).toBe(200);
+  });
+});
+
+describe('bounded inputs (limits from config, lowered here)', () => {
+  let app: TestApp;
+  const env = {
+    MUNINN_QUERY_MAX_CHARS: '500',
+    MUNINN_URI_MAX_CHARS: '300',
+    MUNINN_URI_MAX_SEGMENT_CHARS: '40',
+    MUNINN_URI_MAX_DEPTH: '12',
+    MUNINN_URI_LIST_MAX_ITEMS: '10',
+    MUNINN_TAGS_MAX_ITEMS: '3',
+    MUNINN_TAG_MAX_CHARS: '20',
+    MUNINN_BATCH_MAX_OPS: '5',
+    MUNINN_MESSAGE_MAX_CHARS: '1000',
+    MUNINN_DESCRIPTION_MAX_CHARS: '100',
+    MUNINN_ID_MAX_CHARS: '32',
+  };
+  const deep = (n: number) => `viking://resources/${Array.from({ length: n }, (_, i) => `d${i}`).join('/')}`;
+  const expect400 = async (method: string, path: string, body: unknown, loc: (string | number)[], text: string) => {
+    const r = await app.request(method, path, body === undefined ? {} : { body });
+    expect([path, r.status, r.body.status, r.body.error?.code]).toEqual([path, 400, 'error', 'INVALID_ARGUMENT']);
+    expect([path, r.body.error.details.validation_errors[0].loc]).toEqual([path, loc]);
+    expect(r.body.error.message).toContain(text);
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp({ env });
+  });
+
+  afterAll(() => app.close());
+
+  it('a long query (60 KB, 1 MB) is a 400 naming body.query and the limit, on /find and in context mode', async () => {
+    for (const size of [60_000, 1_000_000]) {
+      const query = 'word '.repeat(size / 5);
+      await expect400('POST', '/api/v1/search/find', { query }, ['body', 'query'], 'at most 500 characters');
+      await expect400('POST', '/api/v1/search/search', { query, mode: 'context' }, ['body', 'query'], 'at most 500 characters');
+    }
+    const atLimit = await app.request('POST', '/api/v1/search/find', { body: { query: 'x'.repeat(500) } });
+    expect(atLimit.status).toBe(200);
+  });
+
+  it('URIs: 3,000 segments, a 4,000-character segment and an over-long URI are 400s (body and query string)', async () => {
+    await expect400('POST', WRITE, { uri: deep(3000), content: 'x', mode: 'create' }, ['body', 'uri'], 'at most 300 characters');
+    await expect400('POST', WRITE, { uri: deep(12), content: 'x', mode: 'create' }, ['body', 'uri'], 'at most 12 path segments');
+    await expect400('POST', WRITE, { uri: `viking://resources/${'s'.repeat(4000)}`, content: 'x', mode: 'create' }, ['body', 'uri'], 'at most');
+    await expect400('POST', WRITE, { uri: `viking://resources/${'s'.repeat(41)}`, content: 'x', mode: 'create' }, ['body', 'uri'], 'at most 40 characters');
+    await expect400('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(deep(13))}`, undefined, ['query', 'uri'], 'path segments');
+    const ok = await app.request('POST', WRITE, { body: { uri: deep(11), content: 'deep but allowed', mode: 'create', wait: true } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('lists: 20,000 target_uri entries, too many exclude_uris, tags or batch operations are 400s naming the field', async () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => `viking://resources/t${i}`);
+    await expect400('POST', '/api/v1/search/find', { query: 'q', target_uri: many }, ['body', 'target_uri'], 'at most 10 items');
+    await expect400('POST', '/api/v1/search/search', { query: 'q', mode: 'context', exclude_uris: many.slice(0, 11) }, ['body', 'exclude_uris'], 'at most 10 items');
+    await expect400('POST', WRITE, { uri: 'viking://resources/t.md', content: 'x', tags: ['a=1', 'b=2', 'c=3', 'd=4'] }, ['body', 'tags'], 'at most 3 items');
+    await expect400('POST', WRITE, { uri: 'viking://resources/t.md', content: 'x', tags: [`a=${'v'.repeat(30)}`] }, ['body', 'tags', 0], 'at most 20 characters');
+    const operations = Array.from({ length: 6 }, (_, i) => ({ uri: `viking://resources/b/${i}.md`, content: 'x' }));
+    await expect400('POST', '/api/v1/content/batch-write', { root_uri: 'viking://resources/b', operations }, ['body', 'operations'], 'at most 5 items');
+  });
+
+  it('message text, a mkdir description and ids are bounded', async () => {
+    await expect400('POST', '/api/v1/sessions/s1/messages', { role: 'user', content: 'x'.repeat(1001) }, ['body', 'content'], 'at most 1000');
+    await expect400('POST', '/api/v1/sessions/s1/messages', { role: 'user', parts: [{ type: 'text', text: 'x'.repeat(1001) }] }, ['body', 'parts', 0, 'text'], 'at most 1000');
+    await expect400('POST', '/api/v1/fs/mkdir', { uri: 'viking://resources/dd', description: 'x'.repeat(101) }, ['body', 'description'], 'at most 100');
+    await expect400('POST', '/api/v1/sessions/s1/messages', { role: 'user', content: 'hi', peer_id: 'p'.repeat(33) }, ['body', 'peer_id'], 'at most 32');
+    // A write's content is free text: only the body limit bounds it, whatever URI it quotes.
+    const quoted = await app.request('POST', WRITE, { body: { uri: 'viking://resources/q.md', content: deep(3000), mode: 'create' } });
+    expect(quoted.status).toBe(200);
+  });
+
+  it('a filter of 30,000 leaves or nested 1,000 deep is a 400, never a 500', async () => {
+    const leaf = { op: 'must', field: 'uri', conds: ['viking://x'] };
+    let nested: unknown = leaf;
+    for (let i = 0; i < 1000; i++) nested = { op: 'or', conds: [nested] };
+    for (const filter of [{ op: 'or', conds: Array.from({ length: 30_000 }, () => leaf) }, nested]) {
+      const r = await app.request('POST', '/api/v1/search/find', { body: { query: 'q', filter } });
+      expect([r.status, r.body.error?.code]).toEqual([400, 'INVALID_ARGUMENT']);
+    }
+  });
+
+  it('the OpenAPI document carries the configured bounds', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    // (A jest-booted server documents only decorated properties; the built one documents all of them,
+    // with the default bounds: see libs/client/openapi.json.)
+    const s = doc.components.schemas;
+    expect(s.FindRequestDto.properties.target_uri.oneOf).toEqual([
+      { type: 'string', maxLength: 300 },
+      { type: 'array', items: { type: 'string', maxLength: 300 }, maxItems: 10 },
+    ]);
+    // The built server's document (committed, kept in sync by client-openapi.e2e-spec.ts): defaults.
+    const built = JSON.parse(readFileSync(join(__dirname, '../../libs/client/openapi.json'), 'utf8'));
+    expect(built.components.schemas.FindRequestDto.properties.query.maxLength).toBe(10000);
+    expect(built.components.schemas.BatchWriteDto.properties.operations.maxItems).toBe(256);
+    expect(built.components.schemas.AddMessageDto.properties.content.maxLength).toBe(200000);
+    const stat = built.paths['/api/v1/fs/stat'].get.parameters.find((p: { name: string }) => p.name === 'uri');
+    expect(stat.schema.maxLength).toBe(2048);
+  });
+});
+
+describe('refusals before routing are enveloped too', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+
+  afterAll(() => app.close());
+
+  it('headers over the size limit: 431; a path parameter over its length: 414; a bad path encoding: 400', async () => {
+    const huge = await rawRequest(app.url, 'GET', '/api/v1/system/status', { headers: { 'x-openviking-actor-peer': 'w'.repeat(20_000) } });
+    expect([huge.status, huge.body.status, huge.body.error?.code]).toEqual([431, 'error', 'PAYLOAD_TOO_LARGE']);
+    const long = await rawRequest(app.url, 'GET', `/api/v1/sessions/${'s'.repeat(300)}`);
+    expect([long.status, long.body.status, long.body.error?.code]).toEqual([414, 'error', 'INVALID_ARGUMENT']);
+    const bad = await rawRequest(app.url, 'GET', '/api/v1/sessions/%E0%A4%A');
+    expect([bad.status < 500, bad.body.status]).toEqual([true, 'error']);
+    expect((await rawRequest(app.url, 'GET', '/health')).status).toBe(200);
   });
 });

@@ -52,6 +52,10 @@ describe('MCP endpoint (§12), dev mode', () => {
     await write('viking://user/default/memories/events/heron-storm.md', '# Summary\nHeron Quill rescued a trawler during the March storm.\n\n# 2026-03-02 ChatLog:\nlong talk about the lighthouse lamp and the storm');
     await write('viking://user/default/memories/preferences/heron-tea.md', 'Heron Quill prefers smoky lapsang tea at the lighthouse.');
     await write('viking://resources/lighthouse/lamp-manual.md', '# Lamp manual\n\nThe lighthouse lamp needs a new wick every storm season.\n\n## Cleaning\n\nPolish the lens weekly.');
+    // Directory summaries of directories written in quick succession are coalesced ("deferred"): let
+    // them settle, or a tool call and the REST call it is compared with may see different summaries.
+    const abstractOf = async (uri: string) => String((await app.request('GET', `/api/v1/content/abstract?uri=${encodeURIComponent(uri)}`)).body.result ?? '');
+    for (let i = 0; i < 100 && !(await abstractOf('viking://user/default')).includes('memories: 3 items'); i++) await new Promise((r) => setTimeout(r, 100));
     client = await connect(app);
   });
 

@@ -45,6 +45,7 @@ export interface AppConfig {
     messageMaxChars: number;
     descriptionMaxChars: number;
     mcpMaxBatch: number;
+    idMaxChars: number;
   };
   /** Rate limits and per-account fairness (docs/limits-and-security.md#rate-limits-and-fairness). */
   rate: {

@@ -133,6 +133,9 @@ export class EnvDto {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
   MUNINN_MCP_MAX_BATCH?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(16) @Max(4096)
+  MUNINN_ID_MAX_CHARS?: number;
+
   @IsOptional() @Transform(toBool) @IsBoolean()
   MUNINN_RATE_LIMIT?: boolean;
 

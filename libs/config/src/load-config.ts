@@ -80,7 +80,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       queryMaxChars: dto.MUNINN_QUERY_MAX_CHARS ?? 10000,
       uriMaxChars: dto.MUNINN_URI_MAX_CHARS ?? 2048,
       uriMaxSegmentChars: dto.MUNINN_URI_MAX_SEGMENT_CHARS ?? 255,
-      uriMaxDepth: dto.MUNINN_URI_MAX_DEPTH ?? 32,
+      uriMaxDepth: dto.MUNINN_URI_MAX_DEPTH ?? 64,
       uriListMaxItems: dto.MUNINN_URI_LIST_MAX_ITEMS ?? 200,
       tagsMaxItems: dto.MUNINN_TAGS_MAX_ITEMS ?? 64,
       tagMaxChars: dto.MUNINN_TAG_MAX_CHARS ?? 128,
@@ -88,12 +88,13 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       messageMaxChars: dto.MUNINN_MESSAGE_MAX_CHARS ?? 200000,
       descriptionMaxChars: dto.MUNINN_DESCRIPTION_MAX_CHARS ?? 4096,
       mcpMaxBatch: dto.MUNINN_MCP_MAX_BATCH ?? 16,
+      idMaxChars: dto.MUNINN_ID_MAX_CHARS ?? 128,
     },
     rate: {
       enabled: dto.MUNINN_RATE_LIMIT ?? true,
       keyPerMinute: dto.MUNINN_RATE_KEY_PER_MINUTE ?? 3000,
       accountPerMinute: dto.MUNINN_RATE_ACCOUNT_PER_MINUTE ?? 12000,
-      accountMaxInflight: dto.MUNINN_ACCOUNT_MAX_INFLIGHT ?? 16,
+      accountMaxInflight: dto.MUNINN_ACCOUNT_MAX_INFLIGHT ?? 8,
       accountMaxQueued: dto.MUNINN_ACCOUNT_MAX_QUEUED ?? 64,
     },
     embedding: {
@@ -141,6 +142,7 @@ const DECLARED = [
   'MUNINN_SCAN_MAX_FILES', 'MUNINN_SCAN_MAX_RESULTS', 'MUNINN_TREE_MAX_NODES', 'MUNINN_MCP_READ_MAX_URIS',
   'MUNINN_SESSION_MESSAGE_MAX_CHARS', 'MUNINN_SESSION_MESSAGE_MAX_PARTS', 'MUNINN_SESSION_BATCH_MAX',
   'MUNINN_EXTRACT_TIMEOUT_S', 'MUNINN_EXTRACT_PROMPT_CHARS',
+  'MUNINN_ID_MAX_CHARS',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

@@ -9,12 +9,19 @@ import { MetricsService } from '../system/metrics.service';
 import type { Identity } from '@app/kernel';
 import { AdmissionService } from './admission.service';
 import { ApiValidationPipe } from './api-validation.pipe';
+import { envelopeClientError, envelopeFrameworkError } from './client-error';
 import { DomainExceptionFilter } from './domain-exception.filter';
+import { applyBoundsToOpenApi } from './request-bounds';
 import { installRequestGate } from './request-gate';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
-  return new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false });
+  return new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: false,
+    clientErrorHandler: envelopeClientError,
+    frameworkErrors: envelopeFrameworkError,
+  });
 }
 
 /** Pipes, filter, Swagger, metrics hook and shutdown hooks: everything an HTTP app needs, in one place. */
@@ -37,6 +44,8 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     admit: async (req, reply) => {
       const caller = (req as unknown as { identity: Identity }).identity;
       await admission.consume(caller);
+      // MCP takes its slots per tool call (a batch may carry many), in McpToolsService.
+      if (/^\/mcp(\/|\?|$)/.test(req.url)) return;
       const release = await admission.enter(caller, config.queues.requestDeadlineMs);
       // 'close' fires once the response is done or the client went away, whichever comes first.
       if (req.raw.destroyed) release();
@@ -49,11 +58,11 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
-  setupSwagger(app);
+  setupSwagger(app, config);
   return app;
 }
 
-function setupSwagger(app: INestApplication) {
+function setupSwagger(app: INestApplication, config: AppConfig) {
   const doc = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -65,5 +74,6 @@ function setupSwagger(app: INestApplication) {
       .addSecurityRequirements('api-key')
       .build(),
   );
+  applyBoundsToOpenApi(doc as unknown as Record<string, unknown>, config.limits);
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }

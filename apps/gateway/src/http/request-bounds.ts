@@ -8,8 +8,10 @@ type Loc = (string | number)[];
 export interface FieldBound {
   maxChars?: number;
   maxItems?: number;
-  /** Only on these routes (a field name such as `content` means different things elsewhere). */
+  /** Only on these routes (a field name such as `content` means different things elsewhere)… */
   route?: RegExp;
+  /** …and, in the OpenAPI document, only in this schema. */
+  schema?: string;
 }
 
 const MESSAGES = /^\/api\/v1\/sessions\/[^/]+\/messages/;
@@ -32,9 +34,17 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     tags: { maxChars: l.tagMaxChars, maxItems: l.tagsMaxItems },
     operations: { maxItems: l.batchMaxOps },
     description: { maxChars: l.descriptionMaxChars },
-    session_id: { maxChars: 128 },
-    content: { maxChars: l.messageMaxChars, route: MESSAGES },
-    text: { maxChars: l.messageMaxChars, route: MESSAGES },
+    session_id: { maxChars: l.idMaxChars },
+    account_id: { maxChars: l.idMaxChars },
+    admin_user_id: { maxChars: l.idMaxChars },
+    user_id: { maxChars: l.idMaxChars },
+    peer_id: { maxChars: l.idMaxChars },
+    turn_id: { maxChars: l.idMaxChars },
+    message_kind: { maxChars: l.idMaxChars },
+    created_at: { maxChars: l.idMaxChars, schema: 'AddMessageDto' },
+    source_message_ids: { maxChars: l.idMaxChars, maxItems: l.uriListMaxItems },
+    content: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
+    text: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
   };
 }
 
@@ -102,4 +112,61 @@ function tooLong(loc: Loc, max: number): ValidationIssue {
 
 function nul(loc: Loc): ValidationIssue {
   return { loc, message: 'Input should not contain NUL (\\u0000) characters', type: 'string_nul' };
+}
+
+// An OpenAPI document is an untyped JSON tree here; walking it with `unknown` would be casts on every line.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Schema = Record<string, any>;
+
+/** Writes the field bounds into an OpenAPI document: `maxLength`/`maxItems` on bodies and query parameters. */
+export function applyBoundsToOpenApi(doc: Schema, l: Limits): void {
+  const table = fieldBounds(l);
+  const schemas: Record<string, Schema> = doc.components?.schemas ?? {};
+  for (const name of requestSchemas(doc, schemas)) {
+    for (const [field, prop] of Object.entries<Schema>(schemas[name].properties ?? {})) {
+      const bound = Object.hasOwn(table, field) ? table[field] : undefined;
+      if (bound && (!bound.schema || bound.schema === name)) bindSchema(prop, bound);
+    }
+  }
+  for (const item of Object.values<Schema>(doc.paths ?? {})) {
+    for (const op of Object.values<Schema>(item)) {
+      for (const p of (op?.parameters ?? []) as Schema[]) {
+        const bound = p.in === 'query' && Object.hasOwn(table, p.name) ? table[p.name] : undefined;
+        if (bound && !bound.schema && p.schema) bindSchema(p.schema, bound);
+      }
+    }
+  }
+}
+
+/** Names of the component schemas request bodies use, directly or through other schemas. */
+function requestSchemas(doc: Schema, schemas: Record<string, Schema>): Set<string> {
+  const found = new Set<string>();
+  const todo: unknown[] = [];
+  for (const item of Object.values<Schema>(doc.paths ?? {})) {
+    for (const op of Object.values<Schema>(item)) todo.push(op?.requestBody);
+  }
+  while (todo.length > 0) {
+    const node = todo.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const ref = (node as Schema).$ref;
+    if (typeof ref === 'string') {
+      const name = ref.slice(ref.lastIndexOf('/') + 1);
+      if (!found.has(name) && schemas[name]) {
+        found.add(name);
+        todo.push(schemas[name]);
+      }
+      continue;
+    }
+    todo.push(...Object.values(node));
+  }
+  return found;
+}
+
+function bindSchema(s: Schema, bound: FieldBound): void {
+  for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? [])] as Schema[]) bindSchema(alt, bound);
+  if (s.type === 'string' && bound.maxChars !== undefined) s.maxLength = bound.maxChars;
+  if (s.type === 'array') {
+    if (bound.maxItems !== undefined) s.maxItems = bound.maxItems;
+    if (s.items?.type === 'string' && bound.maxChars !== undefined) s.items.maxLength = bound.maxChars;
+  }
 }

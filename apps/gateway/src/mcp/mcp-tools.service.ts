@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity } from '@app/kernel';
 import { ContentService } from '../content/content.service';
 import { FsService } from '../fs/fs.service';
+import { AdmissionService } from '../http/admission.service';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
 import { ContextSearchService } from '../search/context-search.service';
 import { FindService } from '../search/find.service';
@@ -47,6 +48,7 @@ export class McpToolsService {
     health: HealthService,
     sessions: SessionsService,
     commits: SessionCommitService,
+    private readonly admission: AdmissionService,
   ) {
     this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits };
   }
@@ -63,10 +65,16 @@ export class McpToolsService {
   async call(caller: Identity, name: string, rawArgs: unknown): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (!tool) return errorResult(`Unknown tool: ${name}`);
+    // Each call (each message of a JSON-RPC batch) takes its own slot of the caller's account, as each
+    // REST request does (docs/limits-and-security.md, "Rate limits and fairness").
+    let release: (() => void) | null = null;
     try {
+      release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs);
       return toResult(await tool.run(caller, readArgs(rawArgs, tool.props, tool.required ?? []), this.deps));
     } catch (err) {
       return errorResult(`Error executing tool ${name}: ${this.message(err)}`);
+    } finally {
+      release?.();
     }
   }
 

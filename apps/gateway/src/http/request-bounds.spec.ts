@@ -1,0 +1,58 @@
+import { loadConfig } from '@app/config';
+import { applyBoundsToOpenApi, boundsIssue } from './request-bounds';
+
+const limits = loadConfig({ MUNINN_QUERY_MAX_CHARS: '20', MUNINN_URI_MAX_DEPTH: '4', MUNINN_TAGS_MAX_ITEMS: '2', MUNINN_BODY_MAX_DEPTH: '40' }).limits;
+const check = (body: unknown, route = '/api/v1/search/find') => boundsIssue(body, 'body', route, limits);
+
+describe('boundsIssue', () => {
+  it('accepts bodies within every bound', () => {
+    expect(check({ query: 'short', target_uri: ['viking://resources/a/b'], tags: ['a=1'] })).toBeNull();
+  });
+
+  it('names the field and the limit of the first excess', () => {
+    expect(check({ query: 'x'.repeat(21) })).toMatchObject({ loc: ['body', 'query'], type: 'string_too_long' });
+    expect(check({ tags: ['a', 'b', 'c'] })).toMatchObject({ loc: ['body', 'tags'], type: 'too_long' });
+    expect(check({ filter: { conds: ['viking://resources/a/b/c/d'] } })).toMatchObject({ loc: ['body', 'filter', 'conds', 0], type: 'uri_too_deep' });
+  });
+
+  it('finds NUL in values and keys, at any depth', () => {
+    expect(check({ a: [{ b: 'x\u0000' }] })).toMatchObject({ loc: ['body', 'a', 0, 'b'], type: 'string_nul' });
+    expect(check({ ['k\u0000']: 1 })).toMatchObject({ loc: ['body', 'k\u0000'], type: 'string_nul' });
+  });
+
+  it('bounds nesting without recursion (a 100,000-deep body costs no stack)', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(check({ filter: deep })).toMatchObject({ loc: ['body', 'filter'], type: 'too_deep' });
+  });
+
+  it('leaves free text alone, and applies message bounds only on message routes', () => {
+    expect(check({ content: `viking://resources/${'a/'.repeat(50)}` })).toBeNull();
+    const long = 'x'.repeat(limits.messageMaxChars + 1);
+    expect(check({ content: long })).toBeNull();
+    expect(check({ content: long }, '/api/v1/sessions/s/messages')).toMatchObject({ loc: ['body', 'content'] });
+  });
+});
+
+describe('applyBoundsToOpenApi', () => {
+  it('bounds request schemas (also through references) and query parameters, not response schemas', () => {
+    const doc: Record<string, any> = {
+      paths: {
+        '/find': { post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Req' } } } } } },
+        '/stat': { get: { parameters: [{ in: 'query', name: 'uri', schema: { type: 'string' } }] } },
+      },
+      components: {
+        schemas: {
+          Req: { properties: { query: { type: 'string' }, ops: { type: 'array', items: { $ref: '#/components/schemas/Op' } } } },
+          Op: { properties: { uri: { type: 'string' } } },
+          Res: { properties: { uri: { type: 'string' } } },
+        },
+      },
+    };
+    applyBoundsToOpenApi(doc, limits);
+    expect(doc.components.schemas.Req.properties.query.maxLength).toBe(20);
+    expect(doc.components.schemas.Op.properties.uri.maxLength).toBe(limits.uriMaxChars);
+    expect(doc.components.schemas.Res.properties.uri.maxLength).toBeUndefined();
+    expect(doc.paths['/stat'].get.parameters[0].schema.maxLength).toBe(limits.uriMaxChars);
+  });
+});
