@@ -27,23 +27,23 @@ export class BullJobBus extends JobBus {
   }
 
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
-    const events = await this.eventsFor(queue);
+    const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
     // The deadline travels with the job: past it the worker drops the job instead of running it late.
     const job = await this.add(queue, withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs)), opts.jobId);
     return this.await<Q>(job, events, queue, opts.timeoutMs);
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
-    const events = await this.eventsFor(queue);
-    const job = await Job.fromId(this.queue(queue), jobId);
+    const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
+    const job = await this.whileConnected(queue, (q) => Job.fromId(q, jobId));
     if (!job) throw new KernelError(KernelErrorCode.NotFound, `Job not found: ${jobId}`);
     return this.await<Q>(job, events, queue, timeoutMs);
   }
 
   async depths(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    for (const [name, q] of this.queues) {
-      const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    for (const name of this.queues.keys()) {
+      const c = await this.whileConnected(name, (q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized'));
       out[name] = Object.values(c).reduce((a, b) => a + b, 0);
     }
     return out;
@@ -61,9 +61,22 @@ export class BullJobBus extends JobBus {
     return q;
   }
 
-  private async add(queue: QueueName, data: unknown, jobId?: string, extra: JobsOptions = {}): Promise<Job> {
+  private add(queue: QueueName, data: unknown, jobId?: string, extra: JobsOptions = {}): Promise<Job> {
+    return this.whileConnected(queue, (q) => q.add(queue, data, { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) }));
+  }
+
+  /**
+   * Runs one command against the queue, failing fast with UNAVAILABLE while its connection is down:
+   * queue connections keep an offline queue (workers need it to resume), so without this check a
+   * producer would wait for Redis to return instead of answering 503. A command that the connection
+   * drop catches in flight is given up after {@link COMMAND_TIMEOUT_MS}.
+   */
+  private async whileConnected<T>(name: QueueName, command: (q: Queue) => Promise<T>): Promise<T> {
+    const q = this.queue(name);
     try {
-      return await this.queue(queue).add(queue, data, { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) });
+      const client = await withTimeout(q.getBackend().client, COMMAND_TIMEOUT_MS);
+      if (client.status !== 'ready') throw new Error(`connection ${client.status}`);
+      return await withTimeout(command(q), COMMAND_TIMEOUT_MS);
     } catch (err) {
       throw unavailable(err);
     }
@@ -85,15 +98,27 @@ export class BullJobBus extends JobBus {
     let p = this.events.get(queue);
     if (!p) {
       const ev = this.makeEvents(queue);
-      p = ev.waitUntilReady().then(() => ev);
-      p.catch(() => this.events.delete(queue));
+      p = withTimeout(ev.waitUntilReady(), COMMAND_TIMEOUT_MS).then(() => ev);
+      p.catch(() => {
+        this.events.delete(queue);
+        void ev.close().catch(() => undefined);
+      });
       this.events.set(queue, p);
     }
     return p;
   }
 }
 
+const COMMAND_TIMEOUT_MS = 3000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 function unavailable(err: unknown): KernelError {
+  if (err instanceof KernelError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   return new KernelError(KernelErrorCode.Unavailable, `Queue unavailable: ${msg}`, { service: 'redis', reason: msg });
 }

@@ -3,6 +3,7 @@ import { WorkerHost } from '@nestjs/bullmq';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
 import { InProcessJobBus } from './in-process-job-bus';
+import { watchRedisClient } from './redis-error-log';
 
 /** What every processor exposes: the job handler, callable by BullMQ or by the in-process bus. */
 export interface JobHandler {
@@ -20,6 +21,8 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
     // In in-process mode BullMQ never creates the worker; the getter throws then.
     try {
       this.worker.concurrency = this.config.queues.workerConcurrency;
+      // Without a listener BullMQ prints every error of an outage to the console, unthrottled.
+      watchRedisClient(this.worker, `worker ${this.worker.name}`);
     } catch {
       /* in-process transport */
     }

@@ -60,7 +60,7 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
   private async guarded(data: unknown, job: JobRun): Promise<ResultOf<Q>> {
     const late = job.meta.deadlineAt === undefined ? 0 : Date.now() - job.meta.deadlineAt;
     if (late > 0) {
-      this.log.warn(`${this.queue} job ${job.id ?? ''} dropped: its request's deadline passed ${late} ms ago`);
+      this.noteDropped(late);
       throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.DeadlineExceeded, `${this.queue} job dropped after its deadline`));
     }
     if (!this.isPayload(data)) {
@@ -73,6 +73,19 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     } catch (err) {
       throw this.failure(err);
     }
+  }
+
+  private dropped = 0;
+  private droppedLoggedAt = 0;
+
+  // After a crash a backlog of stale jobs drains in one burst: one line per 10 s, with a count.
+  private noteDropped(lateMs: number): void {
+    this.dropped++;
+    const now = Date.now();
+    if (now - this.droppedLoggedAt < 10_000) return;
+    this.log.warn(`dropped ${this.dropped} ${this.queue} job(s) past their request's deadline (latest ${lateMs} ms late)`);
+    this.dropped = 0;
+    this.droppedLoggedAt = now;
   }
 
   private failure(err: unknown): Error {

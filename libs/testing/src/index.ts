@@ -3,3 +3,4 @@ export { createTestDatabase, assertTestPostgres, type TestDatabase } from './pos
 export { startTestApp, storeModes, type StoreMode, type TestApp, type TestAppOptions, type TestResponse } from './test-app';
 export { startFakeLlmServer, type FakeLlmServer, type FakeLlmReply, type FakeLlmRequest, type FakeLlmScript } from './fake-llm-server';
 export { buildDist, freePort, startAppProcess, waitHealthy, type AppProcess } from './app-process';
+export * from './own-redis';
