@@ -1,7 +1,7 @@
 import { Job, Queue } from 'bullmq';
 import { parseJobFailure } from '@app/contracts';
 import { redisOptions } from '@app/queue';
-import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy } from '@app/testing';
+import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy, waitReady } from '@app/testing';
 
 // Separate gateway, retriever and assembler processes share one PostgreSQL store (PGlite is
 // single-process), so this suite runs where the CI provides a PostgreSQL server with pgvector.
@@ -33,7 +33,7 @@ suite('faults across real processes', () => {
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
     assembler = startAppProcess('assembler', env);
-    await waitHealthy(url);
+    await waitReady(url);
     for (const [name, text] of [['quokka', 'The quokka lives on Rottnest Island; its habitat is scrubland.'], ['wombat', 'Wombats dig burrows in forests.']]) {
       const w = await post('/api/v1/content/write', { uri: `viking://~/memories/entities/${name}.md`, content: text, mode: 'create', wait: true });
       expect(w.status).toBe(200);
@@ -85,6 +85,11 @@ suite('faults across real processes', () => {
       await new Promise((r) => setTimeout(r, 150));
       const killedAt = Date.now();
       expect(await retriever.kill('SIGKILL')).toBe('SIGKILL');
+      // Readiness notices that nothing consumes `find` any more (liveness does not: the gateway is fine).
+      await eventually(async () => {
+        const r = await fetch(`${url}/ready`);
+        return r.status === 503 && ((await r.json()) as { missing: string[] }).missing.includes('find');
+      });
       const queued = await Promise.all(Array.from({ length: 6 }, () => context()));
       await Promise.all(inFlight);
       expect(queued.every((r) => r.status === 200 && r.body.result.stats.retrieval_errors?.length > 0)).toBe(true);
@@ -92,6 +97,7 @@ suite('faults across real processes', () => {
       await new Promise((r) => setTimeout(r, 500));
       const restartedAt = Date.now();
       retriever = startAppProcess('retriever', env);
+      await waitReady(url);
       await eventually(async () => (await context()).body.result.entries.length > 0);
       await eventually(async () => {
         const c = await finds.getJobCounts('waiting', 'active', 'delayed', 'prioritized');

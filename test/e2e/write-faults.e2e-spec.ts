@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy } from '@app/testing';
+import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy, waitReady } from '@app/testing';
 
 // A separate gateway and retriever share one PostgreSQL store (PGlite is single-process), so this suite
 // runs where the CI provides a PostgreSQL server with pgvector, like faults.e2e-spec.ts. Redis is this
@@ -101,7 +101,7 @@ suite('write path under faults (real processes)', () => {
     };
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
-    await waitHealthy(url);
+    await waitReady(url);
   }, 240_000);
 
   afterAll(async () => {

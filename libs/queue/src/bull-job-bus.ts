@@ -49,6 +49,12 @@ export class BullJobBus extends JobBus {
     return out;
   }
 
+  async consumers(): Promise<Record<string, number>> {
+    const names = [...this.queues.keys()];
+    const counts = await Promise.all(names.map((name) => this.whileConnected(name, (q) => q.getWorkersCount())));
+    return Object.fromEntries(names.map((n, i) => [n, counts[i]]));
+  }
+
   /** Closes the shared event streams (queues are closed by their module). */
   async close(): Promise<void> {
     const all = await Promise.allSettled([...this.events.values()]);

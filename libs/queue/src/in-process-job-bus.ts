@@ -56,6 +56,10 @@ export class InProcessJobBus extends JobBus {
     return out;
   }
 
+  async consumers(): Promise<Record<string, number>> {
+    return Object.fromEntries([...this.handlers.keys()].map((q) => [q, 1]));
+  }
+
   // Same contract as BullMQ's deduplication with keepLastIfActive: one waiting and one running per key.
   private coalesce(queue: QueueName, data: unknown, key: string, delayMs: number): void {
     const slot = this.slots.get(key);

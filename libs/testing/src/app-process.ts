@@ -45,16 +45,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Waits until `GET {url}/ready` answers 200: Redis and the store up and a worker on every queue in use,
+ * so a suite of separate processes never starts while a worker process is still booting.
+ */
+export function waitReady(url: string, ms = 90000): Promise<void> {
+  return waitHealthy(url, ms, '/ready');
+}
+
 /** Waits until `GET {url}/health` answers 200. */
-export async function waitHealthy(url: string, ms = 45000): Promise<void> {
+export async function waitHealthy(url: string, ms = 45000, path = '/health'): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     try {
-      if ((await fetch(`${url}/health`)).ok) return;
+      if ((await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5000) })).ok) return;
     } catch {
       /* not up yet */
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`${url} did not become healthy within ${ms} ms`);
+  throw new Error(`${url}${path} did not answer 200 within ${ms} ms`);
 }

@@ -4,6 +4,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
 import { AppConfig } from '@app/config';
 import { MetricsService } from '../system/metrics.service';
+import { mountQueueDashboard } from '../system/queue-dashboard';
 import { ApiValidationPipe } from './api-validation.pipe';
 import { DomainExceptionFilter } from './domain-exception.filter';
 
@@ -27,6 +28,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     done();
   });
   setupSwagger(app);
+  mountQueueDashboard(app);
   return app;
 }
 

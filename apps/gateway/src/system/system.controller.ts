@@ -24,6 +24,16 @@ export class SystemController {
     return report;
   }
 
+  @Get('ready')
+  @Public()
+  @RawResponse()
+  @ApiOperation({ summary: 'Readiness: Redis, the store and a worker on every queue in use (not enveloped; 503 when not ready)' })
+  async readyCheck(@Res({ passthrough: true }) reply: FastifyReply) {
+    const report = await this.health.readiness();
+    if (!report.ready) void reply.status(503);
+    return report;
+  }
+
   @Get('metrics')
   @Public()
   @RawResponse()
