@@ -17,8 +17,8 @@ suite('faults across real processes', () => {
   let gateway: AppProcess;
   let retriever: AppProcess;
   let assembler: AppProcess;
-  const post = (path: string, body: unknown) =>
-    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   const context = () => post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' });
 
   beforeAll(async () => {
@@ -28,7 +28,7 @@ suite('faults across real processes', () => {
     url = `http://127.0.0.1:${port}`;
     env = {
       PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? '',
-      MUNINN_QUEUE_PREFIX: `faults-${port}`, MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS),
+      MUNINN_QUEUE_PREFIX: `faults-${port}`, MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS), LOG_LEVEL: 'debug',
     };
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
@@ -45,9 +45,16 @@ suite('faults across real processes', () => {
     await db?.drop();
   });
 
-  it('serves the block when every process is up', async () => {
-    const r = await context();
+  it('serves the block when every process is up; its request id reaches every worker\'s JSON logs', async () => {
+    const r = await post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' }, { 'x-request-id': 'ops-trace-0001' });
     expect(r.status).toBe(200);
+    const lines = (p: AppProcess) => p.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const tagged = (p: AppProcess) => lines(p).filter((l) => l.requestId === 'ops-trace-0001');
+    // The gateway's access line is written once the response is sent: give the pipes a moment.
+    await eventually(async () => [gateway, retriever, assembler].every((p) => tagged(p).length > 0), 10000).catch(() => undefined);
+    for (const [app, proc] of [['gateway', gateway], ['retriever', retriever], ['assembler', assembler]] as const) {
+      expect({ app, apps: [...new Set(tagged(proc).map((l) => l.app))] }).toEqual({ app, apps: [app] });
+    }
     expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/quokka.md');
     expect(r.body.result.stats.retrieval_errors).toBeUndefined();
   });

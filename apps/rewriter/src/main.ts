@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { bootConfig, logLevels } from '@app/config';
-import { ensureRedisReachable, startWorkerMetrics } from '@app/queue';
+import { bootConfig } from '@app/config';
+import { appLogger, ensureRedisReachable, startWorkerMetrics } from '@app/queue';
 import { RewriterModule } from './rewriter.module';
 
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
-  const app = await NestFactory.createApplicationContext(RewriterModule.forRoot(config), { logger: logLevels(config.logLevel) });
+  const app = await NestFactory.createApplicationContext(RewriterModule.forRoot(config), { logger: appLogger(config, 'rewriter') });
   app.enableShutdownHooks();
   await startWorkerMetrics(config, 'rewriter');
 }

@@ -33,4 +33,6 @@ export interface AppConfig {
     enableIntent: boolean;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  /** `json`: one JSON object per line (docs/operations.md "Logs"); `text`: Nest's console format. */
+  logFormat: 'json' | 'text';
 }

@@ -76,6 +76,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       enableIntent: dto.RETRIEVAL_ENABLE_INTENT ?? true,
     },
     logLevel: dto.LOG_LEVEL ?? 'log',
+    logFormat: dto.MUNINN_LOG_FORMAT ?? 'json',
   };
 }
 
@@ -88,6 +89,7 @@ const DECLARED = [
   'QUERY_PLANNER_MODEL', 'RECALL_INTENT_TIMEOUT_S', 'RECALL_REWRITE_TIMEOUT_S', 'RETRIEVAL_ENABLE_INTENT',
   'MUNINN_STATEMENT_TIMEOUT_MS', 'MUNINN_FILTER_MAX_NODES', 'MUNINN_FILTER_MAX_DEPTH',
   'MUNINN_FILTER_MAX_PATTERN_LENGTH', 'MUNINN_METRICS_PORT',
+  'MUNINN_LOG_FORMAT',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

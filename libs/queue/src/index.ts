@@ -14,3 +14,4 @@ export * from './job-failure-decode';
 export * from './queue-processor';
 export * from './queue-clients';
 export * from './redis-error-log';
+export * from './app-logger';

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -7,10 +8,15 @@ import { MetricsService } from '../system/metrics.service';
 import { mountQueueDashboard } from '../system/queue-dashboard';
 import { ApiValidationPipe } from './api-validation.pipe';
 import { DomainExceptionFilter } from './domain-exception.filter';
+import { requestIdOf, trackRequests } from './request-id';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
-  return new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false });
+  return new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: false,
+    genReqId: (req: IncomingMessage) => requestIdOf(req.headers['x-request-id']),
+  });
 }
 
 /** Pipes, filter, Swagger, metrics hook and shutdown hooks: everything an HTTP app needs, in one place. */
@@ -21,6 +27,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   app.enableShutdownHooks();
   // Nest routes Fastify's own errors (bad JSON, body too large) through the global filter as well.
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  trackRequests(fastify);
   const metrics = app.get(MetricsService);
   fastify.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
