@@ -10,9 +10,10 @@ describe('operations: readiness and the queue dashboard', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ rootApiKey: ROOT });
-    const acme = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'ops', admin_user_id: 'boss' } });
-    adminKey = acme.body.result.user_key;
-    userKey = (await app.request('POST', '/api/v1/admin/accounts/ops/users', { key: adminKey, body: { user_id: 'u1', role: 'user' } })).body.result.user_key;
+    const body = { account_id: 'ops', admin_user_id: 'boss' };
+    adminKey = (await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body })).body.result.user_key;
+    const user = { user_id: 'u1', role: 'user' };
+    userKey = (await app.request('POST', '/api/v1/admin/accounts/ops/users', { key: adminKey, body: user })).body.result.user_key;
   });
 
   afterAll(() => app?.close());

@@ -7,7 +7,8 @@ import { AssemblerModule } from './assembler.module';
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
-  const app = await NestFactory.createApplicationContext(AssemblerModule.forRoot(config), { logger: appLogger(config, 'assembler') });
+  const logger = appLogger(config, 'assembler');
+  const app = await NestFactory.createApplicationContext(AssemblerModule.forRoot(config), { logger });
   app.enableShutdownHooks();
   await startWorkerMetrics(config, 'assembler');
 }

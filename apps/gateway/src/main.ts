@@ -9,7 +9,9 @@ import { configureHttpApp, createHttpAdapter } from './http/configure-app';
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), createHttpAdapter(config), { logger: appLogger(config, 'gateway') });
+  const logger = appLogger(config, 'gateway');
+  const http = createHttpAdapter(config);
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), http, { logger });
   configureHttpApp(app);
   await app.listen(config.http.port, config.http.host);
 }

@@ -7,7 +7,8 @@ import { RetrieverModule } from './retriever.module';
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
-  const app = await NestFactory.createApplicationContext(RetrieverModule.forRoot(config), { logger: appLogger(config, 'retriever') });
+  const logger = appLogger(config, 'retriever');
+  const app = await NestFactory.createApplicationContext(RetrieverModule.forRoot(config), { logger });
   app.enableShutdownHooks();
   await startWorkerMetrics(config, 'retriever');
 }

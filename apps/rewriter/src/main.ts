@@ -7,7 +7,8 @@ import { RewriterModule } from './rewriter.module';
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
-  const app = await NestFactory.createApplicationContext(RewriterModule.forRoot(config), { logger: appLogger(config, 'rewriter') });
+  const logger = appLogger(config, 'rewriter');
+  const app = await NestFactory.createApplicationContext(RewriterModule.forRoot(config), { logger });
   app.enableShutdownHooks();
   await startWorkerMetrics(config, 'rewriter');
 }

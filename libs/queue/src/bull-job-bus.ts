@@ -68,7 +68,8 @@ export class BullJobBus extends JobBus {
   }
 
   private add(queue: QueueName, data: unknown, jobId?: string, extra: JobsOptions = {}): Promise<Job> {
-    return this.whileConnected(queue, (q) => q.add(queue, data, { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) }));
+    const opts: JobsOptions = { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) };
+    return this.whileConnected(queue, (q) => q.add(queue, data, opts));
   }
 
   /**
@@ -119,7 +120,9 @@ const COMMAND_TIMEOUT_MS = 3000;
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 

@@ -37,7 +37,8 @@ export class InProcessJobBus extends JobBus {
 
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
     const job = withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs));
-    return withDeadline(this.run(queue, job, opts.jobId ?? randomUUID()), queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
+    const running = this.run(queue, job, opts.jobId ?? randomUUID());
+    return withDeadline(running, queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
@@ -105,5 +106,6 @@ function withDeadline<T>(p: Promise<T>, queue: string, ms: number): Promise<T> {
       ms,
     );
   });
-  return Promise.race([p.catch((err: unknown) => Promise.reject(decodeJobFailure(err))), deadline]).finally(() => clearTimeout(timer));
+  const decoded = p.catch((err: unknown) => Promise.reject(decodeJobFailure(err)));
+  return Promise.race([decoded, deadline]).finally(() => clearTimeout(timer));
 }

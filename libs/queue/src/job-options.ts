@@ -24,7 +24,12 @@ export function jobOptions(queue: QueueName): JobsOptions {
   }
 }
 
-const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([QueueName.Find, QueueName.Assemble, QueueName.Expand, QueueName.Digest]);
+const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([
+  QueueName.Find,
+  QueueName.Assemble,
+  QueueName.Expand,
+  QueueName.Digest,
+]);
 
 /**
  * Whether jobs of `queue` serve one waiting request (and carry its deadline) rather than durable work.

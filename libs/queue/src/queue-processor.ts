@@ -54,18 +54,21 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
   async handle(raw: unknown, job: Omit<JobRun, 'meta'> = {}): Promise<ResultOf<Q>> {
     const { data, meta } = splitJobMeta(raw);
     const run: JobRun = { ...job, meta };
-    return runInWorkContext({ requestId: meta.requestId ?? `job-${job.id ?? randomUUID()}` }, () => this.guarded(data, run));
+    const requestId = meta.requestId ?? `job-${job.id ?? randomUUID()}`;
+    return runInWorkContext({ requestId }, () => this.guarded(data, run));
   }
 
   private async guarded(data: unknown, job: JobRun): Promise<ResultOf<Q>> {
     const late = job.meta.deadlineAt === undefined ? 0 : Date.now() - job.meta.deadlineAt;
     if (late > 0) {
       this.noteDropped(late);
-      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.DeadlineExceeded, `${this.queue} job dropped after its deadline`));
+      const message = `${this.queue} job dropped after its deadline`;
+      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.DeadlineExceeded, message));
     }
     if (!this.isPayload(data)) {
       this.log.error(`malformed ${this.queue} job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.InvalidArgument, `malformed ${this.queue} job payload`));
+      const message = `malformed ${this.queue} job payload`;
+      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.InvalidArgument, message));
     }
     this.log.debug(`${this.queue} ${job.id ?? ''}`);
     try {
@@ -83,7 +86,8 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     this.dropped++;
     const now = Date.now();
     if (now - this.droppedLoggedAt < 10_000) return;
-    this.log.warn(`dropped ${this.dropped} ${this.queue} job(s) past their request's deadline (latest ${lateMs} ms late)`);
+    const n = this.dropped;
+    this.log.warn(`dropped ${n} ${this.queue} job(s) past their request's deadline (latest ${lateMs} ms late)`);
     this.dropped = 0;
     this.droppedLoggedAt = now;
   }

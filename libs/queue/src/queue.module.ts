@@ -100,7 +100,10 @@ function bullmq(config: AppConfig): DynamicModule {
     providers: [
       busProvider,
       { provide: InProcessJobBus, useValue: null },
-      { provide: REDIS, useFactory: () => watchRedisClient(new Redis({ ...conn.producer, lazyConnect: false }), 'shared client') },
+      {
+        provide: REDIS,
+        useFactory: () => watchRedisClient(new Redis({ ...conn.producer, lazyConnect: false }), 'shared client'),
+      },
       { provide: LEDGER_STORE, inject: [REDIS], useFactory: (redis: Redis) => new RedisLedgerStore(redis) },
       ...QUEUE_CLIENTS,
     ],

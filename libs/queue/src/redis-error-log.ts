@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 
 const WINDOW_MS = 30_000;
 const MAX_KEYS = 50;
-const CONNECTION = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|Stream isn't writeable|Connection is closed|connect ETIMEDOUT/i;
+const CONNECTION = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|Stream isn't writeable|Connection is closed/i;
 
 /**
  * Bounded, rate-limited logging of Redis trouble for one process (docs/operations.md "Redis
@@ -40,7 +40,8 @@ export class RedisErrorLog {
   ready(source: string): void {
     if (this.downSince === null) return;
     const s = ((this.now() - this.downSince) / 1000).toFixed(1);
-    this.logger.log(`Redis reachable again (${source}) after ${s} s; ${this.heldBack} connection errors were not logged`);
+    const held = this.heldBack;
+    this.logger.log(`Redis reachable again (${source}) after ${s} s; ${held} connection errors were not logged`);
     this.downSince = null;
     this.heldBack = 0;
   }
@@ -56,13 +57,15 @@ export class RedisErrorLog {
       this.downSince = t;
       this.lastReport = t;
       this.heldBack = 0;
-      this.logger.warn(`Redis unreachable (${source}: ${msg}); reconnecting with backoff, one summary per ${WINDOW_MS / 1000} s`);
+      const every = WINDOW_MS / 1000;
+      this.logger.warn(`Redis unreachable (${source}: ${msg}); reconnecting with backoff, one summary per ${every} s`);
       return;
     }
     this.heldBack++;
     if (t - this.lastReport < WINDOW_MS) return;
     this.lastReport = t;
-    this.logger.warn(`Redis still unreachable after ${Math.round((t - this.downSince) / 1000)} s (${this.heldBack} errors so far; last: ${msg})`);
+    const s = Math.round((t - this.downSince) / 1000);
+    this.logger.warn(`Redis still unreachable after ${s} s (${this.heldBack} errors so far; last: ${msg})`);
   }
 }
 

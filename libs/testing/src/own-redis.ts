@@ -16,9 +16,8 @@ export class OwnRedis {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    const child = spawn('redis-server', args, { stdio: 'ignore' });
     this.child = child;
     const until = Date.now() + 15_000;
     while (Date.now() < until) {

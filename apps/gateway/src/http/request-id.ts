@@ -29,7 +29,8 @@ export function trackRequests(fastify: FastifyInstance): void {
     const path = req.url.split('?')[0];
     if (!PROBES.has(path)) {
       const route = req.routeOptions?.url ?? 'unmatched';
-      log.log({ requestId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+      const ms = Math.round(reply.elapsedTime);
+      log.log({ requestId: req.id, method: req.method, route, status: reply.statusCode, ms });
     }
     done();
   });

@@ -81,7 +81,8 @@ export class ContextPipelineService {
    */
   private async assemble(caller: Identity, candidates: Candidate[], p: ContextParams, deadline: number, errors: string[]): Promise<AssembleResult> {
     try {
-      return await this.assembler.call({ identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail }, deadline - Date.now());
+      const job = { identity: caller, candidates, maxTokens: p.maxTokens, detail: p.detail };
+      return await this.assembler.call(job, deadline - Date.now());
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));

@@ -42,9 +42,11 @@ export class HealthService {
    */
   async readiness(): Promise<ReadinessReport> {
     const [redis, store] = await Promise.all([this.pingRedis(), this.pingStore()]);
-    const consumers = redis === 'down' ? {} : await withTimeout(this.bus.consumers(), 2000).catch(() => ({}) as Record<string, number>);
+    const none: Record<string, number> = {};
+    const consumers = redis === 'down' ? none : await withTimeout(this.bus.consumers(), 2000).catch(() => none);
     const missing = this.neededQueues().filter((q) => !(consumers[q] > 0));
-    return { ready: redis !== 'down' && store === 'up' && missing.length === 0, checks: { redis, store }, consumers, missing };
+    const ready = redis !== 'down' && store === 'up' && missing.length === 0;
+    return { ready, checks: { redis, store }, consumers, missing };
   }
 
   private neededQueues(): QueueName[] {

@@ -46,7 +46,9 @@ async function rootOnly(identities: IdentityService, req: FastifyRequest, reply:
       return Array.isArray(v) ? v[0] : v;
     };
     const who = await identities.resolve({ path: QUEUE_DASHBOARD_PATH, remoteAddress: req.ip, header });
-    if (who.role !== 'root') throw new KernelError(KernelErrorCode.PermissionDenied, 'The queue dashboard needs the root API key.');
+    if (who.role !== 'root') {
+      throw new KernelError(KernelErrorCode.PermissionDenied, 'The queue dashboard needs the root API key.');
+    }
   } catch (err) {
     const e = err instanceof KernelError ? err : new KernelError(KernelErrorCode.Internal, 'authentication failed');
     await reply.status(statusOf(e.code)).send(errorEnvelope(e.code, e.message));

@@ -27,7 +27,7 @@ export class SystemController {
   @Get('ready')
   @Public()
   @RawResponse()
-  @ApiOperation({ summary: 'Readiness: Redis, the store and a worker on every queue in use (not enveloped; 503 when not ready)' })
+  @ApiOperation({ summary: 'Readiness: Redis, store and a worker per queue in use (not enveloped; 503 if not)' })
   async readyCheck(@Res({ passthrough: true }) reply: FastifyReply) {
     const report = await this.health.readiness();
     if (!report.ready) void reply.status(503);
