@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { bootConfig } from '@app/config';
-import { appLogger, ensureRedisReachable } from '@app/queue';
+import { appLogger, ensureRedisReachable, startTracing } from '@app/queue';
 import { StandaloneModule } from './standalone.module';
 import { configureHttpApp, createHttpAdapter } from '../../gateway/src/http/configure-app';
 
@@ -10,6 +10,7 @@ import { configureHttpApp, createHttpAdapter } from '../../gateway/src/http/conf
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
+  startTracing(config, 'standalone');
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config), createHttpAdapter(config), {
     logger: appLogger(config, 'standalone'),
   });

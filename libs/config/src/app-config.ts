@@ -35,4 +35,6 @@ export interface AppConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   /** `json`: one JSON object per line (docs/operations.md "Logs"); `text`: Nest's console format. */
   logFormat: 'json' | 'text';
+  /** OpenTelemetry (docs/operations.md "Tracing"): the OTLP/HTTP traces endpoint; null: tracing off. */
+  tracing: { otlpTracesUrl: string | null };
 }

@@ -83,6 +83,10 @@ export class EnvDto {
   @IsOptional() @IsIn(['json', 'text'])
   MUNINN_LOG_FORMAT?: 'json' | 'text';
 
+  @IsOptional() @Transform(blankToUndefined)
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  MUNINN_OTLP_TRACES_URL?: string;
+
   @IsOptional() @Transform(blankToUndefined) @IsUrl({ require_tld: false, require_protocol: true })
   EMBEDDING_BASE_URL?: string;
 

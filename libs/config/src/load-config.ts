@@ -77,6 +77,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     },
     logLevel: dto.LOG_LEVEL ?? 'log',
     logFormat: dto.MUNINN_LOG_FORMAT ?? 'json',
+    tracing: { otlpTracesUrl: dto.MUNINN_OTLP_TRACES_URL ?? null },
   };
 }
 
@@ -89,7 +90,7 @@ const DECLARED = [
   'QUERY_PLANNER_MODEL', 'RECALL_INTENT_TIMEOUT_S', 'RECALL_REWRITE_TIMEOUT_S', 'RETRIEVAL_ENABLE_INTENT',
   'MUNINN_STATEMENT_TIMEOUT_MS', 'MUNINN_FILTER_MAX_NODES', 'MUNINN_FILTER_MAX_DEPTH',
   'MUNINN_FILTER_MAX_PATTERN_LENGTH', 'MUNINN_METRICS_PORT',
-  'MUNINN_LOG_FORMAT',
+  'MUNINN_LOG_FORMAT', 'MUNINN_OTLP_TRACES_URL',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

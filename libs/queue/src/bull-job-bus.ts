@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
@@ -5,6 +6,7 @@ import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 import { decodeJobFailure } from './job-failure-decode';
 import { currentJobMeta, withJobMeta } from './job-context';
 import { jobOptions } from './job-options';
+import { inSpan } from './tracing';
 
 /** {@link JobBus} over BullMQ: results come back through one shared `QueueEvents` stream per queue. */
 export class BullJobBus extends JobBus {
@@ -20,7 +22,7 @@ export class BullJobBus extends JobBus {
   }
 
   async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
-    await this.add(queue, withJobMeta(data, currentJobMeta()), opts.jobId, {
+    await this.add(queue, data, undefined, opts.jobId, {
       ...(opts.delayMs && opts.delayMs > 0 ? { delay: Math.round(opts.delayMs) } : {}),
       ...(opts.coalesceKey ? { deduplication: { id: opts.coalesceKey, keepLastIfActive: true } } : {}),
     });
@@ -29,7 +31,7 @@ export class BullJobBus extends JobBus {
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
     const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
     // The deadline travels with the job: past it the worker drops the job instead of running it late.
-    const job = await this.add(queue, withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs)), opts.jobId);
+    const job = await this.add(queue, data, Date.now() + opts.timeoutMs, opts.jobId);
     return this.await<Q>(job, events, queue, opts.timeoutMs);
   }
 
@@ -67,9 +69,13 @@ export class BullJobBus extends JobBus {
     return q;
   }
 
-  private add(queue: QueueName, data: unknown, jobId?: string, extra: JobsOptions = {}): Promise<Job> {
+  /** Adds one job in a producer span; its meta (request id, trace parent, deadline) is taken inside it. */
+  private add(queue: QueueName, payload: unknown, deadlineAt?: number, jobId?: string, extra: JobsOptions = {}) {
     const opts: JobsOptions = { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) };
-    return this.whileConnected(queue, (q) => q.add(queue, data, opts));
+    return inSpan(`${queue} send`, SpanKind.PRODUCER, () => {
+      const data = withJobMeta(payload, currentJobMeta(deadlineAt));
+      return this.whileConnected(queue, (q) => q.add(queue, data, opts));
+    });
   }
 
   /**

@@ -15,3 +15,4 @@ export * from './queue-processor';
 export * from './queue-clients';
 export * from './redis-error-log';
 export * from './app-logger';
+export * from './tracing';

@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { SpanKind } from '@opentelemetry/api';
 import { Job, UnrecoverableError } from 'bullmq';
 import { JobMeta, JobOf, jobFailureMessage, ResultOf, splitJobMeta } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { ConsumerHost } from './consumer';
 import { runInWorkContext } from './job-context';
 import { isRequestScoped } from './job-options';
+import { inSpan } from './tracing';
 import { QueueKey } from './job-bus.port';
 
 /** What a processor may know about the job it runs besides the payload. */
@@ -55,7 +57,9 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     const { data, meta } = splitJobMeta(raw);
     const run: JobRun = { ...job, meta };
     const requestId = meta.requestId ?? `job-${job.id ?? randomUUID()}`;
-    return runInWorkContext({ requestId }, () => this.guarded(data, run));
+    const work = () => this.guarded(data, run);
+    const span = `${this.queue} process`;
+    return runInWorkContext({ requestId }, () => inSpan(span, SpanKind.CONSUMER, work, meta.traceparent));
   }
 
   private async guarded(data: unknown, job: JobRun): Promise<ResultOf<Q>> {
