@@ -30,6 +30,7 @@ export class InProcessJobBus extends JobBus {
   async enqueue<Q extends QueueKey>(queue: Q, payload: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
     const data = withJobMeta(payload, currentJobMeta());
     if (opts.coalesceKey) return this.coalesce(queue, data, `${queue}/${opts.coalesceKey}`, opts.delayMs ?? 0);
+    // Nobody awaits a fire-and-forget job; its failure was logged once by the processor base.
     const start = () => void this.run(queue, data, opts.jobId ?? randomUUID()).catch(() => undefined);
     if (opts.delayMs && opts.delayMs > 0) setTimeout(start, opts.delayMs).unref();
     else start();
@@ -74,7 +75,7 @@ export class InProcessJobBus extends JobBus {
     const start = () => {
       fresh.waiting = false;
       void this.run(queue, data, randomUUID())
-        .catch(() => undefined)
+        .catch(() => undefined) // logged once by the processor base
         .finally(() => {
           this.slots.delete(key);
           if (fresh.next) this.coalesce(queue, fresh.next.data, key, fresh.next.delayMs);
