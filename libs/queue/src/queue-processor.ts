@@ -10,6 +10,13 @@ import { isRequestScoped } from './job-options';
 import { inSpan } from './tracing';
 import { QueueKey } from './job-bus.port';
 
+const CALLER_MISTAKES: ReadonlySet<string> = new Set([
+  KernelErrorCode.InvalidArgument,
+  KernelErrorCode.InvalidUri,
+  KernelErrorCode.NotFound,
+  KernelErrorCode.PermissionDenied,
+]);
+
 /** What a processor may know about the job it runs besides the payload. */
 export interface JobRun {
   id?: string;
@@ -101,9 +108,11 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     const coded = err instanceof KernelError ? err : this.codeOf(err);
     let message: string;
     if (coded) {
-      // The caller gets the code and message (a 400 or 503); the worker's log needs no more than a line.
+      // The caller gets the code and message (a 400 or 503); the worker's log needs no more than a
+      // line, and a caller's own mistakes only at debug (a hostile tenant must not flood the log).
       message = jobFailureMessage(coded.code, coded.message);
-      this.log.warn(`${this.queue} job failed: ${message}`);
+      if (CALLER_MISTAKES.has(coded.code)) this.log.debug(`${this.queue} job refused: ${message}`);
+      else this.log.warn(`${this.queue} job failed: ${message}`);
     } else {
       // Anything else (a database error, a bug) is logged here in full; its text never reaches the caller.
       const errorId = randomUUID();
