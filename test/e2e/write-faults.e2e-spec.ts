@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy, waitReady } from '@app/testing';
+import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy } from '@app/testing';
 
 // A separate gateway and retriever share one PostgreSQL store (PGlite is single-process), so this suite
 // runs where the CI provides a PostgreSQL server with pgvector, like faults.e2e-spec.ts. Redis is this
@@ -101,7 +101,12 @@ suite('write path under faults (real processes)', () => {
     };
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
-    await waitReady(url);
+    await waitHealthy(url);
+    // No assembler here, so /ready stays 503; wait for the retriever's queues to have their worker.
+    await eventually(async () => {
+      const ready = (await (await fetch(`${url}/ready`)).json()) as { consumers: Record<string, number> };
+      return ['find', 'index', 'sidecar'].every((q) => ready.consumers[q] > 0);
+    });
   }, 240_000);
 
   afterAll(async () => {
