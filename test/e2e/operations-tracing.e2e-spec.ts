@@ -73,6 +73,8 @@ suite('tracing: one request, spans from every process it touched', () => {
   }, 240000);
 
   afterAll(async () => {
+    // On a failure, what the processes said is the first thing to read.
+    for (const p of procs) if (p.child.exitCode !== null) process.stdout.write(`[tracing] exited early:\n${p.output().slice(-2000)}\n`);
     await Promise.all(procs.map((p) => p.kill('SIGKILL')));
     await new Promise((r) => collector?.close(r));
     await db?.drop();

@@ -56,13 +56,16 @@ export function waitReady(url: string, ms = 90000): Promise<void> {
 /** Waits until `GET {url}/health` answers 200. */
 export async function waitHealthy(url: string, ms = 45000, path = '/health'): Promise<void> {
   const until = Date.now() + ms;
+  let last = 'none';
   while (Date.now() < until) {
     try {
-      if ((await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5000) })).ok) return;
+      const r = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5000) });
+      if (r.ok) return;
+      last = (await r.text()).slice(0, 500);
     } catch {
       /* not up yet */
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`${url}${path} did not answer 200 within ${ms} ms`);
+  throw new Error(`${url}${path} did not answer 200 within ${ms} ms (last answer: ${last})`);
 }
