@@ -1,5 +1,7 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { AppProcess, buildDist, createTestDatabase, freePort, startAppProcess, TestDatabase, waitHealthy } from '@app/testing';
+import { Job, Queue } from 'bullmq';
+import { parseJobFailure } from '@app/contracts';
+import { redisOptions } from '@app/queue';
+import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy, waitReady } from '@app/testing';
 
 // Separate gateway, retriever and assembler processes share one PostgreSQL store (PGlite is
 // single-process), so this suite runs where the CI provides a PostgreSQL server with pgvector.
@@ -15,8 +17,8 @@ suite('faults across real processes', () => {
   let gateway: AppProcess;
   let retriever: AppProcess;
   let assembler: AppProcess;
-  const post = (path: string, body: unknown) =>
-    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   const context = () => post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' });
 
   beforeAll(async () => {
@@ -26,12 +28,12 @@ suite('faults across real processes', () => {
     url = `http://127.0.0.1:${port}`;
     env = {
       PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? '',
-      MUNINN_QUEUE_PREFIX: `faults-${port}`, MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS),
+      MUNINN_QUEUE_PREFIX: `faults-${port}`, MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS), LOG_LEVEL: 'debug',
     };
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
     assembler = startAppProcess('assembler', env);
-    await waitHealthy(url);
+    await waitReady(url);
     for (const [name, text] of [['quokka', 'The quokka lives on Rottnest Island; its habitat is scrubland.'], ['wombat', 'Wombats dig burrows in forests.']]) {
       const w = await post('/api/v1/content/write', { uri: `viking://~/memories/entities/${name}.md`, content: text, mode: 'create', wait: true });
       expect(w.status).toBe(200);
@@ -43,9 +45,16 @@ suite('faults across real processes', () => {
     await db?.drop();
   });
 
-  it('serves the block when every process is up', async () => {
-    const r = await context();
+  it('serves the block when every process is up; its request id reaches every worker\'s JSON logs', async () => {
+    const r = await post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' }, { 'x-request-id': 'ops-trace-0001' });
     expect(r.status).toBe(200);
+    const lines = (p: AppProcess) => p.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const tagged = (p: AppProcess) => lines(p).filter((l) => l.requestId === 'ops-trace-0001');
+    // The gateway's access line is written once the response is sent: give the pipes a moment.
+    await eventually(async () => [gateway, retriever, assembler].every((p) => tagged(p).length > 0), 10000).catch(() => undefined);
+    for (const [app, proc] of [['gateway', gateway], ['retriever', retriever], ['assembler', assembler]] as const) {
+      expect({ app, apps: [...new Set(tagged(proc).map((l) => l.app))] }).toEqual({ app, apps: [app] });
+    }
     expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/quokka.md');
     expect(r.body.result.stats.retrieval_errors).toBeUndefined();
   });
@@ -74,39 +83,73 @@ suite('faults across real processes', () => {
     assembler = startAppProcess('assembler', env);
     await eventually(async () => (await context()).body.result.stats.retrieval_errors === undefined);
   }, 90000);
+
+  it('kill -9 of the retriever during heavy requests, then a restart: no find job is replayed after its deadline', async () => {
+    const finds = new Queue('find', { connection: redisOptions(env.REDIS_URL), prefix: env.MUNINN_QUEUE_PREFIX });
+    try {
+      // Heavy requests in flight (some find jobs active), then the worker dies; more requests queue up behind it.
+      const inFlight = Array.from({ length: 12 }, () => context());
+      await new Promise((r) => setTimeout(r, 150));
+      const killedAt = Date.now();
+      expect(await retriever.kill('SIGKILL')).toBe('SIGKILL');
+      // Readiness notices that nothing consumes `find` any more (liveness does not: the gateway is fine).
+      await eventually(async () => {
+        const r = await fetch(`${url}/ready`);
+        return r.status === 503 && ((await r.json()) as { missing: string[] }).missing.includes('find');
+      });
+      const queued = await Promise.all(Array.from({ length: 6 }, () => context()));
+      await Promise.all(inFlight);
+      expect(queued.every((r) => r.status === 200 && r.body.result.stats.retrieval_errors?.length > 0)).toBe(true);
+      // Every job added so far has passed its deadline (the requests answered at theirs).
+      await new Promise((r) => setTimeout(r, 500));
+      const restartedAt = Date.now();
+      retriever = startAppProcess('retriever', env);
+      await waitReady(url);
+      await eventually(async () => (await context()).body.result.entries.length > 0);
+      await eventually(async () => {
+        const c = await finds.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        return Object.values(c).every((n) => n === 0);
+      }, 60_000);
+      const old = (jobs: Job[]) => jobs.filter((j) => j.timestamp < restartedAt);
+      // No job added before the restart ran to completion after the kill: each was dropped or failed as stalled.
+      const replayed = old(await finds.getJobs(['completed'])).filter((j) => (j.finishedOn ?? 0) > killedAt);
+      expect(replayed.map((j) => j.id)).toEqual([]);
+      const failed = old(await finds.getJobs(['failed']));
+      const dropped = failed.filter((j) => parseJobFailure(j.failedReason ?? '')?.code === 'DEADLINE_EXCEEDED');
+      expect(dropped.length).toBeGreaterThan(0);
+    } finally {
+      await finds.close();
+    }
+  }, 120000);
 });
 
 suite('Redis outage', () => {
-  let redis: ChildProcess;
-  let redisPort: number;
+  let redis: OwnRedis;
   let db: TestDatabase;
   let app: AppProcess;
   let url: string;
 
-  const startRedis = () => spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-
   beforeAll(async () => {
     buildDist();
     db = await createTestDatabase(PG as string);
-    redisPort = await freePort();
-    redis = startRedis();
-    await new Promise((r) => setTimeout(r, 300));
+    redis = new OwnRedis(await freePort());
+    await redis.start();
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    app = startAppProcess('standalone', { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    app = startAppProcess('standalone', { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url });
     await waitHealthy(url);
   }, 240000);
 
   afterAll(async () => {
     await app?.kill('SIGKILL');
-    redis?.kill('SIGKILL');
+    await redis?.kill();
     await db?.drop();
   });
 
   it('answers 503 in the envelope while Redis is away, without crashing, and recovers when it returns', async () => {
     const ask = () => fetch(`${url}/api/v1/search/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'anything', mode: 'context' }) });
     expect((await ask()).status).toBe(200);
-    redis.kill('SIGKILL');
+    await redis.kill();
     await new Promise((r) => setTimeout(r, 500));
     const down = await ask();
     expect(down.status).toBe(503);
@@ -114,7 +157,7 @@ suite('Redis outage', () => {
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(503);
     expect(app.child.exitCode).toBeNull();
-    redis = startRedis();
+    await redis.start();
     await eventually(async () => (await ask()).status === 200);
   }, 90000);
 });

@@ -1,13 +1,15 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { bootConfig, logLevels } from '@app/config';
-import { ensureRedisReachable, startWorkerMetrics } from '@app/queue';
+import { bootConfig } from '@app/config';
+import { appLogger, ensureRedisReachable, startTracing, startWorkerMetrics } from '@app/queue';
 import { RewriterModule } from './rewriter.module';
 
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
-  const app = await NestFactory.createApplicationContext(RewriterModule.forRoot(config), { logger: logLevels(config.logLevel) });
+  startTracing(config, 'rewriter');
+  const logger = appLogger(config, 'rewriter');
+  const app = await NestFactory.createApplicationContext(RewriterModule.forRoot(config), { logger });
   app.enableShutdownHooks();
   await startWorkerMetrics(config, 'rewriter');
 }

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { bootConfig, logLevels } from '@app/config';
-import { ensureRedisReachable } from '@app/queue';
+import { bootConfig } from '@app/config';
+import { appLogger, ensureRedisReachable, startTracing } from '@app/queue';
 import { StandaloneModule } from './standalone.module';
 import { configureHttpApp, createHttpAdapter } from '../../gateway/src/http/configure-app';
 
@@ -10,8 +10,9 @@ import { configureHttpApp, createHttpAdapter } from '../../gateway/src/http/conf
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
+  startTracing(config, 'standalone');
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config), createHttpAdapter(config), {
-    logger: logLevels(config.logLevel),
+    logger: appLogger(config, 'standalone'),
   });
   configureHttpApp(app);
   await app.listen(config.http.port, config.http.host);

@@ -68,4 +68,8 @@ export interface AppConfig {
   /** Session message bounds and extraction (see docs/sessions.md). */
   sessions: { messageMaxChars: number; messageMaxParts: number; batchMax: number; extractTimeoutMs: number; extractPromptChars: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  /** `json`: one JSON object per line (docs/operations.md "Logs"); `text`: Nest's console format. */
+  logFormat: 'json' | 'text';
+  /** OpenTelemetry (docs/operations.md "Tracing"): the OTLP/HTTP traces endpoint; null: tracing off. */
+  tracing: { otlpTracesUrl: string | null };
 }

@@ -155,6 +155,13 @@ export class EnvDto {
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
+  @IsOptional() @IsIn(['json', 'text'])
+  MUNINN_LOG_FORMAT?: 'json' | 'text';
+
+  @IsOptional() @Transform(blankToUndefined)
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  MUNINN_OTLP_TRACES_URL?: string;
+
   @IsOptional() @Transform(blankToUndefined) @IsUrl({ require_tld: false, require_protocol: true })
   EMBEDDING_BASE_URL?: string;
 

@@ -121,6 +121,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       extractPromptChars: dto.MUNINN_EXTRACT_PROMPT_CHARS ?? 60_000,
     },
     logLevel: dto.LOG_LEVEL ?? 'log',
+    logFormat: dto.MUNINN_LOG_FORMAT ?? 'json',
+    tracing: { otlpTracesUrl: dto.MUNINN_OTLP_TRACES_URL ?? null },
   };
 }
 
@@ -143,6 +145,7 @@ const DECLARED = [
   'MUNINN_SESSION_MESSAGE_MAX_CHARS', 'MUNINN_SESSION_MESSAGE_MAX_PARTS', 'MUNINN_SESSION_BATCH_MAX',
   'MUNINN_EXTRACT_TIMEOUT_S', 'MUNINN_EXTRACT_PROMPT_CHARS',
   'MUNINN_ID_MAX_CHARS',
+  'MUNINN_LOG_FORMAT', 'MUNINN_OTLP_TRACES_URL',
 ] as const;
 
 function pickDeclared(env: Record<string, string | undefined>): Record<string, string> {

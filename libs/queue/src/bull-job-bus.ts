@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
@@ -5,6 +6,7 @@ import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 import { decodeJobFailure } from './job-failure-decode';
 import { currentJobMeta, withJobMeta } from './job-context';
 import { jobOptions } from './job-options';
+import { inSpan } from './tracing';
 
 /** {@link JobBus} over BullMQ: results come back through one shared `QueueEvents` stream per queue. */
 export class BullJobBus extends JobBus {
@@ -20,33 +22,39 @@ export class BullJobBus extends JobBus {
   }
 
   async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
-    await this.add(queue, withJobMeta(data, currentJobMeta()), opts.jobId, {
+    await this.add(queue, data, undefined, opts.jobId, {
       ...(opts.delayMs && opts.delayMs > 0 ? { delay: Math.round(opts.delayMs) } : {}),
       ...(opts.coalesceKey ? { deduplication: { id: opts.coalesceKey, keepLastIfActive: true } } : {}),
     });
   }
 
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
-    const events = await this.eventsFor(queue);
+    const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
     // The deadline travels with the job: past it the worker drops the job instead of running it late.
-    const job = await this.add(queue, withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs)), opts.jobId);
+    const job = await this.add(queue, data, Date.now() + opts.timeoutMs, opts.jobId);
     return this.await<Q>(job, events, queue, opts.timeoutMs);
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
-    const events = await this.eventsFor(queue);
-    const job = await Job.fromId(this.queue(queue), jobId);
+    const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
+    const job = await this.whileConnected(queue, (q) => Job.fromId(q, jobId));
     if (!job) throw new KernelError(KernelErrorCode.NotFound, `Job not found: ${jobId}`);
     return this.await<Q>(job, events, queue, timeoutMs);
   }
 
   async depths(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    for (const [name, q] of this.queues) {
-      const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    for (const name of this.queues.keys()) {
+      const c = await this.whileConnected(name, (q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized'));
       out[name] = Object.values(c).reduce((a, b) => a + b, 0);
     }
     return out;
+  }
+
+  async consumers(): Promise<Record<string, number>> {
+    const names = [...this.queues.keys()];
+    const counts = await Promise.all(names.map((name) => this.whileConnected(name, (q) => q.getWorkersCount())));
+    return Object.fromEntries(names.map((n, i) => [n, counts[i]]));
   }
 
   /** Closes the shared event streams (queues are closed by their module). */
@@ -61,9 +69,27 @@ export class BullJobBus extends JobBus {
     return q;
   }
 
-  private async add(queue: QueueName, data: unknown, jobId?: string, extra: JobsOptions = {}): Promise<Job> {
+  /** Adds one job in a producer span; its meta (request id, trace parent, deadline) is taken inside it. */
+  private add(queue: QueueName, payload: unknown, deadlineAt?: number, jobId?: string, extra: JobsOptions = {}) {
+    const opts: JobsOptions = { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) };
+    return inSpan(`${queue} send`, SpanKind.PRODUCER, () => {
+      const data = withJobMeta(payload, currentJobMeta(deadlineAt));
+      return this.whileConnected(queue, (q) => q.add(queue, data, opts));
+    });
+  }
+
+  /**
+   * Runs one command against the queue, failing fast with UNAVAILABLE while its connection is down:
+   * queue connections keep an offline queue (workers need it to resume), so without this check a
+   * producer would wait for Redis to return instead of answering 503. A command that the connection
+   * drop catches in flight is given up after {@link COMMAND_TIMEOUT_MS}.
+   */
+  private async whileConnected<T>(name: QueueName, command: (q: Queue) => Promise<T>): Promise<T> {
+    const q = this.queue(name);
     try {
-      return await this.queue(queue).add(queue, data, { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) });
+      const client = await withTimeout(q.getBackend().client, COMMAND_TIMEOUT_MS);
+      if (client.status !== 'ready') throw new Error(`connection ${client.status}`);
+      return await withTimeout(command(q), COMMAND_TIMEOUT_MS);
     } catch (err) {
       throw unavailable(err);
     }
@@ -85,15 +111,29 @@ export class BullJobBus extends JobBus {
     let p = this.events.get(queue);
     if (!p) {
       const ev = this.makeEvents(queue);
-      p = ev.waitUntilReady().then(() => ev);
-      p.catch(() => this.events.delete(queue));
+      p = withTimeout(ev.waitUntilReady(), COMMAND_TIMEOUT_MS).then(() => ev);
+      p.catch(() => {
+        this.events.delete(queue);
+        void ev.close().catch(() => undefined);
+      });
       this.events.set(queue, p);
     }
     return p;
   }
 }
 
+const COMMAND_TIMEOUT_MS = 3000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 function unavailable(err: unknown): KernelError {
+  if (err instanceof KernelError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   return new KernelError(KernelErrorCode.Unavailable, `Queue unavailable: ${msg}`, { service: 'redis', reason: msg });
 }

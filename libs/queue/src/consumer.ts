@@ -3,6 +3,7 @@ import { WorkerHost } from '@nestjs/bullmq';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
 import { InProcessJobBus } from './in-process-job-bus';
+import { watchRedisClient } from './redis-error-log';
 
 /** What every processor exposes: the job handler, callable by BullMQ or by the in-process bus. */
 export interface JobHandler {
@@ -17,12 +18,11 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
   abstract handle(data: unknown): Promise<unknown>;
 
   onApplicationBootstrap() {
-    // In in-process mode BullMQ never creates the worker; the getter throws then.
-    try {
-      this.worker.concurrency = this.config.queues.workerConcurrency;
-    } catch {
-      /* in-process transport */
-    }
+    // In in-process mode BullMQ never creates a worker (and the getter would throw).
+    if (this.config.queues.transport !== 'bullmq') return;
+    this.worker.concurrency = this.config.queues.workerConcurrency;
+    // Without a listener BullMQ prints every error of an outage to the console, unthrottled.
+    watchRedisClient(this.worker, `worker ${this.worker.name}`);
   }
 }
 

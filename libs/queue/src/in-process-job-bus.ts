@@ -30,6 +30,7 @@ export class InProcessJobBus extends JobBus {
   async enqueue<Q extends QueueKey>(queue: Q, payload: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
     const data = withJobMeta(payload, currentJobMeta());
     if (opts.coalesceKey) return this.coalesce(queue, data, `${queue}/${opts.coalesceKey}`, opts.delayMs ?? 0);
+    // Nobody awaits a fire-and-forget job; its failure was logged once by the processor base.
     const start = () => void this.run(queue, data, opts.jobId ?? randomUUID()).catch(() => undefined);
     if (opts.delayMs && opts.delayMs > 0) setTimeout(start, opts.delayMs).unref();
     else start();
@@ -37,7 +38,8 @@ export class InProcessJobBus extends JobBus {
 
   async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
     const job = withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs));
-    return withDeadline(this.run(queue, job, opts.jobId ?? randomUUID()), queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
+    const running = this.run(queue, job, opts.jobId ?? randomUUID());
+    return withDeadline(running, queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
@@ -56,6 +58,10 @@ export class InProcessJobBus extends JobBus {
     return out;
   }
 
+  async consumers(): Promise<Record<string, number>> {
+    return Object.fromEntries([...this.handlers.keys()].map((q) => [q, 1]));
+  }
+
   // Same contract as BullMQ's deduplication with keepLastIfActive: one waiting and one running per key.
   private coalesce(queue: QueueName, data: unknown, key: string, delayMs: number): void {
     const slot = this.slots.get(key);
@@ -69,7 +75,7 @@ export class InProcessJobBus extends JobBus {
     const start = () => {
       fresh.waiting = false;
       void this.run(queue, data, randomUUID())
-        .catch(() => undefined)
+        .catch(() => undefined) // logged once by the processor base
         .finally(() => {
           this.slots.delete(key);
           if (fresh.next) this.coalesce(queue, fresh.next.data, key, fresh.next.delayMs);
@@ -101,5 +107,6 @@ function withDeadline<T>(p: Promise<T>, queue: string, ms: number): Promise<T> {
       ms,
     );
   });
-  return Promise.race([p.catch((err: unknown) => Promise.reject(decodeJobFailure(err))), deadline]).finally(() => clearTimeout(timer));
+  const decoded = p.catch((err: unknown) => Promise.reject(decodeJobFailure(err)));
+  return Promise.race([decoded, deadline]).finally(() => clearTimeout(timer));
 }

@@ -13,3 +13,6 @@ export * from './job-context';
 export * from './job-failure-decode';
 export * from './queue-processor';
 export * from './queue-clients';
+export * from './redis-error-log';
+export * from './app-logger';
+export * from './tracing';

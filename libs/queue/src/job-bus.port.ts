@@ -25,4 +25,6 @@ export abstract class JobBus {
   abstract waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>>;
   /** Jobs waiting or running per queue (for /metrics and /health). */
   abstract depths(): Promise<Record<string, number>>;
+  /** Consumers (workers) connected per queue, for readiness (docs/operations.md "Health and readiness"). */
+  abstract consumers(): Promise<Record<string, number>>;
 }

@@ -11,6 +11,6 @@ const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(KernelErrorCode))
 export function decodeJobFailure(err: unknown): unknown {
   if (err instanceof KernelError) return err;
   const failure = parseJobFailure(err instanceof Error ? err.message : String(err));
-  if (failure && KNOWN_CODES.has(failure.code)) return new KernelError(failure.code as KernelErrorCode, failure.message);
-  return err;
+  if (!failure || !KNOWN_CODES.has(failure.code)) return err;
+  return new KernelError(failure.code as KernelErrorCode, failure.message);
 }

@@ -32,7 +32,12 @@ export function jobOptions(queue: QueueName): JobsOptions {
   }
 }
 
-const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([QueueName.Find, QueueName.Assemble, QueueName.Expand, QueueName.Digest]);
+const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([
+  QueueName.Find,
+  QueueName.Assemble,
+  QueueName.Expand,
+  QueueName.Digest,
+]);
 
 /**
  * Whether jobs of `queue` serve one waiting request (and carry its deadline) rather than durable work.
@@ -48,7 +53,13 @@ export function isRequestScoped(queue: QueueName): boolean {
  * "Request ids and deadlines"). Waiting jobs that outlive their deadline are dropped by the
  * processor base.
  */
-export const REQUEST_WORKER_OPTIONS: Pick<WorkerOptions, 'maxStalledCount'> = { maxStalledCount: 0 };
+export const REQUEST_WORKER_OPTIONS: Pick<WorkerOptions, 'maxStalledCount' | 'lockDuration' | 'stalledInterval'> = {
+  maxStalledCount: 0,
+  // Request jobs are short (the lock is renewed every half period while one runs), so a dead
+  // worker's jobs are noticed within about 15 s instead of BullMQ's default minute.
+  lockDuration: 10_000,
+  stalledInterval: 5_000,
+};
 
 /** Coalescing key of a session's idle-commit job: at most one waiting per session. */
 export function sessionIdleKey(job: { accountId: string; userId: string; sessionId: string }): string {

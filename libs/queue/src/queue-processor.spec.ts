@@ -27,7 +27,10 @@ describe('QueueProcessor (durable queue)', () => {
       .handle(JOB).catch((e: Error) => e);
     expect(coded).not.toBeInstanceOf(UnrecoverableError);
     expect((coded as Error).message).toBe('UNAVAILABLE: db away');
-    const bug = await new FakeSidecars(async () => { throw new Error('relation "nodes" does not exist'); }).handle(JOB).catch((e: Error) => e);
+    const failing = new FakeSidecars(async () => {
+      throw new Error('relation "nodes" does not exist');
+    });
+    const bug = await failing.handle(JOB).catch((e: Error) => e);
     expect(bug).not.toBeInstanceOf(UnrecoverableError);
     expect((bug as Error).message).toMatch(/^INTERNAL: sidecar failed \(error id /);
   });

@@ -1,12 +1,21 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { SpanKind } from '@opentelemetry/api';
 import { Job, UnrecoverableError } from 'bullmq';
 import { JobMeta, JobOf, jobFailureMessage, ResultOf, splitJobMeta } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { ConsumerHost } from './consumer';
 import { runInWorkContext } from './job-context';
 import { isRequestScoped } from './job-options';
+import { inSpan } from './tracing';
 import { QueueKey } from './job-bus.port';
+
+const CALLER_MISTAKES: ReadonlySet<string> = new Set([
+  KernelErrorCode.InvalidArgument,
+  KernelErrorCode.InvalidUri,
+  KernelErrorCode.NotFound,
+  KernelErrorCode.PermissionDenied,
+]);
 
 /** What a processor may know about the job it runs besides the payload. */
 export interface JobRun {
@@ -54,14 +63,18 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
   async handle(raw: unknown, job: Omit<JobRun, 'meta'> = {}): Promise<ResultOf<Q>> {
     const { data, meta } = splitJobMeta(raw);
     const run: JobRun = { ...job, meta };
-    return runInWorkContext({ requestId: meta.requestId ?? `job-${job.id ?? randomUUID()}` }, () => this.guarded(data, run));
+    const requestId = meta.requestId ?? `job-${job.id ?? randomUUID()}`;
+    const work = () => this.guarded(data, run);
+    const span = `${this.queue} process`;
+    return runInWorkContext({ requestId }, () => inSpan(span, SpanKind.CONSUMER, work, meta.traceparent));
   }
 
   private async guarded(data: unknown, job: JobRun): Promise<ResultOf<Q>> {
     const late = job.meta.deadlineAt === undefined ? 0 : Date.now() - job.meta.deadlineAt;
     if (late > 0) {
-      this.log.warn(`${this.queue} job ${job.id ?? ''} dropped: its request's deadline passed ${late} ms ago`);
-      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.DeadlineExceeded, `${this.queue} job dropped after its deadline`));
+      this.noteDropped(late);
+      const message = `${this.queue} job dropped after its deadline`;
+      throw new UnrecoverableError(jobFailureMessage(KernelErrorCode.DeadlineExceeded, message));
     }
     if (!this.isPayload(data)) {
       this.log.error(`malformed ${this.queue} job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
@@ -77,14 +90,30 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     }
   }
 
+  private dropped = 0;
+  private droppedLoggedAt = 0;
+
+  // After a crash a backlog of stale jobs drains in one burst: one line per 10 s, with a count.
+  private noteDropped(lateMs: number): void {
+    this.dropped++;
+    const now = Date.now();
+    if (now - this.droppedLoggedAt < 10_000) return;
+    const n = this.dropped;
+    this.log.warn(`dropped ${n} ${this.queue} job(s) past their request's deadline (latest ${lateMs} ms late)`);
+    this.dropped = 0;
+    this.droppedLoggedAt = now;
+  }
+
   private failure(err: unknown): Error {
     const final = isRequestScoped(this.queue);
     const coded = err instanceof KernelError ? err : this.codeOf(err);
     let message: string;
     if (coded) {
-      // The caller gets the code and message (a 400 or 503); the worker's log needs no more than a line.
+      // The caller gets the code and message (a 400 or 503); the worker's log needs no more than a
+      // line, and a caller's own mistakes only at debug (a hostile tenant must not flood the log).
       message = jobFailureMessage(coded.code, coded.message);
-      this.log.warn(`${this.queue} job failed: ${message}`);
+      if (CALLER_MISTAKES.has(coded.code)) this.log.debug(`${this.queue} job refused: ${message}`);
+      else this.log.warn(`${this.queue} job failed: ${message}`);
     } else {
       // Anything else (a database error, a bug) is logged here in full; its text never reaches the caller.
       const errorId = randomUUID();

@@ -9,7 +9,8 @@ import { BullJobBus } from './bull-job-bus';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
 import { QUEUE_CLIENTS } from './queue-clients';
-import { redisOptions } from './redis-connection';
+import { redisOptions, redisRetryStrategy } from './redis-connection';
+import { watchRedisClient } from './redis-error-log';
 import { RedisLedgerStore } from './redis-ledger-store';
 
 /** DI token of the shared ioredis client (ledger, health); null with the in-process transport. */
@@ -59,31 +60,50 @@ function inProcess(): DynamicModule {
   };
 }
 
+/**
+ * Connection options per role (docs/operations.md "Redis outages"). Every client reconnects forever
+ * with {@link redisRetryStrategy}. Queues and workers share BullMQ's connection settings (@nestjs/bullmq
+ * builds each worker from its queue's options), so they keep the offline queue and retry commands
+ * without limit: workers resume by themselves when Redis returns. Producers still fail fast, because
+ * {@link BullJobBus} refuses to add while its connection is not ready. The shared client (health,
+ * ledger) has no offline queue and one retry per command, so it answers at once during an outage.
+ */
+function connections(config: AppConfig) {
+  const base = { ...redisOptions(config.redis.url), retryStrategy: redisRetryStrategy };
+  return {
+    producer: { ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1 },
+    blocking: { ...base, enableOfflineQueue: true, maxRetriesPerRequest: null },
+  };
+}
+
 function bullmq(config: AppConfig): DynamicModule {
-  const connection = redisOptions(config.redis.url);
+  const conn = connections(config);
   const prefix = config.queues.prefix;
   const busProvider: Provider = {
     provide: JobBus,
     inject: ALL_QUEUES.map((q) => getQueueToken(q)),
-    useFactory: (...queues: Queue[]) =>
-      new BullJobBus(
+    useFactory: (...queues: Queue[]) => {
+      queues.forEach((q, i) => watchRedisClient(q, `queue ${ALL_QUEUES[i]}`));
+      return new BullJobBus(
         new Map(ALL_QUEUES.map((q, i) => [q, queues[i]])),
-        (q) => new QueueEvents(q, { connection: { ...connection, maxRetriesPerRequest: null }, prefix }),
-      ),
+        (q) => watchRedisClient(new QueueEvents(q, { connection: conn.blocking, prefix }), `events ${q}`),
+      );
+    },
   };
   return {
     module: QueueModule,
     global: true,
     imports: [
-      // Producers fail fast while Redis is away (mapped to 503) instead of queueing commands in memory;
-      // workers need maxRetriesPerRequest null (BullMQ overrides anything else with a warning).
-      BullModule.forRoot({ connection: { ...connection, enableOfflineQueue: false, maxRetriesPerRequest: null }, prefix }),
+      BullModule.forRoot({ connection: conn.blocking, prefix }),
       BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
     ],
     providers: [
       busProvider,
       { provide: InProcessJobBus, useValue: null },
-      { provide: REDIS, useFactory: () => new Redis({ ...connection, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) },
+      {
+        provide: REDIS,
+        useFactory: () => watchRedisClient(new Redis({ ...conn.producer, lazyConnect: false }), 'shared client'),
+      },
       { provide: LEDGER_STORE, inject: [REDIS], useFactory: (redis: Redis) => new RedisLedgerStore(redis) },
       ...QUEUE_CLIENTS,
     ],

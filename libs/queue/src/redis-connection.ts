@@ -21,3 +21,12 @@ export function redisOptions(url: string): RedisConnection {
     ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
   };
 }
+
+/**
+ * Reconnect delay of every Redis client (ioredis `retryStrategy`): 100 ms doubling to a 2 s cap, never
+ * giving up. Short enough that workers resume within about two seconds of Redis returning, long enough
+ * that an outage costs a few attempts per second per client (docs/operations.md "Redis outages").
+ */
+export function redisRetryStrategy(times: number): number {
+  return Math.min(2000, 100 * 2 ** Math.min(Math.max(times - 1, 0), 5));
+}

@@ -2,6 +2,7 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Db } from './db/db.port';
 import { openStore } from './open-store';
+import { tracedDb } from './db/traced.db';
 import { IdentityRepository, keyServerSecret } from './repositories/identity.repository';
 import { NodeIndexRepository } from './repositories/node-index.repository';
 import { NodeFsRepository } from './repositories/node-fs.repository';
@@ -19,7 +20,11 @@ export const STORE_DB = Symbol('STORE_DB');
 @Global()
 @Module({
   providers: [
-    { provide: STORE_DB, inject: [APP_CONFIG], useFactory: (cfg: AppConfig) => openStore(cfg.store) },
+    {
+      provide: STORE_DB,
+      inject: [APP_CONFIG],
+      useFactory: async (cfg: AppConfig) => tracedDb(await openStore(cfg.store)),
+    },
     {
       provide: NodeRepository,
       inject: [STORE_DB, APP_CONFIG],

@@ -45,16 +45,27 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Waits until `GET {url}/ready` answers 200: Redis and the store up and a worker on every queue in use,
+ * so a suite of separate processes never starts while a worker process is still booting.
+ */
+export function waitReady(url: string, ms = 90000): Promise<void> {
+  return waitHealthy(url, ms, '/ready');
+}
+
 /** Waits until `GET {url}/health` answers 200. */
-export async function waitHealthy(url: string, ms = 45000): Promise<void> {
+export async function waitHealthy(url: string, ms = 45000, path = '/health'): Promise<void> {
   const until = Date.now() + ms;
+  let last = 'none';
   while (Date.now() < until) {
     try {
-      if ((await fetch(`${url}/health`)).ok) return;
+      const r = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5000) });
+      if (r.ok) return;
+      last = (await r.text()).slice(0, 500);
     } catch {
       /* not up yet */
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`${url} did not become healthy within ${ms} ms`);
+  throw new Error(`${url}${path} did not answer 200 within ${ms} ms (last answer: ${last})`);
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Candidate, ContentRead, Identity, normalizeReadContent, openContext } from '@app/kernel';
 import { NodeRepository } from '@app/store';
 
@@ -7,10 +7,13 @@ const OVERVIEW_SIDECAR = '/.overview.md';
 /**
  * Reads the bodies the read policy asked for, each content URI once, in at most two queries
  * (the caller's view and the open view for other-peer candidates) instead of one read per body.
- * A body that cannot be read is simply absent: its tiers become unavailable, never an error.
+ * A body that cannot be read is simply absent: its tiers become unavailable, never an error; the
+ * store failure behind it is logged (never swallowed silently).
  */
 @Injectable()
 export class BodyReaderService {
+  private readonly logger = new Logger(BodyReaderService.name);
+
   constructor(private readonly nodes: NodeRepository) {}
 
   async read(identity: Identity, reads: ContentRead[], candidates: Candidate[]): Promise<Map<string, string>> {
@@ -24,7 +27,11 @@ export class BodyReaderService {
       groups.map(async ([who, group]) => {
         if (group.length === 0) return;
         const nodeUris = group.map((r) => (r.uri.endsWith(OVERVIEW_SIDECAR) ? r.uri.slice(0, -OVERVIEW_SIDECAR.length) : r.uri));
-        const nodes = await this.nodes.getMany(who, nodeUris).catch(() => []);
+        const nodes = await this.nodes.getMany(who, nodeUris).catch((err: unknown) => {
+          const why = err instanceof Error ? err.message : String(err);
+          this.logger.warn(`reading ${nodeUris.length} bodies failed, planning without them: ${why}`);
+          return [];
+        });
         const byUri = new Map(nodes.map((n) => [n.uri, n]));
         for (const r of group) {
           const isSidecar = r.uri.endsWith(OVERVIEW_SIDECAR);

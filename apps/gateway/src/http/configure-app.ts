@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -8,11 +9,13 @@ import { IdentityService } from '../auth/identity.service';
 import { MetricsService } from '../system/metrics.service';
 import type { Identity } from '@app/kernel';
 import { AdmissionService } from './admission.service';
+import { mountQueueDashboard } from '../system/queue-dashboard';
 import { ApiValidationPipe } from './api-validation.pipe';
 import { envelopeClientError, envelopeFrameworkError } from './client-error';
 import { DomainExceptionFilter } from './domain-exception.filter';
 import { applyBoundsToOpenApi } from './request-bounds';
 import { installRequestGate } from './request-gate';
+import { requestIdOf, trackRequests } from './request-id';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
@@ -21,6 +24,7 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
     trustProxy: false,
     clientErrorHandler: envelopeClientError,
     frameworkErrors: envelopeFrameworkError,
+    genReqId: (req: IncomingMessage) => requestIdOf(req.headers['x-request-id']),
   });
 }
 
@@ -32,6 +36,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   app.enableShutdownHooks();
   // Nest routes Fastify's own errors (bad JSON, body too large) through the global filter as well.
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  trackRequests(fastify);
   const metrics = app.get(MetricsService);
   const config = app.get<AppConfig>(APP_CONFIG);
   const identities = app.get(IdentityService);
@@ -59,6 +64,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     done();
   });
   setupSwagger(app, config);
+  mountQueueDashboard(app);
   return app;
 }
 

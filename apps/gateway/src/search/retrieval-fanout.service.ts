@@ -59,7 +59,7 @@ function errorName(err: unknown): string {
 
 const REQUEST_ERRORS: ReadonlySet<string> = new Set([KernelErrorCode.InvalidArgument, KernelErrorCode.InvalidUri]);
 
-/** The caller's mistake behind a failed call (raised here, or by the worker; the client decodes both), if it was one. */
+/** The caller's mistake behind a failed call (raised here, or by the worker and decoded by the client), if any. */
 function invalidArgumentOf(err: unknown): KernelError | null {
   return err instanceof KernelError && REQUEST_ERRORS.has(err.code) ? err : null;
 }

@@ -23,6 +23,7 @@ export class FindProcessor extends QueueProcessor<QueueName.Find> {
 
   // An embedder outage is the service being unavailable (503), not a bug.
   protected override codeOf(err: unknown): KernelError | null {
-    return err instanceof EmbedError ? new KernelError(KernelErrorCode.Unavailable, `embedding the query failed: ${err.message}`) : null;
+    if (!(err instanceof EmbedError)) return null;
+    return new KernelError(KernelErrorCode.Unavailable, `embedding the query failed: ${err.message}`);
   }
 }

@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { SidecarStatus } from '@app/contracts';
 import { directorySidecars, searchText } from '@app/kernel';
 import { Embedder } from '@app/embed';
-import { SidecarClient, sidecarKey } from '@app/queue';
+import { redisErrors, SidecarClient, sidecarKey } from '@app/queue';
 import { NodeIndexRepository, SidecarClaim } from '@app/store';
 import { baseNameWords, embeddingText, INDEX_EMBEDDER, isCollection, parentDirectory } from './index-text';
 
@@ -20,8 +20,6 @@ const INLINE_LEVELS = 16;
  */
 @Injectable()
 export class SidecarService {
-  private readonly logger = new Logger(SidecarService.name);
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repo: NodeIndexRepository,
@@ -96,7 +94,8 @@ export class SidecarService {
     try {
       await this.sidecars.enqueue({ accountId, uri }, { coalesceKey: sidecarKey(accountId, uri), delayMs });
     } catch (err) {
-      this.logger.warn(`sidecar refresh of ${uri} left to the relay: ${(err as Error).message}`);
+      // Rate-limited: during an outage every index job would log here otherwise.
+      redisErrors.error('sidecar refresh left to the relay', err);
     }
   }
 }

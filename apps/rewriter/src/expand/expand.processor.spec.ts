@@ -42,7 +42,8 @@ describe('ExpandProcessor', () => {
   });
 
   it('drops a job whose request deadline has passed, without calling the service', async () => {
-    const err = (await processor.handle({ ...JOB, _meta: { deadlineAt: Date.now() - 1 } }).catch((e: unknown) => e)) as Error;
+    const late = { ...JOB, _meta: { deadlineAt: Date.now() - 1 } };
+    const err = (await processor.handle(late).catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(UnrecoverableError);
     expect(parseJobFailure(err.message)?.code).toBe('DEADLINE_EXCEEDED');
     expect(expand).not.toHaveBeenCalled();
