@@ -21,7 +21,10 @@ export interface MemoryFile {
   content: string;
 }
 
-/** A turn as a memory's ChatLog line (contract §1.4) and as a model sees it: `[D1:3] Speaker: text [shares a photo: …]`. */
+/**
+ * A turn as a memory's ChatLog line (docs/contract.md#tiers-and-sidecars) and as a model sees it: `[D1:3] Speaker: text
+ * [shares a photo: …]`.
+ */
 export function turnLine(t: Turn): string {
   return `[${t.diaId}] ${t.speaker}: ${t.text}${t.caption ? ` [shares a photo: ${t.caption}]` : ''}`;
 }

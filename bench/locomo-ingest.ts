@@ -1,6 +1,7 @@
 /**
  * Turns one LoCoMo conversation into the memory files an agent would have written, without an LLM:
- * event memories (`# Summary` + `# <date> ChatLog:` with `[dia_id] Speaker: text` lines, contract §1.4),
+ * event memories (`# Summary` + `# <date> ChatLog:` with `[dia_id] Speaker: text` lines,
+ * docs/contract.md#tiers-and-sidecars),
  * per part of about 200 tokens (or per chunk of turns, or per session), the summary being the date line
  * and the part's opening turns (`lead`; `extractive`, `gold` and `none` are variants); entity memories (named things and the turns that mention
  * them); preference memories (first-person likes and dislikes, quoted with speaker and date). Every

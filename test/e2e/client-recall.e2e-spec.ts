@@ -1,4 +1,4 @@
-// The agent-plugin recall client (contract §13, case 65 over real HTTP): against a real Muninn, and
+// The agent-plugin recall client (docs/contract.md#agent-plugin-client, over real HTTP): against a real Muninn, and
 // against a node:http server imitating an older server (no context face, then no /recall either).
 // Also the `muninn recall` CLI end to end.
 import { execFile } from 'node:child_process';

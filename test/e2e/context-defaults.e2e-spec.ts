@@ -1,11 +1,12 @@
-// Contract §14 cases 14–15: what a bare context request resolves to, and the flat-mode fan-out it
+// docs/contract.md#context-only-fields, #flat-mode: what a bare context request resolves to, and the flat-mode fan-out
+// it
 // sends to the retriever (read back from the `find` jobs in Redis). Dev mode: ROOT, default/default.
 import { startTestApp, TestApp } from '@app/testing';
 import { context, devAs, JobSpy, seed, STATS_KEYS, withActor } from './context-support';
 
 const DEFAULT_PENALTIES = { events: 0.1, entities: 0.1, preferences: 0.02, experiences: 0.02, resources: 0.02, skills: 0.02, memories: 0.1 };
 
-describe('context defaults (§14 cases 14–15)', () => {
+describe('context defaults', () => {
   let app: TestApp;
   let spy: JobSpy;
 
@@ -21,7 +22,7 @@ describe('context defaults (§14 cases 14–15)', () => {
     await app.close();
   });
 
-  it('case 14: nothing retrieved → empty block and every default in stats, keys in §5.4 order', async () => {
+  it('nothing retrieved → empty block and every default in stats, keys in stats order', async () => {
     const r = await context(app, { query: 'anything at all' }, devAs('nothing-here', 'nobody'));
     expect(r.status).toBe(200);
     expect(Object.keys(r.body)).toEqual(['status', 'result']);
@@ -61,7 +62,7 @@ describe('context defaults (§14 cases 14–15)', () => {
 
   // Muninn scales the default flat limit with the budget (docs/context.md, "Default candidate count"):
   // 1600 tokens → 25 candidates (the contract's 10), so the calls ask for 25 and 100.
-  it('case 15: flat default fans out one call (limit 25 at 1600 tokens, default targets) plus an open-context U/peers scan (limit 100)', async () => {
+  it('flat default fans out one call (limit 25 at 1600 tokens, default targets) plus an open-context U/peers scan (limit 100)', async () => {
     const query = 'kestrel clock tower default fanout';
     const r = await context(app, { query });
     expect(r.status).toBe(200);
@@ -69,7 +70,7 @@ describe('context defaults (§14 cases 14–15)', () => {
     expect(calls).toHaveLength(2);
     const own = calls.find((c) => !c.data.targets.includes('viking://user/default/peers'))!;
     const scan = calls.find((c) => c.data.targets.includes('viking://user/default/peers'))!;
-    // Dev-mode ROOT: the default targets are "no restriction" (§2.2), i.e. target_uri "".
+    // Dev-mode ROOT: the default targets are "no restriction" (docs/contract.md#default-targets), i.e. target_uri "".
     expect(own.data).toMatchObject({ targets: [], limit: 25, scoreThreshold: null, filter: null, levels: null });
     expect(scan.data).toMatchObject({ targets: ['viking://user/default/peers'], limit: 100, filter: null });
     // An explicit limit is the contract's ceiling again.
@@ -82,7 +83,7 @@ describe('context defaults (§14 cases 14–15)', () => {
     expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/kestrel.md');
   });
 
-  it('case 15 with an actor: the own call keeps the actor view, the peers scan runs without it', async () => {
+  it('flat mode with an actor: the own call keeps the actor view, the peers scan runs without it', async () => {
     const query = 'kestrel clock tower actor fanout';
     const r = await context(app, { query }, withActor({}, 'current'));
     expect(r.status).toBe(200);

@@ -1,4 +1,4 @@
-// Contract §14 cases 22–33: candidate gathering — bucket targets, the open-context peer scan, origin
+// docs/contract.md#candidate-gathering: candidate gathering — bucket targets, the open-context peer scan, origin
 // ranking, profile/duplicate/exclusion handling, over-fetch, retrieval failures and directory hits.
 // Retrieval results come from seeded content (one distinctive word per case); the fan-out is read
 // back from the `find` jobs in Redis. Dev mode: ROOT, user default, so U = viking://user/default.
@@ -19,7 +19,7 @@ const ACTOR = withActor({}, 'current');
 /** Makes a held `find` job fail inside the real retriever (its payload guard refuses it). */
 const breakJob = (job: Job) => job.updateData({ ...job.data, targets: ['not-a-viking-uri'] });
 
-describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)', (store) => {
+describe.each(storeModes())('context gathering (store: %s)', (store) => {
   let app: TestApp;
   let spy: JobSpy;
   const targetsOf = async (query: string) => (await spy.finds(query)).flatMap((c) => c.data.targets);
@@ -67,7 +67,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     await app.close();
   });
 
-  it('case 22: quotas {events, skills} with peer_scope actor → events and both skills roots searched, no peers scan', async () => {
+  it('quotas {events, skills} with peer_scope actor → events and both skills roots searched, no peers scan', async () => {
     const query = 'marmoset case twenty two';
     const r = await context(app, { query, quotas: { events: 2, skills: 1 }, peer_scope: 'actor' });
     expect(r.status).toBe(200);
@@ -79,7 +79,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(r.body.result.stats.quotas).toEqual({ events: 2, skills: 1 });
   });
 
-  it('case 23: purpose coding with an actor → every preset bucket searched, limit ignored, not truncated to 1', async () => {
+  it('purpose coding with an actor → every preset bucket searched, limit ignored, not truncated to 1', async () => {
     const query = 'marmoset';
     const r = await context(app, { query, purpose: 'coding', limit: 1, peer_scope: 'actor', ...STRICT }, ACTOR);
     expect(r.status).toBe(200);
@@ -108,7 +108,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     });
   });
 
-  describe('case 24: /recall with an actor, events only', () => {
+  describe('/recall with an actor, events only', () => {
     const OCELOT = {
       actor: `${U}/peers/current/memories/events/ocelot-actor.md`,
       self: `${U}/memories/events/ocelot-self.md`,
@@ -161,7 +161,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     });
   });
 
-  it('case 25: the same with peer_scope "actor" → no call on U/peers, no other-peer entry', async () => {
+  it('the same with peer_scope "actor" → no call on U/peers, no other-peer entry', async () => {
     const query = 'ocelot sighting river actor scope';
     const r = await post(app, RECALL, { query, quotas: { entities: 0, preferences: 0 }, peer_scope: 'actor' }, ACTOR);
     expect(r.status).toBe(200);
@@ -172,7 +172,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(urisOf(r)).toEqual(expect.arrayContaining([`${U}/peers/current/memories/events/ocelot-actor.md`, `${U}/memories/events/ocelot-self.md`]));
   });
 
-  it('case 26: a resources bucket with peer_scope "all" searches the actor\'s resources, never the U/peers scan', async () => {
+  it('a resources bucket with peer_scope "all" searches the actor\'s resources, never the U/peers scan', async () => {
     const query = 'ibis';
     const r = await context(app, { query, quotas: { resources: 2 }, peer_scope: 'all', ...STRICT }, ACTOR);
     expect(r.status).toBe(200);
@@ -183,7 +183,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(hit).toMatchObject({ category: 'resources', origin: 'actor_peer' });
   });
 
-  it('case 27: profile.md is never a candidate and a URI found twice is one entry', async () => {
+  it('profile.md is never a candidate and a URI found twice is one entry', async () => {
     const query = 'narwhal';
     const r = await context(app, { query, ...STRICT });
     expect(r.status).toBe(200);
@@ -195,7 +195,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(r.body.result.stats).toMatchObject({ searched: { all: 2 }, candidates: 1, excluded: 0, returned: 1 });
   });
 
-  it('case 28: flat mode derives a memory list hit\'s category from the URI; the skills list wins for skills', async () => {
+  it('flat mode derives a memory list hit\'s category from the URI; the skills list wins for skills', async () => {
     const query = 'quagga';
     const r = await context(app, { query, ...STRICT });
     expect(r.status).toBe(200);
@@ -210,7 +210,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(own.result!.memories.map((h) => h.uri)).toEqual(expect.arrayContaining([`${U}/memories/skills/quagga-s.md`, `${U}/memories/trajectories/quagga-t.md`]));
   });
 
-  it('case 28: a viking://resources file whose path holds /memories/events/ comes back in the resources list, as a resource', async () => {
+  it('a viking://resources file whose path holds /memories/events/ comes back in the resources list, as a resource', async () => {
     const query = 'quagga';
     const r = await context(app, { query, ...STRICT });
     const [own] = (await spy.finds(query)).filter((c) => c.data.targets.length === 0);
@@ -218,7 +218,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(entriesOf(r).find((e) => e.uri === 'viking://resources/backup/memories/events/quagga-log.md')?.category).toBe('resources');
   });
 
-  it('case 29: an excluded URI (given with ~) is dropped and counted', async () => {
+  it('an excluded URI (given with ~) is dropped and counted', async () => {
     const both = await context(app, { query: 'tapir', ...STRICT });
     expect(urisOf(both).sort()).toEqual([`${U}/memories/entities/tapir-a.md`, `${U}/memories/entities/tapir-b.md`]);
     const r = await context(app, { query: 'tapir', ...STRICT, exclude_uris: ['viking://~/memories/entities/tapir-a.md'] });
@@ -228,7 +228,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(r.body.result.stats.candidates).toBe(1);
   });
 
-  it('case 30: three exclusions over-fetch a quota of 4 to 7 on every call', async () => {
+  it('three exclusions over-fetch a quota of 4 to 7 on every call', async () => {
     const query = 'gecko over fetch';
     const exclude = [`${U}/memories/events/x1.md`, `${U}/memories/events/x2.md`, `${U}/memories/events/x3.md`];
     const r = await context(app, { query, quotas: { events: 4 }, peer_scope: 'actor', exclude_uris: exclude }, ACTOR);
@@ -241,7 +241,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect((await spy.finds(scanned)).map((c) => [c.data.targets[0], c.data.limit]).sort()).toEqual([[`${U}/memories/events`, 5], [`${U}/peers`, 11]]);
   });
 
-  it('case 31: every retrieval call fails → 200 with no entries and at most five errors of at most 200 chars', async () => {
+  it('every retrieval call fails → 200 with no entries and at most five errors of at most 200 chars', async () => {
     const query = 'marmoset every call fails';
     const r = await spy.holding(QueueName.Find, 12, (d) => d.query === query, () => context(app, { query, purpose: 'coding' }), async (jobs) => {
       for (const job of jobs) await breakJob(job);
@@ -260,7 +260,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(r.body.result.stats.searched).toEqual({ events: 0, entities: 0, preferences: 0, experiences: 0, resources: 0, skills: 0 });
   });
 
-  it('case 32: one failing scope leaves the others served, with its error reported', async () => {
+  it('one failing scope leaves the others served, with its error reported', async () => {
     const query = 'gecko';
     const r = await spy.holding(
       QueueName.Find,
@@ -284,7 +284,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(healthy.body.result.stats).not.toHaveProperty('retrieval_errors');
   });
 
-  it('§6.6 (cases 31–32): a retrieval call that raises an invalid argument fails the whole request with 400, not a stats line', async () => {
+  it('a retrieval call that raises an invalid argument fails the whole request with 400, not a stats line', async () => {
     const query = 'gecko invalid argument';
     const r = await spy.holding(
       QueueName.Find,
@@ -301,7 +301,7 @@ describe.each(storeModes())('context gathering (§14 cases 22–33, store: %s)',
     expect(r.body.error.message).toMatch(/^image_url is not supported: the configured embedder \(.+\) has no image support$/);
   });
 
-  it('case 33: a directory hit is served as the directory URI at overview, with its sidecar body', async () => {
+  it('a directory hit is served as the directory URI at overview, with its sidecar body', async () => {
     const query = 'lemurcrew';
     const dir = `${U}/memories/entities/lemurcrew`;
     const r = await context(app, { query, quotas: { entities: 3 } });

@@ -1,4 +1,4 @@
-// Contract §14 cases 48–53: the cross-turn dedup ledger (§9). Muninn keeps it as a Redis record per
+// docs/contract.md#dedup-ledger: the cross-turn dedup ledger. Muninn keeps it as a Redis record per
 // (account, user, session), readable at GET /api/v1/sessions/{id}/recall-log (architecture.md
 // "Deliberate differences"). Pre-seeded ledgers are written to that Redis key directly; the turn clock
 // is advanced by posting messages. Dev mode: ROOT, default/default.
@@ -22,7 +22,7 @@ const JERBOA_NOTES = [
 ];
 const ghost = (name: string) => `${U}/memories/entities/ghost-${name}.md`;
 
-describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s)', (store) => {
+describe.each(storeModes())('context dedup ledger (store: %s)', (store) => {
   let app: TestApp;
   let ledger: LedgerRedis;
 
@@ -75,7 +75,7 @@ describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s
     await app.close();
   });
 
-  it('case 48: a served hit is recorded at the current turn and cooled on repeat, until dedup_turns messages pass', async () => {
+  it('a served hit is recorded at the current turn and cooled on repeat, until dedup_turns messages pass', async () => {
     await createSession('s48');
     const first = await ask('s48', 'heliotrope', { dedup_turns: 3 });
     expect(urisOf(first)).toEqual([H]);
@@ -98,7 +98,7 @@ describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s
     expect((await recallLog('s48')).entries[H]).toEqual({ turn: 3, detail: 'abstract' });
   });
 
-  it('case 49: an unknown session id is created on the first context request, with a ledger that later messages keep', async () => {
+  it('an unknown session id is created on the first context request, with a ledger that later messages keep', async () => {
     const missing = await app.request('GET', '/api/v1/sessions/s49-fresh');
     expect(missing.status).toBe(404);
     expect(await recallLog('s49-fresh')).toBeNull();
@@ -119,7 +119,7 @@ describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s
     expect(next.body.result.entries).toEqual([]);
   });
 
-  it('case 50: dedup_turns 0 with expansion off leaves the session alone (status off, nothing created)', async () => {
+  it('dedup_turns 0 with expansion off leaves the session alone (status off, nothing created)', async () => {
     const r = await ask('s50-untouched', 'heliotrope', { dedup_turns: 0 });
     expect(urisOf(r)).toEqual([H]);
     expect(r.body.result.stats.dedup).toEqual({ turns: 0, status: 'off', cooled: 0, turn: null });
@@ -127,7 +127,7 @@ describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s
     expect(await recallLog('s50-untouched')).toBeNull();
   });
 
-  describe('case 51: pre-seeded ledgers', () => {
+  describe('pre-seeded ledgers', () => {
     it('at clock 10 with dedup_turns 5, a record from turn 8 is cooled and one from turn 2 is not', async () => {
       await sessionAt('s51-window', 10);
       await ledger.put('default', 'default', 's51-window', { version: 1, updated_turn: 8, entries: { [R]: { turn: 8, detail: 'abstract' }, [O]: { turn: 2, detail: 'abstract' } } });
@@ -192,7 +192,7 @@ describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s
     });
   });
 
-  it('case 52: at clock 40 a turn-1 record falls out of the 4·dedup_turns window on the next write', async () => {
+  it('at clock 40 a turn-1 record falls out of the 4·dedup_turns window on the next write', async () => {
     await sessionAt('s52', 40);
     await ledger.put('default', 'default', 's52', { version: 1, updated_turn: 1, entries: { [`${U}/memories/entities/aardvark.md`]: { turn: 1, detail: 'abstract' } } });
     const r = await ask('s52', 'bongo');
@@ -201,7 +201,7 @@ describe.each(storeModes())('context dedup ledger (§14 cases 48–53, store: %s
     expect(await recallLog('s52')).toEqual({ version: 1, updated_turn: 40, entries: { [BONGO]: { turn: 40, detail: 'abstract' } } });
   });
 
-  it('case 53: a URI that lost to the budget (served bare) is served again on the next turn', async () => {
+  it('a URI that lost to the budget (served bare) is served again on the next turn', async () => {
     await createSession('s53');
     const first = await ask('s53', 'jerboa', { max_tokens: 64 });
     const bare = entriesOf(first).filter((e) => e.detail === 'uri').map((e) => e.uri);

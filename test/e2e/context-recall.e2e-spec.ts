@@ -1,4 +1,4 @@
-// Contract §14 cases 16–21: the deprecated /recall preset — v1 folding rules, the bucketed fan-out it
+// docs/contract.md#recall-preset: the deprecated /recall preset — v1 folding rules, the bucketed fan-out it
 // sends (read back from the `find` jobs), and its deprecation signals. Dev mode: ROOT, default/default.
 import { startTestApp, TestApp } from '@app/testing';
 import { JobSpy, post, RECALL, seed } from './context-support';
@@ -6,7 +6,7 @@ import { JobSpy, post, RECALL, seed } from './context-support';
 const RECALL_QUOTAS = { events: 10, entities: 10, preferences: 3, experiences: 0 };
 const CODING = { events: 1, entities: 2, preferences: 1, experiences: 1, resources: 3, skills: 2 };
 
-describe('/recall preset (§14 cases 16–21)', () => {
+describe('/recall preset', () => {
   let app: TestApp;
   let spy: JobSpy;
   const recall = (body: Record<string, unknown>) => post(app, RECALL, body);
@@ -23,7 +23,7 @@ describe('/recall preset (§14 cases 16–21)', () => {
     await app.close();
   });
 
-  it('case 16: {"query"} → v1 bucket quotas, coding, 1600 tokens, threshold 0.1 on every call, no experiences call, deprecation headers', async () => {
+  it('{"query"} → v1 bucket quotas, coding, 1600 tokens, threshold 0.1 on every call, no experiences call, deprecation headers', async () => {
     const query = 'wombat Quill recall defaults';
     const r = await recall({ query });
     expect(r.status).toBe(200);
@@ -60,7 +60,7 @@ describe('/recall preset (§14 cases 16–21)', () => {
     expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/wombat.md');
   });
 
-  it('case 17: max_chars folds to max_tokens (round half even, floor 64), max_tokens wins, aliases listed in fixed order', async () => {
+  it('max_chars folds to max_tokens (round half even, floor 64), max_tokens wins, aliases listed in fixed order', async () => {
     const cases: [Record<string, unknown>, number, string[]][] = [
       [{ max_chars: 6500 }, 1625, ['max_chars']],
       [{ max_chars: 1600, min_score: 0.1, render: true }, 400, ['max_chars', 'min_score', 'render']],
@@ -79,7 +79,7 @@ describe('/recall preset (§14 cases 16–21)', () => {
     }
   });
 
-  it('case 18: score_threshold beats min_score, which beats the 0.1 default; every call gets the result', async () => {
+  it('score_threshold beats min_score, which beats the 0.1 default; every call gets the result', async () => {
     const both = await recall({ query: 'wombat Quill threshold both', min_score: 0.3, score_threshold: 0.5 });
     expect(both.body.result.stats.score_threshold).toBe(0.5);
     for (const c of await spy.finds('wombat Quill threshold both')) expect(c.data.scoreThreshold).toBe(0.5);
@@ -90,7 +90,7 @@ describe('/recall preset (§14 cases 16–21)', () => {
     for (const c of calls) expect(c.data.scoreThreshold).toBe(0.3);
   });
 
-  it('case 19: render:false blanks rendered but keeps entries; "compact" pins abstract unless detail is given', async () => {
+  it('render:false blanks rendered but keeps entries; "compact" pins abstract unless detail is given', async () => {
     const off = await recall({ query: 'wombat Quill', render: false });
     expect(off.status).toBe(200);
     expect(off.body.result.rendered).toBe('');
@@ -108,7 +108,7 @@ describe('/recall preset (§14 cases 16–21)', () => {
     expect(full.body.result.stats.detail).toBeNull();
   });
 
-  it('case 20: quotas overlay the v1 defaults; explicit null falls back to the coding preset', async () => {
+  it('quotas overlay the v1 defaults; explicit null falls back to the coding preset', async () => {
     const five = await recall({ query: 'wombat Quill', quotas: { events: 5 } });
     expect(five.body.result.stats.quotas).toEqual({ events: 5, entities: 10, preferences: 3, experiences: 0 });
     const none = await recall({ query: 'wombat Quill', quotas: null });
@@ -120,7 +120,7 @@ describe('/recall preset (§14 cases 16–21)', () => {
     expect(withResources.body.result.stats.quotas).toEqual({ ...RECALL_QUOTAS, resources: 2 });
   });
 
-  it('case 21: a session_id defaults dedup_turns to 5; an explicit 0 wins', async () => {
+  it('a session_id defaults dedup_turns to 5; an explicit 0 wins', async () => {
     const five = await recall({ query: 'wombat Quill', session_id: 'recall-dedup-default' });
     expect(five.status).toBe(200);
     expect(five.body.result.stats.dedup).toMatchObject({ turns: 5, status: 'new', turn: 0 });

@@ -1,4 +1,4 @@
-// Contract §14 cases 54–62 (query expansion §10, digest rewrite §11) over real HTTP: gateway → BullMQ →
+// docs/contract.md#query-expansion and #digest-rewrite over real HTTP: gateway → BullMQ →
 // rewriter worker → a fake OpenAI-compatible LLM on a real port. Fuses are shortened through the
 // environment (RECALL_INTENT_TIMEOUT_S, RECALL_REWRITE_TIMEOUT_S) to keep the suite fast.
 import { QueueName } from '@app/contracts';
@@ -22,7 +22,7 @@ const route = (r: { expand?: Reply; digest?: Reply }) => (req: FakeLlmRequest): 
   return (isPlanner ? r.expand : r.digest) ?? { status: 599 };
 };
 
-describe('context expansion and rewrite (§14 cases 54–62)', () => {
+describe('context expansion and rewrite', () => {
   let fake: FakeLlmServer;
   let app: TestApp;
   let spy: JobSpy;
@@ -58,8 +58,8 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
   });
   beforeEach(() => fake.reset());
 
-  describe('expansion (§10)', () => {
-    it('case 54: intent disabled server-side → off, the raw query, and no session created', async () => {
+  describe('expansion', () => {
+    it('intent disabled server-side → off, the raw query, and no session created', async () => {
       const off = await startTestApp({ env: { LLM_BASE_URL: fake.url, LLM_MODEL: 'chat-model', RETRIEVAL_ENABLE_INTENT: 'false' } });
       try {
         const r = await context(off, { query: 'narwhal', session_id: 's54', query_expansion: 'auto', dedup_turns: 0 });
@@ -73,7 +73,7 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
       }
     });
 
-    it('case 55: 3 planner queries → original + first 2 distinct, each searched in every scope; status used', async () => {
+    it('3 planner queries → original + first 2 distinct, each searched in every scope; status used', async () => {
       await sessionWithMessages('s55', 3);
       fake.respondWith(route({ expand: '{"queries": ["narwhal tusk length", "narwhal", "arctic whale survey", "fourth query"]}' }));
       const r = await ask({ query: 'narwhal', session_id: 's55', query_expansion: 'auto' });
@@ -89,7 +89,7 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
       expect(await scopes('fourth query')).toEqual([]);
     });
 
-    it('case 56: a planner slower than the fuse → failed, the raw query, still 200 within the fuse', async () => {
+    it('a planner slower than the fuse → failed, the raw query, still 200 within the fuse', async () => {
       await sessionWithMessages('s56', 2);
       fake.respondWith(route({ expand: { text: '["too late"]', delayMs: 5000 } }));
       const started = Date.now();
@@ -109,8 +109,8 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
     });
   });
 
-  describe('digest rewrite (§11)', () => {
-    it('case 57: `* fact source: <served uri>` → the normalised digest, ok, exact usage, rendered unchanged', async () => {
+  describe('digest rewrite', () => {
+    it('`* fact source: <served uri>` → the normalised digest, ok, exact usage, rendered unchanged', async () => {
       const plain = await ask({ query: 'narwhal tusk' });
       expect(urisOf(plain)).toContain(NARWHAL);
       fake.respondWith(route({ digest: { text: `* fact source: ${NARWHAL}`, usage: { prompt_tokens: 345, completion_tokens: 12 } } }));
@@ -123,7 +123,7 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
       expect(call.messages[1].content).toContain(plain.body.result.rendered);
     });
 
-    it('case 58: only an unserved URI cited → failed, no digest, rendered intact', async () => {
+    it('only an unserved URI cited → failed, no digest, rendered intact', async () => {
       fake.respondWith(route({ digest: '- fact source: viking://resources/never-served.md' }));
       const r = await ask({ query: 'narwhal tusk', rewrite: true });
       expect(r.body.result.stats.rewrite).toBe('failed');
@@ -138,7 +138,7 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
       expect(r.body.result.digest).toBe(`Memory digest:\n- kept source: ${NARWHAL}`);
     });
 
-    it('case 59: NO_RELEVANT_MEMORY → no_relevant, digest and rendered blank, entries kept, nothing cooled', async () => {
+    it('NO_RELEVANT_MEMORY → no_relevant, digest and rendered blank, entries kept, nothing cooled', async () => {
       fake.respondWith(route({ digest: 'NO_RELEVANT_MEMORY' }));
       const r = await ask({ query: 'narwhal tusk', rewrite: true, session_id: 's59', dedup_turns: 5 });
       expect(r.body.result.stats.rewrite).toBe('no_relevant');
@@ -150,7 +150,7 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
       expect(urisOf(next)).toEqual(urisOf(r));
     });
 
-    it('case 60: a model slower than the fuse → timeout within the fuse, rendered intact', async () => {
+    it('a model slower than the fuse → timeout within the fuse, rendered intact', async () => {
       fake.respondWith(route({ digest: { text: `- late source: ${NARWHAL}`, delayMs: 6000 } }));
       const started = Date.now();
       const r = await ask({ query: 'narwhal tusk', rewrite: true });
@@ -173,7 +173,7 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
       expect(r.body.result.rendered).toContain(NARWHAL);
     });
 
-    it('case 62: rewrite_max_bullets 1 with a two-bullet answer → one bullet', async () => {
+    it('rewrite_max_bullets 1 with a two-bullet answer → one bullet', async () => {
       fake.respondWith(route({ digest: `- one source: ${NARWHAL}\n- two source: ${NARWHAL_TUSK}` }));
       const r = await ask({ query: 'narwhal tusk', rewrite: true, rewrite_max_bullets: 1 });
       expect(r.body.result.digest).toBe(`Memory digest:\n- one source: ${NARWHAL}`);
@@ -199,7 +199,7 @@ describe('context expansion and rewrite (§14 cases 54–62)', () => {
     });
   });
 
-  it('case 61: rewrite "auto" with no query planner configured → off (and true → failed)', async () => {
+  it('rewrite "auto" with no query planner configured → off (and true → failed)', async () => {
     const bare = await startTestApp();
     try {
       await seedMany(bare, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });

@@ -1,4 +1,4 @@
-// Shared helpers of the test/e2e/context-*.e2e-spec.ts suites (contract §14): seeding content over
+// Shared helpers of the test/e2e/context-*.e2e-spec.ts suites (docs/contract.md#tested-behaviour): seeding content over
 // HTTP, reading back the `find`/`assemble` jobs a request produced (the observable fan-out), a
 // contract-side token estimate and renderer, and direct access to the Redis ledger record.
 import { Job, Queue } from 'bullmq';
@@ -74,7 +74,7 @@ export function urisOf(r: TestResponse): string[] {
   return entriesOf(r).map((e) => e.uri);
 }
 
-/** The `stats` keys of §5.4 in emission order (optional ones included only when present). */
+/** The `stats` keys of docs/contract.md#stats in emission order (optional ones included only when present). */
 export const STATS_KEYS = [
   'searched', 'candidates', 'excluded', 'origins', 'peer_scope', 'quotas', 'retrieval_errors', 'max_tokens', 'used_tokens',
   'per_entry_cap', 'returned', 'dropped', 'deduped', 'detail', 'tier_counts', 'fill', 'purpose', 'query_expansion',
@@ -194,7 +194,7 @@ const CJK_RANGES: [number, number][] = [
   [0xac00, 0xd7af], [0x1100, 0x11ff], [0x3130, 0x318f], [0xff00, 0xffef], [0x3000, 0x303f],
 ];
 
-/** §8.1: per code point 1.5 (CJK ranges), 2.0 (astral), else 0.25; ceil of the sum. */
+/** docs/contract.md#token-estimate: per code point 1.5 (CJK ranges), 2.0 (astral), else 0.25; ceil of the sum. */
 export function estimateTokens(text: string): number {
   let sum = 0;
   for (const ch of text) {
@@ -204,19 +204,19 @@ export function estimateTokens(text: string): number {
   return Math.ceil(sum);
 }
 
-/** §5.2 attribute escaping. */
+/** docs/contract.md#rendered-block attribute escaping. */
 export function escapeAttr(v: string): string {
   return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
-/** §5.2 one element (the body as served, envelope neutralised). */
+/** docs/contract.md#rendered-block one element (the body as served, envelope neutralised). */
 export function renderElement(e: Entry): string {
   const head = `<memory uri="${escapeAttr(e.uri)}" type="${escapeAttr(e.category)}" score="${e.score.toFixed(2)}" detail="${e.detail}"`;
   if (!e.text) return `${head} />`;
   return `${head}>\n${e.text.replace(/<(\/?)memory(?=[\s/>])/gi, '<\\$1memory')}\n</memory>`;
 }
 
-/** §5.4 `used_tokens`: Σ element tokens + 1 per entry after the first. */
+/** docs/contract.md#stats `used_tokens`: Σ element tokens + 1 per entry after the first. */
 export function usedTokensOf(entries: Entry[]): number {
   return entries.reduce((s, e) => s + estimateTokens(renderElement(e)), 0) + Math.max(0, entries.length - 1);
 }

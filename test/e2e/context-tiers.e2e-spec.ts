@@ -1,5 +1,6 @@
-// Contract §14 cases 34–45: tiers, the body-read policy and the two-phase budget, end to end. Bodies
-// and abstracts come from seeded files (a memory file's abstract is its whole body, §1.4); which
+// docs/contract.md#tiers-and-budget: tiers, the body-read policy and the two-phase budget, end to end. Bodies
+// and abstracts come from seeded files (a memory file's abstract is its whole body,
+// docs/contract.md#tiers-and-sidecars); which
 // bodies the assembler read is read back from the `assemble` job's result in Redis.
 import { QueueName } from '@app/contracts';
 import { startTestApp, TestApp, TestResponse } from '@app/testing';
@@ -23,7 +24,10 @@ const DOSSIER_GONE = `${U}/memories/entities/vicuna-dossier.md`;
 const HUGE = (word: string) => `# Summary\nthe gist\n\n# Notes\n${`${word} notes line. `.repeat(1300)}`.slice(0, 20000);
 const CJK = `${U}/memories/entities/tokencjk.md`;
 
-/** §8.1 / §5.4 arithmetic on a response: rendered = the elements joined by \n, used = Σ tokens + separators ≤ budget. */
+/**
+ * docs/contract.md#token-estimate / #stats arithmetic on a response: rendered = the elements joined by \n, used = Σ
+ * tokens + separators ≤ budget.
+ */
 function expectBudgetArithmetic(r: TestResponse) {
   const entries = entriesOf(r);
   const { stats, rendered } = r.body.result;
@@ -39,7 +43,7 @@ function expectBudgetArithmetic(r: TestResponse) {
   expect(stats.tier_counts).toEqual(tiers);
 }
 
-describe('context tiers and budget (§14 cases 34–45)', () => {
+describe('context tiers and budget', () => {
   let app: TestApp;
   let spy: JobSpy;
   const ask = async (body: Record<string, unknown>) => {
@@ -76,7 +80,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     await app.close();
   });
 
-  it('case 34: an event and an entity with long chatter fit 1200 tokens without bare URIs', async () => {
+  it('an event and an entity with long chatter fit 1200 tokens without bare URIs', async () => {
     const r = await ask({ query: 'heron pond', max_tokens: 1200, ...STRICT });
     expect(entriesOf(r).map((e) => e.category)).toEqual(['events', 'entities']);
     expect(entriesOf(r).map((e) => e.uri)).toEqual([A, B]);
@@ -85,7 +89,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(r.body.result.stats.used_tokens).toBeLessThanOrEqual(1200);
   });
 
-  it('case 35: with default tiers only the event body is read; the event deepens to full, the entity stays abstract', async () => {
+  it('with default tiers only the event body is read; the event deepens to full, the entity stays abstract', async () => {
     const since = Date.now();
     const r = await ask({ query: 'heron pond', quotas: { events: 5, entities: 5 }, ...STRICT });
     expect(one(r, A).detail).toBe('full');
@@ -96,7 +100,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(job.result.bodiesRead).toBe(1);
   });
 
-  it('case 36: an event body loses its MEMORY_FIELDS trailer at every tier', async () => {
+  it('an event body loses its MEMORY_FIELDS trailer at every tier', async () => {
     for (const max_tokens of [1600, 120]) {
       const r = await ask({ query: 'zephyr launch', max_tokens, ...STRICT });
       const e = one(r, LAUNCH);
@@ -107,7 +111,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     }
   });
 
-  it('case 37: a resource with an empty abstract is a bare URI, by default and pinned to abstract, and its body is never read', async () => {
+  it('a resource with an empty abstract is a bare URI, by default and pinned to abstract, and its body is never read', async () => {
     for (const detail of [undefined, 'abstract']) {
       const since = Date.now();
       const r = await ask({ query: 'blankquill', ...STRICT, ...(detail ? { detail } : {}) });
@@ -117,7 +121,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     }
   });
 
-  it('case 38: a resource is served at its abstract by default, its body when pinned full, its outline when pinned overview', async () => {
+  it('a resource is served at its abstract by default, its body when pinned full, its outline when pinned overview', async () => {
     const found = await app.request('POST', '/api/v1/search/find', { body: { query: 'guidezebu', target_uri: 'viking://resources', level: 2 } });
     const abstract = found.body.result.resources.find((h: { uri: string }) => h.uri === GUIDE).abstract;
     expect(abstract).not.toBe('');
@@ -129,7 +133,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(one(overview, GUIDE)).toMatchObject({ detail: 'overview', text: '# Title\n  ## Body\n\nintro text' });
   });
 
-  it('case 39: an entity whose abstract is over the cap is served at its summary, its body read once', async () => {
+  it('an entity whose abstract is over the cap is served at its summary, its body read once', async () => {
     const since = Date.now();
     const r = await ask({ query: 'capybara', ...STRICT });
     expect(entriesOf(r)).toHaveLength(1);
@@ -138,7 +142,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(job.result.bodiesRead).toBe(1);
   });
 
-  it('case 39: … and as a bare URI when its body cannot be read', async () => {
+  it('… and as a bare URI when its body cannot be read', async () => {
     const r = await spy.holding(
       QueueName.Assemble,
       1,
@@ -152,7 +156,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(entriesOf(r)).toEqual([expect.objectContaining({ uri: DOSSIER_GONE, detail: 'uri', text: '' })]);
   });
 
-  it('case 40: three ~200-char entities in 64 tokens → bare URIs or abstracts, at least one dropped, never over budget', async () => {
+  it('three ~200-char entities in 64 tokens → bare URIs or abstracts, at least one dropped, never over budget', async () => {
     const r = await ask({ query: 'okapi', max_tokens: 64, ...STRICT });
     const { stats } = r.body.result;
     expect(stats.candidates).toBe(3);
@@ -163,7 +167,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     for (const e of entriesOf(r)) expect(['uri', 'abstract']).toContain(e.detail);
   });
 
-  it('case 41: two hits with identical text → one entry, deduped 1', async () => {
+  it('two hits with identical text → one entry, deduped 1', async () => {
     const r = await ask({ query: 'dugong', ...STRICT });
     expect(r.body.result.stats.candidates).toBe(2);
     expect(entriesOf(r)).toHaveLength(1);
@@ -172,7 +176,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(r.body.result.stats.dropped).toBe(0);
   });
 
-  it('case 42: a per-category detail map pins each category and is echoed in stats.detail', async () => {
+  it('a per-category detail map pins each category and is echoed in stats.detail', async () => {
     const detail = { events: 'abstract', entities: 'full' };
     const r = await ask({ query: 'heron pond', detail, ...STRICT });
     expect(one(r, A).detail).toBe('abstract');
@@ -180,7 +184,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(r.body.result.stats.detail).toEqual(detail);
   });
 
-  it('case 43: a 4000-char event is served full in 1600 tokens and at its summary in 200', async () => {
+  it('a 4000-char event is served full in 1600 tokens and at its summary in 200', async () => {
     const wide = await ask({ query: 'walrus', max_tokens: 1600, ...STRICT });
     const full = entriesOf(wide)[0];
     expect(full).toMatchObject({ uri: `${U}/memories/events/walrus-log.md`, detail: 'full' });
@@ -190,7 +194,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(entriesOf(narrow)[0]).toMatchObject({ detail: 'overview', text: 'Walrus count done.' });
   });
 
-  it('case 44: the same entry with 200×"a" and 200×"中" costs exactly 250 tokens more in CJK', async () => {
+  it('the same entry with 200×"a" and 200×"中" costs exactly 250 tokens more in CJK', async () => {
     const ascii = await ask({ query: 'tokencjk', ...STRICT });
     expect(entriesOf(ascii)).toEqual([expect.objectContaining({ uri: CJK, detail: 'abstract', text: 'a'.repeat(200) })]);
     const w = await app.request('POST', '/api/v1/content/write', { body: { uri: CJK, content: '中'.repeat(200), mode: 'replace', wait: true } });
@@ -201,7 +205,7 @@ describe('context tiers and budget (§14 cases 34–45)', () => {
     expect(estimateTokens('中'.repeat(200)) - estimateTokens('a'.repeat(200))).toBe(250);
   });
 
-  it('case 45: used_tokens is the element estimates plus separators on a mixed block, and the budget holds at every size', async () => {
+  it('used_tokens is the element estimates plus separators on a mixed block, and the budget holds at every size', async () => {
     for (const max_tokens of [64, 100, 300, 800, 1600]) {
       const r = await ask({ query: 'heron pond walrus okapi dugong guidezebu blankquill', max_tokens, filter: FILES });
       expect(r.body.result.stats.candidates).toBeGreaterThanOrEqual(8);

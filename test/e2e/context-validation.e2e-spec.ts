@@ -1,12 +1,12 @@
-// Contract §14 cases 1–13 (validation and routing of /search mode="context" and /recall) over real
-// HTTP in api_key mode: a user key for tenant data, the root key only for case 12.
+// docs/contract.md#context-request (validation and routing of /search mode="context" and /recall) over real
+// HTTP in api_key mode: a user key for tenant data, the root key only for the root-key 403.
 import { startTestApp, TestApp, TestResponse } from '@app/testing';
 import { context, post, RECALL, SEARCH, seed } from './context-support';
 
 const ROOT = 'root-key-for-context-tests-0123456789';
 const ALLOWED_QUOTAS = 'events, entities, preferences, experiences, resources, skills';
 
-describe('context validation and routing (§14 cases 1–13)', () => {
+describe('context validation and routing', () => {
   let app: TestApp;
   let alice: string;
 
@@ -28,7 +28,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
 
   afterAll(() => app.close());
 
-  it('case 1: a context-only field without mode → 400 naming the field and mode=\'context\'', async () => {
+  it('a context-only field without mode → 400 naming the field and mode=\'context\'', async () => {
     const r = await search({ query: 'hello', max_tokens: 1000 });
     expectInvalid(r);
     expect(r.text).toContain("mode='context'");
@@ -36,7 +36,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     expect(r.body.error.message).toBe("Invalid request parameters: body: Value error, max_tokens require mode='context'; set mode='context' or drop these fields");
   });
 
-  it('case 2: presence alone triggers (quotas:null); two fields are listed sorted', async () => {
+  it('presence alone triggers (quotas:null); two fields are listed sorted', async () => {
     const nul = await search({ query: 'q', quotas: null });
     expectInvalid(nul);
     expect(nul.body.error.message).toContain("quotas require mode='context'");
@@ -46,7 +46,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     expect(two.body.error.message.startsWith("Invalid request parameters: body: Value error, dedup_turns, max_tokens require mode='context'")).toBe(true);
   });
 
-  it('case 3: context mode refuses a truthy target_uri and accepts ""', async () => {
+  it('context mode refuses a truthy target_uri and accepts ""', async () => {
     const bad = await ctx({ query: 'plain fox', target_uri: 'viking://user/test_user' });
     expectInvalid(bad);
     expect(bad.body.error.message).toContain("target_uri is not supported in mode='context'");
@@ -57,7 +57,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     expect(empty.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/alice/memories/entities/plainfox.md');
   });
 
-  it('case 4: an empty body and a query-less context request → 400 "must not be empty"', async () => {
+  it('an empty body and a query-less context request → 400 "must not be empty"', async () => {
     for (const body of [{}, { mode: 'context' }, { mode: 'context', query: '   ' }]) {
       const r = await search(body);
       expectInvalid(r);
@@ -65,7 +65,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     }
   });
 
-  it('case 4 (§6.6): an invalid argument met by retrieval fails the context request with the 400 list mode gives', async () => {
+  it('an invalid argument met by retrieval fails the context request with the 400 list mode gives', async () => {
     const bad = [
       { filter: { op: 'must', field: 'owner', conds: ['x'] } },
       { filter: { op: 'regex', field: 'uri', pattern: '(' } },
@@ -82,7 +82,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     }
   });
 
-  it('case 5: unknown quota keys → 400 naming them and the six allowed keys; "memories" is not a quota key', async () => {
+  it('unknown quota keys → 400 naming them and the six allowed keys; "memories" is not a quota key', async () => {
     const bogus = await ctx({ query: 'q', quotas: { bogus: 1, events: 1 } });
     expectInvalid(bogus);
     expect(bogus.body.error.message).toBe(`Invalid request parameters: body: Value error, unknown quota keys: bogus; allowed: ${ALLOWED_QUOTAS}`);
@@ -91,7 +91,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     expect(memories.body.error.message).toContain('unknown quota keys: memories');
   });
 
-  it('case 6: detail map keys may include memories; unknown keys, strings and map values → 400', async () => {
+  it('detail map keys may include memories; unknown keys, strings and map values → 400', async () => {
     const ok = await ctx({ query: 'plain fox', detail: { memories: 'overview' } });
     expect(ok.status).toBe(200);
     expect(ok.body.result.stats.detail).toEqual({ memories: 'overview' });
@@ -102,7 +102,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     expectInvalid(await ctx({ query: 'q', detail: { events: 'uri' } }));
   });
 
-  it('case 7: bounds of max_tokens, dedup_turns, rewrite_max_bullets, exclude_uris; unknown fields', async () => {
+  it('bounds of max_tokens, dedup_turns, rewrite_max_bullets, exclude_uris; unknown fields', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ max_tokens: 63 }, 'body.max_tokens'],
       [{ max_tokens: 32001 }, 'body.max_tokens'],
@@ -130,7 +130,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     expect(extra.body.error.message).toBe('Invalid request parameters: body.bogus: Extra inputs are not permitted');
   });
 
-  it('case 8: validation errors are 400 (never 422) with loc starting "body" and the "Invalid request parameters: " prefix', async () => {
+  it('validation errors are 400 (never 422) with loc starting "body" and the "Invalid request parameters: " prefix', async () => {
     for (const body of [{ mode: 'context', query: 'q', max_tokens: 10 }, { query: 'q', quotas: {} }, { mode: 'context', query: 'q', purpose: 'fun' }]) {
       const r = await search(body);
       expect(r.status).toBe(400);
@@ -141,7 +141,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     }
   });
 
-  it('case 9: inert fields are reported in stats.ignored, not rejected', async () => {
+  it('inert fields are reported in stats.ignored, not rejected', async () => {
     const level = await ctx({ query: 'plain fox', level: 1 });
     expect(level.status).toBe(200);
     expect(level.body.result.stats.ignored).toEqual(['level']);
@@ -156,7 +156,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     expect(flat.body.result.stats).not.toHaveProperty('ignored');
   });
 
-  it('case 10: /search list mode, mode omitted or "list", answers identical JSON without a rendered key', async () => {
+  it('/search list mode, mode omitted or "list", answers identical JSON without a rendered key', async () => {
     const omitted = await search({ query: 'plain fox' });
     const list = await search({ query: 'plain fox', mode: 'list' });
     expect(omitted.status).toBe(200);
@@ -166,7 +166,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     expect(Object.keys(omitted.body.result)).toEqual(['memories', 'resources', 'skills', 'total']);
   });
 
-  it('case 11: /recall requires query and refuses limit and unknown quota keys', async () => {
+  it('/recall requires query and refuses limit and unknown quota keys', async () => {
     const noQuery = await post(app, RECALL, { max_chars: 100 }, { key: alice });
     expectInvalid(noQuery);
     expect(noQuery.body.error.message).toBe('Invalid request parameters: body.query: Field required');
@@ -182,7 +182,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     }
   });
 
-  it('case 12: the root key on /search in context mode (and on /recall) → 403 PERMISSION_DENIED', async () => {
+  it('the root key on /search in context mode (and on /recall) → 403 PERMISSION_DENIED', async () => {
     for (const [path, body] of [[SEARCH, { mode: 'context', query: 'plain fox' }], [RECALL, { query: 'plain fox' }]] as const) {
       const r = await post(app, path, body, { key: ROOT });
       expect(r.status).toBe(403);
@@ -192,7 +192,7 @@ describe('context validation and routing (§14 cases 1–13)', () => {
     }
   });
 
-  it('case 13: an actor peer header with a slash → 400', async () => {
+  it('an actor peer header with a slash → 400', async () => {
     for (const actor of ['a/b', 'a\\b', '..', 'a@b@c']) {
       const r = await search({ mode: 'context', query: 'plain fox' }, { 'x-openviking-actor-peer': actor });
       expectInvalid(r);

@@ -58,7 +58,7 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
     expect(simple.body.result).toContain('viking://resources/t/sub/deeper/b.md');
   });
 
-  it('case 36: sort_by=mtime desc sorts before node_limit, directories first', async () => {
+  it('sort_by=mtime desc sorts before node_limit, directories first', async () => {
     const writes = Array.from({ length: 30 }, (_, i) => ({ uri: `viking://resources/sorted/d${String(i).padStart(2, '0')}/f.md`, content: 'x', mode: 'create' }));
     const batch = await app.request('POST', '/api/v1/content/batch-write', { key: alice, body: { root_uri: 'viking://resources/sorted', operations: writes, wait: true } });
     expect(batch.status).toBe(200);

@@ -39,7 +39,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     await app.close();
   });
 
-  it('cases 1–4: tools/list has the 15 reference tools (+ legacy recall) with portable schemas', async () => {
+  it('tools/list has the 15 reference tools (+ legacy recall) with portable schemas', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     for (const n of ['find', 'search', 'read', 'list', 'tree', 'remember', 'write', 'edit', 'add_resource', 'list_watches', 'cancel_watch', 'grep', 'glob', 'forget', 'health']) {
@@ -67,7 +67,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(by('find').properties.target_uri.title).toBe('Target Uri');
   });
 
-  it('cases 16–19, 22: write creates, modes refuse what they must, paths resolve through ~', async () => {
+  it('write creates, modes refuse what they must, paths resolve through ~', async () => {
     const w = await call('write', { uri: 'viking://resources/t/notes.md', content: '# Notes\n' });
     expect([w.isError, w.text.startsWith('Wrote 8 bytes to viking://resources/t/notes.md (mode=create).')]).toEqual([false, true]);
     expect(w.text).toContain('Indexing: semantic=queued, vector=queued.');
@@ -92,7 +92,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(read.text).toBe('# Notes\n');
   });
 
-  it('cases 8–10, 24: read returns storage errors as text and batches in sections', async () => {
+  it('read returns storage errors as text and batches in sections', async () => {
     const missing = await call('read', { uris: 'viking://user/alice/memories/none.md' });
     expect([missing.isError, missing.text]).toEqual([false, 'File not found: viking://user/alice/memories/none.md']);
     const dir = await call('read', { uris: ['viking://resources/t'] });
@@ -111,7 +111,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect([tooMany.isError, tooMany.text]).toEqual([true, 'Error executing tool read: uris: List should have at most 50 items']);
   });
 
-  it('cases 20–21: edit replaces exact text; memory files keep their metadata trailer', async () => {
+  it('edit replaces exact text; memory files keep their metadata trailer', async () => {
     const uri = 'viking://resources/t/edit.md';
     await call('write', { uri, content: 'foo bar baz\n', mode: 'create' });
     expect((await call('edit', { uri, old_string: 'bar', new_string: 'qux' })).text).toMatch(/^Edited viking:\/\/resources\/t\/edit\.md \(\d+ bytes written\)\./);
@@ -135,7 +135,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(raw.body.result).toContain('MEMORY_FIELDS {"memory_type":"events"}');
   });
 
-  it('cases 25–29: forget, grep, glob and tree texts', async () => {
+  it('forget, grep, glob and tree texts', async () => {
     await call('write', { uri: 'viking://resources/tr/top.md', content: 'top\n', mode: 'create' });
     await call('write', { uri: 'viking://resources/tr/sub/a.md', content: 'alpha\n', mode: 'create' });
     await call('write', { uri: 'viking://resources/tr/sub/deeper/b.md', content: 'beta\n', mode: 'create' });
@@ -167,7 +167,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect((await call('read', { uris: 'viking://resources/t/notes.md' })).text).toBe('# Notes\n');
   });
 
-  it('cases 11, 15, 30–32: health, remember, add_resource and watch texts', async () => {
+  it('health, remember, add_resource and watch texts', async () => {
     expect((await call('health')).text).toBe('OpenViking is healthy (service initialized, storage: VikingFS)');
     const stored = await call('remember', { messages: [{ role: 'user', content: '' }, { role: 'assistant', content: 'Noted.' }] });
     expect(stored.text).toBe('Stored 2 message(s) and committed for memory extraction.');
@@ -184,7 +184,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect((await call('cancel_watch', { to_uri: 'viking://resources/x' })).text).toBe('Error: Watch scheduler not running');
   });
 
-  it('case 34 and batches: raw JSON-RPC, unknown tool → isError at HTTP 200, a batch answers every call', async () => {
+  it('raw JSON-RPC, unknown tool → isError at HTTP 200, a batch answers every call', async () => {
     const unknown = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'nope', arguments: {} } });
     expect(unknown.status).toBe(200);
     const body = JSON.parse(await unknown.text());
@@ -199,7 +199,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(byId).toEqual({ a: 'OpenViking is healthy (service initialized, storage: VikingFS)', b: '# Notes\n' });
   });
 
-  it('cases 5, 33: a bad actor header is 400 before JSON-RPC; DELETE is 405; Accept without event-stream is 406', async () => {
+  it('a bad actor header is 400 before JSON-RPC; DELETE is 405; Accept without event-stream is 406', async () => {
     const bad = await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'x-openviking-actor-peer': 'bad/peer' });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('path separators');

@@ -1,4 +1,4 @@
-// MCP at /mcp (contract §12) through the SDK's own Client + StreamableHTTPClientTransport over real
+// MCP at /mcp (docs/contract.md#mcp-tools) through the SDK's own Client + StreamableHTTPClientTransport over real
 // HTTP: each tool answers exactly what the REST route answers for the same request, tool defaults
 // resolve like the routes with those fields omitted, and the endpoint authenticates like REST.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -36,7 +36,7 @@ function assertExplicitTypes(schema: any, path: string): void {
   if (schema.additionalProperties && typeof schema.additionalProperties === 'object') assertExplicitTypes(schema.additionalProperties, `${path}{}`);
 }
 
-describe('MCP endpoint (§12), dev mode', () => {
+describe('MCP endpoint, dev mode', () => {
   let app: TestApp;
   let client: Client;
   const rest = async (path: string, body: unknown) => {

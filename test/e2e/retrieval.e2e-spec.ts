@@ -98,7 +98,7 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     expect(run.body.result.memories[0].uri).toBe('viking://user/alice/memories/events/running.md');
   });
 
-  it('answers the §2.4 shape: three lists sorted by score, total, 0..1 scores, limit and node_limit', async () => {
+  it('answers the find response shape: three lists sorted by score, total, 0..1 scores, limit and node_limit', async () => {
     const r = await find(alice, { query: 'coffee jazz deploy payment', limit: 50 });
     expect(Object.keys(r.body)).toEqual(['status', 'result']);
     expect(Object.keys(r.body.result)).toEqual(['memories', 'resources', 'skills', 'total']);
@@ -295,7 +295,7 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
       }
     });
 
-    it('context-only fields in list mode → 400 naming them (§3.2)', async () => {
+    it('context-only fields in list mode → 400 naming them', async () => {
       const r = await app.request('POST', SEARCH, { key: alice, body: { query: 'q', max_tokens: 1000, dedup_turns: 2 } });
       expect(r.status).toBe(400);
       expect(r.body.error.message).toBe("Invalid request parameters: body: Value error, dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields");

@@ -93,7 +93,7 @@ describe('rewriter worker through the real BullMQ queues (standalone app, fake L
     outs.forEach((out, n) => expect(out.usage).toEqual({ prompt_tokens: 500 + n, completion_tokens: 2 * n }));
   });
 
-  it('expand: raw planner queries come back; §10 keeps the original plus the first 2 new ones', async () => {
+  it('expand: raw planner queries come back; query expansion keeps the original plus the first 2 new ones', async () => {
     fake.enqueue({ text: '{"queries": ["start the rewriter", "npm run start:rewriter", "docker compose up rewriter"]}', usage: { prompt_tokens: 70, completion_tokens: 20 } });
     const out = await bus.call(QueueName.Expand, expandJob(), { timeoutMs: 10_000 });
     expect(out).toEqual({ queries: ['start the rewriter', 'npm run start:rewriter', 'docker compose up rewriter'], usage: { prompt_tokens: 70, completion_tokens: 20 } });

@@ -20,7 +20,7 @@ export interface MuninnClientOptions {
 /** The typed client generated from the server's OpenAPI document (openapi-fetch over `paths`). */
 export type MuninnClient = Client<paths>;
 
-/** Request headers for the identity in `opts` (contract §1.1–1.2). */
+/** Request headers for the identity in `opts` (docs/contract.md#accounts-users-and-keys, #actor-peer). */
 export function identityHeaders(opts: Omit<MuninnClientOptions, 'baseUrl' | 'fetch'>): Record<string, string> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.apiKey) headers['x-api-key'] = opts.apiKey;

@@ -3,7 +3,10 @@ import { AssembleJob, AssembleResult } from '@app/contracts';
 import { entryToJson, normalizeDetail, perEntryCap, planContentReads, planEntries, renderContext } from '@app/kernel';
 import { BodyReaderService } from './body-reader.service';
 
-/** Reads the bodies that can matter, plans tiers within the budget, renders (§8, §5.2). */
+/**
+ * Reads the bodies that can matter, plans tiers within the budget, renders (docs/contract.md#tiers-and-budget,
+ * #rendered-block).
+ */
 @Injectable()
 export class AssembleService {
   constructor(private readonly bodies: BodyReaderService) {}

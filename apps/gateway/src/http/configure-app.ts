@@ -17,7 +17,7 @@ import { applyBoundsToOpenApi } from './request-bounds';
 import { installRequestGate } from './request-gate';
 import { requestIdOf, trackRequests } from './request-id';
 
-/** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine (dependencies.md §1). */
+/** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine. */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,

@@ -11,7 +11,7 @@ import { McpToolsService } from './mcp-tools.service';
 const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless (POST only).' } };
 
 /**
- * MCP over streamable HTTP (§12), stateless: one server and transport per POST. The global auth
+ * MCP over streamable HTTP (docs/contract.md#mcp-tools), stateless: one server and transport per POST. The global auth
  * guard has resolved the caller exactly as for REST routes before the transport sees the request.
  */
 @ApiExcludeController()

@@ -1,4 +1,4 @@
-// MCP tool arguments → the REST body of the route each tool mirrors (contract §12).
+// MCP tool arguments → the REST body of the route each tool mirrors (docs/contract.md#mcp-tools).
 import { KernelError } from '@app/kernel';
 import { findToolBody, recallToolBody, searchToolBody } from './tool-bodies';
 

@@ -2,7 +2,7 @@ import { invalidArgument } from '@app/kernel';
 
 // Each MCP tool becomes the JSON body of the REST route it mirrors, so the tool runs through the same
 // validation and services and answers what `POST` with that body answers. A field the caller left out
-// stays out of the body: the route's own defaults then apply (§12).
+// stays out of the body: the route's own defaults then apply (docs/contract.md#mcp-tools).
 
 type Body = Record<string, unknown>;
 type Tier = 'abstract' | 'overview' | 'full';
@@ -79,7 +79,8 @@ export function searchToolBody(args: SearchToolArgs): Body {
   if (!context) copyPresent(body, args, ['level']);
   if (args.min_score !== undefined) body['score_threshold'] = args.min_score;
   else if (!context) body['score_threshold'] = LIST_MIN_SCORE;
-  // Context-only fields go through in list mode too, so the route answers its §3.2 400 for them.
+  // Context-only fields go through in list mode too, so the route answers its docs/contract.md#cross-field-validation
+  // 400 for them.
   copyPresent(body, args, ['query_expansion', 'max_tokens', 'quotas', 'purpose', 'dedup_turns', 'exclude_uris', 'peer_scope', 'rewrite_max_bullets']);
   const detail = args.detail ?? 'auto';
   if (args.detail_by_category !== undefined) {
@@ -96,7 +97,7 @@ export function searchToolBody(args: SearchToolArgs): Body {
 }
 
 /**
- * The legacy `recall` tool → `POST /api/v1/search/recall` (§12 at #3534): omitted arguments stay
+ * The legacy `recall` tool → `POST /api/v1/search/recall` (docs/contract.md#mcp-tools at #3534): omitted arguments stay
  * unsent, `max_chars` is coerced to max(1, int), `peer_scope` other than "actor" means "all", and an
  * unknown `detail` string degrades to the default (no pin) instead of a 400.
  */

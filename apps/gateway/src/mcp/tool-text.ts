@@ -1,4 +1,4 @@
-// The text an MCP tool answers with (§12). The full REST `result` travels beside it as
+// The text an MCP tool answers with (docs/contract.md#mcp-tools). The full REST `result` travels beside it as
 // `structuredContent`, so a program can read entries and stats while an agent reads the text.
 
 export const NO_CONTEXT_TEXT = 'No matching context found.';

@@ -6,7 +6,7 @@ const numOrDict = rules.union(rules.num(), rules.dict());
 const detail = rules.union(rules.literal('auto', 'abstract', 'overview', 'full'), rules.dict());
 const rewrite = rules.union(rules.bool(), rules.literal('auto'));
 
-/** Fields `/search` shares with list mode (§3.1). */
+/** Fields `/search` shares with list mode (docs/contract.md#context-only-fields). */
 export const SEARCH_SHARED_FIELDS: Record<string, FieldSpec> = {
   query: { rule: rules.str() },
   image_url: { rule: rules.str(), nullable: true },
@@ -27,7 +27,10 @@ export const SEARCH_SHARED_FIELDS: Record<string, FieldSpec> = {
   mode: { rule: rules.literal('list', 'context') },
 };
 
-/** Fields only `mode="context"` accepts (§3.1); `null` is allowed for each (defaults apply). */
+/**
+ * Fields only `mode="context"` accepts (docs/contract.md#context-only-fields); `null` is allowed for each (defaults
+ * apply).
+ */
 export const CONTEXT_ONLY_FIELD_SPECS: Record<string, FieldSpec> = {
   query_expansion: { rule: rules.literal('off', 'auto'), nullable: true },
   max_tokens: { rule: rules.int(64, 32000), nullable: true },
@@ -43,7 +46,9 @@ export const CONTEXT_ONLY_FIELD_SPECS: Record<string, FieldSpec> = {
   explain: { rule: rules.bool(), nullable: true },
 };
 
-/** `/recall` (§4.1): its own field set; `limit`, `filter`, `target_uri`, … are not accepted. */
+/**
+ * `/recall` (docs/contract.md#recall-request): its own field set; `limit`, `filter`, `target_uri`, … are not accepted.
+ */
 export const RECALL_FIELDS: Record<string, FieldSpec> = {
   query: { rule: rules.str(), required: true },
   quotas: { rule: rules.dict(), nullable: true },

@@ -1,6 +1,6 @@
 import type { FilterNode, PenaltyMap, Purpose, QuotaMap, RewriteMode, V1Alias } from '@app/kernel';
 
-/** A context request after validation and folding: what the pipeline runs on (§6). */
+/** A context request after validation and folding: what the pipeline runs on (docs/contract.md#pipeline). */
 export interface ContextParams {
   query: string;
   imageUrl: string | null;
@@ -30,6 +30,6 @@ export interface ContextParams {
   explain?: boolean;
   /** `/search` context: inert fields reported in `stats.ignored`. */
   ignored?: string[];
-  /** `/recall`: v1 aliases the body used (§4.3). */
+  /** `/recall`: v1 aliases the body used (docs/contract.md#deprecation-signals). */
   aliasesUsed?: V1Alias[];
 }

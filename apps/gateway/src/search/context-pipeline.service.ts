@@ -15,7 +15,7 @@ import { RewriteClientService } from './rewrite-client.service';
 import { LoadedSession, SessionContextService } from './session-context.service';
 
 /**
- * Conducts one context request (§6; order documented in libs/contracts/src/queues/pipeline.ts):
+ * Conducts one context request (docs/contract.md#pipeline; order documented in libs/contracts/src/queues/pipeline.ts):
  * session → expansion → ledger → find fan-out → assemble → digest → ledger record → stats.
  */
 @Injectable()

@@ -10,14 +10,19 @@ import { RequestValidationError } from '../http/request-validation.error';
 import { ContextParams } from './context-params';
 import { CONTEXT_ONLY_FIELD_SPECS, RECALL_FIELDS, SEARCH_SHARED_FIELDS } from './context-fields';
 
-/** True when a `/search` body is a context request or carries any context-only field (§3.2). */
+/**
+ * True when a `/search` body is a context request or carries any context-only field
+ * (docs/contract.md#cross-field-validation).
+ */
 export function wantsContext(body: unknown): boolean {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
   const b = body as Record<string, unknown>;
   return b['mode'] === 'context' || contextOnlyFieldsPresent(b).length > 0;
 }
 
-/** `/search` with `mode="context"`: schema, then cross-field rules, then resolution (§3). */
+/**
+ * `/search` with `mode="context"`: schema, then cross-field rules, then resolution (docs/contract.md#context-request).
+ */
 export function parseSearchContext(body: unknown, caller: Identity, now: Date, limits?: FilterLimits): ContextParams {
   const { value, issues } = validateBody(body, { ...SEARCH_SHARED_FIELDS, ...CONTEXT_ONLY_FIELD_SPECS });
   if (issues.length) throw new RequestValidationError(issues);
@@ -58,7 +63,7 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
   };
 }
 
-/** `/recall` (§4): its own schema, then the v1 folding rules onto a context request. */
+/** `/recall` (docs/contract.md#recall-preset): its own schema, then the v1 folding rules onto a context request. */
 export function parseRecall(body: unknown, caller: Identity): ContextParams {
   const { value, issues } = validateBody(body, RECALL_FIELDS);
   if (issues.length) throw new RequestValidationError(issues);
@@ -91,7 +96,10 @@ export function parseRecall(body: unknown, caller: Identity): ContextParams {
   };
 }
 
-/** The request filter folded like list mode's, and refused (400) like list mode's before any fan-out (§6.6). */
+/**
+ * The request filter folded like list mode's, and refused (400) like list mode's before any fan-out
+ * (docs/contract.md#error-policy).
+ */
 function foldFilter(value: Record<string, unknown>, now: Date, limits: FilterLimits | undefined) {
   const filter = buildFilter({
     filter: value['filter'] ?? null,

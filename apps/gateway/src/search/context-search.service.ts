@@ -7,7 +7,10 @@ import { ContextPipelineService } from './context-pipeline.service';
 import { parseRecall, parseSearchContext } from './context-request.parser';
 import { ImageInputService } from './image-input.service';
 
-/** The whole success body of `/search`: the route answers raw so `telemetry` can sit beside `result` (§3.4). */
+/**
+ * The whole success body of `/search`: the route answers raw so `telemetry` can sit beside `result`
+ * (docs/contract.md#success-envelope).
+ */
 export interface SearchEnvelope {
   status: 'ok';
   result: unknown;
@@ -15,7 +18,8 @@ export interface SearchEnvelope {
 }
 
 /**
- * `/search` with `mode="context"` (§3) and the deprecated `/recall` preset (§4): parse, fold, run the
+ * `/search` with `mode="context"` (docs/contract.md#context-request) and the deprecated `/recall` preset
+ * (docs/contract.md#recall-preset): parse, fold, run the
  * pipeline. The search controller sends every body in context mode or carrying a context-only field.
  */
 @Injectable()

@@ -11,7 +11,9 @@ export interface LedgerView {
   cooled: string[];
 }
 
-/** Cross-turn dedup (§9) over the ledger store; read or write failures only degrade dedup. */
+/**
+ * Cross-turn dedup (docs/contract.md#dedup-ledger) over the ledger store; read or write failures only degrade dedup.
+ */
 @Injectable()
 export class DedupLedgerService {
   private readonly logger = new Logger(DedupLedgerService.name);

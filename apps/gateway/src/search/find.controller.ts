@@ -21,7 +21,7 @@ export class FindController {
   @Post('find')
   @HttpCode(200)
   @RawResponse()
-  @ApiOperation({ summary: 'Stateless hybrid retrieval (§2): hits in memories/resources/skills, each sorted by score' })
+  @ApiOperation({ summary: 'Stateless hybrid retrieval: hits in memories/resources/skills, each sorted by score' })
   @ApiBody({ type: FindRequestDto })
   @ApiOkResponse({ type: FindEnvelopeDto })
   find(@Caller() caller: Identity, @Body() body: unknown) {
@@ -32,7 +32,7 @@ export class FindController {
   @HttpCode(200)
   @RawResponse()
   @ApiOperation({
-    summary: 'Search: list mode (default) is /find byte for byte; mode="context" assembles a bounded context block (§3)',
+    summary: 'Search: list mode (default) is /find byte for byte; mode="context" assembles a bounded context block',
     description: 'Context-only fields (max_tokens, quotas, purpose, detail, …) require mode="context".',
   })
   @ApiExtraModels(SearchListRequestDto, ContextSearchRequestDto, FindEnvelopeDto, ContextEnvelopeDto)

@@ -13,7 +13,9 @@ import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
 import { ImageInputService } from './image-input.service';
 import { validateBody } from './validate-body';
 
-/** `/find` and `/search` list mode: validate, resolve targets and filter, run one `find` job (§2). */
+/**
+ * `/find` and `/search` list mode: validate, resolve targets and filter, run one `find` job (docs/contract.md#find).
+ */
 @Injectable()
 export class FindService {
   constructor(

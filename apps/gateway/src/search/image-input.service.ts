@@ -7,7 +7,8 @@ const DATA_URL = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 /**
- * Turns `image_url` (§2.1) into the inline `data:` URL a find job carries: refused with a 400 unless
+ * Turns `image_url` (docs/contract.md#find-request) into the inline `data:` URL a find job carries: refused with a 400
+ * unless
  * the embedder can embed images; `viking://` images are read from the caller's view.
  */
 @Injectable()

@@ -8,7 +8,7 @@ import { ContextSearchService } from './context-search.service';
 import { RecallRequestDto } from './dto/context-request.dto';
 import { ContextEnvelopeDto } from './dto/context-response.dto';
 
-/** The deprecated v1 preset (§4): folded onto a context request, same pipeline, deprecation signals. */
+/** The deprecated v1 preset (docs/contract.md#recall-preset): folded onto a context request, same pipeline, deprecation signals. */
 @ApiTags('search')
 @ApiErrors(400, 401, 403, 503, 504)
 @Controller('api/v1/search')

@@ -44,7 +44,7 @@ export class RetrievalFanoutService {
     } catch (err) {
       // Redis itself being away is not one failed call: the whole request is unavailable (503).
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
-      // An invalid argument fails the whole request with the 400 list mode would give (§6.6).
+      // An invalid argument fails the whole request with the 400 list mode would give (docs/contract.md#error-policy).
       const invalid = invalidArgumentOf(err);
       if (invalid) throw invalid;
       return { call, error: { name: errorName(err), message: err instanceof Error ? err.message : String(err) } };

@@ -8,7 +8,10 @@ const MESSAGE_CHARS = 2000;
 // The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
 const OVERVIEW_CHARS = 8000;
 
-/** Gateway side of the rewriter queue: expansion and digest, each awaited only up to its fuse (§10, §11). */
+/**
+ * Gateway side of the rewriter queue: expansion and digest, each awaited only up to its fuse
+ * (docs/contract.md#query-expansion, #digest-rewrite).
+ */
 @Injectable()
 export class RewriteClientService {
   private readonly logger = new Logger(RewriteClientService.name);

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Identity, turnClock } from '@app/kernel';
 import { MessageRecord, SessionArchiveRepository, SessionRepository } from '@app/store';
 
-/** The session as the pipeline sees it (§6 step 3, §9 clock). */
+/** The session as the pipeline sees it (docs/contract.md#pipeline step 3, docs/contract.md#dedup-ledger clock). */
 export interface LoadedSession {
   sessionId: string;
   /** The ledger's turn clock: max(total_message_count, live messages). */

@@ -114,7 +114,7 @@ export class SessionsController {
   }
 
   @Get(':sessionId/recall-log')
-  @ApiOperation({ summary: "The session's cross-turn dedup ledger (contract §9 JSON shape), or null when none was written" })
+  @ApiOperation({ summary: "The session's cross-turn dedup ledger as JSON, or null when none was written" })
   @ApiOkEnvelope('object')
   recallLog(@Caller() c: Identity, @Param() p: SessionIdParamDto) {
     return this.ledger.read(c, p.sessionId);

@@ -3,7 +3,10 @@ import { NodeSearchHit } from '@app/store';
 
 const LIST = { memory: 'memories', resource: 'resources', skill: 'skills' } as const;
 
-/** Store hits → the /find result (§2.4): one list per context type, each by score desc, non-finite scores 0. */
+/**
+ * Store hits → the /find result (docs/contract.md#find-response): one list per context type, each by score desc,
+ * non-finite scores 0.
+ */
 export function toFindResult(hits: NodeSearchHit[]): FindResult {
   const result: FindResult = { memories: [], resources: [], skills: [], total: 0 };
   for (const h of hits) {

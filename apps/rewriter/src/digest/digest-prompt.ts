@@ -13,7 +13,10 @@ Write a short digest of only what in those memories helps with the query.
 If nothing in the memories is relevant to the query, output exactly ${NO_RELEVANT_MEMORY} and nothing else.`;
 }
 
-/** Chat messages asking for a cited digest of a rendered block (our own wording of the §11 prompt). */
+/**
+ * Chat messages asking for a cited digest of a rendered block (our own wording of the docs/contract.md#digest-rewrite
+ * prompt).
+ */
 export function digestPrompt(job: DigestJob): LlmMessage[] {
   return [
     { role: 'system', content: system(Math.max(1, job.maxBullets)) },

@@ -29,11 +29,11 @@ describe('DigestService (real HTTP to a fake LLM)', () => {
   beforeEach(() => fake.reset());
 
   it.each([
-    { name: 'case 57: star bullet normalised', text: `* fact source: ${A}`, status: 'ok', digest: `Memory digest:\n- fact source: ${A}` },
+    { name: 'star bullet normalised', text: `* fact source: ${A}`, status: 'ok', digest: `Memory digest:\n- fact source: ${A}` },
     { name: 'Chinese citation marker accepted', text: `- 用 Redis 来源：${A}`, status: 'ok', digest: `Memory digest:\n- 用 Redis 来源：${A}` },
-    { name: 'case 58: only an unserved URI cited', text: '- fact source: viking://resources/elsewhere.md', status: 'failed', digest: '' },
+    { name: 'only an unserved URI cited', text: '- fact source: viking://resources/elsewhere.md', status: 'failed', digest: '' },
     { name: 'a bullet citing another tenant is dropped', text: `- leaked source: ${OTHER_TENANT}\n- kept source: ${B}`, status: 'ok', digest: `Memory digest:\n- kept source: ${B}` },
-    { name: 'case 59: NO_RELEVANT_MEMORY', text: 'NO_RELEVANT_MEMORY', status: 'no_relevant', digest: '' },
+    { name: 'NO_RELEVANT_MEMORY', text: 'NO_RELEVANT_MEMORY', status: 'no_relevant', digest: '' },
     { name: 'prose without bullets', text: 'The memories say Redis.', status: 'failed', digest: '' },
   ])('$name → $status', async ({ text, status, digest }) => {
     fake.enqueue({ text, usage: { prompt_tokens: 321, completion_tokens: 17 } });
@@ -42,7 +42,7 @@ describe('DigestService (real HTTP to a fake LLM)', () => {
     expect(out.error === undefined).toBe(status !== 'failed');
   });
 
-  it('case 62: max bullets 1 keeps the first cited bullet', async () => {
+  it('max bullets 1 keeps the first cited bullet', async () => {
     fake.enqueue(`- one source: ${A}\n- two source: ${B}`);
     expect((await service.digest(job({ maxBullets: 1 }))).digest).toBe(`Memory digest:\n- one source: ${A}`);
     expect(fake.requests[0].messages[0].content).toContain('at most 1 bullet');

@@ -6,7 +6,8 @@ import { FUSE_GRACE_MS, remainingBudget } from '../fuse/remaining-budget';
 import { digestPrompt } from './digest-prompt';
 
 /**
- * Digest rewrite (§11): one planner call, then the kernel keeps only bullets citing served URIs.
+ * Digest rewrite (docs/contract.md#digest-rewrite): one planner call, then the kernel keeps only bullets citing served
+ * URIs.
  * Every model failure becomes a `failed` result (the gateway leaves `rendered` intact); whether the
  * fuse blew is the gateway's call, so `timeout` is never reported from here.
  */

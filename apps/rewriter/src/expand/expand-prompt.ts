@@ -1,9 +1,9 @@
 import { ExpandJob } from '@app/contracts';
 import { LlmMessage } from '@app/llm';
 
-/** The planner sees at most this many of the latest messages (§10). */
+/** The planner sees at most this many of the latest messages (docs/contract.md#query-expansion). */
 export const RECENT_MESSAGES = 5;
-/** The planner may add this many queries to the original (§10: three searched in all). */
+/** The planner may add this many queries to the original (docs/contract.md#query-expansion: three searched in all). */
 export const EXTRA_QUERIES = 2;
 
 const SYSTEM = `You plan searches in a user's long-term memory for an AI agent.
@@ -13,7 +13,10 @@ resolve pronouns and references from the conversation, and name the concrete pro
 Do not repeat the current query and do not answer it.
 Reply with JSON only, in the form {"queries": ["first query", "second query"]}, or {"queries": []} when no other search would help.`;
 
-/** Chat messages asking the planner for extra queries (our own wording of the §10 intent analysis). */
+/**
+ * Chat messages asking the planner for extra queries (our own wording of the docs/contract.md#query-expansion intent
+ * analysis).
+ */
 export function expandPrompt(job: ExpandJob): LlmMessage[] {
   const recent = job.recentMessages.slice(-RECENT_MESSAGES);
   const transcript = recent.length ? recent.map((m) => `[${m.role}] ${m.content}`).join('\n') : '(none)';

@@ -6,7 +6,8 @@ import { expandPrompt } from './expand-prompt';
 import { parsePlannerQueries } from './planner-queries';
 
 /**
- * Query expansion (§10): asks the planner for extra queries. Failures throw {@link LlmError}: the
+ * Query expansion (docs/contract.md#query-expansion): asks the planner for extra queries. Failures throw {@link
+ * LlmError}: the
  * gateway reports `query_expansion: "failed"` for any failed job, so there is no failure result.
  */
 @Injectable()

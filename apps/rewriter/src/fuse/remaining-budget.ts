@@ -1,6 +1,7 @@
 /**
  * How long the worker's own model call may outlast the gateway's fuse. The gateway decides `timeout`
- * (§11: a slow model is a timeout, not a failure), so the worker must not give up first and answer
+ * (docs/contract.md#digest-rewrite: a slow model is a timeout, not a failure), so the worker must not give up first and
+ * answer
  * `failed` a moment before the gateway's wait ends; it stops shortly after, bounding wasted work.
  */
 export const FUSE_GRACE_MS = 1000;

@@ -30,7 +30,7 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
-/** `muninn recall "query"`: exercises the recall client (§13) from a terminal. */
+/** `muninn recall "query"`: exercises the recall client (docs/contract.md#agent-plugin-client) from a terminal. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   let parsed;
   try {

@@ -288,7 +288,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stateless hybrid retrieval (§2): hits in memories/resources/skills, each sorted by score */
+        /** Stateless hybrid retrieval: hits in memories/resources/skills, each sorted by score */
         post: operations["FindController_find"];
         delete?: never;
         options?: never;
@@ -306,7 +306,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Search: list mode (default) is /find byte for byte; mode="context" assembles a bounded context block (§3)
+         * Search: list mode (default) is /find byte for byte; mode="context" assembles a bounded context block
          * @description Context-only fields (max_tokens, quotas, purpose, detail, …) require mode="context".
          */
         post: operations["FindController_search"];
@@ -483,7 +483,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's cross-turn dedup ledger (contract §9 JSON shape), or null when none was written */
+        /** The session's cross-turn dedup ledger as JSON, or null when none was written */
         get: operations["SessionsController_recallLog"];
         put?: never;
         post?: never;
@@ -770,7 +770,7 @@ export interface components {
         };
         FindRequestDto: {
             /**
-             * @description Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults (§2.2).
+             * @description Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults.
              * @default
              */
             target_uri?: string | string[];
@@ -789,7 +789,7 @@ export interface components {
              */
             score_threshold?: number | null;
             /**
-             * @description Metadata filter DSL (§2.3): `and`/`or` over `must`, `must_not`, `prefix`, `contains`, `regex`, `range`, `range_out`, `time_range` leaves.
+             * @description Metadata filter DSL: `and`/`or` over `must`, `must_not`, `prefix`, `contains`, `regex`, `range`, `range_out`, `time_range` leaves.
              * @example {
              *       "op": "must",
              *       "field": "context_type",
@@ -877,7 +877,7 @@ export interface components {
         };
         SearchListRequestDto: {
             /**
-             * @description Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults (§2.2).
+             * @description Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults.
              * @default
              */
             target_uri?: string | string[];
@@ -896,7 +896,7 @@ export interface components {
              */
             score_threshold?: number | null;
             /**
-             * @description Metadata filter DSL (§2.3): `and`/`or` over `must`, `must_not`, `prefix`, `contains`, `regex`, `range`, `range_out`, `time_range` leaves.
+             * @description Metadata filter DSL: `and`/`or` over `must`, `must_not`, `prefix`, `contains`, `regex`, `range`, `range_out`, `time_range` leaves.
              * @example {
              *       "op": "must",
              *       "field": "context_type",
@@ -1032,7 +1032,7 @@ export interface components {
             limit?: number;
             /** @description Replaces `limit` when set. */
             node_limit?: number | null;
-            /** @description Metadata filter DSL (§2.3). */
+            /** @description Metadata filter DSL. */
             filter?: {
                 [key: string]: unknown;
             } | null;

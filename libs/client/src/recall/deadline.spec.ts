@@ -1,9 +1,9 @@
-// Contract §14 case 66: the context request's deadline follows the stages the body asks for (§13.4).
+// docs/contract.md#deadlines: the context request's deadline follows the stages the body asks for.
 import { contextRequestTimeoutMs } from './deadline';
 
 const cfg = { timeoutMs: 15000, recallContextTimeoutMs: 0 };
 
-describe('context request deadline (case 66)', () => {
+describe('context request deadline', () => {
   it.each([
     ['rewrite requested', { rewrite: true }, 45000, 35000],
     ['rewrite "auto" requested', { rewrite: 'auto' as const }, 45000, 35000],

@@ -15,7 +15,7 @@ interface DeadlineBody {
 }
 
 /**
- * How long to wait for a context request (§13.4), or undefined for the caller's own timeout. It
+ * How long to wait for a context request (docs/contract.md#deadlines), or undefined for the caller's own timeout. It
  * follows the stages the body asks the server for: a rewrite may use both fuses, a session with
  * expansion the expansion fuse, a bare retrieval none. `recallContextTimeoutMs` pins it (≥ 1 s).
  * `generation: "3534"` gives the older plugin's rule (only a rewrite extends the deadline).

@@ -1,6 +1,7 @@
 import type { ContextEntryDto, FindHitDto } from '../generated/openapi';
 
-// Last step of the fallback chain (§13.2 step 4): a server with neither a context face nor /recall
+// Last step of the fallback chain (docs/contract.md#fallback-chain step 4): a server with neither a context face nor
+// /recall
 // still has /find, so the client assembles a small block itself: local ranking boosts, dedupe, a
 // chars/4 budget, and every element carries its URI so the agent can read it in full.
 
@@ -49,7 +50,7 @@ function localScore(hit: FindHitDto, queryTerms: string[]): number {
 const escapeAttr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 const neutralise = (body: string) => body.replace(/<(\/?)memory(?=[\s/>])/gi, '<\\$1memory');
 
-/** One `<memory …>` element in the server's format (§5.2). */
+/** One `<memory …>` element in the server's format (docs/contract.md#rendered-block). */
 export function renderElement(e: ContextEntryDto): string {
   const head = `<memory uri="${escapeAttr(e.uri)}" type="${escapeAttr(e.category)}" score="${e.score.toFixed(2)}" detail="${e.detail}"`;
   return e.text ? `${head}>\n${neutralise(e.text)}\n</memory>` : `${head} />`;

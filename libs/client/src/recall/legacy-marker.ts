@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { readStateFile, writeStateFile } from './state-file';
 
-/** How long a server that rejected `mode:"context"` is treated as legacy (§13.2). */
+/** How long a server that rejected `mode:"context"` is treated as legacy (docs/contract.md#fallback-chain). */
 export const LEGACY_MARKER_TTL_MS = 6 * 60 * 60 * 1000;
 export const LEGACY_MARKER_FILE = 'context-face.json';
 

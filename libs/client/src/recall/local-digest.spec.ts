@@ -1,4 +1,5 @@
-// The host-side digest (§13.3): normalisation, citation repair by edit distance, the cache key over
+// The host-side digest (docs/contract.md#local-digest): normalisation, citation repair by edit distance, the cache key
+// over
 // every compressor input, and the single-entry cache file.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

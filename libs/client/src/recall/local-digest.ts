@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { editDistance } from './edit-distance';
 import { readStateFile, writeStateFile } from './state-file';
 
-// The host-side digest (contract §13.3): a compressor the agent host provides turns the rendered
+// The host-side digest (docs/contract.md#local-digest): a compressor the agent host provides turns the rendered
 // block into a few cited bullets. Everything the compressor sees is part of the cache key.
 
 /** Same header as the server's digest (Muninn's deliberate difference from the reference). */
@@ -53,7 +53,7 @@ export function buildCompressionPrompt(query: string, rendered: string, maxBulle
 }
 
 /**
- * Keeps only cited bullets (§13.3): `""` for NO_RELEVANT_MEMORY, null when no bullet survives.
+ * Keeps only cited bullets (docs/contract.md#local-digest): `""` for NO_RELEVANT_MEMORY, null when no bullet survives.
  * Bullets become `- …`, at most `maxBullets`, each cut to 500 chars, the digest to `maxChars`.
  */
 export function normalizeCompressed(raw: string, maxChars = MAX_DIGEST_CHARS, maxBullets = 6): string | null {
@@ -130,7 +130,7 @@ export interface CompressInput {
 
 export type CompressOutcome = { status: 'ok'; context: string } | { status: 'empty'; context: '' } | { status: 'failed'; context: '' };
 
-/** Runs the host compressor once per distinct input (single-entry cache, §13.3). */
+/** Runs the host compressor once per distinct input (single-entry cache, docs/contract.md#local-digest). */
 export async function compressRecallContext(input: CompressInput): Promise<CompressOutcome> {
   const text = input.rendered.trim();
   if (!text) return { status: 'empty', context: '' };

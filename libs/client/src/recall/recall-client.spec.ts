@@ -1,4 +1,4 @@
-// Contract §14 case 65 at unit level (the HTTP layer is a scripted fetch): the fallback chain
+// docs/contract.md#fallback-chain at unit level (the HTTP layer is a scripted fetch): the fallback chain
 // context → /recall → /find, the legacy marker, and what gets injected.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ const ok = (stats: Record<string, unknown> = { rewrite: 'off' }, digest = '') =>
 });
 const hit = (uri: string, score: number, abstract: string) => ({ context_type: 'memory', uri, level: 2, score, abstract, tags: [] });
 
-describe('recall client fallback chain (case 65, unit)', () => {
+describe('recall client fallback chain (unit)', () => {
   let stateDir: string;
   let calls: { path: string; body: any }[];
   let now: number;

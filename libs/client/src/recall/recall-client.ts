@@ -8,7 +8,10 @@ import { compressRecallContext, DIGEST_CACHE_FILE, RunCompressor } from './local
 import type { RecallConfig } from './recall-config';
 import { buildContextSearchBody, buildLegacyRecallBody, TurnInput } from './request-bodies';
 
-/** Wrapper and header of the injected block (§13.2), with Muninn's name as in the digest header. */
+/**
+ * Wrapper and header of the injected block (docs/contract.md#fallback-chain), with Muninn's name as in the digest
+ * header.
+ */
 export const CONTEXT_TAG = 'muninn-context';
 export const CONTEXT_HEADER = 'Relevant memory from Muninn. Use the search/read MCP tools to expand URIs.';
 
@@ -29,7 +32,9 @@ export interface RecallResult {
 
 export interface RecallClientOptions {
   config: RecallConfig;
-  /** The host's compressor for a local digest (§13.3); none → the server may be asked for one. */
+  /**
+   * The host's compressor for a local digest (docs/contract.md#local-digest); none → the server may be asked for one.
+   */
   runCompressor?: RunCompressor;
   fetch?: (input: Request) => Promise<Response>;
   log?: (message: string) => void;
@@ -44,7 +49,9 @@ interface Answer {
 
 const UNKNOWN_FIELD_WORDS = ['extra', 'mode', 'unexpected'];
 
-/** Whether a 400/422 says the server does not know `mode:"context"` (an older server, §13.2). */
+/**
+ * Whether a 400/422 says the server does not know `mode:"context"` (an older server, docs/contract.md#fallback-chain).
+ */
 export function looksLikeUnknownField(status: number, error: unknown): boolean {
   if (status !== 400 && status !== 422) return false;
   const e = error as { error?: unknown; result?: unknown; detail?: unknown } | null;
@@ -53,7 +60,8 @@ export function looksLikeUnknownField(status: number, error: unknown): boolean {
 }
 
 /**
- * The agent-plugin recall client (§13.2): context face → legacy `/recall` → client-side assembly
+ * The agent-plugin recall client (docs/contract.md#fallback-chain): context face → legacy `/recall` → client-side
+ * assembly
  * from `/find`, with the six-hour legacy marker, request deadlines and the local digest.
  */
 export class RecallClient {
@@ -133,7 +141,10 @@ export class RecallClient {
     return { source: 'find', ...block, digest: '', stats: null };
   }
 
-  /** What to inject (§13.2): nothing on `no_relevant`; else a local digest, the server digest or the block. */
+  /**
+   * What to inject (docs/contract.md#fallback-chain): nothing on `no_relevant`; else a local digest, the server digest
+   * or the block.
+   */
   private async injection(query: string, block: Block): Promise<string> {
     const cfg = this.opts.config;
     if (block.stats?.rewrite === 'no_relevant') return '';

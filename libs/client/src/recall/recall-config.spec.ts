@@ -1,4 +1,5 @@
-// Configuration knobs (§13.5): environment → file plugin.<harness> → file plugin → default; the file
+// Configuration knobs (docs/contract.md#configuration-knobs): environment → file plugin.<harness> → file plugin →
+// default; the file
 // schema accepts every documented field and rejects unknown ones with a message naming them.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ describe('recall configuration', () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'muninn-config-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('defaults of §13.5, nothing configured, state dir under HOME', () => {
+  it('defaults of configuration knobs, nothing configured, state dir under HOME', () => {
     const cfg = loadRecallConfig({ env: { HOME } });
     expect(cfg).toMatchObject({
       url: 'http://127.0.0.1:1933',

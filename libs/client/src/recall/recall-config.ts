@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { editDistance } from './edit-distance';
 
-// The recall client's configuration (contract §13.5). Precedence: environment → config file
+// The recall client's configuration (docs/contract.md#configuration-knobs). Precedence: environment → config file
 // `plugin.<harness>` → config file `plugin` → default. The file is JSON; unknown keys and wrong
 // types are errors naming the key, so a typo never silently falls back to a default.
 
@@ -32,7 +32,10 @@ export interface RecallConfig {
   recallPeerScope: 'actor' | 'all';
   recallMaxContentChars: number;
   recallTokenBudget: number;
-  /** Knobs the user set (environment or file), as opposed to defaults: the server owns those (§13.1). */
+  /**
+   * Knobs the user set (environment or file), as opposed to defaults: the server owns those
+   * (docs/contract.md#context-request-body).
+   */
   configured: ReadonlySet<KnobName>;
 }
 
@@ -64,7 +67,7 @@ const bool: Parse = (raw) => {
   if (FALSE_WORDS.includes(word)) return { ok: true, value: false };
   return { ok: false, expected: 'a boolean' };
 };
-/** `off|client|server|auto`; `1/true/yes` → auto, `0/false/no` → off (§13.5). */
+/** `off|client|server|auto`; `1/true/yes` → auto, `0/false/no` → off (docs/contract.md#configuration-knobs). */
 const compress: Parse = (raw) => {
   const word = typeof raw === 'boolean' ? String(raw) : String(raw).trim().toLowerCase();
   if (['off', 'client', 'server', 'auto'].includes(word)) return { ok: true, value: word };
@@ -135,7 +138,10 @@ export function defaultConfigFile(env: Record<string, string | undefined>): stri
   return env['MUNINN_CLIENT_CONFIG'] || join(env['HOME'] || homedir(), '.muninn', 'client.json');
 }
 
-/** Reads and validates the configuration (§13.5); throws `RecallConfigError` with the offending key. */
+/**
+ * Reads and validates the configuration (docs/contract.md#configuration-knobs); throws `RecallConfigError` with the
+ * offending key.
+ */
 export function loadRecallConfig(opts: LoadRecallConfigOptions = {}): RecallConfig {
   const env = opts.env ?? {};
   const explicitFile = opts.configFile ?? env['MUNINN_CLIENT_CONFIG'];

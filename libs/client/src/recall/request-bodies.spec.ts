@@ -1,4 +1,5 @@
-// Contract §14 cases 63–64 (plugin, unit level) and the §13.1/§13.2 body rules around them.
+// docs/contract.md#context-request-body (plugin, unit level) and the
+// docs/contract.md#context-request-body/#fallback-chain body rules around them.
 import { loadRecallConfig, RecallConfig } from './recall-config';
 import { buildContextSearchBody, buildLegacyRecallBody, CODING_WEIGHTS, scaleQuotas, V1_WEIGHTS } from './request-bodies';
 
@@ -9,8 +10,8 @@ function config(env: Record<string, string> = {}): RecallConfig {
 
 const sum = (q: Record<string, number>) => Object.values(q).reduce((a, b) => a + b, 0);
 
-describe('context request body (§13.1)', () => {
-  it('case 63: unconfigured defaults + session → no limit/quotas/max_tokens/query_expansion/rewrite_max_bullets; coding, 0.35, session, dedup 5', () => {
+describe('context request body', () => {
+  it('unconfigured defaults + session → no limit/quotas/max_tokens/query_expansion/rewrite_max_bullets; coding, 0.35, session, dedup 5', () => {
     const body = buildContextSearchBody(config(), { query: 'what did we decide', sessionId: 'cx-defaults' });
     for (const absent of ['limit', 'quotas', 'max_tokens', 'query_expansion', 'rewrite_max_bullets']) expect(body).not.toHaveProperty(absent);
     expect(body).toMatchObject({ query: 'what did we decide', mode: 'context', purpose: 'coding', score_threshold: 0.35, session_id: 'cx-defaults', dedup_turns: 5 });
@@ -23,7 +24,7 @@ describe('context request body (§13.1)', () => {
     ['query expansion configured off', { OPENVIKING_RECALL_QUERY_EXPANSION: 'off' }, { query_expansion: 'off' }],
     ['score threshold configured', { OPENVIKING_SCORE_THRESHOLD: '0.2' }, { score_threshold: 0.2 }],
     ['peer scope actor', { OPENVIKING_RECALL_PEER_SCOPE: 'actor' }, { peer_scope: 'actor' }],
-  ])('case 64 and friends: %s', (_name, env: Record<string, string>, expected) => {
+  ])('configured knobs: %s', (_name, env: Record<string, string>, expected) => {
     const body = buildContextSearchBody(config(env), { query: 'q' });
     expect(body).toMatchObject(expected);
     if ('quotas' in expected) expect(sum(body.quotas as Record<string, number>)).toBe(Math.max(6, Number(env['OPENVIKING_RECALL_LIMIT'])));
@@ -84,7 +85,7 @@ describe('quota scaling', () => {
   });
 });
 
-describe('legacy /recall body (§13.2 step 3)', () => {
+describe('legacy /recall body', () => {
   it.each([
     ['defaults', {}, { quotas: { events: 5, entities: 4, preferences: 1, experiences: 0 }, max_chars: 5000, min_score: 0.35, render: true }],
     ['small limit: max_chars floor 1000', { OPENVIKING_RECALL_LIMIT: '1' }, { quotas: { events: 1, entities: 1, preferences: 1, experiences: 0 }, max_chars: 1000 }],

@@ -1,15 +1,21 @@
 import type { ContextSearchRequestDto, RecallRequestDto } from '../generated/openapi';
 import type { RecallConfig } from './recall-config';
 
-/** Coding weights the context body scales `recallLimit` by (§13.1); order breaks ties. */
+/**
+ * Coding weights the context body scales `recallLimit` by (docs/contract.md#context-request-body); order breaks ties.
+ */
 export const CODING_WEIGHTS: Readonly<Record<string, number>> = { events: 1, entities: 2, preferences: 1, experiences: 1, resources: 3, skills: 2 };
-/** v1 bucket weights of the legacy `/recall` body (§13.2 step 3); `experiences: 0` is added after. */
+/**
+ * v1 bucket weights of the legacy `/recall` body (docs/contract.md#fallback-chain step 3); `experiences: 0` is added
+ * after.
+ */
 export const V1_WEIGHTS: Readonly<Record<string, number>> = { events: 10, entities: 10, preferences: 3 };
 
 const MAX_EXCLUDE_URIS = 200;
 
 /**
- * Spreads `limit` slots over weighted buckets (§13.1): below one slot per bucket every bucket gets 1
+ * Spreads `limit` slots over weighted buckets (docs/contract.md#context-request-body): below one slot per bucket every
+ * bucket gets 1
  * (the sum then exceeds `limit`); otherwise each starts at 1 and the remaining slots go one at a time
  * to the bucket furthest below its ideal share `limit·w/Σw`, ties to the earlier key.
  */
@@ -35,11 +41,14 @@ export interface TurnInput {
   query: string;
   sessionId?: string | null;
   excludeUris?: readonly string[];
-  /** A host-side compressor is available (decides `rewrite:"auto"`, §13.1). */
+  /** A host-side compressor is available (decides `rewrite:"auto"`, docs/contract.md#context-request-body). */
   hasLocalCompressor?: boolean;
 }
 
-/** The `mode:"context"` body (§13.1): only what the user configured, so the server owns the defaults. */
+/**
+ * The `mode:"context"` body (docs/contract.md#context-request-body): only what the user configured, so the server owns
+ * the defaults.
+ */
 export function buildContextSearchBody(cfg: RecallConfig, turn: TurnInput): ContextSearchRequestDto {
   const set = (name: Parameters<RecallConfig['configured']['has']>[0]) => cfg.configured.has(name);
   const body: ContextSearchRequestDto = { query: turn.query, mode: 'context', purpose: 'coding', score_threshold: cfg.scoreThreshold };
@@ -58,7 +67,7 @@ export function buildContextSearchBody(cfg: RecallConfig, turn: TurnInput): Cont
   return body;
 }
 
-/** The v1 `/recall` body of the fallback (§13.2 step 3). */
+/** The v1 `/recall` body of the fallback (docs/contract.md#fallback-chain step 3). */
 export function buildLegacyRecallBody(cfg: RecallConfig, query: string): RecallRequestDto {
   const body: RecallRequestDto = {
     query,

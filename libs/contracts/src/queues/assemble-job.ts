@@ -1,6 +1,6 @@
 import type { Candidate, EntryJson, ExplainEntry, Identity, PlanStats } from '@app/kernel';
 
-/** Payload of an `assemble` job: ranked candidates to read, budget and render (§8). */
+/** Payload of an `assemble` job: ranked candidates to read, budget and render (docs/contract.md#tiers-and-budget). */
 export interface AssembleJob {
   /** The caller's read context; other-peer bodies are read with it minus the actor view. */
   identity: Identity;

@@ -1,7 +1,7 @@
 import type { FilterNode, Identity } from '@app/kernel';
 
 /**
- * Payload of a `find` job: one retrieval call of contract §2 with everything already resolved by the
+ * Payload of a `find` job: one retrieval call of docs/contract.md#find with everything already resolved by the
  * gateway (canonical targets, folded filter). `identity` is the read context: the caller's, or the
  * open context (no actor) for other-peer scans.
  */
@@ -20,7 +20,7 @@ export interface FindJob {
   scoreThreshold: number | null;
 }
 
-/** One hit, exactly the wire shape of a /find item (§2.4). */
+/** One hit, exactly the wire shape of a /find item (docs/contract.md#find-response). */
 export interface FindHit {
   context_type: 'memory' | 'resource' | 'skill';
   uri: string;
@@ -30,7 +30,7 @@ export interface FindHit {
   tags: string[];
 }
 
-/** Result of a `find` job: the /find `result` object (§2.4). */
+/** Result of a `find` job: the /find `result` object (docs/contract.md#find-response). */
 export interface FindResult {
   memories: FindHit[];
   resources: FindHit[];

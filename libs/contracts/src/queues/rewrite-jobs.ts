@@ -4,7 +4,10 @@ export interface LlmUsage {
   completion_tokens: number;
 }
 
-/** Payload of an `expand` job (contract §10): the planner sees the latest overview, the last messages and the query. */
+/**
+ * Payload of an `expand` job (docs/contract.md#query-expansion): the planner sees the latest overview, the last
+ * messages and the query.
+ */
 export interface ExpandJob {
   query: string;
   latestArchiveOverview: string;
@@ -14,13 +17,15 @@ export interface ExpandJob {
   timeoutMs: number;
 }
 
-/** Result of an `expand` job: the planner's extra queries (raw, before §10 de-duplication). */
+/**
+ * Result of an `expand` job: the planner's extra queries (raw, before docs/contract.md#query-expansion de-duplication).
+ */
 export interface ExpandResult {
   queries: string[];
   usage: LlmUsage | null;
 }
 
-/** Payload of a `digest` job (contract §11). */
+/** Payload of a `digest` job (docs/contract.md#digest-rewrite). */
 export interface DigestJob {
   query: string;
   rendered: string;

@@ -1,7 +1,7 @@
 import { estimateTokens } from './token-estimate';
 import { perEntryCap } from './per-entry-cap';
 
-describe('estimateTokens (§8.1)', () => {
+describe('estimateTokens', () => {
   it.each([
     { name: 'empty string costs nothing', text: '', tokens: 0 },
     { name: '200 ASCII letters', text: 'a'.repeat(200), tokens: 50 },
@@ -26,7 +26,7 @@ describe('estimateTokens (§8.1)', () => {
   });
 });
 
-describe('perEntryCap (§8.2)', () => {
+describe('perEntryCap', () => {
   it.each([
     { name: 'floors before doubling (3000/13)', maxTokens: 3000, count: 13, cap: 460 },
     { name: 'single candidate', maxTokens: 1600, count: 1, cap: 3200 },

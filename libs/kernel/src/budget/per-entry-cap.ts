@@ -1,4 +1,4 @@
-/** Per-entry token ceiling (contract §8.2): twice the average share, floored before doubling. */
+/** Per-entry token ceiling (docs/contract.md#per-entry-cap): twice the average share, floored before doubling. */
 export function perEntryCap(maxTokens: number, candidateCount: number): number {
   return Math.max(1, Math.floor(maxTokens / Math.max(1, candidateCount)) * 2);
 }

@@ -20,7 +20,7 @@ function weight(codePoint: number): number {
   return codePoint > 0xffff ? 2 : 0.25;
 }
 
-/** CJK-aware token estimate (contract §8.1): weighted code points, rounded up; "" → 0. */
+/** CJK-aware token estimate (docs/contract.md#token-estimate): weighted code points, rounded up; "" → 0. */
 export function estimateTokens(text: string): number {
   let sum = 0;
   for (const ch of text) sum += weight(ch.codePointAt(0)!);

@@ -4,11 +4,11 @@ import { citedUris, DIGEST_HEADER, normalizeDigest } from './normalize-digest';
 const A = 'viking://user/u/memories/events/a.md';
 const B = 'viking://user/u/memories/entities/b.md';
 
-describe('normalizeDigest (§11)', () => {
+describe('normalizeDigest', () => {
   it.each([
-    { name: 'case 57: star bullet rewritten to a dash', raw: `* fact source: ${A}`, valid: [A], out: `Memory digest:\n- fact source: ${A}` },
+    { name: 'star bullet rewritten to a dash', raw: `* fact source: ${A}`, valid: [A], out: `Memory digest:\n- fact source: ${A}` },
     { name: 'Chinese citation marker', raw: `- 事实 来源：${A}`, valid: [A], out: `Memory digest:\n- 事实 来源：${A}` },
-    { name: 'case 58: unserved citation dropped', raw: '- fact source: viking://resources/other.md', valid: [A], out: '' },
+    { name: 'unserved citation dropped', raw: '- fact source: viking://resources/other.md', valid: [A], out: '' },
     { name: 'bullet without a citation dropped', raw: '- just a fact', valid: [A], out: '' },
     { name: 'trailing period invalidates the citation', raw: `- fact source: ${A}.`, valid: [A], out: '' },
     { name: 'closing delimiters end a citation', raw: `- fact (source: ${A})`, valid: [A], out: `Memory digest:\n- fact (source: ${A})` },
@@ -16,7 +16,7 @@ describe('normalizeDigest (§11)', () => {
     { name: 'non-bullet lines ignored', raw: `Here you go:\n- fact source: ${A}\nThanks`, valid: [A], out: `Memory digest:\n- fact source: ${A}` },
     { name: 'marker needs whitespace after it', raw: `-fact ${A}`, valid: [A], out: '' },
     { name: 'indented bullets and extra spaces normalised', raw: `   *    fact ${A}   `, valid: [A], out: `Memory digest:\n- fact ${A}` },
-    { name: 'case 62: max bullets respected', raw: `- one ${A}\n- two ${B}`, valid: [A, B], max: 1, out: `Memory digest:\n- one ${A}` },
+    { name: 'max bullets respected', raw: `- one ${A}\n- two ${B}`, valid: [A, B], max: 1, out: `Memory digest:\n- one ${A}` },
     { name: 'max bullets below one means one', raw: `- one ${A}\n- two ${B}`, valid: [A, B], max: 0, out: `Memory digest:\n- one ${A}` },
     { name: 'no provenance check without valid URIs', raw: '- x viking://anything', valid: null, out: 'Memory digest:\n- x viking://anything' },
     { name: 'empty valid list rejects every bullet', raw: `- x ${A}`, valid: [], out: '' },
@@ -41,10 +41,10 @@ describe('normalizeDigest (§11)', () => {
   });
 });
 
-describe('classifyRewrite (§11)', () => {
+describe('classifyRewrite', () => {
   it.each([
     { name: 'ok', raw: `- fact ${A}`, status: 'ok', digest: `Memory digest:\n- fact ${A}` },
-    { name: 'case 59: no_relevant', raw: 'NO_RELEVANT_MEMORY', status: 'no_relevant', digest: '' },
+    { name: 'no_relevant', raw: 'NO_RELEVANT_MEMORY', status: 'no_relevant', digest: '' },
     { name: 'blank answer fails', raw: '', status: 'failed', digest: '' },
     { name: 'prose answer fails', raw: 'I could not produce a cited digest.', status: 'failed', digest: '' },
     { name: 'quoting the sentinel inside bullets is not no_relevant', raw: '- NO_RELEVANT_MEMORY', status: 'failed', digest: '' },
@@ -56,7 +56,7 @@ describe('classifyRewrite (§11)', () => {
     { name: 'true', mode: true, planner: false, on: true },
     { name: 'false', mode: false, planner: true, on: false },
     { name: 'auto with planner', mode: 'auto' as const, planner: true, on: true },
-    { name: 'case 61: auto without planner', mode: 'auto' as const, planner: false, on: false },
+    { name: 'auto without planner', mode: 'auto' as const, planner: false, on: false },
   ])('rewriteEnabled: $name', ({ mode, planner, on }) => {
     expect(rewriteEnabled(mode, planner)).toBe(on);
   });

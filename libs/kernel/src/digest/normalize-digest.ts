@@ -15,7 +15,8 @@ export function citedUris(text: string): string[] {
 }
 
 /**
- * Keep only cited bullets of a model's answer (§11): `-`/`*` lines become `- `, cut to 500 chars;
+ * Keep only cited bullets of a model's answer (docs/contract.md#digest-rewrite): `-`/`*` lines become `- `, cut to 500
+ * chars;
  * a bullet needs at least one citation and, when `validUris` is given, every citation served.
  * Returns "" or `Memory digest:\n- …`.
  */

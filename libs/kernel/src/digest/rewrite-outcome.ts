@@ -2,7 +2,7 @@ import { RewriteMode } from '../request/rewrite-mode';
 import { pyStrip } from '../text/py-text';
 import { NO_RELEVANT_MEMORY, normalizeDigest } from './normalize-digest';
 
-/** `stats.rewrite` (§5.4). */
+/** `stats.rewrite` (docs/contract.md#stats). */
 export type RewriteStatus = 'off' | 'ok' | 'no_relevant' | 'failed' | 'timeout' | 'empty';
 
 /** `stats.rewrite_usage`: this request's share of the model's token usage. */
@@ -18,12 +18,15 @@ export interface UsageSnapshot {
   calls: number;
 }
 
-/** Whether to rewrite (§11): `true`, or `"auto"` with a query planner configured. */
+/** Whether to rewrite (docs/contract.md#digest-rewrite): `true`, or `"auto"` with a query planner configured. */
 export function rewriteEnabled(mode: RewriteMode, plannerConfigured: boolean): boolean {
   return mode === true || (mode === 'auto' && plannerConfigured);
 }
 
-/** Classify a model answer (§11): a non-empty digest is `ok`, exactly NO_RELEVANT_MEMORY is `no_relevant`, else `failed`. */
+/**
+ * Classify a model answer (docs/contract.md#digest-rewrite): a non-empty digest is `ok`, exactly NO_RELEVANT_MEMORY is
+ * `no_relevant`, else `failed`.
+ */
 export function classifyRewrite(
   raw: unknown,
   maxBullets: number,
@@ -35,7 +38,9 @@ export function classifyRewrite(
   return { digest: '', status: text.toUpperCase() === NO_RELEVANT_MEMORY ? 'no_relevant' : 'failed' };
 }
 
-/** Usage delta (§11), floored at 0, only when exactly one call landed between the snapshots. */
+/**
+ * Usage delta (docs/contract.md#digest-rewrite), floored at 0, only when exactly one call landed between the snapshots.
+ */
 export function usageDelta(before: UsageSnapshot | null, after: UsageSnapshot | null): RewriteUsage | null {
   if (!before || !after || after.calls - before.calls !== 1) return null;
   return {

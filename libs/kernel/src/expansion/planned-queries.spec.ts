@@ -1,6 +1,6 @@
 import { plannedQueries } from './planned-queries';
 
-describe('plannedQueries (§10, case 55)', () => {
+describe('plannedQueries', () => {
   it.each([
     { name: 'no planner output', planned: [], out: ['q'] },
     { name: 'original first, then two distinct', planned: ['a', 'b', 'c'], out: ['q', 'a', 'b'] },

@@ -1,12 +1,15 @@
 import { pyStrip } from '../text/py-text';
 
-/** At most this many queries are searched per request, the original included (§7.1). */
+/** At most this many queries are searched per request, the original included (docs/contract.md#constants). */
 export const MAX_PLANNED_QUERIES = 3;
 
-/** `query_expansion` outcome reported in stats (§10). */
+/** `query_expansion` outcome reported in stats (docs/contract.md#query-expansion). */
 export type ExpansionStatus = 'off' | 'used' | 'failed';
 
-/** Planned queries (§10): the original first, then trimmed, non-empty, new planner queries, 3 at most. */
+/**
+ * Planned queries (docs/contract.md#query-expansion): the original first, then trimmed, non-empty, new planner queries,
+ * 3 at most.
+ */
 export function plannedQueries(query: string, planned: readonly unknown[]): string[] {
   const queries = [query];
   for (const item of planned) {

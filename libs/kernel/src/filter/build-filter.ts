@@ -5,7 +5,7 @@ import { andFilters, FilterLeaf, FilterNode, normalizeFilterTree } from './filte
 import { buildTagsFilter } from './search-tags';
 import { normalizeTimeField, resolveTimeBounds } from './time-bound';
 
-/** The request fields folded into one effective filter (§2.3). */
+/** The request fields folded into one effective filter (docs/contract.md#filter). */
 export interface FilterRequest {
   filter?: unknown;
   contextType?: unknown;

@@ -3,7 +3,10 @@ import { invalidArgument } from '../kernel.error';
 
 const VALID = new Set<string>(['memory', 'resource', 'skill']);
 
-/** Parse `context_type` (§2.1): a string or list, comma lists allowed, case-insensitive, deduped. */
+/**
+ * Parse `context_type` (docs/contract.md#find-request): a string or list, comma lists allowed, case-insensitive,
+ * deduped.
+ */
 export function parseContextTypes(value: unknown): ContextType[] {
   if (value === null || value === undefined) return [];
   const raw: string[] = [];

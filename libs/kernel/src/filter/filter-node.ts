@@ -2,7 +2,7 @@ import { invalidArgument } from '../kernel.error';
 import { isPlainObject } from '../text/py-coerce';
 import { assertFilterWithinLimits, FILTER_LIMIT_CEILINGS, FilterLimits } from './filter-limits';
 
-/** Operators of the metadata filter DSL (§2.3) that the store understands. */
+/** Operators of the metadata filter DSL (docs/contract.md#filter) that the store understands. */
 export const FILTER_OPS = ['and', 'or', 'must', 'must_not', 'prefix', 'contains', 'regex', 'range', 'range_out', 'time_range'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 

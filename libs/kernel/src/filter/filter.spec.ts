@@ -188,7 +188,7 @@ describe('filter tree', () => {
   });
 });
 
-describe('buildFilter (§2.3)', () => {
+describe('buildFilter', () => {
   const ct = { op: 'must', field: 'context_type', conds: ['memory'] };
   const caller = { op: 'must', field: 'uri', conds: ['x'] };
 

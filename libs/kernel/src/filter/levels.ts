@@ -5,7 +5,9 @@ function parsePart(part: string): number | null {
   return INT_TEXT.test(text) ? Number(text) : null;
 }
 
-/** Parse `level` (§2.1): an int, `"0,2"`, or a list; unparsable parts are skipped, null → []. */
+/**
+ * Parse `level` (docs/contract.md#find-request): an int, `"0,2"`, or a list; unparsable parts are skipped, null → [].
+ */
 export function parseLevels(value: unknown): number[] {
   if (value === null || value === undefined) return [];
   if (typeof value === 'number') return Number.isInteger(value) ? [value] : [];

@@ -12,7 +12,10 @@ function normalizeTag(tag: unknown): string {
   return value;
 }
 
-/** Normalize strict `k=v` tags (§2.1): lower-cased, one value per key (last wins, first position kept). */
+/**
+ * Normalize strict `k=v` tags (docs/contract.md#find-request): lower-cased, one value per key (last wins, first
+ * position kept).
+ */
 export function normalizeSearchTags(tags: unknown): string[] {
   if (tags === null || tags === undefined) return [];
   if (!Array.isArray(tags)) throw invalidArgument('tags must be a list of k=v strings');

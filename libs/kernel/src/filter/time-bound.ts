@@ -39,7 +39,7 @@ function checked(date: Date, label: string): Date {
 }
 
 /**
- * Parse a `since`/`until` bound (§2.1): relative `\d+[smhdw]` (before `now`), `YYYY-MM-DD`
+ * Parse a `since`/`until` bound (docs/contract.md#find-request): relative `\d+[smhdw]` (before `now`), `YYYY-MM-DD`
  * (start of day, or end of day for an upper bound), or ISO-8601 (UTC when no zone is given).
  */
 export function parseTimeBound(value: string, now: Date, isUpperBound = false, label = isUpperBound ? 'until' : 'since'): Date {
@@ -72,7 +72,7 @@ export function resolveTimeBounds(
   return { since: lower, until: upper };
 }
 
-/** `time_field` (§2.1): `updated_at` (default) or `created_at`. */
+/** `time_field` (docs/contract.md#find-request): `updated_at` (default) or `created_at`. */
 export function normalizeTimeField(value: string | null | undefined): 'updated_at' | 'created_at' {
   const field = (value ?? '').trim() || 'updated_at';
   if (field !== 'updated_at' && field !== 'created_at') {

@@ -11,12 +11,13 @@ export interface BuildContext {
   userId: string;
   actorPeerId: string | null;
   penalties: PenaltyMap;
-  /** Caller exclusions ∪ cooled URIs (§6 step 6). */
+  /** Caller exclusions ∪ cooled URIs (docs/contract.md#pipeline step 6). */
   excluded: ReadonlySet<string>;
 }
 
 /**
- * Turn hits into candidates (§7.6): skip URI-less hits and `profile.md`, drop (and count) excluded
+ * Turn hits into candidates (docs/contract.md#candidates-from-hits): skip URI-less hits and `profile.md`, drop (and
+ * count) excluded
  * URIs, strip sidecar suffixes, derive category and origin, and penalise other peers for ranking.
  */
 export function buildCandidates(
@@ -55,7 +56,10 @@ export function buildCandidates(
   return { candidates, excluded, excludedUris };
 }
 
-/** Stable rank sort (§7.6): ranked score descending, then origin actor_peer, self, other_peer. */
+/**
+ * Stable rank sort (docs/contract.md#candidates-from-hits): ranked score descending, then origin actor_peer, self,
+ * other_peer.
+ */
 export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
   return [...candidates].sort(
     (a, b) => b.rankedScore - a.rankedScore || ORIGIN_ORDER.indexOf(a.origin) - ORIGIN_ORDER.indexOf(b.origin),

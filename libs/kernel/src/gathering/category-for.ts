@@ -3,7 +3,8 @@ import { BucketKey, Category, isCategory, MEMORY_CATEGORIES } from '../tiering/c
 const MEMORY_MARKER = '/memories/';
 
 /**
- * Reported category of a hit (§7.5): the owning bucket or result list wins; otherwise derived
+ * Reported category of a hit (docs/contract.md#categories-and-penalties): the owning bucket or result list wins;
+ * otherwise derived
  * from the URI, with `memories` as the catch-all for memory types that own no bucket.
  */
 export function categoryFor(uri: string, bucket: BucketKey | null, declared?: unknown): Category {

@@ -1,6 +1,9 @@
 import { pyFloat, pyInt } from '../text/py-coerce';
 
-/** One `/find` item as it arrives from the retriever (§2.4); fields are loosely typed on purpose. */
+/**
+ * One `/find` item as it arrives from the retriever (docs/contract.md#find-response); fields are loosely typed on
+ * purpose.
+ */
 export interface FindHit {
   uri?: unknown;
   score?: unknown;

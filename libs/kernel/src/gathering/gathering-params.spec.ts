@@ -6,7 +6,7 @@ import { activeBuckets, resolveQuotas } from './quotas';
 
 const DEFAULTS = { events: 0.1, entities: 0.1, preferences: 0.02, experiences: 0.02, resources: 0.02, skills: 0.02, memories: 0.1 };
 
-describe('resolveQuotas (§7.2)', () => {
+describe('resolveQuotas', () => {
   it.each([
     { name: 'both null → flat mode', quotas: null, purpose: null, out: null },
     { name: 'coding preset', quotas: null, purpose: 'coding' as const, out: { events: 1, entities: 2, preferences: 1, experiences: 1, resources: 3, skills: 2 } },
@@ -27,7 +27,7 @@ describe('resolveQuotas (§7.2)', () => {
   });
 });
 
-describe('normalizePenalties (§7.5)', () => {
+describe('normalizePenalties', () => {
   it.each([
     { name: 'null → defaults', value: null, out: DEFAULTS },
     { name: 'a number sets all seven', value: 0.3, out: Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, 0.3])) },
@@ -45,7 +45,7 @@ describe('normalizePenalties (§7.5)', () => {
   });
 });
 
-describe('categoryFor (§7.5, case 28)', () => {
+describe('categoryFor', () => {
   const U = 'viking://user/test_user';
   it.each([
     { name: 'bucket wins over the URI', uri: `${U}/memories/events/a.md`, bucket: 'entities' as const, out: 'entities' },
@@ -69,7 +69,7 @@ describe('categoryFor (§7.5, case 28)', () => {
   });
 });
 
-describe('originForUri (§7.6)', () => {
+describe('originForUri', () => {
   const U = 'viking://user/u1';
   it.each([
     { name: 'actor peer', uri: `${U}/peers/current/memories/events/a.md`, actor: 'current', out: 'actor_peer' },
@@ -90,7 +90,7 @@ describe('originForUri (§7.6)', () => {
   });
 });
 
-describe('overfetch (§7.7)', () => {
+describe('overfetch', () => {
   it.each([
     { name: 'quota 4, three excluded', want: 4, excluded: 3, limit: 7, scan: 19 },
     { name: 'quota 2, three excluded (peer scan 8+3)', want: 2, excluded: 3, limit: 5, scan: 11 },

@@ -1,7 +1,7 @@
 /** Other peers rank below own hits after penalties, so their scan looks this many times deeper. */
 export const OTHER_PEER_OVERFETCH = 4;
 
-/** Over-fetch to compensate exclusions (§7.7): `want + min(excluded, 2·want)`. */
+/** Over-fetch to compensate exclusions (docs/contract.md#over-fetch): `want + min(excluded, 2·want)`. */
 export function overfetch(want: number, excludedCount: number): number {
   return want + Math.min(excludedCount, want * 2);
 }

@@ -4,7 +4,7 @@ import { Category, CATEGORY_KEYS, isCategory } from '../tiering/category';
 /** Other-peer ranking penalty per reported category (all seven keys). */
 export type PenaltyMap = Record<Category, number>;
 
-/** Defaults (§7.5): events/entities/memories 0.1, the rest 0.02. */
+/** Defaults (docs/contract.md#categories-and-penalties): events/entities/memories 0.1, the rest 0.02. */
 export const DEFAULT_OTHER_PEER_PENALTIES: Readonly<PenaltyMap> = {
   events: 0.1,
   entities: 0.1,
@@ -24,7 +24,8 @@ function clamp(value: unknown, fallback: number): number {
 }
 
 /**
- * Normalise `other_peer_penalty` (§7.5): null → defaults; a number sets all seven; an object
+ * Normalise `other_peer_penalty` (docs/contract.md#categories-and-penalties): null → defaults; a number sets all seven;
+ * an object
  * overrides known keys only (unparsable → the default); everything clamped to [0, 1].
  */
 export function normalizePenalties(value: unknown): PenaltyMap {

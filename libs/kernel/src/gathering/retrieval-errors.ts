@@ -9,7 +9,7 @@ export interface RetrievalFailure {
   message: string;
 }
 
-/** `"<Name>: <message>"` cut to 200 characters (§5.4). */
+/** `"<Name>: <message>"` cut to 200 characters (docs/contract.md#stats). */
 export function formatRetrievalError(failure: RetrievalFailure): string {
   return cutCodePoints(`${failure.name}: ${failure.message}`, MAX_ERROR_CHARS);
 }

@@ -42,8 +42,8 @@ function run(s: Scenario) {
 
 const hit = (uri: string, score: number, abstract = `abs ${uri}`): FindHit => ({ uri, score, abstract });
 
-describe('merging retrieval results (§7.3-§7.6)', () => {
-  it('case 24: actor, self and other-peer hits rank by penalised score and origin', () => {
+describe('merging retrieval results', () => {
+  it('actor, self and other-peer hits rank by penalised score and origin', () => {
     const merged = run({
       identity: tester,
       quotas: { ...RECALL_DEFAULT_QUOTAS },
@@ -63,7 +63,7 @@ describe('merging retrieval results (§7.3-§7.6)', () => {
     expect(merged.searched).toEqual({ events: 3, entities: 0, preferences: 0 });
   });
 
-  it('case 26: an actor resource hit is actor_peer', () => {
+  it('an actor resource hit is actor_peer', () => {
     const actorUri = `${U}/peers/current/resources/actor-faq.md`;
     const merged = run({
       identity: tester,
@@ -73,7 +73,7 @@ describe('merging retrieval results (§7.3-§7.6)', () => {
     expect(merged.candidates.map((c) => [c.baseUri, c.origin, c.category])).toEqual([[actorUri, 'actor_peer', 'resources']]);
   });
 
-  it('case 27: profile.md is never a candidate and duplicate URIs collapse', () => {
+  it('profile.md is never a candidate and duplicate URIs collapse', () => {
     const event = `${U}/memories/events/e.md`;
     const merged = run({
       identity: plain,
@@ -85,7 +85,7 @@ describe('merging retrieval results (§7.3-§7.6)', () => {
     expect(merged.searched).toEqual({ events: 2 });
   });
 
-  it('case 28: flat mode keeps the owning list for categories', () => {
+  it('flat mode keeps the owning list for categories', () => {
     const merged = run({
       identity: plain,
       peerScope: 'actor',
@@ -116,7 +116,7 @@ describe('merging retrieval results (§7.3-§7.6)', () => {
     ]);
   });
 
-  it('case 29: excluded URIs are dropped and counted', () => {
+  it('excluded URIs are dropped and counted', () => {
     const merged = run({
       identity: plain,
       peerScope: 'actor',
@@ -140,7 +140,7 @@ describe('merging retrieval results (§7.3-§7.6)', () => {
     expect(merged.excluded).toBe(1);
   });
 
-  it('case 31: every call failing yields no candidates and capped error strings', () => {
+  it('every call failing yields no candidates and capped error strings', () => {
     const merged = run({
       identity: tester,
       quotas: resolveQuotas(null, 'coding'),
@@ -151,7 +151,7 @@ describe('merging retrieval results (§7.3-§7.6)', () => {
     expect(merged.retrievalErrors.every((e) => e.startsWith('RuntimeError: embedder down') && e.length === 200)).toBe(true);
   });
 
-  it('case 32: a failing bucket reports 0 searched while the other still serves', () => {
+  it('a failing bucket reports 0 searched while the other still serves', () => {
     const merged = run({
       identity: plain,
       quotas: { events: 2, entities: 2 },
@@ -166,7 +166,7 @@ describe('merging retrieval results (§7.3-§7.6)', () => {
     expect(merged.retrievalErrors).toEqual(['ConnectionError: vector index offline']);
   });
 
-  it('case 33: a directory hit becomes the directory URI', () => {
+  it('a directory hit becomes the directory URI', () => {
     const merged = run({
       identity: plain,
       quotas: { entities: 1 },

@@ -39,7 +39,10 @@ function listFor(bucket: BucketKey): ResultList {
   return bucket === 'resources' || bucket === 'skills' ? bucket : 'memories';
 }
 
-/** Merge the fan-out into ranked candidates (§7.3 bucketed, §7.4 flat) plus `searched`/`excluded`. */
+/**
+ * Merge the fan-out into ranked candidates (docs/contract.md#bucketed-mode bucketed, docs/contract.md#flat-mode flat)
+ * plus `searched`/`excluded`.
+ */
 export function mergeRetrievalResults(input: MergeInput): MergeResult {
   const errors: string[] = [];
   const own: Array<{ call: RetrievalCall; result: FindResultLike | null }> = [];

@@ -43,8 +43,8 @@ function run(s: Scenario) {
 
 const hit = (uri: string, score: number, abstract = `abs ${uri}`): FindHit => ({ uri, score, abstract });
 
-describe('retrieval plan (§7.3, §7.4)', () => {
-  it('case 15: flat default asks for 10 on the default targets, then scans peers for 40 without the actor', () => {
+describe('retrieval plan', () => {
+  it('flat default asks for 10 on the default targets, then scans peers for 40 without the actor', () => {
     const { calls } = run({ identity: plain });
     expect(calls).toEqual([
       { bucket: null, query: 'q', targetUri: '', openContext: false, limit: 10, contextTypeFilter: null },
@@ -54,12 +54,12 @@ describe('retrieval plan (§7.3, §7.4)', () => {
 
   it.each([
     {
-      name: 'case 22: events+skills, actor scope, dev root',
+      name: 'events+skills, actor scope, dev root',
       scenario: { identity: devRoot, quotas: { events: 2, skills: 1 }, peerScope: 'actor' as const },
       targets: ['viking://user/default/memories/events', 'viking://user/default/skills', 'viking://agent/skills'],
     },
     {
-      name: 'case 23: coding purpose with actor covers every domain',
+      name: 'coding purpose with actor covers every domain',
       scenario: { identity: tester, quotas: resolveQuotas(null, 'coding'), peerScope: 'actor' as const },
       targets: [
         `${U}/memories/events`, `${U}/peers/current/memories/events`,
@@ -71,7 +71,7 @@ describe('retrieval plan (§7.3, §7.4)', () => {
       ],
     },
     {
-      name: 'case 26: resources with actor and peer_scope all: actor resources, no peers scan',
+      name: 'resources with actor and peer_scope all: actor resources, no peers scan',
       scenario: { identity: tester, quotas: { resources: 2 }, peerScope: 'all' as const },
       targets: ['viking://resources', `${U}/resources`, `${U}/peers/current/resources`],
     },
@@ -91,12 +91,12 @@ describe('retrieval plan (§7.3, §7.4)', () => {
       targets: [`${U}/memories/events`, `${U}/peers/current/memories/events`, `${U}/peers`],
     },
     {
-      name: 'zero quotas search nothing (§17.6)',
+      name: 'zero quotas search nothing',
       scenario: { identity: tester, quotas: { events: 0, skills: 0 } },
       targets: [],
     },
     {
-      name: 'case 16: /recall defaults never target experiences',
+      name: '/recall defaults never target experiences',
       scenario: { identity: plain, quotas: { ...RECALL_DEFAULT_QUOTAS }, peerScope: 'actor' as const },
       targets: [`${U}/memories/events`, `${U}/memories/entities`, `${U}/memories/preferences`],
     },
@@ -104,12 +104,12 @@ describe('retrieval plan (§7.3, §7.4)', () => {
     expect(run(scenario).targets).toEqual(targets);
   });
 
-  it('case 25: peer_scope actor never targets …/peers', () => {
+  it('peer_scope actor never targets …/peers', () => {
     const { targets } = run({ identity: tester, quotas: { ...RECALL_DEFAULT_QUOTAS }, peerScope: 'actor' });
     expect(targets.some((t) => t.endsWith('/peers'))).toBe(false);
   });
 
-  it('case 30: every call over-fetches to 7 for quota 4 with three exclusions', () => {
+  it('every call over-fetches to 7 for quota 4 with three exclusions', () => {
     const { calls } = run({ identity: tester, quotas: { events: 4 }, peerScope: 'actor', excluded: ['a', 'b', 'c'] });
     expect(calls.map((c) => c.limit)).toEqual([7, 7]);
   });
@@ -130,7 +130,7 @@ describe('retrieval plan (§7.3, §7.4)', () => {
 });
 
 describe('retrieval plan: quotas beat limit', () => {
-  it('case 23: the coding preset is not truncated by limit 1', () => {
+  it('the coding preset is not truncated by limit 1', () => {
     const { candidates } = run({
       identity: tester,
       quotas: resolveQuotas(null, 'coding'),

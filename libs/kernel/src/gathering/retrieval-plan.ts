@@ -7,7 +7,7 @@ import { activeBuckets, QuotaMap } from './quotas';
 
 export type PeerScope = 'actor' | 'all';
 
-/** One `find` call of the fan-out (§7.3, §7.4). */
+/** One `find` call of the fan-out (docs/contract.md#bucketed-mode, #flat-mode). */
 export interface RetrievalCall {
   /** Owning bucket in bucketed mode; null in flat mode. */
   bucket: BucketKey | null;
@@ -42,7 +42,7 @@ const BUCKET_TYPE: Readonly<Record<BucketKey, ContextType>> = {
   skills: 'skill',
 };
 
-/** Search directories owning a bucket (§7.3), actor view applied. */
+/** Search directories owning a bucket (docs/contract.md#bucketed-mode), actor view applied. */
 export function bucketTargets(identity: Identity, bucket: BucketKey): string[] {
   const root = userRoot(identity.userId);
   const actor = identity.actorPeerId;

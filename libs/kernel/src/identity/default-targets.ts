@@ -4,7 +4,10 @@ import { ContextType, Identity } from './identity';
 export const RESOURCES_ROOT = 'viking://resources';
 export const AGENT_SKILLS_ROOT = 'viking://agent/skills';
 
-/** Default retrieval directories (§2.2, §7.3); [] means "no restriction" and is returned for root only. */
+/**
+ * Default retrieval directories (docs/contract.md#default-targets, #bucketed-mode); [] means "no restriction" and is
+ * returned for root only.
+ */
 export function defaultTargets(identity: Identity, contextType?: ContextType): string[] {
   if (identity.role === 'root') return [];
   const root = userRoot(identity.userId);

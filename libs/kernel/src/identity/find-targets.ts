@@ -9,7 +9,8 @@ import { Identity } from './identity';
 const AGENT_SUBSCOPES = new Set(['skills', 'endpoints', 'tools', 'payments']);
 
 /**
- * Resolve `/find` `target_uri` into search directories (§2.2): blanks, `/` and `viking://` are
+ * Resolve `/find` `target_uri` into search directories (docs/contract.md#default-targets): blanks, `/` and `viking://`
+ * are
  * ignored, an empty result means the defaults, and [] (root only) means unrestricted.
  */
 export function resolveFindTargets(identity: Identity, targetUri: string | readonly string[] | undefined | null): string[] {

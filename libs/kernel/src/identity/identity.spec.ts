@@ -20,7 +20,7 @@ function failure(run: () => unknown): KernelError {
   throw new Error('expected a KernelError');
 }
 
-describe('defaultTargets (§2.2, §7.3)', () => {
+describe('defaultTargets', () => {
   it.each([
     { name: 'root is unrestricted', who: root, type: undefined, out: [] },
     { name: 'root has no typed defaults either', who: root, type: 'resource' as const, out: [] },
@@ -41,7 +41,7 @@ describe('defaultTargets (§2.2, §7.3)', () => {
   });
 });
 
-describe('resolveFindTargets (§2.2)', () => {
+describe('resolveFindTargets', () => {
   it.each([
     { name: 'undefined → defaults', who: user, target: undefined, out: [U, 'viking://resources'] },
     { name: 'empty string → defaults', who: user, target: '', out: [U, 'viking://resources'] },

@@ -1,7 +1,7 @@
 /** Role of an API key; `root` sees its whole account, `admin` manages users, `user` owns one space. */
 export type Role = 'root' | 'admin' | 'user';
 
-/** The request context every kernel decision is scoped by (§1.1). */
+/** The request context every kernel decision is scoped by (docs/contract.md#accounts-users-and-keys). */
 export interface Identity {
   accountId: string;
   userId: string;

@@ -8,7 +8,8 @@ export const OVERVIEW_LIMIT = 4000;
 
 /**
  * The abstract of a file node: for memory files the whole stripped body (it doubles as embedding
- * text, §1.4); for other files a short extractive summary: the first paragraph that is not a heading
+ * text, docs/contract.md#tiers-and-sidecars); for other files a short extractive summary: the first paragraph that is
+ * not a heading
  * or code fence, led by the title when there is one, cut to {@link ABSTRACT_LIMIT} code points.
  */
 export function fileAbstract(uri: string, content: string): string {

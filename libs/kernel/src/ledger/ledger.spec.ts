@@ -6,7 +6,7 @@ const doc = (entries: Record<string, unknown>) => ({ version: 1, updated_turn: 0
 describe('parseLedger', () => {
   it.each([
     { name: 'absent → new', raw: null, out: { status: 'new', data: {} } },
-    { name: 'invalid JSON → new (case 51)', raw: '{not json', out: { status: 'new', data: {} } },
+    { name: 'invalid JSON → new', raw: '{not json', out: { status: 'new', data: {} } },
     { name: 'empty string → ok, empty', raw: '', out: { status: 'ok', data: {} } },
     { name: 'JSON array → ok, empty', raw: '[1,2]', out: { status: 'ok', data: {} } },
     { name: 'JSON null → ok, empty', raw: 'null', out: { status: 'ok', data: {} } },
@@ -22,9 +22,9 @@ describe('recordTurn', () => {
     { name: 'missing turn → 0', record: { detail: 'full' }, out: 0 },
     { name: 'numeric string', record: { turn: '7' }, out: 7 },
     { name: 'float truncates', record: { turn: 8.9 }, out: 8 },
-    { name: 'non-numeric string (case 51)', record: { turn: 'x' }, out: null },
-    { name: 'null turn (case 51)', record: { turn: null }, out: null },
-    { name: 'non-object record (case 51)', record: 'served', out: null },
+    { name: 'non-numeric string', record: { turn: 'x' }, out: null },
+    { name: 'null turn', record: { turn: null }, out: null },
+    { name: 'non-object record', record: 'served', out: null },
     { name: 'array record', record: [3], out: null },
   ])('$name', ({ record, out }) => {
     expect(recordTurn(record)).toBe(out);
@@ -42,12 +42,12 @@ describe('turnClock', () => {
   });
 });
 
-describe('cooledUris (§9)', () => {
+describe('cooledUris', () => {
   it.each([
-    { name: 'case 51: R cooled, O expired', data: doc({ R: { turn: 8 }, O: { turn: 2 } }), turn: 10, turns: 5, out: ['R'] },
-    { name: 'case 51: a record ahead of the clock is expired', data: doc({ X: { turn: 99 } }), turn: 3, turns: 5, out: [] },
-    { name: 'case 51: bare-URI records never cool', data: doc({ P: { turn: 9, detail: 'uri' } }), turn: 10, turns: 5, out: [] },
-    { name: 'case 51: unusable records ignored', data: doc({ A: { turn: 'x' }, B: { turn: null }, C: 'served', D: { turn: 9, detail: 'abstract' } }), turn: 10, turns: 5, out: ['D'] },
+    { name: 'R cooled, O expired', data: doc({ R: { turn: 8 }, O: { turn: 2 } }), turn: 10, turns: 5, out: ['R'] },
+    { name: 'a record ahead of the clock is expired', data: doc({ X: { turn: 99 } }), turn: 3, turns: 5, out: [] },
+    { name: 'bare-URI records never cool', data: doc({ P: { turn: 9, detail: 'uri' } }), turn: 10, turns: 5, out: [] },
+    { name: 'unusable records ignored', data: doc({ A: { turn: 'x' }, B: { turn: null }, C: 'served', D: { turn: 9, detail: 'abstract' } }), turn: 10, turns: 5, out: ['D'] },
     { name: 'served at 0 with 3 turns: cooled at 0', data: doc({ H: { turn: 0 } }), turn: 0, turns: 3, out: ['H'] },
     { name: 'served at 0 with 3 turns: cooled at 2', data: doc({ H: { turn: 0 } }), turn: 2, turns: 3, out: ['H'] },
     { name: 'served at 0 with 3 turns: free at 3', data: doc({ H: { turn: 0 } }), turn: 3, turns: 3, out: [] },
@@ -59,8 +59,8 @@ describe('cooledUris (§9)', () => {
   });
 });
 
-describe('recordServed (§9)', () => {
-  it('case 51: upserts at the current turn and drops future and unusable records', () => {
+describe('recordServed', () => {
+  it('upserts at the current turn and drops future and unusable records', () => {
     const data = doc({ X: { turn: 99 }, A: { turn: 'x' }, B: { turn: null }, C: 'served', K: { turn: 2, detail: 'full' } });
     expect(recordServed(data, [{ uri: 'H', detail: 'abstract' }, { uri: 'U', detail: 'uri' }], 3, 5)).toEqual({
       version: 1,
@@ -69,7 +69,7 @@ describe('recordServed (§9)', () => {
     });
   });
 
-  it('case 52: clock 40 with 5 turns prunes a record from turn 1', () => {
+  it('clock 40 with 5 turns prunes a record from turn 1', () => {
     expect(recordServed(doc({ A: { turn: 1 } }), [{ uri: 'B', detail: 'full' }], 40, 5)).toEqual({
       version: 1,
       updated_turn: 40,
@@ -91,7 +91,7 @@ describe('recordServed (§9)', () => {
     expect(Object.keys(out.entries).slice(0, 3)).toEqual(['u0', 'u100', 'u200']);
   });
 
-  it('case 53: a URI served bare is served again next turn, then cools once served with content', () => {
+  it('a URI served bare is served again next turn, then cools once served with content', () => {
     let data: Record<string, unknown> = {};
     data = { ...recordServed(data, [{ uri: 'L', detail: 'uri' }], 4, 5) };
     expect(cooledUris(data, 6, 5)).toEqual([]);

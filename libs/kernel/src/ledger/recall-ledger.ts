@@ -3,10 +3,13 @@ import { isPlainObject, pyInt } from '../text/py-coerce';
 export const LEDGER_VERSION = 1;
 export const MAX_LEDGER_URIS = 500;
 
-/** `stats.dedup.status` (§5.4). */
+/** `stats.dedup.status` (docs/contract.md#stats). */
 export type DedupStatus = 'off' | 'new' | 'ok' | 'write_failed';
 
-/** The stored ledger (§9): `entries` maps URI → `{turn, detail}`; stored records are kept raw. */
+/**
+ * The stored ledger (docs/contract.md#dedup-ledger): `entries` maps URI → `{turn, detail}`; stored records are kept
+ * raw.
+ */
 export interface LedgerDocument {
   version: number;
   updated_turn: number;
@@ -19,7 +22,10 @@ export interface LoadedLedger {
   data: Record<string, unknown>;
 }
 
-/** Parse a stored ledger (§9): null (absent) or invalid JSON → `new`; a non-object JSON → `ok`, empty. */
+/**
+ * Parse a stored ledger (docs/contract.md#dedup-ledger): null (absent) or invalid JSON → `new`; a non-object JSON →
+ * `ok`, empty.
+ */
 export function parseLedger(raw: string | null | undefined): LoadedLedger {
   if (raw === null || raw === undefined) return { status: 'new', data: {} };
   if (raw === '') return { status: 'ok', data: {} };
@@ -38,7 +44,7 @@ export function recordTurn(record: unknown): number | null {
   return pyInt(record['turn']);
 }
 
-/** The turn clock (§9): `max(total_message_count or 0, live message count)`. */
+/** The turn clock (docs/contract.md#dedup-ledger): `max(total_message_count or 0, live message count)`. */
 export function turnClock(totalMessageCount: unknown, liveMessages: number): number {
   const total = totalMessageCount === null || totalMessageCount === undefined ? 0 : pyInt(totalMessageCount) ?? 0;
   return Math.max(total, liveMessages);
@@ -50,7 +56,8 @@ function entriesOf(data: Readonly<Record<string, unknown>>): Record<string, unkn
 }
 
 /**
- * URIs cooled at `turn` (§9): usable turn `t ≤ turn`, `turn − t < dedupTurns`, detail ≠ "uri".
+ * URIs cooled at `turn` (docs/contract.md#dedup-ledger): usable turn `t ≤ turn`, `turn − t < dedupTurns`, detail ≠
+ * "uri".
  * Records ahead of the clock (archive rotation) count as expired.
  */
 export function cooledUris(data: Readonly<Record<string, unknown>>, turn: number, dedupTurns: number): string[] {
@@ -66,7 +73,8 @@ export function cooledUris(data: Readonly<Record<string, unknown>>, turn: number
 }
 
 /**
- * Record served entries at `turn` and prune (§9): keep usable turns in `[turn − 4·dedupTurns, turn]`,
+ * Record served entries at `turn` and prune (docs/contract.md#dedup-ledger): keep usable turns in `[turn −
+ * 4·dedupTurns, turn]`,
  * then at most the 500 most recent. Bare-URI entries are recorded too (they just never cool).
  */
 export function recordServed(

@@ -116,7 +116,7 @@ export const NOT_A_NAME = new Set([
   'assert', 'synchronized', 'defer', 'go', 'match', 'foreach', 'using', 'static_assert', 'decltype', 'alignof',
 ]);
 
-/** Declaration rules for a file name, or null when no skeleton is supported (§8.4 item 2). */
+/** Declaration rules for a file name, or null when no skeleton is supported (docs/contract.md#tier-texts item 2). */
 export function languageFor(fileName: string): LanguageRules | null {
   const dot = fileName.lastIndexOf('.');
   if (dot <= 0) return null;

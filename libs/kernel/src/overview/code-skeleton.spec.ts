@@ -1,6 +1,6 @@
 import { codeSkeleton, isCodeFile } from './code-skeleton';
 
-// §17.17: assert only that signatures are present and bodies are absent.
+// docs/contract.md#tier-texts: assert only that signatures are present and bodies are absent.
 describe('codeSkeleton', () => {
   it.each([
     {

@@ -67,7 +67,8 @@ function matchingRule(line: string, language: LanguageRules): DeclarationRule | 
 }
 
 /**
- * Regex-based outline of a source file (§8.4 item 2, §17.17): class/function signatures in
+ * Regex-based outline of a source file (docs/contract.md#tier-texts item 2, docs/contract.md#tier-texts):
+ * class/function signatures in
  * source order, indentation kept, bodies dropped. "" for unsupported languages or no matches.
  */
 export function codeSkeleton(fileName: string, content: string): string {

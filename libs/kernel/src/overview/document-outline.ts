@@ -7,7 +7,9 @@ const PARAGRAPH_CHARS = 400;
 const HEADING = /(?<=^|\n)(#{1,3})[ \t]+([^\n]+)/g;
 const BLANK_LINE = new RegExp(`\\n[${PY_WS}]*\\n`);
 
-/** Generic document overview (§8.4 item 4): indented heading tree + first paragraph (≤400 chars). */
+/**
+ * Generic document overview (docs/contract.md#tier-texts item 4): indented heading tree + first paragraph (≤400 chars).
+ */
 export function documentOutline(content: string): string {
   if (!content) return '';
   const headings: string[] = [];

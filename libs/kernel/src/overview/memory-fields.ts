@@ -3,7 +3,8 @@ import { PY_WS, pyStrip } from '../text/py-text';
 const OPENER = new RegExp(`<!--[${PY_WS}]*MEMORY_FIELDS(?![\\p{L}\\p{N}_])`, 'uy');
 
 /**
- * Remove every `<!-- MEMORY_FIELDS … -->` comment from a memory file and trim (§1.4, §8.4).
+ * Remove every `<!-- MEMORY_FIELDS … -->` comment from a memory file and trim (docs/contract.md#tiers-and-sidecars,
+ * #tier-texts).
  * A scan with indexOf rather than one regex: a lazy `[\s\S]*?-->` rescans to the end of the text
  * from every unclosed opener, which is quadratic in hostile input.
  */

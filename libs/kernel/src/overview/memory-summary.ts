@@ -12,7 +12,10 @@ const INLINE_END = new RegExp(
 );
 const IS_WS = new RegExp(`^${WS}$`);
 
-/** The memory overview (§8.4 item 3): the `# Summary` section, else the legacy inline form, else "". */
+/**
+ * The memory overview (docs/contract.md#tier-texts item 3): the `# Summary` section, else the legacy inline form, else
+ * "".
+ */
 export function extractSummary(content: string): string {
   if (!content) return '';
   const section = SECTION.exec(content);

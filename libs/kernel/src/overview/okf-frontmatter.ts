@@ -13,8 +13,10 @@ function withoutEol(line: string): string {
 }
 
 /**
- * Body of an OKF sidecar (§1.4): a leading `---` … `---` frontmatter block is removed and the
- * canonical trailing newline dropped. Lenient by design (§17.9): the frontmatter is not parsed,
+ * Body of an OKF sidecar (docs/contract.md#tiers-and-sidecars): a leading `---` … `---` frontmatter block is removed
+ * and the
+ * canonical trailing newline dropped. Lenient by design (docs/contract.md#tiers-and-sidecars): the frontmatter is not
+ * parsed,
  * so a missing `directory` key or bad YAML still strips cleanly, and an unclosed block leaves
  * the text as it is. Never throws.
  */

@@ -3,7 +3,7 @@ import { stripMemoryFields } from './memory-fields';
 import { extractSummary } from './memory-summary';
 import { stripOkfFrontmatter } from './okf-frontmatter';
 
-describe('stripOkfFrontmatter (§1.4, §17.9 lenient)', () => {
+describe('stripOkfFrontmatter (lenient)', () => {
   it.each([
     { name: 'legacy text without frontmatter is unchanged', text: 'plain body\n', out: 'plain body\n' },
     { name: 'OKF frontmatter removed, trailing newline dropped', text: '---\ndirectory: viking://x/\n---\nbody line\n', out: 'body line' },
@@ -33,7 +33,7 @@ describe('stripMemoryFields', () => {
   });
 });
 
-describe('extractSummary (§8.4 item 3)', () => {
+describe('extractSummary', () => {
   it.each([
     { name: 'H1 summary up to the next heading', text: '# Summary\nShipped X.\n\n# 2026-07-14 ChatLog:\nchatter', out: 'Shipped X.' },
     { name: 'H3, any case, trailing spaces', text: 'intro\n### SUMMARY  \nthe gist\nsecond line\n## Next\nx', out: 'the gist\nsecond line' },
@@ -54,9 +54,9 @@ describe('extractSummary (§8.4 item 3)', () => {
   });
 });
 
-describe('documentOutline (§8.4 item 4)', () => {
+describe('documentOutline', () => {
   it.each([
-    { name: 'contract example (case 38)', text: '# Title\n\nintro text\n\n## Body\n\nmore', out: '# Title\n  ## Body\n\nintro text' },
+    { name: 'contract example', text: '# Title\n\nintro text\n\n## Body\n\nmore', out: '# Title\n  ## Body\n\nintro text' },
     { name: 'headings only', text: '# A\n## B\n### C\n#### D', out: '# A\n  ## B\n    ### C' },
     { name: 'paragraph only', text: 'first para\nline two\n\nsecond para', out: 'first para\nline two' },
     { name: 'heading lines removed from the first block', text: '# T\nbody under title\n\nnext', out: '# T\n\nbody under title' },

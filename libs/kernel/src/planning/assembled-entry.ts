@@ -14,7 +14,7 @@ export interface AssembledEntry {
   tokens: number;
 }
 
-/** Wire shape of an entry (§5.1), keys in contract order. */
+/** Wire shape of an entry (docs/contract.md#entries), keys in contract order. */
 export interface EntryJson {
   uri: string;
   category: Category;
@@ -37,7 +37,7 @@ export function entryFor(candidate: Candidate, detail: Tier, text: string): Asse
   };
 }
 
-/** Serialise an entry for `result.entries` (§5.1): uri, category, score, detail, text, origin. */
+/** Serialise an entry for `result.entries` (docs/contract.md#entries): uri, category, score, detail, text, origin. */
 export function entryToJson(entry: AssembledEntry): EntryJson {
   const json: EntryJson = { uri: entry.uri, category: entry.category, score: entry.score, detail: entry.detail, text: entry.text };
   if (entry.origin) json.origin = entry.origin;

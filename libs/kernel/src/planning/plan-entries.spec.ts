@@ -31,7 +31,7 @@ function assemble(candidates: Candidate[], bodies: Record<string, string | Error
 
 const eventBody = (gist: string, filler: string) => `# Summary\n${gist}\n\n# ChatLog:\n${filler}`;
 
-describe('planEntries: worked examples of §8.5', () => {
+describe('planEntries: worked examples of planning', () => {
   it('six entities with short abstracts all fit at abstract', () => {
     const cs = Array.from({ length: 6 }, (_, i) => cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity number ${i}` }));
     const { entries, stats } = assemble(cs, {}, 1600);
@@ -57,8 +57,8 @@ describe('planEntries: worked examples of §8.5', () => {
   });
 
   it.each([
-    { name: 'case 43: 1600 budget → full (~1038 tokens)', maxTokens: 1600, detail: 'full', low: 1000, high: 1100 },
-    { name: 'case 43: 200 budget → overview', maxTokens: 200, detail: 'overview', low: 1, high: 200 },
+    { name: '1600 budget → full (~1038 tokens)', maxTokens: 1600, detail: 'full', low: 1000, high: 1100 },
+    { name: '200 budget → overview', maxTokens: 200, detail: 'overview', low: 1, high: 200 },
   ])('single low-score event with 4000 chars of chatter: $name', ({ maxTokens, detail, low, high }) => {
     const c = cand(`${U}/memories/events/solo.md`, 'events', { score: 0.02, abstract: 'solo' });
     const { entries, stats } = assemble([c], { [c.baseUri]: `# Summary\nShipped X.\n\n# 2026-07-14 ChatLog:\n${'c'.repeat(4000)}` }, maxTokens);
@@ -78,8 +78,8 @@ describe('planEntries: worked examples of §8.5', () => {
   });
 
   it.each([
-    { name: 'case 39: readable summary → overview', body: '# Summary\nthe gist\n\n# Detail\n' + 'd'.repeat(500), detail: 'overview', text: 'the gist' },
-    { name: 'case 39: failed read → uri', body: new Error('EIO'), detail: 'uri', text: '' },
+    { name: 'readable summary → overview', body: '# Summary\nthe gist\n\n# Detail\n' + 'd'.repeat(500), detail: 'overview', text: 'the gist' },
+    { name: 'failed read → uri', body: new Error('EIO'), detail: 'uri', text: '' },
   ])('entity with a 20 000-char abstract: $name', ({ body, detail, text }) => {
     const c = cand(`${U}/memories/entities/big.md`, 'entities', { abstract: 'w'.repeat(20000) });
     const { entries, reads } = assemble([c], { [c.baseUri]: body }, 1600);
@@ -96,7 +96,7 @@ describe('planEntries: worked examples of §8.5', () => {
     expect(stats.usedTokens).toBe(55);
   });
 
-  it('case 40: three entities with ~200-char abstracts at 64 tokens', () => {
+  it('three entities with ~200-char abstracts at 64 tokens', () => {
     const cs = [0, 1, 2].map((i) => cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity ${i} `.repeat(20) }));
     const { entries, stats } = assemble(cs, {}, 64);
     expect(stats.returned + stats.dropped).toBe(3);
@@ -105,7 +105,7 @@ describe('planEntries: worked examples of §8.5', () => {
     expect(entries.every((e) => e.detail === 'uri' || e.detail === 'abstract')).toBe(true);
   });
 
-  it('case 41: identical abstracts are served once', () => {
+  it('identical abstracts are served once', () => {
     const cs = [cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'same text' }), cand(`${U}/memories/entities/b.md`, 'entities', { abstract: 'same text' })];
     const { entries, stats } = assemble(cs, {}, 1600);
     expect(entries.map((e) => e.uri)).toEqual([`${U}/memories/entities/a.md`]);
@@ -121,8 +121,8 @@ describe('planEntries: worked examples of §8.5', () => {
   });
 
   it.each([
-    { name: 'case 37: default tier', pins: NO_PINS },
-    { name: 'case 37: pinned abstract', pins: normalizeDetail('abstract') },
+    { name: 'default tier', pins: NO_PINS },
+    { name: 'pinned abstract', pins: normalizeDetail('abstract') },
     { name: 'resource pinned abstract with an oversized abstract', pins: normalizeDetail('abstract'), abstract: 'X '.repeat(400), maxTokens: 60 },
   ])('a resource without a usable abstract is a bare URI and its body is never read: $name', ({ pins, abstract, maxTokens }) => {
     const c = cand(`${U}/resources/creds.md`, 'resources', { abstract: abstract ?? '' });
@@ -132,9 +132,9 @@ describe('planEntries: worked examples of §8.5', () => {
   });
 
   it.each([
-    { name: 'case 38: default → abstract', detail: null, out: ['abstract', 'short abstract'] },
-    { name: 'case 38: pinned full → body', detail: 'full', out: ['full', '# Title\n\nintro text\n\n## Body\n\nmore'] },
-    { name: 'case 38: pinned overview → document outline', detail: 'overview', out: ['overview', '# Title\n  ## Body\n\nintro text'] },
+    { name: 'default → abstract', detail: null, out: ['abstract', 'short abstract'] },
+    { name: 'pinned full → body', detail: 'full', out: ['full', '# Title\n\nintro text\n\n## Body\n\nmore'] },
+    { name: 'pinned overview → document outline', detail: 'overview', out: ['overview', '# Title\n  ## Body\n\nintro text'] },
   ])('resource guide: $name', ({ detail, out }) => {
     const c = cand('viking://resources/guide.md', 'resources', { abstract: 'short abstract' });
     const { entries } = assemble([c], { [c.baseUri]: '# Title\n\nintro text\n\n## Body\n\nmore' }, 1600, normalizeDetail(detail));
@@ -154,8 +154,8 @@ describe('planEntries: worked examples of §8.5', () => {
   });
 });
 
-describe('planEntries: behavioural cases 34-45', () => {
-  it('case 34: an event and an entity with summary bodies, 1200 budget (distinct bodies: both served)', () => {
+describe('planEntries: behaviour', () => {
+  it('an event and an entity with summary bodies, 1200 budget (distinct bodies: both served)', () => {
     const body = eventBody('the gist', 'x'.repeat(300));
     const other = eventBody('another gist', 'z'.repeat(300));
     const a = cand(`${U}/memories/events/a.md`, 'events', { score: 0.71, abstract: body });
@@ -166,7 +166,7 @@ describe('planEntries: behavioural cases 34-45', () => {
     expect(stats.usedTokens).toBeLessThanOrEqual(1200);
   });
 
-  it('case 35: with default tiers only the event body is read', () => {
+  it('with default tiers only the event body is read', () => {
     const e = cand(`${U}/memories/events/a.md`, 'events', { abstract: 'abs events' });
     const n = cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'abs entities' });
     const body = '# Summary\ngist\n\n# ChatLog:\nnoise';
@@ -175,7 +175,7 @@ describe('planEntries: behavioural cases 34-45', () => {
     expect(entries.map((x) => [x.category, x.detail])).toEqual([['events', 'full'], ['entities', 'abstract']]);
   });
 
-  it('case 36: the MEMORY_FIELDS trailer never reaches the text', () => {
+  it('the MEMORY_FIELDS trailer never reaches the text', () => {
     const c = cand(`${U}/memories/events/x.md`, 'events', { abstract: 'x' });
     const raw = `# Summary\nShipped X.\n\n# 2026-07-14 ChatLog:\n${'chatter '.repeat(40)}\n\n<!-- MEMORY_FIELDS\n{"event_time": "2026-07-14"}\n-->`;
     const { entries } = assemble([c], { [c.baseUri]: raw }, 1600);
@@ -183,7 +183,7 @@ describe('planEntries: behavioural cases 34-45', () => {
     expect(entries[0]!.text).not.toContain('MEMORY_FIELDS');
   });
 
-  it('case 42: a per-category map pins each category and is echoed', () => {
+  it('a per-category map pins each category and is echoed', () => {
     const e = cand(`${U}/memories/events/a.md`, 'events', { abstract: 'event abstract' });
     const n = cand(`${U}/memories/entities/b.md`, 'entities', { abstract: 'entity abstract' });
     const pins = normalizeDetail({ events: 'abstract', entities: 'full' });
@@ -193,12 +193,12 @@ describe('planEntries: behavioural cases 34-45', () => {
     expect(stats.detail).toEqual({ events: 'abstract', entities: 'full' });
   });
 
-  it('case 44: CJK costs 250 tokens more than ASCII for the same 200-character abstract', () => {
+  it('CJK costs 250 tokens more than ASCII for the same 200-character abstract', () => {
     const used = (abstract: string) => assemble([cand(`${U}/memories/entities/e.md`, 'entities', { abstract })], {}, 32000).stats.usedTokens;
     expect(used('中'.repeat(200)) - used('a'.repeat(200))).toBe(250);
   });
 
-  it('case 45: used_tokens is the sum of rendered element estimates plus one per separator', () => {
+  it('used_tokens is the sum of rendered element estimates plus one per separator', () => {
     const cs = [
       cand(`${U}/memories/events/a.md`, 'events', { score: 0.9, abstract: 'a' }),
       cand(`${U}/memories/entities/b.md`, 'entities', { score: 0.8, abstract: 'entity b & <c> "d"' }),
@@ -212,7 +212,7 @@ describe('planEntries: behavioural cases 34-45', () => {
     expect(entries.map((e) => e.tokens)).toEqual(entries.map((e) => estimateTokens(renderEntry(e))));
   });
 
-  it('§5.4 example: three event hits, 330-char bodies, 1600 budget', () => {
+  it('stats example: three event hits, 330-char bodies, 1600 budget', () => {
     const cs = ['a', 'b', 'c'].map((name, i) => cand(`${U}/memories/events/${name}.md`, 'events', { abstract: `abs ${name}`, score: [0.62, 0.55, 0.41][i]! }));
     const bodies = Object.fromEntries(['a', 'b', 'c'].map((name) => [`${U}/memories/events/${name}.md`, eventBody(`gist ${name}`, 'x'.repeat(300))]));
     const { stats } = assemble(cs, bodies, 1600);
@@ -230,7 +230,7 @@ describe('planEntries: behavioural cases 34-45', () => {
     });
   });
 
-  it('case 14: no candidates still reports the budget', () => {
+  it('no candidates still reports the budget', () => {
     expect(planEntries({ candidates: [], contents: new Map(), maxTokens: 1600 }).stats).toEqual({
       maxTokens: 1600, usedTokens: 0, perEntryCap: 3200, returned: 0, dropped: 0, deduped: 0, redundant: 0, detail: null, tierCounts: {},
       fill: { floorTokens: 0, overviewUpgrades: 0, fullUpgrades: 0, spareUpgrades: 0 },

@@ -47,7 +47,7 @@ export interface FillStats {
   spareUpgrades: number;
 }
 
-/** The budgeting half of `stats` (§5.4, max_tokens … fill). */
+/** The budgeting half of `stats` (docs/contract.md#stats, max_tokens … fill). */
 export interface PlanStats {
   maxTokens: number;
   usedTokens: number;
@@ -82,7 +82,7 @@ function build(candidate: Candidate, tier: Tier, text: string): AssembledEntry {
 }
 
 /**
- * Breadth-first, then depth (§8.5): place every candidate at its start tier (falling back down
+ * Breadth-first, then depth (docs/contract.md#planning): place every candidate at its start tier (falling back down
  * the ladder, never truncating), skip duplicate texts, then spend what is left on overview, full
  * and finally cap-free full upgrades, best-ranked first. Then withdraw entries the others already
  * carry (near-duplicates, directory listings of served files) and spend what they held on the
@@ -292,7 +292,8 @@ type TextOf = ((candidate: Candidate, tier: Tier) => string | null) & {
 
 /**
  * Tier texts for this plan. With a query, an unpinned memory file's overview is the excerpt of its
- * body lines matching the query (within part of the per-entry cap), when any line matches; else §8.4's text.
+ * body lines matching the query (within part of the per-entry cap), when any line matches; else
+ * docs/contract.md#tier-texts's text.
  */
 function focusedText(input: PlanInput, cap: number): TextOf {
   const plain = (candidate: Candidate, tier: Tier) => tierText(candidate, tier, input.contents);

@@ -53,7 +53,7 @@ describe('planEntries: mechanics', () => {
   });
 });
 
-describe('read policy (§8.4)', () => {
+describe('read policy', () => {
   it.each([
     { name: 'event with default tiers', c: cand(`${U}/memories/events/a.md`, 'events', { abstract: 'a' }), pins: NO_PINS, read: true },
     { name: 'entity with a short abstract', c: cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'a' }), pins: NO_PINS, read: false },

@@ -22,7 +22,7 @@ export function oversizedAbstractNeedsBody(candidate: Candidate, cap: number): b
   return text !== '' && entryTokens(entryFor(candidate, 'abstract', text)) > cap;
 }
 
-/** The read policy (§8.4): read a body only if a body-backed tier is reachable. */
+/** The read policy (docs/contract.md#tier-texts): read a body only if a body-backed tier is reachable. */
 export function needsBody(candidate: Candidate, cap: number, pins: DetailPins = NO_PINS): boolean {
   return needsContent(candidate, pinFor(pins, candidate.category)) || oversizedAbstractNeedsBody(candidate, cap);
 }

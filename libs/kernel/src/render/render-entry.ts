@@ -5,10 +5,10 @@ import { formatScore } from './format-score';
 
 type Renderable = Pick<AssembledEntry, 'uri' | 'category' | 'score' | 'detail' | 'text'>;
 
-// `<` + optional `/` + `memory` followed by whitespace, `/` or `>`, in any case (§5.2).
+// `<` + optional `/` + `memory` followed by whitespace, `/` or `>`, in any case (docs/contract.md#rendered-block).
 const ENVELOPE_TAG = new RegExp(`<(/?)memory(?=[${PY_WS}/>])`, 'gi');
 
-/** Escape an attribute value: `&`, `"` and `<` only (§5.2). */
+/** Escape an attribute value: `&`, `"` and `<` only (docs/contract.md#rendered-block). */
 export function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
@@ -18,7 +18,7 @@ export function neutraliseEnvelope(body: string): string {
   return body.replace(ENVELOPE_TAG, '<\\$1memory');
 }
 
-/** One `<memory …>` element, byte-exact (§5.2); self-closing when the entry has no text. */
+/** One `<memory …>` element, byte-exact (docs/contract.md#rendered-block); self-closing when the entry has no text. */
 export function renderEntry(entry: Renderable): string {
   const head =
     `<memory uri="${escapeAttribute(entry.uri)}" type="${escapeAttribute(entry.category)}"` +
@@ -32,7 +32,7 @@ export function renderContext(entries: readonly Renderable[]): string {
   return entries.map(renderEntry).join('\n');
 }
 
-/** Token cost of one rendered element, envelope included (§8.1). */
+/** Token cost of one rendered element, envelope included (docs/contract.md#token-estimate). */
 export function entryTokens(entry: Renderable): number {
   return estimateTokens(renderEntry(entry));
 }

@@ -11,7 +11,10 @@ function rejectUnknownKeys(value: unknown, label: string, allowed: readonly stri
   }
 }
 
-/** `quotas` (§3.1): an object of integers (`"3"` allowed, `2.5` not) over the six bucket keys. */
+/**
+ * `quotas` (docs/contract.md#context-only-fields): an object of integers (`"3"` allowed, `2.5` not) over the six bucket
+ * keys.
+ */
 export function validateQuotasField(quotas: unknown): void {
   if (quotas === null || quotas === undefined) return;
   if (!isPlainObject(quotas)) throw invalidArgument('quotas must be an object of integers');
@@ -22,7 +25,10 @@ export function validateQuotasField(quotas: unknown): void {
   rejectUnknownKeys(quotas, 'quota', BUCKET_KEYS);
 }
 
-/** `detail` (§3.1): `auto|abstract|overview|full`, or a category → `abstract|overview|full` map. */
+/**
+ * `detail` (docs/contract.md#context-only-fields): `auto|abstract|overview|full`, or a category →
+ * `abstract|overview|full` map.
+ */
 export function validateDetailField(detail: unknown): void {
   if (detail === null || detail === undefined) return;
   if (typeof detail === 'string') {

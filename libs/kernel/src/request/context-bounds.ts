@@ -1,4 +1,7 @@
-/** Defaults and bounds of the context-request fields (§3.1), for DTOs and the folding code. */
+/**
+ * Defaults and bounds of the context-request fields (docs/contract.md#context-only-fields), for DTOs and the folding
+ * code.
+ */
 export const CONTEXT_DEFAULTS = {
   limit: 10,
   maxTokens: 1600,
@@ -8,7 +11,7 @@ export const CONTEXT_DEFAULTS = {
   peerScope: 'all',
 } as const;
 
-/** Inclusive numeric bounds; violations are 400 INVALID_ARGUMENT (case 7). */
+/** Inclusive numeric bounds; violations are 400 INVALID_ARGUMENT (docs/contract.md#context-only-fields). */
 export const CONTEXT_BOUNDS = {
   maxTokens: { min: 64, max: 32000 },
   dedupTurns: { min: 0, max: 100 },
@@ -16,7 +19,7 @@ export const CONTEXT_BOUNDS = {
   excludeUris: { maxItems: 200 },
 } as const;
 
-/** The candidate ceiling of flat mode: `node_limit` when set, else `limit` (§2.1). */
+/** The candidate ceiling of flat mode: `node_limit` when set, else `limit` (docs/contract.md#find-request). */
 export function effectiveLimit(limit: number | null | undefined, nodeLimit: number | null | undefined): number {
   return nodeLimit ?? limit ?? CONTEXT_DEFAULTS.limit;
 }

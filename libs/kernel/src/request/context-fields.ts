@@ -1,7 +1,7 @@
 import { invalidArgument } from '../kernel.error';
 import { pyTruthy } from '../text/py-coerce';
 
-/** Fields only `mode="context"` accepts (§3.1); presence alone (even `null`) counts. */
+/** Fields only `mode="context"` accepts (docs/contract.md#context-only-fields); presence alone (even `null`) counts. */
 export const CONTEXT_ONLY_FIELDS = [
   'query_expansion',
   'max_tokens',
@@ -17,18 +17,19 @@ export const CONTEXT_ONLY_FIELDS = [
   'explain',
 ] as const;
 
-/** Context-only fields present in a request body, sorted (§3.2 item 1). */
+/** Context-only fields present in a request body, sorted (docs/contract.md#cross-field-validation item 1). */
 export function contextOnlyFieldsPresent(body: Readonly<Record<string, unknown>>): string[] {
   return CONTEXT_ONLY_FIELDS.filter((field) => Object.prototype.hasOwnProperty.call(body, field)).sort();
 }
 
-/** The exact §3.2 message for context-only fields sent in list mode. */
+/** The exact docs/contract.md#cross-field-validation message for context-only fields sent in list mode. */
 export function modeMismatchMessage(fields: readonly string[]): string {
   return `${fields.join(', ')} require mode='context'; set mode='context' or drop these fields`;
 }
 
 /**
- * Cross-field checks of `/search` (§3.2 items 1-2): list mode (explicit or omitted) rejects any
+ * Cross-field checks of `/search` (docs/contract.md#cross-field-validation items 1-2): list mode (explicit or omitted)
+ * rejects any
  * context-only field; context mode rejects a truthy `target_uri`. Throws INVALID_ARGUMENT.
  */
 export function assertSearchModeFields(body: Readonly<Record<string, unknown>>): void {

@@ -1,5 +1,6 @@
 /**
- * `stats.ignored` (§3.2 item 4): `"level"` when `level` is non-null, then `"limit"` when quotas or
+ * `stats.ignored` (docs/contract.md#cross-field-validation item 4): `"level"` when `level` is non-null, then `"limit"`
+ * when quotas or
  * purpose is set and `limit` was sent or `node_limit` is non-null. [] when nothing was ignored.
  */
 export function ignoredFields(body: Readonly<Record<string, unknown>>): string[] {

@@ -8,7 +8,7 @@ import { roundHalfEven } from './round-half-even';
 export const V1_ALIASES = ['max_chars', 'min_score', 'render'] as const;
 export type V1Alias = (typeof V1_ALIASES)[number];
 
-/** A `/recall` body folded onto the context-request contract (§4.2). */
+/** A `/recall` body folded onto the context-request contract (docs/contract.md#folding). */
 export interface FoldedRecall {
   query: string;
   maxTokens: number;
@@ -36,7 +36,10 @@ const DEFAULT_MAX_TOKENS = 1600;
 const RECALL_SCORE_THRESHOLD = 0.1;
 const RECALL_DEDUP_TURNS = 5;
 
-/** Fold a schema-valid `/recall` body (§4.2). "Provided" = key present with a non-null value, except `quotas` (presence). */
+/**
+ * Fold a schema-valid `/recall` body (docs/contract.md#folding). "Provided" = key present with a non-null value, except
+ * `quotas` (presence).
+ */
 export function foldRecallRequest(body: Readonly<Record<string, unknown>>): FoldedRecall {
   const has = (key: string) => Object.prototype.hasOwnProperty.call(body, key);
   const provided = (key: string) => has(key) && body[key] !== null && body[key] !== undefined;
@@ -84,7 +87,7 @@ export function foldRecallRequest(body: Readonly<Record<string, unknown>>): Fold
   };
 }
 
-/** `stats.deprecated` of a `/recall` response (§4.3). */
+/** `stats.deprecated` of a `/recall` response (docs/contract.md#deprecation-signals). */
 export interface DeprecatedStats {
   endpoint: '/api/v1/search/recall';
   successor: '/api/v1/search/search';
@@ -92,7 +95,7 @@ export interface DeprecatedStats {
   aliases_used: V1Alias[];
 }
 
-/** Build `stats.deprecated` (§4.3) from the aliases the body used. */
+/** Build `stats.deprecated` (docs/contract.md#deprecation-signals) from the aliases the body used. */
 export function deprecatedStats(aliasesUsed: readonly V1Alias[]): DeprecatedStats {
   return {
     endpoint: '/api/v1/search/recall',
@@ -102,7 +105,7 @@ export function deprecatedStats(aliasesUsed: readonly V1Alias[]): DeprecatedStat
   };
 }
 
-/** Response headers every `/recall` answer carries (§4.3). */
+/** Response headers every `/recall` answer carries (docs/contract.md#deprecation-signals). */
 export const RECALL_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
   Deprecation: 'true',
   Link: '</api/v1/search/search>; rel="successor-version"',

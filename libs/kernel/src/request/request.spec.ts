@@ -18,13 +18,13 @@ function failure(run: () => unknown): KernelError {
   throw new Error('expected a KernelError');
 }
 
-describe('mode fields (§3.2 items 1-2)', () => {
+describe('mode fields', () => {
   it.each([
-    { name: 'case 1: max_tokens without mode', body: { query: 'hello', max_tokens: 1000 }, message: "max_tokens require mode='context'; set mode='context' or drop these fields" },
-    { name: 'case 2: explicit null still counts', body: { query: 'q', quotas: null }, message: "quotas require mode='context'; set mode='context' or drop these fields" },
-    { name: 'case 2: two fields sorted', body: { query: 'q', max_tokens: 900, dedup_turns: 2 }, message: "dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields" },
+    { name: 'max_tokens without mode', body: { query: 'hello', max_tokens: 1000 }, message: "max_tokens require mode='context'; set mode='context' or drop these fields" },
+    { name: 'explicit null still counts', body: { query: 'q', quotas: null }, message: "quotas require mode='context'; set mode='context' or drop these fields" },
+    { name: 'two fields sorted', body: { query: 'q', max_tokens: 900, dedup_turns: 2 }, message: "dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields" },
     { name: 'explicit list mode', body: { mode: 'list', rewrite: false }, message: "rewrite require mode='context'; set mode='context' or drop these fields" },
-    { name: 'case 3: target_uri in context mode', body: { mode: 'context', target_uri: 'viking://user/test_user' }, message: "target_uri is not supported in mode='context'" },
+    { name: 'target_uri in context mode', body: { mode: 'context', target_uri: 'viking://user/test_user' }, message: "target_uri is not supported in mode='context'" },
     { name: 'non-empty target list in context mode', body: { mode: 'context', target_uri: [''] }, message: "target_uri is not supported in mode='context'" },
   ])('rejects $name', ({ body, message }) => {
     const error = failure(() => assertSearchModeFields(body));
@@ -48,16 +48,16 @@ describe('mode fields (§3.2 items 1-2)', () => {
   });
 });
 
-describe('quota and detail fields (§3.1, §3.2 item 3)', () => {
+describe('quota and detail fields', () => {
   it.each([
-    { name: 'case 5: unknown quota key', run: () => validateQuotasField({ bogus: 1 }), message: 'unknown quota keys: bogus; allowed: events, entities, preferences, experiences, resources, skills' },
-    { name: 'case 5: memories owns no bucket', run: () => validateQuotasField({ memories: 1 }), message: 'unknown quota keys: memories; allowed: events, entities, preferences, experiences, resources, skills' },
+    { name: 'unknown quota key', run: () => validateQuotasField({ bogus: 1 }), message: 'unknown quota keys: bogus; allowed: events, entities, preferences, experiences, resources, skills' },
+    { name: 'memories owns no bucket', run: () => validateQuotasField({ memories: 1 }), message: 'unknown quota keys: memories; allowed: events, entities, preferences, experiences, resources, skills' },
     { name: 'several unknown keys sorted', run: () => validateQuotasField({ zed: 1, events: 1, alpha: 2 }), message: 'unknown quota keys: alpha, zed; allowed: events, entities, preferences, experiences, resources, skills' },
     { name: 'fractional quota', run: () => validateQuotasField({ events: 2.5 }), message: 'quotas.events: Input should be a valid integer' },
     { name: 'null quota value', run: () => validateQuotasField({ events: null }), message: 'quotas.events: Input should be a valid integer' },
-    { name: 'case 6: unknown detail key', run: () => validateDetailField({ foo: 'full' }), message: 'unknown detail keys: foo; allowed: events, entities, preferences, experiences, resources, skills, memories' },
-    { name: 'case 6: unknown detail string', run: () => validateDetailField('summary'), message: expect.stringContaining('detail must be one of') },
-    { name: 'case 6: uri is not pinnable', run: () => validateDetailField({ events: 'uri' }), message: "detail.events: Input should be 'abstract', 'overview' or 'full'" },
+    { name: 'unknown detail key', run: () => validateDetailField({ foo: 'full' }), message: 'unknown detail keys: foo; allowed: events, entities, preferences, experiences, resources, skills, memories' },
+    { name: 'unknown detail string', run: () => validateDetailField('summary'), message: expect.stringContaining('detail must be one of') },
+    { name: 'uri is not pinnable', run: () => validateDetailField({ events: 'uri' }), message: "detail.events: Input should be 'abstract', 'overview' or 'full'" },
     { name: 'detail of the wrong type', run: () => validateDetailField(3), message: expect.stringContaining('detail must be one of') },
   ])('rejects $name', ({ run, message }) => {
     const error = failure(run);
@@ -69,7 +69,7 @@ describe('quota and detail fields (§3.1, §3.2 item 3)', () => {
     { name: 'null quotas', run: () => validateQuotasField(null) },
     { name: 'empty quotas', run: () => validateQuotasField({}) },
     { name: 'numeric-string and negative quotas', run: () => validateQuotasField({ events: '3', skills: -1 }) },
-    { name: 'case 6: memories detail map', run: () => validateDetailField({ memories: 'overview' }) },
+    { name: 'memories detail map', run: () => validateDetailField({ memories: 'overview' }) },
     { name: 'auto detail', run: () => validateDetailField('auto') },
     { name: 'scalar detail', run: () => validateDetailField('full') },
   ])('accepts $name', ({ run }) => {
@@ -77,7 +77,7 @@ describe('quota and detail fields (§3.1, §3.2 item 3)', () => {
   });
 });
 
-describe('ignoredFields (§3.2 item 4, case 9)', () => {
+describe('ignoredFields', () => {
   it.each([
     { name: 'level', body: { mode: 'context', level: 1 }, out: ['level'] },
     { name: 'purpose with limit', body: { purpose: 'coding', limit: 1 }, out: ['limit'] },
@@ -131,10 +131,10 @@ describe('roundHalfEven', () => {
   });
 });
 
-describe('foldRecallRequest (§4.2)', () => {
+describe('foldRecallRequest', () => {
   const DEFAULT_QUOTAS = { events: 10, entities: 10, preferences: 3, experiences: 0 };
 
-  it('case 16: bare query', () => {
+  it('bare query', () => {
     expect(foldRecallRequest({ query: 'q' })).toEqual({
       query: 'q',
       maxTokens: 1600,
@@ -157,10 +157,10 @@ describe('foldRecallRequest (§4.2)', () => {
   });
 
   it.each([
-    { name: 'case 17: max_chars 6500 → 1625', body: { max_chars: 6500 }, maxTokens: 1625, aliases: ['max_chars'] },
-    { name: 'case 17: all three aliases in fixed order', body: { render: true, min_score: 0.1, max_chars: 1600 }, maxTokens: 400, aliases: ['max_chars', 'min_score', 'render'] },
-    { name: 'case 17: max_tokens wins', body: { max_chars: 6500, max_tokens: 900 }, maxTokens: 900, aliases: ['max_chars'] },
-    { name: 'case 17: floor at 64', body: { max_chars: 250 }, maxTokens: 64, aliases: ['max_chars'] },
+    { name: 'max_chars 6500 → 1625', body: { max_chars: 6500 }, maxTokens: 1625, aliases: ['max_chars'] },
+    { name: 'all three aliases in fixed order', body: { render: true, min_score: 0.1, max_chars: 1600 }, maxTokens: 400, aliases: ['max_chars', 'min_score', 'render'] },
+    { name: 'max_tokens wins', body: { max_chars: 6500, max_tokens: 900 }, maxTokens: 900, aliases: ['max_chars'] },
+    { name: 'floor at 64', body: { max_chars: 250 }, maxTokens: 64, aliases: ['max_chars'] },
     { name: 'half to even down', body: { max_chars: 4002 }, maxTokens: 1000, aliases: ['max_chars'] },
     { name: 'half to even up', body: { max_chars: 4006 }, maxTokens: 1002, aliases: ['max_chars'] },
     { name: 'no upper clamp', body: { max_chars: 1_000_000 }, maxTokens: 250000, aliases: ['max_chars'] },
@@ -172,7 +172,7 @@ describe('foldRecallRequest (§4.2)', () => {
   });
 
   it.each([
-    { name: 'case 18: score_threshold beats min_score', body: { min_score: 0.3, score_threshold: 0.5 }, out: 0.5 },
+    { name: 'score_threshold beats min_score', body: { min_score: 0.3, score_threshold: 0.5 }, out: 0.5 },
     { name: 'min_score alone', body: { min_score: 0.3 }, out: 0.3 },
     { name: 'null score_threshold falls back to min_score', body: { min_score: 0.2, score_threshold: null }, out: 0.2 },
   ])('threshold: $name', ({ body, out }) => {
@@ -180,9 +180,9 @@ describe('foldRecallRequest (§4.2)', () => {
   });
 
   it.each([
-    { name: 'case 19: render false', body: { render: false }, render: false, detail: null },
-    { name: 'case 19: compact pins abstract', body: { render: 'compact' }, render: true, detail: 'abstract' },
-    { name: 'case 19: explicit detail wins over compact', body: { render: 'compact', detail: 'full' }, render: true, detail: 'full' },
+    { name: 'render false', body: { render: false }, render: false, detail: null },
+    { name: 'compact pins abstract', body: { render: 'compact' }, render: true, detail: 'abstract' },
+    { name: 'explicit detail wins over compact', body: { render: 'compact', detail: 'full' }, render: true, detail: 'full' },
     { name: 'full renders without a pin', body: { render: 'full' }, render: true, detail: null },
   ])('render: $name', ({ body, render, detail }) => {
     const folded = foldRecallRequest({ query: 'q', ...body });
@@ -191,10 +191,10 @@ describe('foldRecallRequest (§4.2)', () => {
 
   it.each([
     { name: 'absent → v1 defaults', body: {}, out: DEFAULT_QUOTAS },
-    { name: 'case 20: partial map overlays', body: { quotas: { events: 5 } }, out: { events: 5, entities: 10, preferences: 3, experiences: 0 } },
+    { name: 'partial map overlays', body: { quotas: { events: 5 } }, out: { events: 5, entities: 10, preferences: 3, experiences: 0 } },
     { name: 'empty map → defaults', body: { quotas: {} }, out: DEFAULT_QUOTAS },
     { name: 'new bucket added after the defaults', body: { quotas: { resources: 2 } }, out: { ...DEFAULT_QUOTAS, resources: 2 } },
-    { name: 'case 20: explicit null → purpose preset', body: { quotas: null }, out: null },
+    { name: 'explicit null → purpose preset', body: { quotas: null }, out: null },
   ])('quotas: $name', ({ body, out }) => {
     const folded = foldRecallRequest({ query: 'q', ...body });
     expect(folded.quotas).toEqual(out);
@@ -202,8 +202,8 @@ describe('foldRecallRequest (§4.2)', () => {
   });
 
   it.each([
-    { name: 'case 21: session without dedup_turns → 5', body: { session_id: 's1' }, out: 5 },
-    { name: 'case 21: explicit 0 wins', body: { session_id: 's1', dedup_turns: 0 }, out: 0 },
+    { name: 'session without dedup_turns → 5', body: { session_id: 's1' }, out: 5 },
+    { name: 'explicit 0 wins', body: { session_id: 's1', dedup_turns: 0 }, out: 0 },
     { name: 'blank session → 0', body: { session_id: '' }, out: 0 },
     { name: 'explicit value without session', body: { dedup_turns: 3 }, out: 3 },
   ])('dedup: $name', ({ body, out }) => {
@@ -215,7 +215,7 @@ describe('foldRecallRequest (§4.2)', () => {
     expect(folded).toMatchObject({ purpose: 'chat', queryExpansion: 'off', peerScope: 'actor', rewrite: true, rewriteMaxBullets: 3, excludeUris: ['viking://resources/a'], otherPeerPenalty: 0.2 });
   });
 
-  it('deprecation signals (§4.3)', () => {
+  it('deprecation signals', () => {
     expect(deprecatedStats(['max_chars'])).toEqual({
       endpoint: '/api/v1/search/recall',
       successor: '/api/v1/search/search',

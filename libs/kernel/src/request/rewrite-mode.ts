@@ -6,7 +6,10 @@ export type RewriteMode = boolean | 'auto';
 const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
 
-/** Lax parsing of `rewrite` (§3.1): booleans, 0/1, and yes/no/on/off/true/false/t/f/y/n words, or "auto". */
+/**
+ * Lax parsing of `rewrite` (docs/contract.md#context-only-fields): booleans, 0/1, and yes/no/on/off/true/false/t/f/y/n
+ * words, or "auto".
+ */
 export function parseRewrite(value: unknown): RewriteMode {
   if (value === undefined || value === null) return false;
   if (typeof value === 'boolean') return value;

@@ -31,8 +31,8 @@ function input(over: Partial<StatsInput> = {}): StatsInput {
   };
 }
 
-describe('buildContextStats (§5.4)', () => {
-  it('case 14: the empty context answer, keys in emission order', () => {
+describe('buildContextStats', () => {
+  it('the empty context answer, keys in emission order', () => {
     const stats = buildContextStats(input());
     expect(JSON.stringify(stats)).toBe(
       '{"searched":{"all":0},"candidates":0,"excluded":0,"origins":{"actor_peer":0,"self":0,"other_peer":0},"peer_scope":"all","quotas":null,' +

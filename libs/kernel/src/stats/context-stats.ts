@@ -11,7 +11,7 @@ import { Origin } from '../tiering/candidate';
 import { DetailStat } from '../tiering/detail-pins';
 import { Tier } from '../tiering/tier';
 
-/** `stats.dedup` (§5.4). */
+/** `stats.dedup` (docs/contract.md#stats). */
 export interface DedupStats {
   turns: number;
   status: DedupStatus;
@@ -44,7 +44,7 @@ export interface StatsInput {
   deprecated?: DeprecatedStats;
 }
 
-/** `result.stats` on the wire (§5.4); property order is the contract's emission order. */
+/** `result.stats` on the wire (docs/contract.md#stats); property order is the contract's emission order. */
 export interface ContextStats {
   searched: Record<string, number>;
   candidates: number;
@@ -76,7 +76,7 @@ export interface ContextStats {
   redundant: number;
 }
 
-/** Assemble `stats` with every key in §5.4 order, so `JSON.stringify` emits the contract's order. */
+/** Assemble `stats` with every key in docs/contract.md#stats order, so `JSON.stringify` emits the contract's order. */
 export function buildContextStats(input: StatsInput): ContextStats {
   const { plan } = input;
   const errors = capRetrievalErrors(input.retrievalErrors);

@@ -4,7 +4,7 @@ import { Category } from './category';
 export type Origin = 'actor_peer' | 'self' | 'other_peer';
 export const ORIGIN_ORDER: readonly Origin[] = ['actor_peer', 'self', 'other_peer'];
 
-/** One retrieval hit resolved enough to plan a tier for it (§7.6). */
+/** One retrieval hit resolved enough to plan a tier for it (docs/contract.md#candidates-from-hits). */
 export interface Candidate {
   /** The URI as retrieved (may carry a sidecar suffix). */
   uri: string;

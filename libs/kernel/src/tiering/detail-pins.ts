@@ -13,7 +13,9 @@ export type DetailStat = PinnableTier | Partial<Record<Category, PinnableTier>> 
 
 export const NO_PINS: DetailPins = { scalar: null, byCategory: {} };
 
-/** Lenient `detail` resolution (§8.3): unknown tiers and keys are dropped, `"auto"` means none. */
+/**
+ * Lenient `detail` resolution (docs/contract.md#tier-table): unknown tiers and keys are dropped, `"auto"` means none.
+ */
 export function normalizeDetail(value: unknown): DetailPins {
   if (isPlainObject(value)) {
     const byCategory: Partial<Record<Category, PinnableTier>> = {};

@@ -15,14 +15,20 @@ export function contentUriFor(candidate: ContentSource): string {
   return candidate.isDirectory ? `${candidate.baseUri}/.overview.md` : candidate.baseUri;
 }
 
-/** Clean a body right after reading (§8.4): memory files lose their MEMORY_FIELDS trailer and are trimmed. */
+/**
+ * Clean a body right after reading (docs/contract.md#tier-texts): memory files lose their MEMORY_FIELDS trailer and are
+ * trimmed.
+ */
 export function normalizeReadContent(candidate: ContentSource, raw: string): string {
   if (!raw) return '';
   if (!candidate.isDirectory && contentUriFor(candidate).includes('/memories/')) return stripMemoryFields(raw);
   return raw;
 }
 
-/** Overview text by source (§8.4): directory sidecar body, code skeleton, memory summary, document outline. */
+/**
+ * Overview text by source (docs/contract.md#tier-texts): directory sidecar body, code skeleton, memory summary,
+ * document outline.
+ */
 export function overviewFromContent(candidate: ContentSource, content: string): string {
   if (!content) return '';
   if (candidate.isDirectory) return pyStrip(stripOkfFrontmatter(content));
@@ -35,7 +41,7 @@ export function overviewFromContent(candidate: ContentSource, content: string): 
   return documentOutline(content);
 }
 
-/** Text served at `tier`, or null when the tier is unavailable; `uri` is always "" (§8.4). */
+/** Text served at `tier`, or null when the tier is unavailable; `uri` is always "" (docs/contract.md#tier-texts). */
 export function tierText(candidate: Candidate, tier: Tier, contents: ReadonlyMap<string, string>): string | null {
   if (tier === 'uri') return '';
   if (tier === 'abstract') return pyStrip(candidate.abstract) || null;

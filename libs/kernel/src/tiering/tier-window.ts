@@ -3,7 +3,7 @@ import { Candidate } from './candidate';
 import { Category, isFullBodyAbstractCategory } from './category';
 import { PinnableTier, Tier, TIER_ORDER, tierRank } from './tier';
 
-/** Tier each category is served at without a pin (§8.3). */
+/** Tier each category is served at without a pin (docs/contract.md#tier-table). */
 export const DEFAULT_TIER: Readonly<Record<Category, Tier>> = {
   events: 'overview',
   entities: 'abstract',
@@ -39,7 +39,10 @@ export function tierWindow(candidate: Candidate, pin: PinnableTier | null): { st
   return { start, ceiling: tierRank(ceiling) > tierRank(start) ? ceiling : start };
 }
 
-/** Floor-pass fallback order (§8.5): down the ladder, with overview tried right after a memory abstract. */
+/**
+ * Floor-pass fallback order (docs/contract.md#planning): down the ladder, with overview tried right after a memory
+ * abstract.
+ */
 export function tiersDownFrom(candidate: Candidate, start: Tier): Tier[] {
   const order = TIER_ORDER.slice(0, tierRank(start) + 1).reverse();
   if (start === 'abstract' && abstractSubstitute(candidate) === 'overview') order.splice(1, 0, 'overview');

@@ -1,4 +1,7 @@
-/** Detail tiers, cheapest first (§8.3): a bare URI, the stored abstract, an extracted overview, the body. */
+/**
+ * Detail tiers, cheapest first (docs/contract.md#tier-table): a bare URI, the stored abstract, an extracted overview,
+ * the body.
+ */
 export type Tier = 'uri' | 'abstract' | 'overview' | 'full';
 /** Tiers a caller may pin through `detail`. */
 export type PinnableTier = Exclude<Tier, 'uri'>;

@@ -9,7 +9,7 @@ function cand(category: Category, over: Partial<Candidate> = {}): Candidate {
   return { uri: baseUri, baseUri, category, score: 0.5, rankedScore: 0.5, level: 2, abstract: 'has abstract', origin: 'self', isDirectory: false, ...over };
 }
 
-describe('tier table (§8.3)', () => {
+describe('tier table', () => {
   it.each([
     { name: 'events default', c: cand('events'), pin: null, start: 'overview', ceiling: 'full' },
     { name: 'entities default', c: cand('entities'), pin: null, start: 'abstract', ceiling: 'abstract' },
@@ -59,7 +59,7 @@ describe('detail pins', () => {
   });
 });
 
-describe('tier texts (§8.4)', () => {
+describe('tier texts', () => {
   const doc = '# Title\n\nintro text\n\n## Body\n\nmore';
   it.each([
     { name: 'directory: sidecar body without frontmatter', c: cand('resources', { baseUri: 'viking://resources/d', isDirectory: true }), content: '---\ndirectory: d\n---\n Overview body \n', out: 'Overview body' },

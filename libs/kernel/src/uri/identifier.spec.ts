@@ -1,7 +1,7 @@
 import { KernelError, KernelErrorCode } from '../kernel.error';
 import { validateActorPeer } from './identifier';
 
-describe('validateActorPeer (§1.2)', () => {
+describe('validateActorPeer', () => {
   it.each([
     { name: 'absent header', header: undefined, out: null },
     { name: 'null header', header: null, out: null },
@@ -16,7 +16,7 @@ describe('validateActorPeer (§1.2)', () => {
   });
 
   it.each([
-    { name: 'slash (case 13)', header: 'a/b', message: 'actor_peer_id must not contain path separators.' },
+    { name: 'slash', header: 'a/b', message: 'actor_peer_id must not contain path separators.' },
     { name: 'backslash', header: 'a\\b', message: 'actor_peer_id must not contain path separators.' },
     { name: 'dot', header: '.', message: "Invalid peer_id: peer_id must not be '.' or '..'" },
     { name: 'dot-dot', header: '..', message: "Invalid peer_id: peer_id must not be '.' or '..'" },

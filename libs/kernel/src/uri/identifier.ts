@@ -11,7 +11,7 @@ export function identifierProblem(part: string, label: string): string | null {
   return null;
 }
 
-/** Parse `X-OpenViking-Actor-Peer` (§1.2): trimmed, empty → null, unsafe → INVALID_ARGUMENT. */
+/** Parse `X-OpenViking-Actor-Peer` (docs/contract.md#actor-peer): trimmed, empty → null, unsafe → INVALID_ARGUMENT. */
 export function validateActorPeer(header: string | null | undefined): string | null {
   const value = (header ?? '').trim();
   if (!value) return null;

@@ -38,7 +38,10 @@ export function isUnder(uri: string, prefix: string): boolean {
   return root.every((segment, index) => target[index] === segment);
 }
 
-/** Split a directory sidecar hit (§7.6): `…/dir/.abstract.md` → `{ baseUri: …/dir, isDirectory: true }`. */
+/**
+ * Split a directory sidecar hit (docs/contract.md#candidates-from-hits): `…/dir/.abstract.md` → `{ baseUri: …/dir,
+ * isDirectory: true }`.
+ */
 export function stripSidecarSuffix(uri: string): { baseUri: string; isDirectory: boolean } {
   const trimmed = trimEndChar(uri, '/');
   for (const name of SIDECAR_NAMES) {

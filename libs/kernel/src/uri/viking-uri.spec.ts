@@ -12,7 +12,7 @@ function codeOf(run: () => unknown): string | undefined {
   }
 }
 
-describe('canonicalizeUri (§1.3)', () => {
+describe('canonicalizeUri', () => {
   it.each([
     { name: 'root stays root', raw: 'viking://', out: 'viking://' },
     { name: 'root with extra slash', raw: 'viking:///', out: 'viking://' },

@@ -21,7 +21,7 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 const ENCODED_SEPARATOR = /%(?:2f|5c)/i;
 const ENCODED_DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
-/** Validate a caller-supplied URI and return it canonical (§1.3); throws INVALID_URI. */
+/** Validate a caller-supplied URI and return it canonical (docs/contract.md#uri-layout); throws INVALID_URI. */
 export function parseVikingUri(raw: string, userId: string): ParsedVikingUri {
   const text = typeof raw === 'string' ? raw.trim() : '';
   if (!text) throw invalidUri(String(raw ?? ''), 'uri must not be empty');

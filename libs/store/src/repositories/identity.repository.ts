@@ -25,7 +25,8 @@ export function hashKey(key: string): string {
 }
 
 /**
- * A new-format user key: base64url(account) . base64url(user) . 64 hex chars of secret (contract §1.1).
+ * A new-format user key: base64url(account) . base64url(user) . 64 hex chars of secret
+ * (docs/contract.md#accounts-users-and-keys).
  * A seeded secret is an HMAC under the server secret over account, user and seed (unlike the
  * reference's plain hash of user and seed), so nobody without the server secret can compute a key,
  * and one seed gives unrelated keys in two accounts (docs/limits-and-security.md, "Keys and roles").

@@ -12,7 +12,10 @@ export interface SqlFragment {
 export interface FilterSqlOptions {
   /** Number of the first placeholder this fragment may use. */
   first: number;
-  /** The tier of the hit row being tested: a file is 2, a directory is matched at 0 and 1 (§1.4). */
+  /**
+   * The tier of the hit row being tested: a file is 2, a directory is matched at 0 and 1
+   * (docs/contract.md#tiers-and-sidecars).
+   */
   level: number;
   /** Table alias of `nodes` in the surrounding query. */
   alias?: string;
@@ -40,7 +43,7 @@ const FIELDS: Record<string, { type: FieldType; column?: string }> = {
 export const FILTER_FIELDS = Object.keys(FIELDS);
 
 /**
- * Translates a filter tree (§2.3) into a SQL predicate over `nodes` for hit rows of one tier.
+ * Translates a filter tree (docs/contract.md#filter) into a SQL predicate over `nodes` for hit rows of one tier.
  * Values only ever travel as parameters; `level` is decided here, since it is the tier of the hit
  * row rather than a column. Unknown fields, operators or malformed values are INVALID_ARGUMENT.
  */
@@ -114,7 +117,7 @@ function textLeaf(leaf: FilterLeaf, path: string, column: string, bind: Bind, ma
   }
 }
 
-// Tags are matched case-insensitively: search tags are normalised to lower case (§2.1) while
+// Tags are matched case-insensitively: search tags are normalised to lower case (docs/contract.md#find-request) while
 // stored tags keep the writer's spelling.
 function tagsLeaf(leaf: FilterLeaf, path: string, column: string, bind: Bind): string {
   const any = (predicate: string) => `EXISTS (SELECT 1 FROM unnest(${column}) AS tag(v) WHERE ${predicate})`;

@@ -19,7 +19,7 @@ export interface NodeSearchQuery {
   now?: Date;
 }
 
-/** One scored hit; `uri` carries the sidecar suffix for directory tiers (§2.4). */
+/** One scored hit; `uri` carries the sidecar suffix for directory tiers (docs/contract.md#find-response). */
 export interface NodeSearchHit {
   uri: string;
   level: number;

@@ -35,7 +35,7 @@ const REWRITE_SCHEMA: ApiPropertyOptions = {
   nullable: true,
 };
 
-/** Fields `/search` context mode and `/recall` share (contract §3.1 context-only fields, §4.1). */
+/** Fields `/search` context mode and `/recall` share (context-only fields). */
 class ContextOptionsDto {
   @ApiPropertyOptional({ enum: ['off', 'auto'], default: 'auto', nullable: true, description: 'Query expansion from the session context.' })
   query_expansion?: 'off' | 'auto' | null;
@@ -88,7 +88,7 @@ class ContextOptionsDto {
   telemetry?: boolean | Record<string, unknown>;
 }
 
-/** `POST /api/v1/search/search` with `mode="context"` (§3.1): one bounded, rendered context block. */
+/** `POST /api/v1/search/search` with `mode="context"`: one bounded, rendered context block. */
 export class ContextSearchRequestDto extends ContextOptionsDto {
   @ApiProperty({ enum: ['context'], description: 'Selects context assembly; without it every context-only field is a 400.' })
   mode!: 'context';
@@ -111,7 +111,7 @@ export class ContextSearchRequestDto extends ContextOptionsDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, nullable: true, description: 'Replaces `limit` when set.' })
   node_limit?: number | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Metadata filter DSL (§2.3).' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Metadata filter DSL.' })
   filter?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Accepted, no effect in context mode.' })
@@ -137,7 +137,7 @@ export class ContextSearchRequestDto extends ContextOptionsDto {
   level?: number | string | number[] | null;
 }
 
-/** `POST /api/v1/search/recall` (§4.1), deprecated: v1 aliases fold onto a context request. */
+/** `POST /api/v1/search/recall`, deprecated: v1 aliases fold onto a context request. */
 export class RecallRequestDto extends ContextOptionsDto {
   @ApiProperty({ type: 'string' })
   query!: string;

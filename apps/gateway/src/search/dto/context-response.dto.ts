@@ -1,13 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-// Documentation only: the wire shape of a context answer (§3.4, §5). The pipeline builds it with
+// Documentation only: the wire shape of a context answer. The pipeline builds it with
 // the kernel (planning/assembled-entry.ts, stats/context-stats.ts); these classes describe it.
 
 const CATEGORIES = ['events', 'entities', 'preferences', 'experiences', 'resources', 'skills', 'memories'];
 const TIERS = ['full', 'overview', 'abstract', 'uri'];
 const COUNT_MAP = { type: 'object', additionalProperties: { type: 'integer' } } as const;
 
-/** One served entry (§5.1), in rank order; keys in the contract's order. */
+/** One served entry, in rank order; keys in the contract's order. */
 export class ContextEntryDto {
   @ApiProperty({ description: 'Node URI; a directory hit reports the directory (sidecar suffix stripped).', example: 'viking://user/alice/memories/entities/ov.md' })
   uri!: string;
@@ -104,7 +104,7 @@ export class SuccessorBodyDto {
   mode!: 'context';
 }
 
-/** `stats.deprecated` of a /recall answer (§4.3). */
+/** `stats.deprecated` of a /recall answer. */
 export class DeprecatedStatsDto {
   @ApiProperty({ enum: ['/api/v1/search/recall'] })
   endpoint!: string;
@@ -119,7 +119,7 @@ export class DeprecatedStatsDto {
   aliases_used!: ('max_chars' | 'min_score' | 'render')[];
 }
 
-/** `result.stats` (§5.4): every key, in emission order. */
+/** `result.stats`: every key, in emission order. */
 export class ContextStatsDto {
   @ApiProperty({ ...COUNT_MAP, description: 'Bucketed: distinct hits per active bucket; flat: `{"all": n}`.' })
   searched!: Record<string, number>;
@@ -263,7 +263,7 @@ export class ExplainBlockDto {
   omitted!: number;
 }
 
-/** `result` of a context answer (§3.4). */
+/** `result` of a context answer. */
 export class ContextResultDto {
   @ApiProperty({ type: [ContextEntryDto] })
   entries!: ContextEntryDto[];

@@ -8,7 +8,7 @@ const toFloat = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
 const present = (field: string) => (o: Record<string, unknown>) => o[field] !== undefined;
 
-/** `POST /api/v1/search/find` (contract §2.1). Unknown fields are rejected. */
+/** `POST /api/v1/search/find`. Unknown fields are rejected. */
 export class FindRequestDto {
   /** Search text; may be empty only when `image_url` is given. */
   @ValidateIf(present('query')) @IsString()
@@ -18,7 +18,7 @@ export class FindRequestDto {
   @IsOptional() @IsString()
   image_url?: string | null;
 
-  /** Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults (§2.2). */
+  /** Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults. */
   @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], default: '' })
   @ValidateIf(present('target_uri')) @IsStringOrStringList()
   target_uri?: string | string[];
@@ -42,7 +42,7 @@ export class FindRequestDto {
   @IsOptional() @Transform(toFloat) @IsNumber({ allowNaN: false, allowInfinity: false })
   score_threshold?: number | null;
 
-  /** Metadata filter DSL (§2.3): `and`/`or` over `must`, `must_not`, `prefix`, `contains`, `regex`, `range`, `range_out`, `time_range` leaves. */
+  /** Metadata filter DSL: `and`/`or` over `must`, `must_not`, `prefix`, `contains`, `regex`, `range`, `range_out`, `time_range` leaves. */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, example: { op: 'must', field: 'context_type', conds: ['memory'] } })
   @IsOptional() @IsObject()
   filter?: Record<string, unknown> | null;
@@ -77,7 +77,7 @@ export class FindRequestDto {
   telemetry?: boolean | Record<string, unknown>;
 }
 
-/** `POST /api/v1/search/search` in list mode (§3.1 shared fields); answers exactly like /find. */
+/** `POST /api/v1/search/search` in list mode (shared fields); answers exactly like /find. */
 export class SearchListRequestDto extends FindRequestDto {
   /** Accepted for compatibility; list mode runs no session-aware expansion. */
   @IsOptional() @IsString()

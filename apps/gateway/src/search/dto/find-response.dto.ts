@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-/** One hit (§2.4); directory tiers carry the sidecar suffix (`…/dir/.abstract.md`, `…/dir/.overview.md`). */
+/** One hit; directory tiers carry the sidecar suffix (`…/dir/.abstract.md`, `…/dir/.overview.md`). */
 export class FindHitDto {
   @ApiProperty({ enum: ['memory', 'resource', 'skill'] })
   context_type!: 'memory' | 'resource' | 'skill';
