@@ -31,14 +31,16 @@ module.exports = {
     {
       name: 'kernel-specs-are-pure',
       severity: 'error',
-      comment: 'Kernel specs call plain functions: only the kernel itself and node built-ins (e.g. fixtures via node:fs).',
+      comment:
+        'Kernel specs call plain functions: only the kernel itself and node built-ins (e.g. fixtures via node:fs).',
       from: { path: `^libs/kernel/.*${SPEC}` },
       to: { pathNot: '^libs/kernel/', dependencyTypesNot: ['core'] },
     },
     {
       name: 'contracts-only-kernel',
       severity: 'error',
-      comment: 'libs/contracts is the wire: plain JSON types that may use kernel types, nothing else (no packages either).',
+      comment:
+        'libs/contracts is the wire: plain JSON types that may use kernel types, nothing else (no packages either).',
       from: { path: '^libs/contracts/', pathNot: SPEC },
       to: { pathNot: '^libs/(contracts|kernel)/' },
     },
@@ -70,12 +72,16 @@ module.exports = {
       severity: 'error',
       comment:
         'apps/standalone composes the other apps in one process through their root modules ' +
-        '(apps/<app>/src/<app>.module.ts) and the gateway\'s HTTP set-up (so both serve the same HTTP ' +
+        "(apps/<app>/src/<app>.module.ts) and the gateway's HTTP set-up (so both serve the same HTTP " +
         'surface), nothing deeper.',
       from: { path: '^apps/standalone/' },
       to: {
         path: '^apps/',
-        pathNot: ['^apps/standalone/', '^apps/([^/]+)/src/\\1\\.module\\.ts$', '^apps/gateway/src/http/configure-app\\.ts$'],
+        pathNot: [
+          '^apps/standalone/',
+          '^apps/([^/]+)/src/\\1\\.module\\.ts$',
+          '^apps/gateway/src/http/configure-app\\.ts$',
+        ],
       },
     },
     {
@@ -112,7 +118,8 @@ module.exports = {
     {
       name: 'no-non-package-json',
       severity: 'error',
-      comment: 'The package is not in package.json (it only happens to be installed as a transitive dependency): add it.',
+      comment:
+        'The package is not in package.json (it only happens to be installed as a transitive dependency): add it.',
       from: {},
       to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
     },

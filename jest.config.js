@@ -1,13 +1,16 @@
 // Two projects: `unit` (specs beside the code, no servers) and `e2e` (test/e2e, real Redis and store).
-const swc = ['@swc/jest', {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-    keepClassNames: true,
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
   },
-  module: { type: 'commonjs' },
-}];
+];
 const moduleNameMapper = {
   '^@app/([a-z]+)$': '<rootDir>/libs/$1/src',
   '^@app/([a-z]+)/(.*)$': '<rootDir>/libs/$1/src/$2',

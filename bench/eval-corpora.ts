@@ -4,14 +4,28 @@
  */
 import { readFileSync } from 'node:fs';
 
-export interface Doc { id: string; text: string }
-export interface Query { text: string; gold: string[]; category: string }
-export interface Corpus { docs: Doc[]; queries: Query[] }
+export interface Doc {
+  id: string;
+  text: string;
+}
+export interface Query {
+  text: string;
+  gold: string[];
+  category: string;
+}
+export interface Corpus {
+  docs: Doc[];
+  queries: Query[];
+}
 
 /** LoCoMo dev split: one corpus per conversation; a turn is `[date] Speaker: text [shares a photo: caption]`. */
 export function loadLocomo(path: string): Map<string, Corpus> {
   type Turn = { speaker: string; dia_id: string; text: string; blip_caption?: string };
-  type Sample = { sample_id: string; conversation: Record<string, unknown>; qa: { question: string; evidence: string[]; category: number }[] };
+  type Sample = {
+    sample_id: string;
+    conversation: Record<string, unknown>;
+    qa: { question: string; evidence: string[]; category: number }[];
+  };
   const data = JSON.parse(readFileSync(path, 'utf8')) as Sample[];
   const out = new Map<string, Corpus>();
   for (const s of data) {
@@ -38,6 +52,9 @@ export function loadLocomo(path: string): Map<string, Corpus> {
 
 /** The small Chinese set written for the embedder evaluation (bench/data/zh-check.json). */
 export function loadZh(path: string): Corpus {
-  const z = JSON.parse(readFileSync(path, 'utf8')) as { memories: Doc[]; questions: { text: string; gold: string[] }[] };
+  const z = JSON.parse(readFileSync(path, 'utf8')) as {
+    memories: Doc[];
+    questions: { text: string; gold: string[] }[];
+  };
   return { docs: z.memories, queries: z.questions.map((q) => ({ ...q, category: 'zh' })) };
 }

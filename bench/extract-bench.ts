@@ -22,10 +22,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One app from `dist/` (the bench runs from the repository root; the compiled bench lives elsewhere). */
 function startApp(app: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [join(process.cwd(), `dist/apps/${app}/src/main.js`)], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [join(process.cwd(), `dist/apps/${app}/src/main.js`)], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return child;
 }
-const stop = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
+const stop = (c: ChildProcess) =>
+  new Promise<void>((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
 
 const ANSWER = JSON.stringify({
   entities: [{ category: 'project', name: 'Bench', content: 'A benchmark project.' }],
@@ -34,7 +38,11 @@ const ANSWER = JSON.stringify({
 });
 
 async function api(url: string, method: string, path: string, body?: unknown): Promise<any> {
-  const r = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const j = (await r.json()) as any;
   if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(j.error)}`);
   return j.result;
@@ -42,9 +50,11 @@ async function api(url: string, method: string, path: string, body?: unknown): P
 
 async function pool<T>(items: T[], width: number, fn: (t: T) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 async function run(n: number, base: string, llmUrl: string): Promise<{ n: number; seconds: number; rate: number }> {
@@ -52,19 +62,33 @@ async function run(n: number, base: string, llmUrl: string): Promise<{ n: number
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env = {
-    PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    MUNINN_QUEUE_PREFIX: `bench-extract-${port}`, LOG_LEVEL: 'error',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: db.url,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    MUNINN_QUEUE_PREFIX: `bench-extract-${port}`,
+    LOG_LEVEL: 'error',
   };
   const procs: ChildProcess[] = [startApp('gateway', env), startApp('retriever', env)];
   for (let i = 0; i < n; i++) {
-    procs.push(startApp('extractor', { ...env, LLM_BASE_URL: llmUrl, LLM_MODEL: 'bench', MUNINN_WORKER_CONCURRENCY: String(CONCURRENCY) }));
+    procs.push(
+      startApp('extractor', {
+        ...env,
+        LLM_BASE_URL: llmUrl,
+        LLM_MODEL: 'bench',
+        MUNINN_WORKER_CONCURRENCY: String(CONCURRENCY),
+      }),
+    );
   }
   try {
     await waitHealthy(url);
     await sleep(3000); // the extractors' workers connect
     const ids = Array.from({ length: COMMITS }, (_, i) => `bench-${i}`);
     await pool(ids, 8, async (id) => {
-      const messages = Array.from({ length: 6 }, (_, k) => ({ role: k % 2 ? 'assistant' : 'user', content: `Message ${k} of ${id} about the Bench project.` }));
+      const messages = Array.from({ length: 6 }, (_, k) => ({
+        role: k % 2 ? 'assistant' : 'user',
+        content: `Message ${k} of ${id} about the Bench project.`,
+      }));
       await api(url, 'POST', `/api/v1/sessions/${id}/messages/batch`, { messages });
     });
     const t0 = performance.now();
@@ -85,11 +109,15 @@ async function run(n: number, base: string, llmUrl: string): Promise<{ n: number
 async function main() {
   const base = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
   if (!base) {
-    console.log('bench:extract needs MUNINN_BENCH_DATABASE_URL or MUNINN_TEST_DATABASE_URL (several processes share one store)');
+    console.log(
+      'bench:extract needs MUNINN_BENCH_DATABASE_URL or MUNINN_TEST_DATABASE_URL (several processes share one store)',
+    );
     return;
   }
   execFileSync('npx', ['nest', 'build', 'standalone'], { stdio: 'inherit' });
-  const llm = await startFakeLlmServer({ fallback: { delayMs: DELAY, text: ANSWER, usage: { prompt_tokens: 500, completion_tokens: 80 } } });
+  const llm = await startFakeLlmServer({
+    fallback: { delayMs: DELAY, text: ANSWER, usage: { prompt_tokens: 500, completion_tokens: 80 } },
+  });
   const rows: { n: number; seconds: number; rate: number }[] = [];
   try {
     for (const n of PROCESSES) {
@@ -104,10 +132,14 @@ async function main() {
   console.log(`\nmodel delay ${DELAY} ms, ${CONCURRENCY} job(s) per extractor, ${COMMITS} commits\n`);
   console.log('| extractors | commits/s | scaling vs 1 | target (0.8·N) |');
   console.log('|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.n} | ${r.rate.toFixed(2)} | ${(r.rate / one).toFixed(2)} | ${(0.8 * r.n).toFixed(1)} |`);
+  for (const r of rows)
+    console.log(`| ${r.n} | ${r.rate.toFixed(2)} | ${(r.rate / one).toFixed(2)} | ${(0.8 * r.n).toFixed(1)} |`);
 }
 
-void main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+void main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -39,7 +39,11 @@ async function main(): Promise<void> {
   const nQueries = Number(args.get('queries') ?? 200);
   process.env.MUNINN_TEST_DATABASE_URL ??= process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
   process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
-  const app = await startTestApp({ store: 'postgres', rootApiKey: ROOT, env: { MUNINN_REQUEST_DEADLINE_MS: '30000', MUNINN_STATEMENT_TIMEOUT_MS: '600000' } });
+  const app = await startTestApp({
+    store: 'postgres',
+    rootApiKey: ROOT,
+    env: { MUNINN_REQUEST_DEADLINE_MS: '30000', MUNINN_STATEMENT_TIMEOUT_MS: '600000' },
+  });
   let db = new PgDb(app.config.store.databaseUrl!, 4);
   const embedder = new HashingEmbedder();
   const results: TierResult[] = [];
@@ -47,7 +51,13 @@ async function main(): Promise<void> {
     // Bulk loads go in without the HNSW index and build it once afterwards (pgvector's advice, and ~10x
     // faster than maintaining it row by row); the per-node worker path below runs with it in place.
     await db.exec(`DROP INDEX IF EXISTS nodes_embedding_hnsw_${embedder.dim}`);
-    const tenants: { account: string; key: string; nodes: number; seedNo: number; seeded: Awaited<ReturnType<typeof seed>> }[] = [];
+    const tenants: {
+      account: string;
+      key: string;
+      nodes: number;
+      seedNo: number;
+      seeded: Awaited<ReturnType<typeof seed>>;
+    }[] = [];
     for (const [t, nodes] of tiers.entries()) {
       const account = `bench${t}`;
       const key = await tenantKey(app, account);
@@ -56,7 +66,9 @@ async function main(): Promise<void> {
     }
     // The build is several times slower once the graph outgrows maintenance_work_mem (64 MB by default);
     // the setting applies to new sessions of this throw-away database only.
-    await db.exec(`ALTER DATABASE "${new URL(app.config.store.databaseUrl!).pathname.slice(1)}" SET maintenance_work_mem = '1GB'`);
+    await db.exec(
+      `ALTER DATABASE "${new URL(app.config.store.databaseUrl!).pathname.slice(1)}" SET maintenance_work_mem = '1GB'`,
+    );
     await db.close();
     db = new PgDb(app.config.store.databaseUrl!, 4);
     const b0 = performance.now();
@@ -65,7 +77,9 @@ async function main(): Promise<void> {
     await db.exec('VACUUM ANALYZE nodes');
     const total = tenants.reduce((s, x) => s + x.nodes, 0);
     for (const { account, key, nodes, seedNo, seeded } of tenants) {
-      const files = Array.from({ length: nQueries }, (_, i) => syntheticFile(seedNo, Math.floor((i * 7919) % nodes), 'u', rareCount(nodes)));
+      const files = Array.from({ length: nQueries }, (_, i) =>
+        syntheticFile(seedNo, Math.floor((i * 7919) % nodes), 'u', rareCount(nodes)),
+      );
       const identity: Identity = { accountId: account, userId: 'u', role: 'user', actorPeerId: null };
       const search = new NodeSearchRepository(db);
       const storeMs: number[] = [];
@@ -74,13 +88,25 @@ async function main(): Promise<void> {
         const t0 = performance.now();
         const [values] = await embedder.embed([f.query]);
         const hits = await search.search({
-          identity, targets: ['viking://user/u', 'viking://resources'], filter: null, levels: null, limit: 10, scoreThreshold: null,
-          vector: { values, embedderId: embedder.id }, terms: queryTerms(f.query),
+          identity,
+          targets: ['viking://user/u', 'viking://resources'],
+          filter: null,
+          levels: null,
+          limit: 10,
+          scoreThreshold: null,
+          vector: { values, embedderId: embedder.id },
+          terms: queryTerms(f.query),
         });
         storeMs.push(performance.now() - t0);
         if (hits.some((h) => h.uri === f.uri)) found++;
       }
-      if (process.env.BENCH_EXPLAIN) await explain(db, identity, embedder, files.slice(0, Number(process.env.BENCH_EXPLAIN)).map((f) => f.query));
+      if (process.env.BENCH_EXPLAIN)
+        await explain(
+          db,
+          identity,
+          embedder,
+          files.slice(0, Number(process.env.BENCH_EXPLAIN)).map((f) => f.query),
+        );
       const httpMs: number[] = [];
       for (const f of files) {
         const t0 = performance.now();
@@ -93,13 +119,21 @@ async function main(): Promise<void> {
       console.log(JSON.stringify(row));
     }
     const worker = await workerThroughput(app, tenants[0].key);
-    console.log(`\n### find benchmark (${new Date().toISOString().slice(0, 10)}, ${process.platform}, PostgreSQL, ${nQueries} queries per tier, 2/3 English, 1/3 Chinese)\n`);
-    console.log('| nodes | seed s | index compute nodes/s | insert nodes/s | store p50 / p99 ms | HTTP→queue→worker p50 / p99 ms | self-recall@10 |');
+    console.log(
+      `\n### find benchmark (${new Date().toISOString().slice(0, 10)}, ${process.platform}, PostgreSQL, ${nQueries} queries per tier, 2/3 English, 1/3 Chinese)\n`,
+    );
+    console.log(
+      '| nodes | seed s | index compute nodes/s | insert nodes/s | store p50 / p99 ms | HTTP→queue→worker p50 / p99 ms | self-recall@10 |',
+    );
     console.log('| --- | --- | --- | --- | --- | --- | --- |');
     for (const r of results) {
-      console.log(`| ${r.nodes} | ${r.seedS.toFixed(1)} | ${r.computePerS.toFixed(0)} | ${r.insertPerS.toFixed(0)} | ${r.store.p50.toFixed(1)} / ${r.store.p99.toFixed(1)} | ${r.http.p50.toFixed(1)} / ${r.http.p99.toFixed(1)} | ${(r.selfRecall10 * 100).toFixed(1)}% |`);
+      console.log(
+        `| ${r.nodes} | ${r.seedS.toFixed(1)} | ${r.computePerS.toFixed(0)} | ${r.insertPerS.toFixed(0)} | ${r.store.p50.toFixed(1)} / ${r.store.p99.toFixed(1)} | ${r.http.p50.toFixed(1)} / ${r.http.p99.toFixed(1)} | ${(r.selfRecall10 * 100).toFixed(1)}% |`,
+      );
     }
-    console.log(`\nHNSW index (m 16, ef_construction 64, 512-d) built over all ${total} nodes in ${hnswS.toFixed(1)} s after the bulk load.`);
+    console.log(
+      `\nHNSW index (m 16, ef_construction 64, 512-d) built over all ${total} nodes in ${hnswS.toFixed(1)} s after the bulk load.`,
+    );
     console.log(worker);
   } finally {
     await db.close();
@@ -113,7 +147,9 @@ async function seed(db: PgDb, embedder: HashingEmbedder, account: string, n: num
   let insertMs = 0;
   const t0 = performance.now();
   for (let start = 0; start < n; start += BATCH) {
-    const files = Array.from({ length: Math.min(BATCH, n - start) }, (_, i) => syntheticFile(seedNo, start + i, 'u', rareCount(n)));
+    const files = Array.from({ length: Math.min(BATCH, n - start) }, (_, i) =>
+      syntheticFile(seedNo, start + i, 'u', rareCount(n)),
+    );
     const c0 = performance.now();
     const nodes = await indexFiles(embedder, files);
     computeMs += performance.now() - c0;
@@ -125,14 +161,35 @@ async function seed(db: PgDb, embedder: HashingEmbedder, account: string, n: num
   const dirs: IndexedNodeInput[] = [];
   for (const dir of ['viking://user/u/memories', ...MEMORY_KINDS.map((k) => `viking://user/u/memories/${k}`)]) {
     const { rows } = await db.query<{ uri: string; kind: 'file' | 'directory'; abstract: string }>(
-      'SELECT uri, kind, abstract FROM nodes WHERE account_id = $1 AND parent_uri = $2 ORDER BY uri LIMIT 500', [account, dir]);
-    const side = directorySidecars(dir, dir.endsWith('/memories') ? MEMORY_KINDS.map((k) => ({ uri: `${dir}/${k}`, kind: 'directory' as const, abstract: k })) : rows);
-    const [embedding] = await embedder.embed([`${dir.slice(dir.lastIndexOf('/') + 1)}\n${side.abstract}\n${side.overview}`]);
-    dirs.push({ uri: dir, kind: 'directory', content: '', abstract: side.abstract, overview: side.overview, searchText: searchText(side.abstract, side.overview), embedding });
+      'SELECT uri, kind, abstract FROM nodes WHERE account_id = $1 AND parent_uri = $2 ORDER BY uri LIMIT 500',
+      [account, dir],
+    );
+    const side = directorySidecars(
+      dir,
+      dir.endsWith('/memories')
+        ? MEMORY_KINDS.map((k) => ({ uri: `${dir}/${k}`, kind: 'directory' as const, abstract: k }))
+        : rows,
+    );
+    const [embedding] = await embedder.embed([
+      `${dir.slice(dir.lastIndexOf('/') + 1)}\n${side.abstract}\n${side.overview}`,
+    ]);
+    dirs.push({
+      uri: dir,
+      kind: 'directory',
+      content: '',
+      abstract: side.abstract,
+      overview: side.overview,
+      searchText: searchText(side.abstract, side.overview),
+      embedding,
+    });
   }
   dirs.push({ uri: 'viking://user/u', kind: 'directory', content: '', abstract: '', searchText: '', embedding: null });
   await bulkInsertIndexed(db, account, dirs, embedder.id);
-  return { seedS: (performance.now() - t0) / 1000, computePerS: (n / computeMs) * 1000, insertPerS: (n / insertMs) * 1000 };
+  return {
+    seedS: (performance.now() - t0) / 1000,
+    computePerS: (n / computeMs) * 1000,
+    insertPerS: (n / insertMs) * 1000,
+  };
 }
 
 /** Per-node index jobs through the real path: HTTP batch writes with `wait`, BullMQ, IndexService. */
@@ -145,16 +202,26 @@ async function workerThroughput(app: TestApp, key: string): Promise<string> {
       const f = syntheticFile(99, b * perBatch + i, 'u', 5000);
       return { uri: `viking://user/u/memories/worker/w${b}-${i}.md`, content: f.content, mode: 'create' };
     });
-    const r = await app.request('POST', '/api/v1/content/batch-write', { key, body: { root_uri: 'viking://user/u/memories/worker', operations, wait: true, timeout: 600 } });
-    if (r.status !== 200 || r.body.result.semantic_status !== 'complete') throw new Error(`batch-write answered ${r.status}: ${r.text.slice(0, 300)}`);
+    const r = await app.request('POST', '/api/v1/content/batch-write', {
+      key,
+      body: { root_uri: 'viking://user/u/memories/worker', operations, wait: true, timeout: 600 },
+    });
+    if (r.status !== 200 || r.body.result.semantic_status !== 'complete')
+      throw new Error(`batch-write answered ${r.status}: ${r.text.slice(0, 300)}`);
   }
   const s = (performance.now() - t0) / 1000;
   return `worker path: ${perBatch * batches} files written over HTTP and indexed by \`index\` jobs (embedding, lexical text, parent sidecars) in ${s.toFixed(1)} s = ${((perBatch * batches) / s).toFixed(0)} nodes/s`;
 }
 
 async function tenantKey(app: TestApp, account: string): Promise<string> {
-  const acct = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: account, admin_user_id: 'admin' } });
-  const user = await app.request('POST', `/api/v1/admin/accounts/${account}/users`, { key: acct.body.result.user_key, body: { user_id: 'u', role: 'user' } });
+  const acct = await app.request('POST', '/api/v1/admin/accounts', {
+    key: ROOT,
+    body: { account_id: account, admin_user_id: 'admin' },
+  });
+  const user = await app.request('POST', `/api/v1/admin/accounts/${account}/users`, {
+    key: acct.body.result.user_key,
+    body: { user_id: 'u', role: 'user' },
+  });
   if (user.status !== 200) throw new Error(`could not create the bench user: ${user.text}`);
   return user.body.result.user_key;
 }
@@ -192,13 +259,26 @@ async function explain(db: PgDb, identity: Identity, embedder: HashingEmbedder, 
     const terms = queryTerms(query);
     const w0 = performance.now();
     const weights = await new TermStats().weigh(db, identity, terms);
-    console.log(`weigh ${terms.length} terms (cold cache): ${(performance.now() - w0).toFixed(1)} ms; df ${weights.map((w) => w.df).join(',')}`);
+    console.log(
+      `weigh ${terms.length} terms (cold cache): ${(performance.now() - w0).toFixed(1)} ms; df ${weights.map((w) => w.df).join(',')}`,
+    );
     const plan = buildSearchSql(
-      { identity, targets: ['viking://user/u', 'viking://resources'], filter: null, levels: null, limit: 10, scoreThreshold: null, vector: { values, embedderId: embedder.id }, terms },
+      {
+        identity,
+        targets: ['viking://user/u', 'viking://resources'],
+        filter: null,
+        levels: null,
+        limit: 10,
+        scoreThreshold: null,
+        vector: { values, embedderId: embedder.id },
+        terms,
+      },
       { k: 40, vector: { values, embedderId: embedder.id }, weights, now: new Date() },
     )!;
     const out = await db.transaction(async (tx) => {
-      await tx.query(`SELECT set_config('hnsw.ef_search', '40', true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true)`);
+      await tx.query(
+        `SELECT set_config('hnsw.ef_search', '40', true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true)`,
+      );
       const m0 = performance.now();
       await tx.query(plan.sql, plan.params);
       console.log(`main statement: ${(performance.now() - m0).toFixed(1)} ms`);

@@ -23,12 +23,18 @@ const EN_COMMON = (
   'likes prefers wants needs started finished moved changed asked told visited bought learned decided shared ' +
   'new old big small good great busy quiet early late first last next every often always never'
 ).split(' ');
-const SYLLABLES = 'ka lo mi ren tas vel dor pin sha qu zen fa ri mo lek tor bal sen vik ul gra nes pol dim har yo cel bru fin'.split(' ');
+const SYLLABLES =
+  'ka lo mi ren tas vel dor pin sha qu zen fa ri mo lek tor bal sen vik ul gra nes pol dim har yo cel bru fin'.split(
+    ' ',
+  );
 const ZH_COMMON = (
   '用户 喜欢 工作 项目 会议 周末 朋友 家人 早上 晚上 咖啡 电影 音乐 旅行 学习 公司 服务 数据库 版本 发布 ' +
   '计划 问题 修复 测试 客户 产品 功能 更新 预算 报告 上线 需求 设计 准备 完成 开始 决定 分享 最近 经常'
 ).split(' ');
-const ZH_CHARS = '山水风云花草星月海天林石光雨雪竹松桥湖河城村田春秋夏冬金银铜铁红绿蓝白黑青安宁和平明亮清远高长乐悦晨夕江南北东西中外前后左右上下大小多少新旧快慢远近深浅冷热早晚今古生死真假美丑好坏对错老少男女父母兄弟姐妹儿孙师生朋友客主官民兵将王侯君臣龙虎马牛羊猪狗鸡鸭鱼鸟虫蛇狼熊鹿兔猫鼠茶酒饭菜米面肉蛋奶糖盐油醋酱汤粥饼果桃李梅杏梨枣瓜豆麦稻谷棉麻丝布衣帽鞋袜床桌椅门窗墙屋楼塔亭台阁院园街巷路车船舟桨帆灯火炉烟电钟表笔墨纸砚书画琴棋诗词歌舞剑刀弓箭'.split('');
+const ZH_CHARS =
+  '山水风云花草星月海天林石光雨雪竹松桥湖河城村田春秋夏冬金银铜铁红绿蓝白黑青安宁和平明亮清远高长乐悦晨夕江南北东西中外前后左右上下大小多少新旧快慢远近深浅冷热早晚今古生死真假美丑好坏对错老少男女父母兄弟姐妹儿孙师生朋友客主官民兵将王侯君臣龙虎马牛羊猪狗鸡鸭鱼鸟虫蛇狼熊鹿兔猫鼠茶酒饭菜米面肉蛋奶糖盐油醋酱汤粥饼果桃李梅杏梨枣瓜豆麦稻谷棉麻丝布衣帽鞋袜床桌椅门窗墙屋楼塔亭台阁院园街巷路车船舟桨帆灯火炉烟电钟表笔墨纸砚书画琴棋诗词歌舞剑刀弓箭'.split(
+    '',
+  );
 
 /** Rank-`i` word of a Zipf tail (s = 1): index i with probability ∝ 1/(i+1), by inverse transform. */
 function zipfIndex(r: () => number, n: number): number {
@@ -66,7 +72,8 @@ export function syntheticFile(seed: number, i: number, user: string, rareCount: 
   const rare: string[] = [];
   const n = 18 + Math.floor(r() * 30);
   for (let k = 0; k < n; k++) {
-    if (r() < 0.6) words.push(zh ? ZH_COMMON[Math.floor(r() * ZH_COMMON.length)] : EN_COMMON[Math.floor(r() * EN_COMMON.length)]);
+    if (r() < 0.6)
+      words.push(zh ? ZH_COMMON[Math.floor(r() * ZH_COMMON.length)] : EN_COMMON[Math.floor(r() * EN_COMMON.length)]);
     else {
       const w = zh ? rareChinese(zipfIndex(r, rareCount)) : rareEnglish(zipfIndex(r, rareCount));
       words.push(w);

@@ -22,7 +22,11 @@ const WEIGHTINGS: [string, RankingWeights][] = [
   ['0.4 lex + 0.6 vec', { lexical: 0.4, vector: 0.6 }],
 ];
 
-interface Loaded { account: string; corpus: Corpus; uriOf: Map<string, string> }
+interface Loaded {
+  account: string;
+  corpus: Corpus;
+  uriOf: Map<string, string>;
+}
 
 /** Equal reciprocal-rank fusion (k = 60) of the lexical-only and vector-only lists: the usual default. */
 function rrfRow(sets: Loaded[], lex: string[][], vec: string[][]): string {
@@ -46,7 +50,9 @@ function rrfRow(sets: Loaded[], lex: string[][], vec: string[][]): string {
 
 export async function runEval(args: Map<string, string>): Promise<void> {
   const repo = process.cwd();
-  const locomo = loadLocomo(args.get('locomo') ?? resolve(repo, '..', 'shared', 'datasets', 'locomo', 'locomo-dev.json'));
+  const locomo = loadLocomo(
+    args.get('locomo') ?? resolve(repo, '..', 'shared', 'datasets', 'locomo', 'locomo-dev.json'),
+  );
   const zh = loadZh(args.get('zh') ?? resolve(repo, 'bench', 'data', 'zh-check.json'));
   const base = process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
   const tdb = await createTestDatabase(base);
@@ -60,12 +66,19 @@ export async function runEval(args: Map<string, string>): Promise<void> {
     for (const corpus of [...locomo.values(), zh]) {
       const account = corpus === zh ? 'zh' : `locomo${i++}`;
       const uriOf = new Map(corpus.docs.map((d, j) => [d.id, `viking://user/u/memories/events/m${j}.md`]));
-      const nodes = await indexFiles(embedder, corpus.docs.map((d) => ({ uri: uriOf.get(d.id)!, content: d.text })));
-      for (let b = 0; b < nodes.length; b += 500) await bulkInsertIndexed(db, account, nodes.slice(b, b + 500), embedder.id);
+      const nodes = await indexFiles(
+        embedder,
+        corpus.docs.map((d) => ({ uri: uriOf.get(d.id)!, content: d.text })),
+      );
+      for (let b = 0; b < nodes.length; b += 500)
+        await bulkInsertIndexed(db, account, nodes.slice(b, b + 500), embedder.id);
       sets.push({ account, corpus, uriOf });
     }
     await db.exec('VACUUM ANALYZE nodes');
-    const lines = ['| weighting | LoCoMo R@5 | R@10 | R@20 | MRR | zh R@1 | zh R@5 | zh MRR | gold score mean | top non-gold mean |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+    const lines = [
+      '| weighting | LoCoMo R@5 | R@10 | R@20 | MRR | zh R@1 | zh R@5 | zh MRR | gold score mean | top non-gold mean |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ];
     // Ranked ids per weighting and query, to fuse the two single-signal lists by RRF afterwards.
     const ranked = new Map<string, string[][]>();
     for (const [name, weights] of WEIGHTINGS) {
@@ -82,8 +95,14 @@ export async function runEval(args: Map<string, string>): Promise<void> {
         for (const q of set.corpus.queries) {
           const [vec] = await embedder.embed([q.text]);
           const hits = await search.search({
-            identity, targets: [], filter: null, levels: [2], limit: 50, scoreThreshold: null,
-            vector: { values: vec, embedderId: embedder.id }, terms: queryTerms(q.text),
+            identity,
+            targets: [],
+            filter: null,
+            levels: [2],
+            limit: 50,
+            scoreThreshold: null,
+            vector: { values: vec, embedderId: embedder.id },
+            terms: queryTerms(q.text),
           });
           const ids = hits.map((h) => idOf.get(h.uri) ?? h.uri);
           lists.push(ids);
@@ -98,11 +117,15 @@ export async function runEval(args: Map<string, string>): Promise<void> {
       const c = finishStats(cn).zh;
       const pct = (x: number) => (x * 100).toFixed(1);
       const mean = (xs: number[]) => (xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length)).toFixed(3);
-      lines.push(`| ${name} | ${pct(e.r5)} | ${pct(e.r10)} | ${pct(e.r20)} | ${e.mrr.toFixed(3)} | ${pct(c.r1)} | ${pct(c.r5)} | ${c.mrr.toFixed(3)} | ${mean(gold)} | ${mean(other)} |`);
+      lines.push(
+        `| ${name} | ${pct(e.r5)} | ${pct(e.r10)} | ${pct(e.r20)} | ${e.mrr.toFixed(3)} | ${pct(c.r1)} | ${pct(c.r5)} | ${c.mrr.toFixed(3)} | ${mean(gold)} | ${mean(other)} |`,
+      );
       console.log(lines[lines.length - 1]);
     }
     lines.push(rrfRow(sets, ranked.get('lexical only')!, ranked.get('vector only')!));
-    console.log(`\nLoCoMo dev: ${sets.length - 1} conversations, ${sets.slice(0, -1).reduce((s, x) => s + x.corpus.queries.length, 0)} questions; zh: ${zh.queries.length} questions\n`);
+    console.log(
+      `\nLoCoMo dev: ${sets.length - 1} conversations, ${sets.slice(0, -1).reduce((s, x) => s + x.corpus.queries.length, 0)} questions; zh: ${zh.queries.length} questions\n`,
+    );
     console.log(lines.join('\n'));
   } finally {
     await db.close();

@@ -22,7 +22,8 @@ const NODES = Number(process.env.BENCH_INGEST_NODES ?? 10_000);
 const SINGLE = Number(process.env.BENCH_INGEST_SINGLE ?? 2_000);
 const BATCH = 250;
 const DIR = 'viking://resources/bench/big';
-const WORDS = 'river harbor lantern copper meadow quartz violet ember thunder saffron glacier orchard canyon falcon'.split(' ');
+const WORDS =
+  'river harbor lantern copper meadow quartz violet ember thunder saffron glacier orchard canyon falcon'.split(' ');
 
 interface Phase {
   store: string;
@@ -39,8 +40,10 @@ interface Phase {
 /** A few hundred bytes of varied prose, so abstracts, lexical text and embeddings do real work. */
 function body(i: number): string {
   const w = (k: number) => WORDS[(i * 7 + k * 13) % WORDS.length];
-  return `# Note ${i}\n\nThe ${w(1)} near the ${w(2)} was ${w(3)} on day ${i % 365}. ` +
-    `Observed ${w(4)} and ${w(5)} together; follow-up about the ${w(6)} ${w(7)} (ticket ${i * 31 % 9973}).\n`;
+  return (
+    `# Note ${i}\n\nThe ${w(1)} near the ${w(2)} was ${w(3)} on day ${i % 365}. ` +
+    `Observed ${w(4)} and ${w(5)} together; follow-up about the ${w(6)} ${w(7)} (ticket ${(i * 31) % 9973}).\n`
+  );
 }
 
 async function load(url: string, path: string, requests: number, connections: number, make: (i: number) => unknown) {
@@ -56,10 +59,17 @@ async function load(url: string, path: string, requests: number, connections: nu
     headers: { 'content-type': 'application/json' },
     requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(make(next++)) }) }],
     // Count directory summaries the server coalesced into a deferred refresh (reported, not an error).
-    setupClient: (client) => client.on('body', (b: Buffer) => void (b.includes('"semantic_status":"deferred"') && deferred++)),
+    setupClient: (client) =>
+      client.on('body', (b: Buffer) => void (b.includes('"semantic_status":"deferred"') && deferred++)),
   });
   const seconds = (performance.now() - t0) / 1000;
-  return { seconds, non2xx: result.non2xx + result.errors + result.timeouts, p50: result.latency.p50, p99: result.latency.p99, deferred };
+  return {
+    seconds,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    deferred,
+  };
 }
 
 /** The standalone app from `dist/` of the current directory (the bench itself runs from a compiled copy). */
@@ -83,8 +93,12 @@ async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<{ ph
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const app = startStandalone({
-    PORT: String(port), HOST: '127.0.0.1', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    MUNINN_QUEUE_PREFIX: `bench-ingest-${port}`, MUNINN_DATA_DIR: dataDir, LOG_LEVEL: 'error',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    MUNINN_QUEUE_PREFIX: `bench-ingest-${port}`,
+    MUNINN_DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
     ...(db ? { DATABASE_URL: db.url } : {}),
   });
   try {
@@ -124,7 +138,9 @@ async function main() {
   const runs = [await run('pglite')];
   if (pg) runs.push(await run('postgres', pg));
   else console.log('PostgreSQL skipped: set MUNINN_BENCH_DATABASE_URL');
-  console.log('\nstore     phase                                   requests   nodes   seconds   nodes/s   p50 ms   p99 ms  errors  deferred');
+  console.log(
+    '\nstore     phase                                   requests   nodes   seconds   nodes/s   p50 ms   p99 ms  errors  deferred',
+  );
   for (const r of runs) {
     for (const p of r.phases) {
       console.log(

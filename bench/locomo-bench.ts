@@ -71,9 +71,15 @@ const ingestMode = flag('ingest', 'harness');
 const USER = 'u';
 const PASS_THROUGH = ['EMBEDDING_BASE_URL', 'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM'];
 // With LLM_BASE_URL (and LLM_MODEL) set, a model writes the entity/preference memories and session summaries.
-const llm = process.env.LLM_BASE_URL && onOff('llm', true)
-  ? new LlmClient({ baseUrl: process.env.LLM_BASE_URL, apiKey: process.env.LLM_API_KEY ?? null, model: process.env.LLM_MODEL ?? null, plannerModel: null })
-  : null;
+const llm =
+  process.env.LLM_BASE_URL && onOff('llm', true)
+    ? new LlmClient({
+        baseUrl: process.env.LLM_BASE_URL,
+        apiKey: process.env.LLM_API_KEY ?? null,
+        model: process.env.LLM_MODEL ?? null,
+        plannerModel: null,
+      })
+    : null;
 const llmTimeoutMs = Number(flag('llm-timeout-ms', '120000'));
 // --dump keeps every served block for inspection (local only: it holds dataset text).
 const dump = onOff('dump', false);
@@ -96,10 +102,23 @@ interface DataSet {
 
 function loadSet(name: string, path: string, max: number, setLayouts: Layout[]): DataSet {
   const { conversations, report } = loadLocomo(path, max);
-  return { name, path, conversations, report, gold: ingest.summary === 'gold' ? loadGoldNotes(path) : null, notes: loadNotes(path), layouts: setLayouts };
+  return {
+    name,
+    path,
+    conversations,
+    report,
+    gold: ingest.summary === 'gold' ? loadGoldNotes(path) : null,
+    notes: loadNotes(path),
+    layouts: setLayouts,
+  };
 }
 
-function layoutFiles(layout: Layout, set: DataSet, conv: Conversation, notes: Parameters<typeof buildMemories>[3]): MemoryFile[] {
+function layoutFiles(
+  layout: Layout,
+  set: DataSet,
+  conv: Conversation,
+  notes: Parameters<typeof buildMemories>[3],
+): MemoryFile[] {
   const mine = set.notes.get(conv.id);
   const tuned = () => buildMemories(conv, ingest, set.gold?.get(conv.id), notes);
   if (layout === 'tuned') return tuned();
@@ -112,22 +131,45 @@ function layoutFiles(layout: Layout, set: DataSet, conv: Conversation, notes: Pa
 async function writeMemories(app: TestApp, headers: Record<string, string>, files: MemoryFile[]): Promise<void> {
   const root = `viking://user/${USER}/memories`;
   for (let i = 0; i < files.length; i += 256) {
-    const operations = files.slice(i, i + 256).map((f) => ({ uri: `${root}/${f.path}`, content: f.content, mode: 'create' }));
-    const r = await app.request('POST', '/api/v1/content/batch-write', { headers, body: { root_uri: root, operations, wait: true, timeout: 600 } });
+    const operations = files
+      .slice(i, i + 256)
+      .map((f) => ({ uri: `${root}/${f.path}`, content: f.content, mode: 'create' }));
+    const r = await app.request('POST', '/api/v1/content/batch-write', {
+      headers,
+      body: { root_uri: root, operations, wait: true, timeout: 600 },
+    });
     const status = r.body?.result?.semantic_status;
-    if (r.status !== 200 || (status !== 'complete' && status !== 'deferred')) throw new Error(`batch-write failed: ${r.status} ${r.text.slice(0, 400)}`);
+    if (r.status !== 200 || (status !== 'complete' && status !== 'deferred'))
+      throw new Error(`batch-write failed: ${r.status} ${r.text.slice(0, 400)}`);
     // `deferred`: the files are indexed; their directory summaries are coalesced with a later write. Let them settle.
     if (status === 'deferred') await new Promise((done) => setTimeout(done, 3000));
   }
 }
 
-async function runConversation(app: TestApp, set: DataSet, conv: Conversation, runId: string, layout: Layout, outcomes: Outcome[], baseline: Outcome[]) {
-  const tenant = `locomo-${runId}-${conv.id}-${layout.replace('+', '-')}`.replace(/[^A-Za-z0-9_.@-]/g, '-').slice(0, 60);
+async function runConversation(
+  app: TestApp,
+  set: DataSet,
+  conv: Conversation,
+  runId: string,
+  layout: Layout,
+  outcomes: Outcome[],
+  baseline: Outcome[],
+) {
+  const tenant = `locomo-${runId}-${conv.id}-${layout.replace('+', '-')}`
+    .replace(/[^A-Za-z0-9_.@-]/g, '-')
+    .slice(0, 60);
   const headers = { 'X-OpenViking-Account': tenant, 'X-OpenViking-User': USER };
-  const notes = llm && ingestMode !== 'session' ? await extractWithLlm(llm, conv, { timeoutMs: llmTimeoutMs, concurrency: 4 }) : undefined;
+  const notes =
+    llm && ingestMode !== 'session'
+      ? await extractWithLlm(llm, conv, { timeoutMs: llmTimeoutMs, concurrency: 4 })
+      : undefined;
   if (notes) {
-    console.log(`  ${conv.id}: LLM notes for ${notes.bySession.size}/${conv.sessions.length} sessions, ${notes.promptTokens}+${notes.completionTokens} tokens` +
-      (notes.failed.length ? `; LLM-free fallback for ${notes.failed.map((f) => `s${f.session} (${f.reason.slice(0, 80)})`).join(', ')}` : ''));
+    console.log(
+      `  ${conv.id}: LLM notes for ${notes.bySession.size}/${conv.sessions.length} sessions, ${notes.promptTokens}+${notes.completionTokens} tokens` +
+        (notes.failed.length
+          ? `; LLM-free fallback for ${notes.failed.map((f) => `s${f.session} (${f.reason.slice(0, 80)})`).join(', ')}`
+          : ''),
+    );
   }
   // Session ingestion: the product extracts; `files` stays the harness's view (BM25 baseline, --oracle, --dump).
   const files = layoutFiles(layout, set, conv, notes);
@@ -136,48 +178,107 @@ async function runConversation(app: TestApp, set: DataSet, conv: Conversation, r
   const bySession = ingestMode === 'session' ? await ingestBySession(app, headers, conv) : null;
   if (!bySession) await writeMemories(app, headers, files);
   const ingestMs = performance.now() - t0;
-  if (bySession) console.log(`  ${conv.id}: ${bySession.commits} commits → ${bySession.memories} memories written by the extractor`);
+  if (bySession)
+    console.log(`  ${conv.id}: ${bySession.commits} commits → ${bySession.memories} memories written by the extractor`);
   const turnText = new Map(conv.sessions.flatMap((s) => s.turns.map((t) => [t.diaId, t.text] as const)));
-  const jobs = conv.questions.filter((q) => q.evidence.length > 0).flatMap((q) => budgets.map((budget) => ({ q, budget })));
+  const jobs = conv.questions
+    .filter((q) => q.evidence.length > 0)
+    .flatMap((q) => budgets.map((budget) => ({ q, budget })));
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < jobs.length) {
-      const { q, budget } = jobs[next++];
-      const body: Record<string, unknown> = { query: q.question, mode: 'context', max_tokens: budget };
-      if (limit !== null) body['limit'] = limit;
-      if (purpose) body['purpose'] = purpose;
-      if (oracle) {
-        // Ceiling analysis only (--oracle): candidates restricted to the memories holding an evidence turn,
-        // so recall measures budgeting and tiers alone, as if retrieval were perfect. Never a served result.
-        const holders = files.filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`)));
-        body['filter'] = { op: 'or', conds: holders.map((f) => ({ op: 'prefix', field: 'uri', prefix: `viking://user/${USER}/memories/${f.path}` })) };
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < jobs.length) {
+        const { q, budget } = jobs[next++];
+        const body: Record<string, unknown> = { query: q.question, mode: 'context', max_tokens: budget };
+        if (limit !== null) body['limit'] = limit;
+        if (purpose) body['purpose'] = purpose;
+        if (oracle) {
+          // Ceiling analysis only (--oracle): candidates restricted to the memories holding an evidence turn,
+          // so recall measures budgeting and tiers alone, as if retrieval were perfect. Never a served result.
+          const holders = files.filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`)));
+          body['filter'] = {
+            op: 'or',
+            conds: holders.map((f) => ({
+              op: 'prefix',
+              field: 'uri',
+              prefix: `viking://user/${USER}/memories/${f.path}`,
+            })),
+          };
+        }
+        const block = bm25.serve(q.question, budget);
+        baseline.push({
+          questionId: q.id,
+          conversation: conv.id,
+          category: q.category,
+          budget,
+          evidence: q.evidence.length,
+          latencyMs: 0,
+          ...scoreServed(block.rendered, block.entries, q, turnText),
+          served: {},
+          tokens: block.tokens,
+          returned: block.entries.length,
+        });
+        const s = performance.now();
+        const r = await app.request('POST', '/api/v1/search/search', { headers, body });
+        const latencyMs = performance.now() - s;
+        const result = r.body?.result;
+        const base = {
+          questionId: q.id,
+          conversation: conv.id,
+          category: q.category,
+          budget,
+          evidence: q.evidence.length,
+          latencyMs,
+        };
+        if (r.status !== 200 || typeof result?.rendered !== 'string') {
+          outcomes.push({
+            ...base,
+            recall: 0,
+            strictRecall: 0,
+            answerCoverage: q.answer === null ? null : 0,
+            tokens: 0,
+            returned: 0,
+            firstRank: 0,
+            served: {},
+            error: `${r.status} ${r.text.slice(0, 200)}`,
+          });
+          continue;
+        }
+        const score = scoreServed(result.rendered, result.entries ?? [], q, turnText);
+        const errors = result.stats?.retrieval_errors as string[] | undefined;
+        const mix: Record<string, number> = {};
+        for (const e of (result.entries ?? []) as { category: string; detail: string }[])
+          mix[`${e.category}/${e.detail}`] = (mix[`${e.category}/${e.detail}`] ?? 0) + 1;
+        if (dump) {
+          const holders = files
+            .filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`)))
+            .map((f) => f.path);
+          const entries = ((result.entries ?? []) as { uri: string; detail: string; score: number }[]).map(
+            (e) => `${e.uri.replace(/^.*\/memories\//, '')} ${e.detail} ${e.score.toFixed(3)}`,
+          );
+          dumps.push({
+            id: q.id,
+            budget,
+            question: q.question,
+            evidence: q.evidence,
+            recall: score.recall,
+            holders,
+            entries,
+            rendered: result.rendered,
+            stats: result.stats,
+          });
+        }
+        outcomes.push({
+          ...base,
+          ...score,
+          served: mix,
+          tokens: result.stats?.used_tokens ?? 0,
+          returned: result.stats?.returned ?? 0,
+          ...(errors?.length ? { error: errors.join('; ') } : {}),
+        });
       }
-      const block = bm25.serve(q.question, budget);
-      baseline.push({
-        questionId: q.id, conversation: conv.id, category: q.category, budget, evidence: q.evidence.length, latencyMs: 0,
-        ...scoreServed(block.rendered, block.entries, q, turnText), served: {}, tokens: block.tokens, returned: block.entries.length,
-      });
-      const s = performance.now();
-      const r = await app.request('POST', '/api/v1/search/search', { headers, body });
-      const latencyMs = performance.now() - s;
-      const result = r.body?.result;
-      const base = { questionId: q.id, conversation: conv.id, category: q.category, budget, evidence: q.evidence.length, latencyMs };
-      if (r.status !== 200 || typeof result?.rendered !== 'string') {
-        outcomes.push({ ...base, recall: 0, strictRecall: 0, answerCoverage: q.answer === null ? null : 0, tokens: 0, returned: 0, firstRank: 0, served: {}, error: `${r.status} ${r.text.slice(0, 200)}` });
-        continue;
-      }
-      const score = scoreServed(result.rendered, result.entries ?? [], q, turnText);
-      const errors = result.stats?.retrieval_errors as string[] | undefined;
-      const mix: Record<string, number> = {};
-      for (const e of (result.entries ?? []) as { category: string; detail: string }[]) mix[`${e.category}/${e.detail}`] = (mix[`${e.category}/${e.detail}`] ?? 0) + 1;
-      if (dump) {
-        const holders = files.filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`))).map((f) => f.path);
-        const entries = ((result.entries ?? []) as { uri: string; detail: string; score: number }[]).map((e) => `${e.uri.replace(/^.*\/memories\//, '')} ${e.detail} ${e.score.toFixed(3)}`);
-        dumps.push({ id: q.id, budget, question: q.question, evidence: q.evidence, recall: score.recall, holders, entries, rendered: result.rendered, stats: result.stats });
-      }
-      outcomes.push({ ...base, ...score, served: mix, tokens: result.stats?.used_tokens ?? 0, returned: result.stats?.returned ?? 0, ...(errors?.length ? { error: errors.join('; ') } : {}) });
-    }
-  }));
+    }),
+  );
   if (diagnose) {
     // Diagnosis only, after serving: where /find ranks the first memory that holds an evidence turn.
     for (const q of conv.questions.filter((x) => x.evidence.length > 0)) {
@@ -190,13 +291,24 @@ async function runConversation(app: TestApp, set: DataSet, conv: Conversation, r
   const kinds: Record<string, number> = {};
   for (const f of files) kinds[f.path.split('/')[0]] = (kinds[f.path.split('/')[0]] ?? 0) + 1;
   const chars = files.reduce((s, f) => s + f.content.length, 0);
-  console.log(`  ${conv.id}: ${files.length} memories ${JSON.stringify(kinds)}, ~${Math.round(chars / 4)} tokens, ingest ${(ingestMs / 1000).toFixed(1)} s, ${jobs.length} requests`);
-  return { layout, conversation: conv.id, files: files.length, kinds, approxTokens: Math.round(chars / 4), ingestMs: Math.round(ingestMs) };
+  console.log(
+    `  ${conv.id}: ${files.length} memories ${JSON.stringify(kinds)}, ~${Math.round(chars / 4)} tokens, ingest ${(ingestMs / 1000).toFixed(1)} s, ${jobs.length} requests`,
+  );
+  return {
+    layout,
+    conversation: conv.id,
+    files: files.length,
+    kinds,
+    approxTokens: Math.round(chars / 4),
+    ingestMs: Math.round(ingestMs),
+  };
 }
 
 async function main() {
   const max = args.has('conversations') ? Number(args.get('conversations')) : Infinity;
-  const sets = [loadSet('locomo', resolve(repo, flag('data', '../shared/datasets/locomo/locomo-dev.json')), max, layouts)];
+  const sets = [
+    loadSet('locomo', resolve(repo, flag('data', '../shared/datasets/locomo/locomo-dev.json')), max, layouts),
+  ];
   const zh = flag('zh', 'bench/data/zh-locomo.json');
   if (zh !== 'off') sets.push(loadSet('zh', resolve(repo, zh), Infinity, ['tuned']));
   const base = process.env.MUNINN_BENCH_DATABASE_URL;
@@ -204,53 +316,103 @@ async function main() {
   const transport = flag('transport', 'bullmq');
   // A real embedding provider (EMBEDDING_BASE_URL, …) is passed through when set; default: the offline embedder.
   const passThrough = Object.fromEntries(PASS_THROUGH.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
-  const app = await startTestApp({ env: { MUNINN_TRANSPORT: transport, MUNINN_REQUEST_DEADLINE_MS: '60000', MUNINN_WRITE_WAIT_MS: '600000', ...passThrough, ...(db ? { DATABASE_URL: db.url } : {}) } });
-  const variant = flag('variant', `${ingestMode === 'session' ? 'session-' : ''}${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}${llm ? '-llm' : ''}${oracle ? '-ORACLE' : ''}`);
+  const app = await startTestApp({
+    env: {
+      MUNINN_TRANSPORT: transport,
+      MUNINN_REQUEST_DEADLINE_MS: '60000',
+      MUNINN_WRITE_WAIT_MS: '600000',
+      ...passThrough,
+      ...(db ? { DATABASE_URL: db.url } : {}),
+    },
+  });
+  const variant = flag(
+    'variant',
+    `${ingestMode === 'session' ? 'session-' : ''}${ingest.chunkTokens ? `tok${ingest.chunkTokens}` : `chunk${ingest.chunk}`}-${ingest.summary}${limit !== null ? `-limit${limit}` : ''}${purpose ? `-${purpose}` : ''}${weights ? `-w${weights.join('_')}` : ''}${llm ? '-llm' : ''}${oracle ? '-ORACLE' : ''}`,
+  );
   const runId = Date.now().toString(36);
   const started = performance.now();
   try {
     if (args.has('excerpt-share')) EXCERPT_FLOOR_SHARE.value = Number(args.get('excerpt-share')); // experiment hook
     if (weights) {
       // Experiment hook, not a setting: the retriever's ranking weights belong to libs/store.
-      Reflect.set(app.nest.get(NodeSearchRepository, { strict: false }), 'weights', { lexical: weights[0], vector: weights[1] });
+      Reflect.set(app.nest.get(NodeSearchRepository, { strict: false }), 'weights', {
+        lexical: weights[0],
+        vector: weights[1],
+      });
     }
-    console.log(`variant ${variant}: ${JSON.stringify(ingest)} budgets ${budgets.join('/')} store ${db ? 'PostgreSQL' : 'PGlite'} transport ${transport}`);
+    console.log(
+      `variant ${variant}: ${JSON.stringify(ingest)} budgets ${budgets.join('/')} store ${db ? 'PostgreSQL' : 'PGlite'} transport ${transport}`,
+    );
     const results: Record<string, unknown> = {};
     const tables: string[] = [];
-    const sideBySide = ['\nlayout × budget: Muninn vs plain BM25 + greedy fill (same memories, same run); tag recall / whole-turn recall',
-      'set     layout        budget   muninn tag  bm25 tag   Δ tag    muninn whole  bm25 whole'];
+    const sideBySide = [
+      '\nlayout × budget: Muninn vs plain BM25 + greedy fill (same memories, same run); tag recall / whole-turn recall',
+      'set     layout        budget   muninn tag  bm25 tag   Δ tag    muninn whole  bm25 whole',
+    ];
     for (const set of sets) {
       const r = set.report;
-      console.log(`${set.name}: ${r.conversations} conversations, ${r.sessions} sessions, ${r.turns} turns, ${r.questions} questions ${JSON.stringify(r.questionsByCategory)}; ` +
-        `${r.withoutAnswer} without answer, ${r.unmatchedEvidence.length}/${r.evidenceIds} evidence ids match no turn, ${r.repairedEvidence.length} repaired, ` +
-        `${r.questionsWithoutEvidence.length} questions left without evidence (not scored), ${r.datesWithoutSession.length} dates without a session`);
+      console.log(
+        `${set.name}: ${r.conversations} conversations, ${r.sessions} sessions, ${r.turns} turns, ${r.questions} questions ${JSON.stringify(r.questionsByCategory)}; ` +
+          `${r.withoutAnswer} without answer, ${r.unmatchedEvidence.length}/${r.evidenceIds} evidence ids match no turn, ${r.repairedEvidence.length} repaired, ` +
+          `${r.questionsWithoutEvidence.length} questions left without evidence (not scored), ${r.datesWithoutSession.length} dates without a session`,
+      );
       for (const layout of set.conversations.length ? set.layouts : []) {
         const outcomes: Outcome[] = [];
         const baseline: Outcome[] = [];
         const ingestStats = [];
-        for (const conv of set.conversations) ingestStats.push(await runConversation(app, set, conv, runId, layout, outcomes, baseline));
+        for (const conv of set.conversations)
+          ingestStats.push(await runConversation(app, set, conv, runId, layout, outcomes, baseline));
         const summary = summarize(outcomes);
         const mix = servedMix(outcomes);
-        tables.push(`${formatTable(`\n${set.name} — ${layout} — ${variant}`, summary)}\nserved entries per request: ${JSON.stringify(mix)}`);
+        tables.push(
+          `${formatTable(`\n${set.name} — ${layout} — ${variant}`, summary)}\nserved entries per request: ${JSON.stringify(mix)}`,
+        );
         for (const budget of budgets) {
           const m = aggregate(outcomes.filter((o) => o.budget === budget));
           const b = aggregate(baseline.filter((o) => o.budget === budget));
-          sideBySide.push(`${set.name.padEnd(7)} ${layout.padEnd(13)} ${String(budget).padStart(6)}   ${m.recall.toFixed(3)}       ${b.recall.toFixed(3)}      ` +
-            `${(m.recall - b.recall >= 0 ? '+' : '') + (m.recall - b.recall).toFixed(3)}   ${m.strictRecall.toFixed(3)}         ${b.strictRecall.toFixed(3)}`);
+          sideBySide.push(
+            `${set.name.padEnd(7)} ${layout.padEnd(13)} ${String(budget).padStart(6)}   ${m.recall.toFixed(3)}       ${b.recall.toFixed(3)}      ` +
+              `${(m.recall - b.recall >= 0 ? '+' : '') + (m.recall - b.recall).toFixed(3)}   ${m.strictRecall.toFixed(3)}         ${b.strictRecall.toFixed(3)}`,
+          );
         }
-        results[`${set.name}/${layout}`] = { data: set.path, load: r, ingest: ingestStats, summary, mix, baseline: summarize(baseline), outcomes };
+        results[`${set.name}/${layout}`] = {
+          data: set.path,
+          load: r,
+          ingest: ingestStats,
+          summary,
+          mix,
+          baseline: summarize(baseline),
+          outcomes,
+        };
       }
     }
     tables.push(sideBySide.join('\n'));
     for (const t of tables) console.log(t);
     if (diagnose) {
-      const share = (k: number) => (findRanks.filter((x) => x.rank > 0 && x.rank <= k).length / Math.max(1, findRanks.length)).toFixed(3);
-      console.log(`/find rank of the first evidence memory over ${findRanks.length} questions: @1 ${share(1)} @3 ${share(3)} @5 ${share(5)} @10 ${share(10)} @20 ${share(20)} @100 ${share(100)}`);
+      const share = (k: number) =>
+        (findRanks.filter((x) => x.rank > 0 && x.rank <= k).length / Math.max(1, findRanks.length)).toFixed(3);
+      console.log(
+        `/find rank of the first evidence memory over ${findRanks.length} questions: @1 ${share(1)} @3 ${share(3)} @5 ${share(5)} @10 ${share(10)} @20 ${share(20)} @100 ${share(100)}`,
+      );
       results['findRanks'] = findRanks;
     }
-    const out = resolve(repo, flag('out', `bench/results/locomo-${variant}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`));
+    const out = resolve(
+      repo,
+      flag('out', `bench/results/locomo-${variant}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+    );
     mkdirSync(dirname(out), { recursive: true });
-    const config = { variant, ingest, budgets, limit, purpose, weights, transport, store: db ? 'postgres' : 'pglite', embedder: app.config.embedding.model ?? app.config.embedding.provider, llm: llm ? (process.env.LLM_MODEL ?? null) : null };
+    const config = {
+      variant,
+      ingest,
+      budgets,
+      limit,
+      purpose,
+      weights,
+      transport,
+      store: db ? 'postgres' : 'pglite',
+      embedder: app.config.embedding.model ?? app.config.embedding.provider,
+      llm: llm ? (process.env.LLM_MODEL ?? null) : null,
+    };
     writeFileSync(out, JSON.stringify({ config, seconds: (performance.now() - started) / 1000, results }, null, 1));
     if (dump) writeFileSync(out.replace(/\.json$/, '.dump.json'), JSON.stringify(dumps, null, 1));
     console.log(`\n${((performance.now() - started) / 1000).toFixed(0)} s; JSON: ${out}`);

@@ -55,7 +55,13 @@ export class Bm25Baseline {
     for (const { index, score } of ranked) {
       const d = this.docs[index];
       const text = d.file.content.trim();
-      const element = renderEntry({ uri: d.uri, category: d.category as never, score: score / top, detail: 'full', text });
+      const element = renderEntry({
+        uri: d.uri,
+        category: d.category as never,
+        score: score / top,
+        detail: 'full',
+        text,
+      });
       const cost = estimateTokens(element) + (parts.length ? 1 : 0);
       if (used + cost > budget) continue;
       used += cost;

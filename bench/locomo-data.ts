@@ -75,11 +75,38 @@ export interface LoadReport {
   sessionsWithoutDate: { conversation: string; session: number }[];
 }
 
-interface RawTurn { speaker?: unknown; dia_id?: unknown; text?: unknown; blip_caption?: unknown }
-interface RawQa { question?: unknown; answer?: unknown; evidence?: unknown; category?: unknown }
-interface RawSample { sample_id?: unknown; conversation?: Record<string, unknown>; qa?: RawQa[] }
+interface RawTurn {
+  speaker?: unknown;
+  dia_id?: unknown;
+  text?: unknown;
+  blip_caption?: unknown;
+}
+interface RawQa {
+  question?: unknown;
+  answer?: unknown;
+  evidence?: unknown;
+  category?: unknown;
+}
+interface RawSample {
+  sample_id?: unknown;
+  conversation?: Record<string, unknown>;
+  qa?: RawQa[];
+}
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** "1:56 pm on 8 May, 2023" (or "2024年3月5日 下午2:30") → ISO date and a long form with the weekday. */
@@ -87,7 +114,10 @@ export function parseSessionDate(raw: string): { iso: string | null; long: strin
   const zh = /(\d{4})年(\d{1,2})月(\d{1,2})日/.exec(raw);
   if (zh) {
     const d = new Date(Date.UTC(Number(zh[1]), Number(zh[2]) - 1, Number(zh[3])));
-    return { iso: d.toISOString().slice(0, 10), long: `${raw.trim()}（${'日一二三四五六'.split('').map((c) => `星期${c}`)[d.getUTCDay()]}）` };
+    return {
+      iso: d.toISOString().slice(0, 10),
+      long: `${raw.trim()}（${'日一二三四五六'.split('').map((c) => `星期${c}`)[d.getUTCDay()]}）`,
+    };
   }
   const m = /(\d{1,2}:\d{2}\s*[ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(raw);
   const month = m ? MONTHS.indexOf(m[3].toLowerCase()) : -1;
@@ -100,7 +130,9 @@ export function parseSessionDate(raw: string): { iso: string | null; long: strin
 
 /** Splits an evidence entry into ids and repairs the one malformed shape seen ("D:11:26"). */
 function evidenceIds(raw: unknown): { ids: string[]; repaired: boolean } {
-  const parts = String(raw ?? '').split(/[;,\s]+/).filter(Boolean);
+  const parts = String(raw ?? '')
+    .split(/[;,\s]+/)
+    .filter(Boolean);
   let repaired = parts.length > 1;
   const ids = parts.map((p) => {
     const m = /^D:(\d+):(\d+)$/.exec(p);
@@ -116,8 +148,18 @@ export function loadLocomo(path: string, limit = Infinity): { conversations: Con
   const data = JSON.parse(readFileSync(path, 'utf8')) as RawSample[];
   if (!Array.isArray(data)) throw new Error(`${path}: expected a JSON array of conversations`);
   const report: LoadReport = {
-    conversations: 0, sessions: 0, turns: 0, questions: 0, questionsByCategory: {}, withoutAnswer: 0, evidenceIds: 0,
-    repairedEvidence: [], unmatchedEvidence: [], questionsWithoutEvidence: [], datesWithoutSession: [], sessionsWithoutDate: [],
+    conversations: 0,
+    sessions: 0,
+    turns: 0,
+    questions: 0,
+    questionsByCategory: {},
+    withoutAnswer: 0,
+    evidenceIds: 0,
+    repairedEvidence: [],
+    unmatchedEvidence: [],
+    questionsWithoutEvidence: [],
+    datesWithoutSession: [],
+    sessionsWithoutDate: [],
   };
   const conversations: Conversation[] = [];
   for (const [i, sample] of data.slice(0, limit).entries()) {
@@ -160,13 +202,20 @@ export function loadLocomo(path: string, limit = Infinity): { conversations: Con
         report.evidenceIds += 1;
         const { ids, repaired } = evidenceIds(raw);
         const used = ids.filter((e) => known.has(e));
-        if (repaired && used.length) report.repairedEvidence.push({ conversation: id, question, raw: String(raw), used });
+        if (repaired && used.length)
+          report.repairedEvidence.push({ conversation: id, question, raw: String(raw), used });
         for (const e of ids) if (!known.has(e)) report.unmatchedEvidence.push({ conversation: id, question, id: e });
         for (const e of used) if (!evidence.includes(e)) evidence.push(e);
       }
       if (!evidence.length) report.questionsWithoutEvidence.push({ conversation: id, question });
       report.questionsByCategory[category] = (report.questionsByCategory[category] ?? 0) + 1;
-      questions.push({ id: `${id}#${j}`, question, category, evidence, answer: qa.answer === undefined || qa.answer === null ? null : String(qa.answer) });
+      questions.push({
+        id: `${id}#${j}`,
+        question,
+        category,
+        evidence,
+        answer: qa.answer === undefined || qa.answer === null ? null : String(qa.answer),
+      });
     }
     report.conversations += 1;
     report.sessions += sessions.length;
@@ -182,8 +231,13 @@ export function loadLocomo(path: string, limit = Infinity): { conversations: Con
  * by the flagged `--summary gold` variant: they are gold-ish, so that variant bounds what an LLM memory
  * extractor could add, and is never the headline number.
  */
-export function loadGoldNotes(path: string): Map<string, { sessionSummary: Map<number, string>; observations: Map<string, string> }> {
-  const data = JSON.parse(readFileSync(path, 'utf8')) as (RawSample & { session_summary?: Record<string, unknown>; observation?: Record<string, unknown> })[];
+export function loadGoldNotes(
+  path: string,
+): Map<string, { sessionSummary: Map<number, string>; observations: Map<string, string> }> {
+  const data = JSON.parse(readFileSync(path, 'utf8')) as (RawSample & {
+    session_summary?: Record<string, unknown>;
+    observation?: Record<string, unknown>;
+  })[];
   const out = new Map<string, { sessionSummary: Map<number, string>; observations: Map<string, string> }>();
   for (const [i, sample] of data.entries()) {
     const sessionSummary = new Map<number, string>();

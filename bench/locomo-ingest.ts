@@ -38,7 +38,18 @@ export interface IngestOptions {
 // Measured on LoCoMo dev + the Chinese set (issue 7's note): parts of at most ~200 tokens fit ten to a
 // 1600-token block at full detail, and a lead summary (date line + the part's opening turns, ~60 tokens)
 // makes the entries the budget cannot serve whole still carry whole turns at overview tier.
-export const DEFAULT_INGEST: IngestOptions = { chunk: 0, chunkTokens: 200, overlap: 0, keepAnswers: true, summary: 'lead', leadTokens: 60, summaryRate: 0, summaryClip: 220, entities: true, preferences: true };
+export const DEFAULT_INGEST: IngestOptions = {
+  chunk: 0,
+  chunkTokens: 200,
+  overlap: 0,
+  keepAnswers: true,
+  summary: 'lead',
+  leadTokens: 60,
+  summaryRate: 0,
+  summaryClip: 220,
+  entities: true,
+  preferences: true,
+};
 
 /** The dataset's LLM-written annotations, only read by the flagged `gold` variant. */
 export interface GoldNotes {
@@ -56,17 +67,26 @@ export function buildMemories(conv: Conversation, opts: IngestOptions, gold?: Go
   const idf = new Idf(conv.sessions.flatMap((s) => s.turns.map((t) => t.text)));
   const files: MemoryFile[] = [];
   for (const session of conv.sessions) {
-    const chunks = opts.chunkTokens > 0 ? chunkByTokens(session.turns, opts.chunkTokens, opts.overlap) : chunkTurns(session.turns, opts.chunk, opts.overlap, opts.keepAnswers);
+    const chunks =
+      opts.chunkTokens > 0
+        ? chunkByTokens(session.turns, opts.chunkTokens, opts.overlap)
+        : chunkTurns(session.turns, opts.chunk, opts.overlap, opts.keepAnswers);
     const llmSummary = clip(llm?.bySession.get(session.n)?.summary ?? '', 300);
     for (const [i, turns] of chunks.entries()) {
       const name = `${session.isoDate ?? 'undated'}-s${String(session.n).padStart(2, '0')}${chunks.length > 1 ? `-p${i + 1}` : ''}`;
-      files.push({ path: `events/${name}.md`, content: eventMemory(conv, session, turns, opts, idf, gold, i === 0 ? llmSummary : '') });
+      files.push({
+        path: `events/${name}.md`,
+        content: eventMemory(conv, session, turns, opts, idf, gold, i === 0 ? llmSummary : ''),
+      });
     }
   }
   // Without a model every session is derived here; with one, only the sessions it failed on.
   const plain = llm ? { ...conv, sessions: conv.sessions.filter((s) => !llm.bySession.has(s.n)) } : conv;
   const renamed = (f: MemoryFile) => (llm ? { ...f, path: f.path.replace(/\.md$/, '-plain.md') } : f);
-  if (llm) files.push(...llmMemories(conv, llm).filter((f) => (f.path.startsWith('entities/') ? opts.entities : opts.preferences)));
+  if (llm)
+    files.push(
+      ...llmMemories(conv, llm).filter((f) => (f.path.startsWith('entities/') ? opts.entities : opts.preferences)),
+    );
   if (opts.entities) files.push(...entityMemories(plain).map(renamed));
   if (opts.preferences) files.push(...preferenceMemories(plain).map(renamed));
   return files;
@@ -80,7 +100,8 @@ function chunkTurns(turns: Turn[], size: number, overlap: number, keepAnswers: b
   const cuts = Array.from({ length: count + 1 }, (_, c) => Math.round(c * step));
   if (keepAnswers) {
     // A cut right after a question moves one turn on, so the answer stays with its question.
-    for (let c = 1; c < count; c++) if (/[?？]\s*$/.test(turns[cuts[c] - 1].text) && cuts[c] + 1 < cuts[c + 1]) cuts[c] += 1;
+    for (let c = 1; c < count; c++)
+      if (/[?？]\s*$/.test(turns[cuts[c] - 1].text) && cuts[c] + 1 < cuts[c + 1]) cuts[c] += 1;
   }
   return cuts.slice(0, -1).map((from, c) => turns.slice(Math.max(0, from - overlap), cuts[c + 1]));
 }
@@ -103,11 +124,20 @@ function chunkByTokens(turns: Turn[], limit: number, overlap: number): Turn[][] 
   return out;
 }
 
-function eventMemory(conv: Conversation, session: Session, turns: Turn[], opts: IngestOptions, idf: Idf, gold: GoldNotes | undefined, llmSummary: string): string {
+function eventMemory(
+  conv: Conversation,
+  session: Session,
+  turns: Turn[],
+  opts: IngestOptions,
+  idf: Idf,
+  gold: GoldNotes | undefined,
+  llmSummary: string,
+): string {
   const who = [...new Set(turns.map((t) => t.speaker))].join(isCjk(turns[0]?.text ?? '') ? '和' : ' and ');
   const head = `${session.longDate}, session ${session.n}, ${who}.`;
   let summary = '';
-  if (opts.summary === 'extractive' && opts.summaryRate > 0) summary = extractiveSummary(turns, opts.summaryRate, opts.summaryClip, idf);
+  if (opts.summary === 'extractive' && opts.summaryRate > 0)
+    summary = extractiveSummary(turns, opts.summaryRate, opts.summaryClip, idf);
   if (opts.summary === 'gold' && gold) {
     const notes = turns.map((t) => gold.observations.get(t.diaId)).filter((o): o is string => !!o);
     // The session summary goes with the session's first part only: identical overviews would be deduped.
@@ -157,15 +187,20 @@ function extractiveSummary(turns: Turn[], rate: number, clipAt: number, idf: Idf
 
 // Capitalised words that are not names even mid-sentence.
 const NOT_NAMES = new Set(
-  ('I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Wow Thanks Thank Yes Yeah No Ok Okay ' +
+  (
+    'I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Wow Thanks Thank Yes Yeah No Ok Okay ' +
     'So And But Or Well Sure Great Awesome Cool Glad Congrats Congratulations Haha Lol Omg Aww Sounds Good Nice Love Lots Also Just ' +
     'What When Where Why How Who Which Did Do Does Have Has Had Was Were Is Are Will Would Can Could Should Let Mr Mrs Ms Dr ' +
     'Bye Woohoo Whoa Hooray Yay Ugh Hmm Dear Happy Take Talk See Catch Anyway Btw By Gotta Gonna ' +
-    'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December').split(' '),
+    'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December'
+  ).split(' '),
 );
 const MENTIONS_PER_FILE = 5;
 
-interface Mention { turn: Turn; sentence: string }
+interface Mention {
+  turn: Turn;
+  sentence: string;
+}
 
 /**
  * Named things with the turns that mention them, quoted whole, at most {@link MENTIONS_PER_FILE} per
@@ -174,13 +209,18 @@ interface Mention { turn: Turn; sentence: string }
  */
 function entityMemories(conv: Conversation): MemoryFile[] {
   const speakers = conv.speakers.map((s) => s.toLowerCase());
-  const isSpeaker = (name: string) => speakers.some((s) => s.startsWith(name.toLowerCase()) || name.toLowerCase().split(/\s+/).includes(s));
-  const all = conv.sessions.flatMap((s) => s.turns.flatMap((turn) => sentences(turn.text).map((sentence) => ({ turn, sentence }))));
+  const isSpeaker = (name: string) =>
+    speakers.some((s) => s.startsWith(name.toLowerCase()) || name.toLowerCase().split(/\s+/).includes(s));
+  const all = conv.sessions.flatMap((s) =>
+    s.turns.flatMap((turn) => sentences(turn.text).map((sentence) => ({ turn, sentence }))),
+  );
   // A proper noun is rarely written in lower case: "here", "fri" and the like are dropped that way.
   const lower = new Map<string, number>();
-  for (const { sentence } of all) for (const w of sentence.match(/\b[a-z][a-z'’-]+/g) ?? []) lower.set(w, (lower.get(w) ?? 0) + 1);
+  for (const { sentence } of all)
+    for (const w of sentence.match(/\b[a-z][a-z'’-]+/g) ?? []) lower.set(w, (lower.get(w) ?? 0) + 1);
   const capital = new Map<string, number>();
-  for (const { sentence } of all) for (const n of namesIn(sentence, false)) capital.set(n.toLowerCase(), (capital.get(n.toLowerCase()) ?? 0) + 1);
+  for (const { sentence } of all)
+    for (const n of namesIn(sentence, false)) capital.set(n.toLowerCase(), (capital.get(n.toLowerCase()) ?? 0) + 1);
   const known = new Set(
     all
       .flatMap(({ sentence }) => namesIn(sentence, true))
@@ -203,8 +243,13 @@ function entityMemories(conv: Conversation): MemoryFile[] {
       const mine = list.slice(part * MENTIONS_PER_FILE, (part + 1) * MENTIONS_PER_FILE);
       const by = [...new Set(mine.map((m) => m.turn.speaker))].join(', ');
       const dates = [...new Set(mine.map((m) => dateOf.get(m.turn.session)))].join(', ');
-      const lines = mine.map((m) => `- ${tag(m.turn)} ${dateOf.get(m.turn.session)} ${m.turn.speaker}: ${clip(m.turn.text, 600)}`);
-      files.push({ path: `entities/${key}${part ? `-${part + 1}` : ''}.md`, content: `# Summary\n${name}: mentioned by ${by} on ${dates}.\n# Mentions\n${lines.join('\n')}\n` });
+      const lines = mine.map(
+        (m) => `- ${tag(m.turn)} ${dateOf.get(m.turn.session)} ${m.turn.speaker}: ${clip(m.turn.text, 600)}`,
+      );
+      files.push({
+        path: `entities/${key}${part ? `-${part + 1}` : ''}.md`,
+        content: `# Summary\n${name}: mentioned by ${by} on ${dates}.\n# Mentions\n${lines.join('\n')}\n`,
+      });
     }
   }
   return files;
@@ -226,7 +271,8 @@ function namesIn(sentence: string, strict: boolean): string[] {
   return [...out];
 }
 
-const LIKES_EN = /\b(?:I|I'm|I am|I've|I have)\s+(?:really\s+|totally\s+|always\s+|also\s+|just\s+)?(?:like|love|enjoy|prefer|adore|hate|dislike|can't stand|am into|'m into|been into|am passionate about|'m passionate about|am a (?:big\s+)?fan of|'m a (?:big\s+)?fan of)\b|\bmy (?:favou?rite|fave|passion|hobby|hobbies)\b|\bfavou?rite\b/i;
+const LIKES_EN =
+  /\b(?:I|I'm|I am|I've|I have)\s+(?:really\s+|totally\s+|always\s+|also\s+|just\s+)?(?:like|love|enjoy|prefer|adore|hate|dislike|can't stand|am into|'m into|been into|am passionate about|'m passionate about|am a (?:big\s+)?fan of|'m a (?:big\s+)?fan of)\b|\bmy (?:favou?rite|fave|passion|hobby|hobbies)\b|\bfavou?rite\b/i;
 const LIKES_ZH = /我(?:很|特别|最|真的|非常|也|一直)?(?:喜欢|爱|热爱|讨厌|不喜欢|偏爱|最爱)|最喜欢|爱好/;
 
 /** First-person likes, dislikes and favourites (not questions), one small memory each: the turn, quoted. */
@@ -235,7 +281,9 @@ function preferenceMemories(conv: Conversation): MemoryFile[] {
   const dateOf = new Map(conv.sessions.map((s) => [s.n, s.isoDate ?? s.longDate]));
   for (const session of conv.sessions) {
     for (const turn of session.turns) {
-      const hits = sentences(turn.text).filter((s) => !/[?？]$/.test(s) && (isCjk(s) ? LIKES_ZH : LIKES_EN).test(s) && contentWords(s).length >= 2);
+      const hits = sentences(turn.text).filter(
+        (s) => !/[?？]$/.test(s) && (isCjk(s) ? LIKES_ZH : LIKES_EN).test(s) && contentWords(s).length >= 2,
+      );
       if (!hits.length) continue;
       // The whole turn, not only the liking sentence: its context ("…since my kids were born") is part of it.
       const text = clip(turn.text, 600);

@@ -62,7 +62,10 @@ export function sessionMemories(conv: Conversation, notes: DatasetNotes | undefi
   return conv.sessions.map((s) => {
     const summary = notes?.summaries.get(s.n) ?? `${s.longDate}, session ${s.n}.`;
     const name = `${s.isoDate ?? 'undated'}-s${String(s.n).padStart(2, '0')}`;
-    return { path: `events/${name}.md`, content: `# Summary\n${summary}\n# ${s.isoDate ?? s.longDate} ChatLog:\n${s.turns.map(turnLine).join('\n')}\n` };
+    return {
+      path: `events/${name}.md`,
+      content: `# Summary\n${summary}\n# ${s.isoDate ?? s.longDate} ChatLog:\n${s.turns.map(turnLine).join('\n')}\n`,
+    };
   });
 }
 

@@ -39,7 +39,11 @@ const SYSTEM = [
 ].join('\n');
 
 /** Asks the model about every session, `concurrency` at a time. */
-export async function extractWithLlm(client: LlmClient, conv: Conversation, opts: { timeoutMs: number; concurrency: number }): Promise<LlmNotes> {
+export async function extractWithLlm(
+  client: LlmClient,
+  conv: Conversation,
+  opts: { timeoutMs: number; concurrency: number },
+): Promise<LlmNotes> {
   const notes: LlmNotes = { bySession: new Map(), failed: [], promptTokens: 0, completionTokens: 0 };
   let next = 0;
   await Promise.all(
@@ -58,7 +62,8 @@ export async function extractWithLlm(client: LlmClient, conv: Conversation, opts
           notes.completionTokens += done.usage?.completion_tokens ?? 0;
           notes.bySession.set(session.n, parseNotes(done.text, session));
         } catch (err) {
-          const reason = err instanceof LlmError ? `${err.kind}: ${err.message}` : err instanceof Error ? err.message : String(err);
+          const reason =
+            err instanceof LlmError ? `${err.kind}: ${err.message}` : err instanceof Error ? err.message : String(err);
           notes.failed.push({ session: session.n, reason });
         }
       }
@@ -87,10 +92,14 @@ export function parseNotes(text: string, session: Session): SessionNotes {
   const entities = new Map<string, LlmFact[]>();
   for (const e of Array.isArray(o.entities) ? o.entities : []) {
     const name = typeof (e as { name?: unknown })?.name === 'string' ? (e as { name: string }).name.trim() : '';
-    const facts = (Array.isArray((e as { facts?: unknown }).facts) ? (e as { facts: unknown[] }).facts : []).map(fact).filter((f): f is LlmFact => f !== null);
+    const facts = (Array.isArray((e as { facts?: unknown }).facts) ? (e as { facts: unknown[] }).facts : [])
+      .map(fact)
+      .filter((f): f is LlmFact => f !== null);
     if (name && facts.length) entities.set(name, [...(entities.get(name) ?? []), ...facts]);
   }
-  const preferences = (Array.isArray(o.preferences) ? o.preferences : []).map(fact).filter((f): f is LlmFact => f !== null);
+  const preferences = (Array.isArray(o.preferences) ? o.preferences : [])
+    .map(fact)
+    .filter((f): f is LlmFact => f !== null);
   return { summary: typeof o.summary === 'string' ? o.summary.trim() : '', entities, preferences };
 }
 
@@ -115,7 +124,8 @@ const PER_FILE = 5;
  */
 export function llmMemories(conv: Conversation, notes: LlmNotes): MemoryFile[] {
   const dateOf = new Map(conv.sessions.map((s) => [s.n, s.isoDate ?? s.longDate]));
-  const quote = (f: LlmFact) => `- [${f.source.diaId}] ${dateOf.get(f.source.session)}: ${f.text}\n  ${f.source.speaker}: "${f.source.text}"`;
+  const quote = (f: LlmFact) =>
+    `- [${f.source.diaId}] ${dateOf.get(f.source.session)}: ${f.text}\n  ${f.source.speaker}: "${f.source.text}"`;
   const entities = new Map<string, { name: string; facts: LlmFact[] }>();
   const preferences: LlmFact[] = [];
   for (const session of conv.sessions) {
@@ -135,11 +145,17 @@ export function llmMemories(conv: Conversation, notes: LlmNotes): MemoryFile[] {
     for (let part = 0; part * PER_FILE < facts.length; part++) {
       const mine = facts.slice(part * PER_FILE, (part + 1) * PER_FILE);
       const dates = [...new Set(mine.map((f) => dateOf.get(f.source.session)))].join(', ');
-      files.push({ path: `entities/${key}${part ? `-${part + 1}` : ''}.md`, content: `# Summary\n${name}: ${dates}.\n# Facts\n${mine.map(quote).join('\n')}\n` });
+      files.push({
+        path: `entities/${key}${part ? `-${part + 1}` : ''}.md`,
+        content: `# Summary\n${name}: ${dates}.\n# Facts\n${mine.map(quote).join('\n')}\n`,
+      });
     }
   }
   preferences.forEach((f, i) => {
-    files.push({ path: `preferences/${slug(f.source.speaker)}-${slug(f.source.diaId)}-${i + 1}.md`, content: `${quote(f).slice(2)}\n` });
+    files.push({
+      path: `preferences/${slug(f.source.speaker)}-${slug(f.source.diaId)}-${i + 1}.md`,
+      content: `${quote(f).slice(2)}\n`,
+    });
   });
   return files;
 }

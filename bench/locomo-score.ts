@@ -6,7 +6,11 @@ import { Question } from './locomo-data';
 import { words } from './locomo-text';
 
 // Answers are short ("7 May 2023", "Adoption agencies"): keep numbers and months, drop only glue words.
-const ANSWER_GLUE = new Set('a an the and or of to in on at by for with from is are was were be been her his their she he they it its i my'.split(' '));
+const ANSWER_GLUE = new Set(
+  'a an the and or of to in on at by for with from is are was were be been her his their she he they it its i my'.split(
+    ' ',
+  ),
+);
 
 export interface Outcome {
   questionId: string;
@@ -44,7 +48,12 @@ export interface Aggregate {
 }
 
 /** Which evidence turns a served block carries, by tag or by whole turn text. */
-export function scoreServed(rendered: string, entries: { text: string }[], q: Question, turnText: ReadonlyMap<string, string>) {
+export function scoreServed(
+  rendered: string,
+  entries: { text: string }[],
+  q: Question,
+  turnText: ReadonlyMap<string, string>,
+) {
   let tagged = 0;
   let whole = 0;
   let firstRank = 0;
@@ -91,7 +100,8 @@ export function summarize(outcomes: Outcome[]): Record<string, Record<string, Ag
   for (const budget of [...new Set(outcomes.map((o) => o.budget))].sort((a, b) => a - b)) {
     const mine = outcomes.filter((o) => o.budget === budget);
     const row: Record<string, Aggregate> = {};
-    for (const cat of [...new Set(mine.map((o) => o.category))].sort((a, b) => a - b)) row[String(cat)] = aggregate(mine.filter((o) => o.category === cat));
+    for (const cat of [...new Set(mine.map((o) => o.category))].sort((a, b) => a - b))
+      row[String(cat)] = aggregate(mine.filter((o) => o.category === cat));
     row['all'] = aggregate(mine);
     out[String(budget)] = row;
   }
@@ -118,7 +128,11 @@ export function servedMix(outcomes: Outcome[]): Record<string, Record<string, nu
     const mine = outcomes.filter((o) => o.budget === budget);
     const sum: Record<string, number> = {};
     for (const o of mine) for (const [k, v] of Object.entries(o.served)) sum[k] = (sum[k] ?? 0) + v;
-    out[String(budget)] = Object.fromEntries(Object.entries(sum).sort().map(([k, v]) => [k, +(v / Math.max(1, mine.length)).toFixed(2)]));
+    out[String(budget)] = Object.fromEntries(
+      Object.entries(sum)
+        .sort()
+        .map(([k, v]) => [k, +(v / Math.max(1, mine.length)).toFixed(2)]),
+    );
   }
   return out;
 }

@@ -12,7 +12,11 @@ import { Conversation } from './locomo-data';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const peer = (speaker: string) => speaker.replace(/[^a-zA-Z0-9_.@-]+/g, '-').slice(0, 64) || 'speaker';
 
-export async function ingestBySession(app: TestApp, headers: Record<string, string>, conv: Conversation): Promise<{ memories: number; commits: number }> {
+export async function ingestBySession(
+  app: TestApp,
+  headers: Record<string, string>,
+  conv: Conversation,
+): Promise<{ memories: number; commits: number }> {
   let memories = 0;
   let commits = 0;
   for (const s of conv.sessions) {
@@ -25,7 +29,10 @@ export async function ingestBySession(app: TestApp, headers: Record<string, stri
       ...(createdAt ? { created_at: createdAt } : {}),
     }));
     for (let i = 0; i < messages.length; i += 100) {
-      const r = await app.request('POST', `/api/v1/sessions/${sid}/messages/batch`, { headers, body: { messages: messages.slice(i, i + 100) } });
+      const r = await app.request('POST', `/api/v1/sessions/${sid}/messages/batch`, {
+        headers,
+        body: { messages: messages.slice(i, i + 100) },
+      });
       if (r.status !== 200) throw new Error(`messages/batch failed: ${r.status} ${r.text.slice(0, 300)}`);
     }
     const c = await app.request('POST', `/api/v1/sessions/${sid}/commit`, { headers, body: {} });
@@ -35,7 +42,7 @@ export async function ingestBySession(app: TestApp, headers: Record<string, stri
       const t = (await app.request('GET', `/api/v1/tasks/${c.body.result.task_id}`, { headers })).body.result;
       if (t?.status === 'failed') throw new Error(`extraction failed: ${t.error}`);
       if (t?.status === 'completed') {
-        memories += (t.result.memories_extracted.memory_write ?? 0);
+        memories += t.result.memories_extracted.memory_write ?? 0;
         break;
       }
       await sleep(100);

@@ -6,7 +6,8 @@ const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]
 const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
 
 export const STOP = new Set(
-  ('a an the and or but if then else of to in on at by for with from into onto about as is am are was were be been being ' +
+  (
+    'a an the and or but if then else of to in on at by for with from into onto about as is am are was were be been being ' +
     'do does did doing done have has had having i me my mine myself we us our you your yours he him his she her it its they them their ' +
     'this that these those there here what which who whom whose when where why how all any both each some such no not nor ' +
     'only own same so than too very can could will would shall should may might must just also up down out over under again ' +
@@ -15,7 +16,8 @@ export const STOP = new Set(
     'definitely always never ever something anything everything things thing way well even still back make made ' +
     "i'm it's that's you're don't can't i've i'll i'd we're they're what's there's let's didn't doesn't isn't " +
     '的 了 是 在 吗 呢 吧 啊 呀 和 与 也 都 就 这 那 这个 那个 有 个 一个 很 还 又 什么 怎么 怎样 哪 哪里 谁 为什么 ' +
-    '多少 几 之 而 及 或 被 把 对 从 到 给 让 着 得 地 嘛 一下 一些 我 你 他 她 我们 你们 他们 真的 非常 觉得 没有 可以 已经 就是 现在').split(' '),
+    '多少 几 之 而 及 或 被 把 对 从 到 给 让 着 得 地 嘛 一下 一些 我 你 他 她 我们 你们 他们 真的 非常 觉得 没有 可以 已经 就是 现在'
+  ).split(' '),
 );
 
 /** Lower-cased word tokens; CJK runs are segmented into words. */
@@ -85,6 +87,10 @@ export function clip(text: string, limit: number): string {
 }
 
 export function slug(text: string): string {
-  const s = text.toLowerCase().normalize('NFKD').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
+  const s = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
   return s.slice(0, 48) || 'x';
 }

@@ -21,7 +21,8 @@ import { startFakeLlmServer } from '../libs/testing/src/fake-llm-server';
 
 const repo = process.cwd(); // npm scripts run from the repository root
 const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1] ?? '');
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1] ?? '');
 const PROCS = (args.get('procs') ?? '1,2,4').split(',').map(Number);
 const SECONDS = Number(args.get('seconds') ?? 15);
 // Low on purpose: 4 processes x 2 slots x 2 calls/s = 16 digests/s stay below the 20/s offered, so every
@@ -33,12 +34,32 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FUSE_MS = 30_000;
 const URI = 'viking://user/default/memories/events/bench.md';
 
-interface Setting { label: string; rewriters: number }
-interface Row { cpu: string; label: string; digests: number; digestFailed: number; digestPerSec: number; digestP50: number; finds: number; findP50: number; findP99: number; findMax: number }
+interface Setting {
+  label: string;
+  rewriters: number;
+}
+interface Row {
+  cpu: string;
+  label: string;
+  digests: number;
+  digestFailed: number;
+  digestPerSec: number;
+  digestP50: number;
+  finds: number;
+  findP50: number;
+  findP99: number;
+  findMax: number;
+}
 
 function connection(url: string) {
   const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || 6379), db: Number(u.pathname.slice(1) || 0), ...(u.password ? { password: decodeURIComponent(u.password) } : {}), maxRetriesPerRequest: null };
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    db: Number(u.pathname.slice(1) || 0),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    maxRetriesPerRequest: null,
+  };
 }
 
 function pct(sorted: number[], p: number): number {
@@ -63,7 +84,11 @@ async function redisCpu(redis: Redis): Promise<number> {
 }
 
 function startApp(app: 'rewriter' | 'retriever', env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [join(repo, `dist/apps/${app}/src/main.js`)], { cwd: repo, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(repo, `dist/apps/${app}/src/main.js`)], {
+    cwd: repo,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[${app} ${child.pid}] ${d}`));
   return child;
 }
@@ -91,17 +116,30 @@ async function waitWorkers(queue: Queue, n: number, ms = 60_000): Promise<void> 
 }
 
 async function call<T>(queue: Queue, events: QueueEvents, data: unknown, ttl: number): Promise<T> {
-  const job: Job = await queue.add(queue.name, data, { attempts: 1, removeOnComplete: { age: 60 }, removeOnFail: { age: 600 } });
+  const job: Job = await queue.add(queue.name, data, {
+    attempts: 1,
+    removeOnComplete: { age: 60 },
+    removeOnFail: { age: 600 },
+  });
   return (await job.waitUntilFinished(events, ttl)) as T;
 }
 
 async function run(setting: Setting, llmUrl: string): Promise<Row> {
   const prefix = `bench-rewrite-${randomBytes(4).toString('hex')}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'muninn-rewrite-bench-'));
-  const base = { REDIS_URL, MUNINN_QUEUE_PREFIX: prefix, MUNINN_DATA_DIR: dataDir, LOG_LEVEL: 'warn', LLM_BASE_URL: llmUrl, LLM_MODEL: 'bench-model' };
+  const base = {
+    REDIS_URL,
+    MUNINN_QUEUE_PREFIX: prefix,
+    MUNINN_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    LLM_BASE_URL: llmUrl,
+    LLM_MODEL: 'bench-model',
+  };
   const children = [
     startApp('retriever', { ...base, MUNINN_WORKER_CONCURRENCY: '16' }),
-    ...Array.from({ length: setting.rewriters }, () => startApp('rewriter', { ...base, MUNINN_WORKER_CONCURRENCY: String(CONCURRENCY) })),
+    ...Array.from({ length: setting.rewriters }, () =>
+      startApp('rewriter', { ...base, MUNINN_WORKER_CONCURRENCY: String(CONCURRENCY) }),
+    ),
   ];
   const conn = connection(REDIS_URL);
   const redis = new Redis(REDIS_URL);
@@ -114,13 +152,32 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
   try {
     await Promise.all([digestEv.waitUntilReady(), findEv.waitUntilReady()]);
     await Promise.all([waitWorkers(digestQ, setting.rewriters), waitWorkers(findQ, 1)]);
-    const digestJob = (): DigestJob => ({ query: 'what happened?', rendered: `<memory uri="${URI}" type="events">x</memory>`, validUris: [URI], maxBullets: 3, timeoutMs: FUSE_MS });
-    const findJob = { identity: { accountId: 'default', userId: 'default', role: 'root', actorPeerId: null }, query: 'bench', imageUrl: null, targets: ['viking://user/default/memories'], filter: null, levels: null, limit: 5, scoreThreshold: null };
+    const digestJob = (): DigestJob => ({
+      query: 'what happened?',
+      rendered: `<memory uri="${URI}" type="events">x</memory>`,
+      validUris: [URI],
+      maxBullets: 3,
+      timeoutMs: FUSE_MS,
+    });
+    const findJob = {
+      identity: { accountId: 'default', userId: 'default', role: 'root', actorPeerId: null },
+      query: 'bench',
+      imageUrl: null,
+      targets: ['viking://user/default/memories'],
+      filter: null,
+      levels: null,
+      limit: 5,
+      scoreThreshold: null,
+    };
     await call(findQ, findEv, findJob, 20_000); // warm-up: the store opens on first use
     if (setting.rewriters) await call(digestQ, digestEv, digestJob(), FUSE_MS);
 
     // Open loop: requests arrive at a fixed rate whatever the workers do, alternating digest and find.
-    const cpu0 = { kids: children.map((c) => cpuSeconds(c.pid)), self: process.cpuUsage(), redis: await redisCpu(redis) };
+    const cpu0 = {
+      kids: children.map((c) => cpuSeconds(c.pid)),
+      self: process.cpuUsage(),
+      redis: await redisCpu(redis),
+    };
     const start = Date.now();
     const end = start + SECONDS * 1000;
     const digestTimes: number[] = [];
@@ -143,7 +200,9 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
       findTimes.push(ms);
       if (process.env.BENCH_TRACE && ms > 150) {
         const j = await Job.fromId(findQ, job.id!);
-        console.log(`  slow find at +${Date.now() - ms - start | 0} ms: ${ms.toFixed(0)} ms; queued ${(j?.processedOn ?? 0) - (j?.timestamp ?? 0)} ms, ran ${(j?.finishedOn ?? 0) - (j?.processedOn ?? 0)} ms, notified ${Date.now() - (j?.finishedOn ?? 0)} ms ago`);
+        console.log(
+          `  slow find at +${(Date.now() - ms - start) | 0} ms: ${ms.toFixed(0)} ms; queued ${(j?.processedOn ?? 0) - (j?.timestamp ?? 0)} ms, ran ${(j?.finishedOn ?? 0) - (j?.processedOn ?? 0)} ms, notified ${Date.now() - (j?.finishedOn ?? 0)} ms ago`,
+        );
       }
     };
     while (Date.now() < end) {
@@ -158,7 +217,8 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
     const kids = children.map((c, i) => cpuSeconds(c.pid) - cpu0.kids[i]);
     const self = process.cpuUsage(cpu0.self);
     const rewriterCpu = kids.slice(1).reduce((a, b) => a + b, 0);
-    const cpu = `CPU s: retriever ${kids[0].toFixed(1)}, rewriters ${rewriterCpu.toFixed(1)}, ` +
+    const cpu =
+      `CPU s: retriever ${kids[0].toFixed(1)}, rewriters ${rewriterCpu.toFixed(1)}, ` +
       `bench+fake LLM ${((self.user + self.system) / 1e6).toFixed(1)}, redis ${((await redisCpu(redis)) - cpu0.redis).toFixed(1)}; ` +
       `load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs`;
     const seconds = (end - start) / 1000;
@@ -186,7 +246,13 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
 }
 
 async function main(): Promise<void> {
-  const llm = await startFakeLlmServer({ fallback: { text: `- the bench event happened source: ${URI}`, delayMs: LLM_MS, usage: { prompt_tokens: 100, completion_tokens: 10 } } });
+  const llm = await startFakeLlmServer({
+    fallback: {
+      text: `- the bench event happened source: ${URI}`,
+      delayMs: LLM_MS,
+      usage: { prompt_tokens: 100, completion_tokens: 10 },
+    },
+  });
   const settings: Setting[] = [
     { label: 'no rewriter running', rewriters: 0 },
     ...PROCS.map((n) => ({ label: `${n} rewriter process${n > 1 ? 'es' : ''}`, rewriters: n })),
@@ -195,7 +261,9 @@ async function main(): Promise<void> {
     `rewrite bench: fake LLM ${LLM_MS} ms/call, ${CONCURRENCY} concurrent jobs per rewriter process, ` +
       `${RATE} requests/s open loop (${RATE / 2}/s digest + ${RATE / 2}/s find), ${SECONDS} s per setting, Redis ${REDIS_URL}`,
   );
-  console.log(`ceiling per rewriter process: ${CONCURRENCY} x 1000/${LLM_MS} = ${((CONCURRENCY * 1000) / LLM_MS).toFixed(1)} digests/s`);
+  console.log(
+    `ceiling per rewriter process: ${CONCURRENCY} x 1000/${LLM_MS} = ${((CONCURRENCY * 1000) / LLM_MS).toFixed(1)} digests/s`,
+  );
   const rows: Row[] = [];
   try {
     for (const s of settings) {
@@ -211,7 +279,9 @@ async function main(): Promise<void> {
     await llm.close();
   }
   const one = rows.find((r) => r.label.startsWith('1 '));
-  if (one) for (const r of rows.filter((x) => x !== one && x.digests > 0)) console.log(`${r.label}: ${(r.digestPerSec / one.digestPerSec).toFixed(2)}x the digest throughput of 1 process`);
+  if (one)
+    for (const r of rows.filter((x) => x !== one && x.digests > 0))
+      console.log(`${r.label}: ${(r.digestPerSec / one.digestPerSec).toFixed(2)}x the digest throughput of 1 process`);
 }
 
 function fmt(ms: number): string {
@@ -219,7 +289,10 @@ function fmt(ms: number): string {
 }
 
 // Digests still queued after the last window are abandoned, not awaited.
-main().then(() => process.exit(0), (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

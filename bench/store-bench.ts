@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { HashingEmbedder } from '@app/embed';
 import { Identity } from '@app/kernel';
 import {
-  bulkInsertIndexed, Db, migrate, NodeRepository, NodeSearchRepository, PgliteDb, PgliteWorkerDb,
+  bulkInsertIndexed,
+  Db,
+  migrate,
+  NodeRepository,
+  NodeSearchRepository,
+  PgliteDb,
+  PgliteWorkerDb,
 } from '@app/store';
 import { queryTerms } from '../apps/retriever/src/find/query-terms';
 import { syntheticFile } from './find-corpus';
@@ -33,7 +39,9 @@ async function main(): Promise<void> {
   for (const mode of args.has('worker-first') ? [...modes].reverse() : modes) {
     const dir = mkdtempSync(join(tmpdir(), 'muninn-store-bench-'));
     const db: Db =
-      mode === 'main thread' ? await PgliteDb.open(dir) : await PgliteWorkerDb.open(dir, { statementTimeoutMs: 60_000 });
+      mode === 'main thread'
+        ? await PgliteDb.open(dir)
+        : await PgliteWorkerDb.open(dir, { statementTimeoutMs: 60_000 });
     try {
       await migrate(db);
       await bulkInsertIndexed(db, 'bench', indexed, embedder.id);
@@ -46,8 +54,14 @@ async function main(): Promise<void> {
         const q = probe[i % probe.length]!.query;
         const [values] = await embedder.embed([q]);
         await search.search({
-          identity, targets: ['viking://user/u'], filter: null, levels: null, limit: 10, scoreThreshold: null,
-          vector: { values, embedderId: embedder.id }, terms: queryTerms(q),
+          identity,
+          targets: ['viking://user/u'],
+          filter: null,
+          levels: null,
+          limit: 10,
+          scoreThreshold: null,
+          vector: { values, embedderId: embedder.id },
+          terms: queryTerms(q),
         });
       });
       let written = 0;

@@ -12,10 +12,13 @@ const SCRIPT = join(ROOT, 'libs/client/scripts/generate-client.mjs');
 const run = (args: string[]) =>
   promisify(execFile)(process.execPath, [SCRIPT, ...args], { cwd: ROOT, env: process.env, timeout: 300_000 }).then(
     (r) => ({ code: 0, out: r.stdout + r.stderr }),
-    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: e.code ?? -1,
+      out: `${e.stdout ?? ''}${e.stderr ?? ''}`,
+    }),
   );
 
-describe('generated client vs the server\'s OpenAPI document', () => {
+describe("generated client vs the server's OpenAPI document", () => {
   it('is in sync with the built server (npm run client:generate regenerates it)', async () => {
     const r = await run(['--check']);
     expect(r.out).toContain('libs/client is up to date');
@@ -45,28 +48,75 @@ describe('generated client vs the server\'s OpenAPI document', () => {
       '#/components/schemas/SearchListRequestDto',
       '#/components/schemas/ContextSearchRequestDto',
     ]);
-    expect(search.responses['200'].content['application/json'].schema.oneOf.map((s: { $ref: string }) => s.$ref)).toEqual([
-      '#/components/schemas/FindEnvelopeDto',
-      '#/components/schemas/ContextEnvelopeDto',
-    ]);
+    expect(
+      search.responses['200'].content['application/json'].schema.oneOf.map((s: { $ref: string }) => s.$ref),
+    ).toEqual(['#/components/schemas/FindEnvelopeDto', '#/components/schemas/ContextEnvelopeDto']);
     const recall = doc.paths['/api/v1/search/recall'].post;
     expect(recall.deprecated).toBe(true);
     expect(recall.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/RecallRequestDto');
-    expect(recall.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/ContextEnvelopeDto');
+    expect(recall.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ContextEnvelopeDto',
+    );
     const stats = doc.components.schemas.ContextStatsDto;
     expect(Object.keys(stats.properties)).toEqual([
-      'searched', 'candidates', 'excluded', 'origins', 'peer_scope', 'quotas', 'retrieval_errors', 'max_tokens', 'used_tokens',
-      'per_entry_cap', 'returned', 'dropped', 'deduped', 'detail', 'tier_counts', 'fill', 'purpose', 'query_expansion',
-      'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated', 'redundant',
+      'searched',
+      'candidates',
+      'excluded',
+      'origins',
+      'peer_scope',
+      'quotas',
+      'retrieval_errors',
+      'max_tokens',
+      'used_tokens',
+      'per_entry_cap',
+      'returned',
+      'dropped',
+      'deduped',
+      'detail',
+      'tier_counts',
+      'fill',
+      'purpose',
+      'query_expansion',
+      'planned_queries',
+      'score_threshold',
+      'other_peer_penalties',
+      'rewrite',
+      'rewrite_usage',
+      'dedup',
+      'ignored',
+      'deprecated',
+      'redundant',
     ]);
     expect(stats.required).not.toContain('retrieval_errors');
     expect(stats.required).not.toContain('ignored');
-    expect(Object.keys(doc.components.schemas.ContextEntryDto.properties)).toEqual(['uri', 'category', 'score', 'detail', 'text', 'origin']);
+    expect(Object.keys(doc.components.schemas.ContextEntryDto.properties)).toEqual([
+      'uri',
+      'category',
+      'score',
+      'detail',
+      'text',
+      'origin',
+    ]);
     const request = doc.components.schemas.ContextSearchRequestDto;
-    for (const field of ['mode', 'query_expansion', 'max_tokens', 'quotas', 'purpose', 'detail', 'dedup_turns', 'exclude_uris', 'peer_scope', 'other_peer_penalty', 'rewrite', 'rewrite_max_bullets']) {
+    for (const field of [
+      'mode',
+      'query_expansion',
+      'max_tokens',
+      'quotas',
+      'purpose',
+      'detail',
+      'dedup_turns',
+      'exclude_uris',
+      'peer_scope',
+      'other_peer_penalty',
+      'rewrite',
+      'rewrite_max_bullets',
+    ]) {
       expect([field, field in request.properties]).toEqual([field, true]);
     }
-    expect(Object.keys(doc.components.schemas.RecallRequestDto.properties)).toEqual(expect.arrayContaining(['query', 'max_chars', 'min_score', 'render']));
+    expect(Object.keys(doc.components.schemas.RecallRequestDto.properties)).toEqual(
+      expect.arrayContaining(['query', 'max_chars', 'min_score', 'render']),
+    );
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/mcp'))).toEqual([]);
   });
 });

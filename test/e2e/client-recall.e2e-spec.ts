@@ -26,7 +26,12 @@ describe('recall client against a real Muninn', () => {
   beforeAll(async () => {
     app = await startTestApp();
     const w = await app.request('POST', '/api/v1/content/write', {
-      body: { uri: HEARTH, content: 'Hearth the otter lives under the mill bridge and steals trout from the weir.', mode: 'create', wait: true },
+      body: {
+        uri: HEARTH,
+        content: 'Hearth the otter lives under the mill bridge and steals trout from the weir.',
+        mode: 'create',
+        wait: true,
+      },
     });
     expect(w.status).toBe(200);
   });
@@ -42,7 +47,13 @@ describe('recall client against a real Muninn', () => {
     expect(r.stats?.purpose).toBe('coding');
     expect(r.stats?.score_threshold).toBe(0.35);
     const direct = await app.request('POST', '/api/v1/search/search', {
-      body: { query: 'otter under the mill bridge', mode: 'context', purpose: 'coding', score_threshold: 0.35, rewrite: 'auto' },
+      body: {
+        query: 'otter under the mill bridge',
+        mode: 'context',
+        purpose: 'coding',
+        score_threshold: 0.35,
+        rewrite: 'auto',
+      },
     });
     expect(r.entries).toEqual(direct.body.result.entries);
     expect(r.injection).toBe(`<${CONTEXT_TAG}>\n${CONTEXT_HEADER}\n${direct.body.result.rendered}\n</${CONTEXT_TAG}>`);
@@ -72,21 +83,37 @@ describe('recall client against a real Muninn', () => {
 
   it('an expired marker is ignored', async () => {
     writeFileSync(join(stateDir, LEGACY_MARKER_FILE), JSON.stringify({ legacyUntil: Date.now() - 1 }));
-    expect((await recallClient(app.url, stateDir).recall({ query: 'otter under the mill bridge' })).source).toBe('context');
+    expect((await recallClient(app.url, stateDir).recall({ query: 'otter under the mill bridge' })).source).toBe(
+      'context',
+    );
   });
 
   it('npx muninn recall "query" prints the injected block; a bad config key exits 2 naming it', async () => {
     const run = promisify(execFile);
     const env = { PATH: process.env.PATH ?? '', HOME: stateDir, MUNINN_URL: app.url, MUNINN_STATE_DIR: stateDir };
-    const out = await run(process.execPath, [join(ROOT, 'libs/client/bin/muninn.js'), 'recall', 'otter under the mill bridge'], { cwd: ROOT, env, timeout: 120_000 });
+    const out = await run(
+      process.execPath,
+      [join(ROOT, 'libs/client/bin/muninn.js'), 'recall', 'otter under the mill bridge'],
+      { cwd: ROOT, env, timeout: 120_000 },
+    );
     expect(out.stdout).toContain(`<${CONTEXT_TAG}>\n${CONTEXT_HEADER}\n<memory uri="${HEARTH}"`);
-    const json = await run(process.execPath, [join(ROOT, 'libs/client/bin/muninn.js'), 'recall', '--json', 'otter', 'mill', 'bridge'], { cwd: ROOT, env });
+    const json = await run(
+      process.execPath,
+      [join(ROOT, 'libs/client/bin/muninn.js'), 'recall', '--json', 'otter', 'mill', 'bridge'],
+      { cwd: ROOT, env },
+    );
     expect(JSON.parse(json.stdout)).toMatchObject({ source: 'context', trace: ['POST /api/v1/search/search → 200'] });
     const configFile = join(stateDir, 'client.json');
     writeFileSync(configFile, JSON.stringify({ plugin: { recallLimt: 3 } }));
-    const bad = await run(process.execPath, [join(ROOT, 'libs/client/bin/muninn.js'), 'recall', '--config', configFile, 'otter'], { cwd: ROOT, env }).catch((e) => e);
+    const bad = await run(
+      process.execPath,
+      [join(ROOT, 'libs/client/bin/muninn.js'), 'recall', '--config', configFile, 'otter'],
+      { cwd: ROOT, env },
+    ).catch((e) => e);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain(`config file ${configFile}: unknown key "plugin.recallLimt" (did you mean "plugin.recallLimit"?)`);
+    expect(bad.stderr).toContain(
+      `config file ${configFile}: unknown key "plugin.recallLimt" (did you mean "plugin.recallLimit"?)`,
+    );
   });
 });
 
@@ -96,7 +123,9 @@ interface Seen {
 }
 
 /** A server of an older generation: scripted answers per path, every request recorded. */
-async function olderServer(routes: Record<string, (body: any) => [number, unknown]>): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+async function olderServer(
+  routes: Record<string, (body: any) => [number, unknown]>,
+): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
   const seen: Seen[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
@@ -121,8 +150,18 @@ async function olderServer(routes: Record<string, (body: any) => [number, unknow
 const V1_RESULT = {
   status: 'ok',
   result: {
-    entries: [{ uri: 'viking://user/u/memories/events/kiln.md', category: 'events', score: 0.7, detail: 'abstract', text: 'Fired the kiln on Tuesday.', origin: 'self' }],
-    rendered: '<memory uri="viking://user/u/memories/events/kiln.md" type="events" score="0.70" detail="abstract">\nFired the kiln on Tuesday.\n</memory>',
+    entries: [
+      {
+        uri: 'viking://user/u/memories/events/kiln.md',
+        category: 'events',
+        score: 0.7,
+        detail: 'abstract',
+        text: 'Fired the kiln on Tuesday.',
+        origin: 'self',
+      },
+    ],
+    rendered:
+      '<memory uri="viking://user/u/memories/events/kiln.md" type="events" score="0.70" detail="abstract">\nFired the kiln on Tuesday.\n</memory>',
     digest: '',
     stats: { rewrite: 'off' },
   },
@@ -143,7 +182,13 @@ describe('recall client against an older server (node:http)', () => {
       const first = await c.recall({ query: 'when was the kiln fired' });
       expect(old.seen.map((s) => s.path)).toEqual(['/api/v1/search/search', '/api/v1/search/recall']);
       expect(old.seen[0].body).toMatchObject({ mode: 'context', purpose: 'coding', score_threshold: 0.35 });
-      expect(old.seen[1].body).toEqual({ query: 'when was the kiln fired', quotas: { events: 5, entities: 4, preferences: 1, experiences: 0 }, max_chars: 5000, min_score: 0.35, render: true });
+      expect(old.seen[1].body).toEqual({
+        query: 'when was the kiln fired',
+        quotas: { events: 5, entities: 4, preferences: 1, experiences: 0 },
+        max_chars: 5000,
+        min_score: 0.35,
+        render: true,
+      });
       expect(first.source).toBe('recall');
       expect(first.injection).toContain('Fired the kiln on Tuesday.');
       const marker = JSON.parse(readFileSync(join(stateDir, LEGACY_MARKER_FILE), 'utf8'));
@@ -180,17 +225,43 @@ describe('recall client against an older server (node:http)', () => {
           status: 'ok',
           result:
             body.target_uri === 'viking://~/memories'
-              ? { memories: [{ context_type: 'memory', uri: 'viking://user/u/memories/events/kiln.md', level: 2, score: 0.66, abstract: 'Fired the kiln on Tuesday.', tags: [] }], resources: [], skills: [], total: 1 }
+              ? {
+                  memories: [
+                    {
+                      context_type: 'memory',
+                      uri: 'viking://user/u/memories/events/kiln.md',
+                      level: 2,
+                      score: 0.66,
+                      abstract: 'Fired the kiln on Tuesday.',
+                      tags: [],
+                    },
+                  ],
+                  resources: [],
+                  skills: [],
+                  total: 1,
+                }
               : { memories: [], resources: [], skills: [], total: 0 },
         },
       ],
     });
     try {
       const r = await recallClient(old.url, stateDir).recall({ query: 'when was the kiln fired' });
-      expect(old.seen.map((s) => s.path)).toEqual(['/api/v1/search/search', '/api/v1/search/recall', '/api/v1/search/find', '/api/v1/search/find']);
-      expect(old.seen.slice(2).map((s) => s.body.target_uri).sort()).toEqual(['viking://~/memories', 'viking://~/skills']);
+      expect(old.seen.map((s) => s.path)).toEqual([
+        '/api/v1/search/search',
+        '/api/v1/search/recall',
+        '/api/v1/search/find',
+        '/api/v1/search/find',
+      ]);
+      expect(
+        old.seen
+          .slice(2)
+          .map((s) => s.body.target_uri)
+          .sort(),
+      ).toEqual(['viking://~/memories', 'viking://~/skills']);
       expect(r.source).toBe('find');
-      expect(r.injection).toContain('<memory uri="viking://user/u/memories/events/kiln.md" type="events" score="0.66" detail="abstract">\nFired the kiln on Tuesday.\n</memory>');
+      expect(r.injection).toContain(
+        '<memory uri="viking://user/u/memories/events/kiln.md" type="events" score="0.66" detail="abstract">\nFired the kiln on Tuesday.\n</memory>',
+      );
       expect(existsSync(join(stateDir, LEGACY_MARKER_FILE))).toBe(false);
     } finally {
       await old.close();

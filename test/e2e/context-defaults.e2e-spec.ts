@@ -4,7 +4,15 @@
 import { startTestApp, TestApp } from '@app/testing';
 import { context, devAs, JobSpy, seed, STATS_KEYS, withActor } from './context-support';
 
-const DEFAULT_PENALTIES = { events: 0.1, entities: 0.1, preferences: 0.02, experiences: 0.02, resources: 0.02, skills: 0.02, memories: 0.1 };
+const DEFAULT_PENALTIES = {
+  events: 0.1,
+  entities: 0.1,
+  preferences: 0.02,
+  experiences: 0.02,
+  resources: 0.02,
+  skills: 0.02,
+  memories: 0.1,
+};
 
 describe('context defaults', () => {
   let app: TestApp;
@@ -13,8 +21,18 @@ describe('context defaults', () => {
   beforeAll(async () => {
     app = await startTestApp();
     spy = new JobSpy(app);
-    await seed(app, {}, 'viking://user/default/memories/entities/kestrel.md', 'A kestrel called Pim nests on the clock tower.');
-    await seed(app, {}, 'viking://user/default/peers/current/memories/entities/kestrel.md', 'The current peer feeds the kestrel on Sundays.');
+    await seed(
+      app,
+      {},
+      'viking://user/default/memories/entities/kestrel.md',
+      'A kestrel called Pim nests on the clock tower.',
+    );
+    await seed(
+      app,
+      {},
+      'viking://user/default/peers/current/memories/entities/kestrel.md',
+      'The current peer feeds the kestrel on Sundays.',
+    );
   });
 
   afterAll(async () => {
@@ -31,7 +49,9 @@ describe('context defaults', () => {
     expect(entries).toEqual([]);
     expect(rendered).toBe('');
     expect(digest).toBe('');
-    expect(Object.keys(stats)).toEqual(STATS_KEYS.filter((k) => !['retrieval_errors', 'ignored', 'deprecated'].includes(k)));
+    expect(Object.keys(stats)).toEqual(
+      STATS_KEYS.filter((k) => !['retrieval_errors', 'ignored', 'deprecated'].includes(k)),
+    );
     expect(stats).toEqual({
       searched: { all: 0 },
       candidates: 0,
@@ -80,7 +100,9 @@ describe('context defaults', () => {
     expect(explicit.data.limit).toBe(10);
     expect(scan.data.identity.actorPeerId).toBeNull();
     expect(r.body.result.stats.searched).toEqual({ all: expect.any(Number) });
-    expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/kestrel.md');
+    expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain(
+      'viking://user/default/memories/entities/kestrel.md',
+    );
   });
 
   it('flat mode with an actor: the own call keeps the actor view, the peers scan runs without it', async () => {
@@ -95,7 +117,9 @@ describe('context defaults', () => {
     expect(own.data.limit).toBe(25); // budget-scaled default at 1600 tokens
     expect(scan.data.identity.actorPeerId).toBeNull();
     expect(scan.data.limit).toBe(100);
-    const origins = Object.fromEntries(r.body.result.entries.map((e: { uri: string; origin: string }) => [e.uri, e.origin]));
+    const origins = Object.fromEntries(
+      r.body.result.entries.map((e: { uri: string; origin: string }) => [e.uri, e.origin]),
+    );
     expect(origins['viking://user/default/peers/current/memories/entities/kestrel.md']).toBe('actor_peer');
     expect(origins['viking://user/default/memories/entities/kestrel.md']).toBe('self');
   });

@@ -27,39 +27,47 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
   beforeAll(async () => {
     app = await startTestApp({ store });
     spy = new JobSpy(app);
-    await seedMany(app, {}, {
-      // 23
-      [`${U}/memories/events/marmoset-visit.md`]: '# Summary\nThe marmoset visit went well.\n\n# 2026-05-01 ChatLog:\nmarmoset chatter',
-      [`${U}/memories/entities/marmoset.md`]: 'Marmoset Kiki is the lab mascot.',
-      [`${U}/memories/preferences/marmoset-food.md`]: 'Prefers feeding the marmoset mango.',
-      [`${U}/memories/experiences/marmoset-cage.md`]: 'Learned to lock the marmoset cage twice.',
-      ['viking://resources/marmoset-guide.md']: '# Marmoset guide\n\nHow to care for a marmoset.',
-      [`${U}/peers/current/resources/marmoset-notes.md`]: '# Marmoset notes\n\nThe current peer keeps marmoset notes.',
-      [`${U}/skills/marmoset-care.md`]: '# Marmoset care\n\nA skill for marmoset care.',
-      // 24, 25
-      [`${U}/peers/current/memories/events/ocelot-actor.md`]: '# Summary\nOcelot sighting by the current peer at the river.',
-      [`${U}/memories/events/ocelot-self.md`]: '# Summary\nI saw an ocelot once.',
-      [`${U}/peers/other/memories/events/ocelot-other.md`]: '# Summary\nOcelot sighting reported by another peer near the river.',
-      // 26
-      [`${U}/peers/current/resources/ibis-notes.md`]: '# Ibis notes\n\nThe ibis nests by the lake.',
-      // 27
-      [`${U}/memories/profile.md`]: 'Narwhal enthusiast; profile of the user.',
-      [`${U}/peers/other/memories/events/narwhal-trip.md`]: '# Summary\nThe narwhal trip was cancelled.',
-      // 28
-      ['viking://resources/backup/memories/events/quagga-log.md']: 'quagga backup log line',
-      [`${U}/memories/trajectories/quagga-t.md`]: 'quagga trajectory memory',
-      [`${U}/memories/skills/quagga-s.md`]: 'quagga skill usage memory',
-      [`${U}/skills/quagga-real.md`]: '# Quagga\n\nquagga real skill',
-      // 29
-      [`${U}/memories/entities/tapir-a.md`]: 'Tapir Alpha lives in the zoo.',
-      [`${U}/memories/entities/tapir-b.md`]: 'Tapir Beta lives in the forest.',
-      // 32
-      [`${U}/memories/events/gecko-day.md`]: '# Summary\nGecko day at the terrarium.',
-      [`${U}/memories/entities/gecko.md`]: 'Gecko Zed is green.',
-      // 33
-      [`${U}/memories/entities/lemurcrew/lemur-a.md`]: 'Member A of the troop.',
-      [`${U}/memories/entities/lemurcrew/lemur-b.md`]: 'Member B of the troop.',
-    });
+    await seedMany(
+      app,
+      {},
+      {
+        // 23
+        [`${U}/memories/events/marmoset-visit.md`]:
+          '# Summary\nThe marmoset visit went well.\n\n# 2026-05-01 ChatLog:\nmarmoset chatter',
+        [`${U}/memories/entities/marmoset.md`]: 'Marmoset Kiki is the lab mascot.',
+        [`${U}/memories/preferences/marmoset-food.md`]: 'Prefers feeding the marmoset mango.',
+        [`${U}/memories/experiences/marmoset-cage.md`]: 'Learned to lock the marmoset cage twice.',
+        ['viking://resources/marmoset-guide.md']: '# Marmoset guide\n\nHow to care for a marmoset.',
+        [`${U}/peers/current/resources/marmoset-notes.md`]:
+          '# Marmoset notes\n\nThe current peer keeps marmoset notes.',
+        [`${U}/skills/marmoset-care.md`]: '# Marmoset care\n\nA skill for marmoset care.',
+        // 24, 25
+        [`${U}/peers/current/memories/events/ocelot-actor.md`]:
+          '# Summary\nOcelot sighting by the current peer at the river.',
+        [`${U}/memories/events/ocelot-self.md`]: '# Summary\nI saw an ocelot once.',
+        [`${U}/peers/other/memories/events/ocelot-other.md`]:
+          '# Summary\nOcelot sighting reported by another peer near the river.',
+        // 26
+        [`${U}/peers/current/resources/ibis-notes.md`]: '# Ibis notes\n\nThe ibis nests by the lake.',
+        // 27
+        [`${U}/memories/profile.md`]: 'Narwhal enthusiast; profile of the user.',
+        [`${U}/peers/other/memories/events/narwhal-trip.md`]: '# Summary\nThe narwhal trip was cancelled.',
+        // 28
+        ['viking://resources/backup/memories/events/quagga-log.md']: 'quagga backup log line',
+        [`${U}/memories/trajectories/quagga-t.md`]: 'quagga trajectory memory',
+        [`${U}/memories/skills/quagga-s.md`]: 'quagga skill usage memory',
+        [`${U}/skills/quagga-real.md`]: '# Quagga\n\nquagga real skill',
+        // 29
+        [`${U}/memories/entities/tapir-a.md`]: 'Tapir Alpha lives in the zoo.',
+        [`${U}/memories/entities/tapir-b.md`]: 'Tapir Beta lives in the forest.',
+        // 32
+        [`${U}/memories/events/gecko-day.md`]: '# Summary\nGecko day at the terrarium.',
+        [`${U}/memories/entities/gecko.md`]: 'Gecko Zed is green.',
+        // 33
+        [`${U}/memories/entities/lemurcrew/lemur-a.md`]: 'Member A of the troop.',
+        [`${U}/memories/entities/lemurcrew/lemur-b.md`]: 'Member B of the troop.',
+      },
+    );
   });
 
   afterAll(async () => {
@@ -88,7 +96,9 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
       expect(targets).toContain(`${U}/memories/${cat}`);
       expect(targets).toContain(`${U}/peers/current/memories/${cat}`);
     }
-    expect(targets).toEqual(expect.arrayContaining(['viking://resources', `${U}/peers/current/resources`, `${U}/skills`]));
+    expect(targets).toEqual(
+      expect.arrayContaining(['viking://resources', `${U}/peers/current/resources`, `${U}/skills`]),
+    );
     expect(targets.filter((t) => t.endsWith('/peers'))).toEqual([]);
     const { stats } = r.body.result;
     expect(stats.quotas).toEqual(CODING);
@@ -117,10 +127,14 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     const eventsOnly = { entities: 0, preferences: 0 };
     const rank = (e: Entry, penalty: number) => e.score - (e.origin === 'other_peer' ? penalty : 0);
     const expectRankOrder = (entries: Entry[], penalty: number) => {
-      const sorted = [...entries].sort((a, b) => rank(b, penalty) - rank(a, penalty) || ORIGIN_ORDER.indexOf(a.origin!) - ORIGIN_ORDER.indexOf(b.origin!));
+      const sorted = [...entries].sort(
+        (a, b) =>
+          rank(b, penalty) - rank(a, penalty) || ORIGIN_ORDER.indexOf(a.origin!) - ORIGIN_ORDER.indexOf(b.origin!),
+      );
       expect(entries.map((e) => e.uri)).toEqual(sorted.map((e) => e.uri));
     };
-    const ocelotOrder = (entries: Entry[]) => entries.map((e) => e.uri).filter((u) => Object.values(OCELOT).includes(u));
+    const ocelotOrder = (entries: Entry[]) =>
+      entries.map((e) => e.uri).filter((u) => Object.values(OCELOT).includes(u));
 
     it('origins come from the URI, the order follows the penalised score, the peers scan runs without the actor', async () => {
       const query = 'ocelot sighting river';
@@ -128,7 +142,11 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
       expect(r.status).toBe(200);
       const entries = entriesOf(r);
       const byUri = Object.fromEntries(entries.map((e) => [e.uri, e]));
-      expect([byUri[OCELOT.actor]?.origin, byUri[OCELOT.self]?.origin, byUri[OCELOT.other]?.origin]).toEqual(['actor_peer', 'self', 'other_peer']);
+      expect([byUri[OCELOT.actor]?.origin, byUri[OCELOT.self]?.origin, byUri[OCELOT.other]?.origin]).toEqual([
+        'actor_peer',
+        'self',
+        'other_peer',
+      ]);
       expect(entries.every((e) => e.category === 'events')).toBe(true);
       expectRankOrder(entries, 0.1);
       expect(r.body.result.stats.origins.other_peer).toBeGreaterThanOrEqual(1);
@@ -150,10 +168,14 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
       const score = (uri: string) => raw.find((e) => e.uri === uri)!.score;
       const gap = score(OCELOT.other) - score(OCELOT.self);
       expect(gap).toBeGreaterThan(0); // seeded so: the other peer's note matches every query word
-      const below = entriesOf(await post(app, RECALL, { query, quotas: eventsOnly, other_peer_penalty: gap + 0.001 }, ACTOR));
+      const below = entriesOf(
+        await post(app, RECALL, { query, quotas: eventsOnly, other_peer_penalty: gap + 0.001 }, ACTOR),
+      );
       expectRankOrder(below, gap + 0.001);
       expect(ocelotOrder(below).indexOf(OCELOT.other)).toBeGreaterThan(ocelotOrder(below).indexOf(OCELOT.self));
-      const above = entriesOf(await post(app, RECALL, { query, quotas: eventsOnly, other_peer_penalty: gap - 0.001 }, ACTOR));
+      const above = entriesOf(
+        await post(app, RECALL, { query, quotas: eventsOnly, other_peer_penalty: gap - 0.001 }, ACTOR),
+      );
       expect(ocelotOrder(above).indexOf(OCELOT.other)).toBeLessThan(ocelotOrder(above).indexOf(OCELOT.self));
       const last = entriesOf(await post(app, RECALL, { query, quotas: eventsOnly, other_peer_penalty: 1 }, ACTOR));
       const firstOther = last.findIndex((e) => e.origin === 'other_peer');
@@ -169,7 +191,12 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     expect(targets.length).toBeGreaterThan(0);
     expect(targets.filter((t) => t.endsWith('/peers'))).toEqual([]);
     expect(entriesOf(r).map((e) => e.origin)).not.toContain('other_peer');
-    expect(urisOf(r)).toEqual(expect.arrayContaining([`${U}/peers/current/memories/events/ocelot-actor.md`, `${U}/memories/events/ocelot-self.md`]));
+    expect(urisOf(r)).toEqual(
+      expect.arrayContaining([
+        `${U}/peers/current/memories/events/ocelot-actor.md`,
+        `${U}/memories/events/ocelot-self.md`,
+      ]),
+    );
   });
 
   it('a resources bucket with peer_scope "all" searches the actor\'s resources, never the U/peers scan', async () => {
@@ -195,7 +222,7 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     expect(r.body.result.stats).toMatchObject({ searched: { all: 2 }, candidates: 1, excluded: 0, returned: 1 });
   });
 
-  it('flat mode derives a memory list hit\'s category from the URI; the skills list wins for skills', async () => {
+  it("flat mode derives a memory list hit's category from the URI; the skills list wins for skills", async () => {
     const query = 'quagga';
     const r = await context(app, { query, ...STRICT });
     expect(r.status).toBe(200);
@@ -207,21 +234,31 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     });
     const [own] = (await spy.finds(query)).filter((c) => c.data.targets.length === 0);
     expect(own.result!.skills.map((h) => h.uri)).toEqual([`${U}/skills/quagga-real.md`]);
-    expect(own.result!.memories.map((h) => h.uri)).toEqual(expect.arrayContaining([`${U}/memories/skills/quagga-s.md`, `${U}/memories/trajectories/quagga-t.md`]));
+    expect(own.result!.memories.map((h) => h.uri)).toEqual(
+      expect.arrayContaining([`${U}/memories/skills/quagga-s.md`, `${U}/memories/trajectories/quagga-t.md`]),
+    );
   });
 
   it('a viking://resources file whose path holds /memories/events/ comes back in the resources list, as a resource', async () => {
     const query = 'quagga';
     const r = await context(app, { query, ...STRICT });
     const [own] = (await spy.finds(query)).filter((c) => c.data.targets.length === 0);
-    expect(own.result!.resources.map((h) => h.uri)).toContain('viking://resources/backup/memories/events/quagga-log.md');
-    expect(entriesOf(r).find((e) => e.uri === 'viking://resources/backup/memories/events/quagga-log.md')?.category).toBe('resources');
+    expect(own.result!.resources.map((h) => h.uri)).toContain(
+      'viking://resources/backup/memories/events/quagga-log.md',
+    );
+    expect(
+      entriesOf(r).find((e) => e.uri === 'viking://resources/backup/memories/events/quagga-log.md')?.category,
+    ).toBe('resources');
   });
 
   it('an excluded URI (given with ~) is dropped and counted', async () => {
     const both = await context(app, { query: 'tapir', ...STRICT });
     expect(urisOf(both).sort()).toEqual([`${U}/memories/entities/tapir-a.md`, `${U}/memories/entities/tapir-b.md`]);
-    const r = await context(app, { query: 'tapir', ...STRICT, exclude_uris: ['viking://~/memories/entities/tapir-a.md'] });
+    const r = await context(app, {
+      query: 'tapir',
+      ...STRICT,
+      exclude_uris: ['viking://~/memories/entities/tapir-a.md'],
+    });
     expect(urisOf(r)).toEqual([`${U}/memories/entities/tapir-b.md`]);
     expect(r.body.result.stats.excluded).toBe(1);
     expect(r.body.result.stats.searched).toEqual({ all: 2 });
@@ -234,18 +271,30 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     const r = await context(app, { query, quotas: { events: 4 }, peer_scope: 'actor', exclude_uris: exclude }, ACTOR);
     expect(r.status).toBe(200);
     const calls = await spy.finds(query);
-    expect(calls.map((c) => c.data.targets[0]).sort()).toEqual([`${U}/memories/events`, `${U}/peers/current/memories/events`]);
+    expect(calls.map((c) => c.data.targets[0]).sort()).toEqual([
+      `${U}/memories/events`,
+      `${U}/peers/current/memories/events`,
+    ]);
     expect(calls.map((c) => c.data.limit)).toEqual([7, 7]);
     const scanned = 'gecko over fetch with scan';
     await context(app, { query: scanned, quotas: { events: 2 }, exclude_uris: exclude });
-    expect((await spy.finds(scanned)).map((c) => [c.data.targets[0], c.data.limit]).sort()).toEqual([[`${U}/memories/events`, 5], [`${U}/peers`, 11]]);
+    expect((await spy.finds(scanned)).map((c) => [c.data.targets[0], c.data.limit]).sort()).toEqual([
+      [`${U}/memories/events`, 5],
+      [`${U}/peers`, 11],
+    ]);
   });
 
   it('every retrieval call fails → 200 with no entries and at most five errors of at most 200 chars', async () => {
     const query = 'marmoset every call fails';
-    const r = await spy.holding(QueueName.Find, 12, (d) => d.query === query, () => context(app, { query, purpose: 'coding' }), async (jobs) => {
-      for (const job of jobs) await breakJob(job);
-    });
+    const r = await spy.holding(
+      QueueName.Find,
+      12,
+      (d) => d.query === query,
+      () => context(app, { query, purpose: 'coding' }),
+      async (jobs) => {
+        for (const job of jobs) await breakJob(job);
+      },
+    );
     expect(r.status).toBe(200);
     expect(r.body.result.entries).toEqual([]);
     expect(r.body.result.rendered).toBe('');
@@ -256,8 +305,17 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
       expect(e).toMatch(/^\w+: .*malformed find job payload/);
     }
     // Truncation to 200 characters itself is covered by formatRetrievalError's unit spec.
-    expect(Object.keys(r.body.result.stats).indexOf('retrieval_errors')).toBe(Object.keys(r.body.result.stats).indexOf('quotas') + 1);
-    expect(r.body.result.stats.searched).toEqual({ events: 0, entities: 0, preferences: 0, experiences: 0, resources: 0, skills: 0 });
+    expect(Object.keys(r.body.result.stats).indexOf('retrieval_errors')).toBe(
+      Object.keys(r.body.result.stats).indexOf('quotas') + 1,
+    );
+    expect(r.body.result.stats.searched).toEqual({
+      events: 0,
+      entities: 0,
+      preferences: 0,
+      experiences: 0,
+      resources: 0,
+      skills: 0,
+    });
   });
 
   it('one failing scope leaves the others served, with its error reported', async () => {
@@ -298,7 +356,9 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     );
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ status: 'error', result: null, error: { code: 'INVALID_ARGUMENT' } });
-    expect(r.body.error.message).toMatch(/^image_url is not supported: the configured embedder \(.+\) has no image support$/);
+    expect(r.body.error.message).toMatch(
+      /^image_url is not supported: the configured embedder \(.+\) has no image support$/,
+    );
   });
 
   it('a directory hit is served as the directory URI at overview, with its sidecar body', async () => {
@@ -318,8 +378,18 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
       expect(served).not.toContain(dir);
       expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
     }
-    const alone = await context(app, { query, quotas: { entities: 3 }, exclude_uris: [`${dir}/lemur-a.md`, `${dir}/lemur-b.md`, `${U}/memories/entities`] });
+    const alone = await context(app, {
+      query,
+      quotas: { entities: 3 },
+      exclude_uris: [`${dir}/lemur-a.md`, `${dir}/lemur-b.md`, `${U}/memories/entities`],
+    });
     const entry = entriesOf(alone).find((e) => e.uri === dir);
-    expect(entry).toMatchObject({ uri: dir, category: 'entities', detail: 'overview', text: overview.body.result, origin: 'self' });
+    expect(entry).toMatchObject({
+      uri: dir,
+      category: 'entities',
+      detail: 'overview',
+      text: overview.body.result,
+      origin: 'self',
+    });
   });
 });

@@ -12,7 +12,11 @@ const R = `${U}/memories/entities/rook-r.md`;
 const O = `${U}/memories/entities/rook-o.md`;
 const X = `${U}/memories/entities/xerus.md`;
 const P = `${U}/memories/entities/pika.md`;
-const QUOLLS = [`${U}/memories/entities/quoll-a.md`, `${U}/memories/entities/quoll-b.md`, `${U}/memories/entities/quoll-c.md`];
+const QUOLLS = [
+  `${U}/memories/entities/quoll-a.md`,
+  `${U}/memories/entities/quoll-b.md`,
+  `${U}/memories/entities/quoll-c.md`,
+];
 const BONGO = `${U}/memories/entities/bongo.md`;
 const JERBOAS = [1, 2, 3].map((i) => `${U}/memories/entities/jerboa-${i}.md`);
 const JERBOA_NOTES = [
@@ -47,7 +51,9 @@ describe.each(storeModes())('context dedup ledger (store: %s)', (store) => {
   };
   const addMessages = async (sid: string, n: number) => {
     for (let i = 0; i < n; i++) {
-      const r = await app.request('POST', `/api/v1/sessions/${sid}/messages`, { body: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } });
+      const r = await app.request('POST', `/api/v1/sessions/${sid}/messages`, {
+        body: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` },
+      });
       expect(r.status).toBe(200);
     }
   };
@@ -55,19 +61,25 @@ describe.each(storeModes())('context dedup ledger (store: %s)', (store) => {
   beforeAll(async () => {
     app = await startTestApp({ store });
     ledger = new LedgerRedis(app);
-    await seedMany(app, {}, {
-      [H]: 'Heliotrope the parrot repeats every word.',
-      [R]: 'Rook R guards the queen side.',
-      [O]: 'Rook O guards the king side.',
-      [X]: 'The xerus digs burrows.',
-      [P]: 'The pika stores hay for winter.',
-      [QUOLLS[0]]: 'Quoll A hunts at night.',
-      [QUOLLS[1]]: 'Quoll B sleeps in a log.',
-      [QUOLLS[2]]: 'Quoll C climbs trees.',
-      [BONGO]: 'The bongo antelope has white stripes.',
-      // Three distinct texts (near-copies would be withdrawn as redundant, docs/context.md "Redundancy").
-      ...Object.fromEntries(JERBOAS.map((uri, i) => [uri, `Jerboa ${i + 1}: ${JERBOA_NOTES[i]!.repeat(3)}`.slice(0, 200)])),
-    });
+    await seedMany(
+      app,
+      {},
+      {
+        [H]: 'Heliotrope the parrot repeats every word.',
+        [R]: 'Rook R guards the queen side.',
+        [O]: 'Rook O guards the king side.',
+        [X]: 'The xerus digs burrows.',
+        [P]: 'The pika stores hay for winter.',
+        [QUOLLS[0]]: 'Quoll A hunts at night.',
+        [QUOLLS[1]]: 'Quoll B sleeps in a log.',
+        [QUOLLS[2]]: 'Quoll C climbs trees.',
+        [BONGO]: 'The bongo antelope has white stripes.',
+        // Three distinct texts (near-copies would be withdrawn as redundant, docs/context.md "Redundancy").
+        ...Object.fromEntries(
+          JERBOAS.map((uri, i) => [uri, `Jerboa ${i + 1}: ${JERBOA_NOTES[i]!.repeat(3)}`.slice(0, 200)]),
+        ),
+      },
+    );
   });
 
   afterAll(async () => {
@@ -80,13 +92,20 @@ describe.each(storeModes())('context dedup ledger (store: %s)', (store) => {
     const first = await ask('s48', 'heliotrope', { dedup_turns: 3 });
     expect(urisOf(first)).toEqual([H]);
     expect(first.body.result.stats.dedup).toEqual({ turns: 3, status: 'new', cooled: 0, turn: 0 });
-    expect(await recallLog('s48')).toEqual({ version: 1, updated_turn: 0, entries: { [H]: { turn: 0, detail: 'abstract' } } });
+    expect(await recallLog('s48')).toEqual({
+      version: 1,
+      updated_turn: 0,
+      entries: { [H]: { turn: 0, detail: 'abstract' } },
+    });
     expect(await ledger.get('default', 'default', 's48')).toEqual(await recallLog('s48'));
 
     const repeat = await ask('s48', 'heliotrope', { dedup_turns: 3 });
     expect(repeat.body.result.entries).toEqual([]);
     expect(repeat.body.result.rendered).toBe('');
-    expect(repeat.body.result.stats).toMatchObject({ excluded: 1, dedup: { turns: 3, status: 'ok', cooled: 1, turn: 0 } });
+    expect(repeat.body.result.stats).toMatchObject({
+      excluded: 1,
+      dedup: { turns: 3, status: 'ok', cooled: 1, turn: 0 },
+    });
 
     await addMessages('s48', 2);
     const turn2 = await ask('s48', 'heliotrope', { dedup_turns: 3 });
@@ -110,9 +129,13 @@ describe.each(storeModes())('context dedup ledger (store: %s)', (store) => {
     expect(created.body.result).toMatchObject({ session_id: 's49-fresh', message_count: 0 });
     const log = await recallLog('s49-fresh');
     expect(log.entries).toEqual({ [H]: { turn: 0, detail: 'abstract' } });
-    const msg = await app.request('POST', '/api/v1/sessions/s49-fresh/messages', { body: { role: 'user', content: 'thanks' } });
+    const msg = await app.request('POST', '/api/v1/sessions/s49-fresh/messages', {
+      body: { role: 'user', content: 'thanks' },
+    });
     expect(msg.status).toBe(200);
-    expect((await app.request('GET', '/api/v1/sessions/s49-fresh/messages')).body.result).toEqual([expect.objectContaining({ role: 'user' })]);
+    expect((await app.request('GET', '/api/v1/sessions/s49-fresh/messages')).body.result).toEqual([
+      expect.objectContaining({ role: 'user' }),
+    ]);
     expect(await recallLog('s49-fresh')).toEqual(log);
     const next = await ask('s49-fresh', 'heliotrope', { dedup_turns: 3 });
     expect(next.body.result.stats.dedup).toEqual({ turns: 3, status: 'ok', cooled: 1, turn: 1 });
@@ -130,10 +153,18 @@ describe.each(storeModes())('context dedup ledger (store: %s)', (store) => {
   describe('pre-seeded ledgers', () => {
     it('at clock 10 with dedup_turns 5, a record from turn 8 is cooled and one from turn 2 is not', async () => {
       await sessionAt('s51-window', 10);
-      await ledger.put('default', 'default', 's51-window', { version: 1, updated_turn: 8, entries: { [R]: { turn: 8, detail: 'abstract' }, [O]: { turn: 2, detail: 'abstract' } } });
+      await ledger.put('default', 'default', 's51-window', {
+        version: 1,
+        updated_turn: 8,
+        entries: { [R]: { turn: 8, detail: 'abstract' }, [O]: { turn: 2, detail: 'abstract' } },
+      });
       const r = await ask('s51-window', 'rook');
       expect(urisOf(r)).toEqual([O]);
-      expect(r.body.result.stats).toMatchObject({ excluded: 1, searched: { all: 2 }, dedup: { turns: 5, status: 'ok', cooled: 1, turn: 10 } });
+      expect(r.body.result.stats).toMatchObject({
+        excluded: 1,
+        searched: { all: 2 },
+        dedup: { turns: 5, status: 'ok', cooled: 1, turn: 10 },
+      });
       expect(await recallLog('s51-window')).toEqual({
         version: 1,
         updated_turn: 10,
@@ -143,16 +174,28 @@ describe.each(storeModes())('context dedup ledger (store: %s)', (store) => {
 
     it('a record ahead of the clock (turn 99 at clock 3) is expired: not cooled, and pruned on the next write', async () => {
       await sessionAt('s51-ahead', 3);
-      await ledger.put('default', 'default', 's51-ahead', { version: 1, updated_turn: 99, entries: { [X]: { turn: 99 }, [ghost('ahead')]: { turn: 99 } } });
+      await ledger.put('default', 'default', 's51-ahead', {
+        version: 1,
+        updated_turn: 99,
+        entries: { [X]: { turn: 99 }, [ghost('ahead')]: { turn: 99 } },
+      });
       const r = await ask('s51-ahead', 'xerus');
       expect(urisOf(r)).toEqual([X]);
       expect(r.body.result.stats).toMatchObject({ excluded: 0, dedup: { status: 'ok', cooled: 0, turn: 3 } });
-      expect(await recallLog('s51-ahead')).toEqual({ version: 1, updated_turn: 3, entries: { [X]: { turn: 3, detail: 'abstract' } } });
+      expect(await recallLog('s51-ahead')).toEqual({
+        version: 1,
+        updated_turn: 3,
+        entries: { [X]: { turn: 3, detail: 'abstract' } },
+      });
     });
 
     it('a bare-URI record is never cooled', async () => {
       await sessionAt('s51-bare', 10);
-      await ledger.put('default', 'default', 's51-bare', { version: 1, updated_turn: 9, entries: { [P]: { turn: 9, detail: 'uri' } } });
+      await ledger.put('default', 'default', 's51-bare', {
+        version: 1,
+        updated_turn: 9,
+        entries: { [P]: { turn: 9, detail: 'uri' } },
+      });
       const r = await ask('s51-bare', 'pika');
       expect(urisOf(r)).toEqual([P]);
       expect(r.body.result.stats.dedup).toMatchObject({ status: 'ok', cooled: 0, turn: 10 });
@@ -188,23 +231,37 @@ describe.each(storeModes())('context dedup ledger (store: %s)', (store) => {
       const r = await ask('s51-garbage', 'pika');
       expect(urisOf(r)).toEqual([P]);
       expect(r.body.result.stats.dedup).toEqual({ turns: 5, status: 'new', cooled: 0, turn: 4 });
-      expect(await recallLog('s51-garbage')).toEqual({ version: 1, updated_turn: 4, entries: { [P]: { turn: 4, detail: 'abstract' } } });
+      expect(await recallLog('s51-garbage')).toEqual({
+        version: 1,
+        updated_turn: 4,
+        entries: { [P]: { turn: 4, detail: 'abstract' } },
+      });
     });
   });
 
   it('at clock 40 a turn-1 record falls out of the 4·dedup_turns window on the next write', async () => {
     await sessionAt('s52', 40);
-    await ledger.put('default', 'default', 's52', { version: 1, updated_turn: 1, entries: { [`${U}/memories/entities/aardvark.md`]: { turn: 1, detail: 'abstract' } } });
+    await ledger.put('default', 'default', 's52', {
+      version: 1,
+      updated_turn: 1,
+      entries: { [`${U}/memories/entities/aardvark.md`]: { turn: 1, detail: 'abstract' } },
+    });
     const r = await ask('s52', 'bongo');
     expect(urisOf(r)).toEqual([BONGO]);
     expect(r.body.result.stats.dedup).toEqual({ turns: 5, status: 'ok', cooled: 0, turn: 40 });
-    expect(await recallLog('s52')).toEqual({ version: 1, updated_turn: 40, entries: { [BONGO]: { turn: 40, detail: 'abstract' } } });
+    expect(await recallLog('s52')).toEqual({
+      version: 1,
+      updated_turn: 40,
+      entries: { [BONGO]: { turn: 40, detail: 'abstract' } },
+    });
   });
 
   it('a URI that lost to the budget (served bare) is served again on the next turn', async () => {
     await createSession('s53');
     const first = await ask('s53', 'jerboa', { max_tokens: 64 });
-    const bare = entriesOf(first).filter((e) => e.detail === 'uri').map((e) => e.uri);
+    const bare = entriesOf(first)
+      .filter((e) => e.detail === 'uri')
+      .map((e) => e.uri);
     expect(bare.length).toBeGreaterThanOrEqual(1);
     expect(entriesOf(first).every((e) => e.detail === 'uri')).toBe(true);
     const log = await recallLog('s53');

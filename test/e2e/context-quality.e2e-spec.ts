@@ -15,14 +15,23 @@ describe('context quality (issue 14)', () => {
 
   it("the README's first session: the memory, nothing redundant", async () => {
     const as = devAs('quality-first', 'default');
-    await seed(app, as, 'viking://user/default/memories/preferences/editor.md', 'Prefers vim keybindings and dark themes.');
+    await seed(
+      app,
+      as,
+      'viking://user/default/memories/preferences/editor.md',
+      'Prefers vim keybindings and dark themes.',
+    );
     // Directory summaries are written after the file: wait until the user root's overview mentions it.
     for (let i = 0; i < 50; i++) {
       const o = await app.request('GET', '/api/v1/content/overview?uri=viking://user/default', as);
       if (o.status === 200 && String(o.body.result).includes('vim')) break;
       await new Promise((done) => setTimeout(done, 100));
     }
-    const r = await context(app, { query: 'which editor settings does the user like?', mode: 'context', max_tokens: 800 }, as);
+    const r = await context(
+      app,
+      { query: 'which editor settings does the user like?', mode: 'context', max_tokens: 800 },
+      as,
+    );
     expect(r.status).toBe(200);
     const entries = entriesOf(r);
     expect(entries.map((e) => e.uri)).toEqual(['viking://user/default/memories/preferences/editor.md']);
@@ -34,10 +43,20 @@ describe('context quality (issue 14)', () => {
   it('explain: a note per candidate — served, redundant, excluded, cooled — bounded and consistent with entries', async () => {
     const as = devAs('quality-explain', 'default');
     const U = 'viking://user/default/memories';
-    await seed(app, as, `${U}/events/okapi-trip.md`, '# Summary\nOkapi trip, 3 May.\n# 2024-05-03 ChatLog:\n[1] Ann: we saw an okapi at the zoo.\n[2] Bo: the okapi was eating leaves.');
+    await seed(
+      app,
+      as,
+      `${U}/events/okapi-trip.md`,
+      '# Summary\nOkapi trip, 3 May.\n# 2024-05-03 ChatLog:\n[1] Ann: we saw an okapi at the zoo.\n[2] Bo: the okapi was eating leaves.',
+    );
     await seed(app, as, `${U}/entities/okapi.md`, 'Okapi: the striped animal Ann saw at the zoo on 3 May.');
     await seed(app, as, `${U}/preferences/okapi-plush.md`, 'Ann wants an okapi plush toy.');
-    const body = { query: 'okapi zoo', max_tokens: 1600, explain: true, exclude_uris: [`${U}/preferences/okapi-plush.md`] };
+    const body = {
+      query: 'okapi zoo',
+      max_tokens: 1600,
+      explain: true,
+      exclude_uris: [`${U}/preferences/okapi-plush.md`],
+    };
     const r = await context(app, body, as);
     expect(r.status).toBe(200);
     const { entries, stats, explain } = r.body.result;
@@ -54,7 +73,10 @@ describe('context quality (issue 14)', () => {
     expect(candidates).toHaveLength(stats.candidates);
     expect(candidates.filter((e: { outcome: string }) => e.outcome === 'redundant')).toHaveLength(stats.redundant);
     expect(candidates.filter((e: { outcome: string }) => e.outcome === 'dropped')).toHaveLength(stats.dropped);
-    expect(explain.entries.find((e: { uri: string }) => e.uri === `${U}/preferences/okapi-plush.md`)).toMatchObject({ outcome: 'excluded', rank: null });
+    expect(explain.entries.find((e: { uri: string }) => e.uri === `${U}/preferences/okapi-plush.md`)).toMatchObject({
+      outcome: 'excluded',
+      rank: null,
+    });
     expect(explain.omitted).toBe(0);
     // Every explained candidate carries its category; a user root is never a resource.
     for (const e of candidates) expect(e.uri === 'viking://user/default' ? e.category : 'memories').toBe('memories');
@@ -66,13 +88,23 @@ describe('context quality (issue 14)', () => {
   it('explain: a URI cooled by the session ledger is reported as cooled', async () => {
     const as = devAs('quality-cooled', 'default');
     await seed(app, as, 'viking://user/default/memories/entities/narwhal.md', 'Narwhal: the tusked whale Bo drew.');
-    const body = { query: 'narwhal', session_id: 'explain-cool', dedup_turns: 3, query_expansion: 'off', explain: true };
+    const body = {
+      query: 'narwhal',
+      session_id: 'explain-cool',
+      dedup_turns: 3,
+      query_expansion: 'off',
+      explain: true,
+    };
     const first = await context(app, body, as);
     expect(first.status).toBe(200);
-    expect(first.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/narwhal.md');
+    expect(first.body.result.entries.map((e: { uri: string }) => e.uri)).toContain(
+      'viking://user/default/memories/entities/narwhal.md',
+    );
     const second = await context(app, body, as);
     expect(second.status).toBe(200);
-    const note = second.body.result.explain.entries.find((e: { uri: string }) => e.uri === 'viking://user/default/memories/entities/narwhal.md');
+    const note = second.body.result.explain.entries.find(
+      (e: { uri: string }) => e.uri === 'viking://user/default/memories/entities/narwhal.md',
+    );
     expect(note).toMatchObject({ outcome: 'cooled', rank: null });
   });
 

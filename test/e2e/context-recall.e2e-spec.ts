@@ -14,8 +14,18 @@ describe('/recall preset', () => {
   beforeAll(async () => {
     app = await startTestApp();
     spy = new JobSpy(app);
-    await seed(app, {}, 'viking://user/default/memories/entities/wombat.md', 'The wombat named Quill guards the garden shed.');
-    await seed(app, {}, 'viking://user/default/memories/events/wombat-escape.md', '# Summary\nQuill the wombat escaped the garden.\n\n# 2026-03-02 ChatLog:\nwe chased the wombat for an hour');
+    await seed(
+      app,
+      {},
+      'viking://user/default/memories/entities/wombat.md',
+      'The wombat named Quill guards the garden shed.',
+    );
+    await seed(
+      app,
+      {},
+      'viking://user/default/memories/events/wombat-escape.md',
+      '# Summary\nQuill the wombat escaped the garden.\n\n# 2026-03-02 ChatLog:\nwe chased the wombat for an hour',
+    );
   });
 
   afterAll(async () => {
@@ -57,7 +67,9 @@ describe('/recall preset', () => {
       'viking://user/default/peers',
       'viking://user/default/peers',
     ]);
-    expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/wombat.md');
+    expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain(
+      'viking://user/default/memories/entities/wombat.md',
+    );
   });
 
   it('max_chars folds to max_tokens (round half even, floor 64), max_tokens wins, aliases listed in fixed order', async () => {

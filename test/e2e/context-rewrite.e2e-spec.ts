@@ -17,10 +17,12 @@ const REWRITE_S = 2;
 
 type Reply = FakeLlmReply | string;
 /** Routes the fake LLM's calls: the planner prompt (expand) and the compressor prompt (digest). */
-const route = (r: { expand?: Reply; digest?: Reply }) => (req: FakeLlmRequest): Reply => {
-  const isPlanner = /plan searches/.test(req.messages[0]?.content ?? '');
-  return (isPlanner ? r.expand : r.digest) ?? { status: 599 };
-};
+const route =
+  (r: { expand?: Reply; digest?: Reply }) =>
+  (req: FakeLlmRequest): Reply => {
+    const isPlanner = /plan searches/.test(req.messages[0]?.content ?? '');
+    return (isPlanner ? r.expand : r.digest) ?? { status: 599 };
+  };
 
 describe('context expansion and rewrite', () => {
   let fake: FakeLlmServer;
@@ -35,7 +37,9 @@ describe('context expansion and rewrite', () => {
   const sessionWithMessages = async (sid: string, n: number) => {
     expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: sid } })).status).toBe(200);
     for (let i = 0; i < n; i++) {
-      const r = await app.request('POST', `/api/v1/sessions/${sid}/messages`, { body: { role: i % 2 ? 'assistant' : 'user', content: `we talked about narwhals ${i}` } });
+      const r = await app.request('POST', `/api/v1/sessions/${sid}/messages`, {
+        body: { role: i % 2 ? 'assistant' : 'user', content: `we talked about narwhals ${i}` },
+      });
       expect(r.status).toBe(200);
     }
   };
@@ -43,13 +47,22 @@ describe('context expansion and rewrite', () => {
   beforeAll(async () => {
     fake = await startFakeLlmServer();
     app = await startTestApp({
-      env: { LLM_BASE_URL: fake.url, LLM_MODEL: 'chat-model', RECALL_INTENT_TIMEOUT_S: String(INTENT_S), RECALL_REWRITE_TIMEOUT_S: String(REWRITE_S) },
+      env: {
+        LLM_BASE_URL: fake.url,
+        LLM_MODEL: 'chat-model',
+        RECALL_INTENT_TIMEOUT_S: String(INTENT_S),
+        RECALL_REWRITE_TIMEOUT_S: String(REWRITE_S),
+      },
     });
     spy = new JobSpy(app);
-    await seedMany(app, {}, {
-      [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.',
-      [NARWHAL_TUSK]: 'We measured the narwhal tusk at 2.4 metres on the July survey.',
-    });
+    await seedMany(
+      app,
+      {},
+      {
+        [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.',
+        [NARWHAL_TUSK]: 'We measured the narwhal tusk at 2.4 metres on the July survey.',
+      },
+    );
   });
   afterAll(async () => {
     await spy?.close();
@@ -60,7 +73,9 @@ describe('context expansion and rewrite', () => {
 
   describe('expansion', () => {
     it('intent disabled server-side → off, the raw query, and no session created', async () => {
-      const off = await startTestApp({ env: { LLM_BASE_URL: fake.url, LLM_MODEL: 'chat-model', RETRIEVAL_ENABLE_INTENT: 'false' } });
+      const off = await startTestApp({
+        env: { LLM_BASE_URL: fake.url, LLM_MODEL: 'chat-model', RETRIEVAL_ENABLE_INTENT: 'false' },
+      });
       try {
         const r = await context(off, { query: 'narwhal', session_id: 's54', query_expansion: 'auto', dedup_turns: 0 });
         expect(r.status).toBe(200);
@@ -75,7 +90,9 @@ describe('context expansion and rewrite', () => {
 
     it('3 planner queries → original + first 2 distinct, each searched in every scope; status used', async () => {
       await sessionWithMessages('s55', 3);
-      fake.respondWith(route({ expand: '{"queries": ["narwhal tusk length", "narwhal", "arctic whale survey", "fourth query"]}' }));
+      fake.respondWith(
+        route({ expand: '{"queries": ["narwhal tusk length", "narwhal", "arctic whale survey", "fourth query"]}' }),
+      );
       const r = await ask({ query: 'narwhal', session_id: 's55', query_expansion: 'auto' });
       expect(r.body.result.stats.query_expansion).toBe('used');
       expect(r.body.result.stats.planned_queries).toEqual(['narwhal', 'narwhal tusk length', 'arctic whale survey']);
@@ -113,7 +130,9 @@ describe('context expansion and rewrite', () => {
     it('`* fact source: <served uri>` → the normalised digest, ok, exact usage, rendered unchanged', async () => {
       const plain = await ask({ query: 'narwhal tusk' });
       expect(urisOf(plain)).toContain(NARWHAL);
-      fake.respondWith(route({ digest: { text: `* fact source: ${NARWHAL}`, usage: { prompt_tokens: 345, completion_tokens: 12 } } }));
+      fake.respondWith(
+        route({ digest: { text: `* fact source: ${NARWHAL}`, usage: { prompt_tokens: 345, completion_tokens: 12 } } }),
+      );
       const r = await ask({ query: 'narwhal tusk', rewrite: true });
       expect(r.body.result.digest).toBe(`Memory digest:\n- fact source: ${NARWHAL}`);
       expect(r.body.result.stats.rewrite).toBe('ok');
@@ -192,17 +211,29 @@ describe('context expansion and rewrite', () => {
     it('concurrent requests each report their own call’s usage', async () => {
       fake.respondWith((req) => {
         const n = Number(/narwhal tusk (\d+)/.exec(req.messages[1].content)?.[1] ?? -1);
-        return { text: `- fact ${n} source: ${NARWHAL}`, delayMs: (n * 61) % 300, usage: { prompt_tokens: 100 + n, completion_tokens: n } };
+        return {
+          text: `- fact ${n} source: ${NARWHAL}`,
+          delayMs: (n * 61) % 300,
+          usage: { prompt_tokens: 100 + n, completion_tokens: n },
+        };
       });
-      const rs = await Promise.all(Array.from({ length: 6 }, (_, n) => ask({ query: `narwhal tusk ${n}`, rewrite: true })));
-      rs.forEach((r, n) => expect(r.body.result.stats.rewrite_usage).toEqual({ prompt_tokens: 100 + n, completion_tokens: n }));
+      const rs = await Promise.all(
+        Array.from({ length: 6 }, (_, n) => ask({ query: `narwhal tusk ${n}`, rewrite: true })),
+      );
+      rs.forEach((r, n) =>
+        expect(r.body.result.stats.rewrite_usage).toEqual({ prompt_tokens: 100 + n, completion_tokens: n }),
+      );
     });
   });
 
   it('rewrite "auto" with no query planner configured → off (and true → failed)', async () => {
     const bare = await startTestApp();
     try {
-      await seedMany(bare, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
+      await seedMany(
+        bare,
+        {},
+        { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' },
+      );
       const auto = await context(bare, { query: 'narwhal tusk', rewrite: 'auto', ...STRICT });
       expect(auto.status).toBe(200);
       expect(urisOf(auto)).toContain(NARWHAL);

@@ -29,7 +29,13 @@ export interface Entry {
 
 /** Dev-mode identity headers for `account/user`, plus an actor peer when given. */
 export function devAs(account: string, user: string, actor?: string): As {
-  return { headers: { 'x-openviking-account': account, 'x-openviking-user': user, ...(actor ? { 'x-openviking-actor-peer': actor } : {}) } };
+  return {
+    headers: {
+      'x-openviking-account': account,
+      'x-openviking-user': user,
+      ...(actor ? { 'x-openviking-actor-peer': actor } : {}),
+    },
+  };
 }
 
 export function withActor(as: As, actor: string): As {
@@ -38,8 +44,12 @@ export function withActor(as: As, actor: string): As {
 
 /** Writes a file and waits until it is indexed (so the next query finds it). */
 export async function seed(app: TestApp, as: As, uri: string, content: string): Promise<void> {
-  const r = await app.request('POST', '/api/v1/content/write', { ...as, body: { uri, content, mode: 'create', wait: true } });
-  if (r.status !== 200 || r.body.result.vector_status !== 'complete') throw new Error(`seeding ${uri} failed: ${r.status} ${r.text}`);
+  const r = await app.request('POST', '/api/v1/content/write', {
+    ...as,
+    body: { uri, content, mode: 'create', wait: true },
+  });
+  if (r.status !== 200 || r.body.result.vector_status !== 'complete')
+    throw new Error(`seeding ${uri} failed: ${r.status} ${r.text}`);
 }
 
 /** Writes many files in one batch (indexed concurrently) and waits until all are indexed. */
@@ -52,8 +62,12 @@ export async function seedMany(app: TestApp, as: As, files: Record<string, strin
     batches.set(root, [...(batches.get(root) ?? []), { uri, content, mode: 'create' }]);
   }
   for (const [root, operations] of batches) {
-    const r = await app.request('POST', '/api/v1/content/batch-write', { ...as, body: { root_uri: root, operations, wait: true } });
-    if (r.status !== 200 || r.body.result.vector_status !== 'complete') throw new Error(`batch seeding under ${root} failed: ${r.status} ${r.text}`);
+    const r = await app.request('POST', '/api/v1/content/batch-write', {
+      ...as,
+      body: { root_uri: root, operations, wait: true },
+    });
+    if (r.status !== 200 || r.body.result.vector_status !== 'complete')
+      throw new Error(`batch seeding under ${root} failed: ${r.status} ${r.text}`);
   }
 }
 
@@ -76,9 +90,32 @@ export function urisOf(r: TestResponse): string[] {
 
 /** The `stats` keys of docs/contract.md#stats in emission order (optional ones included only when present). */
 export const STATS_KEYS = [
-  'searched', 'candidates', 'excluded', 'origins', 'peer_scope', 'quotas', 'retrieval_errors', 'max_tokens', 'used_tokens',
-  'per_entry_cap', 'returned', 'dropped', 'deduped', 'detail', 'tier_counts', 'fill', 'purpose', 'query_expansion',
-  'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated',
+  'searched',
+  'candidates',
+  'excluded',
+  'origins',
+  'peer_scope',
+  'quotas',
+  'retrieval_errors',
+  'max_tokens',
+  'used_tokens',
+  'per_entry_cap',
+  'returned',
+  'dropped',
+  'deduped',
+  'detail',
+  'tier_counts',
+  'fill',
+  'purpose',
+  'query_expansion',
+  'planned_queries',
+  'score_threshold',
+  'other_peer_penalties',
+  'rewrite',
+  'rewrite_usage',
+  'dedup',
+  'ignored',
+  'deprecated',
   // Muninn's own key, always last: candidates withdrawn as redundant (docs/context.md).
   'redundant',
 ];
@@ -90,7 +127,11 @@ export const STATS_KEYS = [
 export interface FindCall {
   data: FindJob;
   /** The retriever's answer, or null when the job failed. */
-  result: { memories: { uri: string; score: number }[]; resources: { uri: string; score: number }[]; skills: { uri: string; score: number }[] } | null;
+  result: {
+    memories: { uri: string; score: number }[];
+    resources: { uri: string; score: number }[];
+    skills: { uri: string; score: number }[];
+  } | null;
   failedReason: string | null;
 }
 
@@ -102,7 +143,10 @@ export class JobSpy {
   queue(name: QueueName): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: { url: this.app.config.redis.url, maxRetriesPerRequest: null } as never, prefix: this.app.config.queues.prefix });
+      q = new Queue(name, {
+        connection: { url: this.app.config.redis.url, maxRetriesPerRequest: null } as never,
+        prefix: this.app.config.queues.prefix,
+      });
       this.queues.set(name, q);
     }
     return q;
@@ -113,7 +157,11 @@ export class JobSpy {
     const jobs = (await this.queue(QueueName.Find).getJobs(['completed', 'failed'])) as Job<FindJob>[];
     return jobs
       .filter((j) => j.data.query === query)
-      .map((j) => ({ data: j.data, result: j.finishedOn && !j.failedReason ? j.returnvalue : null, failedReason: j.failedReason || null }));
+      .map((j) => ({
+        data: j.data,
+        result: j.finishedOn && !j.failedReason ? j.returnvalue : null,
+        failedReason: j.failedReason || null,
+      }));
   }
 
   /** Completed `assemble` jobs created at or after `since` (ms) whose candidates include `uri`. */
@@ -173,7 +221,12 @@ export class LedgerRedis {
   }
 
   async put(account: string, user: string, session: string, value: unknown): Promise<void> {
-    await this.redis.set(this.key(account, user, session), typeof value === 'string' ? value : JSON.stringify(value), 'EX', 600);
+    await this.redis.set(
+      this.key(account, user, session),
+      typeof value === 'string' ? value : JSON.stringify(value),
+      'EX',
+      600,
+    );
   }
 
   async get(account: string, user: string, session: string): Promise<any> {
@@ -190,8 +243,17 @@ export class LedgerRedis {
 // Contract-side oracles, written from the spec text (not imported from the kernel under test).
 
 const CJK_RANGES: [number, number][] = [
-  [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xf900, 0xfaff], [0x20000, 0x2ebef], [0x3040, 0x30ff], [0x31f0, 0x31ff],
-  [0xac00, 0xd7af], [0x1100, 0x11ff], [0x3130, 0x318f], [0xff00, 0xffef], [0x3000, 0x303f],
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff],
+  [0xf900, 0xfaff],
+  [0x20000, 0x2ebef],
+  [0x3040, 0x30ff],
+  [0x31f0, 0x31ff],
+  [0xac00, 0xd7af],
+  [0x1100, 0x11ff],
+  [0x3130, 0x318f],
+  [0xff00, 0xffef],
+  [0x3000, 0x303f],
 ];
 
 /** docs/contract.md#token-estimate: per code point 1.5 (CJK ranges), 2.0 (astral), else 0.25; ceil of the sum. */

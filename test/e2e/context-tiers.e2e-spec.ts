@@ -57,22 +57,32 @@ describe('context tiers and budget', () => {
   beforeAll(async () => {
     app = await startTestApp();
     spy = new JobSpy(app);
-    await seedMany(app, {}, {
-      [A]: `# Summary\nHeron fishing at the pond.\n\n# ChatLog:\n${X300}`,
-      [B]: `# Summary\nA heron statue.\n\n# ChatLog:\n${X300}`,
-      [LAUNCH]: `# Summary\nShipped X.\n\n# 2026-07-14 ChatLog:\n${'we walked through the release plan line by line. '.repeat(40)}\n<!-- MEMORY_FIELDS {"event_time": "2026-07-14", "k": 1} -->\n`,
-      [BLANK]: '',
-      [GUIDE]: GUIDE_BODY,
-      [DOSSIER]: HUGE('capybara'),
-      [DOSSIER_GONE]: HUGE('vicuna'),
-      [`${U}/memories/entities/okapi-1.md`]: `Okapi one: ${'a forest giraffe relative with striped legs, shy and rarely seen. '.repeat(3)}`.slice(0, 200),
-      [`${U}/memories/entities/okapi-2.md`]: `Okapi two: ${'a forest giraffe relative with striped legs, shy and rarely seen. '.repeat(3)}`.slice(0, 200),
-      [`${U}/memories/entities/okapi-3.md`]: `Okapi three: ${'a forest giraffe relative with striped legs, shy and rarely seen. '.repeat(3)}`.slice(0, 200),
-      [`${U}/memories/entities/dugong-a.md`]: 'Dugong twins share this exact sentence.',
-      [`${U}/memories/entities/dugong-b.md`]: 'Dugong twins share this exact sentence.',
-      [`${U}/memories/events/walrus-log.md`]: `# Summary\nWalrus count done.\n\n# ChatLog:\n${CHATTER}`,
-      [CJK]: 'a'.repeat(200),
-    });
+    await seedMany(
+      app,
+      {},
+      {
+        [A]: `# Summary\nHeron fishing at the pond.\n\n# ChatLog:\n${X300}`,
+        [B]: `# Summary\nA heron statue.\n\n# ChatLog:\n${X300}`,
+        [LAUNCH]: `# Summary\nShipped X.\n\n# 2026-07-14 ChatLog:\n${'we walked through the release plan line by line. '.repeat(40)}\n<!-- MEMORY_FIELDS {"event_time": "2026-07-14", "k": 1} -->\n`,
+        [BLANK]: '',
+        [GUIDE]: GUIDE_BODY,
+        [DOSSIER]: HUGE('capybara'),
+        [DOSSIER_GONE]: HUGE('vicuna'),
+        [`${U}/memories/entities/okapi-1.md`]:
+          `Okapi one: ${'a forest giraffe relative with striped legs, shy and rarely seen. '.repeat(3)}`.slice(0, 200),
+        [`${U}/memories/entities/okapi-2.md`]:
+          `Okapi two: ${'a forest giraffe relative with striped legs, shy and rarely seen. '.repeat(3)}`.slice(0, 200),
+        [`${U}/memories/entities/okapi-3.md`]:
+          `Okapi three: ${'a forest giraffe relative with striped legs, shy and rarely seen. '.repeat(3)}`.slice(
+            0,
+            200,
+          ),
+        [`${U}/memories/entities/dugong-a.md`]: 'Dugong twins share this exact sentence.',
+        [`${U}/memories/entities/dugong-b.md`]: 'Dugong twins share this exact sentence.',
+        [`${U}/memories/events/walrus-log.md`]: `# Summary\nWalrus count done.\n\n# ChatLog:\n${CHATTER}`,
+        [CJK]: 'a'.repeat(200),
+      },
+    );
   });
 
   afterAll(async () => {
@@ -115,14 +125,18 @@ describe('context tiers and budget', () => {
     for (const detail of [undefined, 'abstract']) {
       const since = Date.now();
       const r = await ask({ query: 'blankquill', ...STRICT, ...(detail ? { detail } : {}) });
-      expect(entriesOf(r)).toEqual([{ uri: BLANK, category: 'resources', score: expect.any(Number), detail: 'uri', text: '', origin: 'self' }]);
+      expect(entriesOf(r)).toEqual([
+        { uri: BLANK, category: 'resources', score: expect.any(Number), detail: 'uri', text: '', origin: 'self' },
+      ]);
       const [job] = await spy.assembles(BLANK, since);
       expect(job.result.bodiesRead).toBe(0);
     }
   });
 
   it('a resource is served at its abstract by default, its body when pinned full, its outline when pinned overview', async () => {
-    const found = await app.request('POST', '/api/v1/search/find', { body: { query: 'guidezebu', target_uri: 'viking://resources', level: 2 } });
+    const found = await app.request('POST', '/api/v1/search/find', {
+      body: { query: 'guidezebu', target_uri: 'viking://resources', level: 2 },
+    });
     const abstract = found.body.result.resources.find((h: { uri: string }) => h.uri === GUIDE).abstract;
     expect(abstract).not.toBe('');
     const byDefault = await ask({ query: 'guidezebu', ...STRICT });
@@ -196,8 +210,12 @@ describe('context tiers and budget', () => {
 
   it('the same entry with 200×"a" and 200×"中" costs exactly 250 tokens more in CJK', async () => {
     const ascii = await ask({ query: 'tokencjk', ...STRICT });
-    expect(entriesOf(ascii)).toEqual([expect.objectContaining({ uri: CJK, detail: 'abstract', text: 'a'.repeat(200) })]);
-    const w = await app.request('POST', '/api/v1/content/write', { body: { uri: CJK, content: '中'.repeat(200), mode: 'replace', wait: true } });
+    expect(entriesOf(ascii)).toEqual([
+      expect.objectContaining({ uri: CJK, detail: 'abstract', text: 'a'.repeat(200) }),
+    ]);
+    const w = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: CJK, content: '中'.repeat(200), mode: 'replace', wait: true },
+    });
     expect(w.status).toBe(200);
     const cjk = await ask({ query: 'tokencjk', ...STRICT });
     expect(entriesOf(cjk)).toEqual([expect.objectContaining({ uri: CJK, detail: 'abstract', text: '中'.repeat(200) })]);

@@ -20,20 +20,35 @@ describe('context validation and routing', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ rootApiKey: ROOT });
-    const acme = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'acme', admin_user_id: 'boss' } });
+    const acme = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'acme', admin_user_id: 'boss' },
+    });
     const admin = acme.body.result.user_key;
-    alice = (await app.request('POST', '/api/v1/admin/accounts/acme/users', { key: admin, body: { user_id: 'alice', role: 'user' } })).body.result.user_key;
-    await seed(app, { key: alice }, 'viking://user/alice/memories/entities/plainfox.md', 'The plain fox named Tobias lives in the archive.');
+    alice = (
+      await app.request('POST', '/api/v1/admin/accounts/acme/users', {
+        key: admin,
+        body: { user_id: 'alice', role: 'user' },
+      })
+    ).body.result.user_key;
+    await seed(
+      app,
+      { key: alice },
+      'viking://user/alice/memories/entities/plainfox.md',
+      'The plain fox named Tobias lives in the archive.',
+    );
   });
 
   afterAll(() => app.close());
 
-  it('a context-only field without mode → 400 naming the field and mode=\'context\'', async () => {
+  it("a context-only field without mode → 400 naming the field and mode='context'", async () => {
     const r = await search({ query: 'hello', max_tokens: 1000 });
     expectInvalid(r);
     expect(r.text).toContain("mode='context'");
     expect(r.text).toContain('max_tokens');
-    expect(r.body.error.message).toBe("Invalid request parameters: body: Value error, max_tokens require mode='context'; set mode='context' or drop these fields");
+    expect(r.body.error.message).toBe(
+      "Invalid request parameters: body: Value error, max_tokens require mode='context'; set mode='context' or drop these fields",
+    );
   });
 
   it('presence alone triggers (quotas:null); two fields are listed sorted', async () => {
@@ -42,8 +57,14 @@ describe('context validation and routing', () => {
     expect(nul.body.error.message).toContain("quotas require mode='context'");
     const two = await search({ query: 'q', max_tokens: 1000, dedup_turns: 2, mode: 'list' });
     expectInvalid(two);
-    expect(two.body.error.details.validation_errors[0].message).toBe("Value error, dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields");
-    expect(two.body.error.message.startsWith("Invalid request parameters: body: Value error, dedup_turns, max_tokens require mode='context'")).toBe(true);
+    expect(two.body.error.details.validation_errors[0].message).toBe(
+      "Value error, dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields",
+    );
+    expect(
+      two.body.error.message.startsWith(
+        "Invalid request parameters: body: Value error, dedup_turns, max_tokens require mode='context'",
+      ),
+    ).toBe(true);
   });
 
   it('context mode refuses a truthy target_uri and accepts ""', async () => {
@@ -54,14 +75,19 @@ describe('context validation and routing', () => {
     expectInvalid(list);
     const empty = await ctx({ query: 'plain fox', target_uri: '' });
     expect(empty.status).toBe(200);
-    expect(empty.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/alice/memories/entities/plainfox.md');
+    expect(empty.body.result.entries.map((e: { uri: string }) => e.uri)).toContain(
+      'viking://user/alice/memories/entities/plainfox.md',
+    );
   });
 
   it('an empty body and a query-less context request → 400 "must not be empty"', async () => {
     for (const body of [{}, { mode: 'context' }, { mode: 'context', query: '   ' }]) {
       const r = await search(body);
       expectInvalid(r);
-      expect(r.body).toMatchObject({ result: null, error: { message: 'Search query or image_url must not be empty.' } });
+      expect(r.body).toMatchObject({
+        result: null,
+        error: { message: 'Search query or image_url must not be empty.' },
+      });
     }
   });
 
@@ -74,10 +100,17 @@ describe('context validation and routing', () => {
     for (const extra of bad) {
       const list = await search({ query: 'plain fox', ...extra });
       expectInvalid(list);
-      for (const body of [{ mode: 'context', query: 'plain fox', ...extra }, { mode: 'context', query: 'plain fox', quotas: { entities: 1 }, ...extra }]) {
+      for (const body of [
+        { mode: 'context', query: 'plain fox', ...extra },
+        { mode: 'context', query: 'plain fox', quotas: { entities: 1 }, ...extra },
+      ]) {
         const r = await search(body);
         expect([body, r.status]).toEqual([body, 400]);
-        expect(r.body).toMatchObject({ status: 'error', result: null, error: { code: 'INVALID_ARGUMENT', message: list.body.error.message } });
+        expect(r.body).toMatchObject({
+          status: 'error',
+          result: null,
+          error: { code: 'INVALID_ARGUMENT', message: list.body.error.message },
+        });
       }
     }
   });
@@ -85,7 +118,9 @@ describe('context validation and routing', () => {
   it('unknown quota keys → 400 naming them and the six allowed keys; "memories" is not a quota key', async () => {
     const bogus = await ctx({ query: 'q', quotas: { bogus: 1, events: 1 } });
     expectInvalid(bogus);
-    expect(bogus.body.error.message).toBe(`Invalid request parameters: body: Value error, unknown quota keys: bogus; allowed: ${ALLOWED_QUOTAS}`);
+    expect(bogus.body.error.message).toBe(
+      `Invalid request parameters: body: Value error, unknown quota keys: bogus; allowed: ${ALLOWED_QUOTAS}`,
+    );
     const memories = await ctx({ query: 'q', quotas: { memories: 1 } });
     expectInvalid(memories);
     expect(memories.body.error.message).toContain('unknown quota keys: memories');
@@ -118,11 +153,16 @@ describe('context validation and routing', () => {
       expect(r.body.error.message.startsWith(`Invalid request parameters: ${loc}: `)).toBe(true);
     }
     const low = await ctx({ query: 'q', max_tokens: 63 });
-    expect(low.body.error.message).toBe('Invalid request parameters: body.max_tokens: Input should be greater than or equal to 64');
+    expect(low.body.error.message).toBe(
+      'Invalid request parameters: body.max_tokens: Input should be greater than or equal to 64',
+    );
     const at64 = await ctx({ query: 'plain fox', max_tokens: 64 });
     expect(at64.status).toBe(200);
     expect(at64.body.result.stats.max_tokens).toBe(64);
-    const two00 = await ctx({ query: 'plain fox', exclude_uris: Array.from({ length: 200 }, (_, i) => `viking://resources/x${i}.md`) });
+    const two00 = await ctx({
+      query: 'plain fox',
+      exclude_uris: Array.from({ length: 200 }, (_, i) => `viking://resources/x${i}.md`),
+    });
     expect(two00.status).toBe(200);
     const extra = await ctx({ query: 'q', bogus: true });
     expectInvalid(extra);
@@ -131,7 +171,11 @@ describe('context validation and routing', () => {
   });
 
   it('validation errors are 400 (never 422) with loc starting "body" and the "Invalid request parameters: " prefix', async () => {
-    for (const body of [{ mode: 'context', query: 'q', max_tokens: 10 }, { query: 'q', quotas: {} }, { mode: 'context', query: 'q', purpose: 'fun' }]) {
+    for (const body of [
+      { mode: 'context', query: 'q', max_tokens: 10 },
+      { query: 'q', quotas: {} },
+      { mode: 'context', query: 'q', purpose: 'fun' },
+    ]) {
       const r = await search(body);
       expect(r.status).toBe(400);
       expect(r.body.status).toBe('error');
@@ -183,7 +227,10 @@ describe('context validation and routing', () => {
   });
 
   it('the root key on /search in context mode (and on /recall) → 403 PERMISSION_DENIED', async () => {
-    for (const [path, body] of [[SEARCH, { mode: 'context', query: 'plain fox' }], [RECALL, { query: 'plain fox' }]] as const) {
+    for (const [path, body] of [
+      [SEARCH, { mode: 'context', query: 'plain fox' }],
+      [RECALL, { query: 'plain fox' }],
+    ] as const) {
       const r = await post(app, path, body, { key: ROOT });
       expect(r.status).toBe(403);
       expect(r.body.status).toBe('error');

@@ -1,7 +1,17 @@
 import { Job, Queue } from 'bullmq';
 import { parseJobFailure } from '@app/contracts';
 import { redisOptions } from '@app/queue';
-import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy, waitReady } from '@app/testing';
+import {
+  AppProcess,
+  buildDist,
+  createTestDatabase,
+  freePort,
+  OwnRedis,
+  startAppProcess,
+  TestDatabase,
+  waitHealthy,
+  waitReady,
+} from '@app/testing';
 
 // Separate gateway, retriever and assembler processes share one PostgreSQL store (PGlite is
 // single-process), so this suite runs where the CI provides a PostgreSQL server with pgvector.
@@ -18,7 +28,11 @@ suite('faults across real processes', () => {
   let retriever: AppProcess;
   let assembler: AppProcess;
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   const context = () => post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' });
 
   beforeAll(async () => {
@@ -27,15 +41,28 @@ suite('faults across real processes', () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     env = {
-      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? '',
-      MUNINN_QUEUE_PREFIX: `faults-${port}`, MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS), LOG_LEVEL: 'debug',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      MUNINN_QUEUE_PREFIX: `faults-${port}`,
+      MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS),
+      LOG_LEVEL: 'debug',
     };
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
     assembler = startAppProcess('assembler', env);
     await waitReady(url);
-    for (const [name, text] of [['quokka', 'The quokka lives on Rottnest Island; its habitat is scrubland.'], ['wombat', 'Wombats dig burrows in forests.']]) {
-      const w = await post('/api/v1/content/write', { uri: `viking://~/memories/entities/${name}.md`, content: text, mode: 'create', wait: true });
+    for (const [name, text] of [
+      ['quokka', 'The quokka lives on Rottnest Island; its habitat is scrubland.'],
+      ['wombat', 'Wombats dig burrows in forests.'],
+    ]) {
+      const w = await post('/api/v1/content/write', {
+        uri: `viking://~/memories/entities/${name}.md`,
+        content: text,
+        mode: 'create',
+        wait: true,
+      });
       expect(w.status).toBe(200);
     }
   }, 240000);
@@ -45,17 +72,34 @@ suite('faults across real processes', () => {
     await db?.drop();
   });
 
-  it('serves the block when every process is up; its request id reaches every worker\'s JSON logs', async () => {
-    const r = await post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' }, { 'x-request-id': 'ops-trace-0001' });
+  it("serves the block when every process is up; its request id reaches every worker's JSON logs", async () => {
+    const r = await post(
+      '/api/v1/search/search',
+      { query: 'quokka habitat', mode: 'context' },
+      { 'x-request-id': 'ops-trace-0001' },
+    );
     expect(r.status).toBe(200);
-    const lines = (p: AppProcess) => p.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (p: AppProcess) =>
+      p
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     const tagged = (p: AppProcess) => lines(p).filter((l) => l.requestId === 'ops-trace-0001');
     // The gateway's access line is written once the response is sent: give the pipes a moment.
-    await eventually(async () => [gateway, retriever, assembler].every((p) => tagged(p).length > 0), 10000).catch(() => undefined);
-    for (const [app, proc] of [['gateway', gateway], ['retriever', retriever], ['assembler', assembler]] as const) {
+    await eventually(async () => [gateway, retriever, assembler].every((p) => tagged(p).length > 0), 10000).catch(
+      () => undefined,
+    );
+    for (const [app, proc] of [
+      ['gateway', gateway],
+      ['retriever', retriever],
+      ['assembler', assembler],
+    ] as const) {
       expect({ app, apps: [...new Set(tagged(proc).map((l) => l.app))] }).toEqual({ app, apps: [app] });
     }
-    expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/entities/quokka.md');
+    expect(r.body.result.entries.map((e: { uri: string }) => e.uri)).toContain(
+      'viking://user/default/memories/entities/quokka.md',
+    );
     expect(r.body.result.stats.retrieval_errors).toBeUndefined();
   });
 
@@ -78,7 +122,9 @@ suite('faults across real processes', () => {
     const r = await context();
     expect(r.status).toBe(200);
     expect(r.body.result.entries.length).toBeGreaterThan(0);
-    expect(r.body.result.entries.every((e: { detail: string }) => e.detail !== 'full' && e.detail !== 'overview')).toBe(true);
+    expect(r.body.result.entries.every((e: { detail: string }) => e.detail !== 'full' && e.detail !== 'overview')).toBe(
+      true,
+    );
     expect(r.body.result.stats.retrieval_errors.some((e: string) => e.startsWith('AssembleError: '))).toBe(true);
     assembler = startAppProcess('assembler', env);
     await eventually(async () => (await context()).body.result.stats.retrieval_errors === undefined);
@@ -136,7 +182,12 @@ suite('Redis outage', () => {
     await redis.start();
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    app = startAppProcess('standalone', { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url });
+    app = startAppProcess('standalone', {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+    });
     await waitHealthy(url);
   }, 240000);
 
@@ -147,7 +198,12 @@ suite('Redis outage', () => {
   });
 
   it('answers 503 in the envelope while Redis is away, without crashing, and recovers when it returns', async () => {
-    const ask = () => fetch(`${url}/api/v1/search/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'anything', mode: 'context' }) });
+    const ask = () =>
+      fetch(`${url}/api/v1/search/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'anything', mode: 'context' }),
+      });
     expect((await ask()).status).toBe(200);
     await redis.kill();
     await new Promise((r) => setTimeout(r, 500));

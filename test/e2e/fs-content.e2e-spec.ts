@@ -11,15 +11,24 @@ describe('content and system routes (api_key mode)', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ rootApiKey: ROOT_KEY });
-    const acct = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT_KEY, body: { account_id: 'cnt', admin_user_id: 'alice' } });
+    const acct = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'cnt', admin_user_id: 'alice' },
+    });
     alice = acct.body.result.user_key;
-    expect((await write({ uri: 'viking://resources/docs/api.md', content: 'hello\n', mode: 'create', wait: true })).status).toBe(200);
+    expect(
+      (await write({ uri: 'viking://resources/docs/api.md', content: 'hello\n', mode: 'create', wait: true })).status,
+    ).toBe(200);
   }, 60000);
 
   afterAll(() => app.close());
 
   it('known paths with the wrong method are 405 (even without a key), unknown paths 404', async () => {
-    for (const [method, path] of [['GET', '/api/v1/content/write'], ['GET', '/api/v1/content/reindex'], ['GET', '/api/v1/fs/attrs/set_tags']]) {
+    for (const [method, path] of [
+      ['GET', '/api/v1/content/write'],
+      ['GET', '/api/v1/content/reindex'],
+      ['GET', '/api/v1/fs/attrs/set_tags'],
+    ]) {
       const r = await app.request(method, path);
       expect([path, r.status, r.body.error?.message]).toEqual([path, 405, 'Method Not Allowed']);
       expect(r.headers.get('allow')).toContain('POST');
@@ -32,7 +41,9 @@ describe('content and system routes (api_key mode)', () => {
     expect([dir.status, dir.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);
     const overview = await write({ uri: 'viking://resources/docs/.overview.md', content: 'Hand-written overview.' });
     expect(overview.status).toBe(200);
-    expect((await app.request('GET', '/api/v1/content/overview?uri=viking://resources/docs', { key: alice })).body.result).toBe('Hand-written overview.');
+    expect(
+      (await app.request('GET', '/api/v1/content/overview?uri=viking://resources/docs', { key: alice })).body.result,
+    ).toBe('Hand-written overview.');
     const relations = await write({ uri: 'viking://resources/docs/.relations.json', content: '{}', mode: 'create' });
     expect([relations.status, relations.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);
     const exists = await write({ uri: 'viking://resources/docs/api.md', content: 'x', mode: 'create' });
@@ -41,14 +52,33 @@ describe('content and system routes (api_key mode)', () => {
     expect([exe.status, exe.body.error.message.includes('extension')]).toEqual([400, true]);
     const empty = await write({ uri: 'viking://user/alice/memories/empty.md', content: '', mode: 'create' });
     expect([empty.status, empty.body.result.mode]).toEqual([200, 'create']);
-    const appended = await write({ uri: 'viking://resources/docs/api.md', content: 'more\n', mode: 'append', wait: false });
-    expect(appended.body.result).toMatchObject({ content_updated: true, semantic_status: 'queued', vector_status: 'queued' });
-    expect((await app.request('GET', '/api/v1/content/read?uri=viking://resources/docs/api.md', { key: alice })).body.result).toBe('hello\nmore\n');
+    const appended = await write({
+      uri: 'viking://resources/docs/api.md',
+      content: 'more\n',
+      mode: 'append',
+      wait: false,
+    });
+    expect(appended.body.result).toMatchObject({
+      content_updated: true,
+      semantic_status: 'queued',
+      vector_status: 'queued',
+    });
+    expect(
+      (await app.request('GET', '/api/v1/content/read?uri=viking://resources/docs/api.md', { key: alice })).body.result,
+    ).toBe('hello\nmore\n');
     expect((await write({ content: 'x' })).status).toBe(400);
-    expect((await write({ uri: 'viking://resources/docs/api.md', content: 'x', regenerate_semantics: true })).status).toBe(400);
-    const vectors = await write({ uri: 'viking://resources/docs/api.md', content: 'v\n', processing_mode: 'vectors_only' });
+    expect(
+      (await write({ uri: 'viking://resources/docs/api.md', content: 'x', regenerate_semantics: true })).status,
+    ).toBe(400);
+    const vectors = await write({
+      uri: 'viking://resources/docs/api.md',
+      content: 'v\n',
+      processing_mode: 'vectors_only',
+    });
     expect([vectors.status, vectors.body.result.semantic_status]).toEqual([200, 'skipped']);
-    expect((await write({ uri: 'viking://resources/docs/api.md', content: 'v', processing_mode: 'everything' })).status).toBe(400);
+    expect(
+      (await write({ uri: 'viking://resources/docs/api.md', content: 'v', processing_mode: 'everything' })).status,
+    ).toBe(400);
     const missing = await write({ uri: 'viking://resources/docs/missing.md', content: 'x', mode: 'replace' });
     expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
     const upsert = await write({ uri: 'viking://resources/docs/api.md', content: 'x', mode: 'upsert' });
@@ -57,26 +87,54 @@ describe('content and system routes (api_key mode)', () => {
 
   it('read/abstract/overview errors, download bytes', async () => {
     const dir = await app.request('GET', '/api/v1/content/read?uri=viking://resources/docs', { key: alice });
-    expect([dir.status, dir.body.error.details]).toEqual([400, { resource: 'viking://resources/docs', expected: 'file', actual: 'directory' }]);
+    expect([dir.status, dir.body.error.details]).toEqual([
+      400,
+      { resource: 'viking://resources/docs', expected: 'file', actual: 'directory' },
+    ]);
     const temp = await app.request('GET', '/api/v1/content/read?uri=viking://temp/x', { key: alice });
     expect([temp.status, temp.body.error.code]).toEqual([400, 'INVALID_URI']);
-    const dl = await fetch(`${app.url}/api/v1/content/download?uri=viking://resources/docs/api.md`, { headers: { 'x-api-key': alice } });
-    expect([dl.status, dl.headers.get('content-type'), await dl.text()]).toEqual([200, 'application/octet-stream', 'v\n']);
+    const dl = await fetch(`${app.url}/api/v1/content/download?uri=viking://resources/docs/api.md`, {
+      headers: { 'x-api-key': alice },
+    });
+    expect([dl.status, dl.headers.get('content-type'), await dl.text()]).toEqual([
+      200,
+      'application/octet-stream',
+      'v\n',
+    ]);
     expect(dl.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''api.md");
-    const dlMissing = await app.request('GET', '/api/v1/content/download?uri=viking://resources/docs/nope.md', { key: alice });
+    const dlMissing = await app.request('GET', '/api/v1/content/download?uri=viking://resources/docs/nope.md', {
+      key: alice,
+    });
     expect([dlMissing.status, dlMissing.body.status]).toEqual([404, 'error']);
   });
 
   it('reindex fields and scope', async () => {
     expect((await post('/api/v1/content/reindex', { mode: 'vectors_only' })).status).toBe(400);
     expect((await post('/api/v1/content/reindex', {})).status).toBe(400);
-    const dry = await post('/api/v1/content/reindex', { uri: 'viking://~/memories', mode: 'vectors_only', dry_run: true });
-    expect([dry.status, dry.body.error.message]).toEqual([400, 'dry_run is only supported for prune_orphans reindex mode.']);
-    const sdk = await post('/api/v1/content/reindex', { uri: 'viking://~/memories', dry_run: false, tags: ['team=search', 'bad'], tag_mode: 'replace', wait: true });
+    const dry = await post('/api/v1/content/reindex', {
+      uri: 'viking://~/memories',
+      mode: 'vectors_only',
+      dry_run: true,
+    });
+    expect([dry.status, dry.body.error.message]).toEqual([
+      400,
+      'dry_run is only supported for prune_orphans reindex mode.',
+    ]);
+    const sdk = await post('/api/v1/content/reindex', {
+      uri: 'viking://~/memories',
+      dry_run: false,
+      tags: ['team=search', 'bad'],
+      tag_mode: 'replace',
+      wait: true,
+    });
     expect([sdk.status, sdk.body.result.status]).toEqual([200, 'completed']);
-    const attrs = await app.request('GET', '/api/v1/fs/attrs?uri=viking://user/alice/memories/empty.md', { key: alice });
+    const attrs = await app.request('GET', '/api/v1/fs/attrs?uri=viking://user/alice/memories/empty.md', {
+      key: alice,
+    });
     expect(attrs.body.result.attrs.tags).toEqual(['team=search']);
-    expect((await post('/api/v1/content/reindex', { uri: 'viking://~/memories', tags: ['a=b'], tag_mode: 'merge' })).status).toBe(400);
+    expect(
+      (await post('/api/v1/content/reindex', { uri: 'viking://~/memories', tags: ['a=b'], tag_mode: 'merge' })).status,
+    ).toBe(400);
     const async = await post('/api/v1/content/reindex', { uri: 'viking://~/memories', wait: false });
     expect(async.body.result.status).toBe('accepted');
     // alice is this account's admin; a plain user may reindex only inside their own space.
@@ -93,7 +151,9 @@ describe('content and system routes (api_key mode)', () => {
     expect([dir.status, dir.body.error.code]).toEqual([412, 'FAILED_PRECONDITION']);
     const ok = await app.request('DELETE', '/api/v1/fs?uri=viking://resources/del&recursive=true', { key: alice });
     expect(ok.body.result).toMatchObject({ uri: 'viking://resources/del', estimated_deleted_count: 2 });
-    expect((await app.request('DELETE', '/api/v1/fs?uri=viking://resources/del/gone.md', { key: alice })).status).toBe(200);
+    expect((await app.request('DELETE', '/api/v1/fs?uri=viking://resources/del/gone.md', { key: alice })).status).toBe(
+      200,
+    );
     expect((await app.request('DELETE', '/api/v1/fs?uri=viking://', { key: alice })).status).toBe(403);
     expect((await app.request('DELETE', '/api/v1/fs?uri=viking://~&recursive=true', { key: alice })).status).toBe(403);
   });
@@ -111,7 +171,7 @@ describe('content and system routes (api_key mode)', () => {
     expect([debug.status, debug.body.result]).toEqual([200, { healthy: true }]);
   });
 
-  it('/health names the key\'s identity only when one resolves and ignores the actor header', async () => {
+  it("/health names the key's identity only when one resolves and ignores the actor header", async () => {
     const anon = await app.request('GET', '/health');
     expect([anon.status, anon.body.status, anon.body.auth_mode]).toEqual([200, 'ok', 'api_key']);
     expect(anon.body).not.toHaveProperty('user_id');
@@ -121,7 +181,10 @@ describe('content and system routes (api_key mode)', () => {
     expect([user.status, user.body.user_id, user.body.account_id]).toEqual([200, 'alice', 'cnt']);
     const wrong = await app.request('GET', '/health', { key: 'not-a-key' });
     expect([wrong.status, 'user_id' in wrong.body]).toEqual([200, false]);
-    const status = await app.request('GET', '/api/v1/system/status', { key: alice, headers: { 'x-openviking-actor-peer': 'a/b' } });
+    const status = await app.request('GET', '/api/v1/system/status', {
+      key: alice,
+      headers: { 'x-openviking-actor-peer': 'a/b' },
+    });
     expect(status.status).toBe(400);
   });
 });

@@ -16,9 +16,27 @@ describe('fs and scan routes under hostile input', () => {
     app = await startTestApp({ env: { MUNINN_SCAN_MAX_RESULTS: '50' } });
     // One line of 200k 'a's with no closing 'b': the classic backtracking bait for (a+)+b-style patterns.
     const bait = `${'a'.repeat(200_000)}\n`;
-    expect((await post('/api/v1/content/write', { uri: 'viking://resources/h/bait.md', content: bait, mode: 'create', wait: true })).status).toBe(200);
+    expect(
+      (
+        await post('/api/v1/content/write', {
+          uri: 'viking://resources/h/bait.md',
+          content: bait,
+          mode: 'create',
+          wait: true,
+        })
+      ).status,
+    ).toBe(200);
     const many = Array.from({ length: 120 }, (_, i) => `line ${i} needle`).join('\n');
-    expect((await post('/api/v1/content/write', { uri: 'viking://resources/h/many.md', content: many, mode: 'create', wait: true })).status).toBe(200);
+    expect(
+      (
+        await post('/api/v1/content/write', {
+          uri: 'viking://resources/h/many.md',
+          content: many,
+          mode: 'create',
+          wait: true,
+        })
+      ).status,
+    ).toBe(200);
   }, 60000);
 
   afterAll(() => app.close());
@@ -41,7 +59,8 @@ describe('fs and scan routes under hostile input', () => {
   it('glob: long star runs stay linear; bad brackets and oversized patterns are 400', async () => {
     const stars = await post('/api/v1/search/glob', { pattern: `${'*'.repeat(200)}.md`, uri: 'viking://resources/h' });
     expect(stars.body.result.matches).toEqual(['viking://resources/h/bait.md', 'viking://resources/h/many.md']);
-    for (const pattern of ['[', '[z-a]', 'x'.repeat(300)]) await expect400(post('/api/v1/search/glob', { pattern }), 'pattern');
+    for (const pattern of ['[', '[z-a]', 'x'.repeat(300)])
+      await expect400(post('/api/v1/search/glob', { pattern }), 'pattern');
     const empty = await post('/api/v1/search/glob', { pattern: '' });
     expect(empty.status).toBe(400);
   });
@@ -52,17 +71,45 @@ describe('fs and scan routes under hostile input', () => {
     await expect400(app.request('GET', '/api/v1/fs/tree?uri=viking://resources&level_limit=0'), 'level_limit');
     await expect400(app.request('GET', `/api/v1/fs/tree?uri=${long}`), 'uri');
     await expect400(post('/api/v1/fs/mv', { from_uri: long, to_uri: 'viking://resources/y' }), 'from_uri');
-    await expect400(post('/api/v1/fs/mv', { from_uri: 'viking://resources/h', to_uri: 'viking://resources/h/inside' }), 'to_uri');
-    await expect400(post('/api/v1/fs/attrs/set_tags', { uri: 'viking://resources/h', tags: Array.from({ length: 65 }, (_, i) => `k${i}=v`) }), 'tags');
-    await expect400(post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'a', level_limit: 1000 }), 'level_limit');
-    await expect400(post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'a', node_limit: -1 }), 'node_limit');
-    await expect400(post('/api/v1/content/reindex', { uri: 'viking://resources/h', tags: Array.from({ length: 65 }, (_, i) => `k${i}=v`) }), 'tags');
+    await expect400(
+      post('/api/v1/fs/mv', { from_uri: 'viking://resources/h', to_uri: 'viking://resources/h/inside' }),
+      'to_uri',
+    );
+    await expect400(
+      post('/api/v1/fs/attrs/set_tags', {
+        uri: 'viking://resources/h',
+        tags: Array.from({ length: 65 }, (_, i) => `k${i}=v`),
+      }),
+      'tags',
+    );
+    await expect400(
+      post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'a', level_limit: 1000 }),
+      'level_limit',
+    );
+    await expect400(
+      post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'a', node_limit: -1 }),
+      'node_limit',
+    );
+    await expect400(
+      post('/api/v1/content/reindex', {
+        uri: 'viking://resources/h',
+        tags: Array.from({ length: 65 }, (_, i) => `k${i}=v`),
+      }),
+      'tags',
+    );
   });
 
-  it('mv and grep stay inside the caller\'s tree: unsafe segments are refused', async () => {
-    const dots = await post('/api/v1/fs/mv', { from_uri: 'viking://resources/h', to_uri: 'viking://resources/../user/x' });
+  it("mv and grep stay inside the caller's tree: unsafe segments are refused", async () => {
+    const dots = await post('/api/v1/fs/mv', {
+      from_uri: 'viking://resources/h',
+      to_uri: 'viking://resources/../user/x',
+    });
     expect([dots.status, dots.body.error.code]).toEqual([400, 'INVALID_URI']);
-    const excl = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'needle', exclude_uri: 'not-a-uri' });
+    const excl = await post('/api/v1/search/grep', {
+      uri: 'viking://resources/h',
+      pattern: 'needle',
+      exclude_uri: 'not-a-uri',
+    });
     expect([excl.status, excl.body.error.code]).toEqual([400, 'INVALID_URI']);
   });
 });

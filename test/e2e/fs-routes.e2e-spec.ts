@@ -9,13 +9,22 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
   let app: TestApp;
   let alice: string;
   const write = (uri: string, content: string, key?: string) =>
-    app.request('POST', '/api/v1/content/write', { body: { uri, content, mode: 'create', wait: true }, key: key ?? alice });
+    app.request('POST', '/api/v1/content/write', {
+      body: { uri, content, mode: 'create', wait: true },
+      key: key ?? alice,
+    });
 
   beforeAll(async () => {
     app = await startTestApp({ store, rootApiKey: ROOT_KEY });
-    const acct = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT_KEY, body: { account_id: 'acme', admin_user_id: 'alice' } });
+    const acct = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'acme', admin_user_id: 'alice' },
+    });
     alice = acct.body.result.user_key;
-    const bob = await app.request('POST', '/api/v1/admin/accounts/acme/users', { key: alice, body: { user_id: 'bob', role: 'user' } });
+    const bob = await app.request('POST', '/api/v1/admin/accounts/acme/users', {
+      key: alice,
+      body: { user_id: 'bob', role: 'user' },
+    });
     expect(bob.status).toBe(200);
     for (const [uri, body] of [
       ['viking://resources/t/top.md', 'top\n'],
@@ -23,9 +32,15 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
       ['viking://resources/t/sub/deeper/b.md', 'beta\n'],
       ['viking://resources/g/group_a/cache/x.md', 'needle one\n'],
       ['viking://resources/g/group_b/cache/y.md', 'no\nneedle two\n'],
-      ['viking://user/alice/memories/events/m.md', 'Needle in memory\n<!-- MEMORY_FIELDS {"memory_type":"events","content":"x","needle":1} -->\n'],
-    ] as const) expect((await write(uri, body)).status).toBe(200);
-    expect((await write('viking://user/bob/memories/events/secret.md', 'bob needle', bob.body.result.user_key)).status).toBe(200);
+      [
+        'viking://user/alice/memories/events/m.md',
+        'Needle in memory\n<!-- MEMORY_FIELDS {"memory_type":"events","content":"x","needle":1} -->\n',
+      ],
+    ] as const)
+      expect((await write(uri, body)).status).toBe(200);
+    expect(
+      (await write('viking://user/bob/memories/events/secret.md', 'bob needle', bob.body.result.user_key)).status,
+    ).toBe(200);
   }, 60000);
 
   afterAll(() => app.close());
@@ -33,7 +48,13 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
   it('tree: pre-order with directories first, level_limit and node_limit; missing → 404', async () => {
     const t = await app.request('GET', '/api/v1/fs/tree?uri=viking://resources/t&output=original', { key: alice });
     expect(t.status).toBe(200);
-    expect(t.body.result.map((e: any) => e.rel_path)).toEqual(['sub', 'sub/deeper', 'sub/deeper/b.md', 'sub/a.md', 'top.md']);
+    expect(t.body.result.map((e: any) => e.rel_path)).toEqual([
+      'sub',
+      'sub/deeper',
+      'sub/deeper/b.md',
+      'sub/a.md',
+      'top.md',
+    ]);
     expect(t.body.result[0]).toMatchObject({ name: 'sub', isDir: true, uri: 'viking://resources/t/sub' });
     const l1 = await app.request('GET', '/api/v1/fs/tree?uri=viking://resources/t&level_limit=1', { key: alice });
     expect(l1.body.result.map((e: any) => e.rel_path)).toEqual(['sub', 'top.md']);
@@ -50,21 +71,39 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
     const ls = await app.request('GET', '/api/v1/fs/ls?uri=viking://user&output=original', { key: alice });
     expect(ls.status).toBe(200);
     expect(ls.body.result.map((e: any) => e.name)).toEqual(['alice']);
-    const root = await app.request('GET', '/api/v1/fs/ls?uri=viking://user&output=original', { key: ROOT_KEY, headers: { 'x-openviking-account': 'acme' } });
+    const root = await app.request('GET', '/api/v1/fs/ls?uri=viking://user&output=original', {
+      key: ROOT_KEY,
+      headers: { 'x-openviking-account': 'acme' },
+    });
     if (root.status === 200) expect(root.body.result.map((e: any) => e.name).sort()).toEqual(['alice', 'bob']);
     const other = await app.request('GET', '/api/v1/fs/ls?uri=viking://user/bob', { key: alice });
     expect(other.status).toBe(403);
-    const simple = await app.request('GET', '/api/v1/fs/ls?uri=viking://resources/t&simple=true&recursive=true&output=original', { key: alice });
+    const simple = await app.request(
+      'GET',
+      '/api/v1/fs/ls?uri=viking://resources/t&simple=true&recursive=true&output=original',
+      { key: alice },
+    );
     expect(simple.body.result).toContain('viking://resources/t/sub/deeper/b.md');
   });
 
   it('sort_by=mtime desc sorts before node_limit, directories first', async () => {
-    const writes = Array.from({ length: 30 }, (_, i) => ({ uri: `viking://resources/sorted/d${String(i).padStart(2, '0')}/f.md`, content: 'x', mode: 'create' }));
-    const batch = await app.request('POST', '/api/v1/content/batch-write', { key: alice, body: { root_uri: 'viking://resources/sorted', operations: writes, wait: true } });
+    const writes = Array.from({ length: 30 }, (_, i) => ({
+      uri: `viking://resources/sorted/d${String(i).padStart(2, '0')}/f.md`,
+      content: 'x',
+      mode: 'create',
+    }));
+    const batch = await app.request('POST', '/api/v1/content/batch-write', {
+      key: alice,
+      body: { root_uri: 'viking://resources/sorted', operations: writes, wait: true },
+    });
     expect(batch.status).toBe(200);
     expect((await write('viking://resources/sorted/zz-newest/f.md', 'x')).status).toBe(200);
     expect((await write('viking://resources/sorted/newest-file.md', 'x')).status).toBe(200);
-    const ls = await app.request('GET', '/api/v1/fs/ls?uri=viking://resources/sorted&output=original&node_limit=20&sort_by=mtime&sort_order=desc', { key: alice });
+    const ls = await app.request(
+      'GET',
+      '/api/v1/fs/ls?uri=viking://resources/sorted&output=original&node_limit=20&sort_by=mtime&sort_order=desc',
+      { key: alice },
+    );
     expect(ls.body.result).toHaveLength(20);
     expect(ls.body.result[0].name).toBe('zz-newest');
     expect(ls.body.result.every((e: any) => e.isDir)).toBe(true);
@@ -74,13 +113,21 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
     const file = 'viking://resources/t/top.md';
     const none = await app.request('POST', '/api/v1/fs/attrs/set_tags', { key: alice, body: { uri: file } });
     expect(none.status).toBe(400);
-    const extra = await app.request('POST', '/api/v1/fs/attrs/set_tags', { key: alice, body: { uri: file, tags: ['a=b'], wait: true } });
+    const extra = await app.request('POST', '/api/v1/fs/attrs/set_tags', {
+      key: alice,
+      body: { uri: file, tags: ['a=b'], wait: true },
+    });
     expect(extra.status).toBe(400);
-    const set = await app.request('POST', '/api/v1/fs/attrs/set_tags', { key: alice, body: { uri: file, tags: ['project-a', 'team=search'] } });
+    const set = await app.request('POST', '/api/v1/fs/attrs/set_tags', {
+      key: alice,
+      body: { uri: file, tags: ['project-a', 'team=search'] },
+    });
     expect([set.status, set.body.result.tags, set.body.result.updated_uris]).toEqual([200, ['team=search'], [file]]);
     const attrs = await app.request('GET', `/api/v1/fs/attrs?uri=${file}`, { key: alice });
     expect(attrs.body.result).toEqual({ uri: file, context_type: 'resource', attrs: { tags: ['team=search'] } });
-    const mem = await app.request('GET', '/api/v1/fs/attrs?uri=viking://user/alice/memories/events/m.md', { key: alice });
+    const mem = await app.request('GET', '/api/v1/fs/attrs?uri=viking://user/alice/memories/events/m.md', {
+      key: alice,
+    });
     expect(mem.body.result.attrs.memory).toEqual({ memory_type: 'events', needle: 1 });
     const get = await app.request('GET', '/api/v1/fs/attrs/set_tags', { key: alice });
     expect(get.status).toBe(405);
@@ -88,22 +135,40 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
 
   it('mv moves a subtree (readable at the new place, gone at the old); missing source → 404; file onto a dir → 400', async () => {
     expect((await write('viking://resources/mv/src/one.md', 'movable text')).status).toBe(200);
-    const mv = await app.request('POST', '/api/v1/fs/mv', { key: alice, body: { from_uri: 'viking://resources/mv/src', to_uri: 'viking://resources/mv/dst' } });
-    expect([mv.status, mv.body.result]).toEqual([200, { from: 'viking://resources/mv/src', to: 'viking://resources/mv/dst' }]);
+    const mv = await app.request('POST', '/api/v1/fs/mv', {
+      key: alice,
+      body: { from_uri: 'viking://resources/mv/src', to_uri: 'viking://resources/mv/dst' },
+    });
+    expect([mv.status, mv.body.result]).toEqual([
+      200,
+      { from: 'viking://resources/mv/src', to: 'viking://resources/mv/dst' },
+    ]);
     const read = await app.request('GET', '/api/v1/content/read?uri=viking://resources/mv/dst/one.md', { key: alice });
     expect(read.body.result).toBe('movable text');
     const old = await app.request('GET', '/api/v1/content/read?uri=viking://resources/mv/src/one.md', { key: alice });
     expect(old.status).toBe(404);
-    const missing = await app.request('POST', '/api/v1/fs/mv', { key: alice, body: { from_uri: 'viking://resources/nope', to_uri: 'viking://resources/nope2' } });
+    const missing = await app.request('POST', '/api/v1/fs/mv', {
+      key: alice,
+      body: { from_uri: 'viking://resources/nope', to_uri: 'viking://resources/nope2' },
+    });
     expect(missing.status).toBe(404);
-    const ontoDir = await app.request('POST', '/api/v1/fs/mv', { key: alice, body: { from_uri: 'viking://resources/t/top.md', to_uri: 'viking://resources/t/sub' } });
+    const ontoDir = await app.request('POST', '/api/v1/fs/mv', {
+      key: alice,
+      body: { from_uri: 'viking://resources/t/top.md', to_uri: 'viking://resources/t/sub' },
+    });
     expect(ontoDir.status).toBe(400);
-    const intoSelf = await app.request('POST', '/api/v1/fs/mv', { key: alice, body: { from_uri: 'viking://resources/t', to_uri: 'viking://resources/t/sub/x' } });
+    const intoSelf = await app.request('POST', '/api/v1/fs/mv', {
+      key: alice,
+      body: { from_uri: 'viking://resources/t', to_uri: 'viking://resources/t/sub/x' },
+    });
     expect(intoSelf.status).toBe(400);
   });
 
   it('grep: per line, level_limit, exclude_uri at a segment boundary, memory trailer invisible, other users invisible', async () => {
-    const g = await app.request('POST', '/api/v1/search/grep', { key: alice, body: { uri: 'viking://', pattern: 'needle', case_insensitive: true } });
+    const g = await app.request('POST', '/api/v1/search/grep', {
+      key: alice,
+      body: { uri: 'viking://', pattern: 'needle', case_insensitive: true },
+    });
     expect(g.status).toBe(200);
     const uris = g.body.result.matches.map((m: any) => `${m.uri}:${m.line}`);
     expect(uris).toEqual([
@@ -112,18 +177,36 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
       'viking://user/alice/memories/events/m.md:1',
     ]);
     expect(g.body.result.count).toBe(3);
-    const ex = await app.request('POST', '/api/v1/search/grep', { key: alice, body: { uri: 'viking://resources/g', pattern: 'needle', exclude_uri: 'viking://resources/g/group_a/cache' } });
+    const ex = await app.request('POST', '/api/v1/search/grep', {
+      key: alice,
+      body: { uri: 'viking://resources/g', pattern: 'needle', exclude_uri: 'viking://resources/g/group_a/cache' },
+    });
     expect(ex.body.result.matches.map((m: any) => m.uri)).toEqual(['viking://resources/g/group_b/cache/y.md']);
-    const shallow = await app.request('POST', '/api/v1/search/grep', { key: alice, body: { uri: 'viking://resources/g', pattern: 'needle', level_limit: 2 } });
+    const shallow = await app.request('POST', '/api/v1/search/grep', {
+      key: alice,
+      body: { uri: 'viking://resources/g', pattern: 'needle', level_limit: 2 },
+    });
     expect(shallow.body.result.matches).toEqual([]);
-    const missing = await app.request('POST', '/api/v1/search/grep', { key: alice, body: { uri: 'viking://resources/nonexistent', pattern: 'test' } });
+    const missing = await app.request('POST', '/api/v1/search/grep', {
+      key: alice,
+      body: { uri: 'viking://resources/nonexistent', pattern: 'test' },
+    });
     expect(missing.status).toBe(404);
   });
 
   it('glob: * stays in a segment, ** crosses; results are URIs; [ → 400', async () => {
-    const all = await app.request('POST', '/api/v1/search/glob', { key: alice, body: { pattern: '**/*.md', uri: 'viking://resources/t' } });
-    expect(all.body.result).toEqual({ matches: ['viking://resources/t/sub/a.md', 'viking://resources/t/sub/deeper/b.md', 'viking://resources/t/top.md'], count: 3 });
-    const top = await app.request('POST', '/api/v1/search/glob', { key: alice, body: { pattern: '*.md', uri: 'viking://resources/t' } });
+    const all = await app.request('POST', '/api/v1/search/glob', {
+      key: alice,
+      body: { pattern: '**/*.md', uri: 'viking://resources/t' },
+    });
+    expect(all.body.result).toEqual({
+      matches: ['viking://resources/t/sub/a.md', 'viking://resources/t/sub/deeper/b.md', 'viking://resources/t/top.md'],
+      count: 3,
+    });
+    const top = await app.request('POST', '/api/v1/search/glob', {
+      key: alice,
+      body: { pattern: '*.md', uri: 'viking://resources/t' },
+    });
     expect(top.body.result.matches).toEqual(['viking://resources/t/top.md']);
     const bad = await app.request('POST', '/api/v1/search/glob', { key: alice, body: { pattern: '[' } });
     expect([bad.status, bad.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);

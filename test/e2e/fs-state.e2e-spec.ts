@@ -6,7 +6,8 @@ describe.each(storeModes())('fs stat state (store: %s)', (store) => {
   let app: TestApp;
   let db: Db;
   const file = 'viking://resources/state/guide.md';
-  const stat = async (uri: string) => (await app.request('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(uri)}`)).body.result;
+  const stat = async (uri: string) =>
+    (await app.request('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(uri)}`)).body.result;
 
   beforeAll(async () => {
     app = await startTestApp({ store });

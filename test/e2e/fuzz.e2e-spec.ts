@@ -11,12 +11,59 @@ const ANSWER_WITHIN_MS = DEADLINE_MS + 20000;
 const RUNS = Number(process.env.MUNINN_FUZZ_RUNS ?? 40);
 
 const FIELDS = [
-  'uri', 'content', 'mode', 'wait', 'timeout', 'tags', 'root_uri', 'operations', 'content_base64', 'query',
-  'target_uri', 'exclude_uris', 'limit', 'node_limit', 'score_threshold', 'min_score', 'filter', 'context_type',
-  'session_id', 'max_tokens', 'max_chars', 'detail', 'detail_by_category', 'quotas', 'purpose', 'peer_scope',
-  'render', 'rewrite', 'dedup_turns', 'since', 'until', 'time_field', 'level', 'recursive', 'description',
-  'role', 'parts', 'peer_id', 'image_url', 'telemetry', 'include_provenance', 'query_expansion', 'op', 'field',
-  'conds', 'pattern', 'account_id', 'admin_user_id', 'user_id', 'seed', 'constructor', '__proto__', 'toString',
+  'uri',
+  'content',
+  'mode',
+  'wait',
+  'timeout',
+  'tags',
+  'root_uri',
+  'operations',
+  'content_base64',
+  'query',
+  'target_uri',
+  'exclude_uris',
+  'limit',
+  'node_limit',
+  'score_threshold',
+  'min_score',
+  'filter',
+  'context_type',
+  'session_id',
+  'max_tokens',
+  'max_chars',
+  'detail',
+  'detail_by_category',
+  'quotas',
+  'purpose',
+  'peer_scope',
+  'render',
+  'rewrite',
+  'dedup_turns',
+  'since',
+  'until',
+  'time_field',
+  'level',
+  'recursive',
+  'description',
+  'role',
+  'parts',
+  'peer_id',
+  'image_url',
+  'telemetry',
+  'include_provenance',
+  'query_expansion',
+  'op',
+  'field',
+  'conds',
+  'pattern',
+  'account_id',
+  'admin_user_id',
+  'user_id',
+  'seed',
+  'constructor',
+  '__proto__',
+  'toString',
 ];
 
 const ROUTES: { method: string; path: string }[] = [
@@ -31,15 +78,38 @@ const ROUTES: { method: string; path: string }[] = [
   { method: 'POST', path: '/api/v1/sessions/fz/messages' },
   { method: 'POST', path: '/api/v1/admin/accounts' },
 ];
-const GETS = ['/api/v1/content/read', '/api/v1/content/abstract', '/api/v1/content/overview', '/api/v1/fs/ls', '/api/v1/fs/stat'];
+const GETS = [
+  '/api/v1/content/read',
+  '/api/v1/content/abstract',
+  '/api/v1/content/overview',
+  '/api/v1/fs/ls',
+  '/api/v1/fs/stat',
+];
 
 /** Strings that tend to break things: URIs and their tricks, control characters, long runs, regexes. */
 const nasty = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constantFrom(
-    'viking://', 'viking://~/memories/x.md', 'viking://resources/../user/other', 'viking://resources/%2e%2e/x',
-    'viking://user/other/memories', 'viking://resources/a\u0000b', '\u0000', 'viking://resources//x', '~',
-    'context', 'list', 'create', 'append', 'replace', 'memory', 'full', '(a+)+$', '^(.*)\\1$', 'k=v', '',
+    'viking://',
+    'viking://~/memories/x.md',
+    'viking://resources/../user/other',
+    'viking://resources/%2e%2e/x',
+    'viking://user/other/memories',
+    'viking://resources/a\u0000b',
+    '\u0000',
+    'viking://resources//x',
+    '~',
+    'context',
+    'list',
+    'create',
+    'append',
+    'replace',
+    'memory',
+    'full',
+    '(a+)+$',
+    '^(.*)\\1$',
+    'k=v',
+    '',
   ),
   fc.string({ maxLength: 8 }).map((s) => `viking://resources/${s}`),
   fc.integer({ min: 1, max: 20000 }).map((n) => 'w'.repeat(n)),
@@ -60,7 +130,10 @@ const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 
 /** A body: usually an object of the routes' field names, sometimes any JSON at all, sometimes not JSON. */
 const body = fc.oneof(
-  { weight: 6, arbitrary: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 6 }).map((o) => JSON.stringify(o)) },
+  {
+    weight: 6,
+    arbitrary: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 6 }).map((o) => JSON.stringify(o)),
+  },
   { weight: 2, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }) },
 );
@@ -70,7 +143,13 @@ const headers = fc.record(
     'x-openviking-actor-peer': nasty,
     'x-openviking-account': fc.string({ maxLength: 10 }),
     'x-openviking-user': fc.string({ maxLength: 10 }),
-    'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/vnd.x+json'),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/vnd.x+json',
+    ),
     origin: fc.constantFrom('http://localhost:3000', 'https://evil.example', 'null'),
   },
   { requiredKeys: [] },
@@ -101,7 +180,12 @@ function assertEnvelope(route: string, status: number, text: string): void {
     return;
   }
   expect([route, status, parsed.status, typeof parsed.error?.code, typeof parsed.error?.message, short(text)]).toEqual([
-    route, status, 'error', 'string', 'string', short(text),
+    route,
+    status,
+    'error',
+    'string',
+    'string',
+    short(text),
   ]);
 }
 
@@ -109,13 +193,20 @@ describe('fuzzing every route (fast-check)', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS), MUNINN_WRITE_WAIT_MS: String(DEADLINE_MS) } });
+    app = await startTestApp({
+      env: { MUNINN_REQUEST_DEADLINE_MS: String(DEADLINE_MS), MUNINN_WRITE_WAIT_MS: String(DEADLINE_MS) },
+    });
   });
 
   afterAll(() => app.close());
 
   const send = async (method: string, path: string, h: Record<string, string>, payload?: string) => {
-    const res = await fetch(`${app.url}${path}`, { method, headers: h, body: payload, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+    const res = await fetch(`${app.url}${path}`, {
+      method,
+      headers: h,
+      body: payload,
+      signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+    });
     return { status: res.status, text: await res.text() };
   };
 
@@ -130,7 +221,11 @@ describe('fuzzing every route (fast-check)', () => {
   });
 
   it.each(GETS)('GET %s: query strings and headers', async (path) => {
-    const query = fc.dictionary(fc.constantFrom('uri', 'limit', 'offset', 'recursive', 'simple', 'sort_by', 'abs_limit', 'raw', 'x'), nasty, { maxKeys: 4 });
+    const query = fc.dictionary(
+      fc.constantFrom('uri', 'limit', 'offset', 'recursive', 'simple', 'sort_by', 'abs_limit', 'raw', 'x'),
+      nasty,
+      { maxKeys: 4 },
+    );
     await fc.assert(
       fc.asyncProperty(query, headers, async (q, h) => {
         const r = await send('GET', `${path}?${new URLSearchParams(q as Record<string, string>)}`, wireSafe(h));
@@ -163,11 +258,19 @@ describe('fuzzing every route (fast-check)', () => {
       jsonrpc: fc.constant('2.0'),
       id: fc.integer({ min: 1, max: 1000 }),
       method: fc.constantFrom('tools/call', 'tools/list', 'ping', 'initialize', 'nope'),
-      params: fc.record({ name: fc.constantFrom('search', 'find', 'read', 'recall', 'x'), arguments: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 5 }) }),
+      params: fc.record({
+        name: fc.constantFrom('search', 'find', 'read', 'recall', 'x'),
+        arguments: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 5 }),
+      }),
     });
     await fc.assert(
       fc.asyncProperty(fc.oneof(call, fc.array(call, { minLength: 1, maxLength: 20 })), async (msg) => {
-        const r = await send('POST', '/mcp', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify(msg));
+        const r = await send(
+          'POST',
+          '/mcp',
+          { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          JSON.stringify(msg),
+        );
         expect(r.status < 500).toBe(true);
         if (r.text) expect(() => JSON.parse(r.text)).not.toThrow();
       }),
@@ -187,8 +290,14 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
   let userKey: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ rootApiKey: ROOT, env: { MUNINN_RATE_KEY_PER_MINUTE: '100000', MUNINN_RATE_ACCOUNT_PER_MINUTE: '100000' } });
-    const r = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'fz', admin_user_id: 'boss' } });
+    app = await startTestApp({
+      rootApiKey: ROOT,
+      env: { MUNINN_RATE_KEY_PER_MINUTE: '100000', MUNINN_RATE_ACCOUNT_PER_MINUTE: '100000' },
+    });
+    const r = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'fz', admin_user_id: 'boss' },
+    });
     userKey = r.body.result.user_key;
   });
 
@@ -198,10 +307,18 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
     const key = fc.oneof(
       nasty,
       fc.constantFrom(ROOT, 'Bearer x', 'Bearer  ', 'Basic abc'),
-      fc.string({ maxLength: 12 }).map((s) => `${Buffer.from('fz').toString('base64url')}.${Buffer.from(s).toString('base64url')}.${'0'.repeat(64)}`),
+      fc
+        .string({ maxLength: 12 })
+        .map(
+          (s) => `${Buffer.from('fz').toString('base64url')}.${Buffer.from(s).toString('base64url')}.${'0'.repeat(64)}`,
+        ),
       fc.constant('__valid__'),
     );
-    const route = fc.constantFrom(...ROUTES.map((r) => r.path), '/api/v1/system/status', '/api/v1/admin/accounts/fz/users');
+    const route = fc.constantFrom(
+      ...ROUTES.map((r) => r.path),
+      '/api/v1/system/status',
+      '/api/v1/admin/accounts/fz/users',
+    );
     await fc.assert(
       fc.asyncProperty(key, fc.boolean(), route, body, async (k, bearer, path, payload) => {
         const value = k === '__valid__' ? userKey : k;

@@ -20,7 +20,14 @@ export function rawRequest(
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers: opts.headers ?? {}, setHost: !hasHost(opts.headers) },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: url.pathname + url.search,
+        headers: opts.headers ?? {},
+        setHost: !hasHost(opts.headers),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

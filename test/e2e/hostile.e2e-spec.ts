@@ -19,11 +19,19 @@ describe('dev mode is localhost-only in fact', () => {
 
   afterAll(() => app.close());
 
-  const plant = (headers: Record<string, string>, body = '{"uri":"viking://~/memories/x.md","content":"planted","mode":"create"}') =>
-    rawRequest(app.url, 'POST', WRITE, { headers, body });
+  const plant = (
+    headers: Record<string, string>,
+    body = '{"uri":"viking://~/memories/x.md","content":"planted","mode":"create"}',
+  ) => rawRequest(app.url, 'POST', WRITE, { headers, body });
 
   it('refuses a Host that is not a loopback name (DNS rebinding) with 403 in the envelope', async () => {
-    for (const host of ['evil.example', 'evil.example:1933', '10.0.0.5', 'localhost.evil.example', '127.0.0.1.nip.io']) {
+    for (const host of [
+      'evil.example',
+      'evil.example:1933',
+      '10.0.0.5',
+      'localhost.evil.example',
+      '127.0.0.1.nip.io',
+    ]) {
       const r = await plant({ ...json, host });
       expect([host, r.status, r.body.error?.code]).toEqual([host, 403, 'PERMISSION_DENIED']);
       expect(r.body.error.message).toContain('Host');
@@ -39,7 +47,10 @@ describe('dev mode is localhost-only in fact', () => {
       const r = await plant({ ...json, origin });
       expect([origin, r.status, r.body.error?.code]).toEqual([origin, 403, 'PERMISSION_DENIED']);
     }
-    const ok = await plant({ ...json, origin: 'http://localhost:3000' }, '{"uri":"viking://~/memories/ok.md","content":"fine","mode":"create"}');
+    const ok = await plant(
+      { ...json, origin: 'http://localhost:3000' },
+      '{"uri":"viking://~/memories/ok.md","content":"fine","mode":"create"}',
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -59,7 +70,10 @@ describe('dev mode is localhost-only in fact', () => {
       const read = await app.request('GET', `/api/v1/content/read?uri=viking://~/memories/${name}.md`);
       expect([name, read.status]).toEqual([name, 404]);
     }
-    const charset = await plant({ 'content-type': 'application/json; charset=utf-8' }, '{"uri":"viking://~/memories/cs.md","content":"ok","mode":"create"}');
+    const charset = await plant(
+      { 'content-type': 'application/json; charset=utf-8' },
+      '{"uri":"viking://~/memories/cs.md","content":"ok","mode":"create"}',
+    );
     expect(charset.status).toBe(200);
   });
 });
@@ -83,7 +97,10 @@ describe('authentication before the body', () => {
   });
 
   it('an authenticated body over the limit is 413 in the envelope, from its declared length', async () => {
-    const acme = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'acme', admin_user_id: 'boss' } });
+    const acme = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'acme', admin_user_id: 'boss' },
+    });
     const key = acme.body.result.user_key as string;
     const body = Buffer.alloc(2 * 1024 * 1024, 0x7b);
     const r = await rawRequest(app.url, 'POST', WRITE, { headers: { ...json, 'x-api-key': key }, body });
@@ -100,7 +117,8 @@ describe('keys and roles', () => {
   const ROOT = 'hostile-keys-root-0123456789';
   const SEED = 'provisioning-seed-2026';
   let app: TestApp;
-  const admin = (path: string, key: string, body: unknown) => app.request('POST', `/api/v1/admin/accounts${path}`, { key, body });
+  const admin = (path: string, key: string, body: unknown) =>
+    app.request('POST', `/api/v1/admin/accounts${path}`, { key, body });
 
   beforeAll(async () => {
     app = await startTestApp({ rootApiKey: ROOT, env: { MUNINN_KEY_SECRET: 'a-server-secret-of-at-least-32-chars!' } });
@@ -122,17 +140,23 @@ describe('keys and roles', () => {
     expect(again.body.result.user_key).toBe(a.body.result.user_key);
   });
 
-  it("an admin cannot build a working key for a user of another account who got the same seed", async () => {
+  it('an admin cannot build a working key for a user of another account who got the same seed', async () => {
     const a = await admin('', ROOT, { account_id: 'acct-c', admin_user_id: 'mallory' });
     const b = await admin('', ROOT, { account_id: 'acct-d', admin_user_id: 'boss' });
     const victim = await admin('/acct-d/users', b.body.result.user_key, { user_id: 'victim', seed: SEED });
     expect(victim.status).toBe(200);
     // Mallory gives her own user the same id and seed in her account; the secret part differs.
     const twin = await admin('/acct-c/users', a.body.result.user_key, { user_id: 'victim', seed: SEED });
-    const forged = [Buffer.from('acct-d').toString('base64url'), Buffer.from('victim').toString('base64url'), twin.body.result.user_key.split('.')[2]].join('.');
+    const forged = [
+      Buffer.from('acct-d').toString('base64url'),
+      Buffer.from('victim').toString('base64url'),
+      twin.body.result.user_key.split('.')[2],
+    ].join('.');
     const r = await app.request('GET', '/api/v1/system/status', { key: forged });
     expect(r.status).toBe(401);
-    expect((await app.request('GET', '/api/v1/system/status', { key: victim.body.result.user_key })).body.result.account_id).toBe('acct-d');
+    expect(
+      (await app.request('GET', '/api/v1/system/status', { key: victim.body.result.user_key })).body.result.account_id,
+    ).toBe('acct-d');
   });
 
   it('an empty or short seed is a 400 naming the field and the minimum', async () => {
@@ -159,16 +183,23 @@ describe('keys and roles', () => {
       const r = await del(userKey, uri, true);
       expect([uri, r.status, r.body.error?.code]).toEqual([uri, 403, 'PERMISSION_DENIED']);
     }
-    const reindex = await app.request('POST', '/api/v1/content/reindex', { key: userKey, body: { uri: 'viking://resources/handbook' } });
+    const reindex = await app.request('POST', '/api/v1/content/reindex', {
+      key: userKey,
+      body: { uri: 'viking://resources/handbook' },
+    });
     expect(reindex.status).toBe(403);
-    const read = await app.request('GET', '/api/v1/content/read?uri=viking://resources/handbook/a.md', { key: userKey });
+    const read = await app.request('GET', '/api/v1/content/read?uri=viking://resources/handbook/a.md', {
+      key: userKey,
+    });
     expect([read.status, read.body.result]).toEqual([200, 'text of viking://resources/handbook/a.md']);
     const ls = await app.request('GET', '/api/v1/fs/ls?uri=viking://resources/handbook', { key: userKey });
     expect(ls.body.result).toHaveLength(2);
     // A single file is still the user's to delete; the admin may remove the whole tree.
     expect((await del(userKey, 'viking://resources/handbook/b.md', false)).status).toBe(200);
     expect((await del(bossKey, 'viking://resources/handbook', true)).status).toBe(200);
-    expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/handbook/a.md', { key: userKey })).status).toBe(404);
+    expect(
+      (await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/handbook/a.md', { key: userKey })).status,
+    ).toBe(404);
   });
 });
 
@@ -184,10 +215,25 @@ describe('smaller defects', () => {
   it('NUL characters in content, tags, message text, a mkdir description or a query are a 400 naming the field', async () => {
     const cases: [string, string, unknown, (string | number)[]][] = [
       ['POST', WRITE, { uri: 'viking://~/memories/nul.md', content: 'a\u0000b', mode: 'create' }, ['body', 'content']],
-      ['POST', WRITE, { uri: 'viking://~/memories/nul.md', content: 'ok', tags: ['k=v\u0000'], mode: 'create' }, ['body', 'tags', 0]],
+      [
+        'POST',
+        WRITE,
+        { uri: 'viking://~/memories/nul.md', content: 'ok', tags: ['k=v\u0000'], mode: 'create' },
+        ['body', 'tags', 0],
+      ],
       ['POST', '/api/v1/sessions/s-nul/messages', { role: 'user', content: 'hi\u0000' }, ['body', 'content']],
-      ['POST', '/api/v1/sessions/s-nul/messages', { role: 'user', parts: [{ type: 'text', text: '\u0000' }] }, ['body', 'parts', 0, 'text']],
-      ['POST', '/api/v1/fs/mkdir', { uri: 'viking://resources/nul-dir', description: 'x\u0000' }, ['body', 'description']],
+      [
+        'POST',
+        '/api/v1/sessions/s-nul/messages',
+        { role: 'user', parts: [{ type: 'text', text: '\u0000' }] },
+        ['body', 'parts', 0, 'text'],
+      ],
+      [
+        'POST',
+        '/api/v1/fs/mkdir',
+        { uri: 'viking://resources/nul-dir', description: 'x\u0000' },
+        ['body', 'description'],
+      ],
       ['POST', '/api/v1/search/find', { query: 'q\u0000' }, ['body', 'query']],
       ['POST', '/api/v1/search/search', { query: 'q', mode: 'context', session_id: 'a\u0000' }, ['body', 'session_id']],
     ];
@@ -221,7 +267,8 @@ describe('ledgers of deleted users and accounts', () => {
   const ROOT = 'hostile-ledger-root-0123456789';
   let app: TestApp;
   let ledger: LedgerRedis;
-  const admin = (method: string, path: string, body?: unknown) => app.request(method, `/api/v1/admin/accounts${path}`, { key: ROOT, body });
+  const admin = (method: string, path: string, body?: unknown) =>
+    app.request(method, `/api/v1/admin/accounts${path}`, { key: ROOT, body });
 
   beforeAll(async () => {
     app = await startTestApp({ rootApiKey: ROOT });
@@ -271,7 +318,10 @@ describe('rate limits and fairness', () => {
       },
     });
     for (const account of ['ra', 'rb', 'rc', 'rd']) {
-      const r = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: account, admin_user_id: 'boss' } });
+      const r = await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT,
+        body: { account_id: account, admin_user_id: 'boss' },
+      });
       keys[account] = r.body.result.user_key;
     }
     // Created with the root key, which is never rate-limited (so nothing is counted yet).
@@ -284,7 +334,12 @@ describe('rate limits and fairness', () => {
   it('per key, then per account: 429 in the envelope with Retry-After; other accounts are untouched', async () => {
     for (let i = 0; i < 5; i++) expect((await status(keys.ra)).status).toBe(200);
     const over = await status(keys.ra);
-    expect([over.status, over.body.status, over.body.error.code, over.body.error.details.limit]).toEqual([429, 'error', 'RESOURCE_EXHAUSTED', 'key']);
+    expect([over.status, over.body.status, over.body.error.code, over.body.error.details.limit]).toEqual([
+      429,
+      'error',
+      'RESOURCE_EXHAUSTED',
+      'key',
+    ]);
     const retryAfter = Number(over.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -366,39 +421,133 @@ describe('bounded inputs (limits from config, lowered here)', () => {
     for (const size of [60_000, 1_000_000]) {
       const query = 'word '.repeat(size / 5);
       await expect400('POST', '/api/v1/search/find', { query }, ['body', 'query'], 'at most 500 characters');
-      await expect400('POST', '/api/v1/search/search', { query, mode: 'context' }, ['body', 'query'], 'at most 500 characters');
+      await expect400(
+        'POST',
+        '/api/v1/search/search',
+        { query, mode: 'context' },
+        ['body', 'query'],
+        'at most 500 characters',
+      );
     }
     const atLimit = await app.request('POST', '/api/v1/search/find', { body: { query: 'x'.repeat(500) } });
     expect(atLimit.status).toBe(200);
   });
 
   it('URIs: 3,000 segments, a 4,000-character segment and an over-long URI are 400s (body and query string)', async () => {
-    await expect400('POST', WRITE, { uri: deep(3000), content: 'x', mode: 'create' }, ['body', 'uri'], 'at most 300 characters');
-    await expect400('POST', WRITE, { uri: deep(12), content: 'x', mode: 'create' }, ['body', 'uri'], 'at most 12 path segments');
-    await expect400('POST', WRITE, { uri: `viking://resources/${'s'.repeat(4000)}`, content: 'x', mode: 'create' }, ['body', 'uri'], 'at most');
-    await expect400('POST', WRITE, { uri: `viking://resources/${'s'.repeat(41)}`, content: 'x', mode: 'create' }, ['body', 'uri'], 'at most 40 characters');
-    await expect400('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(deep(13))}`, undefined, ['query', 'uri'], 'path segments');
-    const ok = await app.request('POST', WRITE, { body: { uri: deep(11), content: 'deep but allowed', mode: 'create', wait: true } });
+    await expect400(
+      'POST',
+      WRITE,
+      { uri: deep(3000), content: 'x', mode: 'create' },
+      ['body', 'uri'],
+      'at most 300 characters',
+    );
+    await expect400(
+      'POST',
+      WRITE,
+      { uri: deep(12), content: 'x', mode: 'create' },
+      ['body', 'uri'],
+      'at most 12 path segments',
+    );
+    await expect400(
+      'POST',
+      WRITE,
+      { uri: `viking://resources/${'s'.repeat(4000)}`, content: 'x', mode: 'create' },
+      ['body', 'uri'],
+      'at most',
+    );
+    await expect400(
+      'POST',
+      WRITE,
+      { uri: `viking://resources/${'s'.repeat(41)}`, content: 'x', mode: 'create' },
+      ['body', 'uri'],
+      'at most 40 characters',
+    );
+    await expect400(
+      'GET',
+      `/api/v1/fs/stat?uri=${encodeURIComponent(deep(13))}`,
+      undefined,
+      ['query', 'uri'],
+      'path segments',
+    );
+    const ok = await app.request('POST', WRITE, {
+      body: { uri: deep(11), content: 'deep but allowed', mode: 'create', wait: true },
+    });
     expect(ok.status).toBe(200);
   });
 
   it('lists: 20,000 target_uri entries, too many exclude_uris, tags or batch operations are 400s naming the field', async () => {
     const many = Array.from({ length: 20_000 }, (_, i) => `viking://resources/t${i}`);
-    await expect400('POST', '/api/v1/search/find', { query: 'q', target_uri: many }, ['body', 'target_uri'], 'at most 10 items');
-    await expect400('POST', '/api/v1/search/search', { query: 'q', mode: 'context', exclude_uris: many.slice(0, 11) }, ['body', 'exclude_uris'], 'at most 10 items');
-    await expect400('POST', WRITE, { uri: 'viking://resources/t.md', content: 'x', tags: ['a=1', 'b=2', 'c=3', 'd=4'] }, ['body', 'tags'], 'at most 3 items');
-    await expect400('POST', WRITE, { uri: 'viking://resources/t.md', content: 'x', tags: [`a=${'v'.repeat(30)}`] }, ['body', 'tags', 0], 'at most 20 characters');
+    await expect400(
+      'POST',
+      '/api/v1/search/find',
+      { query: 'q', target_uri: many },
+      ['body', 'target_uri'],
+      'at most 10 items',
+    );
+    await expect400(
+      'POST',
+      '/api/v1/search/search',
+      { query: 'q', mode: 'context', exclude_uris: many.slice(0, 11) },
+      ['body', 'exclude_uris'],
+      'at most 10 items',
+    );
+    await expect400(
+      'POST',
+      WRITE,
+      { uri: 'viking://resources/t.md', content: 'x', tags: ['a=1', 'b=2', 'c=3', 'd=4'] },
+      ['body', 'tags'],
+      'at most 3 items',
+    );
+    await expect400(
+      'POST',
+      WRITE,
+      { uri: 'viking://resources/t.md', content: 'x', tags: [`a=${'v'.repeat(30)}`] },
+      ['body', 'tags', 0],
+      'at most 20 characters',
+    );
     const operations = Array.from({ length: 6 }, (_, i) => ({ uri: `viking://resources/b/${i}.md`, content: 'x' }));
-    await expect400('POST', '/api/v1/content/batch-write', { root_uri: 'viking://resources/b', operations }, ['body', 'operations'], 'at most 5 items');
+    await expect400(
+      'POST',
+      '/api/v1/content/batch-write',
+      { root_uri: 'viking://resources/b', operations },
+      ['body', 'operations'],
+      'at most 5 items',
+    );
   });
 
   it('message text, a mkdir description and ids are bounded', async () => {
-    await expect400('POST', '/api/v1/sessions/s1/messages', { role: 'user', content: 'x'.repeat(1001) }, ['body', 'content'], 'at most 1000');
-    await expect400('POST', '/api/v1/sessions/s1/messages', { role: 'user', parts: [{ type: 'text', text: 'x'.repeat(1001) }] }, ['body', 'parts', 0, 'text'], 'at most 1000');
-    await expect400('POST', '/api/v1/fs/mkdir', { uri: 'viking://resources/dd', description: 'x'.repeat(101) }, ['body', 'description'], 'at most 100');
-    await expect400('POST', '/api/v1/sessions/s1/messages', { role: 'user', content: 'hi', peer_id: 'p'.repeat(33) }, ['body', 'peer_id'], 'at most 32');
+    await expect400(
+      'POST',
+      '/api/v1/sessions/s1/messages',
+      { role: 'user', content: 'x'.repeat(1001) },
+      ['body', 'content'],
+      'at most 1000',
+    );
+    await expect400(
+      'POST',
+      '/api/v1/sessions/s1/messages',
+      { role: 'user', parts: [{ type: 'text', text: 'x'.repeat(1001) }] },
+      ['body', 'parts', 0, 'text'],
+      'at most 1000',
+    );
+    await expect400(
+      'POST',
+      '/api/v1/fs/mkdir',
+      { uri: 'viking://resources/dd', description: 'x'.repeat(101) },
+      ['body', 'description'],
+      'at most 100',
+    );
+    await expect400(
+      'POST',
+      '/api/v1/sessions/s1/messages',
+      { role: 'user', content: 'hi', peer_id: 'p'.repeat(33) },
+      ['body', 'peer_id'],
+      'at most 32',
+    );
     // A write's content is free text: only the body limit bounds it, whatever URI it quotes.
-    const quoted = await app.request('POST', WRITE, { body: { uri: 'viking://resources/q.md', content: deep(3000), mode: 'create' } });
+    const quoted = await app.request('POST', WRITE, {
+      body: { uri: 'viking://resources/q.md', content: deep(3000), mode: 'create' },
+    });
     expect(quoted.status).toBe(200);
   });
 
@@ -441,7 +590,9 @@ describe('refusals before routing are enveloped too', () => {
   afterAll(() => app.close());
 
   it('headers over the size limit: 431; a path parameter over its length: 414; a bad path encoding: 400', async () => {
-    const huge = await rawRequest(app.url, 'GET', '/api/v1/system/status', { headers: { 'x-openviking-actor-peer': 'w'.repeat(20_000) } });
+    const huge = await rawRequest(app.url, 'GET', '/api/v1/system/status', {
+      headers: { 'x-openviking-actor-peer': 'w'.repeat(20_000) },
+    });
     expect([huge.status, huge.body.status, huge.body.error?.code]).toEqual([431, 'error', 'PAYLOAD_TOO_LARGE']);
     const long = await rawRequest(app.url, 'GET', `/api/v1/sessions/${'s'.repeat(300)}`);
     expect([long.status, long.body.status, long.body.error?.code]).toEqual([414, 'error', 'INVALID_ARGUMENT']);

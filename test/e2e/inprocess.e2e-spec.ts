@@ -11,26 +11,47 @@ describe('in-process transport', () => {
   afterAll(() => app.close());
 
   it('runs writes, indexing, context assembly and the dedup ledger with no Redis at all', async () => {
-    expect((await app.request('GET', '/health')).body).toMatchObject({ healthy: true, transport: 'inprocess', checks: { redis: 'not_used', store: 'up' } });
+    expect((await app.request('GET', '/health')).body).toMatchObject({
+      healthy: true,
+      transport: 'inprocess',
+      checks: { redis: 'not_used', store: 'up' },
+    });
     const w = await app.request('POST', '/api/v1/content/write', {
-      body: { uri: 'viking://~/memories/preferences/tea.md', content: 'Drinks oolong tea every afternoon.', mode: 'create', wait: true },
+      body: {
+        uri: 'viking://~/memories/preferences/tea.md',
+        content: 'Drinks oolong tea every afternoon.',
+        mode: 'create',
+        wait: true,
+      },
     });
     expect(w.body.result.vector_status).toBe('complete');
-    const ask = () => app.request('POST', '/api/v1/search/search', { body: { query: 'oolong tea', mode: 'context', session_id: 's1', dedup_turns: 3, query_expansion: 'off' } });
+    const ask = () =>
+      app.request('POST', '/api/v1/search/search', {
+        body: { query: 'oolong tea', mode: 'context', session_id: 's1', dedup_turns: 3, query_expansion: 'off' },
+      });
     const first = await ask();
     expect(first.status).toBe(200);
-    expect(first.body.result.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/default/memories/preferences/tea.md');
+    expect(first.body.result.entries.map((e: { uri: string }) => e.uri)).toContain(
+      'viking://user/default/memories/preferences/tea.md',
+    );
     expect(first.body.result.rendered).toContain('Drinks oolong tea every afternoon.');
     expect(first.body.result.stats.dedup).toMatchObject({ status: 'new', turns: 3 });
     const second = await ask();
-    expect(second.body.result.entries.map((e: { uri: string }) => e.uri)).not.toContain('viking://user/default/memories/preferences/tea.md');
+    expect(second.body.result.entries.map((e: { uri: string }) => e.uri)).not.toContain(
+      'viking://user/default/memories/preferences/tea.md',
+    );
     expect(second.body.result.stats.dedup.cooled).toBeGreaterThan(0);
   });
 
   it('reports telemetry beside result, in the same shape as /find', async () => {
-    const r = await app.request('POST', '/api/v1/search/search', { body: { query: 'tea', mode: 'context', telemetry: true } });
+    const r = await app.request('POST', '/api/v1/search/search', {
+      body: { query: 'tea', mode: 'context', telemetry: true },
+    });
     expect(Object.keys(r.body)).toEqual(['status', 'result', 'telemetry']);
-    expect(r.body.telemetry).toMatchObject({ id: expect.any(String), summary: { operation: 'search.context', duration_ms: expect.any(Number) } });
+    expect(r.body.telemetry).toMatchObject({
+      id: expect.any(String),
+      summary: { operation: 'search.context', duration_ms: expect.any(Number) },
+    });
     const plain = await app.request('POST', '/api/v1/search/search', { body: { query: 'tea', mode: 'context' } });
     expect(Object.keys(plain.body)).toEqual(['status', 'result']);
   });

@@ -10,7 +10,11 @@ function parseBody(contentType: string | null, text: string): any[] {
   if (!text.trim()) return [];
   if ((contentType ?? '').includes('text/event-stream')) {
     return text.split(/\r?\n\r?\n/).flatMap((event) => {
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
       return data ? [JSON.parse(data)] : [];
     });
   }
@@ -40,7 +44,11 @@ describe('reference plugin turn replay', () => {
   const rest = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${app.url}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${key}`, 'X-OpenViking-Actor-Peer': 'claude-code', ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'X-OpenViking-Actor-Peer': 'claude-code',
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as any };
@@ -48,30 +56,49 @@ describe('reference plugin turn replay', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ rootApiKey: ROOT_KEY });
-    const acct = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT_KEY, body: { account_id: 'replay', admin_user_id: 'alice' } });
+    const acct = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'replay', admin_user_id: 'alice' },
+    });
     key = acct.body.result.user_key;
     const w = await app.request('POST', '/api/v1/content/write', {
       key,
-      body: { uri: 'viking://user/alice/memories/preferences/editor.md', content: 'Alice edits code in Helix with the kakoune keymap.', mode: 'create', wait: true },
+      body: {
+        uri: 'viking://user/alice/memories/preferences/editor.md',
+        content: 'Alice edits code in Helix with the kakoune keymap.',
+        mode: 'create',
+        wait: true,
+      },
     });
     expect(w.status).toBe(200);
   }, 60000);
 
   afterAll(() => app.close());
 
-  it('profile hook: user container, then the agent listing of the caller\'s memories, then status', async () => {
+  it("profile hook: user container, then the agent listing of the caller's memories, then status", async () => {
     const users = await rest('GET', '/api/v1/fs/ls?uri=viking://user&output=original');
     expect(users.status).toBe(200);
     const me = users.body.result.find((e: any) => e.isDir)?.name;
     expect(me).toBe('alice');
-    const profile = await rest('GET', `/api/v1/fs/ls?uri=viking://user/${me}/memories&output=agent&recursive=true&abs_limit=512&node_limit=512`);
-    expect(profile.body.result.map((e: any) => e.rel_path)).toEqual(expect.arrayContaining(['preferences', 'preferences/editor.md']));
-    for (const e of profile.body.result) expect(Object.keys(e).sort()).toEqual(['abstract', 'isDir', 'modTime', 'rel_path', 'size', 'uri']);
+    const profile = await rest(
+      'GET',
+      `/api/v1/fs/ls?uri=viking://user/${me}/memories&output=agent&recursive=true&abs_limit=512&node_limit=512`,
+    );
+    expect(profile.body.result.map((e: any) => e.rel_path)).toEqual(
+      expect.arrayContaining(['preferences', 'preferences/editor.md']),
+    );
+    for (const e of profile.body.result)
+      expect(Object.keys(e).sort()).toEqual(['abstract', 'isDir', 'modTime', 'rel_path', 'size', 'uri']);
     expect((await rest('GET', '/api/v1/system/status')).body.result.user).toBe('alice');
   });
 
   it('proxy: initialize, initialized, tools/list, search (context), read, then a 16-way burst', async () => {
-    const init = await mcp({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'claude-code', version: '1' } } });
+    const init = await mcp({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'claude-code', version: '1' } },
+    });
     expect(init.status).toBe(200);
     protocolVersion = init.messages[0].result.protocolVersion;
     expect(protocolVersion).toBe('2025-06-18');
@@ -79,17 +106,53 @@ describe('reference plugin turn replay', () => {
     expect([initialized.status, initialized.messages]).toEqual([202, []]);
     const list = await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const names = list.messages[0].result.tools.map((t: any) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['search', 'find', 'read', 'list', 'grep', 'glob', 'remember', 'add_resource', 'forget', 'health']));
-    const search = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'which editor does Alice use', mode: 'context' } } });
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'search',
+        'find',
+        'read',
+        'list',
+        'grep',
+        'glob',
+        'remember',
+        'add_resource',
+        'forget',
+        'health',
+      ]),
+    );
+    const search = await mcp({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'search', arguments: { query: 'which editor does Alice use', mode: 'context' } },
+    });
     const text: string = search.messages[0].result.content[0].text;
     expect(text).toContain('viking://user/alice/memories/preferences/editor.md');
-    const read = await mcp({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read', arguments: { uris: ['viking://user/alice/memories/preferences/editor.md'] } } });
-    expect(read.messages[0].result).toMatchObject({ content: [{ type: 'text', text: 'Alice edits code in Helix with the kakoune keymap.' }] });
+    const read = await mcp({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'read', arguments: { uris: ['viking://user/alice/memories/preferences/editor.md'] } },
+    });
+    expect(read.messages[0].result).toMatchObject({
+      content: [{ type: 'text', text: 'Alice edits code in Helix with the kakoune keymap.' }],
+    });
     const burst = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => mcp({ jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'glob', arguments: { pattern: '**/editor.md', uri: 'viking://~/memories' } } })),
+      Array.from({ length: 16 }, (_, i) =>
+        mcp({
+          jsonrpc: '2.0',
+          id: 100 + i,
+          method: 'tools/call',
+          params: { name: 'glob', arguments: { pattern: '**/editor.md', uri: 'viking://~/memories' } },
+        }),
+      ),
     );
     for (const [i, r] of burst.entries()) {
-      expect([r.status, r.messages[0].id, r.messages[0].result.content[0].text]).toEqual([200, 100 + i, 'Found 1 file(s):\n  viking://user/alice/memories/preferences/editor.md']);
+      expect([r.status, r.messages[0].id, r.messages[0].result.content[0].text]).toEqual([
+        200,
+        100 + i,
+        'Found 1 file(s):\n  viking://user/alice/memories/preferences/editor.md',
+      ]);
     }
   });
 });

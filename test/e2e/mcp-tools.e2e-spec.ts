@@ -22,16 +22,26 @@ describe('MCP tools (api_key mode, user alice)', () => {
   const rpc = (body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${app.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': key,
+        ...headers,
+      },
       body: JSON.stringify(body),
     });
 
   beforeAll(async () => {
     app = await startTestApp({ rootApiKey: ROOT_KEY });
-    const acct = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT_KEY, body: { account_id: 'mcpt', admin_user_id: 'alice' } });
+    const acct = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'mcpt', admin_user_id: 'alice' },
+    });
     key = acct.body.result.user_key;
     client = new Client({ name: 'muninn-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }),
+    );
   }, 60000);
 
   afterAll(async () => {
@@ -42,12 +52,34 @@ describe('MCP tools (api_key mode, user alice)', () => {
   it('tools/list has the 15 reference tools (+ legacy recall) with portable schemas', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const n of ['find', 'search', 'read', 'list', 'tree', 'remember', 'write', 'edit', 'add_resource', 'list_watches', 'cancel_watch', 'grep', 'glob', 'forget', 'health']) {
+    for (const n of [
+      'find',
+      'search',
+      'read',
+      'list',
+      'tree',
+      'remember',
+      'write',
+      'edit',
+      'add_resource',
+      'list_watches',
+      'cancel_watch',
+      'grep',
+      'glob',
+      'forget',
+      'health',
+    ]) {
       expect(names).toContain(n);
     }
     expect(names).toHaveLength(16);
     const walk = (node: any, path: string) => {
-      expect([path, typeof node.type, node.anyOf, node.$ref, node.$defs]).toEqual([path, 'string', undefined, undefined, undefined]);
+      expect([path, typeof node.type, node.anyOf, node.$ref, node.$defs]).toEqual([
+        path,
+        'string',
+        undefined,
+        undefined,
+        undefined,
+      ]);
       expect([path, 'default' in node && node.default === null]).toEqual([path, false]);
       for (const [k, v] of Object.entries(node.properties ?? {})) walk(v, `${path}.${k}`);
       if (node.items) walk(node.items, `${path}[]`);
@@ -69,7 +101,10 @@ describe('MCP tools (api_key mode, user alice)', () => {
 
   it('write creates, modes refuse what they must, paths resolve through ~', async () => {
     const w = await call('write', { uri: 'viking://resources/t/notes.md', content: '# Notes\n' });
-    expect([w.isError, w.text.startsWith('Wrote 8 bytes to viking://resources/t/notes.md (mode=create).')]).toEqual([false, true]);
+    expect([w.isError, w.text.startsWith('Wrote 8 bytes to viking://resources/t/notes.md (mode=create).')]).toEqual([
+      false,
+      true,
+    ]);
     expect(w.text).toContain('Indexing: semantic=queued, vector=queued.');
     const again = await call('write', { uri: 'viking://resources/t/notes.md', content: 'x', mode: 'create' });
     expect([again.isError, /already exists/.test(again.text)]).toEqual([true, true]);
@@ -83,7 +118,11 @@ describe('MCP tools (api_key mode, user alice)', () => {
     }
     const session = await call('write', { uri: 'viking://user/alice/sessions/x.md', content: 'x' });
     expect([session.isError, /user root/.test(session.text)]).toEqual([true, true]);
-    const home = await call('write', { uri: 'viking://~/memories/preferences/a.md', content: 'Prefers tea.', wait: true });
+    const home = await call('write', {
+      uri: 'viking://~/memories/preferences/a.md',
+      content: 'Prefers tea.',
+      wait: true,
+    });
     expect(home.text).toContain('viking://user/alice/memories/preferences/a.md');
     expect(home.text).not.toContain('viking://~');
     const listed = await call('list', { uri: 'viking://~/memories/preferences' });
@@ -96,25 +135,37 @@ describe('MCP tools (api_key mode, user alice)', () => {
     const missing = await call('read', { uris: 'viking://user/alice/memories/none.md' });
     expect([missing.isError, missing.text]).toEqual([false, 'File not found: viking://user/alice/memories/none.md']);
     const dir = await call('read', { uris: ['viking://resources/t'] });
-    expect(dir.text).toBe('Directory URI is not readable as a file: viking://resources/t. List it first, then read a file URI.');
+    expect(dir.text).toBe(
+      'Directory URI is not readable as a file: viking://resources/t. List it first, then read a file URI.',
+    );
     const two = await call('read', { uris: ['viking://resources/t/notes.md', 'viking://~/memories/preferences/a.md'] });
-    expect(two.text).toBe('=== viking://resources/t/notes.md ===\n# Notes\n\n\n=== viking://~/memories/preferences/a.md ===\nPrefers tea.');
+    expect(two.text).toBe(
+      '=== viking://resources/t/notes.md ===\n# Notes\n\n\n=== viking://~/memories/preferences/a.md ===\nPrefers tea.',
+    );
     const other = await call('read', { uris: ['viking://user/bob/memories/x.md'] });
     expect(other.text).toBe('Access denied for viking://user/bob/memories/x.md');
     const reserved = await call('read', { uris: ['viking://user/memories/x'] });
-    expect([reserved.isError, reserved.text.startsWith('Invalid URI: viking://user/memories/x')]).toEqual([false, true]);
+    expect([reserved.isError, reserved.text.startsWith('Invalid URI: viking://user/memories/x')]).toEqual([
+      false,
+      true,
+    ]);
     const listReserved = await call('list', { uri: 'viking://user/memories/x' });
     expect([listReserved.isError, listReserved.text.includes('viking://~/memories')]).toEqual([true, true]);
     const json = await call('read', { uris: '["viking://resources/t/notes.md"]' });
     expect(json.text).toBe('# Notes\n');
     const tooMany = await call('read', { uris: Array.from({ length: 51 }, (_, i) => `viking://resources/x${i}.md`) });
-    expect([tooMany.isError, tooMany.text]).toEqual([true, 'Error executing tool read: uris: List should have at most 50 items']);
+    expect([tooMany.isError, tooMany.text]).toEqual([
+      true,
+      'Error executing tool read: uris: List should have at most 50 items',
+    ]);
   });
 
   it('edit replaces exact text; memory files keep their metadata trailer', async () => {
     const uri = 'viking://resources/t/edit.md';
     await call('write', { uri, content: 'foo bar baz\n', mode: 'create' });
-    expect((await call('edit', { uri, old_string: 'bar', new_string: 'qux' })).text).toMatch(/^Edited viking:\/\/resources\/t\/edit\.md \(\d+ bytes written\)\./);
+    expect((await call('edit', { uri, old_string: 'bar', new_string: 'qux' })).text).toMatch(
+      /^Edited viking:\/\/resources\/t\/edit\.md \(\d+ bytes written\)\./,
+    );
     await call('edit', { uri, old_string: 'foo qux', new_string: 'hello' });
     expect((await call('read', { uris: uri })).text).toBe('hello baz\n');
     await call('write', { uri, content: 'a a a' });
@@ -123,11 +174,20 @@ describe('MCP tools (api_key mode, user alice)', () => {
     await call('edit', { uri, old_string: 'a', new_string: 'b', replace_all: true });
     expect((await call('read', { uris: uri })).text).toBe('b b b');
     expect((await call('edit', { uri, old_string: 'zzz', new_string: 'y' })).text).toContain('old_string not found in');
-    expect((await call('edit', { uri, old_string: '', new_string: 'y' })).text).toContain('old_string must not be empty');
-    expect((await call('edit', { uri: 'viking://resources/t/nope.md', old_string: 'a', new_string: 'y' })).text).toContain('not found');
-    expect((await call('edit', { uri, old_string: 'b', new_string: 'b', replace_all: true })).text).toBe(`No changes: ${uri} already matches the requested edit.`);
+    expect((await call('edit', { uri, old_string: '', new_string: 'y' })).text).toContain(
+      'old_string must not be empty',
+    );
+    expect(
+      (await call('edit', { uri: 'viking://resources/t/nope.md', old_string: 'a', new_string: 'y' })).text,
+    ).toContain('not found');
+    expect((await call('edit', { uri, old_string: 'b', new_string: 'b', replace_all: true })).text).toBe(
+      `No changes: ${uri} already matches the requested edit.`,
+    );
     const mem = 'viking://user/alice/memories/events/e.md';
-    const w = await app.request('POST', '/api/v1/content/write', { key, body: { uri: mem, content: 'Went hiking.\n<!-- MEMORY_FIELDS {"memory_type":"events"} -->\n', mode: 'create' } });
+    const w = await app.request('POST', '/api/v1/content/write', {
+      key,
+      body: { uri: mem, content: 'Went hiking.\n<!-- MEMORY_FIELDS {"memory_type":"events"} -->\n', mode: 'create' },
+    });
     expect(w.status).toBe(200);
     await call('edit', { uri: mem, old_string: 'hiking', new_string: 'sailing' });
     const raw = await app.request('GET', `/api/v1/content/read?uri=${mem}&raw=true`, { key });
@@ -140,10 +200,23 @@ describe('MCP tools (api_key mode, user alice)', () => {
     await call('write', { uri: 'viking://resources/tr/sub/a.md', content: 'alpha\n', mode: 'create' });
     await call('write', { uri: 'viking://resources/tr/sub/deeper/b.md', content: 'beta\n', mode: 'create' });
     const tree = await call('tree', { uri: 'viking://resources/tr' });
-    expect(tree.text).toBe(['Tree of viking://resources/tr (depth <= 3, 5 entries):', 'sub/', '  deeper/', '    b.md (5 B)', '  a.md (6 B)', 'top.md (4 B)'].join('\n'));
+    expect(tree.text).toBe(
+      [
+        'Tree of viking://resources/tr (depth <= 3, 5 entries):',
+        'sub/',
+        '  deeper/',
+        '    b.md (5 B)',
+        '  a.md (6 B)',
+        'top.md (4 B)',
+      ].join('\n'),
+    );
     expect((await call('tree', { uri: 'viking://resources/tr', level_limit: 1 })).text).not.toContain('a.md');
-    expect((await call('tree', { uri: 'viking://resources/tr', node_limit: 1 })).text).toContain('(truncated at node_limit=1');
-    expect((await call('tree', { uri: 'viking://resources/none' })).text).toBe('(nothing under viking://resources/none)');
+    expect((await call('tree', { uri: 'viking://resources/tr', node_limit: 1 })).text).toContain(
+      '(truncated at node_limit=1',
+    );
+    expect((await call('tree', { uri: 'viking://resources/none' })).text).toBe(
+      '(nothing under viking://resources/none)',
+    );
     const none = await call('grep', { uri: 'viking://resources', pattern: ['a_xyz', 'b_xyz'] });
     expect(none.text).toBe('No matches found for pattern(s): a_xyz, b_xyz');
     const hits = await call('grep', { uri: 'viking://resources/tr', pattern: ['alpha', 'be.a'] });
@@ -153,13 +226,20 @@ describe('MCP tools (api_key mode, user alice)', () => {
     const evil = await call('grep', { uri: 'viking://resources', pattern: '(a+)+$' });
     expect(evil.text).toBe('No matches found for pattern(s): (a+)+$');
     expect((await call('glob', { pattern: '**/zzz_*.xyz' })).text).toBe('No files found matching: **/zzz_*.xyz');
-    expect((await call('glob', { pattern: '**/b.md', uri: 'viking://resources/tr' })).text).toBe('Found 1 file(s):\n  viking://resources/tr/sub/deeper/b.md');
+    expect((await call('glob', { pattern: '**/b.md', uri: 'viking://resources/tr' })).text).toBe(
+      'Found 1 file(s):\n  viking://resources/tr/sub/deeper/b.md',
+    );
     expect((await call('glob', { pattern: '[' })).text).toMatch(/^Error: pattern has an unclosed \[/);
     const dir = await call('forget', { uri: 'viking://resources/tr/sub' });
     expect(dir.isError).toBe(true);
-    expect((await call('forget', { uri: 'viking://resources/tr/sub', recursive: true })).text).toBe('Deleted: viking://resources/tr/sub');
+    expect((await call('forget', { uri: 'viking://resources/tr/sub', recursive: true })).text).toBe(
+      'Deleted: viking://resources/tr/sub',
+    );
     const container = await call('forget', { uri: 'viking://user' });
-    expect([container.isError, container.text.includes('Deleting viking://user is not supported')]).toEqual([true, true]);
+    expect([container.isError, container.text.includes('Deleting viking://user is not supported')]).toEqual([
+      true,
+      true,
+    ]);
     for (const uri of ['viking://~', 'viking://resources']) {
       const r = await call('forget', { uri, recursive: true });
       expect([uri, r.isError, r.text.includes('namespace root')]).toEqual([uri, true, true]);
@@ -169,7 +249,12 @@ describe('MCP tools (api_key mode, user alice)', () => {
 
   it('health, remember, add_resource and watch texts', async () => {
     expect((await call('health')).text).toBe('OpenViking is healthy (service initialized, storage: VikingFS)');
-    const stored = await call('remember', { messages: [{ role: 'user', content: '' }, { role: 'assistant', content: 'Noted.' }] });
+    const stored = await call('remember', {
+      messages: [
+        { role: 'user', content: '' },
+        { role: 'assistant', content: 'Noted.' },
+      ],
+    });
     expect(stored.text).toBe('Stored 2 message(s) and committed for memory extraction.');
     const list = await app.request('GET', '/api/v1/sessions', { key });
     const ids: string[] = list.body.result.map((x: { session_id: string }) => x.session_id);
@@ -178,10 +263,16 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect([session.body.result.total_message_count, session.body.result.commit_count]).toEqual([1, 1]);
     expect((await call('add_resource', {})).text).toMatch(/^Error.*path or temp_file_id/);
     expect((await call('add_resource', { path: 'upload_abc123.pdf' })).text).toContain('looks like a temp_file_id');
-    expect((await call('add_resource', { path: 'x.pdf', add_type: 'doc' })).text).toBe("Error: add_type requires an exact 'to' target.");
-    expect((await call('add_resource', { path: 'x.pdf', watch_interval: -1 })).text).toBe('Error: watch_interval must be >= 0');
+    expect((await call('add_resource', { path: 'x.pdf', add_type: 'doc' })).text).toBe(
+      "Error: add_type requires an exact 'to' target.",
+    );
+    expect((await call('add_resource', { path: 'x.pdf', watch_interval: -1 })).text).toBe(
+      'Error: watch_interval must be >= 0',
+    );
     expect((await call('list_watches')).text).toBe('Error: Watch scheduler not running');
-    expect((await call('cancel_watch', { to_uri: 'viking://resources/x' })).text).toBe('Error: Watch scheduler not running');
+    expect((await call('cancel_watch', { to_uri: 'viking://resources/x' })).text).toBe(
+      'Error: Watch scheduler not running',
+    );
   });
 
   it('raw JSON-RPC, unknown tool → isError at HTTP 200, a batch answers every call', async () => {
@@ -191,11 +282,18 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(body.result).toEqual({ isError: true, content: [{ type: 'text', text: 'Unknown tool: nope' }] });
     const batch = await rpc([
       { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'health', arguments: {} } },
-      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'read', arguments: { uris: ['viking://resources/t/notes.md'] } } },
+      {
+        jsonrpc: '2.0',
+        id: 'b',
+        method: 'tools/call',
+        params: { name: 'read', arguments: { uris: ['viking://resources/t/notes.md'] } },
+      },
     ]);
     expect(batch.status).toBe(200);
     const answers = JSON.parse(await batch.text());
-    const byId = Object.fromEntries((Array.isArray(answers) ? answers : [answers]).map((a: any) => [a.id, a.result.content[0].text]));
+    const byId = Object.fromEntries(
+      (Array.isArray(answers) ? answers : [answers]).map((a: any) => [a.id, a.result.content[0].text]),
+    );
     expect(byId).toEqual({ a: 'OpenViking is healthy (service initialized, storage: VikingFS)', b: '# Notes\n' });
   });
 

@@ -23,17 +23,28 @@ async function connect(app: TestApp, headers: Record<string, string> = {}): Prom
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
-  const r = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown };
+  const r = (await client.callTool({ name, arguments: args })) as {
+    content: { type: string; text: string }[];
+    isError?: boolean;
+    structuredContent?: unknown;
+  };
   return { text: r.content.map((c) => c.text).join(''), isError: r.isError === true, structured: r.structuredContent };
 }
 
 /** Every schema node names one explicit JSON type; no anyOf/oneOf/allOf/$ref anywhere. */
 function assertExplicitTypes(schema: any, path: string): void {
-  expect([path, schema.anyOf, schema.oneOf, schema.allOf, schema.$ref]).toEqual([path, undefined, undefined, undefined, undefined]);
+  expect([path, schema.anyOf, schema.oneOf, schema.allOf, schema.$ref]).toEqual([
+    path,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ]);
   expect([path, typeof schema.type]).toEqual([path, 'string']);
   for (const [k, v] of Object.entries(schema.properties ?? {})) assertExplicitTypes(v, `${path}.${k}`);
   if (schema.items) assertExplicitTypes(schema.items, `${path}[]`);
-  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') assertExplicitTypes(schema.additionalProperties, `${path}{}`);
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+    assertExplicitTypes(schema.additionalProperties, `${path}{}`);
 }
 
 describe('MCP endpoint, dev mode', () => {
@@ -47,15 +58,30 @@ describe('MCP endpoint, dev mode', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    const write = (uri: string, content: string) => app.request('POST', '/api/v1/content/write', { body: { uri, content, mode: 'create', wait: true } });
-    await write('viking://user/default/memories/entities/heron.md', 'Heron Quill is the lighthouse keeper on Skerry island; she logs every storm.');
-    await write('viking://user/default/memories/events/heron-storm.md', '# Summary\nHeron Quill rescued a trawler during the March storm.\n\n# 2026-03-02 ChatLog:\nlong talk about the lighthouse lamp and the storm');
-    await write('viking://user/default/memories/preferences/heron-tea.md', 'Heron Quill prefers smoky lapsang tea at the lighthouse.');
-    await write('viking://resources/lighthouse/lamp-manual.md', '# Lamp manual\n\nThe lighthouse lamp needs a new wick every storm season.\n\n## Cleaning\n\nPolish the lens weekly.');
+    const write = (uri: string, content: string) =>
+      app.request('POST', '/api/v1/content/write', { body: { uri, content, mode: 'create', wait: true } });
+    await write(
+      'viking://user/default/memories/entities/heron.md',
+      'Heron Quill is the lighthouse keeper on Skerry island; she logs every storm.',
+    );
+    await write(
+      'viking://user/default/memories/events/heron-storm.md',
+      '# Summary\nHeron Quill rescued a trawler during the March storm.\n\n# 2026-03-02 ChatLog:\nlong talk about the lighthouse lamp and the storm',
+    );
+    await write(
+      'viking://user/default/memories/preferences/heron-tea.md',
+      'Heron Quill prefers smoky lapsang tea at the lighthouse.',
+    );
+    await write(
+      'viking://resources/lighthouse/lamp-manual.md',
+      '# Lamp manual\n\nThe lighthouse lamp needs a new wick every storm season.\n\n## Cleaning\n\nPolish the lens weekly.',
+    );
     // Directory summaries of directories written in quick succession are coalesced ("deferred"): let
     // them settle, or a tool call and the REST call it is compared with may see different summaries.
-    const abstractOf = async (uri: string) => String((await app.request('GET', `/api/v1/content/abstract?uri=${encodeURIComponent(uri)}`)).body.result ?? '');
-    for (let i = 0; i < 100 && !(await abstractOf('viking://user/default')).includes('memories: 3 items'); i++) await new Promise((r) => setTimeout(r, 100));
+    const abstractOf = async (uri: string) =>
+      String((await app.request('GET', `/api/v1/content/abstract?uri=${encodeURIComponent(uri)}`)).body.result ?? '');
+    for (let i = 0; i < 100 && !(await abstractOf('viking://user/default')).includes('memories: 3 items'); i++)
+      await new Promise((r) => setTimeout(r, 100));
     client = await connect(app);
   });
 
@@ -64,15 +90,38 @@ describe('MCP endpoint, dev mode', () => {
     await app.close();
   });
 
-  it('lists the reference\'s 15 tools plus the legacy recall, with explicit-typed input schemas', async () => {
+  it("lists the reference's 15 tools plus the legacy recall, with explicit-typed input schemas", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
-      'find', 'search', 'read', 'list', 'tree', 'remember', 'write', 'edit', 'add_resource', 'list_watches', 'cancel_watch', 'grep', 'glob', 'forget', 'health', 'recall',
+      'find',
+      'search',
+      'read',
+      'list',
+      'tree',
+      'remember',
+      'write',
+      'edit',
+      'add_resource',
+      'list_watches',
+      'cancel_watch',
+      'grep',
+      'glob',
+      'forget',
+      'health',
+      'recall',
     ]);
     for (const t of tools) assertExplicitTypes(t.inputSchema, t.name);
     const search = tools.find((t) => t.name === 'search')!;
     expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(
-      expect.arrayContaining(['mode', 'detail_by_category', 'other_peer_penalty', 'other_peer_penalties', 'rewrite', 'min_score', 'exclude_uris']),
+      expect.arrayContaining([
+        'mode',
+        'detail_by_category',
+        'other_peer_penalty',
+        'other_peer_penalties',
+        'rewrite',
+        'min_score',
+        'exclude_uris',
+      ]),
     );
     expect((search.inputSchema.properties as any).rewrite.enum).toEqual(['off', 'auto']);
     expect(search.inputSchema.required).toEqual(['query']);
@@ -85,8 +134,20 @@ describe('MCP endpoint, dev mode', () => {
     expect(got.structured).toEqual(want);
     expect(got.text).toBe(listText(want));
     expect(got.text).toContain('viking://user/default/memories/entities/heron.md');
-    const limited = await call(client, 'find', { query: 'Heron Quill lighthouse', limit: 1, min_score: 0, target_uri: 'viking://user/default/memories' });
-    expect(limited.structured).toEqual(await rest(FIND, { query: 'Heron Quill lighthouse', limit: 1, score_threshold: 0, target_uri: 'viking://user/default/memories' }));
+    const limited = await call(client, 'find', {
+      query: 'Heron Quill lighthouse',
+      limit: 1,
+      min_score: 0,
+      target_uri: 'viking://user/default/memories',
+    });
+    expect(limited.structured).toEqual(
+      await rest(FIND, {
+        query: 'Heron Quill lighthouse',
+        limit: 1,
+        score_threshold: 0,
+        target_uri: 'viking://user/default/memories',
+      }),
+    );
   });
 
   it('search in list mode equals POST /search list mode (threshold 0.35 unless min_score)', async () => {
@@ -103,7 +164,16 @@ describe('MCP endpoint, dev mode', () => {
     expect(got.text).toBe(contextText(want, NO_CONTEXT_TEXT));
     expect(got.text).toContain('<memory uri="viking://user/default/memories/');
     const s = got.structured.stats;
-    expect([s.max_tokens, s.score_threshold, s.quotas, s.purpose, s.detail, s.dedup.turns, s.peer_scope, s.rewrite]).toEqual([1600, null, null, null, null, 0, 'all', 'off']);
+    expect([
+      s.max_tokens,
+      s.score_threshold,
+      s.quotas,
+      s.purpose,
+      s.detail,
+      s.dedup.turns,
+      s.peer_scope,
+      s.rewrite,
+    ]).toEqual([1600, null, null, null, null, 0, 'all', 'off']);
     expect(s).not.toHaveProperty('ignored');
   });
 
@@ -143,8 +213,15 @@ describe('MCP endpoint, dev mode', () => {
     expect(want.stats.score_threshold).toBe(0.05);
     expect(want.stats.ignored).toEqual(['limit']);
     expect(want.stats.excluded).toBeGreaterThanOrEqual(1);
-    const scalar = await call(client, 'search', { query: 'Heron Quill storm', mode: 'context', detail: 'abstract', other_peer_penalty: 0.3 });
-    expect(scalar.structured).toEqual(await rest(SEARCH, { query: 'Heron Quill storm', mode: 'context', detail: 'abstract', other_peer_penalty: 0.3 }));
+    const scalar = await call(client, 'search', {
+      query: 'Heron Quill storm',
+      mode: 'context',
+      detail: 'abstract',
+      other_peer_penalty: 0.3,
+    });
+    expect(scalar.structured).toEqual(
+      await rest(SEARCH, { query: 'Heron Quill storm', mode: 'context', detail: 'abstract', other_peer_penalty: 0.3 }),
+    );
     expect(scalar.structured.stats.detail).toBe('abstract');
   });
 
@@ -161,21 +238,48 @@ describe('MCP endpoint, dev mode', () => {
 
   it('search errors: target_uri in context mode, detail with detail_by_category, both penalty forms, context fields in list mode', async () => {
     const target = await call(client, 'search', { query: 'q', mode: 'context', target_uri: 'viking://resources' });
-    const restTarget = await app.request('POST', SEARCH, { body: { query: 'q', mode: 'context', target_uri: 'viking://resources' } });
+    const restTarget = await app.request('POST', SEARCH, {
+      body: { query: 'q', mode: 'context', target_uri: 'viking://resources' },
+    });
     expect(restTarget.status).toBe(400);
-    expect([target.isError, target.text]).toEqual([true, `Error executing tool search: ${restTarget.body.error.message}`]);
-    const both = await call(client, 'search', { query: 'q', mode: 'context', detail: 'full', detail_by_category: { events: 'full' } });
+    expect([target.isError, target.text]).toEqual([
+      true,
+      `Error executing tool search: ${restTarget.body.error.message}`,
+    ]);
+    const both = await call(client, 'search', {
+      query: 'q',
+      mode: 'context',
+      detail: 'full',
+      detail_by_category: { events: 'full' },
+    });
     expect(both.isError).toBe(true);
     expect(both.text).toMatch(/detail_by_category/);
-    const autoWithMap = await call(client, 'search', { query: 'Heron', mode: 'context', detail: 'auto', detail_by_category: { events: 'full' } });
+    const autoWithMap = await call(client, 'search', {
+      query: 'Heron',
+      mode: 'context',
+      detail: 'auto',
+      detail_by_category: { events: 'full' },
+    });
     expect(autoWithMap.isError).toBe(false);
-    const penalties = await call(client, 'search', { query: 'q', mode: 'context', other_peer_penalty: 0.2, other_peer_penalties: { events: 0.1 } });
+    const penalties = await call(client, 'search', {
+      query: 'q',
+      mode: 'context',
+      other_peer_penalty: 0.2,
+      other_peer_penalties: { events: 0.1 },
+    });
     expect([penalties.isError, /other_peer_penalt/.test(penalties.text)]).toEqual([true, true]);
     const listWithContextField = await call(client, 'search', { query: 'q', max_tokens: 900 });
-    const restList = await app.request('POST', SEARCH, { body: { query: 'q', max_tokens: 900, score_threshold: 0.35 } });
-    expect([listWithContextField.isError, listWithContextField.text]).toEqual([true, `Error executing tool search: ${restList.body.error.message}`]);
+    const restList = await app.request('POST', SEARCH, {
+      body: { query: 'q', max_tokens: 900, score_threshold: 0.35 },
+    });
+    expect([listWithContextField.isError, listWithContextField.text]).toEqual([
+      true,
+      `Error executing tool search: ${restList.body.error.message}`,
+    ]);
     const badBudget = await call(client, 'search', { query: 'q', mode: 'context', max_tokens: 10 });
-    expect(badBudget.text).toBe('Error executing tool search: Invalid request parameters: body.max_tokens: Input should be greater than or equal to 64');
+    expect(badBudget.text).toBe(
+      'Error executing tool search: Invalid request parameters: body.max_tokens: Input should be greater than or equal to 64',
+    );
   });
 
   it('recall (legacy) equals POST /recall with the fields omitted: v1 quotas, coding, 1600 tokens, threshold 0.1', async () => {
@@ -185,13 +289,19 @@ describe('MCP endpoint, dev mode', () => {
     expect(got.text).toBe(contextText(want, NO_RECALL_TEXT));
     const s = want.stats;
     expect([s.max_tokens, s.score_threshold, s.purpose, s.quotas, s.deprecated.aliases_used]).toEqual([
-      1600, 0.1, 'coding', { events: 10, entities: 10, preferences: 3, experiences: 0 }, [],
+      1600,
+      0.1,
+      'coding',
+      { events: 10, entities: 10, preferences: 3, experiences: 0 },
+      [],
     ]);
   });
 
   it('recall coerces max_chars to max(1, int), degrades unknown detail strings, maps peer_scope', async () => {
     const chars = await call(client, 'recall', { query: 'Heron Quill storm', max_chars: 6500.9, min_score: 0.05 });
-    expect(chars.structured).toEqual(await rest(RECALL, { query: 'Heron Quill storm', max_chars: 6500, min_score: 0.05 }));
+    expect(chars.structured).toEqual(
+      await rest(RECALL, { query: 'Heron Quill storm', max_chars: 6500, min_score: 0.05 }),
+    );
     expect(chars.structured.stats.max_tokens).toBe(1625);
     const tiny = await call(client, 'recall', { query: 'Heron Quill storm', max_chars: 0 });
     expect(tiny.structured.stats.max_tokens).toBe(64);
@@ -215,7 +325,10 @@ describe('MCP endpoint, dev mode', () => {
     expect(overview.text).toBe('Heron Quill rescued a trawler during the March storm.');
     const abstract = await call(client, 'read', { uris: ['viking://~/memories/entities/heron.md'], level: 'abstract' });
     expect(abstract.text).toContain('lighthouse keeper');
-    const manual = await call(client, 'read', { uris: 'viking://resources/lighthouse/lamp-manual.md', level: 'overview' });
+    const manual = await call(client, 'read', {
+      uris: 'viking://resources/lighthouse/lamp-manual.md',
+      level: 'overview',
+    });
     expect(manual.text).toContain('# Lamp manual');
     expect(manual.text).not.toContain('Polish the lens');
     const dir = 'viking://user/default/memories/events';
@@ -231,9 +344,11 @@ describe('MCP endpoint, dev mode', () => {
     expect([bad.isError, bad.text.startsWith('Invalid URI: viking://user/memories/x.md')]).toEqual([false, true]);
   });
 
-  it('read honours the actor view like GET /content/read: another peer\'s entry is refused, as REST answers 403', async () => {
+  it("read honours the actor view like GET /content/read: another peer's entry is refused, as REST answers 403", async () => {
     const other = 'viking://user/default/peers/bob/memories/events/regatta.md';
-    const w = await app.request('POST', '/api/v1/content/write', { body: { uri: other, content: 'Bob won the Skerry regatta.', mode: 'create', wait: true } });
+    const w = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: other, content: 'Bob won the Skerry regatta.', mode: 'create', wait: true },
+    });
     expect(w.status).toBe(200);
     const actor = await connect(app, { 'x-openviking-actor-peer': 'alice' });
     try {
@@ -241,14 +356,19 @@ describe('MCP endpoint, dev mode', () => {
       const entry = context.structured.entries.find((e: { uri: string }) => e.uri === other);
       expect(entry?.origin).toBe('other_peer');
       const read = await call(actor, 'read', { uris: [other] });
-      const rest = await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(other)}`, { headers: { 'x-openviking-actor-peer': 'alice' } });
+      const rest = await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(other)}`, {
+        headers: { 'x-openviking-actor-peer': 'alice' },
+      });
       expect(rest.status).toBe(404); // dev mode is root: another peer is out of view, so not found
       expect(read.text).toBe(`File not found: ${other}`);
       const own = await call(client, 'read', { uris: [other] }); // no actor view: the whole peers collection
       expect([own.isError, own.text]).toEqual([false, 'Bob won the Skerry regatta.']);
       const outside = await call(actor, 'read', { uris: ['viking://user/someone-else/memories/events/x.md'] });
       // Dev mode is ROOT, so another user's missing file is simply not found.
-      expect([outside.isError, outside.text]).toEqual([false, 'File not found: viking://user/someone-else/memories/events/x.md']);
+      expect([outside.isError, outside.text]).toEqual([
+        false,
+        'File not found: viking://user/someone-else/memories/events/x.md',
+      ]);
     } finally {
       await actor.close();
     }
@@ -272,12 +392,23 @@ describe('MCP endpoint authenticates like REST (api_key mode)', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ rootApiKey: ROOT });
-    const acme = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'acme', admin_user_id: 'boss' } });
-    const alice = await app.request('POST', '/api/v1/admin/accounts/acme/users', { key: acme.body.result.user_key, body: { user_id: 'alice', role: 'user' } });
+    const acme = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'acme', admin_user_id: 'boss' },
+    });
+    const alice = await app.request('POST', '/api/v1/admin/accounts/acme/users', {
+      key: acme.body.result.user_key,
+      body: { user_id: 'alice', role: 'user' },
+    });
     aliceKey = alice.body.result.user_key;
     const w = await app.request('POST', '/api/v1/content/write', {
       key: aliceKey,
-      body: { uri: 'viking://user/alice/memories/preferences/kayak.md', content: 'Alice paddles a red sea kayak on Sundays.', mode: 'create', wait: true },
+      body: {
+        uri: 'viking://user/alice/memories/preferences/kayak.md',
+        content: 'Alice paddles a red sea kayak on Sundays.',
+        mode: 'create',
+        wait: true,
+      },
     });
     expect(w.status).toBe(200);
   });
@@ -289,24 +420,42 @@ describe('MCP endpoint authenticates like REST (api_key mode)', () => {
     for (const headers of auths) {
       const client = await connect(app, headers);
       const got = await call(client, 'search', { query: 'red sea kayak', mode: 'context' });
-      const want = await app.request('POST', SEARCH, { key: aliceKey, body: { query: 'red sea kayak', mode: 'context' } });
+      const want = await app.request('POST', SEARCH, {
+        key: aliceKey,
+        body: { query: 'red sea kayak', mode: 'context' },
+      });
       expect(got.structured).toEqual(want.body.result);
-      expect(got.structured.entries.map((e: { uri: string }) => e.uri)).toContain('viking://user/alice/memories/preferences/kayak.md');
+      expect(got.structured.entries.map((e: { uri: string }) => e.uri)).toContain(
+        'viking://user/alice/memories/preferences/kayak.md',
+      );
       await client.close();
     }
   });
 
   it('no key → 401, a wrong key → 401, the root key → 403, each in a JSON-RPC error body', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     const headers = { accept: 'application/json, text/event-stream' };
     const cases: [Record<string, string>, number, string][] = [
       [{}, 401, 'Missing API Key when resolving identity.'],
       [{ 'x-api-key': 'wrong' }, 401, 'Invalid API Key'],
-      [{ 'x-api-key': ROOT }, 403, 'ROOT API keys cannot access tenant-scoped data APIs in api_key mode; use a user or admin key of the account.'],
+      [
+        { 'x-api-key': ROOT },
+        403,
+        'ROOT API keys cannot access tenant-scoped data APIs in api_key mode; use a user or admin key of the account.',
+      ],
     ];
     for (const [auth, status, message] of cases) {
       const r = await app.request('POST', '/mcp', { body: init, headers: { ...headers, ...auth } });
-      expect([auth, r.status, r.body]).toEqual([auth, status, { jsonrpc: '2.0', id: null, error: { code: -32001, message } }]);
+      expect([auth, r.status, r.body]).toEqual([
+        auth,
+        status,
+        { jsonrpc: '2.0', id: null, error: { code: -32001, message } },
+      ]);
     }
     await expect(connect(app)).rejects.toThrow(/Missing API Key/);
   });

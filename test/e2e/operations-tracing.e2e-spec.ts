@@ -1,5 +1,13 @@
 import { createServer, Server } from 'node:http';
-import { AppProcess, buildDist, createTestDatabase, freePort, startAppProcess, TestDatabase, waitReady } from '@app/testing';
+import {
+  AppProcess,
+  buildDist,
+  createTestDatabase,
+  freePort,
+  startAppProcess,
+  TestDatabase,
+  waitReady,
+} from '@app/testing';
 
 // Separate gateway, retriever and assembler processes share one PostgreSQL store, so this suite runs
 // where the CI provides PostgreSQL (like faults.e2e-spec.ts). The collector is a local HTTP server
@@ -25,7 +33,8 @@ interface OtlpBody {
   }[];
 }
 
-const attrs = (list: OtlpAttr[] = []) => Object.fromEntries(list.map((a) => [a.key, a.value.stringValue ?? a.value.intValue]));
+const attrs = (list: OtlpAttr[] = []) =>
+  Object.fromEntries(list.map((a) => [a.key, a.value.stringValue ?? a.value.intValue]));
 
 async function eventually(check: () => Promise<boolean> | boolean, ms = 30000): Promise<void> {
   const until = Date.now() + ms;
@@ -65,8 +74,12 @@ suite('tracing: one request, spans from every process it touched', () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     const env = {
-      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? '',
-      MUNINN_QUEUE_PREFIX: `tracing-${port}`, MUNINN_OTLP_TRACES_URL: `http://127.0.0.1:${otlpPort}/v1/traces`,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      MUNINN_QUEUE_PREFIX: `tracing-${port}`,
+      MUNINN_OTLP_TRACES_URL: `http://127.0.0.1:${otlpPort}/v1/traces`,
     };
     procs = (['gateway', 'retriever', 'assembler'] as const).map((app) => startAppProcess(app, env));
     await waitReady(url);
@@ -74,7 +87,8 @@ suite('tracing: one request, spans from every process it touched', () => {
 
   afterAll(async () => {
     // On a failure, what the processes said is the first thing to read.
-    for (const p of procs) if (p.child.exitCode !== null) process.stdout.write(`[tracing] exited early:\n${p.output().slice(-2000)}\n`);
+    for (const p of procs)
+      if (p.child.exitCode !== null) process.stdout.write(`[tracing] exited early:\n${p.output().slice(-2000)}\n`);
     await Promise.all(procs.map((p) => p.kill('SIGKILL')));
     await new Promise((r) => collector?.close(r));
     await db?.drop();
@@ -82,12 +96,23 @@ suite('tracing: one request, spans from every process it touched', () => {
 
   it('a context request is one trace: gateway → queue → retriever and assembler → store', async () => {
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
     const w = await post('/api/v1/content/write', {
-      uri: 'viking://~/memories/entities/quokka.md', content: 'The quokka lives on Rottnest Island.', mode: 'create', wait: true,
+      uri: 'viking://~/memories/entities/quokka.md',
+      content: 'The quokka lives on Rottnest Island.',
+      mode: 'create',
+      wait: true,
     });
     expect(w.status).toBe(200);
-    const r = await post('/api/v1/search/search', { query: 'quokka island', mode: 'context' }, { 'x-request-id': 'trace-me-42' });
+    const r = await post(
+      '/api/v1/search/search',
+      { query: 'quokka island', mode: 'context' },
+      { 'x-request-id': 'trace-me-42' },
+    );
     expect(r.status).toBe(200);
 
     let traceId = '';
@@ -95,10 +120,18 @@ suite('tracing: one request, spans from every process it touched', () => {
     await eventually(() => {
       traceId = spans.find((s) => s.attributes['muninn.request_id'] === 'trace-me-42')?.traceId ?? '';
       const names = new Set(inTrace().map((s) => `${s.service} ${s.name}`));
-      return ['muninn-retriever find process', 'muninn-assembler assemble process', 'muninn-retriever store query'].every((n) => names.has(n));
+      return [
+        'muninn-retriever find process',
+        'muninn-assembler assemble process',
+        'muninn-retriever store query',
+      ].every((n) => names.has(n));
     });
     const got = inTrace();
-    expect([...new Set(got.map((s) => s.service))].sort()).toEqual(['muninn-assembler', 'muninn-gateway', 'muninn-retriever']);
+    expect([...new Set(got.map((s) => s.service))].sort()).toEqual([
+      'muninn-assembler',
+      'muninn-gateway',
+      'muninn-retriever',
+    ]);
     const root = got.find((s) => s.service === 'muninn-gateway' && s.name === 'HTTP POST /api/v1/search/search')!;
     expect(root).toBeDefined();
     // Every worker span hangs under a gateway `send` span, which hangs (through the handler) under the request.
@@ -106,7 +139,9 @@ suite('tracing: one request, spans from every process it touched', () => {
     for (const consumer of got.filter((s) => s.name.endsWith(' process'))) {
       const producer = byId.get(consumer.parentSpanId ?? '');
       expect({ consumer: consumer.name, producer: producer?.name, service: producer?.service }).toEqual({
-        consumer: consumer.name, producer: consumer.name.replace(' process', ' send'), service: 'muninn-gateway',
+        consumer: consumer.name,
+        producer: consumer.name.replace(' process', ' send'),
+        service: 'muninn-gateway',
       });
     }
     const stores = got.filter((s) => s.name === 'store query' && s.service !== 'muninn-gateway');

@@ -13,7 +13,8 @@ describe('operations: readiness and the queue dashboard', () => {
     const body = { account_id: 'ops', admin_user_id: 'boss' };
     adminKey = (await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body })).body.result.user_key;
     const user = { user_id: 'u1', role: 'user' };
-    userKey = (await app.request('POST', '/api/v1/admin/accounts/ops/users', { key: adminKey, body: user })).body.result.user_key;
+    userKey = (await app.request('POST', '/api/v1/admin/accounts/ops/users', { key: adminKey, body: user })).body.result
+      .user_key;
   });
 
   afterAll(() => app?.close());

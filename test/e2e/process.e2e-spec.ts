@@ -30,7 +30,13 @@ describe('the built server as a process (npm start)', () => {
 
   it('serves on the configured port, and keeps data across a restart (embedded store on disk)', async () => {
     const port = await freePort();
-    const env = { PORT: String(port), HOST: '127.0.0.1', REDIS_URL: process.env.REDIS_URL ?? '', MUNINN_DATA_DIR: dataDir, MUNINN_QUEUE_PREFIX: `proc-${port}` };
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      MUNINN_DATA_DIR: dataDir,
+      MUNINN_QUEUE_PREFIX: `proc-${port}`,
+    };
     const url = `http://127.0.0.1:${port}`;
     let child = run(env);
     try {
@@ -40,7 +46,12 @@ describe('the built server as a process (npm start)', () => {
       const w = await fetch(`${url}/api/v1/content/write`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ uri: 'viking://~/memories/entities/kept.md', content: 'survives restarts', mode: 'create', wait: true }),
+        body: JSON.stringify({
+          uri: 'viking://~/memories/entities/kept.md',
+          content: 'survives restarts',
+          mode: 'create',
+          wait: true,
+        }),
       });
       expect(w.status).toBe(200);
       // Graceful: shutdown hooks close workers and the store, then re-raise SIGTERM.

@@ -9,8 +9,13 @@ describe('POST /api/v1/content/reindex', () => {
   beforeAll(async () => {
     app = await startTestApp({});
     db = app.nest.get<Db>(STORE_DB);
-    for (const [name, text] of [['a', 'Keeps bees on the roof.'], ['b', 'Collects vintage fountain pens.']]) {
-      await app.request('POST', '/api/v1/content/write', { body: { uri: `viking://~/memories/entities/${name}.md`, content: text, mode: 'create', wait: true } });
+    for (const [name, text] of [
+      ['a', 'Keeps bees on the roof.'],
+      ['b', 'Collects vintage fountain pens.'],
+    ]) {
+      await app.request('POST', '/api/v1/content/write', {
+        body: { uri: `viking://~/memories/entities/${name}.md`, content: text, mode: 'create', wait: true },
+      });
     }
   });
 
@@ -19,21 +24,39 @@ describe('POST /api/v1/content/reindex', () => {
   it('re-embeds a subtree written by another embedder, with the current one', async () => {
     const current = app.nest.get<Embedder>(EMBEDDER).id;
     // What switching embedders leaves behind: vectors from a model this process does not run.
-    await db.query(`UPDATE nodes SET embedder_id = 'old-model:v0', embedding = NULL WHERE uri LIKE 'viking://user/default/memories%'`);
-    const r = await app.request('POST', '/api/v1/content/reindex', { body: { uri: 'viking://~/memories', wait: true } });
+    await db.query(
+      `UPDATE nodes SET embedder_id = 'old-model:v0', embedding = NULL WHERE uri LIKE 'viking://user/default/memories%'`,
+    );
+    const r = await app.request('POST', '/api/v1/content/reindex', {
+      body: { uri: 'viking://~/memories', wait: true },
+    });
     expect(r.status).toBe(200);
-    expect(r.body.result).toMatchObject({ uri: 'viking://user/default/memories', status: 'completed', object_type: 'directory', scanned_records: 4, rebuilt_records: 4, failed_records: 0 });
+    expect(r.body.result).toMatchObject({
+      uri: 'viking://user/default/memories',
+      status: 'completed',
+      object_type: 'directory',
+      scanned_records: 4,
+      rebuilt_records: 4,
+      failed_records: 0,
+    });
     const { rows } = await db.query<{ embedder_id: string; has: boolean }>(
       `SELECT embedder_id, embedding IS NOT NULL AS has FROM nodes WHERE uri LIKE 'viking://user/default/memories/entities/%'`,
     );
-    expect(rows).toEqual([{ embedder_id: current, has: true }, { embedder_id: current, has: true }]);
+    expect(rows).toEqual([
+      { embedder_id: current, has: true },
+      { embedder_id: current, has: true },
+    ]);
     const find = await app.request('POST', '/api/v1/search/find', { body: { query: 'beekeeping on the roof' } });
     expect(find.body.result.memories[0].uri).toBe('viking://user/default/memories/entities/a.md');
   });
 
   it('refuses what the caller may not change and what does not exist', async () => {
-    expect((await app.request('POST', '/api/v1/content/reindex', { body: { uri: 'viking://~/nothing-here' } })).status).toBe(404);
-    expect((await app.request('POST', '/api/v1/content/reindex', { body: { uri: 'viking://~/memories', bogus: 1 } })).status).toBe(400);
+    expect(
+      (await app.request('POST', '/api/v1/content/reindex', { body: { uri: 'viking://~/nothing-here' } })).status,
+    ).toBe(404);
+    expect(
+      (await app.request('POST', '/api/v1/content/reindex', { body: { uri: 'viking://~/memories', bogus: 1 } })).status,
+    ).toBe(400);
     // Nobody, not even a dev-mode root, writes the viking:// root itself.
     const root = await app.request('POST', '/api/v1/content/reindex', { body: { uri: 'viking://' } });
     expect(root.status).toBe(403);
@@ -41,7 +64,9 @@ describe('POST /api/v1/content/reindex', () => {
   });
 
   it('can answer at once and leave the work queued', async () => {
-    const r = await app.request('POST', '/api/v1/content/reindex', { body: { uri: 'viking://~/memories/entities/b.md', wait: false } });
+    const r = await app.request('POST', '/api/v1/content/reindex', {
+      body: { uri: 'viking://~/memories/entities/b.md', wait: false },
+    });
     expect(r.body.result).toMatchObject({ status: 'accepted', scanned_records: 1 });
   });
 });

@@ -24,39 +24,120 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
   let globexAlice: string;
 
   const write = async (key: string, uri: string, content: string, tags?: string[]) => {
-    const r = await app.request('POST', '/api/v1/content/write', { key, body: { uri, content, mode: 'create', wait: true, ...(tags ? { tags } : {}) } });
+    const r = await app.request('POST', '/api/v1/content/write', {
+      key,
+      body: { uri, content, mode: 'create', wait: true, ...(tags ? { tags } : {}) },
+    });
     expect(r.status).toBe(200);
     expect(r.body.result.vector_status).toBe('complete');
   };
-  const find = (key: string, body: unknown, headers?: Record<string, string>) => app.request('POST', FIND, { key, body, headers });
+  const find = (key: string, body: unknown, headers?: Record<string, string>) =>
+    app.request('POST', FIND, { key, body, headers });
 
   beforeAll(async () => {
     app = await startTestApp({ store, rootApiKey: ROOT });
-    const acme = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'acme', admin_user_id: 'boss' } });
+    const acme = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'acme', admin_user_id: 'boss' },
+    });
     const admin = acme.body.result.user_key;
-    alice = (await app.request('POST', '/api/v1/admin/accounts/acme/users', { key: admin, body: { user_id: 'alice', role: 'user' } })).body.result.user_key;
-    bob = (await app.request('POST', '/api/v1/admin/accounts/acme/users', { key: admin, body: { user_id: 'bob', role: 'user' } })).body.result.user_key;
+    alice = (
+      await app.request('POST', '/api/v1/admin/accounts/acme/users', {
+        key: admin,
+        body: { user_id: 'alice', role: 'user' },
+      })
+    ).body.result.user_key;
+    bob = (
+      await app.request('POST', '/api/v1/admin/accounts/acme/users', {
+        key: admin,
+        body: { user_id: 'bob', role: 'user' },
+      })
+    ).body.result.user_key;
     // Same user id in another account: identical URIs, different tenant.
-    const globex = await app.request('POST', '/api/v1/admin/accounts', { key: ROOT, body: { account_id: 'globex', admin_user_id: 'gboss' } });
-    globexAlice = (await app.request('POST', '/api/v1/admin/accounts/globex/users', { key: globex.body.result.user_key, body: { user_id: 'alice', role: 'user' } })).body.result.user_key;
+    const globex = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'globex', admin_user_id: 'gboss' },
+    });
+    globexAlice = (
+      await app.request('POST', '/api/v1/admin/accounts/globex/users', {
+        key: globex.body.result.user_key,
+        body: { user_id: 'alice', role: 'user' },
+      })
+    ).body.result.user_key;
 
-    await write(alice, 'viking://user/alice/memories/preferences/coffee.md', '# Summary\nAlice prefers drinking dark roast coffee with oat milk every morning before work.', ['topic=coffee']);
-    await write(alice, 'viking://user/alice/memories/events/outage.md', '# Summary\nThe payment service crashed with ERR_CONN_RESET right after deploying build 4711 on Friday.');
-    await write(alice, 'viking://user/alice/memories/entities/cat.md', '# Summary\nAlice has a grey cat called Miso who sleeps on the windowsill.');
-    await write(alice, 'viking://user/alice/memories/events/planning.md', '# Summary\nThe quarterly planning meeting moved to Thursday afternoon.');
-    await write(alice, 'viking://user/alice/memories/preferences/allergy.md', '# Summary\n用户对花生过敏，吃了会起疹子。');
+    await write(
+      alice,
+      'viking://user/alice/memories/preferences/coffee.md',
+      '# Summary\nAlice prefers drinking dark roast coffee with oat milk every morning before work.',
+      ['topic=coffee'],
+    );
+    await write(
+      alice,
+      'viking://user/alice/memories/events/outage.md',
+      '# Summary\nThe payment service crashed with ERR_CONN_RESET right after deploying build 4711 on Friday.',
+    );
+    await write(
+      alice,
+      'viking://user/alice/memories/entities/cat.md',
+      '# Summary\nAlice has a grey cat called Miso who sleeps on the windowsill.',
+    );
+    await write(
+      alice,
+      'viking://user/alice/memories/events/planning.md',
+      '# Summary\nThe quarterly planning meeting moved to Thursday afternoon.',
+    );
+    await write(
+      alice,
+      'viking://user/alice/memories/preferences/allergy.md',
+      '# Summary\n用户对花生过敏，吃了会起疹子。',
+    );
     await write(alice, 'viking://user/alice/memories/events/running.md', '# Summary\n用户每天早上六点起床去公园跑步。');
-    await write(alice, 'viking://resources/guides/deploy.md', '# Deploy guide\n\nRun the blue-green deploy script and watch the dashboards.');
-    await write(alice, 'viking://resources/guides/rollback.md', '# Rollback guide\n\nRevert the release tag and redeploy the previous build.');
-    await write(alice, 'viking://user/alice/skills/brew-coffee.md', '# Brew coffee\n\nA skill that explains how to brew pour-over coffee.');
-    await write(alice, 'viking://user/alice/peers/p1/memories/music.md', '# Summary\nPeer one loves saxophone jazz records.');
-    await write(alice, 'viking://user/alice/peers/p2/memories/music.md', '# Summary\nPeer two loves saxophone jazz concerts.');
-    await write(bob, 'viking://user/bob/memories/events/secret.md', '# Summary\nBob hid the saxophone jazz tickets for zebra-quasar night.');
-    await write(globexAlice, 'viking://user/alice/memories/events/secret.md', '# Summary\nGlobex zebra-quasar launch codes ERR_CONN_RESET and saxophone jazz.', ['tenant=globex']);
-    await write(globexAlice, 'viking://resources/globex-plan.md', '# Globex plan\n\nzebra-quasar rollout of the payment service.');
+    await write(
+      alice,
+      'viking://resources/guides/deploy.md',
+      '# Deploy guide\n\nRun the blue-green deploy script and watch the dashboards.',
+    );
+    await write(
+      alice,
+      'viking://resources/guides/rollback.md',
+      '# Rollback guide\n\nRevert the release tag and redeploy the previous build.',
+    );
+    await write(
+      alice,
+      'viking://user/alice/skills/brew-coffee.md',
+      '# Brew coffee\n\nA skill that explains how to brew pour-over coffee.',
+    );
+    await write(
+      alice,
+      'viking://user/alice/peers/p1/memories/music.md',
+      '# Summary\nPeer one loves saxophone jazz records.',
+    );
+    await write(
+      alice,
+      'viking://user/alice/peers/p2/memories/music.md',
+      '# Summary\nPeer two loves saxophone jazz concerts.',
+    );
+    await write(
+      bob,
+      'viking://user/bob/memories/events/secret.md',
+      '# Summary\nBob hid the saxophone jazz tickets for zebra-quasar night.',
+    );
+    await write(
+      globexAlice,
+      'viking://user/alice/memories/events/secret.md',
+      '# Summary\nGlobex zebra-quasar launch codes ERR_CONN_RESET and saxophone jazz.',
+      ['tenant=globex'],
+    );
+    await write(
+      globexAlice,
+      'viking://resources/globex-plan.md',
+      '# Globex plan\n\nzebra-quasar rollout of the payment service.',
+    );
     // Directory summaries of a directory written in quick succession are coalesced (semantic_status
     // "deferred"): let them settle before asserting on rankings that include directories.
-    const abstractOf = async (uri: string) => (await app.request('GET', `/api/v1/content/abstract?uri=${encodeURIComponent(uri)}`, { key: alice })).body.result ?? '';
+    const abstractOf = async (uri: string) =>
+      (await app.request('GET', `/api/v1/content/abstract?uri=${encodeURIComponent(uri)}`, { key: alice })).body
+        .result ?? '';
     await eventually(async () => String(await abstractOf('viking://user/alice/memories/events')).includes('3 items'));
     await eventually(async () => String(await abstractOf('viking://resources/guides')).includes('2 items'));
   });
@@ -72,7 +153,8 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
       uri: 'viking://user/alice/memories/events/outage.md',
       context_type: 'memory',
       level: 2,
-      abstract: '# Summary\nThe payment service crashed with ERR_CONN_RESET right after deploying build 4711 on Friday.',
+      abstract:
+        '# Summary\nThe payment service crashed with ERR_CONN_RESET right after deploying build 4711 on Friday.',
       tags: [],
     });
     expect(exact.body.result.memories[0].score).toBeGreaterThan(0.6);
@@ -109,7 +191,9 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
       for (const h of list) expect(h.score > 0 && h.score <= 1).toBe(true);
     }
     expect(r.body.result.skills.map((h: Hit) => h.uri)).toContain('viking://user/alice/skills/brew-coffee.md');
-    expect(r.body.result.resources.map((h: Hit) => h.context_type)).toEqual(r.body.result.resources.map(() => 'resource'));
+    expect(r.body.result.resources.map((h: Hit) => h.context_type)).toEqual(
+      r.body.result.resources.map(() => 'resource'),
+    );
     const two = await find(alice, { query: 'coffee jazz deploy payment', limit: 50, node_limit: 2 });
     expect(two.body.result.total).toBe(2);
     const one = await find(alice, { query: 'coffee jazz deploy payment', limit: 1 });
@@ -130,7 +214,15 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
       { target_uri: 'viking://user/alice/memories/events' },
       { target_uri: ['viking://resources', 'viking://~'] },
       { filter: { op: 'prefix', field: 'uri', prefix: 'viking://' } },
-      { filter: { op: 'or', conds: [{ op: 'must', field: 'context_type', conds: ['memory', 'resource'] }, { op: 'contains', field: 'abstract', substring: 'zebra' }] } },
+      {
+        filter: {
+          op: 'or',
+          conds: [
+            { op: 'must', field: 'context_type', conds: ['memory', 'resource'] },
+            { op: 'contains', field: 'abstract', substring: 'zebra' },
+          ],
+        },
+      },
       { tags: ['tenant=globex'] },
     ];
     for (const extra of crafted) {
@@ -142,7 +234,10 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     expect(tagged.body.result.total).toBe(0);
     const otherUser = await find(alice, { query: 'zebra', target_uri: 'viking://user/bob/memories' });
     expect(otherUser.status).toBe(403);
-    expect(otherUser.body).toMatchObject({ status: 'error', error: { code: 'PERMISSION_DENIED', message: 'Access denied for viking://user/bob/memories' } });
+    expect(otherUser.body).toMatchObject({
+      status: 'error',
+      error: { code: 'PERMISSION_DENIED', message: 'Access denied for viking://user/bob/memories' },
+    });
     // Globex sees its own node, by the same URI alice@acme could not reach.
     const own = await find(globexAlice, { query: 'zebra-quasar launch codes' });
     expect(urisOf(own.body)).toContain('viking://user/alice/memories/events/secret.md');
@@ -151,13 +246,26 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
 
   it('applies the actor-peer view: other peers are hidden, and targeting one is 403', async () => {
     const all = await find(alice, { query: 'saxophone jazz' });
-    expect(urisOf(all.body)).toEqual(expect.arrayContaining(['viking://user/alice/peers/p1/memories/music.md', 'viking://user/alice/peers/p2/memories/music.md']));
+    expect(urisOf(all.body)).toEqual(
+      expect.arrayContaining([
+        'viking://user/alice/peers/p1/memories/music.md',
+        'viking://user/alice/peers/p2/memories/music.md',
+      ]),
+    );
     const asP1 = await find(alice, { query: 'saxophone jazz' }, { 'x-openviking-actor-peer': 'p1' });
     expect(urisOf(asP1.body)).toContain('viking://user/alice/peers/p1/memories/music.md');
     expect(urisOf(asP1.body)).not.toContain('viking://user/alice/peers/p2/memories/music.md');
-    const peersTarget = await find(alice, { query: 'saxophone jazz', target_uri: 'viking://user/alice/peers', level: 2 }, { 'x-openviking-actor-peer': 'p1' });
+    const peersTarget = await find(
+      alice,
+      { query: 'saxophone jazz', target_uri: 'viking://user/alice/peers', level: 2 },
+      { 'x-openviking-actor-peer': 'p1' },
+    );
     expect(urisOf(peersTarget.body)).toEqual(['viking://user/alice/peers/p1/memories/music.md']);
-    const other = await find(alice, { query: 'jazz', target_uri: 'viking://user/alice/peers/p2' }, { 'x-openviking-actor-peer': 'p1' });
+    const other = await find(
+      alice,
+      { query: 'jazz', target_uri: 'viking://user/alice/peers/p2' },
+      { 'x-openviking-actor-peer': 'p1' },
+    );
     expect(other.status).toBe(403);
     expect(other.body.error.message).toBe("Actor peer cannot access another peer's context.");
   });
@@ -172,12 +280,22 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     expect(hitsOf(l0.body).map((h) => [h.uri, h.level])).toContainEqual(['viking://resources/guides/.abstract.md', 0]);
     expect(hitsOf(l0.body).every((h) => h.level === 0)).toBe(true);
 
-    await write(alice, 'viking://resources/guides/canary.md', '# Canary guide\n\nShift five percent of traffic to the canary first.');
+    await write(
+      alice,
+      'viking://resources/guides/canary.md',
+      '# Canary guide\n\nShift five percent of traffic to the canary first.',
+    );
     const overviewOf = async (query: string) =>
-      hitsOf((await find(alice, { query, level: [1], target_uri: 'viking://resources/guides' })).body).find((h) => h.uri === 'viking://resources/guides/.overview.md')!.abstract;
+      hitsOf((await find(alice, { query, level: [1], target_uri: 'viking://resources/guides' })).body).find(
+        (h) => h.uri === 'viking://resources/guides/.overview.md',
+      )!.abstract;
     await eventually(async () => (await overviewOf('guides canary')).includes('canary.md'));
 
-    const del = await app.request('DELETE', `/api/v1/fs?uri=${encodeURIComponent('viking://resources/guides/rollback.md')}&wait=true`, { key: alice });
+    const del = await app.request(
+      'DELETE',
+      `/api/v1/fs?uri=${encodeURIComponent('viking://resources/guides/rollback.md')}&wait=true`,
+      { key: alice },
+    );
     expect(del.status).toBe(200);
     const gone = await find(alice, { query: 'rollback revert release tag', limit: 50 });
     expect(urisOf(gone.body)).not.toContain('viking://resources/guides/rollback.md');
@@ -224,8 +342,15 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     const recent = await find(alice, { query: 'coffee', since: '1h' });
     expect(urisOf(recent.body)).toContain('viking://user/alice/memories/preferences/coffee.md');
     expect((await find(alice, { query: 'coffee', until: '2000-01-01' })).body.result.total).toBe(0);
-    expect((await find(alice, { query: 'coffee', since: '2999-01-01', time_field: 'created_at' })).body.result.total).toBe(0);
-    const window = await find(alice, { query: 'coffee', since: '2000-01-01', until: '2999-12-31T00:00:00Z', time_field: 'created_at' });
+    expect(
+      (await find(alice, { query: 'coffee', since: '2999-01-01', time_field: 'created_at' })).body.result.total,
+    ).toBe(0);
+    const window = await find(alice, {
+      query: 'coffee',
+      since: '2000-01-01',
+      until: '2999-12-31T00:00:00Z',
+      time_field: 'created_at',
+    });
     expect(window.body.result.total).toBeGreaterThan(0);
 
     const files = await find(alice, { query: 'guides deploy', level: [2] });
@@ -236,8 +361,16 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
   });
 
   it('adds provenance and telemetry only when asked', async () => {
-    const r = await find(alice, { query: 'coffee', include_provenance: true, telemetry: true, target_uri: 'viking://~/memories' });
-    expect(r.body.result.provenance).toEqual({ searched_directories: ['viking://user/alice/memories'], matched_contexts: urisOf(r.body) });
+    const r = await find(alice, {
+      query: 'coffee',
+      include_provenance: true,
+      telemetry: true,
+      target_uri: 'viking://~/memories',
+    });
+    expect(r.body.result.provenance).toEqual({
+      searched_directories: ['viking://user/alice/memories'],
+      matched_contexts: urisOf(r.body),
+    });
     expect(r.body.telemetry.summary.operation).toBe('search.find');
     const plain = await find(alice, { query: 'coffee' });
     expect(plain.body.result.provenance).toBeUndefined();
@@ -246,19 +379,63 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
 
   describe('rejects bad input with the contract envelope', () => {
     const validation: [string, Record<string, unknown>, string][] = [
-      ['unknown field', { query: 'q', bogus: 1 }, 'Invalid request parameters: body.bogus: Extra inputs are not permitted'],
+      [
+        'unknown field',
+        { query: 'q', bogus: 1 },
+        'Invalid request parameters: body.bogus: Extra inputs are not permitted',
+      ],
       ['non-string query', { query: 3 }, 'Invalid request parameters: body.query: Input should be a valid string'],
       ['null query', { query: null }, 'Invalid request parameters: body.query: Input should be a valid string'],
-      ['non-integer limit', { query: 'q', limit: 'ten' }, 'Invalid request parameters: body.limit: Input should be a valid integer'],
-      ['fractional node_limit', { query: 'q', node_limit: 2.5 }, 'Invalid request parameters: body.node_limit: Input should be a valid integer'],
-      ['non-numeric score_threshold', { query: 'q', score_threshold: 'high' }, 'Invalid request parameters: body.score_threshold: Input should be a valid number'],
-      ['filter not an object', { query: 'q', filter: [1] }, 'Invalid request parameters: body.filter: Input should be a valid dictionary'],
-      ['tags not a list', { query: 'q', tags: 'a=b' }, 'Invalid request parameters: body.tags: Input should be a valid list'],
-      ['time_field not allowed', { query: 'q', time_field: 'deleted_at' }, 'Invalid request parameters: body.time_field: Input should be one of: updated_at, created_at'],
-      ['fractional level', { query: 'q', level: 1.5 }, 'Invalid request parameters: body.level: Input should be a valid integer, a string such as "0,2", or a list of integers'],
-      ['target_uri number', { query: 'q', target_uri: 7 }, 'Invalid request parameters: body.target_uri: Input should be a valid string or a list of strings'],
-      ['include_provenance not boolean', { query: 'q', include_provenance: 'maybe' }, 'Invalid request parameters: body.include_provenance: Input should be a valid boolean'],
-      ['telemetry number', { query: 'q', telemetry: 3 }, 'Invalid request parameters: body.telemetry: Input should be a valid boolean or a dictionary'],
+      [
+        'non-integer limit',
+        { query: 'q', limit: 'ten' },
+        'Invalid request parameters: body.limit: Input should be a valid integer',
+      ],
+      [
+        'fractional node_limit',
+        { query: 'q', node_limit: 2.5 },
+        'Invalid request parameters: body.node_limit: Input should be a valid integer',
+      ],
+      [
+        'non-numeric score_threshold',
+        { query: 'q', score_threshold: 'high' },
+        'Invalid request parameters: body.score_threshold: Input should be a valid number',
+      ],
+      [
+        'filter not an object',
+        { query: 'q', filter: [1] },
+        'Invalid request parameters: body.filter: Input should be a valid dictionary',
+      ],
+      [
+        'tags not a list',
+        { query: 'q', tags: 'a=b' },
+        'Invalid request parameters: body.tags: Input should be a valid list',
+      ],
+      [
+        'time_field not allowed',
+        { query: 'q', time_field: 'deleted_at' },
+        'Invalid request parameters: body.time_field: Input should be one of: updated_at, created_at',
+      ],
+      [
+        'fractional level',
+        { query: 'q', level: 1.5 },
+        'Invalid request parameters: body.level: Input should be a valid integer, a string such as "0,2", or a list of integers',
+      ],
+      [
+        'target_uri number',
+        { query: 'q', target_uri: 7 },
+        'Invalid request parameters: body.target_uri: Input should be a valid string or a list of strings',
+      ],
+      [
+        'include_provenance not boolean',
+        { query: 'q', include_provenance: 'maybe' },
+        'Invalid request parameters: body.include_provenance: Input should be a valid boolean',
+      ],
+      [
+        'telemetry number',
+        { query: 'q', telemetry: 3 },
+        'Invalid request parameters: body.telemetry: Input should be a valid boolean or a dictionary',
+      ],
     ];
     it.each(validation)('%s → 400 validation envelope (both routes)', async (_name, body, message) => {
       for (const path of [FIND, SEARCH]) {
@@ -274,34 +451,81 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     const domain: [string, Record<string, unknown>, string, string?][] = [
       ['empty body', {}, 'Search query or image_url must not be empty.'],
       ['blank query', { query: '  \n ' }, 'Search query or image_url must not be empty.'],
-      ['unknown context_type', { query: 'q', context_type: 'memories' }, 'context_type must be one or more of: memory, resource, skill'],
+      [
+        'unknown context_type',
+        { query: 'q', context_type: 'memories' },
+        'context_type must be one or more of: memory, resource, skill',
+      ],
       ['malformed tag', { query: 'q', tags: ['lang'] }, "invalid search tag 'lang': expected strict k=v format"],
-      ['empty tag value', { query: 'q', tags: ['a='] }, "invalid search tag 'a=': key and value must both be non-empty"],
+      [
+        'empty tag value',
+        { query: 'q', tags: ['a='] },
+        "invalid search tag 'a=': key and value must both be non-empty",
+      ],
       ['unparsable since', { query: 'q', since: 'yesterday' }, "Invalid isoformat string: 'yesterday'"],
-      ['inverted range', { query: 'q', since: '2026-02-01', until: '2026-01-01' }, 'since must be earlier than or equal to until'],
-      ['unknown filter field', { query: 'q', filter: { op: 'must', field: 'owner', conds: ['x'] } }, "filter.field 'owner' is not searchable; use one of: uri, parent_uri, context_type, abstract, tags, search_tags, created_at, updated_at, level"],
-      ['unknown filter op', { query: 'q', filter: { op: 'near', field: 'uri' } }, 'filter.op must be one of: and, or, must, must_not, prefix, contains, regex, range, range_out, time_range'],
-      ['bad time_range value', { query: 'q', filter: { op: 'time_range', field: 'updated_at', gte: 'soon' } }, "Invalid isoformat string: 'soon'"],
-      ['image_url with an unknown scheme', { query: 'q', image_url: 'ftp://x/y.png' }, 'image_url must be a data:image/...;base64 URL, an http(s):// URL or a viking:// URI'],
-      ['image_url with a text-only embedder', { image_url: 'data:image/png;base64,iVBORw0KGgo=' }, 'image_url is not supported: the configured embedder (local-hash:v1:512) has no image support'],
-      ['legacy uid-less target', { query: 'q', target_uri: 'viking://user/memories' }, 'Invalid URI: viking://user/memories', 'INVALID_URI'],
+      [
+        'inverted range',
+        { query: 'q', since: '2026-02-01', until: '2026-01-01' },
+        'since must be earlier than or equal to until',
+      ],
+      [
+        'unknown filter field',
+        { query: 'q', filter: { op: 'must', field: 'owner', conds: ['x'] } },
+        "filter.field 'owner' is not searchable; use one of: uri, parent_uri, context_type, abstract, tags, search_tags, created_at, updated_at, level",
+      ],
+      [
+        'unknown filter op',
+        { query: 'q', filter: { op: 'near', field: 'uri' } },
+        'filter.op must be one of: and, or, must, must_not, prefix, contains, regex, range, range_out, time_range',
+      ],
+      [
+        'bad time_range value',
+        { query: 'q', filter: { op: 'time_range', field: 'updated_at', gte: 'soon' } },
+        "Invalid isoformat string: 'soon'",
+      ],
+      [
+        'image_url with an unknown scheme',
+        { query: 'q', image_url: 'ftp://x/y.png' },
+        'image_url must be a data:image/...;base64 URL, an http(s):// URL or a viking:// URI',
+      ],
+      [
+        'image_url with a text-only embedder',
+        { image_url: 'data:image/png;base64,iVBORw0KGgo=' },
+        'image_url is not supported: the configured embedder (local-hash:v1:512) has no image support',
+      ],
+      [
+        'legacy uid-less target',
+        { query: 'q', target_uri: 'viking://user/memories' },
+        'Invalid URI: viking://user/memories',
+        'INVALID_URI',
+      ],
     ];
-    it.each(domain)('%s → 400 domain envelope (both routes)', async (_name, body, message, code = 'INVALID_ARGUMENT') => {
-      for (const path of [FIND, SEARCH]) {
-        const r = await app.request('POST', path, { key: alice, body });
-        expect(r.status).toBe(400);
-        expect(r.body).toMatchObject({ status: 'error', result: null, error: { code } });
-        expect(r.body.error.message.startsWith(message)).toBe(true);
-      }
-    });
+    it.each(domain)(
+      '%s → 400 domain envelope (both routes)',
+      async (_name, body, message, code = 'INVALID_ARGUMENT') => {
+        for (const path of [FIND, SEARCH]) {
+          const r = await app.request('POST', path, { key: alice, body });
+          expect(r.status).toBe(400);
+          expect(r.body).toMatchObject({ status: 'error', result: null, error: { code } });
+          expect(r.body.error.message.startsWith(message)).toBe(true);
+        }
+      },
+    );
 
     it('context-only fields in list mode → 400 naming them', async () => {
-      const r = await app.request('POST', SEARCH, { key: alice, body: { query: 'q', max_tokens: 1000, dedup_turns: 2 } });
+      const r = await app.request('POST', SEARCH, {
+        key: alice,
+        body: { query: 'q', max_tokens: 1000, dedup_turns: 2 },
+      });
       expect(r.status).toBe(400);
-      expect(r.body.error.message).toBe("Invalid request parameters: body: Value error, dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields");
+      expect(r.body.error.message).toBe(
+        "Invalid request parameters: body: Value error, dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields",
+      );
       expect(r.body.error.details.validation_errors[0].loc).toEqual(['body']);
       const onFind = await app.request('POST', FIND, { key: alice, body: { query: 'q', max_tokens: 1000 } });
-      expect(onFind.body.error.message).toBe('Invalid request parameters: body.max_tokens: Extra inputs are not permitted');
+      expect(onFind.body.error.message).toBe(
+        'Invalid request parameters: body.max_tokens: Extra inputs are not permitted',
+      );
     });
 
     it('a non-object JSON body → 400, never 500', async () => {

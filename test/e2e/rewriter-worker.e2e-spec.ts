@@ -42,7 +42,9 @@ describe('rewriter worker through the real BullMQ queues (standalone app, fake L
 
   beforeAll(async () => {
     fake = await startFakeLlmServer();
-    app = await startTestApp({ env: { LLM_BASE_URL: fake.url, LLM_MODEL: 'chat-model', QUERY_PLANNER_MODEL: 'planner-model' } });
+    app = await startTestApp({
+      env: { LLM_BASE_URL: fake.url, LLM_MODEL: 'chat-model', QUERY_PLANNER_MODEL: 'planner-model' },
+    });
     bus = app.nest.get(JobBus);
   });
   afterAll(async () => {
@@ -55,16 +57,40 @@ describe('rewriter worker through the real BullMQ queues (standalone app, fake L
 
   it('digest: `* fact source: <uri>` → ok, normalised, with that call’s usage', async () => {
     fake.enqueue({ text: `* fact source: ${A}`, usage: { prompt_tokens: 211, completion_tokens: 9 } });
-    expect(await digest(digestJob())).toEqual({ status: 'ok', digest: `Memory digest:\n- fact source: ${A}`, usage: { prompt_tokens: 211, completion_tokens: 9 } });
+    expect(await digest(digestJob())).toEqual({
+      status: 'ok',
+      digest: `Memory digest:\n- fact source: ${A}`,
+      usage: { prompt_tokens: 211, completion_tokens: 9 },
+    });
     expect(fake.requests[0].model).toBe('planner-model');
   });
 
   it.each([
-    { name: 'NO_RELEVANT_MEMORY → no_relevant', reply: { text: 'NO_RELEVANT_MEMORY' }, status: 'no_relevant', digest: '' },
-    { name: 'a bullet citing another tenant is dropped', reply: { text: `- leak source: ${OTHER_TENANT}\n- kept source: ${B}` }, status: 'ok', digest: `Memory digest:\n- kept source: ${B}` },
-    { name: 'only unserved citations → failed', reply: { text: `- leak source: ${OTHER_TENANT}` }, status: 'failed', digest: '' },
+    {
+      name: 'NO_RELEVANT_MEMORY → no_relevant',
+      reply: { text: 'NO_RELEVANT_MEMORY' },
+      status: 'no_relevant',
+      digest: '',
+    },
+    {
+      name: 'a bullet citing another tenant is dropped',
+      reply: { text: `- leak source: ${OTHER_TENANT}\n- kept source: ${B}` },
+      status: 'ok',
+      digest: `Memory digest:\n- kept source: ${B}`,
+    },
+    {
+      name: 'only unserved citations → failed',
+      reply: { text: `- leak source: ${OTHER_TENANT}` },
+      status: 'failed',
+      digest: '',
+    },
     { name: 'LLM 500 → failed', reply: { status: 500 }, status: 'failed', digest: '' },
-    { name: 'garbage body → failed', reply: { rawBody: '\u0000garbage', contentType: 'application/octet-stream' }, status: 'failed', digest: '' },
+    {
+      name: 'garbage body → failed',
+      reply: { rawBody: '\u0000garbage', contentType: 'application/octet-stream' },
+      status: 'failed',
+      digest: '',
+    },
   ])('digest: $name', async ({ reply, status, digest: expected }) => {
     fake.enqueue(reply);
     const out = await digest(digestJob());
@@ -87,17 +113,31 @@ describe('rewriter worker through the real BullMQ queues (standalone app, fake L
   it('digest: concurrent jobs each carry their own exact usage', async () => {
     fake.respondWith((req) => {
       const n = Number(/job (\d+)/.exec(req.messages[1].content)![1]);
-      return { text: `- fact ${n} source: ${A}`, delayMs: (n * 41) % 200, usage: { prompt_tokens: 500 + n, completion_tokens: 2 * n } };
+      return {
+        text: `- fact ${n} source: ${A}`,
+        delayMs: (n * 41) % 200,
+        usage: { prompt_tokens: 500 + n, completion_tokens: 2 * n },
+      };
     });
     const outs = await Promise.all(Array.from({ length: 12 }, (_, n) => digest(digestJob({ query: `job ${n}` }))));
     outs.forEach((out, n) => expect(out.usage).toEqual({ prompt_tokens: 500 + n, completion_tokens: 2 * n }));
   });
 
   it('expand: raw planner queries come back; query expansion keeps the original plus the first 2 new ones', async () => {
-    fake.enqueue({ text: '{"queries": ["start the rewriter", "npm run start:rewriter", "docker compose up rewriter"]}', usage: { prompt_tokens: 70, completion_tokens: 20 } });
+    fake.enqueue({
+      text: '{"queries": ["start the rewriter", "npm run start:rewriter", "docker compose up rewriter"]}',
+      usage: { prompt_tokens: 70, completion_tokens: 20 },
+    });
     const out = await bus.call(QueueName.Expand, expandJob(), { timeoutMs: 10_000 });
-    expect(out).toEqual({ queries: ['start the rewriter', 'npm run start:rewriter', 'docker compose up rewriter'], usage: { prompt_tokens: 70, completion_tokens: 20 } });
-    expect(plannedQueries('and how do I start it?', out.queries)).toEqual(['and how do I start it?', 'start the rewriter', 'npm run start:rewriter']);
+    expect(out).toEqual({
+      queries: ['start the rewriter', 'npm run start:rewriter', 'docker compose up rewriter'],
+      usage: { prompt_tokens: 70, completion_tokens: 20 },
+    });
+    expect(plannedQueries('and how do I start it?', out.queries)).toEqual([
+      'and how do I start it?',
+      'start the rewriter',
+      'npm run start:rewriter',
+    ]);
     expect(fake.requests[0].messages[1].content).toContain('Setting up the muninn rewriter worker.');
   });
 
@@ -106,7 +146,9 @@ describe('rewriter worker through the real BullMQ queues (standalone app, fake L
     { name: 'slower than the payload fuse', reply: { text: '[]', delayMs: 8000 }, code: 'DEADLINE_EXCEEDED' },
   ])('expand: $name → the job fails (the gateway reports "failed")', async ({ reply, code }) => {
     fake.enqueue(reply);
-    const err = (await bus.call(QueueName.Expand, expandJob({ timeoutMs: 400 }), { timeoutMs: 10_000 }).catch((e: unknown) => e)) as Error;
+    const err = (await bus
+      .call(QueueName.Expand, expandJob({ timeoutMs: 400 }), { timeoutMs: 10_000 })
+      .catch((e: unknown) => e)) as Error;
     // The job bus decodes a worker's coded failure back into the domain error it stood for.
     expect(err).toBeInstanceOf(KernelError);
     expect((err as KernelError).code).toBe(code);
@@ -125,8 +167,12 @@ describe('rewriter worker through the real BullMQ queues (standalone app, fake L
     expect(fake.requests).toHaveLength(0);
 
     fake.enqueue('["still planning"]');
-    await expect(bus.call(QueueName.Expand, expandJob(), { timeoutMs: 5000 })).resolves.toMatchObject({ queries: ['still planning'] });
-    await expect(bus.call(QueueName.Find, findJob, { timeoutMs: 5000 })).resolves.toMatchObject({ total: expect.any(Number) });
+    await expect(bus.call(QueueName.Expand, expandJob(), { timeoutMs: 5000 })).resolves.toMatchObject({
+      queries: ['still planning'],
+    });
+    await expect(bus.call(QueueName.Find, findJob, { timeoutMs: 5000 })).resolves.toMatchObject({
+      total: expect.any(Number),
+    });
     const http = await app.request('POST', '/api/v1/search/find', { body: { query: 'anything' } });
     expect(http.status).toBe(200);
   });

@@ -12,7 +12,11 @@ async function eventually<T>(check: () => Promise<T | null | undefined | false>,
 }
 
 const CONVERSATION = [
-  { role: 'user', content: 'We are moving the search service to Postgres next sprint.', created_at: '2026-08-20T10:00:00Z' },
+  {
+    role: 'user',
+    content: 'We are moving the search service to Postgres next sprint.',
+    created_at: '2026-08-20T10:00:00Z',
+  },
   { role: 'assistant', content: 'Noted: the search service moves to Postgres next sprint. Anything to prepare?' },
   { role: 'user', content: 'Yes, ask Marguerite about the Zanzibar schema before Friday. I love quick reviews.' },
   { role: 'assistant', content: 'I will remind you to talk to Marguerite about the Zanzibar schema.' },
@@ -22,20 +26,28 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
   let app: TestApp;
   const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });
   const get = (path: string) => app.request('GET', path);
-  const task = (id: string) => eventually(async () => {
-    const r = await get(`/api/v1/tasks/${id}`);
-    return r.body.result?.status === 'completed' || r.body.result?.status === 'failed' ? r.body.result : null;
-  });
+  const task = (id: string) =>
+    eventually(async () => {
+      const r = await get(`/api/v1/tasks/${id}`);
+      return r.body.result?.status === 'completed' || r.body.result?.status === 'failed' ? r.body.result : null;
+    });
 
   beforeAll(async () => {
-    app = await startTestApp({ store, env: { MUNINN_OUTBOX_GRACE_MS: '300', MUNINN_OUTBOX_POLL_MS: '100', MUNINN_SIDECAR_INTERVAL_MS: '200' } });
+    app = await startTestApp({
+      store,
+      env: { MUNINN_OUTBOX_GRACE_MS: '300', MUNINN_OUTBOX_POLL_MS: '100', MUNINN_SIDECAR_INTERVAL_MS: '200' },
+    });
   }, 60_000);
   afterAll(() => app?.close());
 
   it('create → batch → commit → task completes → memories findable, served in context mode, /context has the overview', async () => {
     const created = await post('/api/v1/sessions', { session_id: 'plan-1', user: 'ignored' });
     expect(created.status).toBe(200);
-    expect(created.body.result).toMatchObject({ session_id: 'plan-1', auto_commit_policy: null, memory_extraction_config: { events: { tags: [] } } });
+    expect(created.body.result).toMatchObject({
+      session_id: 'plan-1',
+      auto_commit_policy: null,
+      memory_extraction_config: { events: { tags: [] } },
+    });
     expect((await post('/api/v1/sessions', { session_id: 'plan-1' })).body.error.code).toBe('ALREADY_EXISTS');
 
     const batch = await post('/api/v1/sessions/plan-1/messages/batch', { messages: CONVERSATION, wait: true });
@@ -48,10 +60,20 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
 
     const commit = await post('/api/v1/sessions/plan-1/commit', { keep_recent_count: 1, wait: true });
     expect(commit.status).toBe(200);
-    expect(commit.body.result).toMatchObject({ status: 'accepted', archived: true, archive_uri: 'viking://user/default/sessions/plan-1/history/archive_001' });
+    expect(commit.body.result).toMatchObject({
+      status: 'accepted',
+      archived: true,
+      archive_uri: 'viking://user/default/sessions/plan-1/history/archive_001',
+    });
     expect(commit.body.result).not.toHaveProperty('memory_diff_uri');
     const after = (await get('/api/v1/sessions/plan-1')).body.result;
-    expect(after).toMatchObject({ message_count: 1, total_message_count: 4, commit_count: 1, pending_tokens: 0, keep_recent_count: 1 });
+    expect(after).toMatchObject({
+      message_count: 1,
+      total_message_count: 4,
+      commit_count: 1,
+      pending_tokens: 0,
+      keep_recent_count: 1,
+    });
     expect(after.last_commit_at).not.toBe('');
 
     const done = await task(commit.body.result.task_id);
@@ -66,10 +88,18 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
 
     // Findable through the index, and served in a context block.
     await eventually(async () => {
-      const r = await post('/api/v1/search/find', { query: 'Zanzibar schema Marguerite', target_uri: 'viking://user/default/memories', limit: 10 });
+      const r = await post('/api/v1/search/find', {
+        query: 'Zanzibar schema Marguerite',
+        target_uri: 'viking://user/default/memories',
+        limit: 10,
+      });
       return (r.body.result?.memories ?? []).some((h: { uri: string }) => uris.includes(h.uri));
     });
-    const ctx = await post('/api/v1/search/search', { query: 'Who should I ask about the Zanzibar schema?', mode: 'context', max_tokens: 1600 });
+    const ctx = await post('/api/v1/search/search', {
+      query: 'Who should I ask about the Zanzibar schema?',
+      mode: 'context',
+      max_tokens: 1600,
+    });
     expect(ctx.status).toBe(200);
     expect(JSON.stringify(ctx.body.result)).toContain('Marguerite');
 
@@ -96,15 +126,25 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
     const c = (await post('/api/v1/sessions/replay/commit')).body.result;
     const done = await task(c.task_id);
     // Same conversation, another session: entity quotes already present are not written twice.
-    const ent = await get(`/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/memories/entities/mentioned/marguerite.md')}`);
-    const lines = String(ent.body.result).split('\n').filter((l) => l.includes('Zanzibar'));
+    const ent = await get(
+      `/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/memories/entities/mentioned/marguerite.md')}`,
+    );
+    const lines = String(ent.body.result)
+      .split('\n')
+      .filter((l) => l.includes('Zanzibar'));
     expect(new Set(lines).size).toBe(lines.length);
     expect(done.result.memories_extracted.memory_edit ?? 0).toBeGreaterThanOrEqual(0);
   });
 
   it('skips: empty session, all within the keep window; commit of an unknown session is 404', async () => {
     await post('/api/v1/sessions', { session_id: 'empty' });
-    expect((await post('/api/v1/sessions/empty/commit')).body.result).toMatchObject({ status: 'skipped', task_id: null, archive_uri: null, archived: false, reason: 'no_messages' });
+    expect((await post('/api/v1/sessions/empty/commit')).body.result).toMatchObject({
+      status: 'skipped',
+      task_id: null,
+      archive_uri: null,
+      archived: false,
+      reason: 'no_messages',
+    });
     await post('/api/v1/sessions/empty/messages', { role: 'user', content: 'one' });
     await post('/api/v1/sessions/empty/messages', { role: 'user', content: 'two' });
     const k = await post('/api/v1/sessions/empty/commit', { keep_recent_count: 5 });
@@ -147,7 +187,9 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
   it('a failed extraction: task failed, archive not served, /context reports it; the next commit is archive_002', async () => {
     // A directory where the extractor wants to write an entity file: the write is refused every time.
     await post('/api/v1/fs/mkdir', { uri: 'viking://user/default/memories/entities/mentioned/zorblax.md' });
-    await post('/api/v1/sessions/fails/messages/batch', { messages: [{ role: 'user', content: 'Yesterday I met Zorblax at the market.' }] });
+    await post('/api/v1/sessions/fails/messages/batch', {
+      messages: [{ role: 'user', content: 'Yesterday I met Zorblax at the market.' }],
+    });
     const c = (await post('/api/v1/sessions/fails/commit')).body.result;
     const t = await task(c.task_id);
     expect(t.status).toBe('failed');
@@ -158,7 +200,9 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
     const view = (await get('/api/v1/sessions/fails/context')).body.result;
     expect(view.stats.failedArchives).toBe(1);
     expect(view.latest_archive_overview).toBe('');
-    expect(view.messages.map((m: { parts: { text: string }[] }) => m.parts[0].text)).toEqual(['Something else entirely.']);
+    expect(view.messages.map((m: { parts: { text: string }[] }) => m.parts[0].text)).toEqual([
+      'Something else entirely.',
+    ]);
     const next = (await post('/api/v1/sessions/fails/commit')).body.result;
     expect(next.archive_uri.endsWith('/archive_002')).toBe(true);
     expect((await task(next.task_id)).status).toBe('completed');
@@ -168,7 +212,9 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
     expect((await app.request('DELETE', '/api/v1/sessions/plan-1')).body.result).toEqual({ session_id: 'plan-1' });
     expect((await get('/api/v1/sessions/plan-1')).status).toBe(404);
     expect((await get('/api/v1/sessions/plan-1/archives/archive_001')).status).toBe(404);
-    const ent = await get(`/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/memories/entities/mentioned/marguerite.md')}`);
+    const ent = await get(
+      `/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/memories/entities/mentioned/marguerite.md')}`,
+    );
     expect(ent.status).toBe(200);
     expect((await app.request('DELETE', '/api/v1/sessions/plan-1')).status).toBe(404);
   });

@@ -10,8 +10,17 @@ async function eventually<T>(check: () => Promise<T | null | undefined | false>,
   throw new Error('condition not met in time');
 }
 
-const SECTIONS = ['Session Title', 'Current State', 'Task & Goals', 'Key Facts & Decisions', 'Files & Context', 'Errors & Corrections', 'Open Issues'];
-const overview = (title: string) => `# Working Memory\n\n${SECTIONS.map((s) => `## ${s}\n${s === 'Session Title' ? title : '- noted'}`).join('\n\n')}`;
+const SECTIONS = [
+  'Session Title',
+  'Current State',
+  'Task & Goals',
+  'Key Facts & Decisions',
+  'Files & Context',
+  'Errors & Corrections',
+  'Open Issues',
+];
+const overview = (title: string) =>
+  `# Working Memory\n\n${SECTIONS.map((s) => `## ${s}\n${s === 'Session Title' ? title : '- noted'}`).join('\n\n')}`;
 const isExtraction = (req: FakeLlmRequest) => req.messages[0]?.content.startsWith('You extract long-term memories');
 
 /** The model path of extraction against a real OpenAI-protocol server: answers, failures, fallback, merge. */
@@ -31,12 +40,19 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
       return r?.status === 'completed' || r?.status === 'failed' ? r : null;
     });
   };
-  const read = async (uri: string) => (await get(`/api/v1/content/read?uri=${encodeURIComponent(uri)}`)).body.result as string;
+  const read = async (uri: string) =>
+    (await get(`/api/v1/content/read?uri=${encodeURIComponent(uri)}`)).body.result as string;
 
   beforeAll(async () => {
     llm = await startFakeLlmServer({ fallback: (req) => (isExtraction(req) ? next : '{"queries": []}') });
     app = await startTestApp({
-      env: { LLM_BASE_URL: llm.url, LLM_MODEL: 'fake', MUNINN_EXTRACT_TIMEOUT_S: '1', MUNINN_OUTBOX_GRACE_MS: '300', MUNINN_OUTBOX_POLL_MS: '100' },
+      env: {
+        LLM_BASE_URL: llm.url,
+        LLM_MODEL: 'fake',
+        MUNINN_EXTRACT_TIMEOUT_S: '1',
+        MUNINN_OUTBOX_GRACE_MS: '300',
+        MUNINN_OUTBOX_POLL_MS: '100',
+      },
     });
   }, 60_000);
   afterAll(async () => {
@@ -48,7 +64,9 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
     next = {
       text: JSON.stringify({
         profile: 'Works on the search team.',
-        entities: [{ category: 'person', name: 'Ottoline', content: 'The user\'s sister; visiting Reykjavik in March.' }],
+        entities: [
+          { category: 'person', name: 'Ottoline', content: "The user's sister; visiting Reykjavik in March." },
+        ],
         preferences: [{ topic: 'reviews', content: 'Prefers quick code reviews.' }],
         events: [{ event_name: 'Ottoline visit', summary: 'Ottoline visits Reykjavik in March 2026.', from: 0, to: 1 }],
         overview: overview('Family visit planning'),
@@ -56,7 +74,11 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
       usage: { prompt_tokens: 321, completion_tokens: 45 },
     };
     const t = await commitAndWait('m1', [
-      { role: 'user', content: 'My sister Ottoline is visiting Reykjavik in March. I prefer quick reviews.', created_at: '2026-03-02T09:00:00Z' },
+      {
+        role: 'user',
+        content: 'My sister Ottoline is visiting Reykjavik in March. I prefer quick reviews.',
+        created_at: '2026-03-02T09:00:00Z',
+      },
       { role: 'assistant', content: 'Noted.' },
     ]);
     expect(t.status).toBe('completed');
@@ -81,7 +103,9 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
   it('an edit of an existing memory: the model sees the page and its new content replaces it (memory_edit)', async () => {
     llm.requests.length = 0;
     next = JSON.stringify({
-      entities: [{ category: 'person', name: 'Ottoline', content: 'The user\'s sister; she moved her Reykjavik visit to April.' }],
+      entities: [
+        { category: 'person', name: 'Ottoline', content: "The user's sister; she moved her Reykjavik visit to April." },
+      ],
       overview: overview('Visit moved'),
     });
     const t = await commitAndWait('m2', [{ role: 'user', content: 'Ottoline moved her visit to April.' }]);
@@ -90,7 +114,9 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
     const prompt = llm.requests.find(isExtraction)!.messages[1].content;
     expect(prompt).toContain('--- entities/person/ottoline.md');
     expect(prompt).toContain('visiting Reykjavik in March');
-    expect(await read('viking://user/default/memories/entities/person/ottoline.md')).toContain('moved her Reykjavik visit to April');
+    expect(await read('viking://user/default/memories/entities/person/ottoline.md')).toContain(
+      'moved her Reykjavik visit to April',
+    );
     // The same answer again changes nothing: skipped, not counted.
     const again = await commitAndWait('m2', [{ role: 'user', content: 'Just confirming April.' }]);
     expect(again.result.memories_extracted).toEqual({});
@@ -103,21 +129,34 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
   ])('a %s answer falls back to the offline extractor, and says why', async (_name, reply, reason) => {
     next = reply as FakeLlmReply;
     const t = await commitAndWait(`f-${_name}`, [
-      { role: 'user', content: 'We decided Kestrel Street is where the new office goes.', created_at: '2026-05-05T10:00:00Z' },
+      {
+        role: 'user',
+        content: 'We decided Kestrel Street is where the new office goes.',
+        created_at: '2026-05-05T10:00:00Z',
+      },
       { role: 'assistant', content: 'Kestrel Street it is.' },
     ]);
     expect(t.status).toBe('completed');
     expect(t.result.extractor).toBe('offline');
     expect(t.result.extractor_fallback_reason).toMatch(reason);
     expect(t.result.memory_uris.some((u: string) => u.includes('/events/2026/05/05/'))).toBe(true);
-    expect((await get(`/api/v1/sessions/f-${_name}/context`)).body.result.latest_archive_overview).toContain('## Key Facts & Decisions');
+    expect((await get(`/api/v1/sessions/f-${_name}/context`)).body.result.latest_archive_overview).toContain(
+      '## Key Facts & Decisions',
+    );
   });
 
   it('query expansion sees the newest archive overview of the session', async () => {
     llm.requests.length = 0;
-    const r = await post('/api/v1/search/search', { query: 'when is the visit?', mode: 'context', session_id: 'm1', max_tokens: 800 });
+    const r = await post('/api/v1/search/search', {
+      query: 'when is the visit?',
+      mode: 'context',
+      session_id: 'm1',
+      max_tokens: 800,
+    });
     expect(r.status).toBe(200);
-    const planner = llm.requests.find((q) => !isExtraction(q) && q.messages[1]?.content.includes('Conversation summary:'));
+    const planner = llm.requests.find(
+      (q) => !isExtraction(q) && q.messages[1]?.content.includes('Conversation summary:'),
+    );
     expect(planner?.messages[1].content).toContain('Family visit planning');
   });
 });
@@ -133,11 +172,19 @@ describe('sessions: automatic commit by thresholds', () => {
   afterAll(() => app?.close());
 
   it('a message count past the threshold commits in the background, keeping the policy window', async () => {
-    const c = await post('/api/v1/sessions', { session_id: 'auto', auto_commit_policy: { message_count_threshold: 3, keep_recent_count: 1 } });
-    expect(c.body.result.auto_commit_policy).toEqual({
-      pending_token_threshold: 150000, message_count_threshold: 3, idle_timeout_seconds: 86400, keep_recent_count: 1, min_commit_interval_seconds: 0,
+    const c = await post('/api/v1/sessions', {
+      session_id: 'auto',
+      auto_commit_policy: { message_count_threshold: 3, keep_recent_count: 1 },
     });
-    for (const content of ['one', 'two', 'three']) await post('/api/v1/sessions/auto/messages', { role: 'user', content });
+    expect(c.body.result.auto_commit_policy).toEqual({
+      pending_token_threshold: 150000,
+      message_count_threshold: 3,
+      idle_timeout_seconds: 86400,
+      keep_recent_count: 1,
+      min_commit_interval_seconds: 0,
+    });
+    for (const content of ['one', 'two', 'three'])
+      await post('/api/v1/sessions/auto/messages', { role: 'user', content });
     expect((await get('/api/v1/sessions/auto')).body.result.commit_count).toBe(0); // 3 is not > 3
     const w = await post('/api/v1/sessions/auto/messages', { role: 'user', content: 'four' });
     expect(w.body.result).toMatchObject({ message_count: 4 }); // the write answers before the commit
@@ -152,7 +199,10 @@ describe('sessions: automatic commit by thresholds', () => {
   });
 
   it('an idle session commits by a delayed queue job: everything archived, the keep window not remembered', async () => {
-    await post('/api/v1/sessions', { session_id: 'idle', auto_commit_policy: { idle_timeout_seconds: 1, keep_recent_count: 5 } });
+    await post('/api/v1/sessions', {
+      session_id: 'idle',
+      auto_commit_policy: { idle_timeout_seconds: 1, keep_recent_count: 5 },
+    });
     await post('/api/v1/sessions/idle/messages', { role: 'user', content: 'first' });
     await post('/api/v1/sessions/idle/messages', { role: 'user', content: 'second' });
     // Below every threshold and inside the keep window: only the idle timeout can commit this.
@@ -168,14 +218,27 @@ describe('sessions: automatic commit by thresholds', () => {
   it('PATCH config merges over the current policy, replaces tags, and null turns it off', async () => {
     await post('/api/v1/sessions', { session_id: 'cfg' });
     const p1 = await app.request('PATCH', '/api/v1/sessions/cfg/config', {
-      body: { memory_extraction_config: { events: { tags: ['channel=app'] } }, auto_commit_policy: { message_count_threshold: 25 } },
+      body: {
+        memory_extraction_config: { events: { tags: ['channel=app'] } },
+        auto_commit_policy: { message_count_threshold: 25 },
+      },
     });
-    expect(p1.body.result.auto_commit_policy).toMatchObject({ message_count_threshold: 25, pending_token_threshold: 150000 });
+    expect(p1.body.result.auto_commit_policy).toMatchObject({
+      message_count_threshold: 25,
+      pending_token_threshold: 150000,
+    });
     expect(p1.body.result.memory_extraction_config.events.tags).toEqual(['channel=app']);
-    const p2 = await app.request('PATCH', '/api/v1/sessions/cfg/config', { body: { auto_commit_policy: { keep_recent_count: 4 } } });
+    const p2 = await app.request('PATCH', '/api/v1/sessions/cfg/config', {
+      body: { auto_commit_policy: { keep_recent_count: 4 } },
+    });
     expect(p2.body.result.auto_commit_policy).toMatchObject({ message_count_threshold: 25, keep_recent_count: 4 });
-    const p3 = await app.request('PATCH', '/api/v1/sessions/cfg/config', { body: { memory_extraction_config: { events: { tags: [] } }, auto_commit_policy: null } });
-    expect(p3.body.result).toMatchObject({ auto_commit_policy: null, memory_extraction_config: { events: { tags: [] } } });
+    const p3 = await app.request('PATCH', '/api/v1/sessions/cfg/config', {
+      body: { memory_extraction_config: { events: { tags: [] } }, auto_commit_policy: null },
+    });
+    expect(p3.body.result).toMatchObject({
+      auto_commit_policy: null,
+      memory_extraction_config: { events: { tags: [] } },
+    });
     expect((await get('/api/v1/sessions/cfg')).body.result.auto_commit_policy).toBeNull();
   });
 });

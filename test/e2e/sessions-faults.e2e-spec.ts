@@ -1,7 +1,15 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { Client } from 'pg';
 import {
-  AppProcess, buildDist, createTestDatabase, FakeLlmServer, freePort, startAppProcess, startFakeLlmServer, TestDatabase, waitHealthy,
+  AppProcess,
+  buildDist,
+  createTestDatabase,
+  FakeLlmServer,
+  freePort,
+  startAppProcess,
+  startFakeLlmServer,
+  TestDatabase,
+  waitHealthy,
 } from '@app/testing';
 
 // Separate gateway, retriever and extractor processes share one PostgreSQL store, like write-faults.
@@ -34,10 +42,18 @@ suite('sessions under faults (real processes)', () => {
   let retriever: AppProcess;
   let extractor: AppProcess;
 
-  const startRedis = () => spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const startExtractor = () => startAppProcess('extractor', { ...env, LLM_BASE_URL: llm.url, LLM_MODEL: 'fake', MUNINN_EXTRACT_TIMEOUT_S: '60' });
+  const startRedis = () =>
+    spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+  const startExtractor = () =>
+    startAppProcess('extractor', { ...env, LLM_BASE_URL: llm.url, LLM_MODEL: 'fake', MUNINN_EXTRACT_TIMEOUT_S: '60' });
   const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: r.status, body: (await r.json()) as any };
   };
   const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
@@ -49,10 +65,11 @@ suite('sessions under faults (real processes)', () => {
       await c.end();
     }
   };
-  const taskDone = (id: string) => eventually(async () => {
-    const r = await call('GET', `/api/v1/tasks/${id}`);
-    return ['completed', 'failed'].includes(r.body.result?.status) ? r.body.result : null;
-  });
+  const taskDone = (id: string) =>
+    eventually(async () => {
+      const r = await call('GET', `/api/v1/tasks/${id}`);
+      return ['completed', 'failed'].includes(r.body.result?.status) ? r.body.result : null;
+    });
 
   beforeAll(async () => {
     buildDist();
@@ -64,8 +81,13 @@ suite('sessions under faults (real processes)', () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     env = {
-      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      MUNINN_QUEUE_PREFIX: `sfaults-${port}`, MUNINN_OUTBOX_GRACE_MS: '500', MUNINN_OUTBOX_POLL_MS: '200',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      MUNINN_QUEUE_PREFIX: `sfaults-${port}`,
+      MUNINN_OUTBOX_GRACE_MS: '500',
+      MUNINN_OUTBOX_POLL_MS: '200',
     };
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
@@ -88,7 +110,9 @@ suite('sessions under faults (real processes)', () => {
     const r = await call('POST', '/api/v1/sessions/down/commit', {});
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('UNAVAILABLE');
-    const [s] = await sql<{ commit_count: number; pending_tokens: number }>("SELECT commit_count, pending_tokens FROM sessions WHERE session_id = 'down'");
+    const [s] = await sql<{ commit_count: number; pending_tokens: number }>(
+      "SELECT commit_count, pending_tokens FROM sessions WHERE session_id = 'down'",
+    );
     expect(s.commit_count).toBe(0);
     expect(s.pending_tokens).toBeGreaterThan(0);
     expect(await sql("SELECT 1 FROM session_archives WHERE session_id = 'down'")).toHaveLength(0);
@@ -128,7 +152,9 @@ suite('sessions under faults (real processes)', () => {
       // The first call hangs (the worker is killed during it); the next ones answer.
       if (calls === 1) return { delayMs: 55_000, text: '{}' };
       return JSON.stringify({
-        entities: [{ category: 'person', name: 'Ottoline', content: 'Sister of the user; visiting Reykjavik in March 2026.' }],
+        entities: [
+          { category: 'person', name: 'Ottoline', content: 'Sister of the user; visiting Reykjavik in March 2026.' },
+        ],
         events: [{ event_name: 'Ottoline visit', summary: 'Ottoline visits Reykjavik in March 2026.', from: 0, to: 1 }],
         overview: '',
       });
@@ -146,11 +172,19 @@ suite('sessions under faults (real processes)', () => {
     );
     expect(files.map((f) => f.uri).sort()).toEqual([...t.result.memory_uris].sort());
     expect(files).toHaveLength(2);
-    expect(await sql("SELECT 1 FROM session_tasks WHERE resource_id = 'crash' AND status = 'completed'")).toHaveLength(1);
+    expect(await sql("SELECT 1 FROM session_tasks WHERE resource_id = 'crash' AND status = 'completed'")).toHaveLength(
+      1,
+    );
     // Findable once indexed.
     await eventually(async () => {
-      const r = await call('POST', '/api/v1/search/find', { query: 'Ottoline Reykjavik', target_uri: 'viking://user/default/memories', limit: 5 });
-      return (r.body.result?.memories ?? []).some((h: { uri: string }) => h.uri.endsWith('/entities/person/ottoline.md'));
+      const r = await call('POST', '/api/v1/search/find', {
+        query: 'Ottoline Reykjavik',
+        target_uri: 'viking://user/default/memories',
+        limit: 5,
+      });
+      return (r.body.result?.memories ?? []).some((h: { uri: string }) =>
+        h.uri.endsWith('/entities/person/ottoline.md'),
+      );
     });
   }, 240_000);
 });

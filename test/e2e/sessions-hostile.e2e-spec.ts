@@ -3,7 +3,8 @@ import { startTestApp, TestApp } from '@app/testing';
 /** Every new session route refuses bad input with a clear 400 (or 413) naming the field, never a 500. */
 describe('sessions: hostile inputs', () => {
   let app: TestApp;
-  const post = (path: string, body?: unknown, raw?: string) => app.request('POST', path, raw !== undefined ? { raw } : { body: body ?? {} });
+  const post = (path: string, body?: unknown, raw?: string) =>
+    app.request('POST', path, raw !== undefined ? { raw } : { body: body ?? {} });
   const get = (path: string) => app.request('GET', path);
   /** 400 INVALID_ARGUMENT whose message or details name `field`. */
   const refused = (r: { status: number; body: any; text: string }, field: string) => {
@@ -14,7 +15,12 @@ describe('sessions: hostile inputs', () => {
 
   beforeAll(async () => {
     app = await startTestApp({
-      env: { MUNINN_SESSION_MESSAGE_MAX_CHARS: '2000', MUNINN_SESSION_MESSAGE_MAX_PARTS: '4', MUNINN_SESSION_BATCH_MAX: '5', MUNINN_BODY_LIMIT_BYTES: '65536' },
+      env: {
+        MUNINN_SESSION_MESSAGE_MAX_CHARS: '2000',
+        MUNINN_SESSION_MESSAGE_MAX_PARTS: '4',
+        MUNINN_SESSION_BATCH_MAX: '5',
+        MUNINN_BODY_LIMIT_BYTES: '65536',
+      },
     });
     await post('/api/v1/sessions', { session_id: 'h' });
   }, 60_000);
@@ -24,15 +30,29 @@ describe('sessions: hostile inputs', () => {
     refused(await post('/api/v1/sessions', { session_id: 'a/b' }), 'session_id');
     refused(await post('/api/v1/sessions', { session_id: 'x'.repeat(129) }), 'session_id');
     refused(await post('/api/v1/sessions', { auto_commit_policy: { enabled: true } }), 'auto_commit_policy.enabled');
-    refused(await post('/api/v1/sessions', { auto_commit_policy: { message_count_threshold: null } }), 'auto_commit_policy=null');
-    refused(await post('/api/v1/sessions', { auto_commit_policy: { idle_timeout_seconds: 'soon' } }), 'idle_timeout_seconds');
+    refused(
+      await post('/api/v1/sessions', { auto_commit_policy: { message_count_threshold: null } }),
+      'auto_commit_policy=null',
+    );
+    refused(
+      await post('/api/v1/sessions', { auto_commit_policy: { idle_timeout_seconds: 'soon' } }),
+      'idle_timeout_seconds',
+    );
     refused(await post('/api/v1/sessions', { auto_commit_policy: [1] }), 'auto_commit_policy');
-    refused(await post('/api/v1/sessions', { memory_extraction_config: { events: { tags: Array.from({ length: 51 }, (_, i) => `k${i}=v`) } } }), 'tags');
+    refused(
+      await post('/api/v1/sessions', {
+        memory_extraction_config: { events: { tags: Array.from({ length: 51 }, (_, i) => `k${i}=v`) } },
+      }),
+      'tags',
+    );
     refused(await post('/api/v1/sessions', undefined, '[1,2]'), 'body');
   });
 
   it('messages: missing or malformed content, bounds from config, peer ids, image parts, kinds', async () => {
-    refused(await post('/api/v1/sessions/h/messages', { role: 'user' }), "Either 'content' or 'parts' must be provided");
+    refused(
+      await post('/api/v1/sessions/h/messages', { role: 'user' }),
+      "Either 'content' or 'parts' must be provided",
+    );
     refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: { a: 1 } }), 'content');
     refused(await post('/api/v1/sessions/h/messages', { content: 'no role' }), 'role');
     refused(await post('/api/v1/sessions/h/messages', { role: 'r'.repeat(65), content: 'x' }), 'role');
@@ -40,17 +60,41 @@ describe('sessions: hostile inputs', () => {
     const parts = Array.from({ length: 5 }, () => ({ type: 'text', text: 'p' }));
     refused(await post('/api/v1/sessions/h/messages', { role: 'user', parts }), 'body.parts');
     refused(await post('/api/v1/sessions/h/messages', { role: 'user', parts: 'nope' }), 'parts');
-    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', peer_id: 'web/visitor/alice' }), 'peer_id');
+    refused(
+      await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', peer_id: 'web/visitor/alice' }),
+      'peer_id',
+    );
     refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', peer_id: 'a@b@c' }), 'peer_id');
-    refused(await post('/api/v1/sessions/h/messages', { role: 'user', parts: [{ type: 'image_url', image_url: {} }] }), 'image_url part requires a non-empty URL');
-    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', message_kind: 'gossip' }), 'message_kind');
-    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', created_at: 'y'.repeat(65) }), 'created_at');
-    refused(await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', source_message_ids: Array(101).fill('m') }), 'source_message_ids');
+    refused(
+      await post('/api/v1/sessions/h/messages', { role: 'user', parts: [{ type: 'image_url', image_url: {} }] }),
+      'image_url part requires a non-empty URL',
+    );
+    refused(
+      await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', message_kind: 'gossip' }),
+      'message_kind',
+    );
+    refused(
+      await post('/api/v1/sessions/h/messages', { role: 'user', content: 'x', created_at: 'y'.repeat(65) }),
+      'created_at',
+    );
+    refused(
+      await post('/api/v1/sessions/h/messages', {
+        role: 'user',
+        content: 'x',
+        source_message_ids: Array(101).fill('m'),
+      }),
+      'source_message_ids',
+    );
     refused(await post('/api/v1/sessions/bad%2Fid/messages', { role: 'user', content: 'x' }), 'session_id');
     const big = await post('/api/v1/sessions/h/messages', { role: 'user', content: 'z'.repeat(70_000) });
     expect(big.status).toBe(413);
     // Extra keys are ignored, as the plugins expect; nothing above was stored.
-    const ok = await post('/api/v1/sessions/h/messages', { role: 'user', content: 'fine', metadata: { a: 1 }, auto_commit_policy: {} });
+    const ok = await post('/api/v1/sessions/h/messages', {
+      role: 'user',
+      content: 'fine',
+      metadata: { a: 1 },
+      auto_commit_policy: {},
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.result.message_count).toBe(1);
   });
@@ -60,9 +104,16 @@ describe('sessions: hostile inputs', () => {
     refused(await post('/api/v1/sessions/h/messages/batch', { messages: six }), 'messages');
     refused(await post('/api/v1/sessions/h/messages/batch', { messages: 'x' }), 'messages');
     refused(await post('/api/v1/sessions/h/messages/batch', {}), 'messages');
-    const bad = await post('/api/v1/sessions/h/messages/batch', { messages: [{ role: 'user', content: 'a' }, { role: 'user' }] });
+    const bad = await post('/api/v1/sessions/h/messages/batch', {
+      messages: [{ role: 'user', content: 'a' }, { role: 'user' }],
+    });
     refused(bad, 'messages[1]');
-    const tooLong = await post('/api/v1/sessions/h/messages/batch', { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'x'.repeat(2100) }] });
+    const tooLong = await post('/api/v1/sessions/h/messages/batch', {
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'x'.repeat(2100) },
+      ],
+    });
     refused(tooLong, 'messages[1].content');
     expect((await get('/api/v1/sessions/h')).body.result.message_count).toBe(1);
   });

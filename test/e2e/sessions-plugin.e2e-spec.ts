@@ -18,16 +18,47 @@ describe('sessions: a plugin session sequence, unchanged', () => {
   const COMMIT_THRESHOLD = 60; // the plugin's client-side commitTokenThreshold, lowered for the test
 
   const transcript = [
-    { role: 'user', parts: [{ type: 'text', text: 'Please add retry logic to the Quillfeather uploader in src/upload.ts.' }] },
-    { role: 'assistant', parts: [{ type: 'text', text: 'Reading the uploader first.' }, { type: 'tool', tool_id: 't1', tool_name: 'Read', tool_input: { path: 'src/upload.ts' }, tool_status: 'running' }] },
-    { role: 'user', parts: [{ type: 'tool', tool_id: 't1', tool_name: 'Read', tool_output: 'export async function upload() {}', tool_status: 'completed' }] },
-    { role: 'assistant', parts: [{ type: 'text', text: 'Added exponential backoff with three attempts to the Quillfeather uploader.' }] },
+    {
+      role: 'user',
+      parts: [{ type: 'text', text: 'Please add retry logic to the Quillfeather uploader in src/upload.ts.' }],
+    },
+    {
+      role: 'assistant',
+      parts: [
+        { type: 'text', text: 'Reading the uploader first.' },
+        {
+          type: 'tool',
+          tool_id: 't1',
+          tool_name: 'Read',
+          tool_input: { path: 'src/upload.ts' },
+          tool_status: 'running',
+        },
+      ],
+    },
+    {
+      role: 'user',
+      parts: [
+        {
+          type: 'tool',
+          tool_id: 't1',
+          tool_name: 'Read',
+          tool_output: 'export async function upload() {}',
+          tool_status: 'completed',
+        },
+      ],
+    },
+    {
+      role: 'assistant',
+      parts: [{ type: 'text', text: 'Added exponential backoff with three attempts to the Quillfeather uploader.' }],
+    },
     { role: 'user', parts: [{ type: 'text', text: 'Great. I prefer small commits, so commit that alone.' }] },
     { role: 'assistant', parts: [{ type: 'text', text: 'Committed the retry change on its own.' }] },
   ];
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { MUNINN_OUTBOX_GRACE_MS: '300', MUNINN_OUTBOX_POLL_MS: '100', MUNINN_SIDECAR_INTERVAL_MS: '200' } });
+    app = await startTestApp({
+      env: { MUNINN_OUTBOX_GRACE_MS: '300', MUNINN_OUTBOX_POLL_MS: '100', MUNINN_SIDECAR_INTERVAL_MS: '200' },
+    });
   }, 60_000);
   afterAll(() => app?.close());
 
@@ -44,7 +75,9 @@ describe('sessions: a plugin session sequence, unchanged', () => {
   it('capture → threshold commit → task poll → session end → next session: profile, context, search', async () => {
     // Stop hook: health probe, batch send (chunks of 100), then the meta check.
     expect((await call('GET', '/health')).status).toBe(200);
-    const batch = await call('POST', `/api/v1/sessions/${SID}/messages/batch`, { messages: transcript.map((m) => ({ ...m, peer_id: PEER })) });
+    const batch = await call('POST', `/api/v1/sessions/${SID}/messages/batch`, {
+      messages: transcript.map((m) => ({ ...m, peer_id: PEER })),
+    });
     expect(batch.status).toBe(200);
     expect(batch.body.result.added).toBe(6);
     const meta = (await call('GET', `/api/v1/sessions/${SID}`)).body.result;
@@ -62,10 +95,16 @@ describe('sessions: a plugin session sequence, unchanged', () => {
     await pollTask(end.body.result.task_id);
 
     // Next SessionStart (source=resume): profile injection over the fs/content routes …
-    const ls = await call('GET', `/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/default/memories/entities')}&recursive=true&simple=true`);
+    const ls = await call(
+      'GET',
+      `/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/default/memories/entities')}&recursive=true&simple=true`,
+    );
     expect(ls.status).toBe(200);
     expect(JSON.stringify(ls.body.result)).toContain('quillfeather');
-    const pref = await call('GET', `/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/memories/preferences/default/small.md')}`);
+    const pref = await call(
+      'GET',
+      `/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/memories/preferences/default/small.md')}`,
+    );
     expect(pref.status).toBe(200);
     expect(pref.body.result).toContain('I prefer small commits');
     // … the archived context in a <session-archive> block …
@@ -75,13 +114,23 @@ describe('sessions: a plugin session sequence, unchanged', () => {
     expect(ctx.stats.totalArchives).toBe(2);
     // … and the archived messages (tool parts included) round-trip through the archive route.
     const archive = (await call('GET', `/api/v1/sessions/${SID}/archives/archive_001`)).body.result;
-    expect(archive.messages[1].parts[1]).toEqual({ type: 'tool', tool_id: 't1', tool_name: 'Read', tool_input: { path: 'src/upload.ts' }, tool_status: 'running' });
+    expect(archive.messages[1].parts[1]).toEqual({
+      type: 'tool',
+      tool_id: 't1',
+      tool_name: 'Read',
+      tool_input: { path: 'src/upload.ts' },
+      tool_status: 'running',
+    });
     expect(archive.messages[1].peer_id).toBe(PEER);
 
     // A later turn asks; context search serves the extracted memory.
     let served = '';
     for (let i = 0; i < 120 && !served.includes('Quillfeather'); i++) {
-      const r = await call('POST', '/api/v1/search/search', { query: 'What did we change in the Quillfeather uploader?', mode: 'context', max_tokens: 1600 });
+      const r = await call('POST', '/api/v1/search/search', {
+        query: 'What did we change in the Quillfeather uploader?',
+        mode: 'context',
+        max_tokens: 1600,
+      });
       expect(r.status).toBe(200);
       served = JSON.stringify(r.body.result);
       if (!served.includes('Quillfeather')) await sleep(250);

@@ -20,30 +20,41 @@ const nested = (depth: number): unknown => {
 describe.each(storeModes())('store safety over HTTP (store: %s)', (store) => {
   let app: TestApp;
   const find = (body: unknown) => app.request('POST', FIND, { body });
-  const context = (body: Record<string, unknown>) => app.request('POST', SEARCH, { body: { mode: 'context', ...body } });
+  const context = (body: Record<string, unknown>) =>
+    app.request('POST', SEARCH, { body: { mode: 'context', ...body } });
 
   beforeAll(async () => {
     app = await startTestApp({ store, env: { MUNINN_STATEMENT_TIMEOUT_MS: '2000' } });
     const write = (uri: string, content: string) =>
       app.request('POST', '/api/v1/content/write', { body: { uri, content, mode: 'create', wait: true } });
-    expect((await write('viking://~/memories/preferences/coffee.md', '# Summary\nAlice drinks coffee every morning.')).status).toBe(200);
+    expect(
+      (await write('viking://~/memories/preferences/coffee.md', '# Summary\nAlice drinks coffee every morning.'))
+        .status,
+    ).toBe(200);
     expect((await write('viking://resources/docs/grüße.md', 'Grüße aus Köln — 日本語')).status).toBe(200);
   }, 120000);
 
   afterAll(() => app.close());
 
   describe('filters', () => {
-    it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('a filter field named %s is a 400 on /find and in context mode', async (field) => {
-      const filter = JSON.parse(`{"op":"must","field":${JSON.stringify(field)},"conds":["x"]}`);
-      for (const r of [await find({ query: 'coffee', filter }), await context({ query: 'coffee', filter })]) {
-        expect(r.status).toBe(400);
-        expect(r.body.status).toBe('error');
-        expect(JSON.stringify(r.body)).toContain('is not searchable');
-      }
-    });
+    it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+      'a filter field named %s is a 400 on /find and in context mode',
+      async (field) => {
+        const filter = JSON.parse(`{"op":"must","field":${JSON.stringify(field)},"conds":["x"]}`);
+        for (const r of [await find({ query: 'coffee', filter }), await context({ query: 'coffee', filter })]) {
+          expect(r.status).toBe(400);
+          expect(r.body.status).toBe('error');
+          expect(JSON.stringify(r.body)).toContain('is not searchable');
+        }
+      },
+    );
 
     it.each([
-      { name: '30,000 leaves', filter: { op: 'or', conds: Array.from({ length: 30_000 }, () => leaf) }, text: 'nodes and values' },
+      {
+        name: '30,000 leaves',
+        filter: { op: 'or', conds: Array.from({ length: 30_000 }, () => leaf) },
+        text: 'nodes and values',
+      },
       { name: 'nesting 1,000 deep', filter: nested(1000), text: 'nests deeper than' },
     ])('$name is a 400 naming the filter', async ({ filter, text }) => {
       for (const r of [await find({ query: 'coffee', filter }), await context({ query: 'coffee', filter })]) {
@@ -68,7 +79,9 @@ describe.each(storeModes())('store safety over HTTP (store: %s)', (store) => {
     it('runs an accepted regex, with \\b as a word boundary', async () => {
       const hit = await find({ query: 'coffee', filter: { op: 'regex', field: 'uri', pattern: '\\bcoffee\\.md$' } });
       expect(hit.status).toBe(200);
-      expect(hit.body.result.memories.map((m: { uri: string }) => m.uri)).toEqual(['viking://user/default/memories/preferences/coffee.md']);
+      expect(hit.body.result.memories.map((m: { uri: string }) => m.uri)).toEqual([
+        'viking://user/default/memories/preferences/coffee.md',
+      ]);
       const miss = await find({ query: 'coffee', filter: { op: 'regex', field: 'uri', pattern: '\\boffee\\.md$' } });
       expect(miss.body.result.memories).toEqual([]);
     });

@@ -72,9 +72,12 @@ describe.each(storeModes())('statement timeout (store: %s)', (store) => {
   });
 
   it('lets a transaction opt out of the timeout (migrations)', async () => {
-    const out = await db.transaction((tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM generate_series(1, 300000)'), {
-      statementTimeoutMs: 0,
-    });
+    const out = await db.transaction(
+      (tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM generate_series(1, 300000)'),
+      {
+        statementTimeoutMs: 0,
+      },
+    );
     expect(out.rows[0]!.n).toBe(300000);
   });
 });

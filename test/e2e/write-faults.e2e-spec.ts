@@ -1,5 +1,14 @@
 import { Client } from 'pg';
-import { AppProcess, buildDist, createTestDatabase, freePort, OwnRedis, startAppProcess, TestDatabase, waitHealthy } from '@app/testing';
+import {
+  AppProcess,
+  buildDist,
+  createTestDatabase,
+  freePort,
+  OwnRedis,
+  startAppProcess,
+  TestDatabase,
+  waitHealthy,
+} from '@app/testing';
 
 // A separate gateway and retriever share one PostgreSQL store (PGlite is single-process), so this suite
 // runs where the CI provides a PostgreSQL server with pgvector, like faults.e2e-spec.ts. Redis is this
@@ -31,11 +40,18 @@ suite('write path under faults (real processes)', () => {
 
   const post = async (path: string, body: unknown) => {
     const r = await fetch(`${url}${path}`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
     });
     return { status: r.status, body: (await r.json()) as any };
   };
-  const healthStatus = () => fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
+  const healthStatus = () =>
+    fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => r.status,
+      () => 0,
+    );
   const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
     const c = new Client({ connectionString: db.url });
     await c.connect();
@@ -57,7 +73,11 @@ suite('write path under faults (real processes)', () => {
           if ((await at(i)) === false) return;
           const uri = `viking://resources/${tag}/f${i}.md`;
           try {
-            const r = await post('/api/v1/content/write', { uri, content: `Storm file ${i} about ${token(tag, i)}.`, mode: 'create' });
+            const r = await post('/api/v1/content/write', {
+              uri,
+              content: `Storm file ${i} about ${token(tag, i)}.`,
+              mode: 'create',
+            });
             if (r.status === 200) acked.push(uri);
           } catch {
             /* the gateway was down: not acknowledged */
@@ -70,13 +90,21 @@ suite('write path under faults (real processes)', () => {
 
   /** Acknowledged ⊆ stored, and every stored file becomes findable through the API; the outbox drains. */
   async function reconcile(tag: string, acked: string[]) {
-    const stored = (await sql<{ uri: string }>(`SELECT uri FROM nodes WHERE uri LIKE $1 AND kind = 'file'`, [`viking://resources/${tag}/%`])).map((r) => r.uri);
+    const stored = (
+      await sql<{ uri: string }>(`SELECT uri FROM nodes WHERE uri LIKE $1 AND kind = 'file'`, [
+        `viking://resources/${tag}/%`,
+      ])
+    ).map((r) => r.uri);
     expect(stored.length).toBeGreaterThan(0);
     expect(acked.filter((u) => !stored.includes(u))).toEqual([]);
     const pending = new Set(stored);
     const found = async (uri: string) => {
       const i = Number(/f(\d+)\.md$/.exec(uri)![1]);
-      const r = await post('/api/v1/search/find', { query: token(tag, i), target_uri: `viking://resources/${tag}`, limit: 3 }).catch(() => null);
+      const r = await post('/api/v1/search/find', {
+        query: token(tag, i),
+        target_uri: `viking://resources/${tag}`,
+        limit: 3,
+      }).catch(() => null);
       if (r?.status === 200 && r.body.result.resources.some((h: { uri: string }) => h.uri === uri)) pending.delete(uri);
     };
     await eventually(async () => {
@@ -96,8 +124,13 @@ suite('write path under faults (real processes)', () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     env = {
-      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL: redis.url,
-      MUNINN_QUEUE_PREFIX: `wfaults-${port}`, MUNINN_OUTBOX_GRACE_MS: '1000', MUNINN_OUTBOX_POLL_MS: '200',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+      MUNINN_QUEUE_PREFIX: `wfaults-${port}`,
+      MUNINN_OUTBOX_GRACE_MS: '1000',
+      MUNINN_OUTBOX_POLL_MS: '200',
     };
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
@@ -141,7 +174,12 @@ suite('write path under faults (real processes)', () => {
       await redis.kill();
       await sleep(5000);
       await redis.start();
-      recovered.push(await eventually(async () => (await healthStatus()) === 200, 30_000).then(() => true, () => false));
+      recovered.push(
+        await eventually(async () => (await healthStatus()) === 200, 30_000).then(
+          () => true,
+          () => false,
+        ),
+      );
     }
     writing = false;
     const acked = await writes;
@@ -149,7 +187,10 @@ suite('write path under faults (real processes)', () => {
     expect(gateway.child.exitCode).toBeNull();
     expect(retriever.child.exitCode).toBeNull();
     // Bounded logging: a handful of lines per outage, not one per failed command.
-    const logged = { gateway: gateway.output().length - before.gateway, retriever: retriever.output().length - before.retriever };
+    const logged = {
+      gateway: gateway.output().length - before.gateway,
+      retriever: retriever.output().length - before.retriever,
+    };
     process.stdout.write(`[write-faults] log bytes over 3 outages: ${JSON.stringify(logged)}\n`);
     expect(logged.gateway).toBeLessThan(20_000);
     expect(logged.retriever).toBeLessThan(20_000);

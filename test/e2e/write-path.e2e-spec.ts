@@ -19,14 +19,21 @@ async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<v
 describe.each(storeModes())('write path (store: %s)', (store) => {
   let app: TestApp;
   const found = async (token: string, uri: string) => {
-    const r = await app.request('POST', '/api/v1/search/find', { body: { query: token, target_uri: 'viking://resources', limit: 5 } });
+    const r = await app.request('POST', '/api/v1/search/find', {
+      body: { query: token, target_uri: 'viking://resources', limit: 5 },
+    });
     return (r.body.result?.resources ?? []).some((h: { uri: string }) => h.uri === uri);
   };
-  const ls = async (uri: string) => (await app.request('GET', `/api/v1/fs/ls?uri=${encodeURIComponent(uri)}&simple=true`)).body.result ?? [];
-  const overview = async (uri: string) => (await app.request('GET', `/api/v1/content/overview?uri=${encodeURIComponent(uri)}`)).body.result as string;
+  const ls = async (uri: string) =>
+    (await app.request('GET', `/api/v1/fs/ls?uri=${encodeURIComponent(uri)}&simple=true`)).body.result ?? [];
+  const overview = async (uri: string) =>
+    (await app.request('GET', `/api/v1/content/overview?uri=${encodeURIComponent(uri)}`)).body.result as string;
 
   beforeAll(async () => {
-    app = await startTestApp({ store, env: { MUNINN_OUTBOX_GRACE_MS: '300', MUNINN_OUTBOX_POLL_MS: '100', MUNINN_SIDECAR_INTERVAL_MS: '200' } });
+    app = await startTestApp({
+      store,
+      env: { MUNINN_OUTBOX_GRACE_MS: '300', MUNINN_OUTBOX_POLL_MS: '100', MUNINN_SIDECAR_INTERVAL_MS: '200' },
+    });
   }, 60_000);
   afterAll(() => app?.close());
 
@@ -51,7 +58,9 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
   it('concurrent creates of one new file: exactly one wins, every other gets 409', async () => {
     const uri = 'viking://resources/race/one.md';
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => app.request('POST', WRITE, { body: { uri, content: `writer ${i}`, mode: 'create' } })),
+      Array.from({ length: 8 }, (_, i) =>
+        app.request('POST', WRITE, { body: { uri, content: `writer ${i}`, mode: 'create' } }),
+      ),
     );
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
@@ -69,18 +78,43 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     ];
     const first = await app.request('POST', BATCH, { body: { root_uri: root, operations: ops } });
     expect(first.status).toBe(200);
-    expect(first.body.result).toMatchObject({ created: [`${root}/same.md`, `${root}/new.md`], updated: [], unchanged: [], vector_status: 'complete' });
+    expect(first.body.result).toMatchObject({
+      created: [`${root}/same.md`, `${root}/new.md`],
+      updated: [],
+      unchanged: [],
+      vector_status: 'complete',
+    });
     const second = await app.request('POST', BATCH, {
       body: { root_uri: root, operations: [ops[0], { ...ops[1], content: 'changed body' }] },
     });
-    expect(second.body.result).toMatchObject({ created: [], updated: [`${root}/new.md`], unchanged: [`${root}/same.md`], vector_status: 'complete' });
-    const again = await app.request('POST', WRITE, { body: { uri: `${root}/same.md`, content: 'kept as it is', wait: true } });
-    expect(again.body.result).toMatchObject({ content_updated: false, vector_status: 'skipped', semantic_status: 'skipped', queue_status: null });
-    const changed = await app.request('POST', WRITE, { body: { uri: `${root}/same.md`, content: ' and more', mode: 'append', wait: true } });
+    expect(second.body.result).toMatchObject({
+      created: [],
+      updated: [`${root}/new.md`],
+      unchanged: [`${root}/same.md`],
+      vector_status: 'complete',
+    });
+    const again = await app.request('POST', WRITE, {
+      body: { uri: `${root}/same.md`, content: 'kept as it is', wait: true },
+    });
+    expect(again.body.result).toMatchObject({
+      content_updated: false,
+      vector_status: 'skipped',
+      semantic_status: 'skipped',
+      queue_status: null,
+    });
+    const changed = await app.request('POST', WRITE, {
+      body: { uri: `${root}/same.md`, content: ' and more', mode: 'append', wait: true },
+    });
     expect(changed.body.result).toMatchObject({ content_updated: true, vector_status: 'complete' });
     expect(['complete', 'deferred']).toContain(changed.body.result.semantic_status);
-    const queued = await app.request('POST', WRITE, { body: { uri: `${root}/same.md`, content: ' once more', mode: 'append' } });
-    expect(queued.body.result).toMatchObject({ content_updated: true, vector_status: 'queued', semantic_status: 'queued' });
+    const queued = await app.request('POST', WRITE, {
+      body: { uri: `${root}/same.md`, content: ' once more', mode: 'append' },
+    });
+    expect(queued.body.result).toMatchObject({
+      content_updated: true,
+      vector_status: 'queued',
+      semantic_status: 'queued',
+    });
   });
 
   it('a write whose enqueue fails after the commit is answered, stored, and indexed by the outbox relay', async () => {
@@ -96,7 +130,9 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     }) as JobBus['enqueue'];
     try {
       const uri = 'viking://resources/outbox/lost.md';
-      const r = await app.request('POST', WRITE, { body: { uri, content: 'the quixotic zebrafinch ledger', mode: 'create' } });
+      const r = await app.request('POST', WRITE, {
+        body: { uri, content: 'the quixotic zebrafinch ledger', mode: 'create' },
+      });
       expect(r.status).toBe(200);
       expect(r.body.result.vector_status).toBe('queued');
       expect(refused).toBe(1);
@@ -105,7 +141,9 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
       bus.enqueue = original;
     }
     const db = app.nest.get<Db>(STORE_DB);
-    await eventually(async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox')).rows[0].n === 0);
+    await eventually(
+      async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox')).rows[0].n === 0,
+    );
   });
 
   it('a wait:true write whose enqueue fails still waits for the relay to index it', async () => {
@@ -118,7 +156,9 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     }) as JobBus['enqueue'];
     try {
       const uri = 'viking://resources/outbox/waited.md';
-      const r = await app.request('POST', WRITE, { body: { uri, content: 'a gravimetric pelican survey', mode: 'create', wait: true } });
+      const r = await app.request('POST', WRITE, {
+        body: { uri, content: 'a gravimetric pelican survey', mode: 'create', wait: true },
+      });
       expect(r.status).toBe(200);
       expect(r.body.result.vector_status).toBe('complete');
       expect(await found('pelican', uri)).toBe(true);
@@ -130,7 +170,11 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
   it('coalesces summary refreshes of a busy directory and still ends with every child listed', async () => {
     const dir = 'viking://resources/busy';
     const answers = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => app.request('POST', WRITE, { body: { uri: `${dir}/f${i}.md`, content: `file number ${i}`, mode: 'create', wait: true } })),
+      Array.from({ length: 24 }, (_, i) =>
+        app.request('POST', WRITE, {
+          body: { uri: `${dir}/f${i}.md`, content: `file number ${i}`, mode: 'create', wait: true },
+        }),
+      ),
     );
     expect(answers.every((a) => a.status === 200 && a.body.result.vector_status === 'complete')).toBe(true);
     expect(answers.some((a) => a.body.result.semantic_status === 'deferred')).toBe(true);
@@ -141,7 +185,11 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
   it('summarises a directory larger than the children a summary reads, with the true count', async () => {
     const dir = 'viking://resources/large';
     for (let b = 0; b < 2; b++) {
-      const operations = Array.from({ length: 225 }, (_, k) => ({ uri: `${dir}/n${String(b * 225 + k).padStart(4, '0')}.md`, content: `note ${b * 225 + k}`, mode: 'create' }));
+      const operations = Array.from({ length: 225 }, (_, k) => ({
+        uri: `${dir}/n${String(b * 225 + k).padStart(4, '0')}.md`,
+        content: `note ${b * 225 + k}`,
+        mode: 'create',
+      }));
       const r = await app.request('POST', BATCH, { body: { root_uri: dir, operations } });
       expect(r.status).toBe(200);
       expect(r.body.result.created).toHaveLength(225);

@@ -14,7 +14,12 @@ export class AssemblerModule {
     return {
       module: AssemblerModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config)],
-      providers: [BodyReaderService, AssembleService, AssembleProcessor, inProcessConsumer(QueueName.Assemble, AssembleProcessor)],
+      providers: [
+        BodyReaderService,
+        AssembleService,
+        AssembleProcessor,
+        inProcessConsumer(QueueName.Assemble, AssembleProcessor),
+      ],
     };
   }
 }

@@ -23,8 +23,14 @@ export class ExtractorModule {
       module: ExtractorModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), LlmModule],
       providers: [
-        MemoryExtractor, ExtractService, ExtractProcessor, inProcessConsumer(QueueName.Extract, ExtractProcessor), TaskRelayService,
-        IdleCommitService, IdleCommitProcessor, inProcessConsumer(QueueName.SessionIdle, IdleCommitProcessor),
+        MemoryExtractor,
+        ExtractService,
+        ExtractProcessor,
+        inProcessConsumer(QueueName.Extract, ExtractProcessor),
+        TaskRelayService,
+        IdleCommitService,
+        IdleCommitProcessor,
+        inProcessConsumer(QueueName.SessionIdle, IdleCommitProcessor),
       ],
     };
   }

@@ -7,7 +7,9 @@ import { ExtractorModule } from './extractor.module';
 async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
-  const app = await NestFactory.createApplicationContext(ExtractorModule.forRoot(config), { logger: logLevels(config.logLevel) });
+  const app = await NestFactory.createApplicationContext(ExtractorModule.forRoot(config), {
+    logger: logLevels(config.logLevel),
+  });
   app.enableShutdownHooks();
   await startWorkerMetrics(config, 'extractor');
 }

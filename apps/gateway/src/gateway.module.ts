@@ -48,8 +48,16 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), EmbedModule],
       controllers: [
-        AdminController, ContentController, FsController, FindController, ScanController, RecallController, SessionsController, SystemController,
-        McpController, TasksController,
+        AdminController,
+        ContentController,
+        FsController,
+        FindController,
+        ScanController,
+        RecallController,
+        SessionsController,
+        SystemController,
+        McpController,
+        TasksController,
       ],
       providers: [
         IdentityService,

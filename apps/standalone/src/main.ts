@@ -11,9 +11,13 @@ async function main() {
   const config = bootConfig();
   await ensureRedisReachable(config);
   startTracing(config, 'standalone');
-  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config), createHttpAdapter(config), {
-    logger: appLogger(config, 'standalone'),
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    StandaloneModule.forRoot(config),
+    createHttpAdapter(config),
+    {
+      logger: appLogger(config, 'standalone'),
+    },
+  );
   configureHttpApp(app);
   await app.listen(config.http.port, config.http.host);
   process.stdout.write(`muninn: listening on http://${config.http.host}:${config.http.port} (docs at /docs)\n`);

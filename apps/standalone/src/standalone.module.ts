@@ -13,9 +13,15 @@ import { RewriterModule } from '../../rewriter/src/rewriter.module';
 @Module({})
 export class StandaloneModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: StandaloneModule, imports: [
-      GatewayModule.forRoot(config), RetrieverModule.forRoot(config), AssemblerModule.forRoot(config), RewriterModule.forRoot(config),
-      ExtractorModule.forRoot(config),
-    ] };
+    return {
+      module: StandaloneModule,
+      imports: [
+        GatewayModule.forRoot(config),
+        RetrieverModule.forRoot(config),
+        AssemblerModule.forRoot(config),
+        RewriterModule.forRoot(config),
+        ExtractorModule.forRoot(config),
+      ],
+    };
   }
 }

@@ -18,12 +18,26 @@ function newest(dir) {
 
 if (!existsSync(compiled) || statSync(compiled).mtimeMs < newest(join(root, 'libs', 'client', 'src'))) {
   const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
-  const built = spawnSync(process.execPath, [tsc, '-p', join(root, 'libs', 'client', 'tsconfig.lib.json')], { stdio: 'inherit' });
+  const built = spawnSync(process.execPath, [tsc, '-p', join(root, 'libs', 'client', 'tsconfig.lib.json')], {
+    stdio: 'inherit',
+  });
   if (built.status !== 0) {
     process.stderr.write('muninn: building libs/client failed (npm run build:client)\n');
     process.exit(2);
   }
 }
 require(compiled)
-  .main(process.argv.slice(2), { env: process.env, stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) })
-  .then((code) => { process.exitCode = code; }, (err) => { process.stderr.write(`muninn: ${err && err.stack ? err.stack : err}\n`); process.exitCode = 1; });
+  .main(process.argv.slice(2), {
+    env: process.env,
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+  })
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`muninn: ${err && err.stack ? err.stack : err}\n`);
+      process.exitCode = 1;
+    },
+  );

@@ -4,12 +4,34 @@ export { createMuninnClient, identityHeaders, type MuninnClient, type MuninnClie
 
 export { loadRecallConfig, defaultConfigFile, KNOBS, HARNESSES, RecallConfigError } from './recall/recall-config';
 export type { RecallConfig, KnobName, Harness, CompressMode, LoadRecallConfigOptions } from './recall/recall-config';
-export { scaleQuotas, buildContextSearchBody, buildLegacyRecallBody, CODING_WEIGHTS, V1_WEIGHTS, type TurnInput } from './recall/request-bodies';
+export {
+  scaleQuotas,
+  buildContextSearchBody,
+  buildLegacyRecallBody,
+  CODING_WEIGHTS,
+  V1_WEIGHTS,
+  type TurnInput,
+} from './recall/request-bodies';
 export { contextRequestTimeoutMs } from './recall/deadline';
 export { LegacyMarker, LEGACY_MARKER_FILE, LEGACY_MARKER_TTL_MS } from './recall/legacy-marker';
 export {
-  compressRecallContext, digestCacheKey, normalizeCompressed, repairDigestUris, snapUri, buildCompressionPrompt,
-  DIGEST_HEADER, DIGEST_CACHE_FILE, type RunCompressor, type CompressOutcome,
+  compressRecallContext,
+  digestCacheKey,
+  normalizeCompressed,
+  repairDigestUris,
+  snapUri,
+  buildCompressionPrompt,
+  DIGEST_HEADER,
+  DIGEST_CACHE_FILE,
+  type RunCompressor,
+  type CompressOutcome,
 } from './recall/local-digest';
 export { assembleFromFind, findFallbackLimit, renderElement } from './recall/find-assembly';
-export { RecallClient, looksLikeUnknownField, CONTEXT_TAG, CONTEXT_HEADER, type RecallResult, type RecallSource } from './recall/recall-client';
+export {
+  RecallClient,
+  looksLikeUnknownField,
+  CONTEXT_TAG,
+  CONTEXT_HEADER,
+  type RecallResult,
+  type RecallSource,
+} from './recall/recall-client';

@@ -32,5 +32,9 @@ export function identityHeaders(opts: Omit<MuninnClientOptions, 'baseUrl' | 'fet
 
 /** A typed Muninn client: `client.POST('/api/v1/search/find', { body })` returns `{ data, error, response }`. */
 export function createMuninnClient(opts: MuninnClientOptions): MuninnClient {
-  return createClient<paths>({ baseUrl: opts.baseUrl.replace(/\/+$/, ''), headers: identityHeaders(opts), fetch: opts.fetch });
+  return createClient<paths>({
+    baseUrl: opts.baseUrl.replace(/\/+$/, ''),
+    headers: identityHeaders(opts),
+    fetch: opts.fetch,
+  });
 }

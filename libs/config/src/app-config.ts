@@ -55,7 +55,13 @@ export interface AppConfig {
     accountMaxInflight: number;
     accountMaxQueued: number;
   };
-  embedding: { provider: 'local' | 'openai'; baseUrl: string | null; apiKey: string | null; model: string | null; dim: number | null };
+  embedding: {
+    provider: 'local' | 'openai';
+    baseUrl: string | null;
+    apiKey: string | null;
+    model: string | null;
+    dim: number | null;
+  };
   llm: {
     baseUrl: string | null;
     apiKey: string | null;
@@ -66,7 +72,13 @@ export interface AppConfig {
     enableIntent: boolean;
   };
   /** Session message bounds and extraction (see docs/sessions.md). */
-  sessions: { messageMaxChars: number; messageMaxParts: number; batchMax: number; extractTimeoutMs: number; extractPromptChars: number };
+  sessions: {
+    messageMaxChars: number;
+    messageMaxParts: number;
+    batchMax: number;
+    extractTimeoutMs: number;
+    extractPromptChars: number;
+  };
   logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   /** `json`: one JSON object per line (docs/operations.md "Logs"); `text`: Nest's console format. */
   logFormat: 'json' | 'text';

@@ -13,201 +13,407 @@ const blankToUndefined = ({ value }: { value: unknown }) => (value === '' ? unde
 
 /** Every environment variable Muninn reads. Nothing else touches `process.env`. */
 export class EnvDto {
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   HOST?: string;
 
-  @IsOptional() @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
+  @IsOptional()
+  @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
   REDIS_URL?: string;
 
-  @IsOptional() @Transform(blankToUndefined) @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true })
+  @IsOptional()
+  @Transform(blankToUndefined)
+  @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true })
   DATABASE_URL?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   MUNINN_DATA_DIR?: string;
 
-  @IsOptional() @Transform(blankToUndefined) @IsString() @MinLength(16, { message: 'MUNINN_ROOT_API_KEY must be at least 16 characters' })
+  @IsOptional()
+  @Transform(blankToUndefined)
+  @IsString()
+  @MinLength(16, { message: 'MUNINN_ROOT_API_KEY must be at least 16 characters' })
   MUNINN_ROOT_API_KEY?: string;
 
-  @IsOptional() @Transform(blankToUndefined) @IsString() @MinLength(32, { message: 'MUNINN_KEY_SECRET must be at least 32 characters' })
+  @IsOptional()
+  @Transform(blankToUndefined)
+  @IsString()
+  @MinLength(32, { message: 'MUNINN_KEY_SECRET must be at least 32 characters' })
   MUNINN_KEY_SECRET?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(256)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(8)
+  @Max(256)
   MUNINN_KEY_SEED_MIN_LENGTH?: number;
 
-  @IsOptional() @IsIn(['bullmq', 'inprocess'])
+  @IsOptional()
+  @IsIn(['bullmq', 'inprocess'])
   MUNINN_TRANSPORT?: 'bullmq' | 'inprocess';
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   MUNINN_QUEUE_PREFIX?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
   MUNINN_REQUEST_DEADLINE_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
   MUNINN_WRITE_WAIT_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(3600000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3600000)
   MUNINN_OUTBOX_GRACE_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(50) @Max(60000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60000)
   MUNINN_OUTBOX_POLL_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600000)
   MUNINN_SIDECAR_INTERVAL_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(268435456)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(268435456)
   MUNINN_BODY_LIMIT_BYTES?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
   MUNINN_WORKER_CONCURRENCY?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(60) @Max(31536000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(31536000)
   MUNINN_LEDGER_TTL_S?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
   MUNINN_STATEMENT_TIMEOUT_MS?: number;
 
   // The maxima are the filter compiler's own ceilings (FILTER_LIMIT_CEILINGS in the kernel).
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(5000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(5000)
   MUNINN_FILTER_MAX_NODES?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
   MUNINN_FILTER_MAX_DEPTH?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(4096)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(4096)
   MUNINN_FILTER_MAX_PATTERN_LENGTH?: number;
 
   // Grep/glob scans, tree walks and batch MCP reads (docs/fs-and-mcp.md#limits).
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
   MUNINN_SCAN_MAX_FILES?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
   MUNINN_SCAN_MAX_RESULTS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
   MUNINN_TREE_MAX_NODES?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   MUNINN_MCP_READ_MAX_URIS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   MUNINN_METRICS_PORT?: number;
 
   // Request bounds and rate limits (issue 11); see docs/limits-and-security.md.
-  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(512)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(8)
+  @Max(512)
   MUNINN_BODY_MAX_DEPTH?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(16) @Max(1000000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(1000000)
   MUNINN_QUERY_MAX_CHARS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(64) @Max(65536)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(64)
+  @Max(65536)
   MUNINN_URI_MAX_CHARS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(16) @Max(4096)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(4096)
   MUNINN_URI_MAX_SEGMENT_CHARS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(4) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(4)
+  @Max(1000)
   MUNINN_URI_MAX_DEPTH?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
   MUNINN_URI_LIST_MAX_ITEMS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
   MUNINN_TAGS_MAX_ITEMS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(65536)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(8)
+  @Max(65536)
   MUNINN_TAG_MAX_CHARS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
   MUNINN_BATCH_MAX_OPS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(64) @Max(268435456)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(64)
+  @Max(268435456)
   MUNINN_MESSAGE_MAX_CHARS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(64) @Max(1048576)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(64)
+  @Max(1048576)
   MUNINN_DESCRIPTION_MAX_CHARS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   MUNINN_MCP_MAX_BATCH?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(16) @Max(4096)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(4096)
   MUNINN_ID_MAX_CHARS?: number;
 
-  @IsOptional() @Transform(toBool) @IsBoolean()
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
   MUNINN_RATE_LIMIT?: boolean;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000000)
   MUNINN_RATE_KEY_PER_MINUTE?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000000)
   MUNINN_RATE_ACCOUNT_PER_MINUTE?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
   MUNINN_ACCOUNT_MAX_INFLIGHT?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   MUNINN_ACCOUNT_MAX_QUEUED?: number;
 
-
-  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
-  @IsOptional() @IsIn(['json', 'text'])
+  @IsOptional()
+  @IsIn(['json', 'text'])
   MUNINN_LOG_FORMAT?: 'json' | 'text';
 
-  @IsOptional() @Transform(blankToUndefined)
+  @IsOptional()
+  @Transform(blankToUndefined)
   @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
   MUNINN_OTLP_TRACES_URL?: string;
 
-  @IsOptional() @Transform(blankToUndefined) @IsUrl({ require_tld: false, require_protocol: true })
+  @IsOptional()
+  @Transform(blankToUndefined)
+  @IsUrl({ require_tld: false, require_protocol: true })
   EMBEDDING_BASE_URL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   EMBEDDING_API_KEY?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   EMBEDDING_MODEL?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(8) @Max(8192)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(8)
+  @Max(8192)
   EMBEDDING_DIM?: number;
 
-  @IsOptional() @Transform(blankToUndefined) @IsUrl({ require_tld: false, require_protocol: true })
+  @IsOptional()
+  @Transform(blankToUndefined)
+  @IsUrl({ require_tld: false, require_protocol: true })
   LLM_BASE_URL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   LLM_API_KEY?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   LLM_MODEL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   QUERY_PLANNER_MODEL?: string;
 
-  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value))) @IsNumber() @Min(0.001) @Max(600)
+  @IsOptional()
+  @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
+  @IsNumber()
+  @Min(0.001)
+  @Max(600)
   RECALL_INTENT_TIMEOUT_S?: number;
 
-  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value))) @IsNumber() @Min(0.001) @Max(600)
+  @IsOptional()
+  @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
+  @IsNumber()
+  @Min(0.001)
+  @Max(600)
   RECALL_REWRITE_TIMEOUT_S?: number;
 
-  @IsOptional() @Transform(toBool) @IsBoolean()
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
   RETRIEVAL_ENABLE_INTENT?: boolean;
 
   // Sessions (docs/sessions.md): bounds of one message and one batch, the extraction model's fuse.
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
   MUNINN_SESSION_MESSAGE_MAX_CHARS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   MUNINN_SESSION_MESSAGE_MAX_PARTS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   MUNINN_SESSION_BATCH_MAX?: number;
 
-  @IsOptional() @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value))) @IsNumber() @Min(0.1) @Max(600)
+  @IsOptional()
+  @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
+  @IsNumber()
+  @Min(0.1)
+  @Max(600)
   MUNINN_EXTRACT_TIMEOUT_S?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(2_000_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(2_000_000)
   MUNINN_EXTRACT_PROMPT_CHARS?: number;
 }

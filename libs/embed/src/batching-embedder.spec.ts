@@ -52,7 +52,13 @@ describe('BatchingEmbedder', () => {
   it('fails every caller of a failed batch, and keeps serving afterwards', async () => {
     let fail = true;
     const inner = new HashingEmbedder({ dim: 32 });
-    const b = new BatchingEmbedder({ ...inner, id: inner.id, dim: 32, supportsImages: false, embed: async (t) => (fail ? Promise.reject(new Error('down')) : inner.embed(t)) });
+    const b = new BatchingEmbedder({
+      ...inner,
+      id: inner.id,
+      dim: 32,
+      supportsImages: false,
+      embed: async (t) => (fail ? Promise.reject(new Error('down')) : inner.embed(t)),
+    });
     await expect(Promise.all([b.embed(['x']), b.embed(['y'])])).rejects.toThrow('down');
     fail = false;
     expect(await b.embed(['z'])).toHaveLength(1);

@@ -30,7 +30,12 @@ describe('HashingEmbedder', () => {
   });
 
   it.each([
-    ['english', 'I painted a sunrise over the lake last summer', 'she paints sunrises at the lake', 'quarterly tax filing deadline moved'],
+    [
+      'english',
+      'I painted a sunrise over the lake last summer',
+      'she paints sunrises at the lake',
+      'quarterly tax filing deadline moved',
+    ],
     ['stemming', 'We went hiking in the mountains', 'mountain hikes', 'the printer is out of toner'],
     ['chinese', '用户周末喜欢和朋友去爬山', '用户周末一般去爬山吗', '信用卡账单日是每月五号'],
   ])('scores a paraphrase above an unrelated text (%s)', (_name, memory, paraphrase, unrelated) => {
@@ -41,7 +46,12 @@ describe('HashingEmbedder', () => {
   });
 
   it('finds a Chinese memory from a Chinese question', () => {
-    const memories = ['用户对花生过敏，吃了会起疹子。', '用户的女儿叫小雨，今年六岁。', '用户的服务部署在阿里云的杭州区域。', 'Alice likes jazz'];
+    const memories = [
+      '用户对花生过敏，吃了会起疹子。',
+      '用户的女儿叫小雨，今年六岁。',
+      '用户的服务部署在阿里云的杭州区域。',
+      'Alice likes jazz',
+    ];
     expect(best('用户的女儿几岁了？', memories)).toBe(memories[1]);
     expect(best('服务部署在哪个云？', memories)).toBe(memories[2]);
   });
@@ -50,7 +60,12 @@ describe('HashingEmbedder', () => {
     ['error code', 'ERR_CONN_RESET', 'retry loop hit ERR_CONN_RESET twice'],
     ['file path', 'src/foo/bar.ts', 'the bug is in src/foo/bar.ts line 12'],
   ])('matches exact identifiers (%s)', (_name, query, hit) => {
-    const memories = ['retry loop hit ERR_TIMEOUT twice', hit, 'the bug is in src/baz/qux.ts line 12', 'connection reset by the peer'];
+    const memories = [
+      'retry loop hit ERR_TIMEOUT twice',
+      hit,
+      'the bug is in src/baz/qux.ts line 12',
+      'connection reset by the peer',
+    ];
     expect(best(query, memories)).toBe(hit);
   });
 

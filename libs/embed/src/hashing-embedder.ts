@@ -32,7 +32,8 @@ export class HashingEmbedder implements Embedder {
 
   constructor(options: HashingEmbedderOptions = {}) {
     this.dim = options.dim ?? DEFAULT_HASHING_DIM;
-    if (!Number.isInteger(this.dim) || this.dim < 16) throw new RangeError(`HashingEmbedder: dim must be an integer >= 16`);
+    if (!Number.isInteger(this.dim) || this.dim < 16)
+      throw new RangeError(`HashingEmbedder: dim must be an integer >= 16`);
     this.weights = { ...DEFAULT_HASHING_WEIGHTS, ...options.weights };
     const w = this.weights;
     const custom = (Object.keys(w) as (keyof HashingWeights)[]).some((k) => w[k] !== DEFAULT_HASHING_WEIGHTS[k]);
@@ -72,7 +73,7 @@ export class HashingEmbedder implements Embedder {
       if (e) {
         e.n += 1;
         e.w = Math.max(e.w, w);
-      }      else tf.set(tokens[i], { n: 1, w });
+      } else tf.set(tokens[i], { n: 1, w });
     }
     scratch.fill(0);
     for (const [token, { n, w }] of tf) {

@@ -4,7 +4,10 @@ import { createEmbedder } from './create-embedder';
 import { EmbedError, EmbedErrorCode } from './embed.error';
 import { OpenAIEmbedder } from './openai-embedder';
 
-interface Seen { auth?: string; body: { model: string; input: string[]; dimensions?: number } }
+interface Seen {
+  auth?: string;
+  body: { model: string; input: string[]; dimensions?: number };
+}
 type Reply = (req: Seen, res: ServerResponse) => void;
 
 /** A real /embeddings server on loopback; each request takes the next scripted reply (the last one repeats). */
@@ -41,12 +44,21 @@ class FakeEmbeddingsServer {
   /** Answers with vector [len(text), index, 1, ...] (not normalised; 1536-d unless asked), in reverse order to check re-sorting by index. */
   static ok: Reply = (req, res) => {
     const dim = req.body.dimensions ?? 1536;
-    const data = req.body.input.map((t, index) => ({ object: 'embedding', index, embedding: Array.from({ length: dim }, (_, i) => (i === 0 ? t.length : i === 1 ? index : 1)) }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: data.reverse(), model: req.body.model }));
+    const data = req.body.input.map((t, index) => ({
+      object: 'embedding',
+      index,
+      embedding: Array.from({ length: dim }, (_, i) => (i === 0 ? t.length : i === 1 ? index : 1)),
+    }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ object: 'list', data: data.reverse(), model: req.body.model }));
   };
 
   static status(code: number, headers: Record<string, string> = {}): Reply {
-    return (_req, res) => res.writeHead(code, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ error: { message: `status ${code}` } }));
+    return (_req, res) =>
+      res
+        .writeHead(code, { 'content-type': 'application/json', ...headers })
+        .end(JSON.stringify({ error: { message: `status ${code}` } }));
   }
 
   static hang: Reply = () => undefined;
@@ -62,7 +74,15 @@ describe('OpenAIEmbedder against a local /embeddings server', () => {
     server.script(FakeEmbeddingsServer.ok);
   });
   const make = (over: Partial<ConstructorParameters<typeof OpenAIEmbedder>[0]> = {}) =>
-    new OpenAIEmbedder({ baseUrl, apiKey: 'sk-test', model: 'test-embed', dim: 4, backoffMs: 5, timeoutMs: 2_000, ...over });
+    new OpenAIEmbedder({
+      baseUrl,
+      apiKey: 'sk-test',
+      model: 'test-embed',
+      dim: 4,
+      backoffMs: 5,
+      timeoutMs: 2_000,
+      ...over,
+    });
 
   it('splits input into batches, keeps order and returns unit vectors', async () => {
     const vectors = await make({ batchSize: 2 }).embed(['a', 'bb', 'ccc', 'dddd', 'eeeee']);
@@ -83,7 +103,11 @@ describe('OpenAIEmbedder against a local /embeddings server', () => {
   });
 
   it('retries a 500 and then succeeds', async () => {
-    server.script(FakeEmbeddingsServer.status(500), FakeEmbeddingsServer.status(429, { 'retry-after': '0' }), FakeEmbeddingsServer.ok);
+    server.script(
+      FakeEmbeddingsServer.status(500),
+      FakeEmbeddingsServer.status(429, { 'retry-after': '0' }),
+      FakeEmbeddingsServer.ok,
+    );
     const [v] = await make().embed(['hello']);
     expect(server.seen).toHaveLength(3);
     expect(v).toHaveLength(4);
@@ -91,7 +115,9 @@ describe('OpenAIEmbedder against a local /embeddings server', () => {
 
   it('gives up on a 400 at once with a permanent error', async () => {
     server.script(FakeEmbeddingsServer.status(400));
-    const err = await make().embed(['x']).catch((e: unknown) => e);
+    const err = await make()
+      .embed(['x'])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmbedError);
     expect(err).toMatchObject({ code: EmbedErrorCode.Rejected, retryable: false, status: 400 });
     expect((err as Error).message).toContain('status 400');
@@ -101,7 +127,9 @@ describe('OpenAIEmbedder against a local /embeddings server', () => {
   it('times out a hung request, retries it, then fails as unavailable', async () => {
     server.script(FakeEmbeddingsServer.hang);
     const started = Date.now();
-    const err = await make({ timeoutMs: 100, maxRetries: 1 }).embed(['x']).catch((e: unknown) => e);
+    const err = await make({ timeoutMs: 100, maxRetries: 1 })
+      .embed(['x'])
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: EmbedErrorCode.Unavailable, retryable: true });
     expect((err as Error).message).toMatch(/timed out after 100 ms \(after 2 attempts\)/);
     expect(server.seen).toHaveLength(2);
@@ -109,7 +137,9 @@ describe('OpenAIEmbedder against a local /embeddings server', () => {
   });
 
   it('rejects a response with the wrong dimension', async () => {
-    server.script((_req, res) => res.writeHead(200).end(JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] })));
+    server.script((_req, res) =>
+      res.writeHead(200).end(JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] })),
+    );
     await expect(make().embed(['x'])).rejects.toMatchObject({ code: EmbedErrorCode.BadResponse });
   });
 
@@ -117,7 +147,9 @@ describe('OpenAIEmbedder against a local /embeddings server', () => {
     const dead = new FakeEmbeddingsServer();
     const url = await dead.start();
     await dead.stop();
-    const err = await make({ baseUrl: url, maxRetries: 2 }).embed(['x']).catch((e: unknown) => e);
+    const err = await make({ baseUrl: url, maxRetries: 2 })
+      .embed(['x'])
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: EmbedErrorCode.Unavailable, retryable: true });
   });
 

@@ -38,11 +38,16 @@ export class OpenAIEmbedder implements Embedder {
   private readonly backoffMs: number;
 
   constructor(private readonly options: OpenAIEmbedderOptions) {
-    if (!options.baseUrl) throw new EmbedError(EmbedErrorCode.InvalidConfig, 'openai embedder: baseUrl is required', false);
+    if (!options.baseUrl)
+      throw new EmbedError(EmbedErrorCode.InvalidConfig, 'openai embedder: baseUrl is required', false);
     if (!options.model) throw new EmbedError(EmbedErrorCode.InvalidConfig, 'openai embedder: model is required', false);
     const dim = options.dim ?? NATIVE_DIMS[options.model];
     if (!dim || !Number.isInteger(dim) || dim < 1) {
-      throw new EmbedError(EmbedErrorCode.InvalidConfig, `openai embedder: dim is required for model ${options.model}`, false);
+      throw new EmbedError(
+        EmbedErrorCode.InvalidConfig,
+        `openai embedder: dim is required for model ${options.model}`,
+        false,
+      );
     }
     this.dim = dim;
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
@@ -98,7 +103,9 @@ export class OpenAIEmbedder implements Embedder {
         // AbortSignal.timeout rejects with a DOMException, which is not an Error subclass in every realm.
         const timedOut = (err as { name?: unknown } | undefined)?.name === 'TimeoutError';
         const reason = timedOut ? `timed out after ${this.timeoutMs} ms` : `failed: ${String(err)}`;
-        failure = new EmbedError(EmbedErrorCode.Unavailable, `embeddings ${this.url} ${reason}`, true, undefined, { cause: err });
+        failure = new EmbedError(EmbedErrorCode.Unavailable, `embeddings ${this.url} ${reason}`, true, undefined, {
+          cause: err,
+        });
       }
       if (!failure.retryable || attempt >= this.maxRetries) {
         if (failure.retryable) failure.message += ` (after ${attempt + 1} attempts)`;
@@ -112,13 +119,21 @@ export class OpenAIEmbedder implements Embedder {
   private parse(json: EmbeddingsResponse, expected: number): Float32Array[] {
     const data = Array.isArray(json.data) ? json.data : [];
     if (data.length !== expected) {
-      throw new EmbedError(EmbedErrorCode.BadResponse, `embeddings: expected ${expected} vectors, got ${data.length}`, false);
+      throw new EmbedError(
+        EmbedErrorCode.BadResponse,
+        `embeddings: expected ${expected} vectors, got ${data.length}`,
+        false,
+      );
     }
     const sorted = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return sorted.map((d, i) => {
       const e = d.embedding;
       if (!Array.isArray(e) || e.length !== this.dim || !e.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-        throw new EmbedError(EmbedErrorCode.BadResponse, `embeddings: vector ${i} is not ${this.dim} finite numbers`, false);
+        throw new EmbedError(
+          EmbedErrorCode.BadResponse,
+          `embeddings: vector ${i} is not ${this.dim} finite numbers`,
+          false,
+        );
       }
       return l2Normalize(Float32Array.from(e as number[]));
     });

@@ -31,7 +31,8 @@ export class StaticVectorsEmbedder implements Embedder {
     const scales = new Float32Array(sBuf.buffer.slice(sBuf.byteOffset, sBuf.byteOffset + sBuf.byteLength));
     this.dim = q.length / vocab.length;
     this.table = new Float32Array(q.length);
-    for (let r = 0; r < vocab.length; r++) for (let i = 0; i < this.dim; i++) this.table[r * this.dim + i] = q[r * this.dim + i] * scales[r];
+    for (let r = 0; r < vocab.length; r++)
+      for (let i = 0; i < this.dim; i++) this.table[r * this.dim + i] = q[r * this.dim + i] * scales[r];
     vocab.forEach((w, r) => this.index.set(w, r));
     const a = options.sifA ?? 1e-3;
     const harmonic = Math.log(341_479) + 0.5772;

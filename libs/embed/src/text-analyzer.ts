@@ -16,7 +16,6 @@ export interface AnalyzedText {
   grams: WeightedTokens;
 }
 
-
 export const STOPWORD_WEIGHT = 0.1;
 export const NUMBER_WEIGHT = 0.4;
 
@@ -29,17 +28,21 @@ const IDENTIFIER = /(?<![\p{L}\p{N}_])[\p{L}\p{N}_]+(?:[./:\\#@-][\p{L}\p{N}_]+)
 
 // Function words carry no topic: they are kept at a low weight instead of dropped so "to be or not to be" still embeds.
 const EN_STOP = new Set(
-  ('a an the and or but if then else of to in on at by for with from into onto about as is am are was were be been being ' +
+  (
+    'a an the and or but if then else of to in on at by for with from into onto about as is am are was were be been being ' +
     'do does did doing done have has had having i me my mine we us our you your he him his she her it its they them their ' +
     'this that these those there here what which who whom whose when where why how all any both each some such no not nor ' +
     'only own same so than too very can could will would shall should may might must just also up down out over under again ' +
     "further once s t d ll m re ve don't didn't isn't wasn't can't won't i'm it's that's there's let's yes yeah oh hey hi " +
-    'really get got go going went like know think thing things one lot much many more most other something anything').split(' '),
+    'really get got go going went like know think thing things one lot much many more most other something anything'
+  ).split(' '),
 );
 const ZH_STOP = new Set(
-  ('的 了 是 在 我 你 他 她 它 们 我们 你们 他们 吗 呢 吧 啊 呀 和 与 也 都 就 这 那 这个 那个 有 个 一 一个 不 没 没有 ' +
+  (
+    '的 了 是 在 我 你 他 她 它 们 我们 你们 他们 吗 呢 吧 啊 呀 和 与 也 都 就 这 那 这个 那个 有 个 一 一个 不 没 没有 ' +
     '很 还 又 要 会 能 可以 什么 怎么 怎样 哪 哪里 哪儿 谁 为什么 多少 几 之 而 及 或 被 把 对 从 到 给 让 上 下 中 ' +
-    '自己 之前 之后 时候 过 着 得 地 呢 嘛 最近 一下 一些').split(' '),
+    '自己 之前 之后 时候 过 着 得 地 呢 嘛 最近 一下 一些'
+  ).split(' '),
 );
 
 /** Light English suffix stripping: enough to join paint/painted/painting without a stemmer dependency. */
@@ -79,7 +82,8 @@ export function analyze(text: string): AnalyzedText {
     addTerm(isStop ? word : stem(bare), w, isStop);
     if (isStop || word.length < 3) return;
     const padded = `^${bare}$`;
-    for (let n = 3; n <= 4; n++) for (let i = 0; i + n <= padded.length; i++) push(out.grams, padded.slice(i, i + n), w);
+    for (let n = 3; n <= 4; n++)
+      for (let i = 0; i + n <= padded.length; i++) push(out.grams, padded.slice(i, i + n), w);
   };
   for (const m of t.matchAll(IDENTIFIER)) if (!CJK.test(m[0])) push(out.terms, m[0], 1);
   for (const m of t.matchAll(WORD)) {

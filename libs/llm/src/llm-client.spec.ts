@@ -21,7 +21,10 @@ describe('LlmClient against a real HTTP fake', () => {
   });
 
   async function failure(p: Promise<unknown>): Promise<LlmError> {
-    const err = await p.then(() => null, (e: unknown) => e);
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LlmError);
     return err as LlmError;
   }
@@ -60,7 +63,9 @@ describe('LlmClient against a real HTTP fake', () => {
       return { text: `answer ${n}`, delayMs: (n * 37) % 120, usage: { prompt_tokens: n * 100, completion_tokens: n } };
     });
     const ns = Array.from({ length: 24 }, (_, i) => i + 1);
-    const outs = await Promise.all(ns.map((n) => client.complete([{ role: 'user', content: String(n) }], { timeoutMs: 5000 })));
+    const outs = await Promise.all(
+      ns.map((n) => client.complete([{ role: 'user', content: String(n) }], { timeoutMs: 5000 })),
+    );
     outs.forEach((out, i) => {
       expect(out.text).toBe(`answer ${ns[i]}`);
       expect(out.usage).toEqual({ prompt_tokens: ns[i] * 100, completion_tokens: ns[i] });
@@ -100,8 +105,16 @@ describe('LlmClient against a real HTTP fake', () => {
   });
 
   it('is unavailable without a base URL or model, and when nothing listens', async () => {
-    expect((await failure(new LlmClient({ ...settings, baseUrl: null }).complete(USER, { timeoutMs: 100 }))).kind).toBe('unavailable');
-    expect((await failure(new LlmClient({ ...settings, model: null, plannerModel: null }).complete(USER, { timeoutMs: 100 }))).kind).toBe('unavailable');
+    expect((await failure(new LlmClient({ ...settings, baseUrl: null }).complete(USER, { timeoutMs: 100 }))).kind).toBe(
+      'unavailable',
+    );
+    expect(
+      (
+        await failure(
+          new LlmClient({ ...settings, model: null, plannerModel: null }).complete(USER, { timeoutMs: 100 }),
+        )
+      ).kind,
+    ).toBe('unavailable');
     const down = new LlmClient({ ...settings, baseUrl: 'http://127.0.0.1:1/v1' });
     expect((await failure(down.complete(USER, { timeoutMs: 2000 }))).kind).toBe('unavailable');
   });

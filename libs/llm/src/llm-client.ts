@@ -86,13 +86,17 @@ function toLlmError(err: unknown, deadlineHit: boolean, timeoutMs: number): LlmE
     return new LlmError('timeout', `LLM call timed out after ${timeoutMs} ms`, undefined, { cause: err });
   }
   if (err instanceof APIUserAbortError) return new LlmError('timeout', 'LLM call aborted', undefined, { cause: err });
-  if (err instanceof APIConnectionError) return new LlmError('unavailable', `LLM unreachable: ${err.message}`, undefined, { cause: err });
+  if (err instanceof APIConnectionError)
+    return new LlmError('unavailable', `LLM unreachable: ${err.message}`, undefined, { cause: err });
   if (err instanceof APIError && typeof err.status === 'number') {
     return new LlmError('http', `LLM answered HTTP ${err.status}: ${err.message}`, err.status, { cause: err });
   }
   // By name: the body parser's SyntaxError may come from another realm (undici inside a VM sandbox).
   const { name, message } = (err ?? {}) as { name?: unknown; message?: unknown };
-  if (name === 'SyntaxError') return new LlmError('malformed', `LLM answered a body that is not JSON: ${String(message)}`, undefined, { cause: err });
+  if (name === 'SyntaxError')
+    return new LlmError('malformed', `LLM answered a body that is not JSON: ${String(message)}`, undefined, {
+      cause: err,
+    });
   const msg = typeof message === 'string' ? message : String(err);
   return new LlmError('unavailable', `LLM call failed: ${msg}`, undefined, { cause: err });
 }

@@ -19,13 +19,16 @@ export interface LlmCompletion {
  * an object with `choices[0].message` (the SDK hands back non-JSON bodies as strings) is `malformed`.
  */
 export function readCompletion(body: unknown, model: string): LlmCompletion {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new LlmError('malformed', `not a chat completion: ${preview(body)}`);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new LlmError('malformed', `not a chat completion: ${preview(body)}`);
   const { choices, usage } = body as { choices?: unknown; usage?: unknown };
   const first = Array.isArray(choices) ? (choices[0] as { message?: { content?: unknown } } | undefined) : undefined;
   const message = first && typeof first === 'object' ? first.message : undefined;
-  if (!message || typeof message !== 'object') throw new LlmError('malformed', `chat completion without choices[0].message: ${preview(body)}`);
+  if (!message || typeof message !== 'object')
+    throw new LlmError('malformed', `chat completion without choices[0].message: ${preview(body)}`);
   const content = message.content;
-  if (content !== null && content !== undefined && typeof content !== 'string') throw new LlmError('malformed', 'choices[0].message.content is not text');
+  if (content !== null && content !== undefined && typeof content !== 'string')
+    throw new LlmError('malformed', 'choices[0].message.content is not text');
   return { text: content ?? '', usage: readUsage(usage), model };
 }
 
@@ -41,6 +44,6 @@ function count(v: unknown): number {
 }
 
 function preview(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 }

@@ -5,7 +5,12 @@ import { AppConfig, logLevels } from '@app/config';
 import { currentRequestId } from './job-context';
 
 const PINO_LEVEL: Record<AppConfig['logLevel'], string> = {
-  fatal: 'fatal', error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace',
+  fatal: 'fatal',
+  error: 'error',
+  warn: 'warn',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'trace',
 };
 
 /**

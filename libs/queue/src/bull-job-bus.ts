@@ -28,7 +28,11 @@ export class BullJobBus extends JobBus {
     });
   }
 
-  async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
+  async call<Q extends QueueKey>(
+    queue: Q,
+    data: JobOf<Q>,
+    opts: { timeoutMs: number; jobId?: string },
+  ): Promise<ResultOf<Q>> {
     const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
     // The deadline travels with the job: past it the worker drops the job instead of running it late.
     const job = await this.add(queue, data, Date.now() + opts.timeoutMs, opts.jobId);
@@ -95,13 +99,21 @@ export class BullJobBus extends JobBus {
     }
   }
 
-  private async await<Q extends QueueKey>(job: Job, events: QueueEvents, queue: Q, timeoutMs: number): Promise<ResultOf<Q>> {
+  private async await<Q extends QueueKey>(
+    job: Job,
+    events: QueueEvents,
+    queue: Q,
+    timeoutMs: number,
+  ): Promise<ResultOf<Q>> {
     try {
       return (await job.waitUntilFinished(events, timeoutMs)) as ResultOf<Q>;
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       if (/timed out before finishing/i.test(msg)) {
-        throw new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${timeoutMs / 1000}s`, { operation: queue, timeout: timeoutMs / 1000 });
+        throw new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${timeoutMs / 1000}s`, {
+          operation: queue,
+          timeout: timeoutMs / 1000,
+        });
       }
       throw decodeJobFailure(err);
     }

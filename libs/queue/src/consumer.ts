@@ -38,4 +38,3 @@ export function inProcessConsumer(queue: QueueName, processor: Type<JobHandler>)
     },
   };
 }
-

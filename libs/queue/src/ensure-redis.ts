@@ -5,7 +5,13 @@ import { redisOptions } from './redis-connection';
 /** Exits with one clear line when the queued transport is chosen and Redis does not answer. */
 export async function ensureRedisReachable(config: AppConfig, timeoutMs = 3000): Promise<void> {
   if (config.queues.transport !== 'bullmq') return;
-  const redis = new Redis({ ...redisOptions(config.redis.url), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs });
+  const redis = new Redis({
+    ...redisOptions(config.redis.url),
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

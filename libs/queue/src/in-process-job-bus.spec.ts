@@ -14,7 +14,8 @@ describe('InProcessJobBus coalescing (the in-process twin of BullMQ deduplicatio
       await gate;
       return { refreshed: 1 };
     });
-    const add = (uri: string, delayMs = 0) => bus.enqueue(QueueName.Sidecar, { accountId: 'a', uri }, { coalesceKey: 'k', delayMs });
+    const add = (uri: string, delayMs = 0) =>
+      bus.enqueue(QueueName.Sidecar, { accountId: 'a', uri }, { coalesceKey: 'k', delayMs });
     await add('viking://one', 10);
     await add('viking://two', 10); // waiting: coalesced into the first
     await tick(30);

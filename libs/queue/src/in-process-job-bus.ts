@@ -36,7 +36,11 @@ export class InProcessJobBus extends JobBus {
     else start();
   }
 
-  async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>> {
+  async call<Q extends QueueKey>(
+    queue: Q,
+    data: JobOf<Q>,
+    opts: { timeoutMs: number; jobId?: string },
+  ): Promise<ResultOf<Q>> {
     const job = withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs));
     const running = this.run(queue, job, opts.jobId ?? randomUUID());
     return withDeadline(running, queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
@@ -89,7 +93,8 @@ export class InProcessJobBus extends JobBus {
     const existing = this.running.get(key);
     if (existing) return existing;
     const handler = this.handlers.get(queue);
-    if (!handler) return Promise.reject(new KernelError(KernelErrorCode.Unavailable, `No in-process consumer for queue ${queue}`));
+    if (!handler)
+      return Promise.reject(new KernelError(KernelErrorCode.Unavailable, `No in-process consumer for queue ${queue}`));
     // A JSON round trip keeps in-process payloads honest: what would not survive Redis does not survive here.
     const p = Promise.resolve()
       .then(() => handler(JSON.parse(JSON.stringify(data))))
@@ -103,7 +108,13 @@ function withDeadline<T>(p: Promise<T>, queue: string, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${ms / 1000}s`, { operation: queue, timeout: ms / 1000 })),
+      () =>
+        reject(
+          new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${ms / 1000}s`, {
+            operation: queue,
+            timeout: ms / 1000,
+          }),
+        ),
       ms,
     );
   });

@@ -20,7 +20,11 @@ export abstract class JobBus {
   /** Enqueues a job and returns without waiting. */
   abstract enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts?: EnqueueOptions): Promise<void>;
   /** Enqueues a job and waits for its result, failing with DEADLINE_EXCEEDED after `timeoutMs`. */
-  abstract call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: { timeoutMs: number; jobId?: string }): Promise<ResultOf<Q>>;
+  abstract call<Q extends QueueKey>(
+    queue: Q,
+    data: JobOf<Q>,
+    opts: { timeoutMs: number; jobId?: string },
+  ): Promise<ResultOf<Q>>;
   /** Waits for an already-enqueued job (by id) to finish, up to `timeoutMs`. */
   abstract waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>>;
   /** Jobs waiting or running per queue (for /metrics and /health). */

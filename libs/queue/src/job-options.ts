@@ -25,7 +25,12 @@ export function jobOptions(queue: QueueName): JobsOptions {
     // A commit's extraction is retried (a worker killed mid-job, a predecessor still running); the task
     // id is the job id, and the job is idempotent, so a retry never duplicates a memory.
     case QueueName.Extract:
-      return { removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 24 * 3600, count: 5000 }, attempts: 6, backoff: { type: 'exponential', delay: 1000 } };
+      return {
+        removeOnComplete: { age: 3600, count: 5000 },
+        removeOnFail: { age: 24 * 3600, count: 5000 },
+        attempts: 6,
+        backoff: { type: 'exponential', delay: 1000 },
+      };
     // Each run re-reads the session and decides again, so a lost or failed idle job only delays a commit.
     case QueueName.SessionIdle:
       return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 1000 } };

@@ -9,7 +9,10 @@ import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
  * {@link KernelError} the worker reported, so no caller parses failure messages.
  */
 export abstract class QueueClient<Q extends QueueKey> {
-  protected constructor(protected readonly bus: JobBus, readonly queue: Q) {}
+  protected constructor(
+    protected readonly bus: JobBus,
+    readonly queue: Q,
+  ) {}
 }
 
 /** Request-scoped queues: enqueue and wait for the result under the request's deadline. */
@@ -86,4 +89,12 @@ export class SidecarClient extends QueueClient<QueueName.Sidecar> {
 }
 
 /** Every typed client, for the queue module to provide. */
-export const QUEUE_CLIENTS = [FindClient, AssembleClient, ExpandClient, DigestClient, ScanClient, IndexClient, SidecarClient];
+export const QUEUE_CLIENTS = [
+  FindClient,
+  AssembleClient,
+  ExpandClient,
+  DigestClient,
+  ScanClient,
+  IndexClient,
+  SidecarClient,
+];

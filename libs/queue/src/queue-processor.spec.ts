@@ -23,8 +23,11 @@ const JOB: SidecarJob = { accountId: 'a', uri: 'viking://resources' };
 
 describe('QueueProcessor (durable queue)', () => {
   it('keeps a failure retryable (a plain Error) with its code, and never leaks an unexpected text', async () => {
-    const coded = await new FakeSidecars(async () => { throw new KernelError(KernelErrorCode.Unavailable, 'db away'); })
-      .handle(JOB).catch((e: Error) => e);
+    const coded = await new FakeSidecars(async () => {
+      throw new KernelError(KernelErrorCode.Unavailable, 'db away');
+    })
+      .handle(JOB)
+      .catch((e: Error) => e);
     expect(coded).not.toBeInstanceOf(UnrecoverableError);
     expect((coded as Error).message).toBe('UNAVAILABLE: db away');
     const failing = new FakeSidecars(async () => {

@@ -24,7 +24,10 @@ const cache = new WeakMap<AppConfig, DynamicModule>();
 @Global()
 @Module({})
 export class QueueModule implements OnApplicationShutdown {
-  constructor(@Inject(JobBus) private readonly bus: JobBus, @Inject(REDIS) private readonly redis: Redis | null) {}
+  constructor(
+    @Inject(JobBus) private readonly bus: JobBus,
+    @Inject(REDIS) private readonly redis: Redis | null,
+  ) {}
 
   /**
    * The job transport chosen by config. Memoised per config object so the standalone runner, which
@@ -84,9 +87,8 @@ function bullmq(config: AppConfig): DynamicModule {
     inject: ALL_QUEUES.map((q) => getQueueToken(q)),
     useFactory: (...queues: Queue[]) => {
       queues.forEach((q, i) => watchRedisClient(q, `queue ${ALL_QUEUES[i]}`));
-      return new BullJobBus(
-        new Map(ALL_QUEUES.map((q, i) => [q, queues[i]])),
-        (q) => watchRedisClient(new QueueEvents(q, { connection: conn.blocking, prefix }), `events ${q}`),
+      return new BullJobBus(new Map(ALL_QUEUES.map((q, i) => [q, queues[i]])), (q) =>
+        watchRedisClient(new QueueEvents(q, { connection: conn.blocking, prefix }), `events ${q}`),
       );
     },
   };

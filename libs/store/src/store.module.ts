@@ -42,7 +42,8 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: IdentityRepository,
       inject: [STORE_DB, APP_CONFIG],
-      useFactory: (db: Db, cfg: AppConfig) => new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey)),
+      useFactory: (db: Db, cfg: AppConfig) =>
+        new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey)),
     },
     { provide: SessionRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionRepository(db) },
     { provide: SessionArchiveRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionArchiveRepository(db) },
@@ -53,8 +54,17 @@ export const STORE_DB = Symbol('STORE_DB');
     },
   ],
   exports: [
-    STORE_DB, NodeRepository, NodeFsRepository, NodeScanRepository, NodeIndexRepository, NodeListRepository, OutboxRepository, IdentityRepository,
-    SessionRepository, SessionArchiveRepository, SessionTaskRepository,
+    STORE_DB,
+    NodeRepository,
+    NodeFsRepository,
+    NodeScanRepository,
+    NodeIndexRepository,
+    NodeListRepository,
+    OutboxRepository,
+    IdentityRepository,
+    SessionRepository,
+    SessionArchiveRepository,
+    SessionTaskRepository,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

@@ -18,7 +18,10 @@ export interface AppProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string | null>;
 }
 
-export function startAppProcess(app: 'standalone' | 'gateway' | 'retriever' | 'assembler' | 'rewriter' | 'extractor', env: Record<string, string>): AppProcess {
+export function startAppProcess(
+  app: 'standalone' | 'gateway' | 'retriever' | 'assembler' | 'rewriter' | 'extractor',
+  env: Record<string, string>,
+): AppProcess {
   let out = '';
   const child = spawn(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,

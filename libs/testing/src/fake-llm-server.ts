@@ -29,7 +29,8 @@ export interface FakeLlmRequest {
 }
 
 /** A reply, a bare answer text, or a function of the request returning either. */
-export type FakeLlmScript = FakeLlmReply | string | ((req: FakeLlmRequest) => FakeLlmReply | string | Promise<FakeLlmReply | string>);
+export type FakeLlmScript =
+  FakeLlmReply | string | ((req: FakeLlmRequest) => FakeLlmReply | string | Promise<FakeLlmReply | string>);
 
 /** A real OpenAI-compatible chat-completions server on 127.0.0.1 for tests and benchmarks. */
 export interface FakeLlmServer {
@@ -144,7 +145,10 @@ function toReply(script: FakeLlmReply | string): FakeLlmReply {
   return typeof script === 'string' ? { text: script } : script;
 }
 
-function defaultUsage(messages: { content: string }[], text: string): { prompt_tokens: number; completion_tokens: number } {
+function defaultUsage(
+  messages: { content: string }[],
+  text: string,
+): { prompt_tokens: number; completion_tokens: number } {
   const prompt = messages.reduce((n, m) => n + (typeof m.content === 'string' ? m.content.length : 0), 0);
   return { prompt_tokens: prompt, completion_tokens: text.length };
 }

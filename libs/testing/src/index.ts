@@ -1,6 +1,19 @@
 export { startRedisForTests, uniqueTestPrefix, type TestRedis } from './redis-server';
 export { createTestDatabase, assertTestPostgres, type TestDatabase } from './postgres-server';
-export { startTestApp, storeModes, type StoreMode, type TestApp, type TestAppOptions, type TestResponse } from './test-app';
-export { startFakeLlmServer, type FakeLlmServer, type FakeLlmReply, type FakeLlmRequest, type FakeLlmScript } from './fake-llm-server';
+export {
+  startTestApp,
+  storeModes,
+  type StoreMode,
+  type TestApp,
+  type TestAppOptions,
+  type TestResponse,
+} from './test-app';
+export {
+  startFakeLlmServer,
+  type FakeLlmServer,
+  type FakeLlmReply,
+  type FakeLlmRequest,
+  type FakeLlmScript,
+} from './fake-llm-server';
 export { buildDist, freePort, startAppProcess, waitHealthy, waitReady, type AppProcess } from './app-process';
 export * from './own-redis';

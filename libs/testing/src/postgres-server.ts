@@ -15,7 +15,10 @@ const TEST_DB_NAME = /^muninn_test_[0-9a-f]{12}$/;
  * Creates `muninn_test_<random>` on the server of `baseUrl` (whose role needs CREATEDB) with the
  * `vector` extension, so each e2e suite gets an isolated database. Call `drop()` in `afterAll`.
  */
-export async function createTestDatabase(baseUrl: string, extensions: readonly string[] = ['vector']): Promise<TestDatabase> {
+export async function createTestDatabase(
+  baseUrl: string,
+  extensions: readonly string[] = ['vector'],
+): Promise<TestDatabase> {
   const name = `muninn_test_${randomBytes(6).toString('hex')}`;
   await withClient(baseUrl, (admin) => admin.query(`CREATE DATABASE "${name}"`));
   const url = databaseUrl(baseUrl, name);

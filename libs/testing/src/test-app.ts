@@ -34,7 +34,11 @@ export interface TestApp {
   dataDir: string;
   /** The Nest application itself, to reach providers (`nest.get(JobBus)`) or stop a worker. */
   nest: NestFastifyApplication;
-  request<T = any>(method: string, path: string, opts?: { body?: unknown; key?: string; headers?: Record<string, string>; raw?: string }): Promise<TestResponse<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; key?: string; headers?: Record<string, string>; raw?: string },
+  ): Promise<TestResponse<T>>;
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -65,7 +69,11 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...(opts.rootApiKey ? { MUNINN_ROOT_API_KEY: opts.rootApiKey } : {}),
     ...opts.env,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config), createHttpAdapter(config), { logger: ['error', 'fatal'], abortOnError: false });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    StandaloneModule.forRoot(config),
+    createHttpAdapter(config),
+    { logger: ['error', 'fatal'], abortOnError: false },
+  );
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

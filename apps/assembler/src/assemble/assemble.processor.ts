@@ -12,8 +12,14 @@ export class AssembleProcessor extends QueueProcessor<QueueName.Assemble> {
 
   protected isPayload(d: unknown): d is AssembleJob {
     const j = d as AssembleJob;
-    return !!j && !!j.identity && typeof j.identity.accountId === 'string' && Array.isArray(j.candidates)
-      && Number.isFinite(j.maxTokens) && j.maxTokens >= 1;
+    return (
+      !!j &&
+      !!j.identity &&
+      typeof j.identity.accountId === 'string' &&
+      Array.isArray(j.candidates) &&
+      Number.isFinite(j.maxTokens) &&
+      j.maxTokens >= 1
+    );
   }
 
   protected run(data: AssembleJob): Promise<AssembleResult> {

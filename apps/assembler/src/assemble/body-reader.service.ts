@@ -22,11 +22,15 @@ export class BodyReaderService {
       [identity, reads.filter((r) => !r.openContext)],
       [openContext(identity), reads.filter((r) => r.openContext)],
     ];
-    const byContentUri = new Map(candidates.map((c) => [c.isDirectory ? `${c.baseUri}${OVERVIEW_SIDECAR}` : c.baseUri, c]));
+    const byContentUri = new Map(
+      candidates.map((c) => [c.isDirectory ? `${c.baseUri}${OVERVIEW_SIDECAR}` : c.baseUri, c]),
+    );
     await Promise.all(
       groups.map(async ([who, group]) => {
         if (group.length === 0) return;
-        const nodeUris = group.map((r) => (r.uri.endsWith(OVERVIEW_SIDECAR) ? r.uri.slice(0, -OVERVIEW_SIDECAR.length) : r.uri));
+        const nodeUris = group.map((r) =>
+          r.uri.endsWith(OVERVIEW_SIDECAR) ? r.uri.slice(0, -OVERVIEW_SIDECAR.length) : r.uri,
+        );
         const nodes = await this.nodes.getMany(who, nodeUris).catch((err: unknown) => {
           const why = err instanceof Error ? err.message : String(err);
           this.logger.warn(`reading ${nodeUris.length} bodies failed, planning without them: ${why}`);

@@ -20,14 +20,22 @@ export class ExtractProcessor extends ConsumerHost {
   }
 
   handle(data: unknown, finalAttempt = true) {
-    if (!isExtractJob(data)) throw new UnrecoverableError(`malformed extract job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+    if (!isExtractJob(data))
+      throw new UnrecoverableError(`malformed extract job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
     return this.service.run(data, finalAttempt);
   }
 }
 
 function isExtractJob(d: unknown): d is ExtractJob {
   const j = d as ExtractJob;
-  return !!j && typeof j.accountId === 'string' && typeof j.userId === 'string' && typeof j.sessionId === 'string'
-    && Number.isSafeInteger(j.archiveIndex) && typeof j.taskId === 'string'
-    && Array.isArray(j.eventTags) && j.eventTags.every((t) => typeof t === 'string');
+  return (
+    !!j &&
+    typeof j.accountId === 'string' &&
+    typeof j.userId === 'string' &&
+    typeof j.sessionId === 'string' &&
+    Number.isSafeInteger(j.archiveIndex) &&
+    typeof j.taskId === 'string' &&
+    Array.isArray(j.eventTags) &&
+    j.eventTags.every((t) => typeof t === 'string')
+  );
 }

@@ -1,9 +1,24 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ExtractJob, ExtractResult } from '@app/contracts';
-import { estimateTokens, ExistingPage, Identity, KernelError, KernelErrorCode, mergeQuotes, ProposedMemory } from '@app/kernel';
+import {
+  estimateTokens,
+  ExistingPage,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  mergeQuotes,
+  ProposedMemory,
+} from '@app/kernel';
 import { enqueueIndex, JobBus } from '@app/queue';
-import { archiveUri, NodeRepository, SessionArchiveRepository, SessionTaskRepository, WriteManyOutcome, WriteOp } from '@app/store';
+import {
+  archiveUri,
+  NodeRepository,
+  SessionArchiveRepository,
+  SessionTaskRepository,
+  WriteManyOutcome,
+  WriteOp,
+} from '@app/store';
 import { ExtractorRun, MemoryExtractor } from './memory-extractor';
 
 const POLL_MS = 200;
@@ -12,8 +27,14 @@ const TASK_VISIBLE_MS = 5_000;
 const PREDECESSOR_MS = 20_000;
 const EFFECTIVE_TYPES = ['entities', 'events', 'identity', 'preferences', 'profile', 'soul'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const PERMANENT = new Set([KernelErrorCode.InvalidArgument, KernelErrorCode.InvalidUri, KernelErrorCode.PermissionDenied, KernelErrorCode.NotFound,
-  KernelErrorCode.AlreadyExists, KernelErrorCode.FailedPrecondition]);
+const PERMANENT = new Set([
+  KernelErrorCode.InvalidArgument,
+  KernelErrorCode.InvalidUri,
+  KernelErrorCode.PermissionDenied,
+  KernelErrorCode.NotFound,
+  KernelErrorCode.AlreadyExists,
+  KernelErrorCode.FailedPrecondition,
+]);
 const permanent = (err: unknown) => err instanceof KernelError && PERMANENT.has(err.code);
 
 /**
@@ -49,8 +70,15 @@ export class ExtractService {
       await this.tasks.markRunning(job.taskId);
       const previousOverview = await this.previousOverview(job);
       const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
-      const input = { userId: job.userId, sessionId: job.sessionId, archiveIndex: job.archiveIndex, messages: archive.messages,
-        nowIso: new Date().toISOString(), previousOverview, eventTags: job.eventTags };
+      const input = {
+        userId: job.userId,
+        sessionId: job.sessionId,
+        archiveIndex: job.archiveIndex,
+        messages: archive.messages,
+        nowIso: new Date().toISOString(),
+        previousOverview,
+        eventTags: job.eventTags,
+      };
       const run = await this.extractor.extract(input, await this.existingPages(identity));
       const writes = await this.writeOps(identity, run.extraction.memories);
       const written = await this.tasks.complete(job, identity, {
@@ -61,7 +89,10 @@ export class ExtractService {
         llmUsage: run.usage,
         result: (w) => this.result(job, run, w),
       });
-      if (written?.index) await enqueueIndex(this.bus, written.index).catch((err: Error) => this.logger.warn(`index enqueue failed, the outbox relay will retry: ${err.message}`));
+      if (written?.index)
+        await enqueueIndex(this.bus, written.index).catch((err: Error) =>
+          this.logger.warn(`index enqueue failed, the outbox relay will retry: ${err.message}`),
+        );
       return { status: written ? 'completed' : 'skipped' };
     } catch (err) {
       // Transient failures (store or queue away, timeouts) are retried; a refused write never succeeds later.
@@ -105,7 +136,8 @@ export class ExtractService {
       ...(await this.nodes.list(identity, `${root}/entities`, { recursive: true, limit: 20 })),
       ...(await this.nodes.list(identity, `${root}/preferences`, { recursive: true, limit: 20 })),
     ];
-    return files.filter((f) => f.kind === 'file' && !f.uri.split('/').pop()!.startsWith('.'))
+    return files
+      .filter((f) => f.kind === 'file' && !f.uri.split('/').pop()!.startsWith('.'))
       .map((f) => ({ path: f.uri.slice(root.length + 1), content: f.content }));
   }
 
@@ -116,7 +148,10 @@ export class ExtractService {
     for (const m of memories) {
       const uri = `${root}/${m.path}`;
       const prev = byUri.get(uri);
-      byUri.set(uri, prev && prev.mode === 'merge' && m.mode === 'merge' ? { ...prev, content: `${prev.content}\n${m.content}` } : m);
+      byUri.set(
+        uri,
+        prev && prev.mode === 'merge' && m.mode === 'merge' ? { ...prev, content: `${prev.content}\n${m.content}` } : m,
+      );
     }
     const merged = [...byUri.entries()].filter(([, m]) => m.mode === 'merge').map(([uri]) => uri);
     const current = new Map((await this.nodes.getMany(identity, merged)).map((n) => [n.uri, n.content]));
@@ -151,7 +186,13 @@ export class ExtractService {
       agent_evolution_enabled: false,
       agent_memory_skip_reason: 'agent_evolution_disabled',
       token_usage: {
-        llm: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cached_tokens: 0, reasoning_tokens: 0 },
+        llm: {
+          prompt_tokens: prompt,
+          completion_tokens: completion,
+          total_tokens: prompt + completion,
+          cached_tokens: 0,
+          reasoning_tokens: 0,
+        },
         embedding: { total_tokens: 0 },
         total: { total_tokens: prompt + completion, cached_tokens: 0, reasoning_tokens: 0 },
       },

@@ -29,13 +29,17 @@ export class IdleCommitService {
     if (!s) return { status: 'skipped' };
     const ms = (iso: string) => (iso ? Date.parse(iso) : null);
     const now = Date.now();
-    const wait = idleCommitWait(storedPolicy(s.auto_commit_policy), {
-      pendingTokens: s.pending_tokens,
-      messageCount: s.message_count,
-      keepRecentCount: s.keep_recent_count,
-      lastAutoCommitAt: ms(s.last_auto_commit_at),
-      lastMessageAt: ms(s.last_message_at),
-    }, now);
+    const wait = idleCommitWait(
+      storedPolicy(s.auto_commit_policy),
+      {
+        pendingTokens: s.pending_tokens,
+        messageCount: s.message_count,
+        keepRecentCount: s.keep_recent_count,
+        lastAutoCommitAt: ms(s.last_auto_commit_at),
+        lastMessageAt: ms(s.last_message_at),
+      },
+      now,
+    );
     if (wait === null) return { status: 'skipped' };
     const busy = wait <= 0 && (await this.tasks.inFlight(identity, job.sessionId));
     if (wait > 0 || busy) {
@@ -43,8 +47,12 @@ export class IdleCommitService {
       await this.bus.enqueue(QueueName.SessionIdle, job, { delayMs, jobId: `${sessionIdleKey(job)}-${now + delayMs}` });
       return { status: 'rescheduled' };
     }
-    await this.archives.commit(identity, job.sessionId, { keepRecentCount: 0, persistKeep: false, auto: true, eventTags: null }, (j) =>
-      this.bus.enqueue(QueueName.Extract, j, { jobId: j.taskId }));
+    await this.archives.commit(
+      identity,
+      job.sessionId,
+      { keepRecentCount: 0, persistKeep: false, auto: true, eventTags: null },
+      (j) => this.bus.enqueue(QueueName.Extract, j, { jobId: j.taskId }),
+    );
     return { status: 'committed' };
   }
 }

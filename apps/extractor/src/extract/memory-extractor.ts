@@ -1,6 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { ExistingPage, Extraction, ExtractionInput, extractionPrompt, extractOffline, parseModelExtraction, slug } from '@app/kernel';
+import {
+  ExistingPage,
+  Extraction,
+  ExtractionInput,
+  extractionPrompt,
+  extractOffline,
+  parseModelExtraction,
+  slug,
+} from '@app/kernel';
 import { LlmClient } from '@app/llm';
 
 /** What extracted the memories, and what the model cost. */
@@ -21,7 +29,10 @@ export interface ExtractorRun {
 export class MemoryExtractor {
   private readonly logger = new Logger(MemoryExtractor.name);
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly llm: LlmClient) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly llm: LlmClient,
+  ) {}
 
   get modelConfigured(): boolean {
     return this.llm.modelFor() !== null;
@@ -29,14 +40,18 @@ export class MemoryExtractor {
 
   async extract(input: ExtractionInput, existing: ExistingPage[]): Promise<ExtractorRun> {
     const offline = () => extractOffline(input);
-    if (!this.modelConfigured) return { extraction: offline(), extractor: 'offline', fallbackReason: null, usage: null };
+    if (!this.modelConfigured)
+      return { extraction: offline(), extractor: 'offline', fallbackReason: null, usage: null };
     let usage: ExtractorRun['usage'] = null;
     try {
       const messages = extractionPrompt(input, existing, this.config.sessions.extractPromptChars);
       const answer = await this.llm.complete(messages, { timeoutMs: this.config.sessions.extractTimeoutMs });
-      usage = answer.usage ? { prompt_tokens: answer.usage.prompt_tokens, completion_tokens: answer.usage.completion_tokens } : null;
+      usage = answer.usage
+        ? { prompt_tokens: answer.usage.prompt_tokens, completion_tokens: answer.usage.completion_tokens }
+        : null;
       const parsed = parseModelExtraction(answer.text, input, slug(input.userId) || 'user');
-      if (!parsed) return { extraction: offline(), extractor: 'offline', fallbackReason: 'unusable model answer', usage };
+      if (!parsed)
+        return { extraction: offline(), extractor: 'offline', fallbackReason: 'unusable model answer', usage };
       // A model answer without a usable summary keeps its memories; the summary comes from the offline one.
       if (!parsed.overview) ({ overview: parsed.overview, abstract: parsed.abstract } = offline());
       return { extraction: parsed, extractor: 'model', fallbackReason: null, usage };

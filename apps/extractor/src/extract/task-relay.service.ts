@@ -18,7 +18,11 @@ export class TaskRelayService implements OnApplicationBootstrap, OnApplicationSh
   private running: Promise<void> | null = null;
   private failing = false;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly tasks: SessionTaskRepository, private readonly bus: JobBus) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tasks: SessionTaskRepository,
+    private readonly bus: JobBus,
+  ) {}
 
   onApplicationBootstrap() {
     this.timer = setInterval(() => void this.tick(), this.config.indexing.outboxPollMs);

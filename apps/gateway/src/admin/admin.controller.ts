@@ -58,14 +58,24 @@ export class AdminController {
 
   @Put(':accountId/users/:userId/role')
   @ApiOperation({ summary: "Change a user's role" })
-  setRole(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string, @Body() b: SetRoleDto) {
+  setRole(
+    @Caller() c: Identity,
+    @Param('accountId') accountId: string,
+    @Param('userId') userId: string,
+    @Body() b: SetRoleDto,
+  ) {
     return this.admin.setRole(c, accountId, userId, b.role);
   }
 
   @Post(':accountId/users/:userId/key')
   @HttpCode(200)
   @ApiOperation({ summary: "Rotate a user's key; the old key stops working at once" })
-  rotateKey(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string, @Body() b: RotateKeyDto) {
+  rotateKey(
+    @Caller() c: Identity,
+    @Param('accountId') accountId: string,
+    @Param('userId') userId: string,
+    @Body() b: RotateKeyDto,
+  ) {
     return this.admin.rotateKey(c, accountId, userId, b.seed);
   }
 }

@@ -39,7 +39,11 @@ export class AdminService {
 
   async listUsers(caller: Identity, accountId: string) {
     this.requireManager(caller, accountId);
-    return (await this.identities.listUsers(accountId)).map((u) => ({ user_id: u.user_id, role: u.role, created_at: u.created_at }));
+    return (await this.identities.listUsers(accountId)).map((u) => ({
+      user_id: u.user_id,
+      role: u.role,
+      created_at: u.created_at,
+    }));
   }
 
   async getUser(caller: Identity, accountId: string, userId: string) {
@@ -79,7 +83,10 @@ export class AdminService {
 
   private requireApiKeyMode() {
     if (this.config.auth.mode !== 'api_key') {
-      throw new KernelError(KernelErrorCode.PermissionDenied, 'Admin API requires api_key mode with root_api_key configured (set MUNINN_ROOT_API_KEY).');
+      throw new KernelError(
+        KernelErrorCode.PermissionDenied,
+        'Admin API requires api_key mode with root_api_key configured (set MUNINN_ROOT_API_KEY).',
+      );
     }
   }
 

@@ -13,7 +13,10 @@ type WithIdentity = FastifyRequest & { identity?: unknown };
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector, private readonly identities: IdentityService) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly identities: IdentityService,
+  ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [ctx.getHandler(), ctx.getClass()])) return true;

@@ -18,7 +18,10 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 export class IdentityService {
   private readonly rootKey: Buffer | null;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly identities: IdentityRepository) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly identities: IdentityRepository,
+  ) {
     this.rootKey = config.auth.rootApiKey ? Buffer.from(config.auth.rootApiKey, 'utf8') : null;
   }
 

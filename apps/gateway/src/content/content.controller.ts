@@ -18,7 +18,10 @@ import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 @ApiErrors(400, 401, 403, 404, 413)
 @Controller('api/v1/content')
 export class ContentController {
-  constructor(private readonly content: ContentService, private readonly fs: FsService) {}
+  constructor(
+    private readonly content: ContentService,
+    private readonly fs: FsService,
+  ) {}
 
   @Post('write')
   @HttpCode(200)

@@ -1,8 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { IndexJob } from '@app/contracts';
 import {
-  canChangeSubtree, Identity, KernelError, KernelErrorCode, canonicalizeUri, canRead, canWrite, checkContentWrite, checkReindexTarget,
-  normalizeSearchTags, stripMemoryFields,
+  canChangeSubtree,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  canonicalizeUri,
+  canRead,
+  canWrite,
+  checkContentWrite,
+  checkReindexTarget,
+  normalizeSearchTags,
+  stripMemoryFields,
 } from '@app/kernel';
 import { NodeFsRepository, nodePath, NodeRepository, OutboxRepository } from '@app/store';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
@@ -28,7 +37,8 @@ export class ContentService {
   /** Canonical URI the caller may read, else INVALID_URI / PERMISSION_DENIED. */
   readableUri(caller: Identity, raw: string): string {
     const uri = canonicalizeUri(raw, caller.userId);
-    if (!canRead(caller, uri)) throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
+    if (!canRead(caller, uri))
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
     return uri;
   }
 
@@ -46,7 +56,8 @@ export class ContentService {
     const item = await this.nodes.write(caller, { uri, content: dto.content, mode, tags: dto.tags });
     const status = await this.indexStatus(item.index, dto.wait ?? false, dto.timeout);
     // vectors_only: the node is re-embedded; its directory's summary is left as it is.
-    if (dto.processing_mode === 'vectors_only' && status.semantic_status !== 'skipped') status.semantic_status = 'skipped';
+    if (dto.processing_mode === 'vectors_only' && status.semantic_status !== 'skipped')
+      status.semantic_status = 'skipped';
     return {
       uri,
       root_uri: rootUriOf(uri),
@@ -109,7 +120,8 @@ export class ContentService {
   async read(caller: Identity, q: ReadQueryDto): Promise<string> {
     const uri = this.readableUri(caller, q.uri);
     const node = await this.nodes.get(caller, uri);
-    if (!node) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    if (!node)
+      throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     if (node.kind === 'directory') {
       throw new KernelError(
         KernelErrorCode.InvalidArgument,
@@ -125,9 +137,14 @@ export class ContentService {
   async download(caller: Identity, raw: string): Promise<{ name: string; bytes: Buffer }> {
     const uri = this.readableUri(caller, raw);
     const node = await this.nodes.get(caller, uri);
-    if (!node) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    if (!node)
+      throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     if (node.kind === 'directory') {
-      throw new KernelError(KernelErrorCode.InvalidArgument, `Cannot read directory as file: ${uri}`, { resource: uri, expected: 'file', actual: 'directory' });
+      throw new KernelError(KernelErrorCode.InvalidArgument, `Cannot read directory as file: ${uri}`, {
+        resource: uri,
+        expected: 'file',
+        actual: 'directory',
+      });
     }
     return { name: uri.slice(uri.lastIndexOf('/') + 1) || 'download', bytes: Buffer.from(node.content, 'utf8') };
   }
@@ -138,21 +155,32 @@ export class ContentService {
    */
   async reindex(caller: Identity, dto: ReindexDto) {
     const started = Date.now();
-    if (dto.dry_run) throw new KernelError(KernelErrorCode.InvalidArgument, 'dry_run is only supported for prune_orphans reindex mode.', { field: 'dry_run' });
+    if (dto.dry_run)
+      throw new KernelError(
+        KernelErrorCode.InvalidArgument,
+        'dry_run is only supported for prune_orphans reindex mode.',
+        { field: 'dry_run' },
+      );
     const uri = canonicalizeUri(dto.uri, caller.userId);
     checkReindexTarget(caller, uri);
-    if (!canWrite(caller, uri)) throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
+    if (!canWrite(caller, uri))
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
     const tagMode = dto.tag_mode ?? 'replace';
     if (dto.tags && tagMode !== 'replace' && tagMode !== 'append') {
       throw new KernelError(KernelErrorCode.InvalidArgument, `unsupported tag mode: ${tagMode}`, { field: 'tag_mode' });
     }
     const root = await this.nodes.get(caller, uri);
-    if (!root) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    if (!root)
+      throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     const recursive = root.kind === 'directory' && (dto.recursive ?? true);
     if (recursive && !canChangeSubtree(caller, uri)) {
-      throw new KernelError(KernelErrorCode.PermissionDenied, `Reindexing a directory of the shared resources tree needs role admin: ${uri}`, {
-        resource: uri,
-      });
+      throw new KernelError(
+        KernelErrorCode.PermissionDenied,
+        `Reindexing a directory of the shared resources tree needs role admin: ${uri}`,
+        {
+          resource: uri,
+        },
+      );
     }
     if (dto.tags) {
       const tags = normalizeSearchTags(dto.tags.filter((t) => /^[^=\s]+=[^=]*\S[^=]*$/.test(t.trim())));
@@ -160,11 +188,18 @@ export class ContentService {
     }
     const subtree = recursive ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
-    const nodes = [root, ...subtree].sort((a, b) => (a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1));
+    const nodes = [root, ...subtree].sort((a, b) =>
+      a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1,
+    );
     const entries = [];
-    for (const job of await this.outbox.reindex(caller.accountId, nodes.map((n) => n.uri))) entries.push(await this.dispatcher.dispatch(job));
+    for (const job of await this.outbox.reindex(
+      caller.accountId,
+      nodes.map((n) => n.uri),
+    ))
+      entries.push(await this.dispatcher.dispatch(job));
     const mode = dto.mode ?? 'vectors_only';
-    if (!(dto.wait ?? true)) return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: entries[0]?.jobId ?? null };
+    if (!(dto.wait ?? true))
+      return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: entries[0]?.jobId ?? null };
     const outcome = await this.dispatcher.wait(entries, dto.timeout);
     const failed = outcome.failedNodes;
     return {
@@ -186,10 +221,16 @@ export class ContentService {
     const uri = this.readableUri(caller, raw);
     let node = await this.nodes.get(caller, uri);
     if (node?.kind === 'file' && node.parentUri) node = await this.nodes.get(caller, node.parentUri);
-    if (!node) throw new KernelError(KernelErrorCode.NotFound, `Directory not found: ${uri}`, { type: 'directory', resource: uri });
+    if (!node)
+      throw new KernelError(KernelErrorCode.NotFound, `Directory not found: ${uri}`, {
+        type: 'directory',
+        resource: uri,
+      });
     const body = which === 'abstract' ? node.abstract : node.overview;
     if (body) return body;
-    return which === 'abstract' ? `# ${node.uri} [Directory abstract is not ready]` : `# ${node.uri}\n\n[Directory overview is not ready]`;
+    return which === 'abstract'
+      ? `# ${node.uri} [Directory abstract is not ready]`
+      : `# ${node.uri}\n\n[Directory overview is not ready]`;
   }
 
   /**
@@ -224,18 +265,27 @@ function sliceLines(text: string, offset: number, limit: number): string {
 function rootUriOf(uri: string): string {
   const segs = uri.slice('viking://'.length).split('/');
   const mem = segs.indexOf('memories');
-  return mem >= 0 && segs.length > mem + 2 ? `viking://${segs.slice(0, mem + 2).join('/')}` : `viking://${segs.slice(0, -1).join('/')}`;
+  return mem >= 0 && segs.length > mem + 2
+    ? `viking://${segs.slice(0, mem + 2).join('/')}`
+    : `viking://${segs.slice(0, -1).join('/')}`;
 }
 
 function validateBatch(root: string, ops: { uri: string; content?: string; content_base64?: string }[]) {
   const seen = new Set<string>();
   for (const op of ops) {
-    if (!op.uri.startsWith(`${root}/`)) throw new KernelError(KernelErrorCode.InvalidArgument, `operation target ${op.uri} is not under root_uri ${root}`);
-    if (seen.has(op.uri)) throw new KernelError(KernelErrorCode.InvalidArgument, `duplicate operation target: ${op.uri}`);
+    if (!op.uri.startsWith(`${root}/`))
+      throw new KernelError(
+        KernelErrorCode.InvalidArgument,
+        `operation target ${op.uri} is not under root_uri ${root}`,
+      );
+    if (seen.has(op.uri))
+      throw new KernelError(KernelErrorCode.InvalidArgument, `duplicate operation target: ${op.uri}`);
     seen.add(op.uri);
     if ((op.content === undefined) === (op.content_base64 === undefined)) {
-      throw new KernelError(KernelErrorCode.InvalidArgument, `exactly one of content or content_base64 is required: ${op.uri}`);
+      throw new KernelError(
+        KernelErrorCode.InvalidArgument,
+        `exactly one of content or content_base64 is required: ${op.uri}`,
+      );
     }
   }
 }
-

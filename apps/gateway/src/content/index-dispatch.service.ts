@@ -58,9 +58,16 @@ export class IndexDispatchService {
     const timeoutMs = timeoutS ? Math.round(timeoutS * 1000) : this.config.queues.writeWaitMs;
     const deadline = Date.now() + timeoutMs;
     const results = await Promise.allSettled(entries.map((e) => this.waitOne(e, deadline, timeoutMs)));
-    const late = results.find((r) => r.status === 'rejected' && r.reason instanceof KernelError && r.reason.code === KernelErrorCode.DeadlineExceeded);
+    const late = results.find(
+      (r) =>
+        r.status === 'rejected' &&
+        r.reason instanceof KernelError &&
+        r.reason.code === KernelErrorCode.DeadlineExceeded,
+    );
     if (late) throw (late as PromiseRejectedResult).reason;
-    const errors = results.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error)?.message ?? r.reason)] : []));
+    const errors = results.flatMap((r) =>
+      r.status === 'rejected' ? [String((r.reason as Error)?.message ?? r.reason)] : [],
+    );
     const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const dirs = done.map((r) => r.directories);
     return {
@@ -91,11 +98,15 @@ export class IndexDispatchService {
       if (!pending) return { indexed: job.uris.length, embedderId: null, directories: 'deferred' };
       if (Date.now() + POLL_MS > deadline) {
         const s = timeoutMs / 1000;
-        throw new KernelError(KernelErrorCode.DeadlineExceeded, `index job timed out after ${s}s; the write is stored and will be indexed`, {
-          operation: 'index',
-          timeout: s,
-          stored: true,
-        });
+        throw new KernelError(
+          KernelErrorCode.DeadlineExceeded,
+          `index job timed out after ${s}s; the write is stored and will be indexed`,
+          {
+            operation: 'index',
+            timeout: s,
+            stored: true,
+          },
+        );
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }

@@ -4,7 +4,17 @@ import type { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
-import { DeleteQueryDto, LsEntryDto, LsQueryDto, MkdirDto, MvDto, SetTagsDto, StatQueryDto, StatResultDto, TreeQueryDto } from './dto/fs.dto';
+import {
+  DeleteQueryDto,
+  LsEntryDto,
+  LsQueryDto,
+  MkdirDto,
+  MvDto,
+  SetTagsDto,
+  StatQueryDto,
+  StatResultDto,
+  TreeQueryDto,
+} from './dto/fs.dto';
 import { FsService } from './fs.service';
 
 @ApiTags('fs')
@@ -21,7 +31,9 @@ export class FsController {
   }
 
   @Get('tree')
-  @ApiOperation({ summary: 'Depth-first tree below a directory (directories first at each level; level_limit, node_limit)' })
+  @ApiOperation({
+    summary: 'Depth-first tree below a directory (directories first at each level; level_limit, node_limit)',
+  })
   @ApiOkEnvelope([LsEntryDto])
   tree(@Caller() c: Identity, @Query() q: TreeQueryDto) {
     return this.fs.tree(c, q);

@@ -1,6 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { assertDeletable, baseName, canonicalizeUri, Identity, KernelError, KernelErrorCode, normalizeSearchTags, readMemoryFields, treeOrder, userRoot } from '@app/kernel';
+import {
+  assertDeletable,
+  baseName,
+  canonicalizeUri,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  normalizeSearchTags,
+  readMemoryFields,
+  treeOrder,
+  userRoot,
+} from '@app/kernel';
 import { NodeEntry, NodeFsRepository, NodeListRepository, NodeRepository } from '@app/store';
 import { ContentService } from '../content/content.service';
 import { IndexDispatchService } from '../content/index-dispatch.service';
@@ -44,7 +55,9 @@ export class FsService {
     items = items.slice(0, Math.max(0, limit));
     if (q.simple) return items.map((n) => n.uri);
     const rel = (n: NodeEntry) => (q.recursive ? { rel_path: relPath(uri, n.uri) } : {});
-    return items.map((n) => (q.output === 'original' ? originalEntry(n, rel(n), !q.recursive) : agentEntry(n, rel(n), q.abs_limit ?? 256)));
+    return items.map((n) =>
+      q.output === 'original' ? originalEntry(n, rel(n), !q.recursive) : agentEntry(n, rel(n), q.abs_limit ?? 256),
+    );
   }
 
   /** Depth-first tree below a directory (docs/fs-and-mcp.md, "Tree"). */
@@ -57,13 +70,20 @@ export class FsService {
   }
 
   /** The ordered, limited walk behind `tree` (also used by the MCP `tree` tool). */
-  async walk(caller: Identity, q: Pick<TreeQueryDto, 'uri' | 'node_limit' | 'limit' | 'level_limit' | 'show_all_hidden'>) {
+  async walk(
+    caller: Identity,
+    q: Pick<TreeQueryDto, 'uri' | 'node_limit' | 'limit' | 'level_limit' | 'show_all_hidden'>,
+  ) {
     const uri = this.listableUri(caller, q.uri);
     await this.requireDirectory(caller, uri);
     const max = this.config.fs.treeMaxNodes;
     const nodeLimit = Math.min(q.limit ?? q.node_limit ?? 1000, max);
     const all = await this.listing.entries(caller, uri, { recursive: true, limit: max });
-    const { entries, truncated } = treeOrder(uri, all, { levelLimit: q.level_limit ?? 3, nodeLimit, showHidden: q.show_all_hidden ?? false });
+    const { entries, truncated } = treeOrder(uri, all, {
+      levelLimit: q.level_limit ?? 3,
+      nodeLimit,
+      showHidden: q.show_all_hidden ?? false,
+    });
     return { uri, entries, truncated, nodeLimit };
   }
 
@@ -88,7 +108,8 @@ export class FsService {
   async attrs(caller: Identity, raw: string) {
     const uri = this.content.readableUri(caller, raw);
     const node = await this.nodes.get(caller, uri);
-    if (!node) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    if (!node)
+      throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     const tags = node.tags.filter((t) => /^[^=]+=[^=]+$/.test(t));
     const memory = node.kind === 'file' && node.contextType === 'memory' ? readMemoryFields(node.content) : null;
     return { uri, context_type: node.contextType, attrs: { tags, ...(memory ? { memory } : {}) } };
@@ -97,10 +118,18 @@ export class FsService {
   async setTags(caller: Identity, dto: SetTagsDto) {
     const uri = this.content.readableUri(caller, dto.uri);
     const node = await this.nodes.get(caller, uri);
-    if (!node) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    if (!node)
+      throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     const tags = validTags(dto.tags);
     const mode = dto.mode ?? 'replace';
-    const updated = await this.fsOps.setTags(caller, uri, tags, mode, dto.recursive ?? false, this.config.fs.treeMaxNodes);
+    const updated = await this.fsOps.setTags(
+      caller,
+      uri,
+      tags,
+      mode,
+      dto.recursive ?? false,
+      this.config.fs.treeMaxNodes,
+    );
     return {
       uri,
       updated_uris: updated,
@@ -118,7 +147,11 @@ export class FsService {
   async mkdir(caller: Identity, raw: string, description?: string) {
     const uri = this.content.readableUri(caller, raw);
     const existing = await this.nodes.get(caller, uri);
-    if (existing) throw new KernelError(KernelErrorCode.AlreadyExists, `Directory already exists: ${uri}`, { resource: uri, type: 'directory' });
+    if (existing)
+      throw new KernelError(KernelErrorCode.AlreadyExists, `Directory already exists: ${uri}`, {
+        resource: uri,
+        type: 'directory',
+      });
     const { index } = await this.nodes.mkdir(caller, uri);
     if (description?.trim()) await this.nodes.setDescription(caller, uri, description.trim());
     if (index) await this.dispatcher.dispatch(index);
@@ -139,9 +172,29 @@ export class FsService {
     const entry = index ? await this.dispatcher.dispatch(index) : null;
     const outcome = wait && entry ? await this.dispatcher.wait([entry]) : null;
     const errors = outcome?.errors.map((message) => ({ message })) ?? [];
-    const semantic = outcome ? (outcome.status === 'failed' ? 'failed' : outcome.directories === 'deferred' ? 'deferred' : 'complete') : entry ? 'queued' : 'skipped';
-    const queue = { Semantic: { processed: outcome?.status === 'complete' ? 1 : 0, requeue_count: 0, error_count: errors.length, errors } };
-    return { uri, estimated_deleted_count: deleted.length, semantic_status: semantic, ...(outcome ? { queue_status: queue } : {}) };
+    const semantic = outcome
+      ? outcome.status === 'failed'
+        ? 'failed'
+        : outcome.directories === 'deferred'
+          ? 'deferred'
+          : 'complete'
+      : entry
+        ? 'queued'
+        : 'skipped';
+    const queue = {
+      Semantic: {
+        processed: outcome?.status === 'complete' ? 1 : 0,
+        requeue_count: 0,
+        error_count: errors.length,
+        errors,
+      },
+    };
+    return {
+      uri,
+      estimated_deleted_count: deleted.length,
+      semantic_status: semantic,
+      ...(outcome ? { queue_status: queue } : {}),
+    };
   }
 
   /** `viking://user` is listable by every role (filtered); anything else follows the read rules. */
@@ -155,7 +208,10 @@ export class FsService {
     if (uri === 'viking://' || uri === USER_CONTAINER) return;
     const dir = await this.listing.entry(caller, uri);
     if (!dir || dir.kind !== 'directory') {
-      throw new KernelError(KernelErrorCode.NotFound, `Directory not found: ${uri}`, { type: 'directory', resource: uri });
+      throw new KernelError(KernelErrorCode.NotFound, `Directory not found: ${uri}`, {
+        type: 'directory',
+        resource: uri,
+      });
     }
   }
 }
@@ -172,7 +228,14 @@ function relPath(base: string, uri: string): string {
 
 function agentEntry(n: NodeEntry, rel: { rel_path?: string }, absLimit: number) {
   const isDir = n.kind === 'directory';
-  return { uri: n.uri, size: isDir ? 0 : n.size, isDir, modTime: n.updatedAt, ...rel, abstract: isDir ? cut(n.abstract, absLimit) : '' };
+  return {
+    uri: n.uri,
+    size: isDir ? 0 : n.size,
+    isDir,
+    modTime: n.updatedAt,
+    ...rel,
+    abstract: isDir ? cut(n.abstract, absLimit) : '',
+  };
 }
 
 function originalEntry(n: NodeEntry, rel: { rel_path?: string }, withMeta: boolean) {

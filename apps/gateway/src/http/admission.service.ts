@@ -61,7 +61,8 @@ export class AdmissionService {
       if (released) return;
       released = true;
       const next = slots.waiting.shift();
-      if (next) next(); // the slot passes straight to the next waiting request of this account
+      if (next)
+        next(); // the slot passes straight to the next waiting request of this account
       else if (--slots.running === 0) this.slots.delete(account);
     };
     if (slots.running < this.rate.accountMaxInflight) {
@@ -98,23 +99,37 @@ function limiter(redis: Redis | null, keyPrefix: string, perMinute: number): Rat
   });
 }
 
-async function take(l: RateLimiterAbstract, key: string, points: number, scope: 'key' | 'account', perMinute: number): Promise<void> {
+async function take(
+  l: RateLimiterAbstract,
+  key: string,
+  points: number,
+  scope: 'key' | 'account',
+  perMinute: number,
+): Promise<void> {
   try {
     await l.consume(key, points);
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) throw err;
     const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    throw new KernelError(KernelErrorCode.ResourceExhausted, `Rate limit exceeded: ${perMinute} requests per minute per ${scope}; retry in ${retryAfter} s`, {
-      limit: scope,
-      per_minute: perMinute,
-      retry_after_s: retryAfter,
-    });
+    throw new KernelError(
+      KernelErrorCode.ResourceExhausted,
+      `Rate limit exceeded: ${perMinute} requests per minute per ${scope}; retry in ${retryAfter} s`,
+      {
+        limit: scope,
+        per_minute: perMinute,
+        retry_after_s: retryAfter,
+      },
+    );
   }
 }
 
 function busy(account: string, inflight: number): KernelError {
-  return new KernelError(KernelErrorCode.ResourceExhausted, `Too many requests in flight for account ${account} (${inflight} running, line full); retry shortly`, {
-    limit: 'inflight',
-    retry_after_s: 1,
-  });
+  return new KernelError(
+    KernelErrorCode.ResourceExhausted,
+    `Too many requests in flight for account ${account} (${inflight} running, line full); retry shortly`,
+    {
+      limit: 'inflight',
+      retry_after_s: 1,
+    },
+  );
 }

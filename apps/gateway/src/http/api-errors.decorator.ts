@@ -5,7 +5,7 @@ import { ErrorEnvelopeDto } from './error-envelope.dto';
 const DESCRIPTIONS: Record<number, string> = {
   400: 'INVALID_ARGUMENT / INVALID_URI: the request is malformed',
   401: 'UNAUTHENTICATED: missing or invalid API key',
-  403: 'PERMISSION_DENIED: outside the caller\'s space or role',
+  403: "PERMISSION_DENIED: outside the caller's space or role",
   404: 'NOT_FOUND',
   409: 'ALREADY_EXISTS / CONFLICT',
   412: 'FAILED_PRECONDITION',
@@ -16,5 +16,7 @@ const DESCRIPTIONS: Record<number, string> = {
 
 /** Declares the error responses a route can give, all in the error envelope. */
 export function ApiErrors(...statuses: number[]) {
-  return applyDecorators(...statuses.map((status) => ApiResponse({ status, description: DESCRIPTIONS[status], type: ErrorEnvelopeDto })));
+  return applyDecorators(
+    ...statuses.map((status) => ApiResponse({ status, description: DESCRIPTIONS[status], type: ErrorEnvelopeDto })),
+  );
 }

@@ -15,7 +15,11 @@ export function ApiOkEnvelope(result: ResultType) {
   return applyDecorators(
     ApiExtraModels(...models),
     ApiOkResponse({
-      schema: { type: 'object', required: ['status', 'result'], properties: { status: { type: 'string', enum: ['ok'] }, result: schema } },
+      schema: {
+        type: 'object',
+        required: ['status', 'result'],
+        properties: { status: { type: 'string', enum: ['ok'] }, result: schema },
+      },
     }),
   );
 }

@@ -31,5 +31,8 @@ export function envelopeClientError(err: Error & { code?: string }, socket: Sock
 export function envelopeFrameworkError(err: Error & { statusCode?: number }, _req: unknown, reply: FastifyReply): void {
   const status = err.statusCode ?? 400;
   const message = status === 414 ? 'A path parameter is too long' : 'Malformed URL path';
-  void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(errorEnvelope(KernelErrorCode.InvalidArgument, message));
+  void reply
+    .status(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(errorEnvelope(KernelErrorCode.InvalidArgument, message));
 }

@@ -73,7 +73,9 @@ function setupSwagger(app: INestApplication, config: AppConfig) {
     app,
     new DocumentBuilder()
       .setTitle('Muninn')
-      .setDescription('Context server for AI agents: memories, resources and skills under viking:// URIs, assembled into bounded context blocks.')
+      .setDescription(
+        'Context server for AI agents: memories, resources and skills under viking:// URIs, assembled into bounded context blocks.',
+      )
       .setVersion('0.1.0')
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api-key')
       .addBearerAuth()

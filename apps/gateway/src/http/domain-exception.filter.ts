@@ -16,7 +16,10 @@ export class DomainExceptionFilter implements ExceptionFilter {
     const allow = methodsOfKnownPath(exception, host.switchToHttp().getRequest<FastifyRequest>());
     if (allow.length) {
       // A known path with the wrong method is 405 (before auth: no route, no guard), not 404.
-      void reply.status(405).header('allow', allow.join(', ')).header('content-type', 'application/json; charset=utf-8');
+      void reply
+        .status(405)
+        .header('allow', allow.join(', '))
+        .header('content-type', 'application/json; charset=utf-8');
       void reply.send(errorEnvelope('UNKNOWN', 'Method Not Allowed'));
       return;
     }
@@ -28,7 +31,10 @@ export class DomainExceptionFilter implements ExceptionFilter {
   render(exception: unknown): { status: number; body: unknown } {
     if (exception instanceof RequestValidationError) return { status: 400, body: validationEnvelope(exception.issues) };
     if (exception instanceof KernelError) {
-      return { status: statusOf(exception.code), body: errorEnvelope(exception.code, exception.message, exception.details ?? {}) };
+      return {
+        status: statusOf(exception.code),
+        body: errorEnvelope(exception.code, exception.message, exception.details ?? {}),
+      };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -38,10 +44,15 @@ export class DomainExceptionFilter implements ExceptionFilter {
     }
     const fastifyStatus = (exception as { statusCode?: unknown })?.statusCode;
     if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
-      return { status: fastifyStatus, body: errorEnvelope(codeOfStatus(fastifyStatus), clientMessage(exception, fastifyStatus)) };
+      return {
+        status: fastifyStatus,
+        body: errorEnvelope(codeOfStatus(fastifyStatus), clientMessage(exception, fastifyStatus)),
+      };
     }
     const errorId = randomUUID();
-    this.logger.error(`errorId=${errorId} ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    this.logger.error(
+      `errorId=${errorId} ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
+    );
     return { status: 500, body: errorEnvelope('INTERNAL', 'Internal server error', { error_id: errorId }) };
   }
 }
@@ -50,7 +61,8 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Methods the path is routed for, when `exception` is the router's "no route" 404; else []. */
 function methodsOfKnownPath(exception: unknown, request: FastifyRequest | undefined): string[] {
-  if (!(exception instanceof NotFoundException) || !request?.server || !/^Cannot [A-Z]+ /.test(exception.message)) return [];
+  if (!(exception instanceof NotFoundException) || !request?.server || !/^Cannot [A-Z]+ /.test(exception.message))
+    return [];
   const url = request.url.split('?')[0]!;
   return METHODS.filter((method) => method !== request.method && request.server.hasRoute({ url, method }));
 }

@@ -10,6 +10,8 @@ export class EnvelopeInterceptor implements NestInterceptor {
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const raw = this.reflector.getAllAndOverride<boolean>(RAW_RESPONSE, [ctx.getHandler(), ctx.getClass()]);
-    return raw ? next.handle() : next.handle().pipe(map((result: unknown) => ({ status: 'ok', result: result ?? null })));
+    return raw
+      ? next.handle()
+      : next.handle().pipe(map((result: unknown) => ({ status: 'ok', result: result ?? null })));
   }
 }

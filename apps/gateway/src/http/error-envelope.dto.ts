@@ -7,7 +7,11 @@ export class ErrorInfoDto {
   @ApiProperty({ example: 'Invalid request parameters: body.uri: Field required' })
   message!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { validation_errors: [{ loc: ['body', 'uri'], message: 'Field required', type: 'missing' }] } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { validation_errors: [{ loc: ['body', 'uri'], message: 'Field required', type: 'missing' }] },
+  })
   details!: Record<string, unknown>;
 }
 

@@ -1,7 +1,12 @@
 import { loadConfig } from '@app/config';
 import { applyBoundsToOpenApi, boundsIssue } from './request-bounds';
 
-const limits = loadConfig({ MUNINN_QUERY_MAX_CHARS: '20', MUNINN_URI_MAX_DEPTH: '4', MUNINN_TAGS_MAX_ITEMS: '2', MUNINN_BODY_MAX_DEPTH: '40' }).limits;
+const limits = loadConfig({
+  MUNINN_QUERY_MAX_CHARS: '20',
+  MUNINN_URI_MAX_DEPTH: '4',
+  MUNINN_TAGS_MAX_ITEMS: '2',
+  MUNINN_BODY_MAX_DEPTH: '40',
+}).limits;
 const check = (body: unknown, route = '/api/v1/search/find') => boundsIssue(body, 'body', route, limits);
 
 describe('boundsIssue', () => {
@@ -12,7 +17,10 @@ describe('boundsIssue', () => {
   it('names the field and the limit of the first excess', () => {
     expect(check({ query: 'x'.repeat(21) })).toMatchObject({ loc: ['body', 'query'], type: 'string_too_long' });
     expect(check({ tags: ['a', 'b', 'c'] })).toMatchObject({ loc: ['body', 'tags'], type: 'too_long' });
-    expect(check({ filter: { conds: ['viking://resources/a/b/c/d'] } })).toMatchObject({ loc: ['body', 'filter', 'conds', 0], type: 'uri_too_deep' });
+    expect(check({ filter: { conds: ['viking://resources/a/b/c/d'] } })).toMatchObject({
+      loc: ['body', 'filter', 'conds', 0],
+      type: 'uri_too_deep',
+    });
   });
 
   it('finds NUL in values and keys, at any depth', () => {
@@ -38,12 +46,19 @@ describe('applyBoundsToOpenApi', () => {
   it('bounds request schemas (also through references) and query parameters, not response schemas', () => {
     const doc: Record<string, any> = {
       paths: {
-        '/find': { post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Req' } } } } } },
+        '/find': {
+          post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Req' } } } } },
+        },
         '/stat': { get: { parameters: [{ in: 'query', name: 'uri', schema: { type: 'string' } }] } },
       },
       components: {
         schemas: {
-          Req: { properties: { query: { type: 'string' }, ops: { type: 'array', items: { $ref: '#/components/schemas/Op' } } } },
+          Req: {
+            properties: {
+              query: { type: 'string' },
+              ops: { type: 'array', items: { $ref: '#/components/schemas/Op' } },
+            },
+          },
           Op: { properties: { uri: { type: 'string' } } },
           Res: { properties: { uri: { type: 'string' } } },
         },

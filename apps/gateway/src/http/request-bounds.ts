@@ -73,7 +73,11 @@ export function boundsIssue(input: unknown, where: 'body' | 'query', route: stri
     }
     if (Array.isArray(value)) {
       if (applies && bound.maxItems !== undefined && value.length > bound.maxItems) {
-        return { loc, message: `List should have at most ${bound.maxItems} items after validation, not ${value.length}`, type: 'too_long' };
+        return {
+          loc,
+          message: `List should have at most ${bound.maxItems} items after validation, not ${value.length}`,
+          type: 'too_long',
+        };
       }
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], loc: [...loc, i], field });
       continue;
@@ -86,7 +90,13 @@ export function boundsIssue(input: unknown, where: 'body' | 'query', route: stri
   return null;
 }
 
-function stringIssue(value: string, loc: Loc, bound: FieldBound | undefined, freeText: boolean, l: Limits): ValidationIssue | null {
+function stringIssue(
+  value: string,
+  loc: Loc,
+  bound: FieldBound | undefined,
+  freeText: boolean,
+  l: Limits,
+): ValidationIssue | null {
   if (value.includes('\u0000')) return nul(loc);
   if (bound?.maxChars !== undefined && value.length > bound.maxChars) return tooLong(loc, bound.maxChars);
   if (freeText || !value.startsWith(VIKING)) return null;
@@ -98,11 +108,20 @@ function stringIssue(value: string, loc: Loc, bound: FieldBound | undefined, fre
     if (end < 0) end = value.length;
     if (end > start) depth++;
     if (end - start > l.uriMaxSegmentChars) {
-      return { loc, message: `URI path segments should have at most ${l.uriMaxSegmentChars} characters`, type: 'uri_segment_too_long' };
+      return {
+        loc,
+        message: `URI path segments should have at most ${l.uriMaxSegmentChars} characters`,
+        type: 'uri_segment_too_long',
+      };
     }
     start = end + 1;
   }
-  if (depth > l.uriMaxDepth) return { loc, message: `URI should have at most ${l.uriMaxDepth} path segments, not ${depth}`, type: 'uri_too_deep' };
+  if (depth > l.uriMaxDepth)
+    return {
+      loc,
+      message: `URI should have at most ${l.uriMaxDepth} path segments, not ${depth}`,
+      type: 'uri_too_deep',
+    };
   return null;
 }
 

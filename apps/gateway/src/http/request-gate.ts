@@ -68,7 +68,8 @@ export function installRequestGate(fastify: FastifyInstance, opts: GateOptions):
       }
     }
     const issue =
-      boundsIssue(req.query, 'query', route, opts.limits) ?? (req.body === undefined ? null : boundsIssue(req.body, 'body', route, opts.limits));
+      boundsIssue(req.query, 'query', route, opts.limits) ??
+      (req.body === undefined ? null : boundsIssue(req.body, 'body', route, opts.limits));
     if (issue) return refuse(req, reply, new RequestValidationError([issue]));
   });
 }
@@ -77,17 +78,25 @@ async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions)
   if (isPublicPath(req.url)) return;
   if (opts.devMode) {
     if (!isLoopbackHost(req.headers.host)) {
-      throw new KernelError(KernelErrorCode.PermissionDenied, 'Dev mode serves localhost only: the Host header must name a loopback host.');
+      throw new KernelError(
+        KernelErrorCode.PermissionDenied,
+        'Dev mode serves localhost only: the Host header must name a loopback host.',
+      );
     }
     if (!isLoopbackOrigin(header(req, 'origin'))) {
-      throw new KernelError(KernelErrorCode.PermissionDenied, 'Dev mode refuses cross-origin requests: Origin must be a localhost page.');
+      throw new KernelError(
+        KernelErrorCode.PermissionDenied,
+        'Dev mode refuses cross-origin requests: Origin must be a localhost page.',
+      );
     }
   }
   const declared = checkBodyType(req);
   if (req.routeOptions.url === undefined) return; // unknown route: the 404 needs no identity
   await opts.authenticate(req);
   if (declared > opts.bodyLimitBytes) {
-    throw new KernelError(KernelErrorCode.PayloadTooLarge, 'Request body is too large', { limit_bytes: opts.bodyLimitBytes });
+    throw new KernelError(KernelErrorCode.PayloadTooLarge, 'Request body is too large', {
+      limit_bytes: opts.bodyLimitBytes,
+    });
   }
   if (opts.admit) await opts.admit(req, reply);
 }

@@ -39,7 +39,11 @@ function issue(name: string, message: string, loc: (string | number)[], _e: Vali
       return { loc, message: `Input should be less than or equal to ${bound(message)}`, type: 'less_than_equal' };
     case 'isIn':
     case 'isEnum':
-      return { loc, message: message.replace(/^\S+ must be one of the following values: /, 'Input should be one of: '), type: 'literal_error' };
+      return {
+        loc,
+        message: message.replace(/^\S+ must be one of the following values: /, 'Input should be one of: '),
+        type: 'literal_error',
+      };
     default:
       return { loc, message: stripProperty(message, String(loc[loc.length - 1])), type: 'value_error' };
   }

@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { canonicalizeUri, Identity, KernelError, KernelErrorCode, overviewFromContent, pyStrip, stripMemoryFields } from '@app/kernel';
+import {
+  canonicalizeUri,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  overviewFromContent,
+  pyStrip,
+  stripMemoryFields,
+} from '@app/kernel';
 import { NodeRepository } from '@app/store';
 import { ContentService } from '../content/content.service';
 
@@ -21,7 +29,10 @@ const SIDECAR = /\/\.(abstract|overview)\.md$/;
  */
 @Injectable()
 export class McpReadService {
-  constructor(private readonly content: ContentService, private readonly nodes: NodeRepository) {}
+  constructor(
+    private readonly content: ContentService,
+    private readonly nodes: NodeRepository,
+  ) {}
 
   async read(caller: Identity, rawUri: string, level: ReadLevel): Promise<ReadAnswer> {
     const uri = canonicalizeUri(rawUri, caller.userId).replace(SIDECAR, '');
@@ -37,7 +48,11 @@ export class McpReadService {
     }
     const body = node.contextType === 'memory' ? stripMemoryFields(node.content) : node.content;
     const text =
-      level === 'full' ? body : level === 'abstract' ? pyStrip(node.abstract) : overviewFromContent({ baseUri: uri, isDirectory: false }, body);
+      level === 'full'
+        ? body
+        : level === 'abstract'
+          ? pyStrip(node.abstract)
+          : overviewFromContent({ baseUri: uri, isDirectory: false }, body);
     return { uri, kind: 'file', level, text };
   }
 }

@@ -8,7 +8,11 @@ import { RawResponse } from '../http/raw-response.decorator';
 import { McpExceptionFilter } from './mcp-exception.filter';
 import { McpToolsService } from './mcp-tools.service';
 
-const METHOD_NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless (POST only).' } };
+const METHOD_NOT_ALLOWED = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless (POST only).' },
+};
 
 /**
  * MCP over streamable HTTP (docs/contract.md#mcp-tools), stateless: one server and transport per POST. The global auth

@@ -81,10 +81,22 @@ export function searchToolBody(args: SearchToolArgs): Body {
   else if (!context) body['score_threshold'] = LIST_MIN_SCORE;
   // Context-only fields go through in list mode too, so the route answers its docs/contract.md#cross-field-validation
   // 400 for them.
-  copyPresent(body, args, ['query_expansion', 'max_tokens', 'quotas', 'purpose', 'dedup_turns', 'exclude_uris', 'peer_scope', 'rewrite_max_bullets']);
+  copyPresent(body, args, [
+    'query_expansion',
+    'max_tokens',
+    'quotas',
+    'purpose',
+    'dedup_turns',
+    'exclude_uris',
+    'peer_scope',
+    'rewrite_max_bullets',
+  ]);
   const detail = args.detail ?? 'auto';
   if (args.detail_by_category !== undefined) {
-    if (detail !== 'auto') throw invalidArgument('detail and detail_by_category are mutually exclusive; set detail to "auto" or drop detail_by_category');
+    if (detail !== 'auto')
+      throw invalidArgument(
+        'detail and detail_by_category are mutually exclusive; set detail to "auto" or drop detail_by_category',
+      );
     body['detail'] = args.detail_by_category;
   } else if (detail !== 'auto') body['detail'] = detail;
   if (args.other_peer_penalty !== undefined && args.other_peer_penalties !== undefined) {
@@ -102,7 +114,13 @@ export function searchToolBody(args: SearchToolArgs): Body {
  * unknown `detail` string degrades to the default (no pin) instead of a 400.
  */
 export function recallToolBody(args: RecallToolArgs): Body {
-  const body = copyPresent({ query: args.query }, args, ['quotas', 'min_score', 'other_peer_penalty', 'session_id', 'max_tokens']);
+  const body = copyPresent({ query: args.query }, args, [
+    'quotas',
+    'min_score',
+    'other_peer_penalty',
+    'session_id',
+    'max_tokens',
+  ]);
   if (args.max_chars !== undefined) body['max_chars'] = Math.max(1, Math.trunc(args.max_chars));
   if (args.peer_scope !== undefined) body['peer_scope'] = args.peer_scope === 'actor' ? 'actor' : 'all';
   if (args.detail !== undefined && PINNABLE.has(args.detail)) body['detail'] = args.detail;

@@ -109,8 +109,9 @@ export function indexingText(s: WriteStatus): string {
   const overview = s.overview_status ? `, overview=${String(s.overview_status)}` : '';
   let text = `Indexing: semantic=${String(s.semantic_status)}, vector=${String(s.vector_status)}${overview}.`;
   if (s.semantic_status === 'queued' || s.vector_status === 'queued') {
-    text += ' Search indexes update in the background; '
-      + 'pass wait=true if a follow-up search must see this change immediately.';
+    text +=
+      ' Search indexes update in the background; ' +
+      'pass wait=true if a follow-up search must see this change immediately.';
   }
   return text;
 }

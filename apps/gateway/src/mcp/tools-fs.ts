@@ -26,7 +26,10 @@ export const LIST_TOOL: McpTool = {
     const uri = args['uri'] as string;
     const recursive = (args['recursive'] as boolean | undefined) ?? false;
     const entries = (await d.fs.ls(caller, { uri, output: 'original', recursive, node_limit: LIST_LIMIT })) as {
-      name: string; isDir: boolean; uri: string; rel_path?: string;
+      name: string;
+      isDir: boolean;
+      uri: string;
+      rel_path?: string;
     }[];
     const shown = recursive ? entries.filter((e) => (e.rel_path ?? '').split('/').length <= LIST_DEPTH) : entries;
     if (shown.length === 0) return `(no entries under ${uri})`;
@@ -41,7 +44,7 @@ export const TREE_TOOL: McpTool = {
     uri: { type: 'string', default: 'viking://', maxLength: URI_MAX, description: 'Directory URI.' },
     level_limit: { type: 'integer', default: 3, description: 'Depth below the URI (1–64).' },
     node_limit: { type: 'integer', default: 1000, description: 'Entries at most (capped by MUNINN_TREE_MAX_NODES).' },
-    include_abstract: { type: 'boolean', default: false, description: 'Add each file\'s abstract under it.' },
+    include_abstract: { type: 'boolean', default: false, description: "Add each file's abstract under it." },
   },
   run: async (caller, args, d) => {
     const uri = (args['uri'] as string | undefined) ?? 'viking://';
@@ -58,7 +61,11 @@ export const TREE_TOOL: McpTool = {
     }
     if (walk.entries.length === 0) return `(nothing under ${uri})`;
     const lines = walk.entries.map((e) => ({
-      rel: e.rel, depth: e.depth, kind: e.kind, size: e.size, abstract: e.abstract,
+      rel: e.rel,
+      depth: e.depth,
+      kind: e.kind,
+      size: e.size,
+      abstract: e.abstract,
     }));
     const withAbstracts = (args['include_abstract'] as boolean | undefined) ?? false;
     return treeText(walk.uri, levelLimit, walk.nodeLimit, lines, withAbstracts);
@@ -68,11 +75,12 @@ export const TREE_TOOL: McpTool = {
 export const WRITE_TOOL: McpTool = {
   name: 'write',
   description:
-    'Write a text file: mode=replace (default; creates a missing file), append, or create (fails if it exists). '
-    + 'Memory files keep their metadata. Indexing follows; wait=true waits for it.',
+    'Write a text file: mode=replace (default; creates a missing file), append, or create (fails if it exists). ' +
+    'Memory files keep their metadata. Indexing follows; wait=true waits for it.',
   props: {
     uri: {
-      type: 'string', maxLength: URI_MAX,
+      type: 'string',
+      maxLength: URI_MAX,
       description: 'File URI, e.g. viking://~/memories/preferences/editor.md.',
     },
     content: { type: 'string', description: 'Text to write.' },
@@ -128,8 +136,8 @@ async function edit(caller: Identity, args: Record<string, unknown>, d: ToolDeps
   if (count > 1 && !args['replace_all']) {
     throw new KernelError(
       KernelErrorCode.InvalidArgument,
-      `old_string matches ${count} locations in ${uri}. `
-        + 'Include more surrounding context to make it unique, or set replace_all=true.',
+      `old_string matches ${count} locations in ${uri}. ` +
+        'Include more surrounding context to make it unique, or set replace_all=true.',
     );
   }
   const edited = args['replace_all']
@@ -165,7 +173,9 @@ export const GREP_TOOL: McpTool = {
   props: {
     uri: { type: 'string', maxLength: URI_MAX, description: 'Directory (or file) to search.' },
     pattern: {
-      type: 'array', of: 'string', maxItems: GREP_MAX_PATTERNS,
+      type: 'array',
+      of: 'string',
+      maxItems: GREP_MAX_PATTERNS,
       description: 'Regex or list of regexes (safe subset).',
     },
     case_insensitive: { type: 'boolean', default: false, description: 'Ignore case.' },

@@ -16,7 +16,9 @@ export const HEALTH_TOOL: McpTool = {
   run: async (_caller, _args, d) => {
     const report = await d.health.report();
     if (report.healthy) return 'OpenViking is healthy (service initialized, storage: VikingFS)';
-    const down = Object.entries(report.checks).filter(([, v]) => v === 'down').map(([k]) => k);
+    const down = Object.entries(report.checks)
+      .filter(([, v]) => v === 'down')
+      .map(([k]) => k);
     return `OpenViking is unhealthy: ${down.join(', ')} down`;
   },
 };
@@ -24,8 +26,8 @@ export const HEALTH_TOOL: McpTool = {
 export const REMEMBER_TOOL: McpTool = {
   name: 'remember',
   description:
-    'Store a short conversation (user/assistant messages) as a session for memory extraction. '
-    + 'Only on explicit request.',
+    'Store a short conversation (user/assistant messages) as a session for memory extraction. ' +
+    'Only on explicit request.',
   props: {
     messages: {
       type: 'array',
@@ -81,10 +83,17 @@ export const ADD_RESOURCE_TOOL: McpTool = {
   run: async (_caller, args) => {
     const str = (k: string) => ((args[k] as string | undefined) ?? '').trim();
     const [path, tempId, addType, to, parent] = ['path', 'temp_file_id', 'add_type', 'to', 'parent'].map(str) as [
-      string, string, string, string, string,
+      string,
+      string,
+      string,
+      string,
+      string,
     ];
     const interval = (args['watch_interval'] as number | undefined) ?? 0;
-    for (const [name, value] of [['to', to], ['parent', parent]] as const) {
+    for (const [name, value] of [
+      ['to', to],
+      ['parent', parent],
+    ] as const) {
       if (value && !value.startsWith('viking://resources')) {
         return `Error: '${name}' must target viking://resources/…, got ${value}`;
       }
@@ -98,8 +107,10 @@ export const ADD_RESOURCE_TOOL: McpTool = {
       return `Error: '${path}' looks like a temp_file_id; pass it as temp_file_id instead of path.`;
     }
     const what = REMOTE.test(path) ? 'remote ingestion' : 'file uploads';
-    return `Error adding resource: ${what} are not available on this server; `
-      + 'write text files with the write tool instead.';
+    return (
+      `Error adding resource: ${what} are not available on this server; ` +
+      'write text files with the write tool instead.'
+    );
   },
 };
 

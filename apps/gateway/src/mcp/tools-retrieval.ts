@@ -31,7 +31,8 @@ export const FIND_TOOL: McpTool = {
   props: {
     query: { type: 'string', description: 'What to look for.' },
     target_uri: {
-      type: 'string', default: '',
+      type: 'string',
+      default: '',
       description: 'Directory to search (default: your memories, resources and skills).',
     },
     limit: { type: 'integer', default: 10, description: 'Maximum hits.' },
@@ -49,8 +50,8 @@ export const FIND_TOOL: McpTool = {
 export const SEARCH_TOOL: McpTool = {
   name: 'search',
   description:
-    'Search memories, resources and skills. mode="list" returns ranked hits; mode="context" returns one bounded, '
-    + 'deduplicated context block ready to use (digest, else rendered <memory> elements). Use read to expand a URI.',
+    'Search memories, resources and skills. mode="list" returns ranked hits; mode="context" returns one bounded, ' +
+    'deduplicated context block ready to use (digest, else rendered <memory> elements). Use read to expand a URI.',
   props: {
     query: { type: 'string', description: 'The question or topic; in context mode the original query of the turn.' },
     target_uri: { type: 'string', default: '', description: 'List mode only (an error in context mode).' },
@@ -59,7 +60,8 @@ export const SEARCH_TOOL: McpTool = {
       description: 'Context mode: query expansion from the session and the cross-turn dedup ledger.',
     },
     limit: {
-      type: 'integer', default: 10,
+      type: 'integer',
+      default: 10,
       description: 'List: maximum hits. Context: candidate ceiling without quotas.',
     },
     min_score: {
@@ -69,40 +71,53 @@ export const SEARCH_TOOL: McpTool = {
     level: { type: 'array', of: 'integer', description: 'List mode: restrict to tiers 0, 1, 2.' },
     context_type: { type: 'array', of: 'string', description: CONTEXT_TYPES },
     mode: {
-      type: 'string', enum: ['list', 'context'], default: 'list',
+      type: 'string',
+      enum: ['list', 'context'],
+      default: 'list',
       description: '`list`: ranked hits. `context`: one bounded block.',
     },
     query_expansion: {
-      type: 'string', enum: ['off', 'auto'], default: 'auto',
+      type: 'string',
+      enum: ['off', 'auto'],
+      default: 'auto',
       description: 'Context mode: expand from the session.',
     },
     max_tokens: { type: 'integer', default: 1600, description: 'Context mode: token budget (64–32000).' },
     quotas: {
-      type: 'object', of: 'integer',
+      type: 'object',
+      of: 'integer',
       description: 'Context mode: per-bucket ceilings (events, entities, preferences, …).',
     },
     purpose: {
-      type: 'string', enum: ['chat', 'coding'],
+      type: 'string',
+      enum: ['chat', 'coding'],
       description: 'Context mode: quota preset when `quotas` is absent.',
     },
     detail: {
-      type: 'string', enum: TIERS, default: 'auto',
+      type: 'string',
+      enum: TIERS,
+      default: 'auto',
       description: 'Context mode: pin one tier for every entry.',
     },
     detail_by_category: { type: 'object', of: 'string', description: 'Context mode: per-category tier pins.' },
     dedup_turns: {
-      type: 'integer', default: 0,
+      type: 'integer',
+      default: 0,
       description: 'Context mode: messages during which a served URI is not served again.',
     },
     exclude_uris: { type: 'array', of: 'string', description: 'Context mode: URIs never to serve (at most 200).' },
     peer_scope: {
-      type: 'string', enum: ['actor', 'all'], default: 'all',
+      type: 'string',
+      enum: ['actor', 'all'],
+      default: 'all',
       description: 'Context mode: `all` also ranks other peers.',
     },
     other_peer_penalty: { type: 'number', description: 'Context mode: one ranking penalty in [0, 1] for other peers.' },
     other_peer_penalties: { type: 'object', of: 'number', description: 'Context mode: per-category penalties.' },
     rewrite: {
-      type: 'string', enum: ['off', 'auto'], default: 'off',
+      type: 'string',
+      enum: ['off', 'auto'],
+      default: 'off',
       description: 'Context mode: `auto` asks for a cited digest.',
     },
     rewrite_max_bullets: { type: 'integer', default: 6, description: 'Context mode: digest bullets at most (1–20).' },
@@ -121,16 +136,18 @@ export const RECALL_TOOL: McpTool = {
   props: {
     query: { type: 'string', description: 'The question or topic of the turn.' },
     quotas: {
-      type: 'object', of: 'integer',
+      type: 'object',
+      of: 'integer',
       description: 'Per-bucket ceilings overlaid on events 10, entities 10, preferences 3.',
     },
     max_chars: { type: 'number', description: 'v1 budget in characters (max_tokens = max_chars / 4).' },
     min_score: { type: 'number', default: 0.1, description: 'Keep hits scoring strictly above this.' },
     peer_scope: {
-      type: 'string', default: 'all',
+      type: 'string',
+      default: 'all',
       description: '`actor` restricts to the actor peer; anything else means `all`.',
     },
-    other_peer_penalty: { type: 'number', description: 'Ranking penalty in [0, 1] for other peers\' hits.' },
+    other_peer_penalty: { type: 'number', description: "Ranking penalty in [0, 1] for other peers' hits." },
     session_id: { type: 'string', description: 'Enables expansion and cross-turn dedup.' },
     detail: {
       type: 'string',
@@ -149,12 +166,13 @@ export const RECALL_TOOL: McpTool = {
 export const READ_TOOL: McpTool = {
   name: 'read',
   description:
-    'Read one or more viking:// file URIs (a list, or one string). Several URIs answer in `=== <uri> ===` sections. '
-    + 'A directory answers with a hint to list it first.',
+    'Read one or more viking:// file URIs (a list, or one string). Several URIs answer in `=== <uri> ===` sections. ' +
+    'A directory answers with a hint to list it first.',
   props: {
     uris: { type: 'array', of: 'string', description: 'File URIs to read (at most MUNINN_MCP_READ_MAX_URIS).' },
     level: {
-      type: 'string', enum: ['abstract', 'overview', 'full'],
+      type: 'string',
+      enum: ['abstract', 'overview', 'full'],
       description: 'Muninn extension: read at this tier (a directory then answers too).',
     },
   },

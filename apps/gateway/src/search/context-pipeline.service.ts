@@ -2,9 +2,26 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { AssembleResult } from '@app/contracts';
 import {
-  buildContextStats, Candidate, countOrigins, DedupStats, deprecatedStats, entryToJson, excludedSet, ExpansionStatus,
-  formatRetrievalError, Identity, invalidArgument, KernelError, KernelErrorCode, mergeRetrievalResults, normalizeDetail, planEntries, planRetrievalCalls,
-  renderContext, RewriteStatus, RewriteUsage,
+  buildContextStats,
+  Candidate,
+  countOrigins,
+  DedupStats,
+  deprecatedStats,
+  entryToJson,
+  excludedSet,
+  ExpansionStatus,
+  formatRetrievalError,
+  Identity,
+  invalidArgument,
+  KernelError,
+  KernelErrorCode,
+  mergeRetrievalResults,
+  normalizeDetail,
+  planEntries,
+  planRetrievalCalls,
+  renderContext,
+  RewriteStatus,
+  RewriteUsage,
 } from '@app/kernel';
 import { explainBlock, explainExcluded } from '@app/kernel';
 import { AssembleClient } from '@app/queue';
@@ -32,24 +49,67 @@ export class ContextPipelineService {
   async run(caller: Identity, p: ContextParams) {
     const deadline = Date.now() + this.config.queues.requestDeadlineMs;
     const expansionOn = p.queryExpansion === 'auto' && this.rewriter.intentEnabled;
-    const session = p.sessionId && (expansionOn || p.dedupTurns > 0) ? await this.sessions.load(caller, p.sessionId, expansionOn) : null;
+    const session =
+      p.sessionId && (expansionOn || p.dedupTurns > 0)
+        ? await this.sessions.load(caller, p.sessionId, expansionOn)
+        : null;
 
     let expansion: ExpansionStatus = 'off';
     let queries = [p.query];
-    if (expansionOn && session) ({ status: expansion, queries } = await this.rewriter.expand(p.query, session.recentMessages, session.latestArchiveOverview));
+    if (expansionOn && session)
+      ({ status: expansion, queries } = await this.rewriter.expand(
+        p.query,
+        session.recentMessages,
+        session.latestArchiveOverview,
+      ));
 
-    const ledger = session && p.dedupTurns > 0 ? await this.ledger.load(caller, session.sessionId, session.clock, p.dedupTurns) : null;
+    const ledger =
+      session && p.dedupTurns > 0
+        ? await this.ledger.load(caller, session.sessionId, session.clock, p.dedupTurns)
+        : null;
     const excluded = excludedSet(p.excludeUris, ledger?.cooled ?? []);
-    const calls = planRetrievalCalls({ identity: caller, quotas: p.quotas, limit: p.limit, peerScope: p.peerScope, queries, excludedCount: excluded.size });
-    if (calls.length > 0 && !p.query.trim() && !p.imageUrl) throw invalidArgument('Search query or image_url must not be empty.');
+    const calls = planRetrievalCalls({
+      identity: caller,
+      quotas: p.quotas,
+      limit: p.limit,
+      peerScope: p.peerScope,
+      queries,
+      excludedCount: excluded.size,
+    });
+    if (calls.length > 0 && !p.query.trim() && !p.imageUrl)
+      throw invalidArgument('Search query or image_url must not be empty.');
 
-    const outcomes = await this.fanout.run({ identity: caller, calls, filter: p.filter, imageUrl: p.imageUrl, scoreThreshold: p.scoreThreshold, deadline });
-    const merged = mergeRetrievalResults({ identity: caller, quotas: p.quotas, limit: p.limit, penalties: p.penalties, excluded, outcomes });
+    const outcomes = await this.fanout.run({
+      identity: caller,
+      calls,
+      filter: p.filter,
+      imageUrl: p.imageUrl,
+      scoreThreshold: p.scoreThreshold,
+      deadline,
+    });
+    const merged = mergeRetrievalResults({
+      identity: caller,
+      quotas: p.quotas,
+      limit: p.limit,
+      penalties: p.penalties,
+      excluded,
+      outcomes,
+    });
     const assembled = await this.assemble(caller, merged.candidates, p, deadline, merged.retrievalErrors);
 
-    let rewrite: { status: RewriteStatus; digest: string; usage: RewriteUsage | null } = { status: 'off', digest: '', usage: null };
+    let rewrite: { status: RewriteStatus; digest: string; usage: RewriteUsage | null } = {
+      status: 'off',
+      digest: '',
+      usage: null,
+    };
     if (assembled.entries.length > 0) {
-      rewrite = await this.rewriter.digest(p.rewrite, p.query, assembled.rendered, assembled.entries.map((e) => e.uri), p.rewriteMaxBullets);
+      rewrite = await this.rewriter.digest(
+        p.rewrite,
+        p.query,
+        assembled.rendered,
+        assembled.entries.map((e) => e.uri),
+        p.rewriteMaxBullets,
+      );
     }
     const dedup = await this.recordLedger(session, ledger, p, assembled.entries, rewrite.status);
     const stats = buildContextStats({
@@ -85,7 +145,13 @@ export class ContextPipelineService {
    * The assemble job; if the assembler fails or misses the deadline, the block is planned here from
    * the abstracts alone (no bodies), so the caller still gets a bounded answer, with the error in stats.
    */
-  private async assemble(caller: Identity, candidates: Candidate[], p: ContextParams, deadline: number, errors: string[]): Promise<AssembleResult> {
+  private async assemble(
+    caller: Identity,
+    candidates: Candidate[],
+    p: ContextParams,
+    deadline: number,
+    errors: string[],
+  ): Promise<AssembleResult> {
     try {
       const job = {
         identity: caller,
@@ -124,7 +190,8 @@ export class ContextPipelineService {
   ): Promise<DedupStats> {
     if (!session || !ledger) return { turns: p.dedupTurns, status: 'off', cooled: 0, turn: null };
     let status = ledger.status as DedupStats['status'];
-    if (entries.length > 0 && rewrite !== 'no_relevant') status = await this.ledger.record(ledger, entries, session.clock, p.dedupTurns);
+    if (entries.length > 0 && rewrite !== 'no_relevant')
+      status = await this.ledger.record(ledger, entries, session.clock, p.dedupTurns);
     return { turns: p.dedupTurns, status, cooled: ledger.cooled.length, turn: session.clock };
   }
 }

@@ -1,7 +1,22 @@
 import {
-  assertSearchModeFields, buildFilter, canonicalizeExcludeUris, contextOnlyFieldsPresent, effectiveLimit, FilterLimits,
-  foldRecallRequest, Identity, ignoredFields, KernelError, KernelErrorCode, normalizePenalties, parseRewrite, Purpose,
-  pyTruthy, resolveQuotas, validateDetailField, validateQuotasField,
+  assertSearchModeFields,
+  buildFilter,
+  canonicalizeExcludeUris,
+  contextOnlyFieldsPresent,
+  effectiveLimit,
+  FilterLimits,
+  foldRecallRequest,
+  Identity,
+  ignoredFields,
+  KernelError,
+  KernelErrorCode,
+  normalizePenalties,
+  parseRewrite,
+  Purpose,
+  pyTruthy,
+  resolveQuotas,
+  validateDetailField,
+  validateQuotasField,
 } from '@app/kernel';
 import { defaultContextLimit } from '@app/kernel';
 import { assertSearchableFilter } from '@app/store';
@@ -34,7 +49,10 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
   const maxTokens = (value['max_tokens'] as number | null | undefined) ?? 1600;
   const nodeLimit = value['node_limit'] as number | null | undefined;
   const limitGiven = value['limit'] !== undefined || (nodeLimit !== undefined && nodeLimit !== null);
-  const quotas = resolveQuotas(value['quotas'] === undefined ? null : value['quotas'], (value['purpose'] as Purpose | null) ?? null);
+  const quotas = resolveQuotas(
+    value['quotas'] === undefined ? null : value['quotas'],
+    (value['purpose'] as Purpose | null) ?? null,
+  );
   return {
     query: (value['query'] as string | undefined) ?? '',
     imageUrl: (value['image_url'] as string | null | undefined) ?? null,
@@ -50,7 +68,7 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
     detail: value['detail'] ?? null,
     maxTokens,
     dedupTurns: (value['dedup_turns'] as number | null | undefined) ?? 0,
-    excludeUris: canonicalizeExcludeUris(((value['exclude_uris'] as string[] | null | undefined) ?? []), caller.userId),
+    excludeUris: canonicalizeExcludeUris((value['exclude_uris'] as string[] | null | undefined) ?? [], caller.userId),
     peerScope: (value['peer_scope'] as 'actor' | 'all' | null | undefined) ?? 'all',
     penalties: normalizePenalties(value['other_peer_penalty'] ?? null),
     rewrite: value['rewrite'] === undefined || value['rewrite'] === null ? false : parseRewrite(value['rewrite']),
@@ -121,7 +139,9 @@ function modelRule(fn: () => void): void {
     fn();
   } catch (err) {
     if (err instanceof KernelError && err.code === KernelErrorCode.InvalidArgument) {
-      throw new RequestValidationError([{ loc: ['body'], message: `Value error, ${err.message}`, type: 'value_error' }]);
+      throw new RequestValidationError([
+        { loc: ['body'], message: `Value error, ${err.message}`, type: 'value_error' },
+      ]);
     }
     throw err;
   }

@@ -1,6 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { cooledUris, DedupStatus, Identity, KernelError, KernelErrorCode, LedgerStore, parseLedger, recordServed } from '@app/kernel';
+import {
+  cooledUris,
+  DedupStatus,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  LedgerStore,
+  parseLedger,
+  recordServed,
+} from '@app/kernel';
 import { LEDGER_STORE, ledgerKey, ledgerScopePrefix } from '@app/queue';
 
 /** The ledger as loaded for one request: its raw document, status and cooled URIs. */
@@ -18,7 +27,10 @@ export interface LedgerView {
 export class DedupLedgerService {
   private readonly logger = new Logger(DedupLedgerService.name);
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, @Inject(LEDGER_STORE) private readonly store: LedgerStore) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LEDGER_STORE) private readonly store: LedgerStore,
+  ) {}
 
   keyFor(caller: Identity, sessionId: string): string {
     return ledgerKey(this.config.queues.prefix, caller.accountId, caller.userId, sessionId);
@@ -35,7 +47,12 @@ export class DedupLedgerService {
   }
 
   /** Records served entries at `clock`, pruning old records; returns the resulting status. */
-  async record(view: LedgerView, served: { uri: string; detail: string }[], clock: number, dedupTurns: number): Promise<DedupStatus> {
+  async record(
+    view: LedgerView,
+    served: { uri: string; detail: string }[],
+    clock: number,
+    dedupTurns: number,
+  ): Promise<DedupStatus> {
     const doc = recordServed(view.data, served, clock, dedupTurns);
     try {
       await this.store.write(view.key, JSON.stringify(doc), this.config.ledger.ttlSeconds);
@@ -67,7 +84,10 @@ export class DedupLedgerService {
       await this.store.remove(target);
     } catch (err) {
       this.logger.warn(`ledger delete failed: ${(err as Error).message}`);
-      throw new KernelError(KernelErrorCode.Unavailable, 'Could not delete the dedup ledgers (Redis unavailable); nothing was deleted, retry later');
+      throw new KernelError(
+        KernelErrorCode.Unavailable,
+        'Could not delete the dedup ledgers (Redis unavailable); nothing was deleted, retry later',
+      );
     }
   }
 }

@@ -16,7 +16,10 @@ import { FindService } from './find.service';
 @ApiErrors(400, 401, 403, 503, 504)
 @Controller('api/v1/search')
 export class FindController {
-  constructor(private readonly finder: FindService, private readonly context: ContextSearchService) {}
+  constructor(
+    private readonly finder: FindService,
+    private readonly context: ContextSearchService,
+  ) {}
 
   @Post('find')
   @HttpCode(200)
@@ -36,15 +39,22 @@ export class FindController {
     description: 'Context-only fields (max_tokens, quotas, purpose, detail, …) require mode="context".',
   })
   @ApiExtraModels(SearchListRequestDto, ContextSearchRequestDto, FindEnvelopeDto, ContextEnvelopeDto)
-  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(SearchListRequestDto) }, { $ref: getSchemaPath(ContextSearchRequestDto) }] } })
+  @ApiBody({
+    schema: {
+      oneOf: [{ $ref: getSchemaPath(SearchListRequestDto) }, { $ref: getSchemaPath(ContextSearchRequestDto) }],
+    },
+  })
   @ApiOkResponse({
-    description: 'List mode: the /find envelope. Context mode: `{"status":"ok","result":{entries, rendered, digest, stats}}`.',
+    description:
+      'List mode: the /find envelope. Context mode: `{"status":"ok","result":{entries, rendered, digest, stats}}`.',
     schema: { oneOf: [{ $ref: getSchemaPath(FindEnvelopeDto) }, { $ref: getSchemaPath(ContextEnvelopeDto) }] },
   })
   search(@Caller() caller: Identity, @Body() body: unknown) {
     const raw = isPlainObject(body) ? body : null;
     const mode = raw?.['mode'];
-    const wantsContext = raw && (mode === 'context' || ((mode === undefined || mode === 'list') && contextOnlyFieldsPresent(raw).length > 0));
+    const wantsContext =
+      raw &&
+      (mode === 'context' || ((mode === undefined || mode === 'list') && contextOnlyFieldsPresent(raw).length > 0));
     return wantsContext ? this.context.search(caller, raw) : this.finder.list(caller, body);
   }
 }

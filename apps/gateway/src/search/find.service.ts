@@ -3,8 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { FindJob, FindResult } from '@app/contracts';
 import {
-  assertFilterWithinLimits, buildFilter, Identity, invalidArgument, isPlainObject,
-  parseLevels, resolveFindTargets,
+  assertFilterWithinLimits,
+  buildFilter,
+  Identity,
+  invalidArgument,
+  isPlainObject,
+  parseLevels,
+  resolveFindTargets,
 } from '@app/kernel';
 import { FindClient } from '@app/queue';
 import { assertSearchableFilter } from '@app/store';
@@ -73,10 +78,14 @@ export class FindService {
     const result: FindResult & { provenance?: unknown } = found;
     if (dto.include_provenance) {
       const hits = [...found.memories, ...found.resources, ...found.skills];
-      result.provenance = { searched_directories: targets.length ? targets : ['viking://'], matched_contexts: hits.map((h) => h.uri) };
+      result.provenance = {
+        searched_directories: targets.length ? targets : ['viking://'],
+        matched_contexts: hits.map((h) => h.uri),
+      };
     }
     const envelope: SearchEnvelope = { status: 'ok', result };
-    if (dto.telemetry) envelope.telemetry = { id: randomUUID(), summary: { operation, duration_ms: Date.now() - started } };
+    if (dto.telemetry)
+      envelope.telemetry = { id: randomUUID(), summary: { operation, duration_ms: Date.now() - started } };
     return envelope;
   }
 

@@ -13,21 +13,35 @@ const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
  */
 @Injectable()
 export class ImageInputService {
-  constructor(@Inject(EMBEDDER) private readonly embedder: Embedder, private readonly nodes: NodeRepository) {}
+  constructor(
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    private readonly nodes: NodeRepository,
+  ) {}
 
   async inline(caller: Identity, imageUrl: string | null | undefined): Promise<string | null> {
     if (!imageUrl) return null;
     const url = imageUrl.trim();
-    const scheme = /^data:/i.test(url) ? 'data' : /^https?:\/\//i.test(url) ? 'http' : /^viking:\/\//i.test(url) ? 'viking' : null;
-    if (!scheme) throw invalidArgument('image_url must be a data:image/...;base64 URL, an http(s):// URL or a viking:// URI');
+    const scheme = /^data:/i.test(url)
+      ? 'data'
+      : /^https?:\/\//i.test(url)
+        ? 'http'
+        : /^viking:\/\//i.test(url)
+          ? 'viking'
+          : null;
+    if (!scheme)
+      throw invalidArgument('image_url must be a data:image/...;base64 URL, an http(s):// URL or a viking:// URI');
     if (!this.embedder.supportsImages) {
-      throw invalidArgument(`image_url is not supported: the configured embedder (${this.embedder.id}) has no image support`);
+      throw invalidArgument(
+        `image_url is not supported: the configured embedder (${this.embedder.id}) has no image support`,
+      );
     }
     if (scheme === 'data') return checkedDataUrl(url);
     if (scheme === 'viking') return this.fromStore(caller, url);
     // Fetching caller-chosen URLs from inside a hosted deployment would open server-side request
     // forgery into the private network; clients send the bytes instead.
-    throw invalidArgument('image_url over http(s) is not fetched by this server; send the image inline as a data:image/...;base64 URL');
+    throw invalidArgument(
+      'image_url over http(s) is not fetched by this server; send the image inline as a data:image/...;base64 URL',
+    );
   }
 
   private async fromStore(caller: Identity, raw: string): Promise<string> {

@@ -23,7 +23,8 @@ export class RecallController {
   @ApiOperation({
     deprecated: true,
     summary: 'Deprecated: use POST /api/v1/search/search with mode="context"',
-    description: 'v1 aliases max_chars, min_score and render are folded onto the context request; stats.deprecated says how.',
+    description:
+      'v1 aliases max_chars, min_score and render are folded onto the context request; stats.deprecated says how.',
   })
   @ApiBody({ type: RecallRequestDto })
   @ApiOkResponse({

@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { FindJob } from '@app/contracts';
 import {
-  FilterNode, Identity, KernelError, KernelErrorCode, openContext, resolveFindTargets, RetrievalCall, RetrievalOutcome, withContextType,
+  FilterNode,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  openContext,
+  resolveFindTargets,
+  RetrievalCall,
+  RetrievalOutcome,
+  withContextType,
 } from '@app/kernel';
 import { FindClient } from '@app/queue';
 

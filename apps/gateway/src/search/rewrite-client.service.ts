@@ -1,6 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { ExpansionStatus, KernelError, KernelErrorCode, plannedQueries, RewriteMode, rewriteEnabled, RewriteStatus, RewriteUsage } from '@app/kernel';
+import {
+  ExpansionStatus,
+  KernelError,
+  KernelErrorCode,
+  plannedQueries,
+  RewriteMode,
+  rewriteEnabled,
+  RewriteStatus,
+  RewriteUsage,
+} from '@app/kernel';
 import { MessageRecord } from '@app/store';
 import { DigestClient, ExpandClient } from '@app/queue';
 
@@ -31,7 +40,11 @@ export class RewriteClientService {
     return Boolean(this.config.llm.baseUrl && this.config.llm.queryPlannerModel);
   }
 
-  async expand(query: string, messages: MessageRecord[], latestArchiveOverview = ''): Promise<{ status: ExpansionStatus; queries: string[] }> {
+  async expand(
+    query: string,
+    messages: MessageRecord[],
+    latestArchiveOverview = '',
+  ): Promise<{ status: ExpansionStatus; queries: string[] }> {
     if (messages.length === 0 && !latestArchiveOverview) return { status: 'off', queries: [query] };
     const timeoutMs = this.config.llm.intentTimeoutMs;
     try {
@@ -51,7 +64,13 @@ export class RewriteClientService {
     }
   }
 
-  async digest(mode: RewriteMode, query: string, rendered: string, validUris: string[], maxBullets: number): Promise<{ status: RewriteStatus; digest: string; usage: RewriteUsage | null }> {
+  async digest(
+    mode: RewriteMode,
+    query: string,
+    rendered: string,
+    validUris: string[],
+    maxBullets: number,
+  ): Promise<{ status: RewriteStatus; digest: string; usage: RewriteUsage | null }> {
     if (!rewriteEnabled(mode, this.plannerConfigured)) return { status: 'off', digest: '', usage: null };
     if (!this.plannerConfigured) return { status: 'failed', digest: '', usage: null };
     const timeoutMs = this.config.llm.rewriteTimeoutMs;

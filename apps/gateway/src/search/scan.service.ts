@@ -2,7 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { GrepMatch, ScanJob, ScanResult } from '@app/contracts';
 import {
-  canonicalizeUri, canRead, globToRegex, Identity, KernelError, KernelErrorCode, permissionDenied, toSafeRegex,
+  canonicalizeUri,
+  canRead,
+  globToRegex,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  permissionDenied,
+  toSafeRegex,
 } from '@app/kernel';
 import { ScanClient } from '@app/queue';
 import { GlobRequestDto, GrepRequestDto } from './dto/scan.dto';

@@ -18,13 +18,18 @@ export interface LoadedSession {
 export class SessionContextService {
   private readonly logger = new Logger(SessionContextService.name);
 
-  constructor(private readonly sessions: SessionRepository, private readonly archives: SessionArchiveRepository) {}
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly archives: SessionArchiveRepository,
+  ) {}
 
   async load(caller: Identity, sessionId: string, withMessages: boolean): Promise<LoadedSession | null> {
     try {
       const { session, created } = await this.sessions.getOrCreate(caller, sessionId);
-      const recentMessages = withMessages && session.message_count > 0 ? await this.sessions.recentMessages(caller, sessionId, 5) : [];
-      const latestArchiveOverview = withMessages && session.commit_count > 0 ? await this.archives.latestOverview(caller, sessionId) : '';
+      const recentMessages =
+        withMessages && session.message_count > 0 ? await this.sessions.recentMessages(caller, sessionId, 5) : [];
+      const latestArchiveOverview =
+        withMessages && session.commit_count > 0 ? await this.archives.latestOverview(caller, sessionId) : '';
       const clock = turnClock(session.total_message_count, session.message_count);
       return { sessionId, clock, created, recentMessages, latestArchiveOverview };
     } catch (err) {

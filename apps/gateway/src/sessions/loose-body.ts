@@ -13,10 +13,20 @@ import { validationOptions } from '../http/validation-options';
 export async function validateLooseBody<T extends object>(cls: Type<T>, body: unknown): Promise<T> {
   const input = body === undefined || body === null || body === '' ? {} : body;
   if (!isPlainObject(input)) {
-    throw new RequestValidationError([{ loc: ['body'], message: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' }]);
+    throw new RequestValidationError([
+      {
+        loc: ['body'],
+        message: 'Input should be a valid dictionary or object to extract fields from',
+        type: 'model_attributes_type',
+      },
+    ]);
   }
   const dto = plainToInstance(cls, input, validationOptions.transformOptions);
-  const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: false, validationError: { target: false, value: true } });
+  const errors = await validate(dto, {
+    whitelist: true,
+    forbidNonWhitelisted: false,
+    validationError: { target: false, value: true },
+  });
   if (errors.length) throw new RequestValidationError(toIssues(errors));
   return dto;
 }

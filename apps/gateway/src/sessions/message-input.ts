@@ -1,11 +1,20 @@
 import { AppConfig } from '@app/config';
-import { KernelError, KernelErrorCode, messageText, messageTokens, MessagePart, normaliseParts, splitToolAggregate } from '@app/kernel';
+import {
+  KernelError,
+  KernelErrorCode,
+  messageText,
+  messageTokens,
+  MessagePart,
+  normaliseParts,
+  splitToolAggregate,
+} from '@app/kernel';
 import { NewMessage } from '@app/store';
 import { AddMessageDto } from './dto/sessions.dto';
 
 const PEER_ID = /^[a-zA-Z0-9_.@-]+$/;
 
-const invalid = (field: string, message: string) => new KernelError(KernelErrorCode.InvalidArgument, message, { field });
+const invalid = (field: string, message: string) =>
+  new KernelError(KernelErrorCode.InvalidArgument, message, { field });
 
 /**
  * Turns one validated message body into the messages to store (a user message of tool results only
@@ -17,19 +26,27 @@ export function buildMessages(dto: AddMessageDto, limits: AppConfig['sessions'],
     throw invalid(field, "Either 'content' or 'parts' must be provided");
   }
   if (dto.parts && dto.parts.length > limits.messageMaxParts) {
-    throw invalid(`${field}.parts`, `${field}.parts has ${dto.parts.length} parts; at most ${limits.messageMaxParts} are allowed`);
+    throw invalid(
+      `${field}.parts`,
+      `${field}.parts has ${dto.parts.length} parts; at most ${limits.messageMaxParts} are allowed`,
+    );
   }
   const parts: MessagePart[] = dto.parts ? normaliseParts(dto.parts) : [{ type: 'text', text: dto.content ?? '' }];
   for (const [i, p] of parts.entries()) {
     if (p.type !== 'image_url') continue;
     const img = p.image_url;
-    const url = typeof img === 'string' ? img : img && typeof img === 'object' ? (img as Record<string, unknown>).url : undefined;
-    if (typeof url !== 'string' || url.trim() === '') throw invalid(`${field}.parts[${i}].image_url`, 'image_url part requires a non-empty URL');
+    const url =
+      typeof img === 'string' ? img : img && typeof img === 'object' ? (img as Record<string, unknown>).url : undefined;
+    if (typeof url !== 'string' || url.trim() === '')
+      throw invalid(`${field}.parts[${i}].image_url`, 'image_url part requires a non-empty URL');
   }
   const size = JSON.stringify(parts).length;
   if (size > limits.messageMaxChars) {
     const which = dto.parts ? `${field}.parts` : `${field}.content`;
-    throw invalid(which, `${which} is ${size} characters; at most ${limits.messageMaxChars} are allowed (MUNINN_SESSION_MESSAGE_MAX_CHARS)`);
+    throw invalid(
+      which,
+      `${which} is ${size} characters; at most ${limits.messageMaxChars} are allowed (MUNINN_SESSION_MESSAGE_MAX_CHARS)`,
+    );
   }
   const extra: Record<string, unknown> = {};
   const peer = dto.peer_id?.trim();

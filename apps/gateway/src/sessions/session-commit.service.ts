@@ -25,17 +25,24 @@ export class SessionCommitService {
 
   async commit(caller: Identity, sessionId: string, dto: CommitDto) {
     if (dto.retention_mode !== undefined && dto.retention_mode !== null) {
-      const msg = dto.retention_mode === 'turn_budget'
-        ? 'retention_mode "turn_budget" is not supported by Muninn; omit it (see docs/sessions.md)'
-        : 'retention_mode must be "turn_budget" or null';
+      const msg =
+        dto.retention_mode === 'turn_budget'
+          ? 'retention_mode "turn_budget" is not supported by Muninn; omit it (see docs/sessions.md)'
+          : 'retention_mode must be "turn_budget" or null';
       throw new KernelError(KernelErrorCode.InvalidArgument, msg, { field: 'retention_mode' });
     }
     for (const f of ['keep_recent_turn_count', 'retained_message_token_budget', 'min_raw_tail_steps'] as const) {
-      if (dto[f] !== undefined) throw new KernelError(KernelErrorCode.InvalidArgument, `${f} requires retention_mode`, { field: f });
+      if (dto[f] !== undefined)
+        throw new KernelError(KernelErrorCode.InvalidArgument, `${f} requires retention_mode`, { field: f });
     }
     const tags = dto.extraction_metadata?.event?.tags;
     const keep = dto.keep_recent_count ?? 0;
-    const out = await this.run(caller, sessionId, { keepRecentCount: keep, persistKeep: true, auto: false, eventTags: tags == null ? null : normaliseEventTags(tags) });
+    const out = await this.run(caller, sessionId, {
+      keepRecentCount: keep,
+      persistKeep: true,
+      auto: false,
+      eventTags: tags == null ? null : normaliseEventTags(tags),
+    });
     return view(caller, sessionId, out);
   }
 
@@ -59,7 +66,12 @@ export class SessionCommitService {
     this.autoInFlight.add(key);
     void (async () => {
       if (await this.tasks.inFlight(caller, s.session_id)) return;
-      await this.run(caller, s.session_id, { keepRecentCount: policy.keep_recent_count, persistKeep: true, auto: true, eventTags: null });
+      await this.run(caller, s.session_id, {
+        keepRecentCount: policy.keep_recent_count,
+        persistKeep: true,
+        auto: true,
+        eventTags: null,
+      });
     })()
       .catch((err: Error) => this.logger.warn(`automatic commit of ${s.session_id} failed: ${err.message}`))
       .finally(() => this.autoInFlight.delete(key));
@@ -73,9 +85,15 @@ export class SessionCommitService {
       .catch((err: Error) => this.logger.warn(`idle commit of ${sessionId} not scheduled: ${err.message}`));
   }
 
-  private run(caller: Identity, sessionId: string, req: Parameters<SessionArchiveRepository['commit']>[2]): Promise<CommitOutcome> {
+  private run(
+    caller: Identity,
+    sessionId: string,
+    req: Parameters<SessionArchiveRepository['commit']>[2],
+  ): Promise<CommitOutcome> {
     // The job id is the task id: a replayed enqueue of this commit is a no-op.
-    return this.archives.commit(caller, sessionId, req, (job) => this.bus.enqueue(QueueName.Extract, job, { jobId: job.taskId }));
+    return this.archives.commit(caller, sessionId, req, (job) =>
+      this.bus.enqueue(QueueName.Extract, job, { jobId: job.taskId }),
+    );
   }
 }
 
@@ -92,6 +110,16 @@ function view(caller: Identity, sessionId: string, out: CommitOutcome) {
       budget_exceeded: false,
     };
   }
-  const base = { session_id: sessionId, status: 'skipped', task_id: null, archive_uri: null, archived: false, reason: out.reason, trace_id: null };
-  return out.reason === 'all_within_keep_window' ? { ...base, estimated_active_tokens: out.activeTokens, budget_exceeded: false } : base;
+  const base = {
+    session_id: sessionId,
+    status: 'skipped',
+    task_id: null,
+    archive_uri: null,
+    archived: false,
+    reason: out.reason,
+    trace_id: null,
+  };
+  return out.reason === 'all_within_keep_window'
+    ? { ...base, estimated_active_tokens: out.activeTokens, budget_exceeded: false }
+    : base;
 }

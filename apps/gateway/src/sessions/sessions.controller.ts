@@ -5,8 +5,16 @@ import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import {
-  AddMessageDto, AddMessagesBatchDto, ArchiveParamDto, CommitDto, ContextQueryDto, CreateSessionDto, GetSessionQueryDto,
-  PatchSessionConfigDto, SessionDto, SessionIdParamDto,
+  AddMessageDto,
+  AddMessagesBatchDto,
+  ArchiveParamDto,
+  CommitDto,
+  ContextQueryDto,
+  CreateSessionDto,
+  GetSessionQueryDto,
+  PatchSessionConfigDto,
+  SessionDto,
+  SessionIdParamDto,
 } from './dto/sessions.dto';
 import { DedupLedgerService } from '../search/dedup-ledger.service';
 import { validateLooseBody } from './loose-body';
@@ -91,7 +99,10 @@ export class SessionsController {
 
   @Post(':sessionId/commit')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Archive the live messages now and extract memories on the workers; answers a task id (503 when the queue is away)' })
+  @ApiOperation({
+    summary:
+      'Archive the live messages now and extract memories on the workers; answers a task id (503 when the queue is away)',
+  })
   @ApiBody({ type: CommitDto, required: false })
   @ApiOkEnvelope('object')
   @ApiErrors(503)

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
-  DEFAULT_AUTO_COMMIT_POLICY, Identity, KernelError, KernelErrorCode, normaliseAutoCommitPolicy, normaliseEventTags, storedPolicy,
+  DEFAULT_AUTO_COMMIT_POLICY,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  normaliseAutoCommitPolicy,
+  normaliseEventTags,
+  storedPolicy,
 } from '@app/kernel';
 import { SessionRecord, SessionRepository } from '@app/store';
 import { DedupLedgerService } from '../search/dedup-ledger.service';
@@ -24,21 +30,40 @@ export class SessionsService {
   async create(caller: Identity, dto: CreateSessionDto) {
     const policy = dto.auto_commit_policy == null ? null : normaliseAutoCommitPolicy(dto.auto_commit_policy);
     const tags = normaliseEventTags(dto.memory_extraction_config?.events?.tags ?? []);
-    const s = await this.sessions.create(caller, dto.session_id || generatedId(), { autoCommitPolicy: policy, eventTags: tags }).catch((err: unknown) => {
-      if (err instanceof KernelError && err.code === KernelErrorCode.Conflict) {
-        throw new KernelError(KernelErrorCode.AlreadyExists, `Resource already exists: Session '${dto.session_id}' already exists`, { resource: dto.session_id, type: 'session' });
-      }
-      throw err;
-    });
-    return { session_id: s.session_id, uri: s.uri, user: user(caller), auto_commit_policy: policy, memory_extraction_config: { events: { tags } } };
+    const s = await this.sessions
+      .create(caller, dto.session_id || generatedId(), { autoCommitPolicy: policy, eventTags: tags })
+      .catch((err: unknown) => {
+        if (err instanceof KernelError && err.code === KernelErrorCode.Conflict) {
+          throw new KernelError(
+            KernelErrorCode.AlreadyExists,
+            `Resource already exists: Session '${dto.session_id}' already exists`,
+            { resource: dto.session_id, type: 'session' },
+          );
+        }
+        throw err;
+      });
+    return {
+      session_id: s.session_id,
+      uri: s.uri,
+      user: user(caller),
+      auto_commit_policy: policy,
+      memory_extraction_config: { events: { tags } },
+    };
   }
 
   async list(caller: Identity) {
-    return (await this.sessions.list(caller)).map((s) => ({ session_id: s.session_id, uri: s.uri, is_dir: true, mod_time: s.updated_at }));
+    return (await this.sessions.list(caller)).map((s) => ({
+      session_id: s.session_id,
+      uri: s.uri,
+      is_dir: true,
+      mod_time: s.updated_at,
+    }));
   }
 
   async get(caller: Identity, sessionId: string, autoCreate: boolean) {
-    const s = autoCreate ? (await this.sessions.getOrCreate(caller, sessionId)).session : await this.sessions.find(caller, sessionId);
+    const s = autoCreate
+      ? (await this.sessions.getOrCreate(caller, sessionId)).session
+      : await this.sessions.find(caller, sessionId);
     if (!s) throw new KernelError(KernelErrorCode.NotFound, `Session ${sessionId} not found`);
     return meta(caller, s);
   }
@@ -56,13 +81,20 @@ export class SessionsService {
     let policy: unknown;
     if (dto.auto_commit_policy === null) policy = null;
     else if (dto.auto_commit_policy !== undefined) {
-      policy = normaliseAutoCommitPolicy(dto.auto_commit_policy, storedPolicy(s.auto_commit_policy) ?? DEFAULT_AUTO_COMMIT_POLICY);
+      policy = normaliseAutoCommitPolicy(
+        dto.auto_commit_policy,
+        storedPolicy(s.auto_commit_policy) ?? DEFAULT_AUTO_COMMIT_POLICY,
+      );
     }
     const rawTags = dto.memory_extraction_config?.events?.tags;
     const tags = rawTags == null ? undefined : normaliseEventTags(rawTags);
     await this.sessions.updateConfig(caller, sessionId, { autoCommitPolicy: policy, eventTags: tags });
     const after = (await this.sessions.find(caller, sessionId))!;
-    return { session_id: sessionId, auto_commit_policy: storedPolicy(after.auto_commit_policy), memory_extraction_config: { events: { tags: after.event_tags } } };
+    return {
+      session_id: sessionId,
+      auto_commit_policy: storedPolicy(after.auto_commit_policy),
+      memory_extraction_config: { events: { tags: after.event_tags } },
+    };
   }
 
   /** Appends a message, creating the session when needed (as the reference does). */
@@ -76,11 +108,20 @@ export class SessionsService {
   async addBatch(caller: Identity, sessionId: string, dto: AddMessagesBatchDto) {
     const max = this.config.sessions.batchMax;
     if (dto.messages.length > max) {
-      throw new KernelError(KernelErrorCode.InvalidArgument, `messages has ${dto.messages.length} items; at most ${max} are allowed (MUNINN_SESSION_BATCH_MAX)`, { field: 'messages' });
+      throw new KernelError(
+        KernelErrorCode.InvalidArgument,
+        `messages has ${dto.messages.length} items; at most ${max} are allowed (MUNINN_SESSION_BATCH_MAX)`,
+        { field: 'messages' },
+      );
     }
     const msgs = dto.messages.flatMap((m, i) => buildMessages(m, this.config.sessions, `messages[${i}]`));
     const s = msgs.length ? await this.append(caller, sessionId, msgs) : await this.ensure(caller, sessionId);
-    return { session_id: sessionId, message_count: s.message_count, added: msgs.length, pending_tokens: s.pending_tokens };
+    return {
+      session_id: sessionId,
+      message_count: s.message_count,
+      added: msgs.length,
+      pending_tokens: s.pending_tokens,
+    };
   }
 
   async messages(caller: Identity, sessionId: string) {
@@ -93,7 +134,11 @@ export class SessionsService {
     return (await this.sessions.getOrCreate(caller, sessionId)).session;
   }
 
-  private async append(caller: Identity, sessionId: string, msgs: Parameters<SessionRepository['addMessages']>[2]): Promise<SessionRecord> {
+  private async append(
+    caller: Identity,
+    sessionId: string,
+    msgs: Parameters<SessionRepository['addMessages']>[2],
+  ): Promise<SessionRecord> {
     await this.ensure(caller, sessionId);
     const { session } = await this.sessions.addMessages(caller, sessionId, msgs);
     this.commits.maybeAutoCommit(caller, session);
@@ -116,7 +161,11 @@ function meta(caller: Identity, s: SessionRecord) {
     message_count: s.message_count,
     total_message_count: s.total_message_count,
     commit_count: s.commit_count,
-    memories_extracted: { memory_write: extracted.memory_write ?? 0, memory_edit: extracted.memory_edit ?? 0, total: extracted.total ?? 0 },
+    memories_extracted: {
+      memory_write: extracted.memory_write ?? 0,
+      memory_edit: extracted.memory_edit ?? 0,
+      total: extracted.total ?? 0,
+    },
     last_commit_at: s.last_commit_at,
     llm_token_usage: {
       prompt_tokens: usage.prompt_tokens ?? 0,

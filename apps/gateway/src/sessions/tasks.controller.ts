@@ -10,22 +10,34 @@ import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import { toInteger } from '../http/query-transforms';
 
 export class TaskIdParamDto {
-  @IsDefined() @IsString() @MaxLength(64)
+  @IsDefined()
+  @IsString()
+  @MaxLength(64)
   taskId!: string;
 }
 
 export class TaskListQueryDto {
-  @IsOptional() @IsString() @MaxLength(64)
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   task_type?: string;
 
-  @IsOptional() @IsString() @MaxLength(32)
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
   status?: string;
 
-  @IsOptional() @IsString() @MaxLength(128)
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
   resource_id?: string;
 
   /** At most 200 (default 50). */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(200)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(200)
   limit?: number;
 }
 
@@ -48,7 +60,11 @@ export class TasksController {
   @ApiOkEnvelope('object')
   async get(@Caller() c: Identity, @Param() p: TaskIdParamDto) {
     const t = await this.tasks.get(c, p.taskId);
-    if (!t) throw new KernelError(KernelErrorCode.NotFound, 'Task not found or expired', { resource: p.taskId, type: 'task' });
+    if (!t)
+      throw new KernelError(KernelErrorCode.NotFound, 'Task not found or expired', {
+        resource: p.taskId,
+        type: 'task',
+      });
     return t;
   }
 }

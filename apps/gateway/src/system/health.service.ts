@@ -74,14 +74,23 @@ export class HealthService {
 
   private async pingRedis(): Promise<'up' | 'down' | 'not_used'> {
     if (!this.redis) return 'not_used';
-    return withTimeout(this.redis.ping(), 1000).then(() => 'up' as const, () => 'down' as const);
+    return withTimeout(this.redis.ping(), 1000).then(
+      () => 'up' as const,
+      () => 'down' as const,
+    );
   }
 
   private async pingStore(): Promise<'up' | 'down'> {
-    return withTimeout(this.db.ping(), 2000).then(() => 'up' as const, () => 'down' as const);
+    return withTimeout(this.db.ping(), 2000).then(
+      () => 'up' as const,
+      () => 'down' as const,
+    );
   }
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
+  ]);
 }

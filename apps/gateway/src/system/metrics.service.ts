@@ -6,7 +6,12 @@ import { JobBus } from '@app/queue';
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
-  private readonly requests = new Counter({ name: 'muninn_http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly requests = new Counter({
+    name: 'muninn_http_requests_total',
+    help: 'HTTP requests',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'muninn_http_request_duration_seconds',
     help: 'HTTP request latency',

@@ -17,9 +17,8 @@ export class QueueWaitService {
   ) {}
 
   async waitIdle(timeoutSeconds: number | null | undefined) {
-    const ms = timeoutSeconds === null || timeoutSeconds === undefined
-      ? this.config.queues.writeWaitMs
-      : timeoutSeconds * 1000;
+    const ms =
+      timeoutSeconds === null || timeoutSeconds === undefined ? this.config.queues.writeWaitMs : timeoutSeconds * 1000;
     const deadline = Date.now() + ms;
     for (;;) {
       const depths = await this.bus.depths();

@@ -14,7 +14,10 @@ import { QueueWaitService } from './queue-wait.service';
 
 export class WaitDto {
   /** Seconds to wait (default: MUNINN_WRITE_WAIT_MS); then 504. */
-  @IsOptional() @IsNumber() @Min(0) @Max(3600)
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(3600)
   timeout?: number | null;
 }
 
@@ -46,7 +49,11 @@ export class SystemController {
     };
     if (!header('x-api-key') && !header('authorization')) return {};
     // Resolved as for a root-allowed path (status), and without the actor header, which /health ignores.
-    const input = { path: '/api/v1/system/status', remoteAddress: req.socket.remoteAddress, header: (n: string) => (n === 'x-openviking-actor-peer' ? undefined : header(n)) };
+    const input = {
+      path: '/api/v1/system/status',
+      remoteAddress: req.socket.remoteAddress,
+      header: (n: string) => (n === 'x-openviking-actor-peer' ? undefined : header(n)),
+    };
     return this.identities.resolve(input).then(
       (id) => ({ account_id: id.accountId, user_id: id.userId, role: id.role }),
       () => ({}),

@@ -21,8 +21,10 @@ export class FindService implements OnApplicationBootstrap {
   onApplicationBootstrap() {
     const started = Date.now();
     ensureVectorIndex(this.db, this.embedder.dim).then(
-      (built) => built && this.logger.log(`built the ${this.embedder.dim}-d vector index in ${Date.now() - started} ms`),
-      (err: Error) => this.logger.warn(`vector index for ${this.embedder.dim}-d not built (${err.message}); searching without it`),
+      (built) =>
+        built && this.logger.log(`built the ${this.embedder.dim}-d vector index in ${Date.now() - started} ms`),
+      (err: Error) =>
+        this.logger.warn(`vector index for ${this.embedder.dim}-d not built (${err.message}); searching without it`),
     );
   }
 
@@ -44,7 +46,9 @@ export class FindService implements OnApplicationBootstrap {
     if (job.imageUrl) {
       // The gateway refuses images when the embedder cannot take them; a mismatched worker refuses too.
       if (!this.embedder.supportsImages || !this.embedder.embedImage) {
-        throw invalidArgument(`image_url is not supported: the configured embedder (${this.embedder.id}) has no image support`);
+        throw invalidArgument(
+          `image_url is not supported: the configured embedder (${this.embedder.id}) has no image support`,
+        );
       }
       return { values: await this.embedder.embedImage(job.imageUrl), embedderId: this.embedder.id };
     }

@@ -21,7 +21,15 @@ const job: FindJob = {
 };
 
 const hit = (over: Partial<NodeSearchHit>): NodeSearchHit => ({
-  uri: 'viking://x', level: 2, contextType: 'memory', score: 0.5, abstract: '', tags: [], lexical: 0, vector: 0, ...over,
+  uri: 'viking://x',
+  level: 2,
+  contextType: 'memory',
+  score: 0.5,
+  abstract: '',
+  tags: [],
+  lexical: 0,
+  vector: 0,
+  ...over,
 });
 
 describe('toFindResult', () => {
@@ -32,8 +40,13 @@ describe('toFindResult', () => {
       hit({ uri: 'viking://m2', score: 0.9, tags: ['k=v'] }),
       hit({ uri: 'viking://s1', contextType: 'skill', score: Infinity }),
     ]);
-    expect(r.memories.map((h) => [h.uri, h.score])).toEqual([['viking://m2', 0.9], ['viking://m1', 0.2]]);
-    expect(r.resources).toEqual([{ context_type: 'resource', uri: 'viking://r1', level: 2, score: 0, abstract: '', tags: [] }]);
+    expect(r.memories.map((h) => [h.uri, h.score])).toEqual([
+      ['viking://m2', 0.9],
+      ['viking://m1', 0.2],
+    ]);
+    expect(r.resources).toEqual([
+      { context_type: 'resource', uri: 'viking://r1', level: 2, score: 0, abstract: '', tags: [] },
+    ]);
     expect(r.skills[0].score).toBe(0);
     expect(r.total).toBe(4);
     expect(Object.keys(r.memories[0])).toEqual(['context_type', 'uri', 'level', 'score', 'abstract', 'tags']);
@@ -57,7 +70,11 @@ describe('isFindJob', () => {
 
 describe('queryTerms', () => {
   it.each([
-    ['drops function words, keeps content and identifiers', 'What is the ERR_CONN_RESET in src/app.ts?', ['err_conn_reset', 'src/app.ts', 'src', 'app.ts']],
+    [
+      'drops function words, keeps content and identifiers',
+      'What is the ERR_CONN_RESET in src/app.ts?',
+      ['err_conn_reset', 'src/app.ts', 'src', 'app.ts'],
+    ],
     ['segments Chinese and drops particles', '用户喜欢什么电影', ['用户', '喜欢', '电影']],
     ['only function words → nothing', 'what is the', []],
   ])('%s', (_name, query, terms) => {
@@ -84,15 +101,25 @@ describe('FindProcessor', () => {
   });
 
   it('reports domain and embedder failures with their code, permanently', async () => {
-    const domain = make(async () => { throw invalidArgument('filter.field bad'); });
+    const domain = make(async () => {
+      throw invalidArgument('filter.field bad');
+    });
     await expect(domain.handle(job)).rejects.toThrow(new UnrecoverableError('INVALID_ARGUMENT: filter.field bad'));
-    const embed = make(async () => { throw new EmbedError(EmbedErrorCode.Unavailable, 'timeout', true); });
-    await expect(embed.handle(job)).rejects.toThrow(new UnrecoverableError('UNAVAILABLE: embedding the query failed: timeout'));
+    const embed = make(async () => {
+      throw new EmbedError(EmbedErrorCode.Unavailable, 'timeout', true);
+    });
+    await expect(embed.handle(job)).rejects.toThrow(
+      new UnrecoverableError('UNAVAILABLE: embedding the query failed: timeout'),
+    );
   });
 
   it('never passes a raw (database) error text to the caller', async () => {
     const boom = new Error('relation "nodes" does not exist');
-    const err = await make(async () => { throw boom; }).handle(job).catch((e: Error) => e);
+    const err = await make(async () => {
+      throw boom;
+    })
+      .handle(job)
+      .catch((e: Error) => e);
     expect(err).toBeInstanceOf(UnrecoverableError);
     expect((err as Error).message).toMatch(/^INTERNAL: find failed \(error id [0-9a-f-]{36}\)$/);
   });

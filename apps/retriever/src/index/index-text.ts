@@ -2,7 +2,10 @@
 
 /** The words of a node's name: `travel-plans_2024.md` → `travel plans 2024`. */
 export function baseNameWords(uri: string): string {
-  return uri.slice(uri.lastIndexOf('/') + 1).replace(/\.[a-z0-9]+$/i, '').replace(/[_-]+/g, ' ');
+  return uri
+    .slice(uri.lastIndexOf('/') + 1)
+    .replace(/\.[a-z0-9]+$/i, '')
+    .replace(/[_-]+/g, ' ');
 }
 
 /** What is embedded: the node's name words and its abstract (memory abstracts are whole bodies). */

@@ -12,9 +12,14 @@ export class IndexProcessor extends QueueProcessor<QueueName.Index> {
 
   protected isPayload(d: unknown): d is IndexJob {
     const j = d as IndexJob;
-    return !!j && typeof j.accountId === 'string' && Number.isSafeInteger(j.outboxId)
-      && (j.op === 'upsert' || j.op === 'delete')
-      && Array.isArray(j.uris) && j.uris.every((u) => typeof u === 'string' && u.startsWith('viking://'));
+    return (
+      !!j &&
+      typeof j.accountId === 'string' &&
+      Number.isSafeInteger(j.outboxId) &&
+      (j.op === 'upsert' || j.op === 'delete') &&
+      Array.isArray(j.uris) &&
+      j.uris.every((u) => typeof u === 'string' && u.startsWith('viking://'))
+    );
   }
 
   protected run(data: IndexJob): Promise<IndexResult> {

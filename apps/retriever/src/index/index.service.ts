@@ -27,7 +27,9 @@ export class IndexService {
       const nodes = await this.repo.nodesForIndex(job.accountId, job.uris);
       const files = nodes.filter((n) => n.kind === 'file');
       const abstracts = files.map((f) => fileAbstract(f.uri, f.content));
-      const vectors = files.length ? await this.embedder.embed(files.map((f, i) => embeddingText(f.uri, abstracts[i]))) : [];
+      const vectors = files.length
+        ? await this.embedder.embed(files.map((f, i) => embeddingText(f.uri, abstracts[i])))
+        : [];
       const updates: FileIndex[] = files.map((f, i) => ({
         uri: f.uri,
         rev: f.rev,

@@ -44,7 +44,12 @@ export class SidecarService {
         await this.schedule(accountId, dir, 0);
         break;
       }
-      const claim = await this.repo.claimSidecar(accountId, dir, this.config.indexing.sidecarIntervalMs, force && level === 0);
+      const claim = await this.repo.claimSidecar(
+        accountId,
+        dir,
+        this.config.indexing.sidecarIntervalMs,
+        force && level === 0,
+      );
       if (claim.state === 'missing') break;
       if (claim.state === 'deferred') {
         await this.schedule(accountId, dir, claim.delayMs);
@@ -61,12 +66,22 @@ export class SidecarService {
   }
 
   /** Recomputes and stores one directory's summary; true when its abstract (what its parent lists) changed. */
-  private async recompute(accountId: string, uri: string, claim: Extract<SidecarClaim, { state: 'claimed' }>): Promise<boolean> {
+  private async recompute(
+    accountId: string,
+    uri: string,
+    claim: Extract<SidecarClaim, { state: 'claimed' }>,
+  ): Promise<boolean> {
     // These directories gather several users (viking://user) or several peers ({u}/peers), whose
     // views differ: a summary of their children would leak one view into another. No sidecars.
     if (isCollection(uri)) {
       if (claim.indexed && claim.abstract === '' && claim.overview === '') return false;
-      await this.repo.storeSidecar(accountId, uri, claim.claim, { abstract: '', overview: '', searchText: '', embedding: null, embedderId: null });
+      await this.repo.storeSidecar(accountId, uri, claim.claim, {
+        abstract: '',
+        overview: '',
+        searchText: '',
+        embedding: null,
+        embedderId: null,
+      });
       return claim.abstract !== '';
     }
     const { children, total } = await this.repo.sidecarInputs(accountId, uri, SUMMARY_CHILDREN);

@@ -22,11 +22,18 @@ export class ScanProcessor extends QueueProcessor<QueueName.Scan> {
 function isScanJob(d: unknown): d is ScanJob {
   const j = d as ScanJob;
   const id = j?.identity;
-  const common = !!j && typeof j === 'object' && !!id
-    && typeof id.accountId === 'string' && typeof id.userId === 'string'
-    && typeof j.uri === 'string' && j.uri.startsWith('viking://') && typeof j.regex === 'string';
+  const common =
+    !!j &&
+    typeof j === 'object' &&
+    !!id &&
+    typeof id.accountId === 'string' &&
+    typeof id.userId === 'string' &&
+    typeof j.uri === 'string' &&
+    j.uri.startsWith('viking://') &&
+    typeof j.regex === 'string';
   if (!common) return false;
   if (j.kind === 'glob') return Number.isInteger(j.limit);
-  return j.kind === 'grep'
-    && Number.isInteger(j.levelLimit) && Number.isInteger(j.maxFiles) && Number.isInteger(j.maxLines);
+  return (
+    j.kind === 'grep' && Number.isInteger(j.levelLimit) && Number.isInteger(j.maxFiles) && Number.isInteger(j.maxLines)
+  );
 }

@@ -23,16 +23,38 @@ describe('DigestService (real HTTP to a fake LLM)', () => {
 
   beforeAll(async () => {
     fake = await startFakeLlmServer();
-    service = new DigestService(new LlmClient({ baseUrl: fake.url, apiKey: null, model: 'chat', plannerModel: 'planner' }));
+    service = new DigestService(
+      new LlmClient({ baseUrl: fake.url, apiKey: null, model: 'chat', plannerModel: 'planner' }),
+    );
   });
   afterAll(() => fake.close());
   beforeEach(() => fake.reset());
 
   it.each([
-    { name: 'star bullet normalised', text: `* fact source: ${A}`, status: 'ok', digest: `Memory digest:\n- fact source: ${A}` },
-    { name: 'Chinese citation marker accepted', text: `- 用 Redis 来源：${A}`, status: 'ok', digest: `Memory digest:\n- 用 Redis 来源：${A}` },
-    { name: 'only an unserved URI cited', text: '- fact source: viking://resources/elsewhere.md', status: 'failed', digest: '' },
-    { name: 'a bullet citing another tenant is dropped', text: `- leaked source: ${OTHER_TENANT}\n- kept source: ${B}`, status: 'ok', digest: `Memory digest:\n- kept source: ${B}` },
+    {
+      name: 'star bullet normalised',
+      text: `* fact source: ${A}`,
+      status: 'ok',
+      digest: `Memory digest:\n- fact source: ${A}`,
+    },
+    {
+      name: 'Chinese citation marker accepted',
+      text: `- 用 Redis 来源：${A}`,
+      status: 'ok',
+      digest: `Memory digest:\n- 用 Redis 来源：${A}`,
+    },
+    {
+      name: 'only an unserved URI cited',
+      text: '- fact source: viking://resources/elsewhere.md',
+      status: 'failed',
+      digest: '',
+    },
+    {
+      name: 'a bullet citing another tenant is dropped',
+      text: `- leaked source: ${OTHER_TENANT}\n- kept source: ${B}`,
+      status: 'ok',
+      digest: `Memory digest:\n- kept source: ${B}`,
+    },
     { name: 'NO_RELEVANT_MEMORY', text: 'NO_RELEVANT_MEMORY', status: 'no_relevant', digest: '' },
     { name: 'prose without bullets', text: 'The memories say Redis.', status: 'failed', digest: '' },
   ])('$name → $status', async ({ text, status, digest }) => {
@@ -100,14 +122,29 @@ describe('DigestService (real HTTP to a fake LLM)', () => {
   it('reports each job’s own usage when digests run concurrently', async () => {
     fake.respondWith((req) => {
       const n = Number(/job (\d+)/.exec(req.messages[1].content)![1]);
-      return { text: `- fact ${n} source: ${A}`, delayMs: (n * 53) % 150, usage: { prompt_tokens: 1000 + n, completion_tokens: n } };
+      return {
+        text: `- fact ${n} source: ${A}`,
+        delayMs: (n * 53) % 150,
+        usage: { prompt_tokens: 1000 + n, completion_tokens: n },
+      };
     });
     const outs = await Promise.all(Array.from({ length: 16 }, (_, n) => service.digest(job({ query: `job ${n}` }))));
-    outs.forEach((out, n) => expect(out).toEqual({ status: 'ok', digest: `Memory digest:\n- fact ${n} source: ${A}`, usage: { prompt_tokens: 1000 + n, completion_tokens: n } }));
+    outs.forEach((out, n) =>
+      expect(out).toEqual({
+        status: 'ok',
+        digest: `Memory digest:\n- fact ${n} source: ${A}`,
+        usage: { prompt_tokens: 1000 + n, completion_tokens: n },
+      }),
+    );
   });
 
   it('fails without a configured model, without calling anything', async () => {
-    const unconfigured = new DigestService(new LlmClient({ baseUrl: null, apiKey: null, model: null, plannerModel: null }));
-    expect(await unconfigured.digest(job())).toMatchObject({ status: 'failed', error: expect.stringMatching(/^unavailable: /) });
+    const unconfigured = new DigestService(
+      new LlmClient({ baseUrl: null, apiKey: null, model: null, plannerModel: null }),
+    );
+    expect(await unconfigured.digest(job())).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^unavailable: /),
+    });
   });
 });

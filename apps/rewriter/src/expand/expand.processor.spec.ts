@@ -4,7 +4,12 @@ import { LlmError } from '@app/llm';
 import { ExpandProcessor } from './expand.processor';
 import { ExpandService } from './expand.service';
 
-const JOB: ExpandJob = { query: 'q', latestArchiveOverview: '', recentMessages: [{ role: 'user', content: 'hi' }], timeoutMs: 1000 };
+const JOB: ExpandJob = {
+  query: 'q',
+  latestArchiveOverview: '',
+  recentMessages: [{ role: 'user', content: 'hi' }],
+  timeoutMs: 1000,
+};
 
 describe('ExpandProcessor', () => {
   const expand = jest.fn();
@@ -14,12 +19,17 @@ describe('ExpandProcessor', () => {
 
   it('hands the payload and enqueue time to the service', async () => {
     expand.mockResolvedValue({ queries: ['a'], usage: null });
-    await expect(processor.process({ id: '1', data: JOB, timestamp: 99 } as Job<ExpandJob>)).resolves.toEqual({ queries: ['a'], usage: null });
+    await expect(processor.process({ id: '1', data: JOB, timestamp: 99 } as Job<ExpandJob>)).resolves.toEqual({
+      queries: ['a'],
+      usage: null,
+    });
     expect(expand).toHaveBeenCalledWith(JOB, 99);
   });
 
   it('rejects a malformed payload without retry', async () => {
-    await expect(processor.handle({ ...JOB, recentMessages: [{ role: 'user' }] })).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(processor.handle({ ...JOB, recentMessages: [{ role: 'user' }] })).rejects.toBeInstanceOf(
+      UnrecoverableError,
+    );
     expect(expand).not.toHaveBeenCalled();
   });
 

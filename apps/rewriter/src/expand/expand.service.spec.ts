@@ -6,7 +6,10 @@ import { ExpandService } from './expand.service';
 const job = (over: Partial<ExpandJob> = {}): ExpandJob => ({
   query: 'how do I run it?',
   latestArchiveOverview: 'We set up the muninn monorepo with NestJS workers.',
-  recentMessages: Array.from({ length: 7 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` })),
+  recentMessages: Array.from({ length: 7 }, (_, i) => ({
+    role: i % 2 ? 'assistant' : 'user',
+    content: `message ${i}`,
+  })),
   timeoutMs: 2000,
   ...over,
 });
@@ -17,15 +20,23 @@ describe('ExpandService (real HTTP to a fake LLM)', () => {
 
   beforeAll(async () => {
     fake = await startFakeLlmServer();
-    service = new ExpandService(new LlmClient({ baseUrl: fake.url, apiKey: null, model: 'chat', plannerModel: 'planner' }));
+    service = new ExpandService(
+      new LlmClient({ baseUrl: fake.url, apiKey: null, model: 'chat', plannerModel: 'planner' }),
+    );
   });
   afterAll(() => fake.close());
   beforeEach(() => fake.reset());
 
   it('asks the planner with the overview, the last 5 messages and the query; returns raw queries and usage', async () => {
-    fake.enqueue({ text: '{"queries": ["start the rewriter worker", "npm run start:rewriter", "third"]}', usage: { prompt_tokens: 90, completion_tokens: 12 } });
+    fake.enqueue({
+      text: '{"queries": ["start the rewriter worker", "npm run start:rewriter", "third"]}',
+      usage: { prompt_tokens: 90, completion_tokens: 12 },
+    });
     const out = await service.expand(job());
-    expect(out).toEqual({ queries: ['start the rewriter worker', 'npm run start:rewriter', 'third'], usage: { prompt_tokens: 90, completion_tokens: 12 } });
+    expect(out).toEqual({
+      queries: ['start the rewriter worker', 'npm run start:rewriter', 'third'],
+      usage: { prompt_tokens: 90, completion_tokens: 12 },
+    });
     const [req] = fake.requests;
     expect(req.model).toBe('planner');
     const user = req.messages[1].content;

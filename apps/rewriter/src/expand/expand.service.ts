@@ -19,7 +19,10 @@ export class ExpandService {
   async expand(job: ExpandJob, enqueuedAt?: number): Promise<ExpandResult> {
     const left = remainingBudget(job.timeoutMs, enqueuedAt);
     if (left <= 0) throw new LlmError('timeout', `expand job waited past its ${job.timeoutMs} ms fuse in the queue`);
-    const { text, usage } = await this.llm.complete(expandPrompt(job), { timeoutMs: left + FUSE_GRACE_MS, model: 'planner' });
+    const { text, usage } = await this.llm.complete(expandPrompt(job), {
+      timeoutMs: left + FUSE_GRACE_MS,
+      model: 'planner',
+    });
     const queries = parsePlannerQueries(text);
     this.logger.debug(`planner proposed ${queries.length} queries`);
     return { queries, usage };

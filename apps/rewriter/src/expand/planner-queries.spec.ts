@@ -4,12 +4,20 @@ describe('parsePlannerQueries', () => {
   it.each([
     { name: 'object with queries', raw: '{"queries": ["a", "b"]}', out: ['a', 'b'] },
     { name: 'bare array', raw: '["a", " b ", ""]', out: ['a', 'b'] },
-    { name: 'array of query objects', raw: '[{"query": "a", "intent": "x"}, {"text": "b"}, {"nope": 1}]', out: ['a', 'b'] },
+    {
+      name: 'array of query objects',
+      raw: '[{"query": "a", "intent": "x"}, {"text": "b"}, {"nope": 1}]',
+      out: ['a', 'b'],
+    },
     { name: 'object with another array field', raw: '{"search_queries": ["a"]}', out: ['a'] },
     { name: 'fenced JSON', raw: 'Sure:\n```json\n{"queries": ["a"]}\n```', out: ['a'] },
     { name: 'JSON inside prose', raw: 'Here you go: {"queries": ["a", "b"]} hope it helps', out: ['a', 'b'] },
     { name: 'empty list', raw: '{"queries": []}', out: [] },
-    { name: 'numbered lines', raw: 'Queries:\n1. first query\n2) "second query"', out: ['first query', 'second query'] },
+    {
+      name: 'numbered lines',
+      raw: 'Queries:\n1. first query\n2) "second query"',
+      out: ['first query', 'second query'],
+    },
     { name: 'bulleted lines', raw: '- a\n* b\n• c', out: ['a', 'b', 'c'] },
     { name: 'blank answer', raw: '   ', out: [] },
     { name: 'JSON scalar that is not a string', raw: '42', out: [] },

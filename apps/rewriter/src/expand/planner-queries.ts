@@ -12,7 +12,10 @@ export function parsePlannerQueries(raw: string): string[] {
   if (!text) return [];
   const json = parseJson(text);
   const items = json === undefined ? fromLines(text) : fromJson(json);
-  return items.map((q) => q.trim()).filter((q) => q.length > 0 && q.length <= MAX_QUERY_CHARS).slice(0, MAX_QUERIES);
+  return items
+    .map((q) => q.trim())
+    .filter((q) => q.length > 0 && q.length <= MAX_QUERY_CHARS)
+    .slice(0, MAX_QUERIES);
 }
 
 function parseJson(text: string): unknown {

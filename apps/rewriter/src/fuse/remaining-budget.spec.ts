@@ -5,7 +5,13 @@ describe('remainingBudget', () => {
     { name: 'no enqueue time: the whole fuse', timeout: 1000, at: undefined, now: 5000, out: 1000 },
     { name: 'time queued is subtracted', timeout: 1000, at: 4700, now: 5000, out: 700 },
     { name: 'expired in the queue', timeout: 1000, at: 3000, now: 5000, out: -1000 },
-    { name: 'a consumer clock behind the producer grants no extra time', timeout: 1000, at: 6000, now: 5000, out: 1000 },
+    {
+      name: 'a consumer clock behind the producer grants no extra time',
+      timeout: 1000,
+      at: 6000,
+      now: 5000,
+      out: 1000,
+    },
   ])('$name', ({ timeout, at, now, out }) => {
     expect(remainingBudget(timeout, at, now)).toBe(out);
   });

@@ -77,8 +77,17 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     throw err;
   }
   const client = new RecallClient({ config, log: (m) => io.stderr(`muninn: ${m}\n`) });
-  const result = await client.recall({ query: words.join(' '), sessionId: values.session ?? null, excludeUris: values.exclude ?? [] });
+  const result = await client.recall({
+    query: words.join(' '),
+    sessionId: values.session ?? null,
+    excludeUris: values.exclude ?? [],
+  });
   if (values.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-  else io.stdout(result.injection ? `${result.injection}\n` : `(nothing to inject: ${WHY_NOTHING[result.source] ?? 'no relevant memory'})\n`);
+  else
+    io.stdout(
+      result.injection
+        ? `${result.injection}\n`
+        : `(nothing to inject: ${WHY_NOTHING[result.source] ?? 'no relevant memory'})\n`,
+    );
   return result.source === 'none' ? 1 : 0;
 }

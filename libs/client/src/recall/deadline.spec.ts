@@ -11,7 +11,12 @@ describe('context request deadline', () => {
     ['session with query_expansion auto', { session_id: 's', query_expansion: 'auto' as const }, 15000, undefined],
     ['neither', {}, undefined, undefined],
     ['session + query_expansion off', { session_id: 's', query_expansion: 'off' as const }, undefined, undefined],
-    ['rewrite false + session + expansion off', { rewrite: false, session_id: 's', query_expansion: 'off' as const }, undefined, undefined],
+    [
+      'rewrite false + session + expansion off',
+      { rewrite: false, session_id: 's', query_expansion: 'off' as const },
+      undefined,
+      undefined,
+    ],
   ])('%s → main %s, #3534 %s', (_name, body, main, v3534) => {
     expect(contextRequestTimeoutMs(cfg, body)).toBe(main);
     expect(contextRequestTimeoutMs(cfg, body, '3534')).toBe(v3534);

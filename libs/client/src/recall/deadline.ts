@@ -20,7 +20,11 @@ interface DeadlineBody {
  * expansion the expansion fuse, a bare retrieval none. `recallContextTimeoutMs` pins it (≥ 1 s).
  * `generation: "3534"` gives the older plugin's rule (only a rewrite extends the deadline).
  */
-export function contextRequestTimeoutMs(cfg: DeadlineConfig, body: DeadlineBody, generation: 'main' | '3534' = 'main'): number | undefined {
+export function contextRequestTimeoutMs(
+  cfg: DeadlineConfig,
+  body: DeadlineBody,
+  generation: 'main' | '3534' = 'main',
+): number | undefined {
   const rewrite = body.rewrite === true || body.rewrite === 'auto';
   if (cfg.recallContextTimeoutMs > 0) return Math.max(1000, cfg.recallContextTimeoutMs);
   if (generation === '3534') return rewrite ? Math.max(cfg.timeoutMs, V3534_REWRITE_DEADLINE_MS) : undefined;

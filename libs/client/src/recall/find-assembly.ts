@@ -37,7 +37,14 @@ export function categoryOf(uri: string): Category {
 }
 
 function terms(text: string): string[] {
-  return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length >= 3))];
+  return [
+    ...new Set(
+      text
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((t) => t.length >= 3),
+    ),
+  ];
 }
 
 function localScore(hit: FindHitDto, queryTerms: string[]): number {
@@ -76,7 +83,14 @@ export function assembleFromFind(hits: readonly FindHitDto[], opts: FindAssembly
     const text = cut(hit.abstract.trim(), opts.maxContentChars);
     const textKey = text.toLowerCase();
     if (seenUris.has(uri) || (text && seenTexts.has(textKey)) || uri.endsWith('/memories/profile.md')) continue;
-    const entry: ContextEntryDto = { uri, category: categoryOf(uri), score: hit.score, detail: text ? 'abstract' : 'uri', text, origin: 'self' };
+    const entry: ContextEntryDto = {
+      uri,
+      category: categoryOf(uri),
+      score: hit.score,
+      detail: text ? 'abstract' : 'uri',
+      text,
+      origin: 'self',
+    };
     const cost = Math.ceil(renderElement(entry).length / 4) + (entries.length ? 1 : 0);
     if (used + cost > opts.tokenBudget) continue;
     used += cost;

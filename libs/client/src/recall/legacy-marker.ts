@@ -9,7 +9,10 @@ export const LEGACY_MARKER_FILE = 'context-face.json';
 export class LegacyMarker {
   readonly path: string;
 
-  constructor(stateDir: string, private readonly now: () => number = Date.now) {
+  constructor(
+    stateDir: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.path = join(stateDir, LEGACY_MARKER_FILE);
   }
 

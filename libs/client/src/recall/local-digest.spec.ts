@@ -4,7 +4,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compressRecallContext, DIGEST_HEADER, digestCacheKey, normalizeCompressed, repairDigestUris, snapUri } from './local-digest';
+import {
+  compressRecallContext,
+  DIGEST_HEADER,
+  digestCacheKey,
+  normalizeCompressed,
+  repairDigestUris,
+  snapUri,
+} from './local-digest';
 
 const SERVED = 'viking://user/u/memories/preferences/cross runtime.md';
 const PLAIN = 'viking://user/u/memories/entities/heron-quill.md';
@@ -17,7 +24,12 @@ describe('normalizeCompressed', () => {
     ['uncited bullets → null', '- a fact\n- another', 6, null],
     ['* bullets become "- "', `* useful (${PLAIN})`, 6, `${DIGEST_HEADER}\n- useful (${PLAIN})`],
     ['max bullets', `- a ${PLAIN}\n- b ${PLAIN}\n- c ${PLAIN}`, 2, `${DIGEST_HEADER}\n- a ${PLAIN}\n- b ${PLAIN}`],
-    ['header lines and chatter are dropped', `${DIGEST_HEADER}\nIntro\n- a ${PLAIN}`, 6, `${DIGEST_HEADER}\n- a ${PLAIN}`],
+    [
+      'header lines and chatter are dropped',
+      `${DIGEST_HEADER}\nIntro\n- a ${PLAIN}`,
+      6,
+      `${DIGEST_HEADER}\n- a ${PLAIN}`,
+    ],
   ])('%s', (_name, raw, maxBullets, expected) => {
     expect(normalizeCompressed(raw, 4000, maxBullets)).toBe(expected);
   });
@@ -34,15 +46,27 @@ describe('normalizeCompressed', () => {
 describe('citation repair', () => {
   it.each([
     ['exact', `- fact source: ${PLAIN}`, [PLAIN], `- fact source: ${PLAIN}`],
-    ['percent-escaped', '- escaped source: viking://user/u/memories/preferences/cross%20runtime.md', [SERVED], `- escaped source: ${SERVED}`],
+    [
+      'percent-escaped',
+      '- escaped source: viking://user/u/memories/preferences/cross%20runtime.md',
+      [SERVED],
+      `- escaped source: ${SERVED}`,
+    ],
     ['near miss snaps', `- near source: ${PLAIN}.evil`, [PLAIN], `- near source: ${PLAIN}`],
-    ['one-character typo snaps', `- typo source: ${PLAIN.replace('heron', 'herон')}`, [PLAIN], `- typo source: ${PLAIN}`],
+    [
+      'one-character typo snaps',
+      `- typo source: ${PLAIN.replace('heron', 'herон')}`,
+      [PLAIN],
+      `- typo source: ${PLAIN}`,
+    ],
     ['trailing full stop snaps', `- dot source: ${PLAIN}.`, [PLAIN], `- dot source: ${PLAIN}`],
     ['a bullet citing anything unservable is dropped', `- mixed source: ${PLAIN} and viking://evil/x.md`, [PLAIN], ''],
     ['far-away URI is dropped', '- invented source: viking://completely/different/place/xyz.md', [PLAIN], ''],
     ['CJK source marker kept', `- 事实 来源：${PLAIN}`, [PLAIN], `- 事实 来源：${PLAIN}`],
   ])('%s', (_name, bullet, served, expected) => {
-    expect(repairDigestUris(`${DIGEST_HEADER}\n${bullet}`, served)).toBe(expected ? `${DIGEST_HEADER}\n${expected}` : '');
+    expect(repairDigestUris(`${DIGEST_HEADER}\n${bullet}`, served)).toBe(
+      expected ? `${DIGEST_HEADER}\n${expected}` : '',
+    );
   });
 
   it('keeps the good bullets and drops the invented ones', () => {
@@ -60,7 +84,13 @@ describe('citation repair', () => {
 });
 
 describe('digest cache key', () => {
-  const base = { query: 'q', rendered: 'r'.repeat(2000), uris: ['viking://a', 'viking://b'], maxInputChars: 1500, maxBullets: 6 };
+  const base = {
+    query: 'q',
+    rendered: 'r'.repeat(2000),
+    uris: ['viking://a', 'viking://b'],
+    maxInputChars: 1500,
+    maxBullets: 6,
+  };
   const key = digestCacheKey(base);
 
   it.each([
@@ -104,7 +134,10 @@ describe('compressRecallContext', () => {
 
   it('passes short input straight through without calling the compressor', async () => {
     const run = jest.fn(async () => 'NO_RELEVANT_MEMORY');
-    expect(await compressRecallContext({ ...base(run), rendered: 'short block' })).toEqual({ status: 'ok', context: 'short block' });
+    expect(await compressRecallContext({ ...base(run), rendered: 'short block' })).toEqual({
+      status: 'ok',
+      context: 'short block',
+    });
     expect(run).not.toHaveBeenCalled();
   });
 
@@ -125,8 +158,16 @@ describe('compressRecallContext', () => {
   it.each([
     ['NO_RELEVANT_MEMORY → empty', async () => 'NO_RELEVANT_MEMORY', { status: 'empty', context: '' }],
     ['chatter → failed', async () => 'I could not find bullets', { status: 'failed', context: '' }],
-    ['only invented citations → failed', async () => '- fact viking://invented/far/away/x.md', { status: 'failed', context: '' }],
-    ['compressor throws → failed', async () => Promise.reject(new Error('host CLI missing')), { status: 'failed', context: '' }],
+    [
+      'only invented citations → failed',
+      async () => '- fact viking://invented/far/away/x.md',
+      { status: 'failed', context: '' },
+    ],
+    [
+      'compressor throws → failed',
+      async () => Promise.reject(new Error('host CLI missing')),
+      { status: 'failed', context: '' },
+    ],
   ])('%s', async (_name, run, expected) => {
     expect(await compressRecallContext(base(run as () => Promise<string>))).toEqual(expected);
   });

@@ -128,7 +128,8 @@ export interface CompressInput {
   maxBullets: number;
 }
 
-export type CompressOutcome = { status: 'ok'; context: string } | { status: 'empty'; context: '' } | { status: 'failed'; context: '' };
+export type CompressOutcome =
+  { status: 'ok'; context: string } | { status: 'empty'; context: '' } | { status: 'failed'; context: '' };
 
 /** Runs the host compressor once per distinct input (single-entry cache, docs/contract.md#local-digest). */
 export async function compressRecallContext(input: CompressInput): Promise<CompressOutcome> {
@@ -139,7 +140,9 @@ export async function compressRecallContext(input: CompressInput): Promise<Compr
   const maxBullets = Math.max(1, input.maxBullets);
   const uris = input.entries.map((e) => e.uri);
   const key = digestCacheKey({ query: input.query, rendered: text, uris, maxInputChars, maxBullets });
-  const cached = input.cachePath ? ((await readStateFile(input.cachePath)) as { key?: unknown; digest?: unknown } | null) : null;
+  const cached = input.cachePath
+    ? ((await readStateFile(input.cachePath)) as { key?: unknown; digest?: unknown } | null)
+    : null;
   if (cached?.key === key && typeof cached.digest === 'string') {
     return cached.digest ? { status: 'ok', context: cached.digest } : { status: 'empty', context: '' };
   }
@@ -153,6 +156,7 @@ export async function compressRecallContext(input: CompressInput): Promise<Compr
   if (normalized === null) return { status: 'failed', context: '' };
   const digest = normalized === '' ? '' : repairDigestUris(normalized, uris);
   if (normalized !== '' && digest === '') return { status: 'failed', context: '' };
-  if (input.cachePath) await writeStateFile(input.cachePath, { key, digest, updatedAt: Date.now() }).catch(() => undefined);
+  if (input.cachePath)
+    await writeStateFile(input.cachePath, { key, digest, updatedAt: Date.now() }).catch(() => undefined);
   return digest ? { status: 'ok', context: digest } : { status: 'empty', context: '' };
 }

@@ -9,13 +9,27 @@ import { CONTEXT_HEADER, CONTEXT_TAG, looksLikeUnknownField, RecallClient } from
 
 type Route = (body: any) => { status: number; json: unknown };
 
-const ENTRY = { uri: 'viking://user/u/memories/entities/heron.md', category: 'entities', score: 0.8, detail: 'abstract', text: 'Heron keeps the lighthouse.', origin: 'self' };
+const ENTRY = {
+  uri: 'viking://user/u/memories/entities/heron.md',
+  category: 'entities',
+  score: 0.8,
+  detail: 'abstract',
+  text: 'Heron keeps the lighthouse.',
+  origin: 'self',
+};
 const RENDERED = `<memory uri="${ENTRY.uri}" type="entities" score="0.80" detail="abstract">\n${ENTRY.text}\n</memory>`;
 const ok = (stats: Record<string, unknown> = { rewrite: 'off' }, digest = '') => ({
   status: 200,
   json: { status: 'ok', result: { entries: [ENTRY], rendered: RENDERED, digest, stats } },
 });
-const hit = (uri: string, score: number, abstract: string) => ({ context_type: 'memory', uri, level: 2, score, abstract, tags: [] });
+const hit = (uri: string, score: number, abstract: string) => ({
+  context_type: 'memory',
+  uri,
+  level: 2,
+  score,
+  abstract,
+  tags: [],
+});
 
 describe('recall client fallback chain (unit)', () => {
   let stateDir: string;
@@ -29,15 +43,24 @@ describe('recall client fallback chain (unit)', () => {
   });
   afterEach(() => rmSync(stateDir, { recursive: true, force: true }));
 
-  function client(routes: Record<string, Route>, extra: Record<string, string> = {}, runCompressor?: (p: string) => Promise<string>) {
-    const config = loadRecallConfig({ env: { HOME: '/nonexistent-muninn-home', OPENVIKING_STATE_DIR: stateDir, ...extra } });
+  function client(
+    routes: Record<string, Route>,
+    extra: Record<string, string> = {},
+    runCompressor?: (p: string) => Promise<string>,
+  ) {
+    const config = loadRecallConfig({
+      env: { HOME: '/nonexistent-muninn-home', OPENVIKING_STATE_DIR: stateDir, ...extra },
+    });
     const fetch = async (req: Request) => {
       const path = new URL(req.url).pathname;
       const body = JSON.parse(await req.text());
       calls.push({ path, body });
       const route = routes[path];
       const r = route ? route(body) : { status: 404, json: { detail: 'Not Found' } };
-      return new Response(JSON.stringify(r.json), { status: r.status, headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify(r.json), {
+        status: r.status,
+        headers: { 'content-type': 'application/json' },
+      });
     };
     return new RecallClient({ config, fetch, runCompressor, now: () => now });
   }
@@ -61,7 +84,13 @@ describe('recall client fallback chain (unit)', () => {
     const c = client(routes);
     const first = await c.recall({ query: 'heron lighthouse' });
     expect([first.source, paths()]).toEqual(['recall', ['search', 'recall']]);
-    expect(calls[1].body).toMatchObject({ query: 'heron lighthouse', quotas: { events: 5, entities: 4, preferences: 1, experiences: 0 }, max_chars: 5000, min_score: 0.35, render: true });
+    expect(calls[1].body).toMatchObject({
+      query: 'heron lighthouse',
+      quotas: { events: 5, entities: 4, preferences: 1, experiences: 0 },
+      max_chars: 5000,
+      min_score: 0.35,
+      render: true,
+    });
     expect(JSON.parse(readFileSync(markerPath(), 'utf8'))).toEqual({ legacyUntil: now + LEGACY_MARKER_TTL_MS });
     calls = [];
     const second = await c.recall({ query: 'heron lighthouse' });
@@ -77,7 +106,10 @@ describe('recall client fallback chain (unit)', () => {
     ['503', 503, { error: { message: 'UNAVAILABLE: Redis' } }],
     ['500 mentioning mode', 500, { error: { message: 'mode exploded' } }],
   ])('%s does not write the marker', async (_name, status, json) => {
-    const r = await client({ '/api/v1/search/search': () => ({ status, json }), '/api/v1/search/recall': () => ok() }).recall({ query: 'heron lighthouse' });
+    const r = await client({
+      '/api/v1/search/search': () => ({ status, json }),
+      '/api/v1/search/recall': () => ok(),
+    }).recall({ query: 'heron lighthouse' });
     expect(r.source).toBe('recall');
     expect(existsSync(markerPath())).toBe(false);
   });
@@ -91,8 +123,21 @@ describe('recall client fallback chain (unit)', () => {
           status: 'ok',
           result:
             body.target_uri === 'viking://~/memories'
-              ? { memories: [hit(ENTRY.uri, 0.6, ENTRY.text), hit('viking://user/u/memories/profile.md', 0.9, 'profile')], resources: [], skills: [], total: 2 }
-              : { memories: [], resources: [], skills: [hit('viking://user/u/skills/lamp.md', 0.4, 'How to trim the lamp wick.')], total: 1 },
+              ? {
+                  memories: [
+                    hit(ENTRY.uri, 0.6, ENTRY.text),
+                    hit('viking://user/u/memories/profile.md', 0.9, 'profile'),
+                  ],
+                  resources: [],
+                  skills: [],
+                  total: 2,
+                }
+              : {
+                  memories: [],
+                  resources: [],
+                  skills: [hit('viking://user/u/skills/lamp.md', 0.4, 'How to trim the lamp wick.')],
+                  total: 1,
+                },
         },
       }),
     }).recall({ query: 'heron lighthouse' });
@@ -113,7 +158,8 @@ describe('recall client fallback chain (unit)', () => {
     const r = await client(
       {
         '/api/v1/search/search': () => ({ status: 400, json: { error: { message: 'Extra inputs: mode' } } }),
-        '/api/v1/search/recall': (body) => (body.peer_scope ? { status: 400, json: { detail: 'peer_scope: extra fields not permitted' } } : ok()),
+        '/api/v1/search/recall': (body) =>
+          body.peer_scope ? { status: 400, json: { detail: 'peer_scope: extra fields not permitted' } } : ok(),
       },
       { OPENVIKING_RECALL_PEER_SCOPE: 'actor' },
     ).recall({ query: 'heron lighthouse' });
@@ -134,7 +180,11 @@ describe('recall client fallback chain (unit)', () => {
   });
 
   it.each([
-    ['server digest wins over rendered', ok({ rewrite: 'ok' }, 'Memory digest:\n- Heron keeps the light source: ' + ENTRY.uri), 'Memory digest:'],
+    [
+      'server digest wins over rendered',
+      ok({ rewrite: 'ok' }, 'Memory digest:\n- Heron keeps the light source: ' + ENTRY.uri),
+      'Memory digest:',
+    ],
     ['no_relevant injects nothing', ok({ rewrite: 'no_relevant' }), ''],
   ])('%s', async (_name, answer, expected) => {
     const r = await client({ '/api/v1/search/search': () => answer }).recall({ query: 'heron lighthouse' });
@@ -144,12 +194,25 @@ describe('recall client fallback chain (unit)', () => {
 
   it('with a host compressor: rewrite is not requested, the local digest replaces the block', async () => {
     const long = { ...ENTRY, text: 'Heron keeps the lighthouse. '.repeat(80) };
-    const answer = { status: 200, json: { status: 'ok', result: { entries: [long], rendered: `<memory uri="${ENTRY.uri}">\n${long.text}\n</memory>`, digest: '', stats: { rewrite: 'off' } } } };
+    const answer = {
+      status: 200,
+      json: {
+        status: 'ok',
+        result: {
+          entries: [long],
+          rendered: `<memory uri="${ENTRY.uri}">\n${long.text}\n</memory>`,
+          digest: '',
+          stats: { rewrite: 'off' },
+        },
+      },
+    };
     const run = jest.fn(async () => `- Heron keeps the lighthouse source: ${ENTRY.uri}`);
     const r = await client({ '/api/v1/search/search': () => answer }, {}, run).recall({ query: 'heron lighthouse' });
     expect(calls[0].body).not.toHaveProperty('rewrite');
     expect(run).toHaveBeenCalledTimes(1);
-    expect(r.injection).toBe(`<${CONTEXT_TAG}>\n${CONTEXT_HEADER}\nMemory digest:\n- Heron keeps the lighthouse source: ${ENTRY.uri}\n</${CONTEXT_TAG}>`);
+    expect(r.injection).toBe(
+      `<${CONTEXT_TAG}>\n${CONTEXT_HEADER}\nMemory digest:\n- Heron keeps the lighthouse source: ${ENTRY.uri}\n</${CONTEXT_TAG}>`,
+    );
   });
 
   it.each([

@@ -71,7 +71,14 @@ export class RecallClient {
 
   constructor(private readonly opts: RecallClientOptions) {
     const c = opts.config;
-    this.api = createMuninnClient({ baseUrl: c.url, apiKey: c.apiKey, accountId: c.accountId, userId: c.userId, peerId: c.peerId, fetch: opts.fetch });
+    this.api = createMuninnClient({
+      baseUrl: c.url,
+      apiKey: c.apiKey,
+      accountId: c.accountId,
+      userId: c.userId,
+      peerId: c.peerId,
+      fetch: opts.fetch,
+    });
     this.marker = new LegacyMarker(c.stateDir, opts.now);
     this.log = opts.log ?? (() => undefined);
   }
@@ -80,7 +87,10 @@ export class RecallClient {
     const cfg = this.opts.config;
     const trace: string[] = [];
     if (turn.query.trim().length < cfg.minQueryLength) return empty('skipped', trace);
-    const block = (await this.viaContext(turn, trace)) ?? (await this.viaRecall(turn.query, trace)) ?? (await this.viaFind(turn.query, trace));
+    const block =
+      (await this.viaContext(turn, trace)) ??
+      (await this.viaRecall(turn.query, trace)) ??
+      (await this.viaFind(turn.query, trace));
     return { ...block, injection: await this.injection(turn.query, block), trace };
   }
 
@@ -92,7 +102,9 @@ export class RecallClient {
     const cfg = this.opts.config;
     const body = buildContextSearchBody(cfg, { ...turn, hasLocalCompressor: Boolean(this.opts.runCompressor) });
     const timeoutMs = contextRequestTimeoutMs(cfg, body) ?? cfg.timeoutMs;
-    const r = await this.call(trace, '/api/v1/search/search', timeoutMs, (signal) => this.api.POST('/api/v1/search/search', { body, signal }));
+    const r = await this.call(trace, '/api/v1/search/search', timeoutMs, (signal) =>
+      this.api.POST('/api/v1/search/search', { body, signal }),
+    );
     const result = (r.data as { result?: ContextResultDto } | undefined)?.result;
     if (r.status === 200 && result && Array.isArray(result.entries)) return blockOf('context', result);
     if (looksLikeUnknownField(r.status, r.error)) {
@@ -107,7 +119,9 @@ export class RecallClient {
     let body = buildLegacyRecallBody(cfg, query);
     for (let attempt = 0; attempt < 2; attempt++) {
       const sent = body;
-      const r = await this.call(trace, '/api/v1/search/recall', cfg.timeoutMs, (signal) => this.api.POST('/api/v1/search/recall', { body: sent, signal }));
+      const r = await this.call(trace, '/api/v1/search/recall', cfg.timeoutMs, (signal) =>
+        this.api.POST('/api/v1/search/recall', { body: sent, signal }),
+      );
       const result = (r.data as { result?: ContextResultDto } | undefined)?.result;
       if (r.status === 200 && result) return blockOf('recall', result);
       if ((r.status === 400 || r.status === 422) && body.peer_scope !== undefined) {
@@ -133,11 +147,20 @@ export class RecallClient {
     );
     const hits: FindHitDto[] = [];
     for (const a of answers) {
-      const result = (a.data as { result?: { memories?: FindHitDto[]; resources?: FindHitDto[]; skills?: FindHitDto[] } } | undefined)?.result;
-      if (a.status === 200 && result) hits.push(...(result.memories ?? []), ...(result.resources ?? []), ...(result.skills ?? []));
+      const result = (
+        a.data as { result?: { memories?: FindHitDto[]; resources?: FindHitDto[]; skills?: FindHitDto[] } } | undefined
+      )?.result;
+      if (a.status === 200 && result)
+        hits.push(...(result.memories ?? []), ...(result.resources ?? []), ...(result.skills ?? []));
     }
-    if (answers.every((a) => a.status !== 200)) return { source: 'none', entries: [], rendered: '', digest: '', stats: null };
-    const block = assembleFromFind(hits, { query, limit: cfg.recallLimit, tokenBudget: cfg.recallTokenBudget, maxContentChars: cfg.recallMaxContentChars });
+    if (answers.every((a) => a.status !== 200))
+      return { source: 'none', entries: [], rendered: '', digest: '', stats: null };
+    const block = assembleFromFind(hits, {
+      query,
+      limit: cfg.recallLimit,
+      tokenBudget: cfg.recallTokenBudget,
+      maxContentChars: cfg.recallMaxContentChars,
+    });
     return { source: 'find', ...block, digest: '', stats: null };
   }
 
@@ -150,7 +173,11 @@ export class RecallClient {
     if (block.stats?.rewrite === 'no_relevant') return '';
     let text = block.digest || block.rendered;
     const compressor = this.opts.runCompressor;
-    if (compressor && block.rendered && (cfg.recallCompress === 'client' || (cfg.recallCompress === 'auto' && !block.digest))) {
+    if (
+      compressor &&
+      block.rendered &&
+      (cfg.recallCompress === 'client' || (cfg.recallCompress === 'auto' && !block.digest))
+    ) {
       const out = await compressRecallContext({
         query,
         rendered: block.rendered,
@@ -178,7 +205,9 @@ export class RecallClient {
       trace.push(`POST ${path} → ${r.response.status}`);
       return { status: r.response.status, data: r.data, error: r.error };
     } catch (err) {
-      trace.push(`POST ${path} → ${err instanceof Error && err.name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : 'no answer'}`);
+      trace.push(
+        `POST ${path} → ${err instanceof Error && err.name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : 'no answer'}`,
+      );
       return { status: 0, data: undefined, error: err instanceof Error ? err.message : String(err) };
     }
   }

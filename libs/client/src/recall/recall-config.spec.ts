@@ -69,17 +69,32 @@ describe('recall configuration', () => {
   });
 
   it('OPENVIKING_RECALL_COMPRESS wins over the legacy OPENVIKING_RECALL_REWRITE', () => {
-    expect(loadRecallConfig({ env: { HOME, OPENVIKING_RECALL_COMPRESS: 'server', OPENVIKING_RECALL_REWRITE: 'off' } }).recallCompress).toBe('server');
+    expect(
+      loadRecallConfig({ env: { HOME, OPENVIKING_RECALL_COMPRESS: 'server', OPENVIKING_RECALL_REWRITE: 'off' } })
+        .recallCompress,
+    ).toBe('server');
   });
 
   it('precedence: environment → plugin.<harness> → plugin → top level → default', () => {
     const configFile = file({
       url: 'http://top:1',
       apiKey: 'top-key',
-      plugin: { recallLimit: 7, recallMaxTokens: 900, url: 'http://plugin:2', 'claude-code': { recallLimit: 3 }, cli: { recallLimit: 5 } },
+      plugin: {
+        recallLimit: 7,
+        recallMaxTokens: 900,
+        url: 'http://plugin:2',
+        'claude-code': { recallLimit: 3 },
+        cli: { recallLimit: 5 },
+      },
     });
     const cli = loadRecallConfig({ env: { HOME, OPENVIKING_RECALL_MAX_TOKENS: '1200' }, configFile, harness: 'cli' });
-    expect([cli.recallLimit, cli.recallMaxTokens, cli.url, cli.apiKey, cli.scoreThreshold]).toEqual([5, 1200, 'http://plugin:2', 'top-key', 0.35]);
+    expect([cli.recallLimit, cli.recallMaxTokens, cli.url, cli.apiKey, cli.scoreThreshold]).toEqual([
+      5,
+      1200,
+      'http://plugin:2',
+      'top-key',
+      0.35,
+    ]);
     const claude = loadRecallConfig({ env: { HOME }, configFile, harness: 'claude-code' });
     expect([claude.recallLimit, claude.recallMaxTokens]).toEqual([3, 900]);
     const none = loadRecallConfig({ env: { HOME }, configFile });
@@ -103,24 +118,62 @@ describe('recall configuration', () => {
 
   it('accepts every documented knob in plugin and in each harness section, and the legacy recallRewrite spelling', () => {
     const sample: Record<string, unknown> = {
-      url: 'http://x:1', apiKey: 'k', accountId: 'a', userId: 'u', peerId: 'p', stateDir: '/tmp/s', autoRecall: false, minQueryLength: 2,
-      timeoutMs: 1000, recallLimit: 3, scoreThreshold: 0.1, recallMaxTokens: 700, recallDedupTurns: 2, recallQueryExpansion: 'off',
-      recallCompress: 'client', recallContextTimeoutMs: 2000, recallCompressMinInputChars: 10, recallCompressMaxInputChars: 2000,
-      recallCompressMaxBullets: 4, recallPeerScope: 'actor', recallMaxContentChars: 100, recallTokenBudget: 900,
+      url: 'http://x:1',
+      apiKey: 'k',
+      accountId: 'a',
+      userId: 'u',
+      peerId: 'p',
+      stateDir: '/tmp/s',
+      autoRecall: false,
+      minQueryLength: 2,
+      timeoutMs: 1000,
+      recallLimit: 3,
+      scoreThreshold: 0.1,
+      recallMaxTokens: 700,
+      recallDedupTurns: 2,
+      recallQueryExpansion: 'off',
+      recallCompress: 'client',
+      recallContextTimeoutMs: 2000,
+      recallCompressMinInputChars: 10,
+      recallCompressMaxInputChars: 2000,
+      recallCompressMaxBullets: 4,
+      recallPeerScope: 'actor',
+      recallMaxContentChars: 100,
+      recallTokenBudget: 900,
     };
     expect(Object.keys(sample).sort()).toEqual(Object.keys(KNOBS).sort());
-    const cfg = loadRecallConfig({ env: { HOME }, configFile: file({ plugin: { ...sample, codex: sample, openclaw: { recallRewrite: 'server' } } }), harness: 'openclaw' });
+    const cfg = loadRecallConfig({
+      env: { HOME },
+      configFile: file({ plugin: { ...sample, codex: sample, openclaw: { recallRewrite: 'server' } } }),
+      harness: 'openclaw',
+    });
     expect(cfg).toMatchObject({ ...sample, recallCompress: 'server' });
     expect(cfg.configured.size).toBe(Object.keys(KNOBS).length);
   });
 
   it.each([
-    ['an unknown plugin key, with a suggestion', { plugin: { recalLimit: 4 } }, /unknown key "plugin\.recalLimit" \(did you mean "plugin\.recallLimit"\?\)/],
+    [
+      'an unknown plugin key, with a suggestion',
+      { plugin: { recalLimit: 4 } },
+      /unknown key "plugin\.recalLimit" \(did you mean "plugin\.recallLimit"\?\)/,
+    ],
     ['an unknown top-level key', { recallLimit: 4 }, /unknown key "recallLimit"; known keys here: url, apiKey/],
     ['an unknown harness section', { plugin: { cursor: { recallLimit: 1 } } }, /unknown key "plugin\.cursor"/],
-    ['an unknown key inside a harness section', { plugin: { codex: { bogus: 1 } } }, /unknown key "plugin\.codex\.bogus"/],
-    ['a wrong type', { plugin: { recallLimit: 'many' } }, /plugin\.recallLimit: expected an integer in 1\.\.1000, got "many"/],
-    ['an out-of-range value', { plugin: { recallMaxTokens: 10 } }, /plugin\.recallMaxTokens: expected an integer in 64\.\.32000, got 10/],
+    [
+      'an unknown key inside a harness section',
+      { plugin: { codex: { bogus: 1 } } },
+      /unknown key "plugin\.codex\.bogus"/,
+    ],
+    [
+      'a wrong type',
+      { plugin: { recallLimit: 'many' } },
+      /plugin\.recallLimit: expected an integer in 1\.\.1000, got "many"/,
+    ],
+    [
+      'an out-of-range value',
+      { plugin: { recallMaxTokens: 10 } },
+      /plugin\.recallMaxTokens: expected an integer in 64\.\.32000, got 10/,
+    ],
     ['a bad enum', { plugin: { recallPeerScope: 'everyone' } }, /plugin\.recallPeerScope: expected one of actor, all/],
     ['plugin not an object', { plugin: [1] }, /plugin must be a JSON object/],
     ['not JSON', '{ nope', /not valid JSON/],

@@ -43,21 +43,30 @@ export type KnobName = Exclude<keyof RecallConfig, 'configured'>;
 
 type Parse = (raw: unknown) => { ok: true; value: unknown } | { ok: false; expected: string };
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parse => (raw) => {
-  const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-  return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max
-    ? { ok: true, value: n }
-    : { ok: false, expected: `an integer in ${min}..${max === Number.MAX_SAFE_INTEGER ? '∞' : max}` };
-};
-const num = (min: number, max: number): Parse => (raw) => {
-  const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-  return typeof n === 'number' && Number.isFinite(n) && n >= min && n <= max ? { ok: true, value: n } : { ok: false, expected: `a number in ${min}..${max}` };
-};
-const str: Parse = (raw) => (typeof raw === 'string' ? { ok: true, value: raw.trim() } : { ok: false, expected: 'a string' });
-const oneOf = (...values: string[]): Parse => (raw) =>
-  typeof raw === 'string' && values.includes(raw.trim().toLowerCase())
-    ? { ok: true, value: raw.trim().toLowerCase() }
-    : { ok: false, expected: `one of ${values.join(', ')}` };
+const int =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parse =>
+  (raw) => {
+    const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+    return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max
+      ? { ok: true, value: n }
+      : { ok: false, expected: `an integer in ${min}..${max === Number.MAX_SAFE_INTEGER ? '∞' : max}` };
+  };
+const num =
+  (min: number, max: number): Parse =>
+  (raw) => {
+    const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+    return typeof n === 'number' && Number.isFinite(n) && n >= min && n <= max
+      ? { ok: true, value: n }
+      : { ok: false, expected: `a number in ${min}..${max}` };
+  };
+const str: Parse = (raw) =>
+  typeof raw === 'string' ? { ok: true, value: raw.trim() } : { ok: false, expected: 'a string' };
+const oneOf =
+  (...values: string[]): Parse =>
+  (raw) =>
+    typeof raw === 'string' && values.includes(raw.trim().toLowerCase())
+      ? { ok: true, value: raw.trim().toLowerCase() }
+      : { ok: false, expected: `one of ${values.join(', ')}` };
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
 const FALSE_WORDS = ['0', 'false', 'no', 'off'];
 const bool: Parse = (raw) => {
@@ -101,10 +110,23 @@ export const KNOBS: Record<KnobName, KnobSpec> = {
   recallMaxTokens: { parse: int(64, 32000), default: 1600, env: ['OPENVIKING_RECALL_MAX_TOKENS'] },
   recallDedupTurns: { parse: int(0, 100), default: 5, env: ['OPENVIKING_RECALL_DEDUP_TURNS'] },
   recallQueryExpansion: { parse: oneOf('off', 'auto'), default: 'auto', env: ['OPENVIKING_RECALL_QUERY_EXPANSION'] },
-  recallCompress: { parse: compress, default: 'auto', env: ['OPENVIKING_RECALL_COMPRESS', 'OPENVIKING_RECALL_REWRITE'], aliases: ['recallRewrite'] },
+  recallCompress: {
+    parse: compress,
+    default: 'auto',
+    env: ['OPENVIKING_RECALL_COMPRESS', 'OPENVIKING_RECALL_REWRITE'],
+    aliases: ['recallRewrite'],
+  },
   recallContextTimeoutMs: { parse: int(0, 600000), default: 0, env: ['OPENVIKING_RECALL_CONTEXT_TIMEOUT_MS'] },
-  recallCompressMinInputChars: { parse: int(0, 1000000), default: 1500, env: ['OPENVIKING_RECALL_COMPRESS_MIN_INPUT_CHARS'] },
-  recallCompressMaxInputChars: { parse: int(1000, 1000000), default: 18000, env: ['OPENVIKING_RECALL_COMPRESS_MAX_INPUT_CHARS'] },
+  recallCompressMinInputChars: {
+    parse: int(0, 1000000),
+    default: 1500,
+    env: ['OPENVIKING_RECALL_COMPRESS_MIN_INPUT_CHARS'],
+  },
+  recallCompressMaxInputChars: {
+    parse: int(1000, 1000000),
+    default: 18000,
+    env: ['OPENVIKING_RECALL_COMPRESS_MAX_INPUT_CHARS'],
+  },
   recallCompressMaxBullets: { parse: int(1, 20), default: 6, env: ['OPENVIKING_RECALL_COMPRESS_MAX_BULLETS'] },
   recallPeerScope: { parse: oneOf('actor', 'all'), default: 'all', env: ['OPENVIKING_RECALL_PEER_SCOPE'] },
   recallMaxContentChars: { parse: int(50, 100000), default: 500, env: ['OPENVIKING_RECALL_MAX_CONTENT_CHARS'] },
@@ -241,8 +263,13 @@ function asObject(value: unknown, path: string, where: string): Record<string, u
 function checkKeys(path: string, prefix: string, o: Record<string, unknown>, known: string[]): void {
   for (const key of Object.keys(o)) {
     if (known.includes(key)) continue;
-    const near = known.map((k) => [k, editDistance(k.toLowerCase(), key.toLowerCase())] as const).sort((a, b) => a[1] - b[1])[0];
-    const hint = near && near[1] <= Math.max(2, Math.floor(key.length / 4)) ? ` (did you mean "${prefix}${near[0]}"?)` : '';
-    throw new RecallConfigError(`config file ${path}: unknown key "${prefix}${key}"${hint}; known keys here: ${known.join(', ')}`);
+    const near = known
+      .map((k) => [k, editDistance(k.toLowerCase(), key.toLowerCase())] as const)
+      .sort((a, b) => a[1] - b[1])[0];
+    const hint =
+      near && near[1] <= Math.max(2, Math.floor(key.length / 4)) ? ` (did you mean "${prefix}${near[0]}"?)` : '';
+    throw new RecallConfigError(
+      `config file ${path}: unknown key "${prefix}${key}"${hint}; known keys here: ${known.join(', ')}`,
+    );
   }
 }

@@ -4,7 +4,14 @@ import type { RecallConfig } from './recall-config';
 /**
  * Coding weights the context body scales `recallLimit` by (docs/contract.md#context-request-body); order breaks ties.
  */
-export const CODING_WEIGHTS: Readonly<Record<string, number>> = { events: 1, entities: 2, preferences: 1, experiences: 1, resources: 3, skills: 2 };
+export const CODING_WEIGHTS: Readonly<Record<string, number>> = {
+  events: 1,
+  entities: 2,
+  preferences: 1,
+  experiences: 1,
+  resources: 3,
+  skills: 2,
+};
 /**
  * v1 bucket weights of the legacy `/recall` body (docs/contract.md#fallback-chain step 3); `experiences: 0` is added
  * after.
@@ -51,7 +58,12 @@ export interface TurnInput {
  */
 export function buildContextSearchBody(cfg: RecallConfig, turn: TurnInput): ContextSearchRequestDto {
   const set = (name: Parameters<RecallConfig['configured']['has']>[0]) => cfg.configured.has(name);
-  const body: ContextSearchRequestDto = { query: turn.query, mode: 'context', purpose: 'coding', score_threshold: cfg.scoreThreshold };
+  const body: ContextSearchRequestDto = {
+    query: turn.query,
+    mode: 'context',
+    purpose: 'coding',
+    score_threshold: cfg.scoreThreshold,
+  };
   if (set('recallLimit')) body.quotas = scaleQuotas(cfg.recallLimit, CODING_WEIGHTS);
   if (set('recallMaxTokens')) body.max_tokens = cfg.recallMaxTokens;
   if (set('recallQueryExpansion')) body.query_expansion = cfg.recallQueryExpansion;
@@ -63,7 +75,8 @@ export function buildContextSearchBody(cfg: RecallConfig, turn: TurnInput): Cont
   if (turn.excludeUris?.length) body.exclude_uris = turn.excludeUris.slice(0, MAX_EXCLUDE_URIS);
   if (cfg.recallCompress === 'server') body.rewrite = true;
   else if (cfg.recallCompress === 'auto' && !turn.hasLocalCompressor) body.rewrite = 'auto';
-  if (body.rewrite !== undefined && set('recallCompressMaxBullets')) body.rewrite_max_bullets = cfg.recallCompressMaxBullets;
+  if (body.rewrite !== undefined && set('recallCompressMaxBullets'))
+    body.rewrite_max_bullets = cfg.recallCompressMaxBullets;
   return body;
 }
 

@@ -6,19 +6,56 @@ const B = 'viking://user/u/memories/entities/b.md';
 
 describe('normalizeDigest', () => {
   it.each([
-    { name: 'star bullet rewritten to a dash', raw: `* fact source: ${A}`, valid: [A], out: `Memory digest:\n- fact source: ${A}` },
+    {
+      name: 'star bullet rewritten to a dash',
+      raw: `* fact source: ${A}`,
+      valid: [A],
+      out: `Memory digest:\n- fact source: ${A}`,
+    },
     { name: 'Chinese citation marker', raw: `- 事实 来源：${A}`, valid: [A], out: `Memory digest:\n- 事实 来源：${A}` },
     { name: 'unserved citation dropped', raw: '- fact source: viking://resources/other.md', valid: [A], out: '' },
     { name: 'bullet without a citation dropped', raw: '- just a fact', valid: [A], out: '' },
     { name: 'trailing period invalidates the citation', raw: `- fact source: ${A}.`, valid: [A], out: '' },
-    { name: 'closing delimiters end a citation', raw: `- fact (source: ${A})`, valid: [A], out: `Memory digest:\n- fact (source: ${A})` },
+    {
+      name: 'closing delimiters end a citation',
+      raw: `- fact (source: ${A})`,
+      valid: [A],
+      out: `Memory digest:\n- fact (source: ${A})`,
+    },
     { name: 'every citation must be served', raw: `- fact ${A} and viking://x`, valid: [A], out: '' },
-    { name: 'non-bullet lines ignored', raw: `Here you go:\n- fact source: ${A}\nThanks`, valid: [A], out: `Memory digest:\n- fact source: ${A}` },
+    {
+      name: 'non-bullet lines ignored',
+      raw: `Here you go:\n- fact source: ${A}\nThanks`,
+      valid: [A],
+      out: `Memory digest:\n- fact source: ${A}`,
+    },
     { name: 'marker needs whitespace after it', raw: `-fact ${A}`, valid: [A], out: '' },
-    { name: 'indented bullets and extra spaces normalised', raw: `   *    fact ${A}   `, valid: [A], out: `Memory digest:\n- fact ${A}` },
-    { name: 'max bullets respected', raw: `- one ${A}\n- two ${B}`, valid: [A, B], max: 1, out: `Memory digest:\n- one ${A}` },
-    { name: 'max bullets below one means one', raw: `- one ${A}\n- two ${B}`, valid: [A, B], max: 0, out: `Memory digest:\n- one ${A}` },
-    { name: 'no provenance check without valid URIs', raw: '- x viking://anything', valid: null, out: 'Memory digest:\n- x viking://anything' },
+    {
+      name: 'indented bullets and extra spaces normalised',
+      raw: `   *    fact ${A}   `,
+      valid: [A],
+      out: `Memory digest:\n- fact ${A}`,
+    },
+    {
+      name: 'max bullets respected',
+      raw: `- one ${A}\n- two ${B}`,
+      valid: [A, B],
+      max: 1,
+      out: `Memory digest:\n- one ${A}`,
+    },
+    {
+      name: 'max bullets below one means one',
+      raw: `- one ${A}\n- two ${B}`,
+      valid: [A, B],
+      max: 0,
+      out: `Memory digest:\n- one ${A}`,
+    },
+    {
+      name: 'no provenance check without valid URIs',
+      raw: '- x viking://anything',
+      valid: null,
+      out: 'Memory digest:\n- x viking://anything',
+    },
     { name: 'empty valid list rejects every bullet', raw: `- x ${A}`, valid: [], out: '' },
     { name: 'NO_RELEVANT_MEMORY in any case', raw: '  no_relevant_memory ', valid: [A], out: '' },
     { name: 'empty answer', raw: '', valid: [A], out: '' },
@@ -47,7 +84,12 @@ describe('classifyRewrite', () => {
     { name: 'no_relevant', raw: 'NO_RELEVANT_MEMORY', status: 'no_relevant', digest: '' },
     { name: 'blank answer fails', raw: '', status: 'failed', digest: '' },
     { name: 'prose answer fails', raw: 'I could not produce a cited digest.', status: 'failed', digest: '' },
-    { name: 'quoting the sentinel inside bullets is not no_relevant', raw: '- NO_RELEVANT_MEMORY', status: 'failed', digest: '' },
+    {
+      name: 'quoting the sentinel inside bullets is not no_relevant',
+      raw: '- NO_RELEVANT_MEMORY',
+      status: 'failed',
+      digest: '',
+    },
   ])('$name', ({ raw, status, digest }) => {
     expect(classifyRewrite(raw, 6, [A])).toEqual({ digest, status });
   });
@@ -62,9 +104,24 @@ describe('classifyRewrite', () => {
   });
 
   it.each([
-    { name: 'one call', before: { promptTokens: 10, completionTokens: 5, calls: 1 }, after: { promptTokens: 110, completionTokens: 25, calls: 2 }, out: { prompt_tokens: 100, completion_tokens: 20 } },
-    { name: 'concurrent calls make it unattributable', before: { promptTokens: 0, completionTokens: 0, calls: 1 }, after: { promptTokens: 9, completionTokens: 9, calls: 3 }, out: null },
-    { name: 'floored at zero', before: { promptTokens: 10, completionTokens: 5, calls: 1 }, after: { promptTokens: 5, completionTokens: 5, calls: 2 }, out: { prompt_tokens: 0, completion_tokens: 0 } },
+    {
+      name: 'one call',
+      before: { promptTokens: 10, completionTokens: 5, calls: 1 },
+      after: { promptTokens: 110, completionTokens: 25, calls: 2 },
+      out: { prompt_tokens: 100, completion_tokens: 20 },
+    },
+    {
+      name: 'concurrent calls make it unattributable',
+      before: { promptTokens: 0, completionTokens: 0, calls: 1 },
+      after: { promptTokens: 9, completionTokens: 9, calls: 3 },
+      out: null,
+    },
+    {
+      name: 'floored at zero',
+      before: { promptTokens: 10, completionTokens: 5, calls: 1 },
+      after: { promptTokens: 5, completionTokens: 5, calls: 2 },
+      out: { prompt_tokens: 0, completion_tokens: 0 },
+    },
     { name: 'no snapshot', before: null, after: { promptTokens: 1, completionTokens: 1, calls: 1 }, out: null },
   ])('usageDelta: $name', ({ before, after, out }) => {
     expect(usageDelta(before, after)).toEqual(out);

@@ -13,7 +13,8 @@ export function parseContextTypes(value: unknown): ContextType[] {
   if (typeof value === 'string') raw.push(...value.split(','));
   else if (Array.isArray(value)) {
     for (const item of value) {
-      if (typeof item !== 'string') throw invalidArgument('context_type must be a ContextType, string, or list of ContextType/string values');
+      if (typeof item !== 'string')
+        throw invalidArgument('context_type must be a ContextType, string, or list of ContextType/string values');
       raw.push(...item.split(','));
     }
   } else {

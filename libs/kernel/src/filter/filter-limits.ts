@@ -25,7 +25,11 @@ export const FILTER_LIMIT_CEILINGS: Readonly<FilterLimits> = { maxNodes: 5000, m
 export function assertFilterWithinLimits(value: unknown, limits: FilterLimits, path = 'filter'): void {
   const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
   let count = 0;
-  const tooMany = () => invalidArgument(`${path} has more than ${limits.maxNodes} nodes and values`, { field: path, limit: limits.maxNodes });
+  const tooMany = () =>
+    invalidArgument(`${path} has more than ${limits.maxNodes} nodes and values`, {
+      field: path,
+      limit: limits.maxNodes,
+    });
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     count += 1;
@@ -35,7 +39,10 @@ export function assertFilterWithinLimits(value: unknown, limits: FilterLimits, p
     if (!Array.isArray(conds)) continue;
     const isGroup = node['op'] === 'and' || node['op'] === 'or';
     if (isGroup && depth + 1 > limits.maxDepth && conds.some(isPlainObject)) {
-      throw invalidArgument(`${path} nests deeper than ${limits.maxDepth} levels`, { field: path, limit: limits.maxDepth });
+      throw invalidArgument(`${path} nests deeper than ${limits.maxDepth} levels`, {
+        field: path,
+        limit: limits.maxDepth,
+      });
     }
     if (count + conds.length > limits.maxNodes) throw tooMany();
     for (const child of conds) {

@@ -3,7 +3,18 @@ import { isPlainObject } from '../text/py-coerce';
 import { assertFilterWithinLimits, FILTER_LIMIT_CEILINGS, FilterLimits } from './filter-limits';
 
 /** Operators of the metadata filter DSL (docs/contract.md#filter) that the store understands. */
-export const FILTER_OPS = ['and', 'or', 'must', 'must_not', 'prefix', 'contains', 'regex', 'range', 'range_out', 'time_range'] as const;
+export const FILTER_OPS = [
+  'and',
+  'or',
+  'must',
+  'must_not',
+  'prefix',
+  'contains',
+  'regex',
+  'range',
+  'range_out',
+  'time_range',
+] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 
 /** `and`/`or` over sub-filters. */
@@ -61,7 +72,10 @@ export function normalizeFilterTree(
       if (!node) throw invalidArgument(`${path}.conds[${index}] must be an object`);
       return node;
     });
-    const flat = op === 'and' ? children.flatMap((child) => (child.op === 'and' ? (child as FilterGroup).conds : [child])) : children;
+    const flat =
+      op === 'and'
+        ? children.flatMap((child) => (child.op === 'and' ? (child as FilterGroup).conds : [child]))
+        : children;
     return { op: op as FilterGroup['op'], conds: flat };
   }
   if (typeof value['field'] !== 'string' || value['field'] === '') {

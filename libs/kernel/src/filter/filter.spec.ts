@@ -32,10 +32,26 @@ describe('parseContextTypes', () => {
   });
 
   it.each([
-    { name: 'unknown value', value: 'memories', message: 'context_type must be one or more of: memory, resource, skill' },
-    { name: 'unknown inside a list', value: ['memory', 'doc'], message: 'context_type must be one or more of: memory, resource, skill' },
-    { name: 'number', value: 3, message: 'context_type must be a ContextType, string, or list of ContextType/string values' },
-    { name: 'number in list', value: ['memory', 1], message: 'context_type must be a ContextType, string, or list of ContextType/string values' },
+    {
+      name: 'unknown value',
+      value: 'memories',
+      message: 'context_type must be one or more of: memory, resource, skill',
+    },
+    {
+      name: 'unknown inside a list',
+      value: ['memory', 'doc'],
+      message: 'context_type must be one or more of: memory, resource, skill',
+    },
+    {
+      name: 'number',
+      value: 3,
+      message: 'context_type must be a ContextType, string, or list of ContextType/string values',
+    },
+    {
+      name: 'number in list',
+      value: ['memory', 1],
+      message: 'context_type must be a ContextType, string, or list of ContextType/string values',
+    },
   ])('rejects $name', ({ value, message }) => {
     expect(invalid(() => parseContextTypes(value))).toBe(message);
   });
@@ -95,13 +111,28 @@ describe('time bounds', () => {
     { name: 'relative seconds', value: '30s', upper: false, iso: '2026-03-10T11:59:30.000Z' },
     { name: 'relative weeks', value: '2w', upper: true, iso: '2026-02-24T12:00:00.000Z' },
     { name: 'relative zero', value: '0h', upper: false, iso: '2026-03-10T12:00:00.000Z' },
-    { name: 'date only, lower bound = start of day', value: '2026-01-05', upper: false, iso: '2026-01-05T00:00:00.000Z' },
+    {
+      name: 'date only, lower bound = start of day',
+      value: '2026-01-05',
+      upper: false,
+      iso: '2026-01-05T00:00:00.000Z',
+    },
     { name: 'date only, upper bound = end of day', value: '2026-01-05', upper: true, iso: '2026-01-05T23:59:59.999Z' },
     { name: 'naive ISO is UTC', value: '2026-01-05T10:20:30', upper: false, iso: '2026-01-05T10:20:30.000Z' },
     { name: 'Z suffix', value: '2026-01-05T10:20:30Z', upper: false, iso: '2026-01-05T10:20:30.000Z' },
-    { name: 'positive offset converted to UTC', value: '2026-01-05T10:20:30+08:00', upper: false, iso: '2026-01-05T02:20:30.000Z' },
+    {
+      name: 'positive offset converted to UTC',
+      value: '2026-01-05T10:20:30+08:00',
+      upper: false,
+      iso: '2026-01-05T02:20:30.000Z',
+    },
     { name: 'negative compact offset', value: '2026-01-05T10:20-0130', upper: false, iso: '2026-01-05T11:50:00.000Z' },
-    { name: 'long fraction truncated to ms', value: '2026-02-21T13:20:23.1470042+08:00', upper: false, iso: '2026-02-21T05:20:23.147Z' },
+    {
+      name: 'long fraction truncated to ms',
+      value: '2026-02-21T13:20:23.1470042+08:00',
+      upper: false,
+      iso: '2026-02-21T05:20:23.147Z',
+    },
     { name: 'space separator', value: '2026-01-05 10:20', upper: false, iso: '2026-01-05T10:20:00.000Z' },
     { name: 'hour only', value: '2026-01-05T07', upper: false, iso: '2026-01-05T07:00:00.000Z' },
     { name: 'surrounding spaces', value: ' 1d ', upper: false, iso: '2026-03-09T12:00:00.000Z' },
@@ -128,8 +159,18 @@ describe('time bounds', () => {
 
   it.each([
     { name: 'both blank', since: ' ', until: null, out: { since: null, until: null } },
-    { name: 'equal bounds are fine', since: '2026-01-05T00:00:00Z', until: '2026-01-05T00:00:00Z', out: { since: '2026-01-05T00:00:00.000Z', until: '2026-01-05T00:00:00.000Z' } },
-    { name: 'same day date-only spans the day', since: '2026-01-05', until: '2026-01-05', out: { since: '2026-01-05T00:00:00.000Z', until: '2026-01-05T23:59:59.999Z' } },
+    {
+      name: 'equal bounds are fine',
+      since: '2026-01-05T00:00:00Z',
+      until: '2026-01-05T00:00:00Z',
+      out: { since: '2026-01-05T00:00:00.000Z', until: '2026-01-05T00:00:00.000Z' },
+    },
+    {
+      name: 'same day date-only spans the day',
+      since: '2026-01-05',
+      until: '2026-01-05',
+      out: { since: '2026-01-05T00:00:00.000Z', until: '2026-01-05T23:59:59.999Z' },
+    },
   ])('resolveTimeBounds: $name', ({ since, until, out }) => {
     const bounds = resolveTimeBounds(since, until, NOW);
     expect({ since: bounds.since?.toISOString() ?? null, until: bounds.until?.toISOString() ?? null }).toEqual(out);
@@ -166,7 +207,11 @@ describe('filter tree', () => {
   it.each([
     { name: 'null', value: null, out: null },
     { name: 'empty object is no filter', value: {}, out: null },
-    { name: 'leaf kept as is', value: { op: 'range', field: 'score', gte: 1 }, out: { op: 'range', field: 'score', gte: 1 } },
+    {
+      name: 'leaf kept as is',
+      value: { op: 'range', field: 'score', gte: 1 },
+      out: { op: 'range', field: 'score', gte: 1 },
+    },
     {
       name: 'nested and flattened',
       value: { op: 'and', conds: [{ op: 'and', conds: [leaf('a')] }, leaf('b')] },
@@ -178,9 +223,17 @@ describe('filter tree', () => {
 
   it.each([
     { name: 'not an object', value: 'x', message: 'filter must be an object' },
-    { name: 'unknown op', value: { op: 'near', field: 'a' }, message: expect.stringContaining('filter.op must be one of') },
+    {
+      name: 'unknown op',
+      value: { op: 'near', field: 'a' },
+      message: expect.stringContaining('filter.op must be one of'),
+    },
     { name: 'group without conds', value: { op: 'and' }, message: 'filter.conds must be a list of filters' },
-    { name: 'leaf without field', value: { op: 'must', conds: [] }, message: 'filter.field must be a non-empty string' },
+    {
+      name: 'leaf without field',
+      value: { op: 'must', conds: [] },
+      message: 'filter.field must be a non-empty string',
+    },
     { name: 'null child', value: { op: 'or', conds: [null] }, message: 'filter.conds[0] must be an object' },
     { name: 'empty child', value: { op: 'or', conds: [{}] }, message: expect.stringContaining('filter.conds[0].op') },
   ])('normalizeFilterTree rejects $name', ({ value, message }) => {
@@ -195,7 +248,11 @@ describe('buildFilter', () => {
   it.each([
     { name: 'nothing → null', request: {}, out: null },
     { name: 'context_type only', request: { contextType: 'MEMORY' }, out: ct },
-    { name: 'caller filter and type', request: { filter: caller, contextType: 'memory' }, out: { op: 'and', conds: [caller, ct] } },
+    {
+      name: 'caller filter and type',
+      request: { filter: caller, contextType: 'memory' },
+      out: { op: 'and', conds: [caller, ct] },
+    },
     {
       name: 'time range defaults to updated_at',
       request: { since: '7d' },
@@ -203,7 +260,14 @@ describe('buildFilter', () => {
     },
     {
       name: 'everything folded into one flat and',
-      request: { filter: { op: 'and', conds: [caller] }, contextType: 'memory', since: '2026-01-01', until: '2026-01-31', timeField: 'created_at', tags: ['a=1', 'b=2'] },
+      request: {
+        filter: { op: 'and', conds: [caller] },
+        contextType: 'memory',
+        since: '2026-01-01',
+        until: '2026-01-31',
+        timeField: 'created_at',
+        tags: ['a=1', 'b=2'],
+      },
       out: {
         op: 'and',
         conds: [
@@ -244,10 +308,22 @@ describe('filter size and depth limits', () => {
   };
 
   it.each([
-    { name: '30,000 leaves', filter: { op: 'or', conds: Array.from({ length: 30_000 }, () => ({ op: 'must', field: 'uri', conds: ['x'] })) }, message: 'filter has more than 500 nodes and values' },
-    { name: 'one leaf with 30,000 values', filter: { op: 'must', field: 'uri', conds: Array.from({ length: 30_000 }, String) }, message: 'filter has more than 500 nodes and values' },
+    {
+      name: '30,000 leaves',
+      filter: { op: 'or', conds: Array.from({ length: 30_000 }, () => ({ op: 'must', field: 'uri', conds: ['x'] })) },
+      message: 'filter has more than 500 nodes and values',
+    },
+    {
+      name: 'one leaf with 30,000 values',
+      filter: { op: 'must', field: 'uri', conds: Array.from({ length: 30_000 }, String) },
+      message: 'filter has more than 500 nodes and values',
+    },
     { name: 'nesting 1,000 deep', filter: deep(1000), message: 'filter nests deeper than 16 levels' },
-    { name: 'nesting 200,000 deep (no stack overflow)', filter: deep(200_000), message: 'filter nests deeper than 16 levels' },
+    {
+      name: 'nesting 200,000 deep (no stack overflow)',
+      filter: deep(200_000),
+      message: 'filter nests deeper than 16 levels',
+    },
   ])('buildFilter refuses $name with INVALID_ARGUMENT', ({ filter, message }) => {
     expect(() => buildFilter({ filter, now: new Date(), limits })).toThrow(message);
   });

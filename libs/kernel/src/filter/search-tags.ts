@@ -30,7 +30,11 @@ export function normalizeSearchTags(tags: unknown): string[] {
 
 /** One `must search_tags` leaf per tag, AND-ed; null when there are no tags. */
 export function buildTagsFilter(tags: unknown): FilterNode | null {
-  const leaves: FilterNode[] = normalizeSearchTags(tags).map((tag) => ({ op: 'must', field: 'search_tags', conds: [tag] }));
+  const leaves: FilterNode[] = normalizeSearchTags(tags).map((tag) => ({
+    op: 'must',
+    field: 'search_tags',
+    conds: [tag],
+  }));
   if (leaves.length === 0) return null;
   return leaves.length === 1 ? leaves[0]! : { op: 'and', conds: leaves };
 }

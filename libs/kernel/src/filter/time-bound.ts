@@ -42,7 +42,12 @@ function checked(date: Date, label: string): Date {
  * Parse a `since`/`until` bound (docs/contract.md#find-request): relative `\d+[smhdw]` (before `now`), `YYYY-MM-DD`
  * (start of day, or end of day for an upper bound), or ISO-8601 (UTC when no zone is given).
  */
-export function parseTimeBound(value: string, now: Date, isUpperBound = false, label = isUpperBound ? 'until' : 'since'): Date {
+export function parseTimeBound(
+  value: string,
+  now: Date,
+  isUpperBound = false,
+  label = isUpperBound ? 'until' : 'since',
+): Date {
   const text = value.trim();
   const relative = RELATIVE.exec(text);
   if (relative) return checked(new Date(now.getTime() - Number(relative[1]) * UNIT_MS[relative[2]!]!), label);

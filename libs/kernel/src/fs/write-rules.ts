@@ -8,7 +8,15 @@ import { uriSegments, userRoot } from '../uri/uri-path';
 
 /** Extensions `mode:"create"` may create (lower case, with the dot). */
 export const CREATE_EXTENSIONS: readonly string[] = [
-  '.md', '.txt', '.json', '.yaml', '.yml', '.toml', '.py', '.js', '.ts',
+  '.md',
+  '.txt',
+  '.json',
+  '.yaml',
+  '.yml',
+  '.toml',
+  '.py',
+  '.js',
+  '.ts',
 ];
 const SIDECARS = new Set(['.abstract.md', '.overview.md']);
 /**

@@ -34,9 +34,18 @@ function run(s: Scenario) {
   });
   const outcomes: RetrievalOutcome[] = calls.map((call) => {
     const found = (s.find ?? (() => ({})))(call);
-    return found instanceof Error ? { call, error: { name: found.name, message: found.message } } : { call, result: found };
+    return found instanceof Error
+      ? { call, error: { name: found.name, message: found.message } }
+      : { call, result: found };
   });
-  const merged = mergeRetrievalResults({ identity: s.identity, quotas, limit: s.limit ?? 10, penalties: normalizePenalties(null), excluded, outcomes });
+  const merged = mergeRetrievalResults({
+    identity: s.identity,
+    quotas,
+    limit: s.limit ?? 10,
+    penalties: normalizePenalties(null),
+    excluded,
+    outcomes,
+  });
   return { calls, targets: calls.map((c) => c.targetUri), ...merged };
 }
 
@@ -48,9 +57,16 @@ describe('merging retrieval results', () => {
       identity: tester,
       quotas: { ...RECALL_DEFAULT_QUOTAS },
       find: (call) => {
-        if (call.openContext) return { memories: [hit(`${U}/peers/other/memories/events/o.md`, 0.89), hit(`${U}/peers/current/memories/events/dup.md`, 0.99)] };
+        if (call.openContext)
+          return {
+            memories: [
+              hit(`${U}/peers/other/memories/events/o.md`, 0.89),
+              hit(`${U}/peers/current/memories/events/dup.md`, 0.99),
+            ],
+          };
         if (call.targetUri === `${U}/memories/events`) return { memories: [hit(`${U}/memories/events/s.md`, 0.8)] };
-        if (call.targetUri === `${U}/peers/current/memories/events`) return { memories: [hit(`${U}/peers/current/memories/events/a.md`, 0.91)] };
+        if (call.targetUri === `${U}/peers/current/memories/events`)
+          return { memories: [hit(`${U}/peers/current/memories/events/a.md`, 0.91)] };
         return {};
       },
     });
@@ -70,7 +86,9 @@ describe('merging retrieval results', () => {
       quotas: { resources: 2 },
       find: (call) => (call.targetUri.endsWith('/peers/current/resources') ? { resources: [hit(actorUri, 0.91)] } : {}),
     });
-    expect(merged.candidates.map((c) => [c.baseUri, c.origin, c.category])).toEqual([[actorUri, 'actor_peer', 'resources']]);
+    expect(merged.candidates.map((c) => [c.baseUri, c.origin, c.category])).toEqual([
+      [actorUri, 'actor_peer', 'resources'],
+    ]);
   });
 
   it('profile.md is never a candidate and duplicate URIs collapse', () => {
@@ -106,7 +124,13 @@ describe('merging retrieval results', () => {
       limit: 2,
       find: (call) =>
         call.openContext
-          ? { memories: [hit(`${U}/peers/bob/memories/events/b.md`, 0.95), hit(`${U}/peers/current/memories/events/c.md`, 0.99)], resources: [hit('viking://resources/x', 1)] }
+          ? {
+              memories: [
+                hit(`${U}/peers/bob/memories/events/b.md`, 0.95),
+                hit(`${U}/peers/current/memories/events/c.md`, 0.99),
+              ],
+              resources: [hit('viking://resources/x', 1)],
+            }
           : { memories: [hit(shared, 0.4)], resources: [hit(shared, 0.6), hit(`${U}/memories/events/e.md`, 0.5)] },
     });
     expect(merged.searched).toEqual({ all: 3 });
@@ -148,7 +172,9 @@ describe('merging retrieval results', () => {
     });
     expect(merged.candidates).toEqual([]);
     expect(merged.retrievalErrors.length).toBeGreaterThan(5);
-    expect(merged.retrievalErrors.every((e) => e.startsWith('RuntimeError: embedder down') && e.length === 200)).toBe(true);
+    expect(merged.retrievalErrors.every((e) => e.startsWith('RuntimeError: embedder down') && e.length === 200)).toBe(
+      true,
+    );
   });
 
   it('a failing bucket reports 0 searched while the other still serves', () => {
@@ -174,7 +200,17 @@ describe('merging retrieval results', () => {
       find: () => ({ memories: [{ uri: `${U}/memories/entities/.abstract.md`, score: 0.4, level: 0, abstract: '' }] }),
     });
     expect(merged.candidates).toEqual([
-      { uri: `${U}/memories/entities/.abstract.md`, baseUri: `${U}/memories/entities`, category: 'entities', score: 0.4, rankedScore: 0.4, level: 0, abstract: '', origin: 'self', isDirectory: true },
+      {
+        uri: `${U}/memories/entities/.abstract.md`,
+        baseUri: `${U}/memories/entities`,
+        category: 'entities',
+        score: 0.4,
+        rankedScore: 0.4,
+        level: 0,
+        abstract: '',
+        origin: 'self',
+        isDirectory: true,
+      },
     ]);
   });
 
@@ -186,7 +222,13 @@ describe('merging retrieval results', () => {
       peerScope: 'actor',
       find: (call) =>
         call.bucket === 'events'
-          ? { memories: [hit(both, 0.5), hit(`${U}/memories/events/tie.md`, 0.6), hit(`${U}/memories/events/cut.md`, 0.1)] }
+          ? {
+              memories: [
+                hit(both, 0.5),
+                hit(`${U}/memories/events/tie.md`, 0.6),
+                hit(`${U}/memories/events/cut.md`, 0.1),
+              ],
+            }
           : { memories: [hit(both, 0.6), hit(`${U}/memories/entities/tie.md`, 0.6)] },
     });
     expect(merged.candidates.map((c) => [c.baseUri, c.category, c.score])).toEqual([
@@ -200,10 +242,15 @@ describe('merging retrieval results', () => {
       identity: plain,
       quotas: { entities: 2, events: 2 },
       peerScope: 'actor',
-      find: (call) => ({ memories: [hit(`${U}/memories/${call.bucket}/x.md`, 0.5), hit(`${U}/memories/${call.bucket}/y.md`, 0.5)] }),
+      find: (call) => ({
+        memories: [hit(`${U}/memories/${call.bucket}/x.md`, 0.5), hit(`${U}/memories/${call.bucket}/y.md`, 0.5)],
+      }),
     });
     expect(merged.candidates.map((c) => c.baseUri.slice(U.length))).toEqual([
-      '/memories/entities/x.md', '/memories/entities/y.md', '/memories/events/x.md', '/memories/events/y.md',
+      '/memories/entities/x.md',
+      '/memories/entities/y.md',
+      '/memories/events/x.md',
+      '/memories/events/y.md',
     ]);
   });
 });

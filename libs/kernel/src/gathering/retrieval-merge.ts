@@ -10,7 +10,8 @@ import { RetrievalCall } from './retrieval-plan';
 import { formatRetrievalError, RetrievalFailure } from './retrieval-errors';
 
 /** What came back for one planned call: a result, or the failure to report. */
-export type RetrievalOutcome = { call: RetrievalCall; result: FindResultLike | null } | { call: RetrievalCall; error: RetrievalFailure };
+export type RetrievalOutcome =
+  { call: RetrievalCall; result: FindResultLike | null } | { call: RetrievalCall; error: RetrievalFailure };
 
 export interface MergeInput {
   identity: Identity;
@@ -79,7 +80,10 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     }
     const hits = dedupeHitsKeepBest(found);
     searched['all'] = hits.length;
-    const built = buildCandidates(hits.map((hit) => ({ hit, bucket: owners.get(hitUri(hit)) ?? null })), context);
+    const built = buildCandidates(
+      hits.map((hit) => ({ hit, bucket: owners.get(hitUri(hit)) ?? null })),
+      context,
+    );
     excluded += built.excluded;
     for (const uri of built.excludedUris) excludedUris.add(uri);
     const candidates = rankCandidates(built.candidates).slice(0, Math.max(0, input.limit));
@@ -99,7 +103,10 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     }
     const hits = dedupeHitsKeepBest(found);
     searched[bucket] = hits.length;
-    const built = buildCandidates(hits.map((hit) => ({ hit, bucket })), context);
+    const built = buildCandidates(
+      hits.map((hit) => ({ hit, bucket })),
+      context,
+    );
     excluded += built.excluded;
     for (const uri of built.excludedUris) excludedUris.add(uri);
     perBucket.push(...rankCandidates(built.candidates).slice(0, quota));

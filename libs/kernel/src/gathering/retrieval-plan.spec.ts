@@ -35,9 +35,18 @@ function run(s: Scenario) {
   });
   const outcomes: RetrievalOutcome[] = calls.map((call) => {
     const found = (s.find ?? (() => ({})))(call);
-    return found instanceof Error ? { call, error: { name: found.name, message: found.message } } : { call, result: found };
+    return found instanceof Error
+      ? { call, error: { name: found.name, message: found.message } }
+      : { call, result: found };
   });
-  const merged = mergeRetrievalResults({ identity: s.identity, quotas, limit: s.limit ?? 10, penalties: normalizePenalties(null), excluded, outcomes });
+  const merged = mergeRetrievalResults({
+    identity: s.identity,
+    quotas,
+    limit: s.limit ?? 10,
+    penalties: normalizePenalties(null),
+    excluded,
+    outcomes,
+  });
   return { calls, targets: calls.map((c) => c.targetUri), ...merged };
 }
 
@@ -62,12 +71,19 @@ describe('retrieval plan', () => {
       name: 'coding purpose with actor covers every domain',
       scenario: { identity: tester, quotas: resolveQuotas(null, 'coding'), peerScope: 'actor' as const },
       targets: [
-        `${U}/memories/events`, `${U}/peers/current/memories/events`,
-        `${U}/memories/entities`, `${U}/peers/current/memories/entities`,
-        `${U}/memories/preferences`, `${U}/peers/current/memories/preferences`,
-        `${U}/memories/experiences`, `${U}/peers/current/memories/experiences`,
-        'viking://resources', `${U}/resources`, `${U}/peers/current/resources`,
-        `${U}/skills`, 'viking://agent/skills',
+        `${U}/memories/events`,
+        `${U}/peers/current/memories/events`,
+        `${U}/memories/entities`,
+        `${U}/peers/current/memories/entities`,
+        `${U}/memories/preferences`,
+        `${U}/peers/current/memories/preferences`,
+        `${U}/memories/experiences`,
+        `${U}/peers/current/memories/experiences`,
+        'viking://resources',
+        `${U}/resources`,
+        `${U}/peers/current/resources`,
+        `${U}/skills`,
+        'viking://agent/skills',
       ],
     },
     {

@@ -49,7 +49,9 @@ export function bucketTargets(identity: Identity, bucket: BucketKey): string[] {
   if (bucket === 'resources') {
     const defaults = defaultTargets(identity, 'resource');
     if (defaults.length) return defaults;
-    return actor ? [`${root}/resources`, 'viking://resources', `${root}/peers/${actor}/resources`] : [`${root}/resources`, 'viking://resources'];
+    return actor
+      ? [`${root}/resources`, 'viking://resources', `${root}/peers/${actor}/resources`]
+      : [`${root}/resources`, 'viking://resources'];
   }
   if (bucket === 'skills') {
     const defaults = defaultTargets(identity, 'skill');
@@ -69,11 +71,25 @@ export function planRetrievalCalls(input: RetrievalPlanInput): RetrievalCall[] {
   if (input.quotas === null) {
     const want = input.limit;
     for (const query of planned) {
-      calls.push({ bucket: null, query, targetUri: '', openContext: false, limit: overfetch(want, input.excludedCount), contextTypeFilter: null });
+      calls.push({
+        bucket: null,
+        query,
+        targetUri: '',
+        openContext: false,
+        limit: overfetch(want, input.excludedCount),
+        contextTypeFilter: null,
+      });
     }
     if (scanPeers) {
       for (const query of planned) {
-        calls.push({ bucket: null, query, targetUri: peers, openContext: true, limit: peerScanLimit(want, input.excludedCount), contextTypeFilter: null });
+        calls.push({
+          bucket: null,
+          query,
+          targetUri: peers,
+          openContext: true,
+          limit: peerScanLimit(want, input.excludedCount),
+          contextTypeFilter: null,
+        });
       }
     }
     return calls;
@@ -82,12 +98,26 @@ export function planRetrievalCalls(input: RetrievalPlanInput): RetrievalCall[] {
     const type = BUCKET_TYPE[bucket];
     for (const query of planned) {
       for (const targetUri of bucketTargets(input.identity, bucket)) {
-        calls.push({ bucket, query, targetUri, openContext: false, limit: overfetch(quota, input.excludedCount), contextTypeFilter: type });
+        calls.push({
+          bucket,
+          query,
+          targetUri,
+          openContext: false,
+          limit: overfetch(quota, input.excludedCount),
+          contextTypeFilter: type,
+        });
       }
     }
     if (scanPeers && (MEMORY_CATEGORIES as readonly string[]).includes(bucket)) {
       for (const query of planned) {
-        calls.push({ bucket, query, targetUri: peers, openContext: true, limit: peerScanLimit(quota, input.excludedCount), contextTypeFilter: type });
+        calls.push({
+          bucket,
+          query,
+          targetUri: peers,
+          openContext: true,
+          limit: peerScanLimit(quota, input.excludedCount),
+          contextTypeFilter: type,
+        });
       }
     }
   }

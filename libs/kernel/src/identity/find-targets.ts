@@ -13,7 +13,10 @@ const AGENT_SUBSCOPES = new Set(['skills', 'endpoints', 'tools', 'payments']);
  * are
  * ignored, an empty result means the defaults, and [] (root only) means unrestricted.
  */
-export function resolveFindTargets(identity: Identity, targetUri: string | readonly string[] | undefined | null): string[] {
+export function resolveFindTargets(
+  identity: Identity,
+  targetUri: string | readonly string[] | undefined | null,
+): string[] {
   const raw = typeof targetUri === 'string' ? [targetUri] : [...(targetUri ?? [])];
   const explicit: string[] = [];
   for (const item of raw) {

@@ -43,6 +43,9 @@ export function directorySidecars(dirUri: string, children: SidecarChild[], tota
     .slice(0, 3)
     .map((c) => cutAtWord(c.abstract.replace(/\s+/g, ' ').trim(), 60) || c.uri.slice(c.uri.lastIndexOf('/') + 1))
     .join('; ');
-  const abstract = cutAtWord(`${name}: ${count} item${count === 1 ? '' : 's'}${firstGists ? ` — ${firstGists}` : ''}`, ABSTRACT_LIMIT);
+  const abstract = cutAtWord(
+    `${name}: ${count} item${count === 1 ? '' : 's'}${firstGists ? ` — ${firstGists}` : ''}`,
+    ABSTRACT_LIMIT,
+  );
   return { abstract, overview };
 }

@@ -4,8 +4,18 @@ import { searchText } from './search-text';
 
 describe('fileAbstract', () => {
   it.each([
-    ['memory file: whole stripped body', 'viking://user/u/memories/events/a.md', '# Summary\nShipped X.\n<!-- MEMORY_FIELDS {"a":1} -->\n', '# Summary\nShipped X.'],
-    ['resource: title and first paragraph', 'viking://resources/guide.md', '# Guide\n\nHow to deploy the thing.\n\n## More\n\nx', 'Guide: How to deploy the thing.'],
+    [
+      'memory file: whole stripped body',
+      'viking://user/u/memories/events/a.md',
+      '# Summary\nShipped X.\n<!-- MEMORY_FIELDS {"a":1} -->\n',
+      '# Summary\nShipped X.',
+    ],
+    [
+      'resource: title and first paragraph',
+      'viking://resources/guide.md',
+      '# Guide\n\nHow to deploy the thing.\n\n## More\n\nx',
+      'Guide: How to deploy the thing.',
+    ],
     ['resource without title', 'viking://resources/a.txt', 'plain text body', 'plain text body'],
   ])('%s', (_name, uri, content, expected) => {
     expect(fileAbstract(uri, content)).toBe(expected);
@@ -20,7 +30,11 @@ describe('fileAbstract', () => {
 
 describe('directorySidecars', () => {
   it('lists children with abstracts, hides dot-files, stays within the size limits', () => {
-    const children = Array.from({ length: 200 }, (_, i) => ({ uri: `viking://resources/d/f${i}.md`, kind: 'file' as const, abstract: 'x'.repeat(150) }));
+    const children = Array.from({ length: 200 }, (_, i) => ({
+      uri: `viking://resources/d/f${i}.md`,
+      kind: 'file' as const,
+      abstract: 'x'.repeat(150),
+    }));
     children.push({ uri: 'viking://resources/d/.hidden', kind: 'file', abstract: 'secret' });
     const s = directorySidecars('viking://resources/d', children);
     expect(s.overview.length).toBeLessThanOrEqual(4000);

@@ -14,7 +14,11 @@ export const OVERVIEW_LIMIT = 4000;
  */
 export function fileAbstract(uri: string, content: string): string {
   if (uri.includes('/memories/')) return stripMemoryFields(content);
-  const blocks = content.replace(/\r\n/g, '\n').split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
+  const blocks = content
+    .replace(/\r\n/g, '\n')
+    .split(/\n\s*\n/)
+    .map((b) => b.trim())
+    .filter(Boolean);
   const title = /^#{1,3}\s+(.+)$/m.exec(blocks[0] ?? '')?.[1]?.trim();
   const para = blocks.find((b) => !b.startsWith('#') && !b.startsWith('```') && !b.startsWith('---'));
   const text = [title, para?.replace(/\s+/g, ' ')].filter(Boolean).join(': ');

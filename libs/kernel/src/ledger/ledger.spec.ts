@@ -10,7 +10,11 @@ describe('parseLedger', () => {
     { name: 'empty string → ok, empty', raw: '', out: { status: 'ok', data: {} } },
     { name: 'JSON array → ok, empty', raw: '[1,2]', out: { status: 'ok', data: {} } },
     { name: 'JSON null → ok, empty', raw: 'null', out: { status: 'ok', data: {} } },
-    { name: 'object → ok', raw: '{"version":1,"entries":{}}', out: { status: 'ok', data: { version: 1, entries: {} } } },
+    {
+      name: 'object → ok',
+      raw: '{"version":1,"entries":{}}',
+      out: { status: 'ok', data: { version: 1, entries: {} } },
+    },
   ])('$name', ({ raw, out }) => {
     expect(parseLedger(raw)).toEqual(out);
   });
@@ -47,7 +51,13 @@ describe('cooledUris', () => {
     { name: 'R cooled, O expired', data: doc({ R: { turn: 8 }, O: { turn: 2 } }), turn: 10, turns: 5, out: ['R'] },
     { name: 'a record ahead of the clock is expired', data: doc({ X: { turn: 99 } }), turn: 3, turns: 5, out: [] },
     { name: 'bare-URI records never cool', data: doc({ P: { turn: 9, detail: 'uri' } }), turn: 10, turns: 5, out: [] },
-    { name: 'unusable records ignored', data: doc({ A: { turn: 'x' }, B: { turn: null }, C: 'served', D: { turn: 9, detail: 'abstract' } }), turn: 10, turns: 5, out: ['D'] },
+    {
+      name: 'unusable records ignored',
+      data: doc({ A: { turn: 'x' }, B: { turn: null }, C: 'served', D: { turn: 9, detail: 'abstract' } }),
+      turn: 10,
+      turns: 5,
+      out: ['D'],
+    },
     { name: 'served at 0 with 3 turns: cooled at 0', data: doc({ H: { turn: 0 } }), turn: 0, turns: 3, out: ['H'] },
     { name: 'served at 0 with 3 turns: cooled at 2', data: doc({ H: { turn: 0 } }), turn: 2, turns: 3, out: ['H'] },
     { name: 'served at 0 with 3 turns: free at 3', data: doc({ H: { turn: 0 } }), turn: 3, turns: 3, out: [] },
@@ -61,8 +71,24 @@ describe('cooledUris', () => {
 
 describe('recordServed', () => {
   it('upserts at the current turn and drops future and unusable records', () => {
-    const data = doc({ X: { turn: 99 }, A: { turn: 'x' }, B: { turn: null }, C: 'served', K: { turn: 2, detail: 'full' } });
-    expect(recordServed(data, [{ uri: 'H', detail: 'abstract' }, { uri: 'U', detail: 'uri' }], 3, 5)).toEqual({
+    const data = doc({
+      X: { turn: 99 },
+      A: { turn: 'x' },
+      B: { turn: null },
+      C: 'served',
+      K: { turn: 2, detail: 'full' },
+    });
+    expect(
+      recordServed(
+        data,
+        [
+          { uri: 'H', detail: 'abstract' },
+          { uri: 'U', detail: 'uri' },
+        ],
+        3,
+        5,
+      ),
+    ).toEqual({
       version: 1,
       updated_turn: 3,
       entries: { K: { turn: 2, detail: 'full' }, H: { turn: 3, detail: 'abstract' }, U: { turn: 3, detail: 'uri' } },

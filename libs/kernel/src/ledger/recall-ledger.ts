@@ -46,7 +46,7 @@ export function recordTurn(record: unknown): number | null {
 
 /** The turn clock (docs/contract.md#dedup-ledger): `max(total_message_count or 0, live message count)`. */
 export function turnClock(totalMessageCount: unknown, liveMessages: number): number {
-  const total = totalMessageCount === null || totalMessageCount === undefined ? 0 : pyInt(totalMessageCount) ?? 0;
+  const total = totalMessageCount === null || totalMessageCount === undefined ? 0 : (pyInt(totalMessageCount) ?? 0);
   return Math.max(total, liveMessages);
 }
 
@@ -90,7 +90,10 @@ export function recordServed(
   const keepFrom = turn - Math.max(0, Math.trunc(dedupTurns)) * 4;
   let kept = Object.entries(stored)
     .map(([uri, record]) => ({ uri, record, at: recordTurn(record) }))
-    .filter((item): item is { uri: string; record: unknown; at: number } => item.at !== null && item.at >= keepFrom && item.at <= turn);
+    .filter(
+      (item): item is { uri: string; record: unknown; at: number } =>
+        item.at !== null && item.at >= keepFrom && item.at <= turn,
+    );
   if (kept.length > MAX_LEDGER_URIS) kept = [...kept].sort((a, b) => b.at - a.at).slice(0, MAX_LEDGER_URIS);
   return {
     version: LEDGER_VERSION,

@@ -20,7 +20,8 @@ export interface LanguageRules {
 }
 
 const JS_MODS = '(?:(?:public|private|protected|static|readonly|abstract|override|async|get|set|declare)\\s+)*';
-const JAVA_MODS = '(?:(?:public|protected|private|static|final|abstract|synchronized|native|default|strictfp|sealed|non-sealed)\\s+)*';
+const JAVA_MODS =
+  '(?:(?:public|protected|private|static|final|abstract|synchronized|native|default|strictfp|sealed|non-sealed)\\s+)*';
 const NO_STATEMENT = '(?!(?:return|new|throw|else|case|delete|goto)\\b)';
 const RUST_VIS = '(?:pub(?:\\([^)]*\\))?\\s+)?';
 
@@ -34,12 +35,15 @@ const PYTHON: LanguageRules = {
 const SCRIPT: LanguageRules = {
   end: 'brace',
   lineComment: '//',
-  quotes: "\"'`",
+  quotes: '"\'`',
   rules: [
     { pattern: /^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\b/ },
     { pattern: /^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\b/ },
     { pattern: /^\s*(?:export\s+)?(?:declare\s+)?(?:interface|enum|namespace)\s+[\w$]+/ },
-    { pattern: /^\s*(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s+)?(?:\(|[\w$]+\s*=>)/, arrow: true },
+    {
+      pattern: /^\s*(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s+)?(?:\(|[\w$]+\s*=>)/,
+      arrow: true,
+    },
     { pattern: new RegExp(`^\\s*${JS_MODS}\\*?([\\w$#]+)\\s*(?:<[^>]*>)?\\s*\\(`), name: 1 },
   ],
 };
@@ -47,7 +51,7 @@ const SCRIPT: LanguageRules = {
 const GO: LanguageRules = {
   end: 'brace',
   lineComment: '//',
-  quotes: "\"'`",
+  quotes: '"\'`',
   rules: [{ pattern: /^func\b/ }, { pattern: /^type\s+\w+(?:\[[^\]]*\])?\s+(?:struct|interface)\b/ }],
 };
 
@@ -56,7 +60,10 @@ const RUST: LanguageRules = {
   lineComment: '//',
   quotes: `"`,
   rules: [
-    { pattern: new RegExp(`^\\s*${RUST_VIS}(?:(?:const|async|unsafe|extern(?:\\s+"[^"]*")?)\\s+)*fn\\s+\\w+`), bodyless: true },
+    {
+      pattern: new RegExp(`^\\s*${RUST_VIS}(?:(?:const|async|unsafe|extern(?:\\s+"[^"]*")?)\\s+)*fn\\s+\\w+`),
+      bodyless: true,
+    },
     { pattern: new RegExp(`^\\s*${RUST_VIS}(?:struct|enum|trait|union|mod)\\s+\\w+`) },
     { pattern: /^\s*(?:unsafe\s+)?impl\b/ },
   ],
@@ -68,7 +75,12 @@ const JAVA: LanguageRules = {
   quotes: `"'`,
   rules: [
     { pattern: new RegExp(`^\\s*${JAVA_MODS}(?:class|interface|enum|record|@interface)\\s+\\w+`) },
-    { pattern: new RegExp(`^\\s*${NO_STATEMENT}${JAVA_MODS}(?:<[^>]+>\\s+)?[\\w$][\\w$.<>\\[\\],? ]*\\s+([\\w$]+)\\s*\\(`), name: 1 },
+    {
+      pattern: new RegExp(
+        `^\\s*${NO_STATEMENT}${JAVA_MODS}(?:<[^>]+>\\s+)?[\\w$][\\w$.<>\\[\\],? ]*\\s+([\\w$]+)\\s*\\(`,
+      ),
+      name: 1,
+    },
     { pattern: new RegExp(`^\\s*(?:(?:public|protected|private)\\s+)([\\w$]+)\\s*\\(`), name: 1 },
   ],
 };
@@ -78,10 +90,21 @@ const C_FAMILY: LanguageRules = {
   lineComment: '//',
   quotes: `"'`,
   rules: [
-    { pattern: /^\s*(?:template\s*<[^>]*>\s*)?(?:typedef\s+)?(?:struct|class|union|enum(?:\s+class)?|namespace)\s+\w+[^;]*$/ },
-    { pattern: /^(?!(?:return|else|goto)\b)[A-Za-z_][\w\s*&:<>,~]*?[\s*&]\**([A-Za-z_~][\w:~]*)\s*\(/, name: 1, bodyless: true },
+    {
+      pattern:
+        /^\s*(?:template\s*<[^>]*>\s*)?(?:typedef\s+)?(?:struct|class|union|enum(?:\s+class)?|namespace)\s+\w+[^;]*$/,
+    },
+    {
+      pattern: /^(?!(?:return|else|goto)\b)[A-Za-z_][\w\s*&:<>,~]*?[\s*&]\**([A-Za-z_~][\w:~]*)\s*\(/,
+      name: 1,
+      bodyless: true,
+    },
     { pattern: /^([A-Za-z_]\w*::~?[A-Za-z_]\w*)\s*\(/ },
-    { pattern: /^\s+(?!(?:return|new|delete|throw|else|case|goto)\b)(?:(?:virtual|static|inline|explicit|constexpr)\s+)*(?:[\w:<>,*&~]+\s+)*[*&]*([A-Za-z_~][\w~]*)\s*\(/, name: 1 },
+    {
+      pattern:
+        /^\s+(?!(?:return|new|delete|throw|else|case|goto)\b)(?:(?:virtual|static|inline|explicit|constexpr)\s+)*(?:[\w:<>,*&~]+\s+)*[*&]*([A-Za-z_~][\w~]*)\s*\(/,
+      name: 1,
+    },
   ],
 };
 
@@ -111,9 +134,41 @@ const BY_EXTENSION: Readonly<Record<string, LanguageRules>> = {
 
 /** Statement keywords that look like `name(` but never start a declaration. */
 export const NOT_A_NAME = new Set([
-  'if', 'for', 'while', 'switch', 'catch', 'return', 'function', 'new', 'else', 'do', 'try', 'throw', 'typeof',
-  'await', 'yield', 'delete', 'void', 'sizeof', 'super', 'this', 'with', 'case', 'elif', 'except', 'lambda',
-  'assert', 'synchronized', 'defer', 'go', 'match', 'foreach', 'using', 'static_assert', 'decltype', 'alignof',
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'return',
+  'function',
+  'new',
+  'else',
+  'do',
+  'try',
+  'throw',
+  'typeof',
+  'await',
+  'yield',
+  'delete',
+  'void',
+  'sizeof',
+  'super',
+  'this',
+  'with',
+  'case',
+  'elif',
+  'except',
+  'lambda',
+  'assert',
+  'synchronized',
+  'defer',
+  'go',
+  'match',
+  'foreach',
+  'using',
+  'static_assert',
+  'decltype',
+  'alignof',
 ]);
 
 /** Declaration rules for a file name, or null when no skeleton is supported (docs/contract.md#tier-texts item 2). */

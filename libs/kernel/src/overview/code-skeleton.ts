@@ -30,7 +30,10 @@ function scanSignature(lines: readonly string[], start: number, language: Langua
         return { kind: 'accept', text: text + line.slice(0, col + 1), lastLine: row };
       } else if (depth === 0 && language.end === 'brace') {
         if (ch === '{') return { kind: 'accept', text: text + line.slice(0, col), lastLine: row };
-        if (ch === ';') return rule.bodyless ? { kind: 'accept', text: text + line.slice(0, col), lastLine: row } : { kind: 'reject' };
+        if (ch === ';')
+          return rule.bodyless
+            ? { kind: 'accept', text: text + line.slice(0, col), lastLine: row }
+            : { kind: 'reject' };
         if (rule.arrow && ch === '=' && line[col + 1] === '>') {
           return { kind: 'accept', text: text + line.slice(0, col + 2), lastLine: row };
         }

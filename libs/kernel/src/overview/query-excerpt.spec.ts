@@ -3,7 +3,10 @@ import { planEntries } from '../planning/plan-entries';
 import { focusTerms, focusWeights, queryExcerpt } from './query-excerpt';
 
 const U = 'viking://user/u';
-const turns = Array.from({ length: 40 }, (_, i) => `[D1:${i + 1}] Ann: small talk number ${i + 1} about nothing in particular today.`);
+const turns = Array.from(
+  { length: 40 },
+  (_, i) => `[D1:${i + 1}] Ann: small talk number ${i + 1} about nothing in particular today.`,
+);
 turns[27] = '[D1:28] Ann: I adopted a greyhound named Biscuit from the shelter last week.';
 const BODY = `# Summary\nMonday 8 May 2023, session 1, Ann and Bo.\n[D1:1] Ann: hello\n# 2023-05-08 ChatLog:\n${turns.join('\n')}\n`;
 
@@ -27,7 +30,17 @@ describe('query excerpts', () => {
   });
 
   it('an 800-token block serves the evidence line of a long event instead of its leading text', () => {
-    const c: Candidate = { uri: `${U}/memories/events/s1.md`, baseUri: `${U}/memories/events/s1.md`, category: 'events', score: 0.8, rankedScore: 0.8, level: 2, abstract: BODY, origin: 'self', isDirectory: false };
+    const c: Candidate = {
+      uri: `${U}/memories/events/s1.md`,
+      baseUri: `${U}/memories/events/s1.md`,
+      category: 'events',
+      score: 0.8,
+      rankedScore: 0.8,
+      level: 2,
+      abstract: BODY,
+      origin: 'self',
+      isDirectory: false,
+    };
     const contents = new Map([[c.baseUri, BODY]]);
     const plain = planEntries({ candidates: [c], contents, maxTokens: 200 });
     expect(plain.entries[0]!.text).not.toContain('greyhound');
@@ -48,10 +61,21 @@ describe('small budgets: depth before breadth', () => {
   it('at a small budget the best-ranked event is served whole before lower-ranked overviews', () => {
     const events = Array.from({ length: 10 }, (_, i) => {
       const uri = `${U}/memories/events/e${i}.md`;
-      const c: Candidate = { uri, baseUri: uri, category: 'events', score: 1 - i / 20, rankedScore: 1 - i / 20, level: 2, abstract: 'x', origin: 'self', isDirectory: false };
+      const c: Candidate = {
+        uri,
+        baseUri: uri,
+        category: 'events',
+        score: 1 - i / 20,
+        rankedScore: 1 - i / 20,
+        level: 2,
+        abstract: 'x',
+        origin: 'self',
+        isDirectory: false,
+      };
       return c;
     });
-    const body = (i: number) => `# Summary\nevent ${i} lead line\n# ChatLog:\n${'we talked about the weather and the garden. '.repeat(12)}`;
+    const body = (i: number) =>
+      `# Summary\nevent ${i} lead line\n# ChatLog:\n${'we talked about the weather and the garden. '.repeat(12)}`;
     const contents = new Map(events.map((c, i) => [c.baseUri, body(i)]));
     const { entries, stats } = planEntries({ candidates: events, contents, maxTokens: 500 });
     expect(entries[0]!.uri).toBe(events[0]!.baseUri);

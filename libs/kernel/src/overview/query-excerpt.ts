@@ -17,11 +17,13 @@ const LATIN_WORD = /[\p{L}\p{N}]+/gu;
 const HEADING = /^#{1,6}\s/;
 // Function words, and question words that every line would "match".
 const STOP = new Set(
-  ('the and for with from into about that this these those there here what which who whom whose when where why how ' +
+  (
+    'the and for with from into about that this these those there here what which who whom whose when where why how ' +
     'did does doing done have has had having was were are been being will would could should ' +
     'can may might must shall ' +
     'you your yours she her hers him his they them their its our ours not any all some much many more most than then ' +
-    'also just only very too out over under again once ever never yes yeah did kind sort like get got').split(' '),
+    'also just only very too out over under again once ever never yes yeah did kind sort like get got'
+  ).split(' '),
 );
 
 /** Light stemming: "painted", "paints", "painting" meet "paint" (query terms only; lines match by substring). */

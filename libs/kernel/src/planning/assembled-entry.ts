@@ -39,7 +39,13 @@ export function entryFor(candidate: Candidate, detail: Tier, text: string): Asse
 
 /** Serialise an entry for `result.entries` (docs/contract.md#entries): uri, category, score, detail, text, origin. */
 export function entryToJson(entry: AssembledEntry): EntryJson {
-  const json: EntryJson = { uri: entry.uri, category: entry.category, score: entry.score, detail: entry.detail, text: entry.text };
+  const json: EntryJson = {
+    uri: entry.uri,
+    category: entry.category,
+    score: entry.score,
+    detail: entry.detail,
+    text: entry.text,
+  };
   if (entry.origin) json.origin = entry.origin;
   return json;
 }

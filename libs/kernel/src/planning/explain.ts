@@ -66,8 +66,18 @@ export function explainCandidate(
 /** A hit that never became a candidate: excluded by the request or cooled by the session ledger. */
 export function explainExcluded(uri: string, cooled: boolean): ExplainEntry {
   return {
-    uri, category: null, origin: null, rank: null, score: null, ranked_score: null, directory: false,
-    outcome: cooled ? 'cooled' : 'excluded', detail: null, start: null, ceiling: null, tokens: 0,
+    uri,
+    category: null,
+    origin: null,
+    rank: null,
+    score: null,
+    ranked_score: null,
+    directory: false,
+    outcome: cooled ? 'cooled' : 'excluded',
+    detail: null,
+    start: null,
+    ceiling: null,
+    tokens: 0,
     why: [cooled ? 'served within the last dedup_turns of this session (ledger)' : 'listed in exclude_uris'],
   };
 }

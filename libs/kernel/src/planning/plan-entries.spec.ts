@@ -12,11 +12,27 @@ const U = 'viking://user/test_user';
 
 function cand(baseUri: string, category: Category, over: Partial<Candidate> = {}): Candidate {
   const score = over.score ?? 0.5;
-  return { uri: baseUri, baseUri, category, score, rankedScore: score, level: 2, abstract: '', origin: 'self', isDirectory: false, ...over };
+  return {
+    uri: baseUri,
+    baseUri,
+    category,
+    score,
+    rankedScore: score,
+    level: 2,
+    abstract: '',
+    origin: 'self',
+    isDirectory: false,
+    ...over,
+  };
 }
 
 /** Read what the policy asks for (failures → ""), then plan: the assembler's steps in miniature. */
-function assemble(candidates: Candidate[], bodies: Record<string, string | Error>, maxTokens: number, pins: DetailPins = NO_PINS) {
+function assemble(
+  candidates: Candidate[],
+  bodies: Record<string, string | Error>,
+  maxTokens: number,
+  pins: DetailPins = NO_PINS,
+) {
   const cap = perEntryCap(maxTokens, candidates.length);
   const reads = planContentReads(candidates, cap, pins);
   const contents = new Map<string, string>();
@@ -33,14 +49,18 @@ const eventBody = (gist: string, filler: string) => `# Summary\n${gist}\n\n# Cha
 
 describe('planEntries: worked examples of planning', () => {
   it('six entities with short abstracts all fit at abstract', () => {
-    const cs = Array.from({ length: 6 }, (_, i) => cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity number ${i}` }));
+    const cs = Array.from({ length: 6 }, (_, i) =>
+      cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity number ${i}` }),
+    );
     const { entries, stats } = assemble(cs, {}, 1600);
     expect(entries.map((e) => e.detail)).toEqual(Array(6).fill('abstract'));
     expect(stats.dropped).toBe(0);
   });
 
   it('events with a summary and 200-300 chars of filler deepen to full', () => {
-    const cs = [0, 1, 2].map((i) => cand(`${U}/memories/events/e${i}.md`, 'events', { abstract: `abs ${i}`, score: 0.6 - i / 10 }));
+    const cs = [0, 1, 2].map((i) =>
+      cand(`${U}/memories/events/e${i}.md`, 'events', { abstract: `abs ${i}`, score: 0.6 - i / 10 }),
+    );
     const bodies = Object.fromEntries(cs.map((c, i) => [c.baseUri, eventBody(`gist ${i}`, 'y'.repeat(200 + i * 50))]));
     const { entries } = assemble(cs, bodies, 1600);
     expect(entries.filter((e) => e.detail === 'full').length).toBeGreaterThanOrEqual(1);
@@ -49,7 +69,11 @@ describe('planEntries: worked examples of planning', () => {
   it('a 40 000-char event stays at its summary while a small one deepens (800 budget)', () => {
     const a = cand(`${U}/memories/events/a.md`, 'events', { score: 0.95, abstract: 'a' });
     const b = cand(`${U}/memories/events/b.md`, 'events', { score: 0.9, abstract: 'b' });
-    const { entries } = assemble([a, b], { [a.baseUri]: eventBody('the A summary', 'z'.repeat(40000)), [b.baseUri]: eventBody('B', 'small body') }, 800);
+    const { entries } = assemble(
+      [a, b],
+      { [a.baseUri]: eventBody('the A summary', 'z'.repeat(40000)), [b.baseUri]: eventBody('B', 'small body') },
+      800,
+    );
     expect(entries.map((e) => [e.uri, e.detail, e.text])).toEqual([
       [a.baseUri, 'overview', 'the A summary'],
       [b.baseUri, 'full', eventBody('B', 'small body')],
@@ -61,7 +85,11 @@ describe('planEntries: worked examples of planning', () => {
     { name: '200 budget → overview', maxTokens: 200, detail: 'overview', low: 1, high: 200 },
   ])('single low-score event with 4000 chars of chatter: $name', ({ maxTokens, detail, low, high }) => {
     const c = cand(`${U}/memories/events/solo.md`, 'events', { score: 0.02, abstract: 'solo' });
-    const { entries, stats } = assemble([c], { [c.baseUri]: `# Summary\nShipped X.\n\n# 2026-07-14 ChatLog:\n${'c'.repeat(4000)}` }, maxTokens);
+    const { entries, stats } = assemble(
+      [c],
+      { [c.baseUri]: `# Summary\nShipped X.\n\n# 2026-07-14 ChatLog:\n${'c'.repeat(4000)}` },
+      maxTokens,
+    );
     expect(entries.map((e) => e.detail)).toEqual([detail]);
     expect(stats.usedTokens).toBe(entries[0]!.tokens);
     expect(stats.usedTokens).toBeGreaterThanOrEqual(low);
@@ -78,7 +106,12 @@ describe('planEntries: worked examples of planning', () => {
   });
 
   it.each([
-    { name: 'readable summary → overview', body: '# Summary\nthe gist\n\n# Detail\n' + 'd'.repeat(500), detail: 'overview', text: 'the gist' },
+    {
+      name: 'readable summary → overview',
+      body: '# Summary\nthe gist\n\n# Detail\n' + 'd'.repeat(500),
+      detail: 'overview',
+      text: 'the gist',
+    },
     { name: 'failed read → uri', body: new Error('EIO'), detail: 'uri', text: '' },
   ])('entity with a 20 000-char abstract: $name', ({ body, detail, text }) => {
     const c = cand(`${U}/memories/entities/big.md`, 'entities', { abstract: 'w'.repeat(20000) });
@@ -88,7 +121,12 @@ describe('planEntries: worked examples of planning', () => {
   });
 
   it('three entities with ~200-char abstracts at 60 tokens: two bare URIs, one dropped, 55 used', () => {
-    const cs = [0, 1, 2].map((i) => cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity ${i} `.repeat(20), score: 0.5 - i / 100 }));
+    const cs = [0, 1, 2].map((i) =>
+      cand(`${U}/memories/entities/e${i}.md`, 'entities', {
+        abstract: `entity ${i} `.repeat(20),
+        score: 0.5 - i / 100,
+      }),
+    );
     const { entries, stats } = assemble(cs, {}, 60);
     expect(stats.perEntryCap).toBe(40);
     expect(entries.map((e) => e.detail)).toEqual(['uri', 'uri']);
@@ -97,7 +135,9 @@ describe('planEntries: worked examples of planning', () => {
   });
 
   it('three entities with ~200-char abstracts at 64 tokens', () => {
-    const cs = [0, 1, 2].map((i) => cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity ${i} `.repeat(20) }));
+    const cs = [0, 1, 2].map((i) =>
+      cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity ${i} `.repeat(20) }),
+    );
     const { entries, stats } = assemble(cs, {}, 64);
     expect(stats.returned + stats.dropped).toBe(3);
     expect(stats.dropped).toBeGreaterThanOrEqual(1);
@@ -106,7 +146,10 @@ describe('planEntries: worked examples of planning', () => {
   });
 
   it('identical abstracts are served once', () => {
-    const cs = [cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'same text' }), cand(`${U}/memories/entities/b.md`, 'entities', { abstract: 'same text' })];
+    const cs = [
+      cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'same text' }),
+      cand(`${U}/memories/entities/b.md`, 'entities', { abstract: 'same text' }),
+    ];
     const { entries, stats } = assemble(cs, {}, 1600);
     expect(entries.map((e) => e.uri)).toEqual([`${U}/memories/entities/a.md`]);
     expect(stats.deduped).toBe(1);
@@ -123,21 +166,43 @@ describe('planEntries: worked examples of planning', () => {
   it.each([
     { name: 'default tier', pins: NO_PINS },
     { name: 'pinned abstract', pins: normalizeDetail('abstract') },
-    { name: 'resource pinned abstract with an oversized abstract', pins: normalizeDetail('abstract'), abstract: 'X '.repeat(400), maxTokens: 60 },
-  ])('a resource without a usable abstract is a bare URI and its body is never read: $name', ({ pins, abstract, maxTokens }) => {
-    const c = cand(`${U}/resources/creds.md`, 'resources', { abstract: abstract ?? '' });
-    const { entries, reads } = assemble([c], { [c.baseUri]: '# Credentials\n\nTOKEN=secret' }, maxTokens ?? 1600, pins);
-    expect(reads).toEqual([]);
-    expect(entries.map((e) => [e.detail, e.text])).toEqual([['uri', '']]);
-  });
+    {
+      name: 'resource pinned abstract with an oversized abstract',
+      pins: normalizeDetail('abstract'),
+      abstract: 'X '.repeat(400),
+      maxTokens: 60,
+    },
+  ])(
+    'a resource without a usable abstract is a bare URI and its body is never read: $name',
+    ({ pins, abstract, maxTokens }) => {
+      const c = cand(`${U}/resources/creds.md`, 'resources', { abstract: abstract ?? '' });
+      const { entries, reads } = assemble(
+        [c],
+        { [c.baseUri]: '# Credentials\n\nTOKEN=secret' },
+        maxTokens ?? 1600,
+        pins,
+      );
+      expect(reads).toEqual([]);
+      expect(entries.map((e) => [e.detail, e.text])).toEqual([['uri', '']]);
+    },
+  );
 
   it.each([
     { name: 'default → abstract', detail: null, out: ['abstract', 'short abstract'] },
     { name: 'pinned full → body', detail: 'full', out: ['full', '# Title\n\nintro text\n\n## Body\n\nmore'] },
-    { name: 'pinned overview → document outline', detail: 'overview', out: ['overview', '# Title\n  ## Body\n\nintro text'] },
+    {
+      name: 'pinned overview → document outline',
+      detail: 'overview',
+      out: ['overview', '# Title\n  ## Body\n\nintro text'],
+    },
   ])('resource guide: $name', ({ detail, out }) => {
     const c = cand('viking://resources/guide.md', 'resources', { abstract: 'short abstract' });
-    const { entries } = assemble([c], { [c.baseUri]: '# Title\n\nintro text\n\n## Body\n\nmore' }, 1600, normalizeDetail(detail));
+    const { entries } = assemble(
+      [c],
+      { [c.baseUri]: '# Title\n\nintro text\n\n## Body\n\nmore' },
+      1600,
+      normalizeDetail(detail),
+    );
     expect([entries[0]!.detail, entries[0]!.text]).toEqual(out);
   });
 
@@ -172,7 +237,10 @@ describe('planEntries: behaviour', () => {
     const body = '# Summary\ngist\n\n# ChatLog:\nnoise';
     const { entries, reads } = assemble([e, n], { [e.baseUri]: body, [n.baseUri]: body }, 1600);
     expect(reads).toEqual([e.baseUri]);
-    expect(entries.map((x) => [x.category, x.detail])).toEqual([['events', 'full'], ['entities', 'abstract']]);
+    expect(entries.map((x) => [x.category, x.detail])).toEqual([
+      ['events', 'full'],
+      ['entities', 'abstract'],
+    ]);
   });
 
   it('the MEMORY_FIELDS trailer never reaches the text', () => {
@@ -187,14 +255,23 @@ describe('planEntries: behaviour', () => {
     const e = cand(`${U}/memories/events/a.md`, 'events', { abstract: 'event abstract' });
     const n = cand(`${U}/memories/entities/b.md`, 'entities', { abstract: 'entity abstract' });
     const pins = normalizeDetail({ events: 'abstract', entities: 'full' });
-    const { entries, stats, reads } = assemble([e, n], { [e.baseUri]: '# Summary\ns', [n.baseUri]: 'entity full body' }, 1600, pins);
+    const { entries, stats, reads } = assemble(
+      [e, n],
+      { [e.baseUri]: '# Summary\ns', [n.baseUri]: 'entity full body' },
+      1600,
+      pins,
+    );
     expect(reads).toEqual([n.baseUri]);
-    expect(entries.map((x) => [x.category, x.detail, x.text])).toEqual([['events', 'abstract', 'event abstract'], ['entities', 'full', 'entity full body']]);
+    expect(entries.map((x) => [x.category, x.detail, x.text])).toEqual([
+      ['events', 'abstract', 'event abstract'],
+      ['entities', 'full', 'entity full body'],
+    ]);
     expect(stats.detail).toEqual({ events: 'abstract', entities: 'full' });
   });
 
   it('CJK costs 250 tokens more than ASCII for the same 200-character abstract', () => {
-    const used = (abstract: string) => assemble([cand(`${U}/memories/entities/e.md`, 'entities', { abstract })], {}, 32000).stats.usedTokens;
+    const used = (abstract: string) =>
+      assemble([cand(`${U}/memories/entities/e.md`, 'entities', { abstract })], {}, 32000).stats.usedTokens;
     expect(used('中'.repeat(200)) - used('a'.repeat(200))).toBe(250);
   });
 
@@ -213,8 +290,12 @@ describe('planEntries: behaviour', () => {
   });
 
   it('stats example: three event hits, 330-char bodies, 1600 budget', () => {
-    const cs = ['a', 'b', 'c'].map((name, i) => cand(`${U}/memories/events/${name}.md`, 'events', { abstract: `abs ${name}`, score: [0.62, 0.55, 0.41][i]! }));
-    const bodies = Object.fromEntries(['a', 'b', 'c'].map((name) => [`${U}/memories/events/${name}.md`, eventBody(`gist ${name}`, 'x'.repeat(300))]));
+    const cs = ['a', 'b', 'c'].map((name, i) =>
+      cand(`${U}/memories/events/${name}.md`, 'events', { abstract: `abs ${name}`, score: [0.62, 0.55, 0.41][i]! }),
+    );
+    const bodies = Object.fromEntries(
+      ['a', 'b', 'c'].map((name) => [`${U}/memories/events/${name}.md`, eventBody(`gist ${name}`, 'x'.repeat(300))]),
+    );
     const { stats } = assemble(cs, bodies, 1600);
     expect(stats).toEqual({
       maxTokens: 1600,
@@ -232,7 +313,15 @@ describe('planEntries: behaviour', () => {
 
   it('no candidates still reports the budget', () => {
     expect(planEntries({ candidates: [], contents: new Map(), maxTokens: 1600 }).stats).toEqual({
-      maxTokens: 1600, usedTokens: 0, perEntryCap: 3200, returned: 0, dropped: 0, deduped: 0, redundant: 0, detail: null, tierCounts: {},
+      maxTokens: 1600,
+      usedTokens: 0,
+      perEntryCap: 3200,
+      returned: 0,
+      dropped: 0,
+      deduped: 0,
+      redundant: 0,
+      detail: null,
+      tierCounts: {},
       fill: { floorTokens: 0, overviewUpgrades: 0, fullUpgrades: 0, spareUpgrades: 0 },
     });
   });

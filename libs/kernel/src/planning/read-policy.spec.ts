@@ -9,7 +9,18 @@ const U = 'viking://user/test_user';
 
 function cand(baseUri: string, category: Category, over: Partial<Candidate> = {}): Candidate {
   const score = over.score ?? 0.5;
-  return { uri: baseUri, baseUri, category, score, rankedScore: score, level: 2, abstract: '', origin: 'self', isDirectory: false, ...over };
+  return {
+    uri: baseUri,
+    baseUri,
+    category,
+    score,
+    rankedScore: score,
+    level: 2,
+    abstract: '',
+    origin: 'self',
+    isDirectory: false,
+    ...over,
+  };
 }
 
 const eventBody = (gist: string, filler: string) => `# Summary\n${gist}\n\n# ChatLog:\n${filler}`;
@@ -25,29 +36,51 @@ describe('planEntries: mechanics', () => {
 
   it('spare pass spends leftover budget past the cap on the best-ranked event', () => {
     const a = cand(`${U}/memories/events/a.md`, 'events', { score: 0.9, abstract: 'a' });
-    const rest = [1, 2, 3].map((i) => cand(`viking://resources/r${i}.md`, 'resources', { score: 0.5, abstract: `resource ${i}` }));
+    const rest = [1, 2, 3].map((i) =>
+      cand(`viking://resources/r${i}.md`, 'resources', { score: 0.5, abstract: `resource ${i}` }),
+    );
     const contents = new Map([[a.baseUri, eventBody('A', 'a'.repeat(2000))]]);
     const { entries, stats } = planEntries({ candidates: [a, ...rest], contents, maxTokens: 800 });
     expect(stats.perEntryCap).toBe(400);
     expect(entries[0]!.tokens).toBeGreaterThan(400);
     expect(entries.map((e) => e.detail)).toEqual(['full', 'abstract', 'abstract', 'abstract']);
-    expect(stats.fill).toEqual({ floorTokens: stats.fill.floorTokens, overviewUpgrades: 0, fullUpgrades: 0, spareUpgrades: 1 });
+    expect(stats.fill).toEqual({
+      floorTokens: stats.fill.floorTokens,
+      overviewUpgrades: 0,
+      fullUpgrades: 0,
+      spareUpgrades: 1,
+    });
     expect(stats.usedTokens).toBeLessThanOrEqual(800);
   });
 
   it('directories are served from their overview sidecar and never deepen', () => {
-    const dir = cand(`${U}/memories/entities`, 'entities', { uri: `${U}/memories/entities/.abstract.md`, isDirectory: true, level: 0 });
+    const dir = cand(`${U}/memories/entities`, 'entities', {
+      uri: `${U}/memories/entities/.abstract.md`,
+      isDirectory: true,
+      level: 0,
+    });
     const sidecar = '---\ndirectory: viking://user/test_user/memories/entities/\n---\nPeople and projects.\n';
     const pins = normalizeDetail('full');
     const reads = planContentReads([dir], 3200, pins).map((read) => read.uri);
     expect(reads).toEqual([`${U}/memories/entities/.overview.md`]);
     expect(contentUriFor(dir)).toBe(reads[0]);
-    const { entries } = planEntries({ candidates: [dir], contents: new Map([[reads[0]!, sidecar]]), maxTokens: 1600, pins });
-    expect(entries.map((e) => [e.uri, e.detail, e.text])).toEqual([[`${U}/memories/entities`, 'overview', 'People and projects.']]);
+    const { entries } = planEntries({
+      candidates: [dir],
+      contents: new Map([[reads[0]!, sidecar]]),
+      maxTokens: 1600,
+      pins,
+    });
+    expect(entries.map((e) => [e.uri, e.detail, e.text])).toEqual([
+      [`${U}/memories/entities`, 'overview', 'People and projects.'],
+    ]);
   });
 
   it('maxTokens below one is treated as one', () => {
-    const { stats } = planEntries({ candidates: [cand('viking://resources/r', 'resources')], contents: new Map(), maxTokens: 0 });
+    const { stats } = planEntries({
+      candidates: [cand('viking://resources/r', 'resources')],
+      contents: new Map(),
+      maxTokens: 0,
+    });
     expect(stats.maxTokens).toBe(1);
     expect(stats.dropped).toBe(1);
   });
@@ -55,22 +88,70 @@ describe('planEntries: mechanics', () => {
 
 describe('read policy', () => {
   it.each([
-    { name: 'event with default tiers', c: cand(`${U}/memories/events/a.md`, 'events', { abstract: 'a' }), pins: NO_PINS, read: true },
-    { name: 'entity with a short abstract', c: cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'a' }), pins: NO_PINS, read: false },
-    { name: 'entity with no abstract substitutes its overview', c: cand(`${U}/memories/entities/a.md`, 'entities'), pins: NO_PINS, read: true },
-    { name: 'entity pinned full', c: cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'a' }), pins: normalizeDetail('full'), read: true },
-    { name: 'event pinned abstract', c: cand(`${U}/memories/events/a.md`, 'events', { abstract: 'a' }), pins: normalizeDetail({ events: 'abstract' }), read: false },
-    { name: 'resource default', c: cand('viking://resources/a', 'resources', { abstract: 'a' }), pins: NO_PINS, read: false },
-    { name: 'resource pinned overview', c: cand('viking://resources/a', 'resources', { abstract: 'a' }), pins: normalizeDetail('overview'), read: true },
-    { name: 'skill with an oversized abstract', c: cand('viking://agent/skills/s', 'skills', { abstract: 's'.repeat(9000) }), pins: NO_PINS, read: false },
-    { name: 'directory', c: cand('viking://resources/docs', 'resources', { isDirectory: true }), pins: NO_PINS, read: true },
+    {
+      name: 'event with default tiers',
+      c: cand(`${U}/memories/events/a.md`, 'events', { abstract: 'a' }),
+      pins: NO_PINS,
+      read: true,
+    },
+    {
+      name: 'entity with a short abstract',
+      c: cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'a' }),
+      pins: NO_PINS,
+      read: false,
+    },
+    {
+      name: 'entity with no abstract substitutes its overview',
+      c: cand(`${U}/memories/entities/a.md`, 'entities'),
+      pins: NO_PINS,
+      read: true,
+    },
+    {
+      name: 'entity pinned full',
+      c: cand(`${U}/memories/entities/a.md`, 'entities', { abstract: 'a' }),
+      pins: normalizeDetail('full'),
+      read: true,
+    },
+    {
+      name: 'event pinned abstract',
+      c: cand(`${U}/memories/events/a.md`, 'events', { abstract: 'a' }),
+      pins: normalizeDetail({ events: 'abstract' }),
+      read: false,
+    },
+    {
+      name: 'resource default',
+      c: cand('viking://resources/a', 'resources', { abstract: 'a' }),
+      pins: NO_PINS,
+      read: false,
+    },
+    {
+      name: 'resource pinned overview',
+      c: cand('viking://resources/a', 'resources', { abstract: 'a' }),
+      pins: normalizeDetail('overview'),
+      read: true,
+    },
+    {
+      name: 'skill with an oversized abstract',
+      c: cand('viking://agent/skills/s', 'skills', { abstract: 's'.repeat(9000) }),
+      pins: NO_PINS,
+      read: false,
+    },
+    {
+      name: 'directory',
+      c: cand('viking://resources/docs', 'resources', { isDirectory: true }),
+      pins: NO_PINS,
+      read: true,
+    },
   ])('$name', ({ c, pins, read }) => {
     expect(needsBody(c, 1600, pins)).toBe(read);
   });
 
   it('reads each content URI once, other peers with the open context', () => {
     const peer = cand(`${U}/peers/bob/memories/events/e.md`, 'events', { origin: 'other_peer', abstract: 'p' });
-    const dirA = cand('viking://resources/docs', 'resources', { isDirectory: true, uri: 'viking://resources/docs/.abstract.md' });
+    const dirA = cand('viking://resources/docs', 'resources', {
+      isDirectory: true,
+      uri: 'viking://resources/docs/.abstract.md',
+    });
     const dirB = { ...dirA, uri: 'viking://resources/docs/.overview.md' };
     expect(planContentReads([peer, dirA, dirB], 1000)).toEqual([
       { uri: peer.baseUri, openContext: true },

@@ -34,7 +34,11 @@ export interface ContentRead {
 }
 
 /** Distinct content URIs to read for these candidates, in rank order, each read once. */
-export function planContentReads(candidates: readonly Candidate[], cap: number, pins: DetailPins = NO_PINS): ContentRead[] {
+export function planContentReads(
+  candidates: readonly Candidate[],
+  cap: number,
+  pins: DetailPins = NO_PINS,
+): ContentRead[] {
   const reads: ContentRead[] = [];
   const seen = new Set<string>();
   for (const candidate of candidates) {

@@ -6,7 +6,18 @@ const U = 'viking://user/default';
 
 function cand(baseUri: string, over: Partial<Candidate> = {}): Candidate {
   const score = over.score ?? 0.5;
-  return { uri: baseUri, baseUri, category: 'preferences', score, rankedScore: score, level: 2, abstract: '', origin: 'self', isDirectory: false, ...over };
+  return {
+    uri: baseUri,
+    baseUri,
+    category: 'preferences',
+    score,
+    rankedScore: score,
+    level: 2,
+    abstract: '',
+    origin: 'self',
+    isDirectory: false,
+    ...over,
+  };
 }
 
 describe('redundantEntries', () => {
@@ -23,7 +34,10 @@ describe('redundantEntries', () => {
   it('a text contained in a longer served one is redundant, the longer one is not', () => {
     const turn = '[D1:3] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.';
     const out = redundantEntries([
-      { text: `# Summary\nsession 1\n# ChatLog:\n[D1:2] Melanie: hi there\n${turn}\n[D1:4] Melanie: wow`, isDirectory: false },
+      {
+        text: `# Summary\nsession 1\n# ChatLog:\n[D1:2] Melanie: hi there\n${turn}\n[D1:4] Melanie: wow`,
+        isDirectory: false,
+      },
       { text: `- ${turn}`, isDirectory: false },
     ]);
     expect([...out]).toEqual([1]);
@@ -33,13 +47,29 @@ describe('redundantEntries', () => {
     const memory = 'Prefers vim keybindings and dark themes.';
     const listing = `# preferences\n\n1 item in ${U}/memories/preferences.\n\n- vim.md: ${memory}`;
     const root = `# default\n\n1 item in ${U}.\n\n- memories/: memories: 1 item — preferences: 1 item — ${memory}`;
-    expect([...redundantEntries([{ text: memory, isDirectory: false }, { text: listing, isDirectory: true }, { text: root, isDirectory: true }])].sort()).toEqual([1, 2]);
+    expect(
+      [
+        ...redundantEntries([
+          { text: memory, isDirectory: false },
+          { text: listing, isDirectory: true },
+          { text: root, isDirectory: true },
+        ]),
+      ].sort(),
+    ).toEqual([1, 2]);
     const rich = `# preferences\n\n3 items in ${U}/memories/preferences.\n\n- a.md: ${memory}\n- b.md: Uses tmux with a green status bar\n- c.md: Writes commit messages in the imperative mood`;
-    expect(redundantEntries([{ text: memory, isDirectory: false }, { text: rich, isDirectory: true }]).size).toBe(0);
+    expect(
+      redundantEntries([
+        { text: memory, isDirectory: false },
+        { text: rich, isDirectory: true },
+      ]).size,
+    ).toBe(0);
   });
 
   it('is linear: 2,000 entries of 2,000 characters are checked quickly and correctly', () => {
-    const items = Array.from({ length: 2000 }, (_, i) => ({ text: `entry ${i} ${'w'.repeat(5)} `.repeat(120), isDirectory: false }));
+    const items = Array.from({ length: 2000 }, (_, i) => ({
+      text: `entry ${i} ${'w'.repeat(5)} `.repeat(120),
+      isDirectory: false,
+    }));
     expect(redundantEntries(items).size).toBe(0);
   });
 
@@ -52,8 +82,18 @@ describe('planEntries: redundancy', () => {
   it('the README first session: one memory, its directory overviews withdrawn and counted', () => {
     const memory = 'Prefers vim keybindings and dark themes.';
     const file = cand(`${U}/memories/preferences/vim.md`, { abstract: memory, score: 0.5 });
-    const dir = cand(`${U}/memories/preferences`, { uri: `${U}/memories/preferences/.overview.md`, isDirectory: true, level: 1, score: 0.6 });
-    const contents = new Map([[`${U}/memories/preferences/.overview.md`, `# preferences\n\n1 item in ${U}/memories/preferences.\n\n- vim.md: ${memory}`]]);
+    const dir = cand(`${U}/memories/preferences`, {
+      uri: `${U}/memories/preferences/.overview.md`,
+      isDirectory: true,
+      level: 1,
+      score: 0.6,
+    });
+    const contents = new Map([
+      [
+        `${U}/memories/preferences/.overview.md`,
+        `# preferences\n\n1 item in ${U}/memories/preferences.\n\n- vim.md: ${memory}`,
+      ],
+    ]);
     const { entries, stats } = planEntries({ candidates: [dir, file], contents, maxTokens: 800 });
     expect(entries.map((e) => e.uri)).toEqual([file.baseUri]);
     expect(stats.redundant).toBe(1);
@@ -61,10 +101,14 @@ describe('planEntries: redundancy', () => {
   });
 
   it('budget freed by a withdrawn entry is spent on a candidate that did not fit', () => {
-    const long = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau '.repeat(3);
+    const long =
+      'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau '.repeat(3);
     const a = cand(`${U}/memories/preferences/a.md`, { abstract: long, score: 0.9 });
     const b = cand(`${U}/memories/preferences/b.md`, { abstract: `${long} upsilon`, score: 0.8 });
-    const c = cand(`${U}/memories/preferences/c.md`, { abstract: 'the third fact is short and distinct from the rest', score: 0.7 });
+    const c = cand(`${U}/memories/preferences/c.md`, {
+      abstract: 'the third fact is short and distinct from the rest',
+      score: 0.7,
+    });
     const budget = 240; // room for two of the long ones only
     const { entries, stats } = planEntries({ candidates: [a, b, c], contents: new Map(), maxTokens: budget });
     expect(entries.map((e) => e.uri)).toEqual([a.baseUri, c.baseUri]);
@@ -76,25 +120,49 @@ describe('planEntries: redundancy', () => {
 describe('planEntries: explain', () => {
   it('one note per candidate, in rank order, with outcome, tiers and reasons', () => {
     const memory = 'Prefers vim keybindings and dark themes.';
-    const dir = cand(`${U}/memories/preferences`, { uri: `${U}/memories/preferences/.overview.md`, isDirectory: true, level: 1, score: 0.6 });
+    const dir = cand(`${U}/memories/preferences`, {
+      uri: `${U}/memories/preferences/.overview.md`,
+      isDirectory: true,
+      level: 1,
+      score: 0.6,
+    });
     const file = cand(`${U}/memories/preferences/vim.md`, { abstract: memory, score: 0.5 });
     const twin = cand(`${U}/memories/preferences/vim-copy.md`, { abstract: memory, score: 0.4 });
     const huge = cand(`${U}/memories/preferences/huge.md`, { abstract: 'word '.repeat(2000), score: 0.3 });
-    const contents = new Map([[`${U}/memories/preferences/.overview.md`, `# preferences\n\n2 items in ${U}/memories/preferences.\n\n- vim.md: ${memory}`]]);
+    const contents = new Map([
+      [
+        `${U}/memories/preferences/.overview.md`,
+        `# preferences\n\n2 items in ${U}/memories/preferences.\n\n- vim.md: ${memory}`,
+      ],
+    ]);
     const plain = planEntries({ candidates: [dir, file, twin, huge], contents, maxTokens: 800 });
     expect(plain.explain).toBeUndefined();
-    const { entries, explain, stats } = planEntries({ candidates: [dir, file, twin, huge], contents, maxTokens: 800, explain: true });
+    const { entries, explain, stats } = planEntries({
+      candidates: [dir, file, twin, huge],
+      contents,
+      maxTokens: 800,
+      explain: true,
+    });
     expect(explain!.map((e) => [e.uri, e.rank, e.outcome])).toEqual([
       [dir.baseUri, 1, 'redundant'],
       [file.baseUri, 2, 'served'],
       [twin.baseUri, 3, 'deduped'],
       [huge.baseUri, 4, 'served'],
     ]);
-    expect(explain![1]).toMatchObject({ detail: 'abstract', start: 'abstract', ceiling: 'abstract', score: 0.5, ranked_score: 0.5, origin: 'self' });
+    expect(explain![1]).toMatchObject({
+      detail: 'abstract',
+      start: 'abstract',
+      ceiling: 'abstract',
+      score: 0.5,
+      ranked_score: 0.5,
+      origin: 'self',
+    });
     expect(explain![2]!.why).toContain(`deduped: same text as ${file.baseUri}`);
     // The huge abstract is over the cap and has no body: served bare, and explain says why.
     expect(explain![3]!.detail).toBe('uri');
-    expect(explain![3]!.why.some((w) => w.startsWith('degraded past abstract:') && w.includes('per-entry cap'))).toBe(true);
+    expect(explain![3]!.why.some((w) => w.startsWith('degraded past abstract:') && w.includes('per-entry cap'))).toBe(
+      true,
+    );
     expect(entries.map((e) => e.uri)).toEqual([file.baseUri, huge.baseUri]);
     expect(stats.redundant).toBe(1);
     expect(JSON.stringify(explain)).not.toContain('keybindings');
@@ -104,10 +172,17 @@ describe('planEntries: explain', () => {
 describe('planEntries: reserve candidates', () => {
   it('candidates past `primary` neither shrink the cap nor take budget before the primary ones', () => {
     const events = Array.from({ length: 4 }, (_, i) =>
-      cand(`${U}/memories/events/e${i}.md`, { category: 'events', abstract: 'x', score: 1 - i / 10 }));
+      cand(`${U}/memories/events/e${i}.md`, { category: 'events', abstract: 'x', score: 1 - i / 10 }),
+    );
     const facts = Array.from({ length: 20 }, (_, i) =>
-      cand(`${U}/memories/facts/f${i}.md`, { category: 'memories', abstract: `fact ${i}: a distinct short note number ${i}`, score: 0.5 - i / 100 }));
-    const body = (i: number) => `# Summary\nevent ${i}\n# ChatLog:\n${`line ${i} about the garden party and the weather today. `.repeat(10)}`;
+      cand(`${U}/memories/facts/f${i}.md`, {
+        category: 'memories',
+        abstract: `fact ${i}: a distinct short note number ${i}`,
+        score: 0.5 - i / 100,
+      }),
+    );
+    const body = (i: number) =>
+      `# Summary\nevent ${i}\n# ChatLog:\n${`line ${i} about the garden party and the weather today. `.repeat(10)}`;
     const contents = new Map(events.map((c, i) => [c.baseUri, body(i)]));
     const all = [...events, ...facts];
     const withReserve = planEntries({ candidates: all, contents, maxTokens: 1200, primary: 4 });

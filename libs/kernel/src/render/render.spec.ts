@@ -2,7 +2,13 @@ import { estimateTokens } from '../budget/token-estimate';
 import { formatScore } from './format-score';
 import { escapeAttribute, neutraliseEnvelope, renderContext, renderEntry } from './render-entry';
 
-const base = { uri: 'viking://user/u1/memories/entities/ov.md', category: 'entities' as const, score: 0.55, detail: 'abstract' as const, text: 'OpenViking' };
+const base = {
+  uri: 'viking://user/u1/memories/entities/ov.md',
+  category: 'entities' as const,
+  score: 0.55,
+  detail: 'abstract' as const,
+  text: 'OpenViking',
+};
 
 describe('formatScore (Python %.2f)', () => {
   it.each([
@@ -35,14 +41,18 @@ describe('formatScore (Python %.2f)', () => {
 describe('renderEntry', () => {
   it('renders the contract example byte for byte (123 chars, 31 tokens)', () => {
     const out = renderEntry(base);
-    expect(out).toBe('<memory uri="viking://user/u1/memories/entities/ov.md" type="entities" score="0.55" detail="abstract">\nOpenViking\n</memory>');
+    expect(out).toBe(
+      '<memory uri="viking://user/u1/memories/entities/ov.md" type="entities" score="0.55" detail="abstract">\nOpenViking\n</memory>',
+    );
     expect(out).toHaveLength(123);
     expect(estimateTokens(out)).toBe(31);
   });
 
   it('renders the bare-URI form self-closing (99 chars, 25 tokens)', () => {
     const out = renderEntry({ ...base, detail: 'uri', text: '' });
-    expect(out).toBe('<memory uri="viking://user/u1/memories/entities/ov.md" type="entities" score="0.55" detail="uri" />');
+    expect(out).toBe(
+      '<memory uri="viking://user/u1/memories/entities/ov.md" type="entities" score="0.55" detail="uri" />',
+    );
     expect(out).toHaveLength(99);
     expect(estimateTokens(out)).toBe(25);
   });
@@ -69,7 +79,9 @@ describe('renderEntry', () => {
   });
 
   it('joins entries with a single newline and no wrapper', () => {
-    expect(renderContext([base, { ...base, detail: 'uri', text: '' }])).toBe(`${renderEntry(base)}\n${renderEntry({ ...base, detail: 'uri', text: '' })}`);
+    expect(renderContext([base, { ...base, detail: 'uri', text: '' }])).toBe(
+      `${renderEntry(base)}\n${renderEntry({ ...base, detail: 'uri', text: '' })}`,
+    );
     expect(renderContext([])).toBe('');
   });
 });

@@ -19,7 +19,9 @@ export function validateQuotasField(quotas: unknown): void {
   if (quotas === null || quotas === undefined) return;
   if (!isPlainObject(quotas)) throw invalidArgument('quotas must be an object of integers');
   for (const [key, value] of Object.entries(quotas)) {
-    const integral = (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value));
+    const integral =
+      (typeof value === 'number' && Number.isInteger(value)) ||
+      (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value));
     if (!integral) throw invalidArgument(`quotas.${key}: Input should be a valid integer`);
   }
   rejectUnknownKeys(quotas, 'quota', BUCKET_KEYS);

@@ -64,7 +64,7 @@ export function foldRecallRequest(body: Readonly<Record<string, unknown>>): Fold
   }
 
   const sessionId = typeof body['session_id'] === 'string' && body['session_id'] ? body['session_id'] : null;
-  const dedupTurns = provided('dedup_turns') ? pyInt(body['dedup_turns']) ?? 0 : sessionId ? RECALL_DEDUP_TURNS : 0;
+  const dedupTurns = provided('dedup_turns') ? (pyInt(body['dedup_turns']) ?? 0) : sessionId ? RECALL_DEDUP_TURNS : 0;
 
   return {
     query: typeof body['query'] === 'string' ? body['query'] : '',

@@ -20,12 +20,36 @@ function failure(run: () => unknown): KernelError {
 
 describe('mode fields', () => {
   it.each([
-    { name: 'max_tokens without mode', body: { query: 'hello', max_tokens: 1000 }, message: "max_tokens require mode='context'; set mode='context' or drop these fields" },
-    { name: 'explicit null still counts', body: { query: 'q', quotas: null }, message: "quotas require mode='context'; set mode='context' or drop these fields" },
-    { name: 'two fields sorted', body: { query: 'q', max_tokens: 900, dedup_turns: 2 }, message: "dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields" },
-    { name: 'explicit list mode', body: { mode: 'list', rewrite: false }, message: "rewrite require mode='context'; set mode='context' or drop these fields" },
-    { name: 'target_uri in context mode', body: { mode: 'context', target_uri: 'viking://user/test_user' }, message: "target_uri is not supported in mode='context'" },
-    { name: 'non-empty target list in context mode', body: { mode: 'context', target_uri: [''] }, message: "target_uri is not supported in mode='context'" },
+    {
+      name: 'max_tokens without mode',
+      body: { query: 'hello', max_tokens: 1000 },
+      message: "max_tokens require mode='context'; set mode='context' or drop these fields",
+    },
+    {
+      name: 'explicit null still counts',
+      body: { query: 'q', quotas: null },
+      message: "quotas require mode='context'; set mode='context' or drop these fields",
+    },
+    {
+      name: 'two fields sorted',
+      body: { query: 'q', max_tokens: 900, dedup_turns: 2 },
+      message: "dedup_turns, max_tokens require mode='context'; set mode='context' or drop these fields",
+    },
+    {
+      name: 'explicit list mode',
+      body: { mode: 'list', rewrite: false },
+      message: "rewrite require mode='context'; set mode='context' or drop these fields",
+    },
+    {
+      name: 'target_uri in context mode',
+      body: { mode: 'context', target_uri: 'viking://user/test_user' },
+      message: "target_uri is not supported in mode='context'",
+    },
+    {
+      name: 'non-empty target list in context mode',
+      body: { mode: 'context', target_uri: [''] },
+      message: "target_uri is not supported in mode='context'",
+    },
   ])('rejects $name', ({ body, message }) => {
     const error = failure(() => assertSearchModeFields(body));
     expect(error.code).toBe(KernelErrorCode.InvalidArgument);
@@ -36,29 +60,78 @@ describe('mode fields', () => {
     { name: 'plain list request', body: { query: 'plain' } },
     { name: 'context with empty target_uri', body: { mode: 'context', target_uri: '' } },
     { name: 'context with an empty target list', body: { mode: 'context', target_uri: [] } },
-    { name: 'context with every context field', body: { mode: 'context', max_tokens: 64, quotas: {}, rewrite: 'auto' } },
+    {
+      name: 'context with every context field',
+      body: { mode: 'context', max_tokens: 64, quotas: {}, rewrite: 'auto' },
+    },
   ])('accepts $name', ({ body }) => {
     expect(() => assertSearchModeFields(body)).not.toThrow();
   });
 
   it('lists every context-only field present, sorted', () => {
-    const body = Object.fromEntries(['rewrite_max_bullets', 'query_expansion', 'peer_scope', 'exclude_uris', 'limit'].map((k) => [k, null]));
-    expect(contextOnlyFieldsPresent(body)).toEqual(['exclude_uris', 'peer_scope', 'query_expansion', 'rewrite_max_bullets']);
-    expect(modeMismatchMessage(['a', 'b'])).toBe("a, b require mode='context'; set mode='context' or drop these fields");
+    const body = Object.fromEntries(
+      ['rewrite_max_bullets', 'query_expansion', 'peer_scope', 'exclude_uris', 'limit'].map((k) => [k, null]),
+    );
+    expect(contextOnlyFieldsPresent(body)).toEqual([
+      'exclude_uris',
+      'peer_scope',
+      'query_expansion',
+      'rewrite_max_bullets',
+    ]);
+    expect(modeMismatchMessage(['a', 'b'])).toBe(
+      "a, b require mode='context'; set mode='context' or drop these fields",
+    );
   });
 });
 
 describe('quota and detail fields', () => {
   it.each([
-    { name: 'unknown quota key', run: () => validateQuotasField({ bogus: 1 }), message: 'unknown quota keys: bogus; allowed: events, entities, preferences, experiences, resources, skills' },
-    { name: 'memories owns no bucket', run: () => validateQuotasField({ memories: 1 }), message: 'unknown quota keys: memories; allowed: events, entities, preferences, experiences, resources, skills' },
-    { name: 'several unknown keys sorted', run: () => validateQuotasField({ zed: 1, events: 1, alpha: 2 }), message: 'unknown quota keys: alpha, zed; allowed: events, entities, preferences, experiences, resources, skills' },
-    { name: 'fractional quota', run: () => validateQuotasField({ events: 2.5 }), message: 'quotas.events: Input should be a valid integer' },
-    { name: 'null quota value', run: () => validateQuotasField({ events: null }), message: 'quotas.events: Input should be a valid integer' },
-    { name: 'unknown detail key', run: () => validateDetailField({ foo: 'full' }), message: 'unknown detail keys: foo; allowed: events, entities, preferences, experiences, resources, skills, memories' },
-    { name: 'unknown detail string', run: () => validateDetailField('summary'), message: expect.stringContaining('detail must be one of') },
-    { name: 'uri is not pinnable', run: () => validateDetailField({ events: 'uri' }), message: "detail.events: Input should be 'abstract', 'overview' or 'full'" },
-    { name: 'detail of the wrong type', run: () => validateDetailField(3), message: expect.stringContaining('detail must be one of') },
+    {
+      name: 'unknown quota key',
+      run: () => validateQuotasField({ bogus: 1 }),
+      message: 'unknown quota keys: bogus; allowed: events, entities, preferences, experiences, resources, skills',
+    },
+    {
+      name: 'memories owns no bucket',
+      run: () => validateQuotasField({ memories: 1 }),
+      message: 'unknown quota keys: memories; allowed: events, entities, preferences, experiences, resources, skills',
+    },
+    {
+      name: 'several unknown keys sorted',
+      run: () => validateQuotasField({ zed: 1, events: 1, alpha: 2 }),
+      message: 'unknown quota keys: alpha, zed; allowed: events, entities, preferences, experiences, resources, skills',
+    },
+    {
+      name: 'fractional quota',
+      run: () => validateQuotasField({ events: 2.5 }),
+      message: 'quotas.events: Input should be a valid integer',
+    },
+    {
+      name: 'null quota value',
+      run: () => validateQuotasField({ events: null }),
+      message: 'quotas.events: Input should be a valid integer',
+    },
+    {
+      name: 'unknown detail key',
+      run: () => validateDetailField({ foo: 'full' }),
+      message:
+        'unknown detail keys: foo; allowed: events, entities, preferences, experiences, resources, skills, memories',
+    },
+    {
+      name: 'unknown detail string',
+      run: () => validateDetailField('summary'),
+      message: expect.stringContaining('detail must be one of'),
+    },
+    {
+      name: 'uri is not pinnable',
+      run: () => validateDetailField({ events: 'uri' }),
+      message: "detail.events: Input should be 'abstract', 'overview' or 'full'",
+    },
+    {
+      name: 'detail of the wrong type',
+      run: () => validateDetailField(3),
+      message: expect.stringContaining('detail must be one of'),
+    },
   ])('rejects $name', ({ run, message }) => {
     const error = failure(run);
     expect(error.code).toBe(KernelErrorCode.InvalidArgument);
@@ -111,9 +184,12 @@ describe('parseRewrite (lax bool)', () => {
     expect(parseRewrite(value)).toBe(out);
   });
 
-  it.each([{ value: 'AUTO' }, { value: 'maybe' }, { value: 2 }, { value: ' true' }, { value: {} }])('rejects $value', ({ value }) => {
-    expect(failure(() => parseRewrite(value)).code).toBe(KernelErrorCode.InvalidArgument);
-  });
+  it.each([{ value: 'AUTO' }, { value: 'maybe' }, { value: 2 }, { value: ' true' }, { value: {} }])(
+    'rejects $value',
+    ({ value }) => {
+      expect(failure(() => parseRewrite(value)).code).toBe(KernelErrorCode.InvalidArgument);
+    },
+  );
 });
 
 describe('roundHalfEven', () => {
@@ -158,13 +234,23 @@ describe('foldRecallRequest', () => {
 
   it.each([
     { name: 'max_chars 6500 → 1625', body: { max_chars: 6500 }, maxTokens: 1625, aliases: ['max_chars'] },
-    { name: 'all three aliases in fixed order', body: { render: true, min_score: 0.1, max_chars: 1600 }, maxTokens: 400, aliases: ['max_chars', 'min_score', 'render'] },
+    {
+      name: 'all three aliases in fixed order',
+      body: { render: true, min_score: 0.1, max_chars: 1600 },
+      maxTokens: 400,
+      aliases: ['max_chars', 'min_score', 'render'],
+    },
     { name: 'max_tokens wins', body: { max_chars: 6500, max_tokens: 900 }, maxTokens: 900, aliases: ['max_chars'] },
     { name: 'floor at 64', body: { max_chars: 250 }, maxTokens: 64, aliases: ['max_chars'] },
     { name: 'half to even down', body: { max_chars: 4002 }, maxTokens: 1000, aliases: ['max_chars'] },
     { name: 'half to even up', body: { max_chars: 4006 }, maxTokens: 1002, aliases: ['max_chars'] },
     { name: 'no upper clamp', body: { max_chars: 1_000_000 }, maxTokens: 250000, aliases: ['max_chars'] },
-    { name: 'null max_tokens is not provided', body: { max_tokens: null, max_chars: 800 }, maxTokens: 200, aliases: ['max_chars'] },
+    {
+      name: 'null max_tokens is not provided',
+      body: { max_tokens: null, max_chars: 800 },
+      maxTokens: 200,
+      aliases: ['max_chars'],
+    },
   ])('$name', ({ body, maxTokens, aliases }) => {
     const folded = foldRecallRequest({ query: 'q', ...body });
     expect(folded.maxTokens).toBe(maxTokens);
@@ -182,7 +268,12 @@ describe('foldRecallRequest', () => {
   it.each([
     { name: 'render false', body: { render: false }, render: false, detail: null },
     { name: 'compact pins abstract', body: { render: 'compact' }, render: true, detail: 'abstract' },
-    { name: 'explicit detail wins over compact', body: { render: 'compact', detail: 'full' }, render: true, detail: 'full' },
+    {
+      name: 'explicit detail wins over compact',
+      body: { render: 'compact', detail: 'full' },
+      render: true,
+      detail: 'full',
+    },
     { name: 'full renders without a pin', body: { render: 'full' }, render: true, detail: null },
   ])('render: $name', ({ body, render, detail }) => {
     const folded = foldRecallRequest({ query: 'q', ...body });
@@ -191,9 +282,17 @@ describe('foldRecallRequest', () => {
 
   it.each([
     { name: 'absent → v1 defaults', body: {}, out: DEFAULT_QUOTAS },
-    { name: 'partial map overlays', body: { quotas: { events: 5 } }, out: { events: 5, entities: 10, preferences: 3, experiences: 0 } },
+    {
+      name: 'partial map overlays',
+      body: { quotas: { events: 5 } },
+      out: { events: 5, entities: 10, preferences: 3, experiences: 0 },
+    },
     { name: 'empty map → defaults', body: { quotas: {} }, out: DEFAULT_QUOTAS },
-    { name: 'new bucket added after the defaults', body: { quotas: { resources: 2 } }, out: { ...DEFAULT_QUOTAS, resources: 2 } },
+    {
+      name: 'new bucket added after the defaults',
+      body: { quotas: { resources: 2 } },
+      out: { ...DEFAULT_QUOTAS, resources: 2 },
+    },
     { name: 'explicit null → purpose preset', body: { quotas: null }, out: null },
   ])('quotas: $name', ({ body, out }) => {
     const folded = foldRecallRequest({ query: 'q', ...body });
@@ -211,8 +310,25 @@ describe('foldRecallRequest', () => {
   });
 
   it('passes the remaining fields through with their defaults', () => {
-    const folded = foldRecallRequest({ query: 'q', purpose: 'chat', query_expansion: 'off', peer_scope: 'actor', rewrite: 'yes', rewrite_max_bullets: 3, exclude_uris: ['viking://resources/a'], other_peer_penalty: 0.2 });
-    expect(folded).toMatchObject({ purpose: 'chat', queryExpansion: 'off', peerScope: 'actor', rewrite: true, rewriteMaxBullets: 3, excludeUris: ['viking://resources/a'], otherPeerPenalty: 0.2 });
+    const folded = foldRecallRequest({
+      query: 'q',
+      purpose: 'chat',
+      query_expansion: 'off',
+      peer_scope: 'actor',
+      rewrite: 'yes',
+      rewrite_max_bullets: 3,
+      exclude_uris: ['viking://resources/a'],
+      other_peer_penalty: 0.2,
+    });
+    expect(folded).toMatchObject({
+      purpose: 'chat',
+      queryExpansion: 'off',
+      peerScope: 'actor',
+      rewrite: true,
+      rewriteMaxBullets: 3,
+      excludeUris: ['viking://resources/a'],
+      otherPeerPenalty: 0.2,
+    });
   });
 
   it('deprecation signals', () => {
@@ -222,14 +338,22 @@ describe('foldRecallRequest', () => {
       successor_body: { mode: 'context' },
       aliases_used: ['max_chars'],
     });
-    expect(RECALL_DEPRECATION_HEADERS).toEqual({ Deprecation: 'true', Link: '</api/v1/search/search>; rel="successor-version"' });
+    expect(RECALL_DEPRECATION_HEADERS).toEqual({
+      Deprecation: 'true',
+      Link: '</api/v1/search/search>; rel="successor-version"',
+    });
   });
 });
 
 describe('exclude URIs', () => {
   it('canonicalises at the boundary and rejects invalid ones', () => {
-    expect(canonicalizeExcludeUris(['viking://~/memories/a.md', 'viking://resources/x/'], 'u1')).toEqual(['viking://user/u1/memories/a.md', 'viking://resources/x']);
-    expect(failure(() => canonicalizeExcludeUris(['viking://user/memories/a'], 'u1')).code).toBe(KernelErrorCode.InvalidUri);
+    expect(canonicalizeExcludeUris(['viking://~/memories/a.md', 'viking://resources/x/'], 'u1')).toEqual([
+      'viking://user/u1/memories/a.md',
+      'viking://resources/x',
+    ]);
+    expect(failure(() => canonicalizeExcludeUris(['viking://user/memories/a'], 'u1')).code).toBe(
+      KernelErrorCode.InvalidUri,
+    );
   });
 
   it('keeps the first 200, trimmed and non-blank, plus cooled URIs', () => {

@@ -31,7 +31,9 @@ const FIELDS = Object.keys(RANGES) as (keyof AutoCommitPolicy)[];
 function integer(field: string, v: unknown): number {
   const n = typeof v === 'string' && /^-?\d{1,12}$/.test(v.trim()) ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isInteger(n)) {
-    throw new KernelError(KernelErrorCode.InvalidArgument, `auto_commit_policy.${field} must be an integer`, { field: `auto_commit_policy.${field}` });
+    throw new KernelError(KernelErrorCode.InvalidArgument, `auto_commit_policy.${field} must be an integer`, {
+      field: `auto_commit_policy.${field}`,
+    });
   }
   return n;
 }
@@ -40,17 +42,30 @@ function integer(field: string, v: unknown): number {
  * A policy object from a client, merged over `base` field by field and clamped. Unknown keys and
  * explicit nulls are errors (400 naming the field); numeric strings coerce.
  */
-export function normaliseAutoCommitPolicy(input: unknown, base: AutoCommitPolicy = DEFAULT_AUTO_COMMIT_POLICY): AutoCommitPolicy {
+export function normaliseAutoCommitPolicy(
+  input: unknown,
+  base: AutoCommitPolicy = DEFAULT_AUTO_COMMIT_POLICY,
+): AutoCommitPolicy {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new KernelError(KernelErrorCode.InvalidArgument, 'auto_commit_policy must be an object or null', { field: 'auto_commit_policy' });
+    throw new KernelError(KernelErrorCode.InvalidArgument, 'auto_commit_policy must be an object or null', {
+      field: 'auto_commit_policy',
+    });
   }
   const out = { ...base };
   for (const [k, v] of Object.entries(input)) {
     if (!FIELDS.includes(k as keyof AutoCommitPolicy)) {
-      throw new KernelError(KernelErrorCode.InvalidArgument, `auto_commit_policy has an unknown field: ${k.slice(0, 64)}`, { field: `auto_commit_policy.${k.slice(0, 64)}` });
+      throw new KernelError(
+        KernelErrorCode.InvalidArgument,
+        `auto_commit_policy has an unknown field: ${k.slice(0, 64)}`,
+        { field: `auto_commit_policy.${k.slice(0, 64)}` },
+      );
     }
     if (v === null) {
-      throw new KernelError(KernelErrorCode.InvalidArgument, `auto_commit_policy.${k} must not be null (use auto_commit_policy=null to disable)`, { field: `auto_commit_policy.${k}` });
+      throw new KernelError(
+        KernelErrorCode.InvalidArgument,
+        `auto_commit_policy.${k} must not be null (use auto_commit_policy=null to disable)`,
+        { field: `auto_commit_policy.${k}` },
+      );
     }
     const key = k as keyof AutoCommitPolicy;
     out[key] = Math.min(RANGES[key], Math.max(0, integer(k, v)));

@@ -23,13 +23,29 @@ export function clip(text: string, max: number): string {
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /**
  * A date for memory paths and headings: the client's `created_at` if it parses, else `fallbackIso`.
  * `long` ("Monday 8 May 2023") carries the words questions use ("in May"), which an ISO date does not.
  */
-export function eventDate(createdAt: string | undefined, fallbackIso: string): { iso: string; weekday: string; long: string; ymd: [string, string, string] } {
+export function eventDate(
+  createdAt: string | undefined,
+  fallbackIso: string,
+): { iso: string; weekday: string; long: string; ymd: [string, string, string] } {
   const parsed = createdAt && createdAt.length <= 64 ? Date.parse(createdAt) : NaN;
   const d = new Date(Number.isFinite(parsed) ? parsed : Date.parse(fallbackIso));
   const iso = d.toISOString().slice(0, 10);

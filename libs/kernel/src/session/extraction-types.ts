@@ -48,4 +48,9 @@ export interface OfflineExtractorOptions {
 
 // Measured on LoCoMo dev (bench:locomo): parts of ~200 tokens fit ten to a 1600-token block at full
 // detail, and a lead summary of ~60 tokens makes parts served at overview tier still carry whole turns.
-export const DEFAULT_OFFLINE_EXTRACTOR: OfflineExtractorOptions = { partTokens: 200, leadTokens: 60, quotesPerFile: 5, maxFiles: 40 };
+export const DEFAULT_OFFLINE_EXTRACTOR: OfflineExtractorOptions = {
+  partTokens: 200,
+  leadTokens: 60,
+  quotesPerFile: 5,
+  maxFiles: 40,
+};

@@ -37,7 +37,9 @@ export function extractionPrompt(input: ExtractionInput, existing: ExistingPage[
     input.previousOverview ? `Previous working memory:\n${clip(input.previousOverview, 4000)}` : '',
     pages ? `Existing pages:\n${pages}` : '',
     `Conversation:\n${conversation}`,
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   return [
     { role: 'system' as const, content: system },
     { role: 'user' as const, content: user },
@@ -46,7 +48,9 @@ export function extractionPrompt(input: ExtractionInput, existing: ExistingPage[
 
 const text = (v: unknown, max = MAX_CONTENT): string => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 const list = (v: unknown): Record<string, unknown>[] =>
-  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object').slice(0, MAX_ITEMS) : [];
+  Array.isArray(v)
+    ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object').slice(0, MAX_ITEMS)
+    : [];
 
 /** The JSON object of a model answer (the outermost braces; code fences and prose around it ignored). */
 function jsonObject(answer: string): Record<string, unknown> | null {
@@ -75,13 +79,25 @@ export function parseModelExtraction(answer: string, input: ExtractionInput, use
   for (const p of list(o.preferences)) {
     const topic = slug(text(p.topic, 100));
     const content = text(p.content);
-    if (topic && content) memories.push({ path: `preferences/${userSlug}/${topic}.md`, memoryType: 'preferences', content: `# Preference: ${topic}\n${content}\n`, mode: 'replace' });
+    if (topic && content)
+      memories.push({
+        path: `preferences/${userSlug}/${topic}.md`,
+        memoryType: 'preferences',
+        content: `# Preference: ${topic}\n${content}\n`,
+        mode: 'replace',
+      });
   }
   for (const e of list(o.entities)) {
     const name = slug(text(e.name, 100));
     const category = slug(text(e.category, 60)) || 'general';
     const content = text(e.content);
-    if (name && content) memories.push({ path: `entities/${category}/${name}.md`, memoryType: 'entities', content: `# ${text(e.name, 100)}\n${content}\n`, mode: 'replace' });
+    if (name && content)
+      memories.push({
+        path: `entities/${category}/${name}.md`,
+        memoryType: 'entities',
+        content: `# ${text(e.name, 100)}\n${content}\n`,
+        mode: 'replace',
+      });
   }
   for (const [i, ev] of list(o.events).entries()) {
     const summary = text(ev.summary, 1000);
@@ -102,9 +118,15 @@ export function parseModelExtraction(answer: string, input: ExtractionInput, use
     });
   }
   const overview = text(o.overview, 48_000);
-  const usable = overview.startsWith('# Working Memory') && WORKING_MEMORY_SECTIONS.every((s) => overview.includes(`## ${s}`));
+  const usable =
+    overview.startsWith('# Working Memory') && WORKING_MEMORY_SECTIONS.every((s) => overview.includes(`## ${s}`));
   if (!usable) return memories.length ? { memories, overview: '', abstract: '' } : null;
   const titleAt = overview.indexOf('## Session Title');
-  const title = overview.slice(titleAt + 16).split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  const title =
+    overview
+      .slice(titleAt + 16)
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? '';
   return { memories, overview: `${overview}\n`, abstract: clip(title, 200) };
 }

@@ -1,7 +1,13 @@
 import { estimateTokens } from '../budget/token-estimate';
 import { archiveName } from './commit-plan';
 import { clip, eventDate, sentences, slug } from './extract-text';
-import { DEFAULT_OFFLINE_EXTRACTOR, Extraction, ExtractionInput, OfflineExtractorOptions, ProposedMemory } from './extraction-types';
+import {
+  DEFAULT_OFFLINE_EXTRACTOR,
+  Extraction,
+  ExtractionInput,
+  OfflineExtractorOptions,
+  ProposedMemory,
+} from './extraction-types';
 import { Turn, turnLine, turnsOf } from './turns';
 import { workingMemory } from './working-memory';
 
@@ -25,7 +31,10 @@ function trimNonLetters(w: string): string {
  * - preferences: first-person likes and dislikes from user turns, quoted.
  * See docs/sessions.md "Offline extractor".
  */
-export function extractOffline(input: ExtractionInput, opts: OfflineExtractorOptions = DEFAULT_OFFLINE_EXTRACTOR): Extraction {
+export function extractOffline(
+  input: ExtractionInput,
+  opts: OfflineExtractorOptions = DEFAULT_OFFLINE_EXTRACTOR,
+): Extraction {
   const turns = turnsOf(input.messages);
   const memories: ProposedMemory[] = [
     ...eventMemories(input, turns, opts),
@@ -96,9 +105,11 @@ function eventMemories(input: ExtractionInput, turns: Turn[], opts: OfflineExtra
 
 // Capitalised words that are not names even mid-sentence.
 const NOT_NAMES = new Set(
-  ('I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Yes No Ok Okay So And But Or ' +
+  (
+    'I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Yes No Ok Okay So And But Or ' +
     'Well Sure Thanks What When Where Why How Who Which Let Mr Mrs Ms Dr Monday Tuesday Wednesday Thursday Friday Saturday ' +
-    'Sunday January February March April May June July August September October November December').split(' '),
+    'Sunday January February March April May June July August September October November December'
+  ).split(' '),
 );
 
 /** Names in a sentence: runs of capitalised words not at the sentence start. */
@@ -148,9 +159,26 @@ function entityMemories(turns: Turn[], opts: OfflineExtractorOptions): ProposedM
   }));
 }
 
-const PREFERENCE = /\b(?:i|we)\s+(?:really\s+|do\s+|also\s+)?(love|like|enjoy|prefer|hate|dislike|adore)\s+([^.!?,;]{2,120})/i;
+const PREFERENCE =
+  /\b(?:i|we)\s+(?:really\s+|do\s+|also\s+)?(love|like|enjoy|prefer|hate|dislike|adore)\s+([^.!?,;]{2,120})/i;
 const FAVOURITE = /\bmy\s+(?:favou?rite)\s+([a-z]+)/i;
-const FILLER = new Set(['to', 'the', 'a', 'an', 'my', 'it', 'that', 'this', 'when', 'being', 'doing', 'going', 'using', 'your', 'our']);
+const FILLER = new Set([
+  'to',
+  'the',
+  'a',
+  'an',
+  'my',
+  'it',
+  'that',
+  'this',
+  'when',
+  'being',
+  'doing',
+  'going',
+  'using',
+  'your',
+  'our',
+]);
 
 function preferenceMemories(userId: string, turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
   const byTopic = new Map<string, string[]>();

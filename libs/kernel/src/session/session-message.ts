@@ -29,7 +29,9 @@ export function messageText(m: Pick<SessionMessage, 'parts'>): string {
       const name = str(p.tool_name);
       const out = str(p.tool_output);
       const input = p.tool_input && typeof p.tool_input === 'object' ? JSON.stringify(p.tool_input) : '';
-      lines.push(`[tool:${name || 'tool'} (${str(p.tool_status) || 'pending'})] ${[input, out].filter(Boolean).join(' ')}`.trim());
+      lines.push(
+        `[tool:${name || 'tool'} (${str(p.tool_status) || 'pending'})] ${[input, out].filter(Boolean).join(' ')}`.trim(),
+      );
     } else if (p.type === 'context') lines.push(`[context] ${str(p.abstract) || '(no content)'}`);
     else if (p.type === 'image_url') lines.push('[image]');
   }

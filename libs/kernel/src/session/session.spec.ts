@@ -1,15 +1,45 @@
 import {
-  archiveName, autoCommitDue, idleCommitWait, DEFAULT_AUTO_COMMIT_POLICY, extractOffline, ExtractionInput, mergeQuotes, messageTokens, namesIn,
-  nextArchiveIndex, normaliseAutoCommitPolicy, normaliseEventTags, parseArchiveName, parseModelExtraction, partsByTokens, planCommit,
-  sanitiseTaskError, SessionMessage, sessionContext, splitToolAggregate, turnsOf, WORKING_MEMORY_SECTIONS,
+  archiveName,
+  autoCommitDue,
+  idleCommitWait,
+  DEFAULT_AUTO_COMMIT_POLICY,
+  extractOffline,
+  ExtractionInput,
+  mergeQuotes,
+  messageTokens,
+  namesIn,
+  nextArchiveIndex,
+  normaliseAutoCommitPolicy,
+  normaliseEventTags,
+  parseArchiveName,
+  parseModelExtraction,
+  partsByTokens,
+  planCommit,
+  sanitiseTaskError,
+  SessionMessage,
+  sessionContext,
+  splitToolAggregate,
+  turnsOf,
+  WORKING_MEMORY_SECTIONS,
 } from '..';
 
 const msg = (id: string, role: string, text: string, extra: Partial<SessionMessage> = {}): SessionMessage => ({
-  id, role, parts: [{ type: 'text', text }], created_at: '2026-08-20T10:00:00Z', ...extra,
+  id,
+  role,
+  parts: [{ type: 'text', text }],
+  created_at: '2026-08-20T10:00:00Z',
+  ...extra,
 });
 
 const input = (messages: SessionMessage[], over: Partial<ExtractionInput> = {}): ExtractionInput => ({
-  userId: 'alice', sessionId: 's1', archiveIndex: 3, messages, nowIso: '2026-09-01T00:00:00Z', previousOverview: '', eventTags: [], ...over,
+  userId: 'alice',
+  sessionId: 's1',
+  archiveIndex: 3,
+  messages,
+  nowIso: '2026-09-01T00:00:00Z',
+  previousOverview: '',
+  eventTags: [],
+  ...over,
 });
 
 describe('commit rules', () => {
@@ -35,7 +65,10 @@ describe('commit rules', () => {
   });
 
   it('a user message of tool results only is split into one message per result', () => {
-    const tools = [{ type: 'tool', tool_id: 'a' }, { type: 'tool', tool_id: 'b' }];
+    const tools = [
+      { type: 'tool', tool_id: 'a' },
+      { type: 'tool', tool_id: 'b' },
+    ];
     expect(splitToolAggregate('user', tools)).toHaveLength(2);
     expect(splitToolAggregate('assistant', tools)).toHaveLength(1);
   });
@@ -43,9 +76,15 @@ describe('commit rules', () => {
 
 describe('automatic commit policy', () => {
   it('fills defaults, clamps out-of-range values, coerces numeric strings', () => {
-    expect(normaliseAutoCommitPolicy({ pending_token_threshold: 8000, keep_recent_count: 10 })).toEqual({ ...DEFAULT_AUTO_COMMIT_POLICY, pending_token_threshold: 8000, keep_recent_count: 10 });
+    expect(normaliseAutoCommitPolicy({ pending_token_threshold: 8000, keep_recent_count: 10 })).toEqual({
+      ...DEFAULT_AUTO_COMMIT_POLICY,
+      pending_token_threshold: 8000,
+      keep_recent_count: 10,
+    });
     expect(normaliseAutoCommitPolicy({ pending_token_threshold: 10_000_000 }).pending_token_threshold).toBe(1_000_000);
-    const neg = normaliseAutoCommitPolicy(Object.fromEntries(Object.keys(DEFAULT_AUTO_COMMIT_POLICY).map((k) => [k, -5])));
+    const neg = normaliseAutoCommitPolicy(
+      Object.fromEntries(Object.keys(DEFAULT_AUTO_COMMIT_POLICY).map((k) => [k, -5])),
+    );
     expect(Object.values(neg)).toEqual([0, 0, 0, 0, 0]);
     expect(normaliseAutoCommitPolicy({ message_count_threshold: '25' }).message_count_threshold).toBe(25);
   });
@@ -53,7 +92,9 @@ describe('automatic commit policy', () => {
   it('rejects unknown keys, nulls and non-integers, naming the field', () => {
     expect(() => normaliseAutoCommitPolicy({ enabled: true })).toThrow(/unknown field: enabled/);
     expect(() => normaliseAutoCommitPolicy({ message_count_threshold: null })).toThrow(/auto_commit_policy=null/);
-    expect(() => normaliseAutoCommitPolicy({ idle_timeout_seconds: 1.5 })).toThrow(/idle_timeout_seconds must be an integer/);
+    expect(() => normaliseAutoCommitPolicy({ idle_timeout_seconds: 1.5 })).toThrow(
+      /idle_timeout_seconds must be an integer/,
+    );
   });
 
   const policy = { ...DEFAULT_AUTO_COMMIT_POLICY, pending_token_threshold: 100, message_count_threshold: 50 };
@@ -105,7 +146,11 @@ describe('session context view', () => {
   });
 
   it('a failed newest archive: no overview, failedArchives 1; budget 0: nothing', () => {
-    const v = sessionContext([{ status: 'failed', overview: '', overviewTokens: 0, messages: [msg('m1', 'user', 'x')] }], live, 128_000);
+    const v = sessionContext(
+      [{ status: 'failed', overview: '', overviewTokens: 0, messages: [msg('m1', 'user', 'x')] }],
+      live,
+      128_000,
+    );
     expect(v.latest_archive_overview).toBe('');
     expect(v.stats.failedArchives).toBe(1);
     expect(v.messages.map((m) => m.id)).toEqual(['m3']);
@@ -128,7 +173,9 @@ describe('offline extractor', () => {
   const talk = [
     msg('m1', 'user', 'We are moving the search service to Postgres next sprint.', { peer_id: 'alice' }),
     msg('m2', 'assistant', 'Noted. Should I ask Marguerite about the Zanzibar schema?'),
-    msg('m3', 'user', 'Yes please. I love quick reviews, and my favourite editor is Helix.', { created_at: 'not a date' }),
+    msg('m3', 'user', 'Yes please. I love quick reviews, and my favourite editor is Helix.', {
+      created_at: 'not a date',
+    }),
   ];
 
   it('is deterministic and writes events with a date line and lead, entities and preferences with quotes', () => {
@@ -150,7 +197,9 @@ describe('offline extractor', () => {
   });
 
   it('parts stay near the token target; speakers are not entities', () => {
-    const long = Array.from({ length: 40 }, (_, i) => msg(`m${i}`, i % 2 ? 'assistant' : 'user', `Turn ${i} talks about the weather in some detail today.`));
+    const long = Array.from({ length: 40 }, (_, i) =>
+      msg(`m${i}`, i % 2 ? 'assistant' : 'user', `Turn ${i} talks about the weather in some detail today.`),
+    );
     const parts = partsByTokens(turnsOf(long), 200);
     expect(parts.length).toBeGreaterThan(2);
     expect(parts.flat()).toHaveLength(40);
@@ -187,7 +236,10 @@ describe('model extraction answers', () => {
     });
     const e = parseModelExtraction(`Here you go:\n\`\`\`json\n${answer}\n\`\`\``, input(talk), 'alice')!;
     expect(e.memories.map((m) => m.path).sort()).toEqual([
-      'entities/place/lisbon.md', 'events/2026/08/20/moved_to_lisbon_archive_003_1.md', 'preferences/alice/etc.md', 'profile.md',
+      'entities/place/lisbon.md',
+      'events/2026/08/20/moved_to_lisbon_archive_003_1.md',
+      'preferences/alice/etc.md',
+      'profile.md',
     ]);
     expect(e.overview).toContain('## Open Issues');
   });

@@ -13,9 +13,20 @@ export interface Turn {
 export function turnsOf(messages: SessionMessage[]): Turn[] {
   return messages
     .filter((m) => m.role === 'user' || m.role === 'assistant')
-    .map((m) => ({ id: m.id, role: m.role, speaker: m.peer_id ?? m.role, text: spokenText(m), createdAt: m.created_at }))
+    .map((m) => ({
+      id: m.id,
+      role: m.role,
+      speaker: m.peer_id ?? m.role,
+      text: spokenText(m),
+      createdAt: m.created_at,
+    }))
     .filter((t) => t.text.length > 0);
 }
 
 // Split and trim rather than /\s*\n\s*/: that regex rescans long runs of spaces (quadratic on hostile text).
-export const turnLine = (t: Turn): string => `[${t.speaker}]: ${t.text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ')}`;
+export const turnLine = (t: Turn): string =>
+  `[${t.speaker}]: ${t.text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ')}`;

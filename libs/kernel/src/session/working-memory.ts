@@ -16,7 +16,9 @@ export const WORKING_MEMORY_SECTIONS = [
 const bullets = (items: string[]) => (items.length ? items.map((i) => `- ${i}`).join('\n') : '- (none)');
 
 /** A Working Memory document from its section bodies (missing sections get `- (none)`). */
-export function renderWorkingMemory(sections: Partial<Record<(typeof WORKING_MEMORY_SECTIONS)[number], string>>): string {
+export function renderWorkingMemory(
+  sections: Partial<Record<(typeof WORKING_MEMORY_SECTIONS)[number], string>>,
+): string {
   const parts = WORKING_MEMORY_SECTIONS.map((name) => `## ${name}\n${(sections[name] ?? '').trim() || '- (none)'}`);
   return `# Working Memory\n\n${parts.join('\n\n')}\n`;
 }
@@ -27,7 +29,13 @@ function pathsIn(turns: Turn[]): string[] {
   for (const t of turns) {
     for (const w of t.text.split(/\s+/)) {
       if (w.length > 200) continue;
-      if (w.startsWith('viking://') || w.startsWith('http://') || w.startsWith('https://') || /^\.{0,2}\/?[\w.-]+\/[\w./-]+\.[a-z0-9]{1,6}$/i.test(w)) out.add(w);
+      if (
+        w.startsWith('viking://') ||
+        w.startsWith('http://') ||
+        w.startsWith('https://') ||
+        /^\.{0,2}\/?[\w.-]+\/[\w./-]+\.[a-z0-9]{1,6}$/i.test(w)
+      )
+        out.add(w);
       if (out.size >= 10) return [...out];
     }
   }
@@ -48,7 +56,11 @@ export function workingMemory(input: ExtractionInput, turns: Turn[]): { overview
   const last = turns[turns.length - 1];
   const n = users.length;
   const state = `${n} turns, ${input.messages.length} messages archived.${last ? ` Last: ${last.speaker} — ${clip(last.text, 160)}` : ''}`;
-  const errors = input.messages.flatMap((m) => m.parts.filter((p) => p.type === 'tool' && p.tool_status === 'error').map((p) => `tool ${String(p.tool_name ?? '')} failed`));
+  const errors = input.messages.flatMap((m) =>
+    m.parts
+      .filter((p) => p.type === 'tool' && p.tool_status === 'error')
+      .map((p) => `tool ${String(p.tool_name ?? '')} failed`),
+  );
   const overview = renderWorkingMemory({
     'Session Title': title,
     'Current State': state,

@@ -4,9 +4,33 @@ import { deprecatedStats } from '../request/recall-fold';
 import { buildContextStats, StatsInput } from './context-stats';
 
 const ORDER = [
-  'searched', 'candidates', 'excluded', 'origins', 'peer_scope', 'quotas', 'retrieval_errors', 'max_tokens', 'used_tokens',
-  'per_entry_cap', 'returned', 'dropped', 'deduped', 'detail', 'tier_counts', 'fill', 'purpose', 'query_expansion',
-  'planned_queries', 'score_threshold', 'other_peer_penalties', 'rewrite', 'rewrite_usage', 'dedup', 'ignored', 'deprecated', 'redundant',
+  'searched',
+  'candidates',
+  'excluded',
+  'origins',
+  'peer_scope',
+  'quotas',
+  'retrieval_errors',
+  'max_tokens',
+  'used_tokens',
+  'per_entry_cap',
+  'returned',
+  'dropped',
+  'deduped',
+  'detail',
+  'tier_counts',
+  'fill',
+  'purpose',
+  'query_expansion',
+  'planned_queries',
+  'score_threshold',
+  'other_peer_penalties',
+  'rewrite',
+  'rewrite_usage',
+  'dedup',
+  'ignored',
+  'deprecated',
+  'redundant',
 ];
 
 function input(over: Partial<StatsInput> = {}): StatsInput {
@@ -45,7 +69,10 @@ describe('buildContextStats', () => {
   });
 
   it.each([
-    { name: 'all optional keys present', over: { retrievalErrors: ['RuntimeError: x'], ignored: ['level'], deprecated: deprecatedStats([]) } },
+    {
+      name: 'all optional keys present',
+      over: { retrievalErrors: ['RuntimeError: x'], ignored: ['level'], deprecated: deprecatedStats([]) },
+    },
     { name: 'only retrieval errors', over: { retrievalErrors: ['E: 1'] } },
     { name: 'only deprecation (recall)', over: { deprecated: deprecatedStats(['render']) } },
   ])('keeps the contract order: $name', ({ over }) => {

@@ -39,7 +39,9 @@ describe('trims', () => {
 describe('wordSegments', () => {
   it('matches Intl.Segmenter on short text', () => {
     const text = '用户喜欢喝咖啡, and she likes tea.';
-    const direct = [...new Intl.Segmenter('zh', { granularity: 'word' }).segment(text)].filter((s) => s.isWordLike).map((s) => s.segment);
+    const direct = [...new Intl.Segmenter('zh', { granularity: 'word' }).segment(text)]
+      .filter((s) => s.isWordLike)
+      .map((s) => s.segment);
     expect(wordSegments(text)).toEqual(direct);
   });
 

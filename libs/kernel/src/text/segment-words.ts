@@ -13,7 +13,7 @@ export const SEGMENT_CHUNK = 256;
 /** The word-like segments of `text` (Chinese-aware word segmentation), in order; linear in its length. */
 export function wordSegments(text: string): string[] {
   const out: string[] = [];
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     const end = chunkEnd(text, start);
     const piece = start === 0 && end === text.length ? text : text.slice(start, end);
     if (WORDY.test(piece)) for (const s of SEGMENTER.segment(piece)) if (s.isWordLike) out.push(s.segment);

@@ -24,12 +24,25 @@ describe('canonicalizeUri', () => {
     { name: 'home alias with path', raw: 'viking://~/memories/events', out: 'viking://user/alice/memories/events' },
     { name: 'tilde later in the path is literal', raw: 'viking://resources/~/x', out: 'viking://resources/~/x' },
     { name: 'legacy session alias', raw: 'viking://session/s1', out: 'viking://user/alice/sessions/s1' },
-    { name: 'legacy session alias with a file', raw: 'viking://session/s1/messages.jsonl', out: 'viking://user/alice/sessions/s1/messages.jsonl' },
+    {
+      name: 'legacy session alias with a file',
+      raw: 'viking://session/s1/messages.jsonl',
+      out: 'viking://user/alice/sessions/s1/messages.jsonl',
+    },
     { name: 'legacy session root', raw: 'viking://session', out: 'viking://user/alice/sessions' },
     { name: 'explicit own uid is canonical', raw: 'viking://user/alice/memories', out: 'viking://user/alice/memories' },
-    { name: 'explicit other uid passes validation', raw: 'viking://user/bob/resources', out: 'viking://user/bob/resources' },
+    {
+      name: 'explicit other uid passes validation',
+      raw: 'viking://user/bob/resources',
+      out: 'viking://user/bob/resources',
+    },
     { name: 'bare user container', raw: 'viking://user', out: 'viking://user' },
-    { name: 'user literally named like a reserved segment keeps their root', raw: 'viking://user/memories/x', out: 'viking://user/memories/x', userId: 'memories' },
+    {
+      name: 'user literally named like a reserved segment keeps their root',
+      raw: 'viking://user/memories/x',
+      out: 'viking://user/memories/x',
+      userId: 'memories',
+    },
     { name: 'non-ascii names are kept', raw: 'viking://resources/笔记/a b.md', out: 'viking://resources/笔记/a b.md' },
     { name: 'ordinary percent-encoding is kept', raw: 'viking://resources/a%20b', out: 'viking://resources/a%20b' },
     { name: 'peer subtree', raw: 'viking://~/peers/bot@x/memories', out: 'viking://user/alice/peers/bot@x/memories' },
@@ -83,7 +96,12 @@ describe('canonicalizeUri', () => {
 
   it.each([
     { name: 'root', raw: 'viking://', scope: '', segments: [] },
-    { name: 'alias expanded into segments', raw: 'viking://~/skills', scope: 'user', segments: ['user', 'alice', 'skills'] },
+    {
+      name: 'alias expanded into segments',
+      raw: 'viking://~/skills',
+      scope: 'user',
+      segments: ['user', 'alice', 'skills'],
+    },
     { name: 'agent scope', raw: 'viking://agent/skills/a', scope: 'agent', segments: ['agent', 'skills', 'a'] },
   ])('parses $name', ({ raw, scope, segments }) => {
     const parsed = parseVikingUri(raw, U);

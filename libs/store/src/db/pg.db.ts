@@ -10,7 +10,11 @@ export class PgDb implements Db {
   readonly kind = 'postgres' as const;
   private readonly pool: Pool;
 
-  constructor(connectionString: string, max = 10, private readonly statementTimeoutMs = 0) {
+  constructor(
+    connectionString: string,
+    max = 10,
+    private readonly statementTimeoutMs = 0,
+  ) {
     this.pool = new Pool({
       connectionString,
       max,

@@ -46,7 +46,10 @@ export class PgliteWorkerDb implements Db {
   private opened = false;
   private restarts: number[] = [];
 
-  private constructor(private readonly dataDir: string | null, private readonly statementTimeoutMs: number) {}
+  private constructor(
+    private readonly dataDir: string | null,
+    private readonly statementTimeoutMs: number,
+  ) {}
 
   /** Opens (creating if needed) the database in `dataDir` in a new worker; `memory://` keeps it in memory. */
   static async open(dataDir: string, opts: { statementTimeoutMs?: number } = {}): Promise<PgliteWorkerDb> {

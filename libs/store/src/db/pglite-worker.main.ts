@@ -88,13 +88,15 @@ export function pgliteWorkerMain(): void {
     const op = queue.splice(at, 1)[0]!;
     busy = true;
     port.postMessage({ t: 'start', id: op.id });
-    run(op).then(
-      (r) => port.postMessage({ t: 'done', id: op.id, ...r }),
-      (err: unknown) => port.postMessage({ t: 'fail', id: op.id, error: describe(err) }),
-    ).finally(() => {
-      busy = false;
-      pump();
-    });
+    run(op)
+      .then(
+        (r) => port.postMessage({ t: 'done', id: op.id, ...r }),
+        (err: unknown) => port.postMessage({ t: 'fail', id: op.id, error: describe(err) }),
+      )
+      .finally(() => {
+        busy = false;
+        pump();
+      });
   };
   port.on('message', (op: WorkerOp) => {
     queue.push(op);

@@ -6,19 +6,22 @@ export async function migrate(db: Db, migrations: Migration[] = MIGRATIONS): Pro
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
   const applied: number[] = [];
-  await db.transaction(async (tx) => {
-    // Serialises concurrent start-ups of several processes against one PostgreSQL server.
-    if (tx.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(4242001)');
-    const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
-    const done = new Set(rows.map((r) => Number(r.version)));
-    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (done.has(m.version)) continue;
-      for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
-      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-      applied.push(m.version);
-    }
-    // A migration may rewrite a large table: it is not bound by the request-sized statement timeout.
-  }, { statementTimeoutMs: 0 });
+  await db.transaction(
+    async (tx) => {
+      // Serialises concurrent start-ups of several processes against one PostgreSQL server.
+      if (tx.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(4242001)');
+      const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
+      const done = new Set(rows.map((r) => Number(r.version)));
+      for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (done.has(m.version)) continue;
+        for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
+        await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+        applied.push(m.version);
+      }
+      // A migration may rewrite a large table: it is not bound by the request-sized statement timeout.
+    },
+    { statementTimeoutMs: 0 },
+  );
   return applied;
 }
 

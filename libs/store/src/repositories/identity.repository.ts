@@ -33,7 +33,9 @@ export function hashKey(key: string): string {
  */
 export function newUserKey(accountId: string, userId: string, seeded?: { seed: string; serverSecret: string }): string {
   const secret = seeded
-    ? createHmac('sha256', seeded.serverSecret).update(JSON.stringify([accountId, userId, seeded.seed]), 'utf8').digest('hex')
+    ? createHmac('sha256', seeded.serverSecret)
+        .update(JSON.stringify([accountId, userId, seeded.seed]), 'utf8')
+        .digest('hex')
     : randomBytes(32).toString('hex');
   return `${b64url(accountId)}.${b64url(userId)}.${secret}`;
 }
@@ -49,12 +51,18 @@ const iso = (v: unknown) => new Date(v as string).toISOString();
 /** Accounts, users and their hashed API keys. */
 export class IdentityRepository {
   /** `serverSecret`: what seeded keys are an HMAC under; null refuses seeds (no secret to use). */
-  constructor(private readonly db: Db, private readonly serverSecret: string | null = null) {}
+  constructor(
+    private readonly db: Db,
+    private readonly serverSecret: string | null = null,
+  ) {}
 
   private keyFor(accountId: string, userId: string, seed: string | undefined): string {
     if (seed === undefined) return newUserKey(accountId, userId);
     if (!this.serverSecret) {
-      throw new KernelError(KernelErrorCode.FailedPrecondition, 'Seeded keys need a server secret: set MUNINN_KEY_SECRET.');
+      throw new KernelError(
+        KernelErrorCode.FailedPrecondition,
+        'Seeded keys need a server secret: set MUNINN_KEY_SECRET.',
+      );
     }
     return newUserKey(accountId, userId, { seed, serverSecret: this.serverSecret });
   }
@@ -70,13 +78,29 @@ export class IdentityRepository {
   }
 
   /** Creates an account with its first admin; returns the admin's key (shown once). */
-  async createAccount(accountId: string, adminUserId: string, seed?: string): Promise<{ account_id: string; admin_user_id: string; user_key: string }> {
+  async createAccount(
+    accountId: string,
+    adminUserId: string,
+    seed?: string,
+  ): Promise<{ account_id: string; admin_user_id: string; user_key: string }> {
     return this.db.transaction(async (tx) => {
-      const { rowCount } = await tx.query('INSERT INTO accounts (account_id) VALUES ($1) ON CONFLICT DO NOTHING', [accountId]);
-      if (rowCount === 0) throw new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, { account_id: accountId });
-      await tx.query(`INSERT INTO users (account_id, user_id, role) VALUES ($1, $2, 'admin')`, [accountId, adminUserId]);
+      const { rowCount } = await tx.query('INSERT INTO accounts (account_id) VALUES ($1) ON CONFLICT DO NOTHING', [
+        accountId,
+      ]);
+      if (rowCount === 0)
+        throw new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, {
+          account_id: accountId,
+        });
+      await tx.query(`INSERT INTO users (account_id, user_id, role) VALUES ($1, $2, 'admin')`, [
+        accountId,
+        adminUserId,
+      ]);
       const key = this.keyFor(accountId, adminUserId, seed);
-      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, adminUserId]);
+      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [
+        hashKey(key),
+        accountId,
+        adminUserId,
+      ]);
       return { account_id: accountId, admin_user_id: adminUserId, user_key: key };
     });
   }
@@ -96,7 +120,8 @@ export class IdentityRepository {
       [accountId],
     );
     const row = all.rows[0];
-    if (!row) throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+    if (!row)
+      throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
     return { ...row, created_at: iso(row.created_at) };
   }
 
@@ -104,22 +129,36 @@ export class IdentityRepository {
   async deleteAccount(accountId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query('DELETE FROM accounts WHERE account_id = $1', [accountId]);
-      if (rowCount === 0) throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+      if (rowCount === 0)
+        throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
       await tx.query('DELETE FROM nodes WHERE account_id = $1', [accountId]);
       await tx.query('DELETE FROM sessions WHERE account_id = $1', [accountId]);
     });
   }
 
-  async createUser(accountId: string, userId: string, role: UserRole, seed?: string): Promise<{ account_id: string; user_id: string; role: UserRole; user_key: string }> {
+  async createUser(
+    accountId: string,
+    userId: string,
+    role: UserRole,
+    seed?: string,
+  ): Promise<{ account_id: string; user_id: string; role: UserRole; user_key: string }> {
     await this.getAccount(accountId);
     return this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query(
         'INSERT INTO users (account_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
         [accountId, userId, role],
       );
-      if (rowCount === 0) throw new KernelError(KernelErrorCode.Conflict, `User already exists: ${userId}`, { account_id: accountId, user_id: userId });
+      if (rowCount === 0)
+        throw new KernelError(KernelErrorCode.Conflict, `User already exists: ${userId}`, {
+          account_id: accountId,
+          user_id: userId,
+        });
       const key = this.keyFor(accountId, userId, seed);
-      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, userId]);
+      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [
+        hashKey(key),
+        accountId,
+        userId,
+      ]);
       return { account_id: accountId, user_id: userId, role, user_key: key };
     });
   }
@@ -138,33 +177,60 @@ export class IdentityRepository {
       'SELECT account_id, user_id, role, created_at FROM users WHERE account_id = $1 AND user_id = $2',
       [accountId, userId],
     );
-    if (!rows[0]) throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, { account_id: accountId, user_id: userId });
+    if (!rows[0])
+      throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, {
+        account_id: accountId,
+        user_id: userId,
+      });
     return { ...rows[0], created_at: iso(rows[0].created_at) };
   }
 
   /** Deletes a user with their keys, private content and sessions. */
   async deleteUser(accountId: string, userId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const { rowCount } = await tx.query('DELETE FROM users WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
-      if (rowCount === 0) throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, { account_id: accountId, user_id: userId });
+      const { rowCount } = await tx.query('DELETE FROM users WHERE account_id = $1 AND user_id = $2', [
+        accountId,
+        userId,
+      ]);
+      if (rowCount === 0)
+        throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, {
+          account_id: accountId,
+          user_id: userId,
+        });
       await tx.query('DELETE FROM nodes WHERE account_id = $1 AND owner_user_id = $2', [accountId, userId]);
       await tx.query('DELETE FROM sessions WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
     });
   }
 
   async setRole(accountId: string, userId: string, role: UserRole): Promise<UserRecord> {
-    const { rowCount } = await this.db.query('UPDATE users SET role = $3 WHERE account_id = $1 AND user_id = $2', [accountId, userId, role]);
-    if (rowCount === 0) throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, { account_id: accountId, user_id: userId });
+    const { rowCount } = await this.db.query('UPDATE users SET role = $3 WHERE account_id = $1 AND user_id = $2', [
+      accountId,
+      userId,
+      role,
+    ]);
+    if (rowCount === 0)
+      throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, {
+        account_id: accountId,
+        user_id: userId,
+      });
     return this.getUser(accountId, userId);
   }
 
   /** Replaces every key of a user with a new one; old keys stop working at once. */
-  async rotateKey(accountId: string, userId: string, seed?: string): Promise<{ account_id: string; user_id: string; user_key: string }> {
+  async rotateKey(
+    accountId: string,
+    userId: string,
+    seed?: string,
+  ): Promise<{ account_id: string; user_id: string; user_key: string }> {
     await this.getUser(accountId, userId);
     const key = this.keyFor(accountId, userId, seed);
     await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM api_keys WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
-      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [hashKey(key), accountId, userId]);
+      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [
+        hashKey(key),
+        accountId,
+        userId,
+      ]);
     });
     return { account_id: accountId, user_id: userId, user_key: key };
   }

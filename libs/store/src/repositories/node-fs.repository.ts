@@ -133,8 +133,15 @@ export class NodeFsRepository {
     const { rows } = await this.db.query<{ uri: string }>(
       `UPDATE nodes SET tags = ${kept} || $3::text[], updated_at = now()
        WHERE uri IN (${targets}) AND ${scope.sql} RETURNING uri`,
-      [uri, recursive ? below(uri) : null, tags, mode === 'append', tags.map((t) => t.split('=')[0]), ...scope.params,
-        limit],
+      [
+        uri,
+        recursive ? below(uri) : null,
+        tags,
+        mode === 'append',
+        tags.map((t) => t.split('=')[0]),
+        ...scope.params,
+        limit,
+      ],
     );
     return rows.map((r) => r.uri).sort();
   }

@@ -57,8 +57,15 @@ export class NodeIndexRepository {
          embedder_id = CASE WHEN u.vec IS NULL THEN NULL ELSE $7 END, indexed_at = now()
        FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS u(uri, rev, abstract, search, vec)
        WHERE n.account_id = $1 AND n.uri = u.uri AND n.rev = u.rev`,
-      [accountId, files.map((f) => f.uri), files.map((f) => f.rev), files.map((f) => f.abstract), files.map((f) => f.searchText),
-        files.map((f) => vectorText(f.embedding)), embedderId],
+      [
+        accountId,
+        files.map((f) => f.uri),
+        files.map((f) => f.rev),
+        files.map((f) => f.abstract),
+        files.map((f) => f.searchText),
+        files.map((f) => vectorText(f.embedding)),
+        embedderId,
+      ],
     );
     return rowCount;
   }
@@ -70,8 +77,15 @@ export class NodeIndexRepository {
    */
   async claimSidecar(accountId: string, uri: string, intervalMs: number, force: boolean): Promise<SidecarClaim> {
     const open = `($4::boolean OR sidecar_at IS NULL OR sidecar_at <= now() - $3 * interval '1 millisecond')`;
-    const { rows } = await this.db.query<{ claim: string; due: Date | null; delay_ms: number | null; abstract: string; overview: string;
-      indexed: boolean; embedder_id: string | null }>(
+    const { rows } = await this.db.query<{
+      claim: string;
+      due: Date | null;
+      delay_ms: number | null;
+      abstract: string;
+      overview: string;
+      indexed: boolean;
+      embedder_id: string | null;
+    }>(
       `UPDATE nodes SET
          sidecar_claim = sidecar_claim + CASE WHEN ${open} THEN 1 ELSE 0 END,
          sidecar_due = CASE WHEN ${open} THEN NULL ELSE COALESCE(sidecar_due, sidecar_at + $3 * interval '1 millisecond') END,
@@ -84,7 +98,14 @@ export class NodeIndexRepository {
     const r = rows[0];
     if (!r) return { state: 'missing' };
     if (r.due !== null) return { state: 'deferred', delayMs: Number(r.delay_ms ?? 0) };
-    return { state: 'claimed', claim: Number(r.claim), abstract: r.abstract, overview: r.overview, indexed: r.indexed, embedderId: r.embedder_id };
+    return {
+      state: 'claimed',
+      claim: Number(r.claim),
+      abstract: r.abstract,
+      overview: r.overview,
+      indexed: r.indexed,
+      embedderId: r.embedder_id,
+    };
   }
 
   /**

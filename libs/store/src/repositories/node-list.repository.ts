@@ -30,15 +30,19 @@ export class NodeListRepository {
 
   async entry(identity: Identity, uri: string): Promise<NodeEntry | null> {
     const scope = scopeSql(identity, 2);
-    const { rows } = await this.db.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}`, [
-      uri,
-      ...scope.params,
-    ]);
+    const { rows } = await this.db.query<EntryRow>(
+      `SELECT ${ENTRY_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}`,
+      [uri, ...scope.params],
+    );
     return rows[0] ? toEntry(rows[0]) : null;
   }
 
   /** Direct children (or the whole subtree) of a directory, ordered by URI. */
-  async entries(identity: Identity, uri: string, opts: { recursive?: boolean; limit?: number } = {}): Promise<NodeEntry[]> {
+  async entries(
+    identity: Identity,
+    uri: string,
+    opts: { recursive?: boolean; limit?: number } = {},
+  ): Promise<NodeEntry[]> {
     const scope = scopeSql(identity, 3);
     const where = `${under(uri, opts.recursive ?? false)} AND ${scope.sql}`;
     const { rows } = await this.db.query<EntryRow>(

@@ -44,8 +44,16 @@ export class NodeScanRepository {
       WHERE kind = 'file' AND (uri = $1 OR uri LIKE $2) AND ${slashes('uri')} - $3 <= $4
         AND ($5::text IS NULL OR NOT (uri = $5 OR uri LIKE $6)) AND ${scope.sql}
       ORDER BY uri LIMIT $${7 + scope.params.length}`;
-    const base = [q.uri, prefixPattern(q.uri), slashCount(q.uri), q.levelLimit, q.excludeUri,
-      q.excludeUri ? prefixPattern(q.excludeUri) : null, ...scope.params, q.maxFiles];
+    const base = [
+      q.uri,
+      prefixPattern(q.uri),
+      slashCount(q.uri),
+      q.levelLimit,
+      q.excludeUri,
+      q.excludeUri ? prefixPattern(q.excludeUri) : null,
+      ...scope.params,
+      q.maxFiles,
+    ];
     const op = q.caseInsensitive ? '~*' : '~';
     const n = base.length;
     type Row = { uri: string; context_type: GrepRow['contextType']; line: number; content: string };

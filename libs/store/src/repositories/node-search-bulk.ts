@@ -19,7 +19,12 @@ export interface IndexedNodeInput {
  * per-write transactions. Parents are not created; callers pass directories like any other node.
  * The rows are visible to search at once, as if their `index` jobs had completed.
  */
-export async function bulkInsertIndexed(db: Db, accountId: string, nodes: IndexedNodeInput[], embedderId: string | null): Promise<number> {
+export async function bulkInsertIndexed(
+  db: Db,
+  accountId: string,
+  nodes: IndexedNodeInput[],
+  embedderId: string | null,
+): Promise<number> {
   if (nodes.length === 0) return 0;
   const cols = {
     uri: [] as string[],
@@ -62,8 +67,22 @@ export async function bulkInsertIndexed(db: Db, accountId: string, nodes: Indexe
      ON CONFLICT (account_id, uri) DO UPDATE SET content = EXCLUDED.content, abstract = EXCLUDED.abstract,
        overview = EXCLUDED.overview, search_text = EXCLUDED.search_text, embedding = EXCLUDED.embedding,
        embedder_id = EXCLUDED.embedder_id, tags = EXCLUDED.tags, updated_at = now(), indexed_at = now()`,
-    [accountId, cols.uri, cols.parent, cols.kind, cols.ctype, cols.owner, cols.peer, cols.content, cols.abstract,
-      cols.overview, cols.search, cols.vec, cols.tags, embedderId],
+    [
+      accountId,
+      cols.uri,
+      cols.parent,
+      cols.kind,
+      cols.ctype,
+      cols.owner,
+      cols.peer,
+      cols.content,
+      cols.abstract,
+      cols.overview,
+      cols.search,
+      cols.vec,
+      cols.tags,
+      embedderId,
+    ],
   );
   return rowCount;
 }

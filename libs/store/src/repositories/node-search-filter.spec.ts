@@ -2,7 +2,8 @@ import { FilterNode, KernelError, KernelErrorCode } from '@app/kernel';
 import { assertSearchableFilter, filterToSql } from './node-search-filter';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
-const at = (node: unknown, level = 2, first = 1) => filterToSql(node as FilterNode, { first, level, alias: 'n', now: NOW });
+const at = (node: unknown, level = 2, first = 1) =>
+  filterToSql(node as FilterNode, { first, level, alias: 'n', now: NOW });
 
 function rejects(node: unknown): string {
   try {
@@ -73,7 +74,19 @@ describe('filterToSql', () => {
     },
     {
       name: 'and/or nest and number placeholders in order',
-      node: { op: 'and', conds: [{ op: 'must', field: 'context_type', conds: ['memory'] }, { op: 'or', conds: [{ op: 'prefix', field: 'uri', prefix: 'viking://a' }, { op: 'must', field: 'tags', conds: ['k=v'] }] }] },
+      node: {
+        op: 'and',
+        conds: [
+          { op: 'must', field: 'context_type', conds: ['memory'] },
+          {
+            op: 'or',
+            conds: [
+              { op: 'prefix', field: 'uri', prefix: 'viking://a' },
+              { op: 'must', field: 'tags', conds: ['k=v'] },
+            ],
+          },
+        ],
+      },
       sql: '(coalesce(n.context_type = ANY($1::text[]), FALSE) AND (coalesce(n.uri LIKE $2, FALSE) OR EXISTS (SELECT 1 FROM unnest(n.tags) AS tag(v) WHERE lower(tag.v) = ANY($3::text[]))))',
       params: [['memory'], 'viking://a%', ['k=v']],
     },
@@ -84,12 +97,20 @@ describe('filterToSql', () => {
   });
 
   it('starts placeholders at `first`', () => {
-    expect(at({ op: 'must', field: 'uri', conds: ['x'] }, 2, 7)).toEqual({ sql: 'coalesce(n.uri = ANY($7::text[]), FALSE)', params: [['x']] });
+    expect(at({ op: 'must', field: 'uri', conds: ['x'] }, 2, 7)).toEqual({
+      sql: 'coalesce(n.uri = ANY($7::text[]), FALSE)',
+      params: [['x']],
+    });
   });
 
   it.each([
     { name: 'must level for its tier', node: { op: 'must', field: 'level', conds: [0, 2] }, level: 2, sql: 'TRUE' },
-    { name: 'must level for another tier', node: { op: 'must', field: 'level', conds: [0, 2] }, level: 1, sql: 'FALSE' },
+    {
+      name: 'must level for another tier',
+      node: { op: 'must', field: 'level', conds: [0, 2] },
+      level: 1,
+      sql: 'FALSE',
+    },
     { name: 'must_not level', node: { op: 'must_not', field: 'level', conds: ['1'] }, level: 1, sql: 'FALSE' },
     { name: 'range on level', node: { op: 'range', field: 'level', gte: 1 }, level: 0, sql: 'FALSE' },
     { name: 'range_out on level', node: { op: 'range_out', field: 'level', lte: 1 }, level: 2, sql: 'TRUE' },
@@ -98,24 +119,93 @@ describe('filterToSql', () => {
   });
 
   it.each([
-    { name: 'unknown field', node: { op: 'must', field: 'owner_user_id', conds: ['bob'] }, message: "filter.field 'owner_user_id' is not searchable; use one of: uri, parent_uri, context_type, abstract, tags, search_tags, created_at, updated_at, level" },
-    { name: 'field that looks like SQL', node: { op: 'must', field: 'uri) OR (1=1', conds: ['x'] }, message: expect.stringContaining('is not searchable') },
-    { name: 'range on a text field', node: { op: 'range', field: 'uri', gte: 'a' }, message: "filter.op 'range' is not supported on field 'uri'" },
-    { name: 'prefix on a time field', node: { op: 'prefix', field: 'updated_at', prefix: '2026' }, message: "filter.op 'prefix' is not supported on field 'updated_at'" },
-    { name: 'non-string conds', node: { op: 'must', field: 'uri', conds: [1] }, message: 'filter.conds must be a list of strings' },
+    {
+      name: 'unknown field',
+      node: { op: 'must', field: 'owner_user_id', conds: ['bob'] },
+      message:
+        "filter.field 'owner_user_id' is not searchable; use one of: uri, parent_uri, context_type, abstract, tags, search_tags, created_at, updated_at, level",
+    },
+    {
+      name: 'field that looks like SQL',
+      node: { op: 'must', field: 'uri) OR (1=1', conds: ['x'] },
+      message: expect.stringContaining('is not searchable'),
+    },
+    {
+      name: 'range on a text field',
+      node: { op: 'range', field: 'uri', gte: 'a' },
+      message: "filter.op 'range' is not supported on field 'uri'",
+    },
+    {
+      name: 'prefix on a time field',
+      node: { op: 'prefix', field: 'updated_at', prefix: '2026' },
+      message: "filter.op 'prefix' is not supported on field 'updated_at'",
+    },
+    {
+      name: 'non-string conds',
+      node: { op: 'must', field: 'uri', conds: [1] },
+      message: 'filter.conds must be a list of strings',
+    },
     { name: 'prefix without a value', node: { op: 'prefix', field: 'uri' }, message: 'filter.prefix must be a string' },
-    { name: 'range without bounds', node: { op: 'time_range', field: 'updated_at' }, message: 'filter needs at least one of gte, gt, lte, lt' },
-    { name: 'non-string time bound', node: { op: 'time_range', field: 'updated_at', gte: 5 }, message: 'filter.gte must be an ISO-8601 date or time string' },
-    { name: 'invalid regex', node: { op: 'regex', field: 'uri', pattern: '(' }, message: expect.stringContaining('filter.pattern has an unclosed (') },
-    { name: 'JS-only named group', node: { op: 'regex', field: 'uri', pattern: '(?<x>a)' }, message: expect.stringContaining('filter.pattern uses a look-around, a named group') },
-    { name: 'back-references', node: { op: 'regex', field: 'abstract', pattern: '^(.*)(.*)(.*)\\3\\2\\1$' }, message: expect.stringContaining('filter.pattern uses a back-reference') },
-    { name: 'nested quantifiers', node: { op: 'regex', field: 'uri', pattern: '(a+)+$' }, message: expect.stringContaining('nested quantifiers') },
-    { name: 'a pattern over the ceiling', node: { op: 'regex', field: 'uri', pattern: 'a'.repeat(4097) }, message: 'filter.pattern is longer than 4096 characters' },
-    { name: 'field constructor', node: { op: 'must', field: 'constructor', conds: ['x'] }, message: expect.stringContaining("filter.field 'constructor' is not searchable") },
-    { name: 'field __proto__', node: JSON.parse('{"op":"must","field":"__proto__","conds":["x"]}'), message: expect.stringContaining("filter.field '__proto__' is not searchable") },
-    { name: 'field toString', node: { op: 'regex', field: 'toString', pattern: 'x' }, message: expect.stringContaining("filter.field 'toString' is not searchable") },
-    { name: 'non-integer level', node: { op: 'must', field: 'level', conds: ['x'] }, message: 'filter.conds must be a list of integer levels' },
-    { name: 'nested path in messages', node: { op: 'and', conds: [{ op: 'or', conds: [{ op: 'must', field: 'nope', conds: [] }] }] }, message: expect.stringContaining("filter.conds[0].conds[0].field 'nope'") },
+    {
+      name: 'range without bounds',
+      node: { op: 'time_range', field: 'updated_at' },
+      message: 'filter needs at least one of gte, gt, lte, lt',
+    },
+    {
+      name: 'non-string time bound',
+      node: { op: 'time_range', field: 'updated_at', gte: 5 },
+      message: 'filter.gte must be an ISO-8601 date or time string',
+    },
+    {
+      name: 'invalid regex',
+      node: { op: 'regex', field: 'uri', pattern: '(' },
+      message: expect.stringContaining('filter.pattern has an unclosed ('),
+    },
+    {
+      name: 'JS-only named group',
+      node: { op: 'regex', field: 'uri', pattern: '(?<x>a)' },
+      message: expect.stringContaining('filter.pattern uses a look-around, a named group'),
+    },
+    {
+      name: 'back-references',
+      node: { op: 'regex', field: 'abstract', pattern: '^(.*)(.*)(.*)\\3\\2\\1$' },
+      message: expect.stringContaining('filter.pattern uses a back-reference'),
+    },
+    {
+      name: 'nested quantifiers',
+      node: { op: 'regex', field: 'uri', pattern: '(a+)+$' },
+      message: expect.stringContaining('nested quantifiers'),
+    },
+    {
+      name: 'a pattern over the ceiling',
+      node: { op: 'regex', field: 'uri', pattern: 'a'.repeat(4097) },
+      message: 'filter.pattern is longer than 4096 characters',
+    },
+    {
+      name: 'field constructor',
+      node: { op: 'must', field: 'constructor', conds: ['x'] },
+      message: expect.stringContaining("filter.field 'constructor' is not searchable"),
+    },
+    {
+      name: 'field __proto__',
+      node: JSON.parse('{"op":"must","field":"__proto__","conds":["x"]}'),
+      message: expect.stringContaining("filter.field '__proto__' is not searchable"),
+    },
+    {
+      name: 'field toString',
+      node: { op: 'regex', field: 'toString', pattern: 'x' },
+      message: expect.stringContaining("filter.field 'toString' is not searchable"),
+    },
+    {
+      name: 'non-integer level',
+      node: { op: 'must', field: 'level', conds: ['x'] },
+      message: 'filter.conds must be a list of integer levels',
+    },
+    {
+      name: 'nested path in messages',
+      node: { op: 'and', conds: [{ op: 'or', conds: [{ op: 'must', field: 'nope', conds: [] }] }] },
+      message: expect.stringContaining("filter.conds[0].conds[0].field 'nope'"),
+    },
     { name: 'group without conds', node: { op: 'or' }, message: 'filter.conds must be a list of filters' },
   ])('rejects $name', ({ node, message }) => {
     expect(rejects(node)).toEqual(message);
@@ -137,11 +227,17 @@ describe('filterToSql', () => {
   it('applies configured limits below the ceilings', () => {
     const limits = { maxNodes: 3, maxDepth: 2, maxPatternLength: 5 };
     const two = { op: 'or', conds: [{ op: 'must', field: 'uri', conds: ['a', 'b'] }] };
-    expect(() => assertSearchableFilter(two as FilterNode, NOW, limits)).toThrow('filter has more than 3 nodes and values');
+    expect(() => assertSearchableFilter(two as FilterNode, NOW, limits)).toThrow(
+      'filter has more than 3 nodes and values',
+    );
     const deep = { op: 'or', conds: [{ op: 'and', conds: [{ op: 'must', field: 'uri', conds: ['a'] }] }] };
-    expect(() => assertSearchableFilter(deep as FilterNode, NOW, { ...limits, maxNodes: 10 })).toThrow('filter nests deeper than 2 levels');
+    expect(() => assertSearchableFilter(deep as FilterNode, NOW, { ...limits, maxNodes: 10 })).toThrow(
+      'filter nests deeper than 2 levels',
+    );
     const long = { op: 'regex', field: 'uri', pattern: 'abcdef' };
-    expect(() => assertSearchableFilter(long as FilterNode, NOW, limits)).toThrow('filter.pattern is longer than 5 characters');
+    expect(() => assertSearchableFilter(long as FilterNode, NOW, limits)).toThrow(
+      'filter.pattern is longer than 5 characters',
+    );
   });
 
   it('sends the regex in PostgreSQL spelling', () => {

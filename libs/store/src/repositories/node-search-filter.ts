@@ -1,6 +1,14 @@
 import {
-  assertFilterWithinLimits, clampFilterLimits, FILTER_LIMIT_CEILINGS, FilterLeaf, FilterLimits, FilterNode, invalidArgument,
-  isPlainObject, parseTimeBound, toSafeRegex,
+  assertFilterWithinLimits,
+  clampFilterLimits,
+  FILTER_LIMIT_CEILINGS,
+  FilterLeaf,
+  FilterLimits,
+  FilterNode,
+  invalidArgument,
+  isPlainObject,
+  parseTimeBound,
+  toSafeRegex,
 } from '@app/kernel';
 
 /** A parameterised SQL predicate; placeholders are numbered from the `first` the caller gave. */
@@ -86,7 +94,9 @@ function translate(node: FilterNode, path: string, ctx: Ctx, bind: Bind): string
   // Own keys only: a field named `constructor` or `__proto__` must not find Object.prototype's members.
   const spec = typeof leaf.field === 'string' && Object.hasOwn(FIELDS, leaf.field) ? FIELDS[leaf.field] : undefined;
   if (!spec) {
-    throw invalidArgument(`${path}.field '${String(leaf.field)}' is not searchable; use one of: ${FILTER_FIELDS.join(', ')}`);
+    throw invalidArgument(
+      `${path}.field '${String(leaf.field)}' is not searchable; use one of: ${FILTER_FIELDS.join(', ')}`,
+    );
   }
   switch (spec.type) {
     case 'level':
@@ -162,8 +172,15 @@ function levelLeaf(leaf: FilterLeaf, path: string, level: number): boolean {
     case 'range':
     case 'range_out': {
       const inside = boundsOf(leaf, path).every(([key, value]) => {
-        if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidArgument(`${path}.${key} must be a number`);
-        return key === 'gte' ? level >= value : key === 'gt' ? level > value : key === 'lte' ? level <= value : level < value;
+        if (typeof value !== 'number' || !Number.isFinite(value))
+          throw invalidArgument(`${path}.${key} must be a number`);
+        return key === 'gte'
+          ? level >= value
+          : key === 'gt'
+            ? level > value
+            : key === 'lte'
+              ? level <= value
+              : level < value;
       });
       return leaf.op === 'range' ? inside : !inside;
     }
@@ -190,7 +207,8 @@ function strings(leaf: FilterLeaf, path: string): string[] {
 
 /** The operand of `prefix`/`contains`: its named key, else a one-item `conds`. */
 function operand(leaf: FilterLeaf, path: string, key: 'prefix' | 'substring'): string {
-  const value = leaf[key] ?? (Array.isArray(leaf['conds']) && leaf['conds'].length === 1 ? leaf['conds'][0] : undefined);
+  const value =
+    leaf[key] ?? (Array.isArray(leaf['conds']) && leaf['conds'].length === 1 ? leaf['conds'][0] : undefined);
   if (typeof value !== 'string') throw invalidArgument(`${path}.${key} must be a string`);
   return value;
 }

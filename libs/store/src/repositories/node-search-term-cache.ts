@@ -6,7 +6,11 @@
 export class TermStatsCache {
   private readonly entries = new Map<string, { value: number; at: number }>();
 
-  constructor(private readonly ttlMs = 60_000, private readonly max = 50_000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ttlMs = 60_000,
+    private readonly max = 50_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get(key: string): number | undefined {
     const e = this.entries.get(key);

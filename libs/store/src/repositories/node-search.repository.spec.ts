@@ -13,16 +13,42 @@ const base: NodeSearchQuery = {
   vector: { values: new Float32Array([0.6, 0.8]), embedderId: 'emb$1' },
   terms: ['coffee'],
 };
-const input = { k: 40, vector: base.vector, weights: [{ term: "o'brien", df: 3, idf: 2 }], now: new Date('2026-03-10T00:00:00Z') };
+const input = {
+  k: 40,
+  vector: base.vector,
+  weights: [{ term: "o'brien", df: 3, idf: 2 }],
+  now: new Date('2026-03-10T00:00:00Z'),
+};
 
 describe('buildSearchSql', () => {
   it('keeps every caller value out of the SQL text', () => {
     const plan = buildSearchSql(base, input)!;
-    for (const value of ["acme'; --", 'alice', 'p1', 'viking://user/alice/memories', "x' OR 1=1 --", 'emb$1', "o'brien"]) {
+    for (const value of [
+      "acme'; --",
+      'alice',
+      'p1',
+      'viking://user/alice/memories',
+      "x' OR 1=1 --",
+      'emb$1',
+      "o'brien",
+    ]) {
       expect(plan.sql).not.toContain(value);
     }
-    expect(plan.params).toEqual(expect.arrayContaining(["acme'; --", 'alice', 'p1', ['viking://user/alice/memories%_'], ['viking://user/alice/memories\\%\\_/%'], "x' OR 1=1 --", 'emb$1', "'obrien'"]));
-    expect((plan.sql.match(/\$(\d+)/g) ?? []).map((p) => Number(p.slice(1))).every((n) => n >= 1 && n <= plan.params.length)).toBe(true);
+    expect(plan.params).toEqual(
+      expect.arrayContaining([
+        "acme'; --",
+        'alice',
+        'p1',
+        ['viking://user/alice/memories%_'],
+        ['viking://user/alice/memories\\%\\_/%'],
+        "x' OR 1=1 --",
+        'emb$1',
+        "'obrien'",
+      ]),
+    );
+    expect(
+      (plan.sql.match(/\$(\d+)/g) ?? []).map((p) => Number(p.slice(1))).every((n) => n >= 1 && n <= plan.params.length),
+    ).toBe(true);
   });
 
   it('unites the lexical and vector candidates and scores both signals', () => {
@@ -34,7 +60,9 @@ describe('buildSearchSql', () => {
   });
 
   it('drops the lexical side when no term occurs, and the vector side without a vector', () => {
-    expect(buildSearchSql(base, { ...input, weights: [{ term: 'zzz', df: 0, idf: 3 }] })!.sql).not.toContain('lex_hits');
+    expect(buildSearchSql(base, { ...input, weights: [{ term: 'zzz', df: 0, idf: 3 }] })!.sql).not.toContain(
+      'lex_hits',
+    );
     expect(buildSearchSql({ ...base, vector: null }, { ...input, vector: null })!.sql).not.toContain('vec_hits');
     expect(buildSearchSql({ ...base, vector: null }, { ...input, vector: null, weights: [] })).toBeNull();
   });
@@ -44,6 +72,8 @@ describe('buildSearchSql', () => {
     expect(files).toContain("(n.kind = 'file' AND TRUE) OR (n.kind = 'directory' AND (FALSE OR FALSE))");
     const none = { op: 'must', field: 'level', conds: [5] } as FilterNode;
     expect(buildSearchSql({ ...base, filter: none }, input)).toBeNull();
-    expect(buildSearchSql({ ...base, filter: null, levels: [] }, input)!.sql).toContain("(n.kind = 'file' AND TRUE) OR (n.kind = 'directory' AND (TRUE OR TRUE))");
+    expect(buildSearchSql({ ...base, filter: null, levels: [] }, input)!.sql).toContain(
+      "(n.kind = 'file' AND TRUE) OR (n.kind = 'directory' AND (TRUE OR TRUE))",
+    );
   });
 });

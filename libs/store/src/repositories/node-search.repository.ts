@@ -39,7 +39,10 @@ interface Row {
 export class NodeSearchRepository {
   private readonly termStats = new TermStats();
 
-  constructor(private readonly db: Db, private readonly weights: RankingWeights = DEFAULT_RANKING) {}
+  constructor(
+    private readonly db: Db,
+    private readonly weights: RankingWeights = DEFAULT_RANKING,
+  ) {}
 
   async search(q: NodeSearchQuery): Promise<NodeSearchHit[]> {
     const limit = Math.min(Math.max(Math.trunc(q.limit), 0), MAX_FIND_LIMIT);
@@ -55,7 +58,8 @@ export class NodeSearchRepository {
     const run = (tx: Pick<Db, 'query'>) =>
       tx.query<Row>(plan.sql, plan.params).catch((err: { code?: string; message?: string }) => {
         // A `regex` filter can pass JavaScript's syntax check and still be refused by PostgreSQL.
-        if (err?.code === INVALID_REGULAR_EXPRESSION) throw invalidArgument(`filter regex is not valid: ${err.message}`);
+        if (err?.code === INVALID_REGULAR_EXPRESSION)
+          throw invalidArgument(`filter regex is not valid: ${err.message}`);
         throw err;
       });
     const { rows } =
@@ -114,7 +118,11 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   };
   const levels = new Set(q.levels?.length ? q.levels : [0, 1, 2]);
   const tier = (level: number) =>
-    !levels.has(level) ? 'FALSE' : q.filter ? splice((first) => filterToSql(q.filter!, { first, level, alias: 'n', now: input.now })) : 'TRUE';
+    !levels.has(level)
+      ? 'FALSE'
+      : q.filter
+        ? splice((first) => filterToSql(q.filter!, { first, level, alias: 'n', now: input.now }))
+        : 'TRUE';
   const [f0, f1, f2] = [tier(0), tier(1), tier(2)];
   if (f0 === 'FALSE' && f1 === 'FALSE' && f2 === 'FALSE') return null;
 
@@ -145,7 +153,10 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   const matched = input.weights.filter((w) => w.df > 0);
   if (matched.length && idfSum > 0) {
     // Unrolled per term with constant tsqueries: evaluated on every lexical candidate, so no subplan.
-    const parts = matched.map((w) => `CASE WHEN n.search_tsv @@ to_tsquery('muninn', ${bind(tsQuoted(w.term))}) THEN ${bind(w.idf)}::float8 ELSE 0 END`);
+    const parts = matched.map(
+      (w) =>
+        `CASE WHEN n.search_tsv @@ to_tsquery('muninn', ${bind(tsQuoted(w.term))}) THEN ${bind(w.idf)}::float8 ELSE 0 END`,
+    );
     lex = `((${parts.join(' + ')}) / ${bind(idfSum)}::float8)`;
     // Terms in DF_CAP nodes or more are too common to pick candidates with (they would pull in much of
     // a large tenant); they still count in the score. With only such terms, the rarest one picks, and
@@ -153,7 +164,9 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
     const selective = matched.filter((w) => w.df < DF_CAP);
     const pickers = selective.length ? selective : [matched.reduce((a, b) => (b.df < a.df ? b : a))];
     const any = `to_tsquery('muninn', ${bind(pickers.map((w) => tsQuoted(w.term)).join(' | '))})`;
-    ctes.push(`lex_hits AS (SELECT uri, lex FROM (SELECT n.uri, ${lex} AS lex FROM nodes n WHERE ${where} AND n.search_tsv @@ ${any} LIMIT ${bind(LEX_SCAN_CAP)}) s ORDER BY lex DESC, uri LIMIT ${bind(input.k)})`);
+    ctes.push(
+      `lex_hits AS (SELECT uri, lex FROM (SELECT n.uri, ${lex} AS lex FROM nodes n WHERE ${where} AND n.search_tsv @@ ${any} LIMIT ${bind(LEX_SCAN_CAP)}) s ORDER BY lex DESC, uri LIMIT ${bind(input.k)})`,
+    );
     sources.push('SELECT uri FROM lex_hits');
   }
   let cos = '0::float8';
@@ -164,7 +177,9 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
     // the per-dimension HNSW index built by ensureVectorIndex.
     const distance = `n.embedding::vector(${dim}) <=> ${bind(vectorLiteral(input.vector.values))}::vector(${dim})`;
     const usable = `n.embedder_id = ${bind(input.vector.embedderId)} AND vector_dims(n.embedding) = ${dim}`;
-    ctes.push(`vec_hits AS (SELECT n.uri FROM nodes n WHERE ${where} AND ${usable} ORDER BY ${distance} LIMIT ${bind(input.k)})`);
+    ctes.push(
+      `vec_hits AS (SELECT n.uri FROM nodes n WHERE ${where} AND ${usable} ORDER BY ${distance} LIMIT ${bind(input.k)})`,
+    );
     sources.push('SELECT uri FROM vec_hits');
     cos = `(CASE WHEN ${usable} THEN 1 - (${distance}) ELSE 0 END)`;
   }

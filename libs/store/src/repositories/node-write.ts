@@ -44,23 +44,39 @@ interface Existing {
  * one (`ON CONFLICT DO NOTHING`, so of two concurrent creates of one URI exactly one wins), changed rows
  * updated in one, and one outbox entry naming every node that needs indexing. Any failure aborts all.
  */
-export async function writeNodes(tx: Tx, identity: Identity, ops: WriteOp[], graceMs?: number): Promise<WriteManyOutcome> {
+export async function writeNodes(
+  tx: Tx,
+  identity: Identity,
+  ops: WriteOp[],
+  graceMs?: number,
+): Promise<WriteManyOutcome> {
   const parents = [...new Set(ops.map((o) => nodePath(o.uri).parentUri).filter((p): p is string => !!p))];
   const createdDirectories = await ensureDirectories(tx, identity, parents);
-  const existing = await lockExisting(tx, identity, ops.map((o) => o.uri));
+  const existing = await lockExisting(
+    tx,
+    identity,
+    ops.map((o) => o.uri),
+  );
   const inserts: { uri: string; content: string; tags: string[] }[] = [];
   const updates: { uri: string; content: string; tags: string[] | null }[] = [];
   const items = ops.map((op): WriteItem => {
     const old = existing.get(op.uri);
     if (old?.kind === 'directory') {
-      throw new KernelError(KernelErrorCode.InvalidArgument, `write only supports existing files, got directory: ${op.uri}`, {
-        resource: op.uri,
-        expected: 'file',
-        actual: 'directory',
-      });
+      throw new KernelError(
+        KernelErrorCode.InvalidArgument,
+        `write only supports existing files, got directory: ${op.uri}`,
+        {
+          resource: op.uri,
+          expected: 'file',
+          actual: 'directory',
+        },
+      );
     }
     if (old && op.mode === 'create') {
-      throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${op.uri}`, { resource: op.uri, type: 'file' });
+      throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${op.uri}`, {
+        resource: op.uri,
+        type: 'file',
+      });
     }
     if (!old && (op.mode === 'replace' || op.mode === 'append')) {
       throw new KernelError(KernelErrorCode.NotFound, `File not found: ${op.uri}`, { type: 'file', resource: op.uri });
@@ -103,8 +119,14 @@ export async function ensureDirectories(tx: Tx, identity: Identity, dirs: string
      FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(uri, parent, ctype, owner, peer)
      ORDER BY u.uri
      ON CONFLICT (account_id, uri) DO NOTHING RETURNING uri`,
-    [identity.accountId, uris, paths.map((p) => p.parentUri), paths.map((p) => p.contextType), paths.map((p) => p.ownerUserId),
-      paths.map((p) => p.peerId)],
+    [
+      identity.accountId,
+      uris,
+      paths.map((p) => p.parentUri),
+      paths.map((p) => p.contextType),
+      paths.map((p) => p.ownerUserId),
+      paths.map((p) => p.peerId),
+    ],
   );
   const created = new Set(rows.map((r) => r.uri));
   const kept = uris.filter((u) => !created.has(u));
@@ -113,7 +135,10 @@ export async function ensureDirectories(tx: Tx, identity: Identity, dirs: string
       `SELECT uri FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) AND kind = 'file' ORDER BY uri LIMIT 1`,
       [identity.accountId, kept],
     );
-    if (files[0]) throw new KernelError(KernelErrorCode.Conflict, `${files[0].uri} is a file, not a directory`, { uri: files[0].uri });
+    if (files[0])
+      throw new KernelError(KernelErrorCode.Conflict, `${files[0].uri} is a file, not a directory`, {
+        uri: files[0].uri,
+      });
   }
   return uris.filter((u) => created.has(u)).sort((a, b) => a.length - b.length);
 }
@@ -128,7 +153,12 @@ async function lockExisting(tx: Tx, identity: Identity, uris: string[]): Promise
   return new Map(rows.map((r) => [r.uri, r]));
 }
 
-async function insertFiles(tx: Tx, identity: Identity, files: { uri: string; content: string; tags: string[] }[], rev: number) {
+async function insertFiles(
+  tx: Tx,
+  identity: Identity,
+  files: { uri: string; content: string; tags: string[] }[],
+  rev: number,
+) {
   if (files.length === 0) return;
   const sorted = [...files].sort((a, b) => (a.uri < b.uri ? -1 : 1));
   const paths = sorted.map((f) => nodePath(f.uri));
@@ -140,19 +170,35 @@ async function insertFiles(tx: Tx, identity: Identity, files: { uri: string; con
      FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
           AS u(uri, parent, ctype, owner, peer, content, tags)
      ON CONFLICT (account_id, uri) DO NOTHING RETURNING uri`,
-    [identity.accountId, sorted.map((f) => f.uri), paths.map((p) => p.parentUri), paths.map((p) => p.contextType),
-      paths.map((p) => p.ownerUserId), paths.map((p) => p.peerId), sorted.map((f) => f.content),
-      sorted.map((f) => JSON.stringify(f.tags)), rev],
+    [
+      identity.accountId,
+      sorted.map((f) => f.uri),
+      paths.map((p) => p.parentUri),
+      paths.map((p) => p.contextType),
+      paths.map((p) => p.ownerUserId),
+      paths.map((p) => p.peerId),
+      sorted.map((f) => f.content),
+      sorted.map((f) => JSON.stringify(f.tags)),
+      rev,
+    ],
   );
   if (rows.length < sorted.length) {
     // Another transaction created one of these files after our lock read found nothing: it won.
     const won = new Set(rows.map((r) => r.uri));
     const lost = sorted.find((f) => !won.has(f.uri))?.uri ?? sorted[0].uri;
-    throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${lost}`, { resource: lost, type: 'file' });
+    throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${lost}`, {
+      resource: lost,
+      type: 'file',
+    });
   }
 }
 
-async function updateFiles(tx: Tx, identity: Identity, files: { uri: string; content: string; tags: string[] | null }[], rev: number) {
+async function updateFiles(
+  tx: Tx,
+  identity: Identity,
+  files: { uri: string; content: string; tags: string[] | null }[],
+  rev: number,
+) {
   if (files.length === 0) return;
   await tx.query(
     `UPDATE nodes n SET content = u.content,
@@ -160,8 +206,13 @@ async function updateFiles(tx: Tx, identity: Identity, files: { uri: string; con
        updated_at = now(), indexed_at = NULL, rev = $5
      FROM unnest($2::text[], $3::text[], $4::text[]) AS u(uri, content, tags)
      WHERE n.account_id = $1 AND n.uri = u.uri`,
-    [identity.accountId, files.map((f) => f.uri), files.map((f) => f.content), files.map((f) => (f.tags ? JSON.stringify(f.tags) : null)),
-      rev],
+    [
+      identity.accountId,
+      files.map((f) => f.uri),
+      files.map((f) => f.content),
+      files.map((f) => (f.tags ? JSON.stringify(f.tags) : null)),
+      rev,
+    ],
   );
 }
 

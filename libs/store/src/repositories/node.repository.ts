@@ -20,10 +20,10 @@ export class NodeRepository {
   /** One node, or null when it does not exist or lies outside the caller's view. */
   async get(identity: Identity, uri: string): Promise<NodeRecord | null> {
     const scope = scopeSql(identity, 2);
-    const { rows } = await this.db.query<NodeRow>(
-      `SELECT ${NODE_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}`,
-      [uri, ...scope.params],
-    );
+    const { rows } = await this.db.query<NodeRow>(`SELECT ${NODE_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}`, [
+      uri,
+      ...scope.params,
+    ]);
     return rows[0] ? toNodeRecord(rows[0]) : null;
   }
 
@@ -39,10 +39,20 @@ export class NodeRepository {
   }
 
   /** Direct children (or the whole subtree) of a directory, ordered by URI. */
-  async list(identity: Identity, uri: string, opts: { recursive?: boolean; limit?: number } = {}): Promise<NodeRecord[]> {
+  async list(
+    identity: Identity,
+    uri: string,
+    opts: { recursive?: boolean; limit?: number } = {},
+  ): Promise<NodeRecord[]> {
     const scope = scopeSql(identity, 3);
     const atRoot = uri === 'viking://';
-    const where = atRoot ? (opts.recursive ? `$1::text IS NOT NULL` : `parent_uri IS NULL AND $1::text IS NOT NULL`) : opts.recursive ? `uri LIKE $1 || '/%'` : `parent_uri = $1`;
+    const where = atRoot
+      ? opts.recursive
+        ? `$1::text IS NOT NULL`
+        : `parent_uri IS NULL AND $1::text IS NOT NULL`
+      : opts.recursive
+        ? `uri LIKE $1 || '/%'`
+        : `parent_uri = $1`;
     const { rows } = await this.db.query<NodeRow>(
       `SELECT ${NODE_COLUMNS} FROM nodes WHERE ${where} AND ${scope.sql} ORDER BY uri LIMIT $2`,
       [escapeLike(uri, opts.recursive), opts.limit ?? 10000, ...scope.params],
@@ -51,7 +61,10 @@ export class NodeRepository {
   }
 
   /** Writes one file (see {@link writeNodes}); `outcome.index` is the outbox entry to enqueue, if any. */
-  async write(identity: Identity, input: WriteOp): Promise<WriteItem & { index: IndexJob | null; createdDirectories: string[] }> {
+  async write(
+    identity: Identity,
+    input: WriteOp,
+  ): Promise<WriteItem & { index: IndexJob | null; createdDirectories: string[] }> {
     const out = await this.writeMany(identity, [input]);
     return { ...out.items[0], index: out.index, createdDirectories: out.createdDirectories };
   }
@@ -76,19 +89,30 @@ export class NodeRepository {
   async setDescription(identity: Identity, uri: string, description: string): Promise<void> {
     assertWritable(identity, uri);
     const scope = scopeSql(identity, 3);
-    await this.db.query(`UPDATE nodes SET abstract = $2, updated_at = now() WHERE uri = $1 AND kind = 'directory' AND ${scope.sql}`, [uri, description, ...scope.params]);
+    await this.db.query(
+      `UPDATE nodes SET abstract = $2, updated_at = now() WHERE uri = $1 AND kind = 'directory' AND ${scope.sql}`,
+      [uri, description, ...scope.params],
+    );
   }
 
   /** Deletes a node (and with `recursive`, its subtree); returns the deleted URIs. Deleting nothing succeeds. */
-  async delete(identity: Identity, uri: string, recursive: boolean): Promise<{ deleted: string[]; index: IndexJob | null }> {
+  async delete(
+    identity: Identity,
+    uri: string,
+    recursive: boolean,
+  ): Promise<{ deleted: string[]; index: IndexJob | null }> {
     assertWritable(identity, uri);
     return this.db.transaction(async (tx) => {
       const node = await this.lockRow(tx, identity, uri);
       if (!node) return { deleted: [], index: null };
       if (node.kind === 'directory' && recursive && !canChangeSubtree(identity, uri)) {
-        throw new KernelError(KernelErrorCode.PermissionDenied, `Deleting a directory of the shared resources tree needs role admin: ${uri}`, {
-          resource: uri,
-        });
+        throw new KernelError(
+          KernelErrorCode.PermissionDenied,
+          `Deleting a directory of the shared resources tree needs role admin: ${uri}`,
+          {
+            resource: uri,
+          },
+        );
       }
       if (node.kind === 'directory' && !recursive) {
         const inner = scopeSql(identity, 2);
@@ -97,7 +121,11 @@ export class NodeRepository {
           [escapeLike(uri, true), ...inner.params],
         );
         if (rows[0].n > 0) {
-          throw new KernelError(KernelErrorCode.FailedPrecondition, `Cannot remove directory without --recursive: ${uri}`, { resource: uri, expected_flag: 'recursive' });
+          throw new KernelError(
+            KernelErrorCode.FailedPrecondition,
+            `Cannot remove directory without --recursive: ${uri}`,
+            { resource: uri, expected_flag: 'recursive' },
+          );
         }
       }
       const scope = scopeSql(identity, 3);
@@ -115,7 +143,10 @@ export class NodeRepository {
   private async lockRow(tx: Tx, identity: Identity, uri: string): Promise<NodeRecord | null> {
     const scope = scopeSql(identity, 2);
     const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
-    const { rows } = await tx.query<NodeRow>(`SELECT ${NODE_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}${lock}`, [uri, ...scope.params]);
+    const { rows } = await tx.query<NodeRow>(
+      `SELECT ${NODE_COLUMNS} FROM nodes WHERE uri = $1 AND ${scope.sql}${lock}`,
+      [uri, ...scope.params],
+    );
     return rows[0] ? toNodeRecord(rows[0]) : null;
   }
 }

@@ -16,7 +16,13 @@ const toJob = (r: OutboxRow): IndexJob => ({ accountId: r.account_id, outboxId: 
  * Records, inside the write's own transaction, that `uris` need indexing. The writer enqueues the job
  * itself right after the commit, so the entry only becomes due for the relay after `graceMs`.
  */
-export async function insertOutbox(tx: Tx, accountId: string, op: 'upsert' | 'delete', uris: string[], graceMs = OUTBOX_GRACE_MS): Promise<IndexJob> {
+export async function insertOutbox(
+  tx: Tx,
+  accountId: string,
+  op: 'upsert' | 'delete',
+  uris: string[],
+  graceMs = OUTBOX_GRACE_MS,
+): Promise<IndexJob> {
   const { rows } = await tx.query<OutboxRow>(
     `INSERT INTO index_outbox (account_id, op, uris, due_at) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
      RETURNING id, account_id, op, uris`,
@@ -58,7 +64,8 @@ export class OutboxRepository {
   /** Outbox entries (of at most `chunk` nodes) that re-index `uris` with the current embedder. */
   async reindex(accountId: string, uris: string[], chunk = 256): Promise<IndexJob[]> {
     const jobs: IndexJob[] = [];
-    for (let i = 0; i < uris.length; i += chunk) jobs.push(await insertOutbox(this.db, accountId, 'upsert', uris.slice(i, i + chunk)));
+    for (let i = 0; i < uris.length; i += chunk)
+      jobs.push(await insertOutbox(this.db, accountId, 'upsert', uris.slice(i, i + chunk)));
     return jobs;
   }
 

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ExtractJob } from '@app/contracts';
-import { archiveName, Identity, KernelError, KernelErrorCode, nextArchiveIndex, planCommit, SessionMessage } from '@app/kernel';
+import {
+  archiveName,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  nextArchiveIndex,
+  planCommit,
+  SessionMessage,
+} from '@app/kernel';
 import { Db } from '../db/db.port';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
 
@@ -65,13 +73,22 @@ const ARCHIVE_COLUMNS = 'archive_index, status, messages, overview, abstract, ov
 export class SessionArchiveRepository {
   constructor(private readonly db: Db) {}
 
-  async commit(identity: Identity, sessionId: string, req: CommitRequest, enqueue: (job: ExtractJob) => Promise<void>): Promise<CommitOutcome> {
+  async commit(
+    identity: Identity,
+    sessionId: string,
+    req: CommitRequest,
+    enqueue: (job: ExtractJob) => Promise<void>,
+  ): Promise<CommitOutcome> {
     return this.db.transaction(async (tx) => {
       const { rows: sess } = await tx.query<{ commit_count: number; event_tags: string[] }>(
         `SELECT commit_count, event_tags FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE`,
         [identity.accountId, identity.userId, sessionId],
       );
-      if (!sess[0]) throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, { type: 'session', resource: sessionId });
+      if (!sess[0])
+        throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, {
+          type: 'session',
+          resource: sessionId,
+        });
       const { rows: live } = await tx.query<MessageRow & { seq: number; tokens: number }>(
         `SELECT seq, tokens, ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 ORDER BY seq`,
         [identity.accountId, identity.userId, sessionId],
@@ -93,10 +110,12 @@ export class SessionArchiveRepository {
          VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
         [identity.accountId, identity.userId, sessionId, index, JSON.stringify(taken.map(toSessionMessage)), taskId],
       );
-      await tx.query(
-        'DELETE FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND seq <= $4',
-        [identity.accountId, identity.userId, sessionId, taken[taken.length - 1].seq],
-      );
+      await tx.query('DELETE FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND seq <= $4', [
+        identity.accountId,
+        identity.userId,
+        sessionId,
+        taken[taken.length - 1].seq,
+      ]);
       const job: ExtractJob = {
         accountId: identity.accountId,
         userId: identity.userId,
@@ -112,11 +131,23 @@ export class SessionArchiveRepository {
       );
       await this.resetPending(tx, identity, sessionId, req, true);
       await enqueue(job);
-      return { status: 'accepted', taskId, archiveIndex: index, archiveUri: archiveUri(identity.userId, sessionId, index), archived: taken.length };
+      return {
+        status: 'accepted',
+        taskId,
+        archiveIndex: index,
+        archiveUri: archiveUri(identity.userId, sessionId, index),
+        archived: taken.length,
+      };
     });
   }
 
-  private async resetPending(tx: Tx, identity: Identity, sessionId: string, req: CommitRequest, committed: boolean): Promise<void> {
+  private async resetPending(
+    tx: Tx,
+    identity: Identity,
+    sessionId: string,
+    req: CommitRequest,
+    committed: boolean,
+  ): Promise<void> {
     await tx.query(
       `UPDATE sessions SET pending_tokens = 0, updated_at = now(),
          keep_recent_count = CASE WHEN $4 THEN $5 ELSE keep_recent_count END,
@@ -132,7 +163,10 @@ export class SessionArchiveRepository {
    * What `/context` reads: the newest finished archive and the pending ones newer than it, newest first
    * (older history is never read, so a long session costs what a short one does), and the archive count.
    */
-  async recent(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<{ archives: ArchiveRecord[]; total: number }> {
+  async recent(
+    identity: Pick<Identity, 'accountId' | 'userId'>,
+    sessionId: string,
+  ): Promise<{ archives: ArchiveRecord[]; total: number }> {
     const { rows } = await this.db.query<ArchiveRow>(
       `SELECT ${ARCHIVE_COLUMNS} FROM session_archives a
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3
@@ -148,7 +182,11 @@ export class SessionArchiveRepository {
     return { archives: rows.map(toArchive), total: n[0].n };
   }
 
-  async get(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string, index: number): Promise<ArchiveRecord | null> {
+  async get(
+    identity: Pick<Identity, 'accountId' | 'userId'>,
+    sessionId: string,
+    index: number,
+  ): Promise<ArchiveRecord | null> {
     const { rows } = await this.db.query<ArchiveRow>(
       `SELECT ${ARCHIVE_COLUMNS} FROM session_archives WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4`,
       [identity.accountId, identity.userId, sessionId, index],

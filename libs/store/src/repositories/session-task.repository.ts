@@ -67,7 +67,10 @@ export interface ExtractionOutcome {
 
 /** Commit tasks: read by their owner through the tasks API, advanced by the extractor. */
 export class SessionTaskRepository {
-  constructor(private readonly db: Db, private readonly graceMs?: number) {}
+  constructor(
+    private readonly db: Db,
+    private readonly graceMs?: number,
+  ) {}
 
   async get(identity: Pick<Identity, 'accountId' | 'userId'>, taskId: string): Promise<TaskRecord | null> {
     const { rows } = await this.db.query<TaskRow>(
@@ -78,7 +81,11 @@ export class SessionTaskRepository {
   }
 
   /** The caller's tasks, newest first; filters are exact matches. */
-  async list(identity: Pick<Identity, 'accountId' | 'userId'>, f: { taskType?: string; status?: string; resourceId?: string }, limit: number): Promise<TaskRecord[]> {
+  async list(
+    identity: Pick<Identity, 'accountId' | 'userId'>,
+    f: { taskType?: string; status?: string; resourceId?: string },
+    limit: number,
+  ): Promise<TaskRecord[]> {
     const { rows } = await this.db.query<TaskRow>(
       `SELECT ${COLUMNS} FROM session_tasks WHERE account_id = $1 AND user_id = $2
          AND ($3::text IS NULL OR task_type = $3) AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR resource_id = $5)
@@ -90,12 +97,18 @@ export class SessionTaskRepository {
 
   /** The task's status as the extractor sees it (no owner check: the job names its owner). */
   async statusOf(taskId: string): Promise<TaskStatus | null> {
-    const { rows } = await this.db.query<{ status: TaskStatus }>('SELECT status FROM session_tasks WHERE task_id = $1', [taskId]);
+    const { rows } = await this.db.query<{ status: TaskStatus }>(
+      'SELECT status FROM session_tasks WHERE task_id = $1',
+      [taskId],
+    );
     return rows[0]?.status ?? null;
   }
 
   async markRunning(taskId: string): Promise<void> {
-    await this.db.query(`UPDATE session_tasks SET status = 'running', updated_at = now() WHERE task_id = $1 AND status = 'pending'`, [taskId]);
+    await this.db.query(
+      `UPDATE session_tasks SET status = 'running', updated_at = now() WHERE task_id = $1 AND status = 'pending'`,
+      [taskId],
+    );
   }
 
   /**
@@ -113,7 +126,9 @@ export class SessionTaskRepository {
       );
       if (rows.length === 0) return 0;
       await enqueue(rows.map((r) => r.job as ExtractJob));
-      await tx.query('UPDATE session_tasks SET updated_at = now() WHERE task_id = ANY($1::text[])', [rows.map((r) => r.task_id)]);
+      await tx.query('UPDATE session_tasks SET updated_at = now() WHERE task_id = ANY($1::text[])', [
+        rows.map((r) => r.task_id),
+      ]);
       return rows.length;
     });
   }
@@ -135,9 +150,14 @@ export class SessionTaskRepository {
    */
   async complete(job: ExtractJob, identity: Identity, out: ExtractionOutcome): Promise<WriteManyOutcome | null> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ status: TaskStatus }>('SELECT status FROM session_tasks WHERE task_id = $1 FOR UPDATE', [job.taskId]);
+      const { rows } = await tx.query<{ status: TaskStatus }>(
+        'SELECT status FROM session_tasks WHERE task_id = $1 FOR UPDATE',
+        [job.taskId],
+      );
       if (!rows[0] || rows[0].status === 'completed' || rows[0].status === 'failed') return null;
-      const written = out.writes.length ? await writeNodes(tx, identity, out.writes, this.graceMs) : { items: [], createdDirectories: [], index: null };
+      const written = out.writes.length
+        ? await writeNodes(tx, identity, out.writes, this.graceMs)
+        : { items: [], createdDirectories: [], index: null };
       const result = out.result(written);
       const counts = result.memories_extracted as Record<string, number>;
       await tx.query(
@@ -155,8 +175,15 @@ export class SessionTaskRepository {
              'completion_tokens', COALESCE((llm_token_usage->>'completion_tokens')::int, 0) + $7,
              'total_tokens', COALESCE((llm_token_usage->>'total_tokens')::int, 0) + $6 + $7)
          WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
-        [job.accountId, job.userId, job.sessionId, counts.memory_write ?? 0, counts.memory_edit ?? 0,
-          out.llmUsage?.prompt_tokens ?? 0, out.llmUsage?.completion_tokens ?? 0],
+        [
+          job.accountId,
+          job.userId,
+          job.sessionId,
+          counts.memory_write ?? 0,
+          counts.memory_edit ?? 0,
+          out.llmUsage?.prompt_tokens ?? 0,
+          out.llmUsage?.completion_tokens ?? 0,
+        ],
       );
       await tx.query(
         `UPDATE session_tasks SET status = 'completed', result = $2::jsonb, updated_at = now() WHERE task_id = $1`,

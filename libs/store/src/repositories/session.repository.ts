@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Identity, KernelError, KernelErrorCode, SessionMessage } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { MESSAGE_COLUMNS, MessageRow, SESSION_SELECT, SessionRecord, SessionRow, toSessionMessage, toSessionRecord } from './session-rows';
+import {
+  MESSAGE_COLUMNS,
+  MessageRow,
+  SESSION_SELECT,
+  SessionRecord,
+  SessionRow,
+  toSessionMessage,
+  toSessionRecord,
+} from './session-rows';
 
 export type { SessionRecord } from './session-rows';
 
@@ -29,7 +37,10 @@ export interface SessionSettings {
 }
 
 const notFound = (sessionId: string) =>
-  new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, { type: 'session', resource: sessionId });
+  new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, {
+    type: 'session',
+    resource: sessionId,
+  });
 
 /** Sessions and their live messages, always those of the calling user (the actor header never applies here). */
 export class SessionRepository {
@@ -43,7 +54,8 @@ export class SessionRepository {
        VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING`,
       [identity.accountId, identity.userId, id, jsonOrNull(settings.autoCommitPolicy), settings.eventTags ?? []],
     );
-    if (rowCount === 0) throw new KernelError(KernelErrorCode.Conflict, `Session already exists: ${id}`, { session_id: id });
+    if (rowCount === 0)
+      throw new KernelError(KernelErrorCode.Conflict, `Session already exists: ${id}`, { session_id: id });
     return (await this.find(identity, id)) as SessionRecord;
   }
 
@@ -57,7 +69,11 @@ export class SessionRepository {
   }
 
   /** Gets or creates (materialises) the session; `settings` apply only when it is created. */
-  async getOrCreate(identity: Identity, sessionId: string, settings: SessionSettings = {}): Promise<{ session: SessionRecord; created: boolean }> {
+  async getOrCreate(
+    identity: Identity,
+    sessionId: string,
+    settings: SessionSettings = {},
+  ): Promise<{ session: SessionRecord; created: boolean }> {
     const { rowCount } = await this.db.query(
       `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags)
        VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING`,
@@ -84,19 +100,34 @@ export class SessionRepository {
   }
 
   /** Replaces the policy and/or event tags (undefined: keep). */
-  async updateConfig(identity: Identity, sessionId: string, patch: { autoCommitPolicy?: unknown; eventTags?: string[] }): Promise<void> {
+  async updateConfig(
+    identity: Identity,
+    sessionId: string,
+    patch: { autoCommitPolicy?: unknown; eventTags?: string[] },
+  ): Promise<void> {
     const { rowCount } = await this.db.query(
       `UPDATE sessions SET updated_at = now(),
          auto_commit_policy = CASE WHEN $4 THEN $5::jsonb ELSE auto_commit_policy END,
          event_tags = COALESCE($6, event_tags)
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
-      [identity.accountId, identity.userId, sessionId, patch.autoCommitPolicy !== undefined, jsonOrNull(patch.autoCommitPolicy), patch.eventTags ?? null],
+      [
+        identity.accountId,
+        identity.userId,
+        sessionId,
+        patch.autoCommitPolicy !== undefined,
+        jsonOrNull(patch.autoCommitPolicy),
+        patch.eventTags ?? null,
+      ],
     );
     if (rowCount === 0) throw notFound(sessionId);
   }
 
   /** Appends one message (see {@link addMessages}). */
-  async addMessage(identity: Identity, sessionId: string, msg: NewMessage): Promise<{ message: MessageRecord; total_message_count: number }> {
+  async addMessage(
+    identity: Identity,
+    sessionId: string,
+    msg: NewMessage,
+  ): Promise<{ message: MessageRecord; total_message_count: number }> {
     const r = await this.addMessages(identity, sessionId, [msg]);
     return { message: r.messages[0], total_message_count: r.session.total_message_count };
   }
@@ -105,7 +136,11 @@ export class SessionRepository {
    * Appends messages atomically (all or none) and advances the session's message counter (the
    * ledger's clock), `pending_tokens` and `last_message_at` in the same transaction.
    */
-  async addMessages(identity: Identity, sessionId: string, msgs: NewMessage[]): Promise<{ messages: MessageRecord[]; session: SessionRecord }> {
+  async addMessages(
+    identity: Identity,
+    sessionId: string,
+    msgs: NewMessage[],
+  ): Promise<{ messages: MessageRecord[]; session: SessionRecord }> {
     return this.db.transaction(async (tx) => {
       const tokens = msgs.reduce((n, m) => n + (m.tokens ?? 0), 0);
       const { rows } = await tx.query<{ total_message_count: number }>(
@@ -122,10 +157,26 @@ export class SessionRepository {
         const ins = await tx.query<{ created_at: Date | string }>(
           `INSERT INTO messages (account_id, user_id, session_id, seq, message_id, role, content, parts, extra, tokens)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10) RETURNING created_at`,
-          [identity.accountId, identity.userId, sessionId, first + i, id, msg.role, msg.content,
-            msg.parts ? JSON.stringify(msg.parts) : null, JSON.stringify(msg.extra ?? {}), msg.tokens ?? 0],
+          [
+            identity.accountId,
+            identity.userId,
+            sessionId,
+            first + i,
+            id,
+            msg.role,
+            msg.content,
+            msg.parts ? JSON.stringify(msg.parts) : null,
+            JSON.stringify(msg.extra ?? {}),
+            msg.tokens ?? 0,
+          ],
         );
-        out.push({ id, role: msg.role, content: msg.content, parts: msg.parts ?? null, created_at: new Date(ins.rows[0].created_at).toISOString() });
+        out.push({
+          id,
+          role: msg.role,
+          content: msg.content,
+          parts: msg.parts ?? null,
+          created_at: new Date(ins.rows[0].created_at).toISOString(),
+        });
       }
       const { rows: s } = await tx.query<SessionRow>(
         `${SESSION_SELECT} WHERE s.account_id = $1 AND s.user_id = $2 AND s.session_id = $3`,
@@ -142,7 +193,15 @@ export class SessionRepository {
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3 ORDER BY seq DESC LIMIT $4`,
       [identity.accountId, identity.userId, sessionId, n],
     );
-    return rows.reverse().map((r) => ({ id: r.message_id, role: r.role, content: r.content, parts: r.parts, created_at: new Date(r.created_at).toISOString() }));
+    return rows
+      .reverse()
+      .map((r) => ({
+        id: r.message_id,
+        role: r.role,
+        content: r.content,
+        parts: r.parts,
+        created_at: new Date(r.created_at).toISOString(),
+      }));
   }
 
   /** The live messages in their wire shape, oldest first (at most `limit`, the newest ones). */

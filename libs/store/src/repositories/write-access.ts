@@ -5,9 +5,15 @@ export function assertWritable(identity: Identity, uri: string): void {
   const segs = uriSegments(uri);
   const last = segs[segs.length - 1];
   if (last === '.abstract.md' || last === '.overview.md') {
-    throw new KernelError(KernelErrorCode.InvalidArgument, `${last} sidecars are maintained by the indexer and cannot be written`, { resource: uri });
+    throw new KernelError(
+      KernelErrorCode.InvalidArgument,
+      `${last} sidecars are maintained by the indexer and cannot be written`,
+      { resource: uri },
+    );
   }
   if (!canWrite(identity, uri)) {
-    throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri} is outside your writable space`, { resource: uri });
+    throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri} is outside your writable space`, {
+      resource: uri,
+    });
   }
 }

@@ -1,72 +1,114 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { toBoolean, toInteger } from '../../http/query-transforms';
 
 export class LsQueryDto {
-  @IsDefined() @IsString()
+  @IsDefined()
+  @IsString()
   uri!: string;
 
   /** Only URIs, as strings. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   simple?: boolean;
 
   /** Walk the subtree (entries carry `rel_path`). */
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   recursive?: boolean;
 
   @ApiProperty({ enum: ['agent', 'original'], default: 'agent', required: false })
-  @IsOptional() @IsIn(['agent', 'original'])
+  @IsOptional()
+  @IsIn(['agent', 'original'])
   output?: 'agent' | 'original';
 
   /** Directory abstracts are cut to this many characters. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   abs_limit?: number;
 
   /** Also list dot-files. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   show_all_hidden?: boolean;
 
   /** Visible entries at most; 0 gives an empty list. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   node_limit?: number;
 
   /** Alias of `node_limit`; wins over it. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   limit?: number;
 
   @ApiProperty({ enum: ['name', 'mtime'], required: false })
-  @IsOptional() @IsIn(['name', 'mtime'])
+  @IsOptional()
+  @IsIn(['name', 'mtime'])
   sort_by?: 'name' | 'mtime';
 
   @ApiProperty({ enum: ['asc', 'desc'], required: false })
-  @IsOptional() @IsIn(['asc', 'desc'])
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
   sort_order?: 'asc' | 'desc';
 }
 
 export class StatQueryDto {
-  @IsDefined() @IsString()
+  @IsDefined()
+  @IsString()
   uri!: string;
 }
 
 export class DeleteQueryDto {
-  @IsDefined() @IsString()
+  @IsDefined()
+  @IsString()
   uri!: string;
 
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   recursive?: boolean;
 
   /** Wait until the index and parent summaries reflect the delete. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   wait?: boolean;
 }
 
 export class MkdirDto {
-  @IsDefined() @IsString()
+  @IsDefined()
+  @IsString()
   uri!: string;
 
   /** Optional description, stored as the directory's abstract. */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   description?: string;
 }
 
@@ -91,55 +133,88 @@ export class StatResultDto {
 }
 
 export class TreeQueryDto {
-  @IsDefined() @IsString() @MaxLength(4096)
+  @IsDefined()
+  @IsString()
+  @MaxLength(4096)
   uri!: string;
 
   @ApiProperty({ enum: ['agent', 'original'], default: 'agent', required: false })
-  @IsOptional() @IsIn(['agent', 'original'])
+  @IsOptional()
+  @IsIn(['agent', 'original'])
   output?: 'agent' | 'original';
 
   /** Directory abstracts are cut to this many characters (agent output). */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   abs_limit?: number;
 
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   show_all_hidden?: boolean;
 
   /** Entries at most (capped by `MUNINN_TREE_MAX_NODES`). */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   node_limit?: number;
 
   /** Alias of `node_limit`; wins over it. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(100000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
   limit?: number;
 
   /** Entries whose path below `uri` has more segments are left out. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(64)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(64)
   level_limit?: number;
 }
 
 export class MvDto {
-  @IsDefined() @IsString() @MaxLength(4096)
+  @IsDefined()
+  @IsString()
+  @MaxLength(4096)
   from_uri!: string;
 
-  @IsDefined() @IsString() @MaxLength(4096)
+  @IsDefined()
+  @IsString()
+  @MaxLength(4096)
   to_uri!: string;
 }
 
 export class SetTagsDto {
-  @IsDefined() @IsString() @MaxLength(4096)
+  @IsDefined()
+  @IsString()
+  @MaxLength(4096)
   uri!: string;
 
   /** Strict `key=value` tags; others are discarded, a later value for a key wins. */
-  @IsDefined() @IsArray() @IsString({ each: true }) @ArrayMaxSize(64) @MaxLength(256, { each: true })
+  @IsDefined()
+  @IsArray()
+  @IsString({ each: true })
+  @ArrayMaxSize(64)
+  @MaxLength(256, { each: true })
   tags!: string[];
 
   @ApiProperty({ enum: ['replace', 'append'], default: 'replace', required: false })
-  @IsOptional() @IsIn(['replace', 'append'], { message: 'unsupported tag mode' })
+  @IsOptional()
+  @IsIn(['replace', 'append'], { message: 'unsupported tag mode' })
   mode?: 'replace' | 'append';
 
   /** Also tag every node below a directory. */
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   recursive?: boolean;
 
   @IsOptional()

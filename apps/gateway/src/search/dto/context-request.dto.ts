@@ -16,7 +16,8 @@ const QUOTAS_SCHEMA: ApiPropertyOptions = {
   example: { events: 2, entities: 2, resources: 1 },
 };
 const DETAIL_SCHEMA: ApiPropertyOptions = {
-  description: 'One tier for every entry, or a per-category map (keys: the six quota keys plus `memories`). `auto` = no pin.',
+  description:
+    'One tier for every entry, or a per-category map (keys: the six quota keys plus `memories`). `auto` = no pin.',
   oneOf: [
     { type: 'string', enum: ['auto', ...TIERS] },
     { type: 'object', additionalProperties: { type: 'string', enum: TIERS } },
@@ -24,12 +25,14 @@ const DETAIL_SCHEMA: ApiPropertyOptions = {
   nullable: true,
 };
 const PENALTY_SCHEMA: ApiPropertyOptions = {
-  description: 'Ranking penalty for other peers\' hits: one number for every category, or a category→number map (unknown keys ignored); clamped to [0, 1].',
+  description:
+    "Ranking penalty for other peers' hits: one number for every category, or a category→number map (unknown keys ignored); clamped to [0, 1].",
   oneOf: [{ type: 'number' }, { type: 'object', additionalProperties: { type: 'number' } }],
   nullable: true,
 };
 const REWRITE_SCHEMA: ApiPropertyOptions = {
-  description: 'Digest rewrite: `true`, `false`, or `"auto"` (on when a query planner is configured). Lax booleans ("yes", "off", 0/1) are accepted.',
+  description:
+    'Digest rewrite: `true`, `false`, or `"auto"` (on when a query planner is configured). Lax booleans ("yes", "off", 0/1) are accepted.',
   oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['auto'] }],
   default: false,
   nullable: true,
@@ -37,28 +40,61 @@ const REWRITE_SCHEMA: ApiPropertyOptions = {
 
 /** Fields `/search` context mode and `/recall` share (context-only fields). */
 class ContextOptionsDto {
-  @ApiPropertyOptional({ enum: ['off', 'auto'], default: 'auto', nullable: true, description: 'Query expansion from the session context.' })
+  @ApiPropertyOptional({
+    enum: ['off', 'auto'],
+    default: 'auto',
+    nullable: true,
+    description: 'Query expansion from the session context.',
+  })
   query_expansion?: 'off' | 'auto' | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 64, maximum: 32000, default: 1600, nullable: true, description: 'Token budget of the assembled block.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 64,
+    maximum: 32000,
+    default: 1600,
+    nullable: true,
+    description: 'Token budget of the assembled block.',
+  })
   max_tokens?: number | null;
 
   @ApiPropertyOptional(QUOTAS_SCHEMA)
   quotas?: Record<string, number> | null;
 
-  @ApiPropertyOptional({ enum: ['chat', 'coding'], nullable: true, description: 'Quota preset used when `quotas` is absent (/recall: default `coding`).' })
+  @ApiPropertyOptional({
+    enum: ['chat', 'coding'],
+    nullable: true,
+    description: 'Quota preset used when `quotas` is absent (/recall: default `coding`).',
+  })
   purpose?: 'chat' | 'coding' | null;
 
   @ApiPropertyOptional(DETAIL_SCHEMA)
   detail?: 'auto' | 'abstract' | 'overview' | 'full' | Record<string, 'abstract' | 'overview' | 'full'> | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 100, nullable: true, description: 'Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session).' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 100,
+    nullable: true,
+    description:
+      'Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session).',
+  })
   dedup_turns?: number | null;
 
-  @ApiPropertyOptional({ type: [String], maxItems: 200, nullable: true, description: 'URIs never to serve (`viking://~/…` expands to the caller).' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: 200,
+    nullable: true,
+    description: 'URIs never to serve (`viking://~/…` expands to the caller).',
+  })
   exclude_uris?: string[] | null;
 
-  @ApiPropertyOptional({ enum: ['actor', 'all'], default: 'all', nullable: true, description: '`all` also scans other peers\' memories (ranked with a penalty).' })
+  @ApiPropertyOptional({
+    enum: ['actor', 'all'],
+    default: 'all',
+    nullable: true,
+    description: "`all` also scans other peers' memories (ranked with a penalty).",
+  })
   peer_scope?: 'actor' | 'all' | null;
 
   @ApiPropertyOptional(PENALTY_SCHEMA)
@@ -71,26 +107,39 @@ class ContextOptionsDto {
   rewrite_max_bullets?: number | null;
 
   @ApiPropertyOptional({
-    type: 'boolean', default: false, nullable: true,
+    type: 'boolean',
+    default: false,
+    nullable: true,
     description:
       'Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, ' +
       'redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.',
   })
   explain?: boolean | null;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Enables expansion and the cross-turn dedup ledger.' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    description: 'Enables expansion and the cross-turn dedup ledger.',
+  })
   session_id?: string | null;
 
   @ApiPropertyOptional({ type: 'number', nullable: true, description: 'Keep hits scoring strictly above this.' })
   score_threshold?: number | null;
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'object', additionalProperties: true }], default: false, description: '`true` adds a `telemetry` object beside `result`.' })
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'boolean' }, { type: 'object', additionalProperties: true }],
+    default: false,
+    description: '`true` adds a `telemetry` object beside `result`.',
+  })
   telemetry?: boolean | Record<string, unknown>;
 }
 
 /** `POST /api/v1/search/search` with `mode="context"`: one bounded, rendered context block. */
 export class ContextSearchRequestDto extends ContextOptionsDto {
-  @ApiProperty({ enum: ['context'], description: 'Selects context assembly; without it every context-only field is a 400.' })
+  @ApiProperty({
+    enum: ['context'],
+    description: 'Selects context assembly; without it every context-only field is a 400.',
+  })
   mode!: 'context';
 
   @ApiPropertyOptional({ type: 'string', default: '', description: 'Required unless `image_url` is given.' })
@@ -99,19 +148,43 @@ export class ContextSearchRequestDto extends ContextOptionsDto {
   @ApiPropertyOptional({ type: 'string', nullable: true })
   image_url?: string | null;
 
-  @ApiPropertyOptional({ oneOf: STRING_OR_LIST, description: 'Not supported in context mode: any non-empty value is a 400.' })
+  @ApiPropertyOptional({
+    oneOf: STRING_OR_LIST,
+    description: 'Not supported in context mode: any non-empty value is a 400.',
+  })
   target_uri?: string | string[];
 
-  @ApiPropertyOptional({ oneOf: STRING_OR_LIST, nullable: true, description: '`memory`, `resource`, `skill`; folded into the filter.' })
+  @ApiPropertyOptional({
+    oneOf: STRING_OR_LIST,
+    nullable: true,
+    description: '`memory`, `resource`, `skill`; folded into the filter.',
+  })
   context_type?: string | string[] | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 10, description: 'Candidate ceiling in flat mode (no quotas, no purpose).' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description: 'Candidate ceiling in flat mode (no quotas, no purpose).',
+  })
   limit?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, nullable: true, description: 'Replaces `limit` when set.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 1000,
+    nullable: true,
+    description: 'Replaces `limit` when set.',
+  })
   node_limit?: number | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Metadata filter DSL.' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Metadata filter DSL.',
+  })
   filter?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Accepted, no effect in context mode.' })
@@ -142,10 +215,19 @@ export class RecallRequestDto extends ContextOptionsDto {
   @ApiProperty({ type: 'string' })
   query!: string;
 
-  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'v1 alias: `max_tokens = max(64, round_half_even(max_chars / 4))` unless `max_tokens` is given. Omitted → 1600 tokens.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    description:
+      'v1 alias: `max_tokens = max(64, round_half_even(max_chars / 4))` unless `max_tokens` is given. Omitted → 1600 tokens.',
+  })
   max_chars?: number | null;
 
-  @ApiPropertyOptional({ type: 'number', nullable: true, description: 'v1 alias of `score_threshold` (which wins); default 0.1.' })
+  @ApiPropertyOptional({
+    type: 'number',
+    nullable: true,
+    description: 'v1 alias of `score_threshold` (which wins); default 0.1.',
+  })
   min_score?: number | null;
 
   @ApiPropertyOptional({

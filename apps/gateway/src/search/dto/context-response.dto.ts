@@ -9,13 +9,19 @@ const COUNT_MAP = { type: 'object', additionalProperties: { type: 'integer' } } 
 
 /** One served entry, in rank order; keys in the contract's order. */
 export class ContextEntryDto {
-  @ApiProperty({ description: 'Node URI; a directory hit reports the directory (sidecar suffix stripped).', example: 'viking://user/alice/memories/entities/ov.md' })
+  @ApiProperty({
+    description: 'Node URI; a directory hit reports the directory (sidecar suffix stripped).',
+    example: 'viking://user/alice/memories/entities/ov.md',
+  })
   uri!: string;
 
   @ApiProperty({ enum: CATEGORIES })
   category!: string;
 
-  @ApiProperty({ type: 'number', description: 'The raw retrieval score (not the peer-penalised ranking score), unrounded.' })
+  @ApiProperty({
+    type: 'number',
+    description: 'The raw retrieval score (not the peer-penalised ranking score), unrounded.',
+  })
   score!: number;
 
   @ApiProperty({ enum: TIERS, description: 'Tier actually served.' })
@@ -115,7 +121,11 @@ export class DeprecatedStatsDto {
   @ApiProperty({ type: SuccessorBodyDto })
   successor_body!: SuccessorBodyDto;
 
-  @ApiProperty({ type: 'array', items: { type: 'string', enum: ['max_chars', 'min_score', 'render'] }, description: 'v1 aliases the body used, in this fixed order.' })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', enum: ['max_chars', 'min_score', 'render'] },
+    description: 'v1 aliases the body used, in this fixed order.',
+  })
   aliases_used!: ('max_chars' | 'min_score' | 'render')[];
 }
 
@@ -124,7 +134,10 @@ export class ContextStatsDto {
   @ApiProperty({ ...COUNT_MAP, description: 'Bucketed: distinct hits per active bucket; flat: `{"all": n}`.' })
   searched!: Record<string, number>;
 
-  @ApiProperty({ type: 'integer', description: 'Candidates handed to budgeting (after exclusion and the quota/limit cut).' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Candidates handed to budgeting (after exclusion and the quota/limit cut).',
+  })
   candidates!: number;
 
   @ApiProperty({ type: 'integer', description: 'Hits dropped because their URI is in `exclude_uris` ∪ cooled.' })
@@ -136,10 +149,17 @@ export class ContextStatsDto {
   @ApiProperty({ enum: ['actor', 'all'] })
   peer_scope!: 'actor' | 'all';
 
-  @ApiProperty({ ...COUNT_MAP, nullable: true, description: 'Resolved quota map (zero entries kept); null in flat mode.' })
+  @ApiProperty({
+    ...COUNT_MAP,
+    nullable: true,
+    description: 'Resolved quota map (zero entries kept); null in flat mode.',
+  })
   quotas!: Record<string, number> | null;
 
-  @ApiPropertyOptional({ type: [String], description: 'Only when some retrieval call failed: at most 5, each "<ExceptionName>: <message>" cut to 200 chars.' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Only when some retrieval call failed: at most 5, each "<ExceptionName>: <message>" cut to 200 chars.',
+  })
   retrieval_errors?: string[];
 
   @ApiProperty({ type: 'integer', description: 'Budget used (≥ 1).' })
@@ -200,7 +220,11 @@ export class ContextStatsDto {
   @ApiProperty({ type: DedupStatsDto })
   dedup!: DedupStatsDto;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: ['level', 'limit'] }, description: '/search context only, when non-empty: inert fields that were sent.' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: ['level', 'limit'] },
+    description: '/search context only, when non-empty: inert fields that were sent.',
+  })
   ignored?: ('level' | 'limit')[];
 
   @ApiPropertyOptional({ type: DeprecatedStatsDto, description: '/recall only.' })
@@ -268,7 +292,10 @@ export class ContextResultDto {
   @ApiProperty({ type: [ContextEntryDto] })
   entries!: ContextEntryDto[];
 
-  @ApiProperty({ description: 'One `<memory …>` element per entry joined by "\\n"; "" when nothing was served, `render:false` or `no_relevant`.' })
+  @ApiProperty({
+    description:
+      'One `<memory …>` element per entry joined by "\\n"; "" when nothing was served, `render:false` or `no_relevant`.',
+  })
   rendered!: string;
 
   @ApiProperty({ description: '"" unless a rewrite succeeded; then "Memory digest:\\n- …".' })

@@ -24,7 +24,8 @@ export const IsLevel = (opts?: ValidationOptions) =>
     {
       name: 'isLevel',
       validator: {
-        validate: (v: unknown) => isInt(v) || typeof v === 'string' || (Array.isArray(v) && v.every((x) => isInt(x) || isIntText(x))),
+        validate: (v: unknown) =>
+          isInt(v) || typeof v === 'string' || (Array.isArray(v) && v.every((x) => isInt(x) || isIntText(x))),
         defaultMessage: () => 'Input should be a valid integer, a string such as "0,2", or a list of integers',
       },
     },

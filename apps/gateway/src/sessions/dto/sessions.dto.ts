@@ -1,7 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
-  ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
 } from 'class-validator';
 import { toBoolean, toInteger } from '../../http/query-transforms';
 
@@ -11,19 +24,27 @@ const SESSION_ID_MESSAGE = 'session_id must match ^[a-zA-Z0-9_.@-]{1,128}$';
 /** `{"events": {"tags": ["k=v", …]}}`: default tags of the session's event memories. */
 export class EventsConfigDto {
   @ApiProperty({ type: [String], nullable: true, required: false, maxItems: 50 })
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(128, { each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(128, { each: true })
   tags?: string[] | null;
 }
 
 export class MemoryExtractionConfigDto {
-  @IsOptional() @ValidateNested() @Type(() => EventsConfigDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => EventsConfigDto)
   events?: EventsConfigDto;
 }
 
 /** Body of POST /sessions; unknown keys are ignored (as the reference does). */
 export class CreateSessionDto {
   /** Session id to use; the server generates one when omitted or empty. */
-  @IsOptional() @IsString() @Matches(/^([a-zA-Z0-9_.@-]{1,128})?$/, { message: SESSION_ID_MESSAGE })
+  @IsOptional()
+  @IsString()
+  @Matches(/^([a-zA-Z0-9_.@-]{1,128})?$/, { message: SESSION_ID_MESSAGE })
   session_id?: string;
 
   /** Automatic-commit policy (thresholds are clamped); null or absent: off. */
@@ -31,12 +52,15 @@ export class CreateSessionDto {
   @IsOptional()
   auto_commit_policy?: Record<string, unknown> | null;
 
-  @IsOptional() @ValidateNested() @Type(() => MemoryExtractionConfigDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => MemoryExtractionConfigDto)
   memory_extraction_config?: MemoryExtractionConfigDto;
 
   /** Accepted for compatibility; Muninn extracts the default memory types. */
   @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: true })
-  @IsOptional() @IsObject()
+  @IsOptional()
+  @IsObject()
   memory_policy?: Record<string, unknown> | null;
 
   @IsOptional()
@@ -45,7 +69,9 @@ export class CreateSessionDto {
 
 export class GetSessionQueryDto {
   /** Create (materialise) the session when it does not exist. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   auto_create?: boolean;
 }
 
@@ -54,33 +80,50 @@ export const MESSAGE_KINDS = ['user_query', 'assistant_step', 'tool_transport', 
 /** One message. `parts` wins over `content`; one of them is required. Unknown keys are ignored. */
 export class AddMessageDto {
   /** `user`, `assistant`, `tool`, … (not restricted, as in the reference). */
-  @IsDefined() @IsString() @MaxLength(64)
+  @IsDefined()
+  @IsString()
+  @MaxLength(64)
   role!: string;
 
   /** Text of a one-part message (at most MUNINN_SESSION_MESSAGE_MAX_CHARS characters). */
   @ApiProperty({ required: false, maxLength: 200_000 })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   content?: string;
 
   /** Structured parts (`text`, `context`, `tool`, `image_url`; at most MUNINN_SESSION_MESSAGE_MAX_PARTS). */
   @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, required: false, maxItems: 100 })
-  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsObject({ each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsObject({ each: true })
   parts?: Record<string, unknown>[];
 
-  @IsOptional() @IsString() @MaxLength(128)
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
   peer_id?: string;
 
   /** Stored and served verbatim. */
-  @IsOptional() @IsString() @MaxLength(64)
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   created_at?: string;
 
-  @IsOptional() @IsString() @MaxLength(128)
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
   turn_id?: string;
 
-  @IsOptional() @IsIn(MESSAGE_KINDS)
+  @IsOptional()
+  @IsIn(MESSAGE_KINDS)
   message_kind?: string;
 
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(128, { each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @MaxLength(128, { each: true })
   source_message_ids?: string[];
 
   @IsOptional()
@@ -91,7 +134,11 @@ export class AddMessageDto {
 export class AddMessagesBatchDto {
   /** At most MUNINN_SESSION_BATCH_MAX messages (default 100). */
   @ApiProperty({ type: [AddMessageDto], maxItems: 100 })
-  @IsDefined() @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => AddMessageDto)
+  @IsDefined()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => AddMessageDto)
   messages!: AddMessageDto[];
 
   @IsOptional()
@@ -100,36 +147,58 @@ export class AddMessagesBatchDto {
 
 export class EventMetadataDto {
   @ApiProperty({ type: [String], nullable: true, required: false, maxItems: 50 })
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(128, { each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(128, { each: true })
   tags?: string[] | null;
 }
 
 export class ExtractionMetadataDto {
-  @IsOptional() @ValidateNested() @Type(() => EventMetadataDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => EventMetadataDto)
   event?: EventMetadataDto;
 }
 
 /** Body of POST /sessions/{id}/commit; unknown top-level keys (such as `wait`) are ignored. */
 export class CommitDto {
   /** Newest live messages kept out of the archive. */
-  @IsOptional() @IsInt() @Min(0) @Max(10000)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10000)
   keep_recent_count?: number;
 
   /** Only null: turn-budget retention is not supported (400). */
   @ApiProperty({ nullable: true, required: false, enum: ['turn_budget'] })
-  @IsOptional() @IsString() @MaxLength(32)
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
   retention_mode?: string | null;
 
-  @IsOptional() @IsInt() @Min(0) @Max(10000)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10000)
   keep_recent_turn_count?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Max(10_000_000)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
   retained_message_token_budget?: number;
 
-  @IsOptional() @IsInt() @Min(0) @Max(10000)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10000)
   min_raw_tail_steps?: number;
 
-  @IsOptional() @ValidateNested() @Type(() => ExtractionMetadataDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ExtractionMetadataDto)
   extraction_metadata?: ExtractionMetadataDto;
 
   @IsOptional()
@@ -138,7 +207,9 @@ export class CommitDto {
 
 /** Body of PATCH /sessions/{id}/config; unknown keys are refused. */
 export class PatchSessionConfigDto {
-  @IsOptional() @ValidateNested() @Type(() => MemoryExtractionConfigDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => MemoryExtractionConfigDto)
   memory_extraction_config?: MemoryExtractionConfigDto;
 
   /** Merged field by field over the current policy (or the defaults when off); null: off. */
@@ -153,17 +224,22 @@ export class PatchSessionConfigDto {
 export class ContextQueryDto {
   /** Token budget of the returned messages and overview (default 128000). */
   @ApiProperty({ required: false, type: Number, minimum: 0, maximum: 10_000_000 })
-  @IsOptional() @Transform(toInteger)
+  @IsOptional()
+  @Transform(toInteger)
   token_budget?: unknown;
 }
 
 export class SessionIdParamDto {
-  @IsDefined() @IsString() @Matches(SESSION_ID, { message: SESSION_ID_MESSAGE })
+  @IsDefined()
+  @IsString()
+  @Matches(SESSION_ID, { message: SESSION_ID_MESSAGE })
   sessionId!: string;
 }
 
 export class ArchiveParamDto extends SessionIdParamDto {
-  @IsDefined() @IsString() @MaxLength(32)
+  @IsDefined()
+  @IsString()
+  @MaxLength(32)
   archiveId!: string;
 }
 
