@@ -193,15 +193,13 @@ export class SessionRepository {
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3 ORDER BY seq DESC LIMIT $4`,
       [identity.accountId, identity.userId, sessionId, n],
     );
-    return rows
-      .reverse()
-      .map((r) => ({
-        id: r.message_id,
-        role: r.role,
-        content: r.content,
-        parts: r.parts,
-        created_at: new Date(r.created_at).toISOString(),
-      }));
+    return rows.reverse().map((r) => ({
+      id: r.message_id,
+      role: r.role,
+      content: r.content,
+      parts: r.parts,
+      created_at: new Date(r.created_at).toISOString(),
+    }));
   }
 
   /** The live messages in their wire shape, oldest first (at most `limit`, the newest ones). */
