@@ -211,6 +211,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/content/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored bytes of a file as an attachment (no envelope) */
+        get: operations["ContentController_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/content/set_tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Same as POST /api/v1/fs/attrs/set_tags */
+        post: operations["ContentController_setTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fs/ls": {
         parameters: {
             query?: never;
@@ -222,6 +256,74 @@ export interface paths {
         get: operations["FsController_ls"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fs/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Depth-first tree below a directory (directories first at each level; level_limit, node_limit) */
+        get: operations["FsController_tree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fs/attrs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieval tags of a node and, for memory files, their MEMORY_FIELDS metadata */
+        get: operations["FsController_attrs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fs/attrs/set_tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace or extend the k=v retrieval tags of a node (or its subtree) */
+        post: operations["FsController_setTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fs/mv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a file or directory; its index follows */
+        post: operations["FsController_mv"];
         delete?: never;
         options?: never;
         head?: never;
@@ -310,6 +412,40 @@ export interface paths {
          * @description Context-only fields (max_tokens, quotas, purpose, detail, …) require mode="context".
          */
         post: operations["FindController_search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/search/grep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lines matching a regex (safe subset) in the files below a URI; runs on the retriever */
+        post: operations["ScanController_grep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/search/glob": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** URIs whose path below `uri` matches a glob (`*`, `**`, `?`, `[…]`); on the retriever */
+        post: operations["ScanController_glob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -561,6 +697,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/system/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Wait until every processing queue is empty (504 after timeout seconds) */
+        post: operations["SystemController_wait"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/debug/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the store and queues are healthy */
+        get: operations["SystemController_debugHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks": {
         parameters: {
             query?: never;
@@ -628,12 +798,16 @@ export interface components {
             error: components["schemas"]["ErrorInfoDto"];
         };
         CreateAccountDto: {
+            /**
+             * @description Derive the key's secret from this seed instead of random bytes (reproducible provisioning): an
+             *     HMAC under the server secret over account, user and seed. At least MUNINN_KEY_SEED_MIN_LENGTH
+             *     (default 16) characters.
+             */
+            seed?: string;
             /** @description The new account's id. */
             account_id: string;
             /** @description The first user of the account, created with role admin. */
             admin_user_id: string;
-            /** @description Derive the key's secret from this seed instead of random bytes (reproducible provisioning). */
-            seed?: string;
         };
         CreateUserDto: {
             /**
@@ -641,14 +815,16 @@ export interface components {
              * @enum {string}
              */
             role?: "user" | "admin";
-            user_id: string;
+            /** @description See CreateAccountDto.seed. */
             seed?: string;
+            user_id: string;
         };
         SetRoleDto: {
             /** @enum {string} */
             role: "user" | "admin";
         };
         RotateKeyDto: {
+            /** @description See CreateAccountDto.seed. */
             seed?: string;
         };
         WriteResultDto: {
@@ -686,6 +862,12 @@ export interface components {
              * @enum {string}
              */
             mode?: "replace" | "append" | "create";
+            /**
+             * @description `vectors_only` re-embeds the file but leaves its directory's summary as it is.
+             * @default semantic_and_vectors
+             * @enum {string}
+             */
+            processing_mode?: "semantic_and_vectors" | "vectors_only";
             /** @description Target file URI (`viking://…`, `viking://~/…` expands to your user root). */
             uri: string;
             content: string;
@@ -737,6 +919,11 @@ export interface components {
              * @enum {string}
              */
             mode?: "vectors_only" | "semantic_and_vectors";
+            /**
+             * @default replace
+             * @enum {string}
+             */
+            tag_mode?: "replace" | "append";
             /** @description File or directory to re-index (a directory with its whole subtree unless recursive=false). */
             uri: string;
             /** @description Wait until every node is re-indexed. */
@@ -744,6 +931,23 @@ export interface components {
             recursive?: boolean;
             /** @description Seconds to wait when `wait` is true. */
             timeout?: number;
+            /** @description Only `prune_orphans` supports a dry run, and Muninn has no orphans to prune: true is refused. */
+            dry_run?: boolean;
+            /** @description Strict `k=v` retrieval tags set on the target (and its subtree unless recursive=false) first. */
+            tags?: string[] | null;
+        };
+        SetTagsDto: {
+            /**
+             * @default replace
+             * @enum {string}
+             */
+            mode?: "replace" | "append";
+            uri: string;
+            /** @description Strict `key=value` tags; others are discarded, a later value for a key wins. */
+            tags: string[];
+            /** @description Also tag every node below a directory. */
+            recursive?: boolean;
+            telemetry?: Record<string, never>;
         };
         LsEntryDto: {
             uri: string;
@@ -752,6 +956,10 @@ export interface components {
             modTime: string;
             abstract: string;
             rel_path?: string;
+        };
+        MvDto: {
+            from_uri: string;
+            to_uri: string;
         };
         StatResultDto: {
             uri: string;
@@ -1229,6 +1437,26 @@ export interface components {
             result: components["schemas"]["ContextResultDto"];
             telemetry?: components["schemas"]["ContextTelemetryDto"];
         };
+        GrepRequestDto: {
+            /** @description Directory to search below, or one file. */
+            uri: string;
+            /** @description Regular expression matched per line, in the safe subset (docs/limits-and-security.md#regex-filters). */
+            pattern: string;
+            case_insensitive?: boolean;
+            /** @description Matching lines at most; null or 0 means the server bound (`MUNINN_SCAN_MAX_RESULTS`). */
+            node_limit?: number | null;
+            /** @description Files whose path below `uri` has more segments are not searched. */
+            level_limit?: number;
+            /** @description A URI whose subtree is skipped. */
+            exclude_uri?: string | null;
+        };
+        GlobRequestDto: {
+            /** @description Glob against the path below `uri`: `*` stays in one segment, `**` crosses them. */
+            pattern: string;
+            uri?: string;
+            /** @description Matches at most; null or ≤0 means the server bound (`MUNINN_SCAN_MAX_RESULTS`). */
+            node_limit?: number | null;
+        };
         RecallRequestDto: {
             /**
              * @description Query expansion from the session context.
@@ -1390,6 +1618,7 @@ export interface components {
             extraction_metadata?: components["schemas"]["ExtractionMetadataDto"];
             telemetry?: Record<string, never>;
         };
+        WaitDto: Record<string, never>;
     };
     responses: never;
     parameters: never;
@@ -1409,7 +1638,9 @@ export type BatchWriteResultDto = components['schemas']['BatchWriteResultDto'];
 export type BatchOperationDto = components['schemas']['BatchOperationDto'];
 export type BatchWriteDto = components['schemas']['BatchWriteDto'];
 export type ReindexDto = components['schemas']['ReindexDto'];
+export type SetTagsDto = components['schemas']['SetTagsDto'];
 export type LsEntryDto = components['schemas']['LsEntryDto'];
+export type MvDto = components['schemas']['MvDto'];
 export type StatResultDto = components['schemas']['StatResultDto'];
 export type MkdirDto = components['schemas']['MkdirDto'];
 export type FindRequestDto = components['schemas']['FindRequestDto'];
@@ -1434,6 +1665,8 @@ export type ExplainBlockDto = components['schemas']['ExplainBlockDto'];
 export type ContextResultDto = components['schemas']['ContextResultDto'];
 export type ContextTelemetryDto = components['schemas']['ContextTelemetryDto'];
 export type ContextEnvelopeDto = components['schemas']['ContextEnvelopeDto'];
+export type GrepRequestDto = components['schemas']['GrepRequestDto'];
+export type GlobRequestDto = components['schemas']['GlobRequestDto'];
 export type RecallRequestDto = components['schemas']['RecallRequestDto'];
 export type EventsConfigDto = components['schemas']['EventsConfigDto'];
 export type MemoryExtractionConfigDto = components['schemas']['MemoryExtractionConfigDto'];
@@ -1445,6 +1678,7 @@ export type AddMessagesBatchDto = components['schemas']['AddMessagesBatchDto'];
 export type EventMetadataDto = components['schemas']['EventMetadataDto'];
 export type ExtractionMetadataDto = components['schemas']['ExtractionMetadataDto'];
 export type CommitDto = components['schemas']['CommitDto'];
+export type WaitDto = components['schemas']['WaitDto'];
 export type $defs = Record<string, never>;
 export interface operations {
     AdminController_list: {
@@ -2520,6 +2754,144 @@ export interface operations {
             };
         };
     };
+    ContentController_download: {
+        parameters: {
+            query: {
+                uri: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ContentController_setTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetTagsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     FsController_ls: {
         parameters: {
             query: {
@@ -2535,7 +2907,9 @@ export interface operations {
                 abs_limit?: number;
                 /** @description Also list dot-files. */
                 show_all_hidden?: boolean;
+                /** @description Visible entries at most; 0 gives an empty list. */
                 node_limit?: number;
+                /** @description Alias of `node_limit`; wins over it. */
                 limit?: number;
             };
             header?: never;
@@ -2585,6 +2959,279 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_tree: {
+        parameters: {
+            query: {
+                output?: "agent" | "original";
+                uri: string;
+                /** @description Directory abstracts are cut to this many characters (agent output). */
+                abs_limit?: number;
+                show_all_hidden?: boolean;
+                /** @description Entries at most (capped by `MUNINN_TREE_MAX_NODES`). */
+                node_limit?: number;
+                /** @description Alias of `node_limit`; wins over it. */
+                limit?: number;
+                /** @description Entries whose path below `uri` has more segments are left out. */
+                level_limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["LsEntryDto"][];
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_attrs: {
+        parameters: {
+            query: {
+                uri: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_setTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetTagsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_mv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MvDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2932,6 +3579,154 @@ export interface operations {
             };
             /** @description UNAVAILABLE: Redis or the store is unreachable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ScanController_grep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrepRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ScanController_glob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GlobRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3722,9 +4517,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": Record<string, never>;
-                };
+                content?: never;
             };
         };
     };
@@ -3767,6 +4560,60 @@ export interface operations {
         };
     };
     SystemController_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SystemController_wait: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SystemController_debugHealth: {
         parameters: {
             query?: never;
             header?: never;
