@@ -470,7 +470,8 @@ describe('bounded inputs (limits from config, lowered here)', () => {
       'path segments',
     );
     const ok = await app.request('POST', WRITE, {
-      body: { uri: deep(11), content: 'deep but allowed', mode: 'create', wait: true },
+      // As deep as allowed (12 segments), ending in a file name create mode accepts.
+      body: { uri: `${deep(10)}/leaf.md`, content: 'deep but allowed', mode: 'create', wait: true },
     });
     expect(ok.status).toBe(200);
   });

@@ -47,7 +47,17 @@ describe('operations: readiness and the queue dashboard', () => {
     const api = await app.request('GET', `${DASHBOARD}/api/queues`, { key: ROOT });
     expect(api.status).toBe(200);
     const names = (api.body.queues as { name: string; readOnlyMode: boolean }[]).map((q) => q.name).sort();
-    expect(names).toEqual(['assemble', 'digest', 'expand', 'find', 'index', 'sidecar']);
+    expect(names).toEqual([
+      'assemble',
+      'digest',
+      'expand',
+      'extract',
+      'find',
+      'index',
+      'scan',
+      'session-idle',
+      'sidecar',
+    ]);
     expect((api.body.queues as { readOnlyMode: boolean }[]).every((q) => q.readOnlyMode)).toBe(true);
   });
 });
