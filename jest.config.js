@@ -24,6 +24,7 @@ const base = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper,
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/quiet-logs.ts'],
 };
 module.exports = {
   testTimeout: 60000,

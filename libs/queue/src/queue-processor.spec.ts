@@ -41,7 +41,7 @@ describe('QueueProcessor (durable queue)', () => {
   it('fails a malformed payload for good', async () => {
     const err = await new FakeSidecars(async () => ({ refreshed: 1 })).handle({ nope: 1 }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(UnrecoverableError);
-    expect((err as Error).message).toBe('INVALID_ARGUMENT: malformed sidecar job payload');
+    expect((err as Error).message).toBe('INTERNAL: malformed sidecar job payload');
   });
 
   it('runs the work under the request id the job carries', async () => {
