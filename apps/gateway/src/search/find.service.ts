@@ -16,7 +16,7 @@ import { assertSearchableFilter } from '@app/store';
 import type { SearchEnvelope } from './context-search.service';
 import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
 import { ImageInputService } from './image-input.service';
-import { validateBody } from './validate-body';
+import { validateBody } from '../http/validate-body';
 
 /**
  * `/find` and `/search` list mode: validate, resolve targets and filter, run one `find` job (docs/contract.md#find).

@@ -17,7 +17,7 @@ import {
   SessionIdParamDto,
 } from './dto/sessions.dto';
 import { DedupLedgerService } from '../search/dedup-ledger.service';
-import { validateLooseBody } from './loose-body';
+import { validateBody } from '../http/validate-body';
 import { SessionCommitService } from './session-commit.service';
 import { SessionReadService } from './session-read.service';
 import { SessionsService } from './sessions.service';
@@ -41,7 +41,7 @@ export class SessionsController {
   @ApiOkEnvelope('object')
   @ApiErrors(409)
   async create(@Caller() c: Identity, @Body() raw: unknown) {
-    return this.sessions.create(c, await validateLooseBody(CreateSessionDto, raw));
+    return this.sessions.create(c, await validateBody(CreateSessionDto, raw, { unknownKeys: 'ignore' }));
   }
 
   @Get()
@@ -78,7 +78,7 @@ export class SessionsController {
   @ApiBody({ type: AddMessageDto })
   @ApiOkEnvelope('object')
   async addMessage(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
-    return this.sessions.addMessage(c, p.sessionId, await validateLooseBody(AddMessageDto, raw));
+    return this.sessions.addMessage(c, p.sessionId, await validateBody(AddMessageDto, raw, { unknownKeys: 'ignore' }));
   }
 
   @Post(':sessionId/messages/batch')
@@ -87,7 +87,11 @@ export class SessionsController {
   @ApiBody({ type: AddMessagesBatchDto })
   @ApiOkEnvelope('object')
   async addBatch(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
-    return this.sessions.addBatch(c, p.sessionId, await validateLooseBody(AddMessagesBatchDto, raw));
+    return this.sessions.addBatch(
+      c,
+      p.sessionId,
+      await validateBody(AddMessagesBatchDto, raw, { unknownKeys: 'ignore' }),
+    );
   }
 
   @Get(':sessionId/messages')
@@ -107,7 +111,7 @@ export class SessionsController {
   @ApiOkEnvelope('object')
   @ApiErrors(503)
   async commit(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
-    return this.commits.commit(c, p.sessionId, await validateLooseBody(CommitDto, raw));
+    return this.commits.commit(c, p.sessionId, await validateBody(CommitDto, raw, { unknownKeys: 'ignore' }));
   }
 
   @Get(':sessionId/context')
