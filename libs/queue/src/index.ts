@@ -16,3 +16,4 @@ export * from './queue-clients';
 export * from './redis-error-log';
 export * from './app-logger';
 export * from './tracing';
+export * from './periodic-relay';

@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { IndexClient, SidecarClient, sidecarKey } from '@app/queue';
+import { IndexClient, PeriodicRelay, SidecarClient, sidecarKey } from '@app/queue';
 import { NodeIndexRepository, OutboxRepository } from '@app/store';
 
 const BATCH = 200;
@@ -13,57 +13,29 @@ const BATCH = 200;
  * See docs/architecture.md#write-path.
  */
 @Injectable()
-export class OutboxRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(OutboxRelayService.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private failing = false;
-
+export class OutboxRelayService extends PeriodicRelay {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outbox: OutboxRepository,
     private readonly nodes: NodeIndexRepository,
     private readonly indexer: IndexClient,
     private readonly sidecars: SidecarClient,
-  ) {}
-
-  onApplicationBootstrap() {
-    this.timer = setInterval(() => void this.tick(), this.config.indexing.outboxPollMs);
-    this.timer.unref();
+  ) {
+    super('outbox relay', config.indexing.outboxPollMs);
   }
 
-  async onApplicationShutdown() {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  /** One pass (also called by tests): relays due entries and overdue directory refreshes. */
-  tick(): Promise<void> {
-    if (this.running || !this.timer) return this.running ?? Promise.resolve();
-    this.running = this.pass().finally(() => (this.running = null));
-    return this.running;
-  }
-
-  private async pass(): Promise<void> {
+  /** Relays due entries, then overdue directory refreshes. */
+  protected async relay(): Promise<void> {
     const grace = this.config.indexing.outboxGraceMs;
-    try {
-      let relayed = 0;
-      for (let n = BATCH; n === BATCH && this.timer; relayed += n) {
-        n = await this.outbox.relayDue(BATCH, grace, async (jobs) => {
-          for (const job of jobs) await this.indexer.enqueue(job);
-        });
-      }
-      for (const d of await this.nodes.overdueSidecars(BATCH, grace)) {
-        await this.sidecars.enqueue(d, { coalesceKey: sidecarKey(d.accountId, d.uri) });
-      }
-      if (this.failing) this.logger.log('outbox relay resumed');
-      else if (relayed > 0) this.logger.log(`outbox relay enqueued ${relayed} pending index jobs`);
-      this.failing = false;
-    } catch (err) {
-      // Logged once per outage, not once per tick.
-      if (!this.failing) this.logger.warn(`outbox relay paused: ${(err as Error).message}`);
-      this.failing = true;
+    let relayed = 0;
+    for (let n = BATCH; n === BATCH && this.active; relayed += n) {
+      n = await this.outbox.relayDue(BATCH, grace, async (jobs) => {
+        for (const job of jobs) await this.indexer.enqueue(job);
+      });
     }
+    for (const d of await this.nodes.overdueSidecars(BATCH, grace)) {
+      await this.sidecars.enqueue(d, { coalesceKey: sidecarKey(d.accountId, d.uri) });
+    }
+    if (relayed > 0) this.logger.log(`outbox relay enqueued ${relayed} pending index jobs`);
   }
 }
