@@ -1,4 +1,3 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { Client } from 'pg';
 import {
   AppProcess,
@@ -6,6 +5,7 @@ import {
   createTestDatabase,
   FakeLlmServer,
   freePort,
+  OwnRedis,
   startAppProcess,
   startFakeLlmServer,
   TestDatabase,
@@ -33,8 +33,7 @@ const TALK = [
 
 suite('sessions under faults (real processes)', () => {
   let db: TestDatabase;
-  let redis: ChildProcess;
-  let redisPort: number;
+  let redis: OwnRedis;
   let env: Record<string, string>;
   let llm: FakeLlmServer;
   let url: string;
@@ -42,10 +41,6 @@ suite('sessions under faults (real processes)', () => {
   let retriever: AppProcess;
   let extractor: AppProcess;
 
-  const startRedis = () =>
-    spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
   const startExtractor = () =>
     startAppProcess('extractor', { ...env, LLM_BASE_URL: llm.url, LLM_MODEL: 'fake', MUNINN_EXTRACT_TIMEOUT_S: '60' });
   const call = async (method: string, path: string, body?: unknown) => {
@@ -75,16 +70,15 @@ suite('sessions under faults (real processes)', () => {
     buildDist();
     db = await createTestDatabase(PG as string);
     llm = await startFakeLlmServer();
-    redisPort = await freePort();
-    redis = startRedis();
-    await new Promise((r) => setTimeout(r, 300));
+    redis = new OwnRedis(await freePort());
+    await redis.start();
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     env = {
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: db.url,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      REDIS_URL: redis.url,
       MUNINN_QUEUE_PREFIX: `sfaults-${port}`,
       MUNINN_OUTBOX_GRACE_MS: '500',
       MUNINN_OUTBOX_POLL_MS: '200',
@@ -97,7 +91,7 @@ suite('sessions under faults (real processes)', () => {
 
   afterAll(async () => {
     await Promise.all([gateway, retriever, extractor].map((p) => p?.kill('SIGKILL')));
-    redis?.kill('SIGKILL');
+    await redis?.kill();
     await llm?.close();
     await db?.drop();
   });
@@ -105,8 +99,7 @@ suite('sessions under faults (real processes)', () => {
   it('Redis away at commit: a clear 503 and nothing archived; once it is back the commit goes through', async () => {
     llm.respondWith({ status: 500 });
     await call('POST', '/api/v1/sessions/down/messages/batch', { messages: TALK });
-    redis.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 300));
+    await redis.kill();
     const r = await call('POST', '/api/v1/sessions/down/commit', {});
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('UNAVAILABLE');
@@ -119,7 +112,7 @@ suite('sessions under faults (real processes)', () => {
     expect(await sql("SELECT 1 FROM session_tasks WHERE resource_id = 'down'")).toHaveLength(0);
     expect(await sql("SELECT 1 FROM messages WHERE session_id = 'down'")).toHaveLength(2);
 
-    redis = startRedis();
+    await redis.start();
     const ok = await eventually(async () => {
       const c = await call('POST', '/api/v1/sessions/down/commit', {});
       return c.status === 200 ? c.body.result : null;
@@ -137,9 +130,8 @@ suite('sessions under faults (real processes)', () => {
     await call('POST', '/api/v1/sessions/lost/messages/batch', { messages: TALK });
     const c = (await call('POST', '/api/v1/sessions/lost/commit', {})).body.result;
     expect(c.status).toBe('accepted');
-    redis.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 300));
-    redis = startRedis();
+    await redis.kill();
+    await redis.start();
     extractor = startExtractor();
     const t = await taskDone(c.task_id);
     expect(t.status).toBe('completed');

@@ -1,5 +1,4 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -37,15 +36,6 @@ export function startAppProcess(
       else child.on('exit', (code, signal) => r(code ?? signal));
     });
   return { child, output: () => out, exited, kill: (signal = 'SIGTERM') => (child.kill(signal), exited()) };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((r) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => r(port));
-    });
-  });
 }
 
 /**

@@ -15,5 +15,6 @@ export {
   type FakeLlmRequest,
   type FakeLlmScript,
 } from './fake-llm-server';
-export { buildDist, freePort, startAppProcess, waitHealthy, waitReady, type AppProcess } from './app-process';
+export { buildDist, startAppProcess, waitHealthy, waitReady, type AppProcess } from './app-process';
 export * from './own-redis';
+export { freePort } from './free-port';

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { connect } from 'node:net';
+import { pingOnce } from './redis-server';
 
 /**
  * A redis-server that a fault test may kill and restart on the same port (never the shared one).
@@ -22,7 +22,7 @@ export class OwnRedis {
     const until = Date.now() + 15_000;
     while (Date.now() < until) {
       if (child.exitCode !== null) throw new Error(`redis-server on port ${this.port} exited with ${child.exitCode}`);
-      if (await ping(this.port)) return;
+      if (await pingOnce(this.port)) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`redis-server on port ${this.port} did not answer PING`);
@@ -36,18 +36,4 @@ export class OwnRedis {
     child.kill('SIGKILL');
     await exited;
   }
-}
-
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
 }

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port';
 
 /** A Redis server for tests. `stop()` is a no-op for a server the tests did not start. */
 export interface TestRedis {
@@ -142,7 +143,8 @@ async function waitForSpawnedRedis(port: number, timeoutMs: number, gaveUp: () =
   throw new Error(`no PONG within ${timeoutMs} ms`);
 }
 
-function pingOnce(port: number): Promise<boolean> {
+/** Whether a Redis on 127.0.0.1:`port` answers one raw PING (no client, so no reconnect timers). */
+export function pingOnce(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     const done = (ok: boolean): void => {
@@ -153,18 +155,6 @@ function pingOnce(port: number): Promise<boolean> {
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }
 
