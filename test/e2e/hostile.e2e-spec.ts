@@ -247,6 +247,23 @@ describe('smaller defects', () => {
     expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/nul-dir')).status).toBe(404);
   });
 
+  it('a nested `constructor`, `__proto__` or `prototype` key is a 400 naming it (the fuzz suite found a 500)', async () => {
+    const cases: [string, unknown, (string | number)[]][] = [
+      ['/api/v1/search/find', { query: 'q', uri: [{ constructor: 'viking://' }] }, ['body', 'uri', 0, 'constructor']],
+      [
+        '/api/v1/sessions/s-proto/messages',
+        { role: 'user', content: 'hi', metadata: { prototype: 1 } },
+        ['body', 'metadata', 'prototype'],
+      ],
+      ['/api/v1/search/search', { query: 'q', filter: { constructor: { a: 1 } } }, ['body', 'filter', 'constructor']],
+    ];
+    for (const [path, body, loc] of cases) {
+      const r = await app.request('POST', path, { body });
+      expect([path, r.status, r.body.error?.code]).toEqual([path, 400, 'INVALID_ARGUMENT']);
+      expect([path, r.body.error.details.validation_errors[0].loc]).toEqual([path, loc]);
+    }
+  });
+
   it('dedup ledgers are deleted with their session', async () => {
     const ledger = new LedgerRedis(app);
     try {

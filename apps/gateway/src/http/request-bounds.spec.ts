@@ -28,6 +28,15 @@ describe('boundsIssue', () => {
     expect(check({ ['k\u0000']: 1 })).toMatchObject({ loc: ['body', 'k\u0000'], type: 'string_nul' });
   });
 
+  it('refuses reserved keys at any depth, naming where (a nested `constructor` broke the DTO transform)', () => {
+    expect(check({ uri: [{ constructor: 'viking://' }] })).toMatchObject({
+      loc: ['body', 'uri', 0, 'constructor'],
+      type: 'reserved_key',
+    });
+    expect(check(JSON.parse('{"metadata":{"__proto__":{"x":1}}}'))).toMatchObject({ type: 'reserved_key' });
+    expect(check({ filter: { field: 'constructor' } })).toBeNull();
+  });
+
   it('bounds nesting without recursion (a 100,000-deep body costs no stack)', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];

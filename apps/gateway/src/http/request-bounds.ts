@@ -18,6 +18,11 @@ const MESSAGES = /^\/api\/v1\/sessions\/[^/]+\/messages/;
 /** Free text may quote a `viking://` URI at any length; only the URI checks are skipped for it. */
 const FREE_TEXT = new Set(['query', 'content', 'content_base64', 'text', 'description', 'abstract']);
 const VIKING = 'viking://';
+/**
+ * Keys no body may carry: `__proto__` would reach the prototype, and the DTO transform reads a
+ * nested object's `constructor` as its class (a string there throws inside class-transformer).
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Field bounds by field name, from config, wherever the field appears in a body or query (also
@@ -51,8 +56,8 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
 /**
  * One iterative pass over a parsed body or query, before any handler sees it
  * (docs/limits-and-security.md, "Request bounds"): nesting depth, NUL characters (PostgreSQL text
- * cannot store them) in any string or key, the named field bounds, and the length, segment length
- * and depth of every `viking://` URI. Returns the first problem found, naming where it is.
+ * cannot store them) in any string or key, reserved keys (`constructor`, `__proto__`, `prototype`),
+ * the named field bounds, and the length, segment length and depth of every `viking://` URI. Returns the first problem found, naming where it is.
  */
 export function boundsIssue(input: unknown, where: 'body' | 'query', route: string, l: Limits): ValidationIssue | null {
   const table = fieldBounds(l);
@@ -84,6 +89,7 @@ export function boundsIssue(input: unknown, where: 'body' | 'query', route: stri
     }
     for (const key of Object.keys(value)) {
       if (key.includes('\u0000')) return nul([...loc, key]);
+      if (RESERVED_KEYS.has(key)) return reserved([...loc, key]);
       stack.push({ value: (value as Record<string, unknown>)[key], loc: [...loc, key], field: key });
     }
   }
@@ -127,6 +133,14 @@ function stringIssue(
 
 function tooLong(loc: Loc, max: number): ValidationIssue {
   return { loc, message: `String should have at most ${max} characters`, type: 'string_too_long' };
+}
+
+function reserved(loc: Loc): ValidationIssue {
+  return {
+    loc,
+    message: 'Input should not use a reserved key (constructor, __proto__, prototype)',
+    type: 'reserved_key',
+  };
 }
 
 function nul(loc: Loc): ValidationIssue {
