@@ -41,7 +41,16 @@ describe('sessions: hostile inputs', () => {
     refused(await post('/api/v1/sessions', { auto_commit_policy: [1] }), 'auto_commit_policy');
     refused(
       await post('/api/v1/sessions', {
-        memory_extraction_config: { events: { tags: Array.from({ length: 51 }, (_, i) => `k${i}=v`) } },
+        memory_extraction_config: {
+          events: { tags: Array.from({ length: app.config.limits.tagsMaxItems + 1 }, (_, i) => `k${i}=v`) },
+        },
+      }),
+      'tags',
+    );
+    // The same configured bounds on a commit's tags, per tag too (MUNINN_TAG_MAX_CHARS).
+    refused(
+      await post('/api/v1/sessions/h/commit', {
+        extraction_metadata: { event: { tags: [`k=${'v'.repeat(app.config.limits.tagMaxChars)}`] } },
       }),
       'tags',
     );

@@ -80,8 +80,8 @@ export class SessionArchiveRepository {
     enqueue: (job: ExtractJob) => Promise<void>,
   ): Promise<CommitOutcome> {
     return this.db.transaction(async (tx) => {
-      const { rows: sess } = await tx.query<{ commit_count: number; event_tags: string[] }>(
-        `SELECT commit_count, event_tags FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE`,
+      const { rows: sess } = await tx.query<{ commit_count: number; event_tags: string[]; memory_policy: unknown }>(
+        `SELECT commit_count, event_tags, memory_policy FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE`,
         [identity.accountId, identity.userId, sessionId],
       );
       if (!sess[0])
@@ -123,6 +123,7 @@ export class SessionArchiveRepository {
         archiveIndex: index,
         taskId,
         eventTags: req.eventTags ?? sess[0].event_tags ?? [],
+        memoryPolicy: sess[0].memory_policy ?? null,
       };
       await tx.query(
         `INSERT INTO session_tasks (task_id, account_id, user_id, task_type, resource_id, status, job)

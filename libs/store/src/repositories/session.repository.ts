@@ -34,6 +34,8 @@ export interface NewMessage {
 export interface SessionSettings {
   autoCommitPolicy?: unknown;
   eventTags?: string[];
+  /** Normalised memory policy; null/undefined: the default. */
+  memoryPolicy?: unknown;
 }
 
 const notFound = (sessionId: string) =>
@@ -50,9 +52,16 @@ export class SessionRepository {
   async create(identity: Identity, sessionId?: string, settings: SessionSettings = {}): Promise<SessionRecord> {
     const id = sessionId || randomUUID();
     const { rowCount } = await this.db.query(
-      `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags)
-       VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING`,
-      [identity.accountId, identity.userId, id, jsonOrNull(settings.autoCommitPolicy), settings.eventTags ?? []],
+      `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags, memory_policy)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb) ON CONFLICT DO NOTHING`,
+      [
+        identity.accountId,
+        identity.userId,
+        id,
+        jsonOrNull(settings.autoCommitPolicy),
+        settings.eventTags ?? [],
+        jsonOrNull(settings.memoryPolicy),
+      ],
     );
     if (rowCount === 0)
       throw new KernelError(KernelErrorCode.Conflict, `Session already exists: ${id}`, { session_id: id });
