@@ -156,10 +156,19 @@ describe('sessions: hostile inputs', () => {
     refused(await get('/api/v1/tasks?limit=0'), 'limit');
     refused(await get(`/api/v1/tasks?status=${'s'.repeat(40)}`), 'status');
     refused(await get(`/api/v1/tasks/${'t'.repeat(65)}`), 'taskId');
+    refused(await post(`/api/v1/tasks/${'t'.repeat(65)}/cancel`), 'taskId');
+    // Cancel takes no body; one sent anyway is ignored, never a 5xx (ROOT in dev mode: 403).
+    expect((await post('/api/v1/tasks/x/cancel', { deep: { a: [1, 2, { b: null }] } })).status).toBe(403);
     const patch = (path: string, body: unknown) => app.request('PATCH', path, { body });
     refused(await patch('/api/v1/sessions/h/config', { foo: 1 }), 'foo');
     refused(await patch('/api/v1/sessions/h/config', { auto_commit_policy: { bogus: 1 } }), 'auto_commit_policy.bogus');
+    refused(
+      await post('/api/v1/sessions', { memory_policy: { memory_types: 'events' } }),
+      'memory_policy.memory_types',
+    );
+    refused(await post('/api/v1/sessions', { memory_policy: { memory_types: [''] } }), 'memory_policy.memory_types');
+    refused(await post('/api/v1/sessions', { memory_policy: { bogus: true } }), 'memory_policy.bogus');
     expect((await patch('/api/v1/sessions/nope/config', {})).status).toBe(404);
-    expect((await app.request('PATCH', '/api/v1/sessions/h', { body: {} })).status).toBeGreaterThanOrEqual(404);
+    expect((await app.request('PATCH', '/api/v1/sessions/h', { body: {} })).status).toBe(405);
   });
 });
