@@ -168,4 +168,66 @@ describe('sessions: contract cases (server default policy on)', () => {
     expect([r.status, r.body.error.code]).toEqual([403, 'PERMISSION_DENIED']);
     await task(c.task_id);
   });
+
+  it('case 59 and archives as files: memory_diff_uri names a readable memory_diff.json; ls, grep and read reach the archive; search does not', async () => {
+    await post('/api/v1/sessions/c59/messages/batch', {
+      messages: [
+        { role: 'user', content: 'Yesterday I met Quillon at the observatory.', created_at: '2026-05-02T10:00:00Z' },
+        { role: 'assistant', content: 'Quillon at the observatory, noted.' },
+      ],
+    });
+    const c = (await post('/api/v1/sessions/c59/commit')).body.result;
+    // Phase 1 already wrote the archived messages as a file.
+    const jsonl = await get(`/api/v1/content/read?uri=${encodeURIComponent(`${c.archive_uri}/messages.jsonl`)}`);
+    expect(jsonl.status).toBe(200);
+    const lines = (jsonl.body.result as string)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((m) => m.parts[0].text)).toEqual([
+      'Yesterday I met Quillon at the observatory.',
+      'Quillon at the observatory, noted.',
+    ]);
+    const t = await task(c.task_id);
+    expect(t.status).toBe('completed');
+    expect(t.result.memory_diff_uri).toBe(`${c.archive_uri}/memory_diff.json`);
+    const diff = await get(`/api/v1/content/read?uri=${encodeURIComponent(t.result.memory_diff_uri)}`);
+    expect(diff.status).toBe(200);
+    const d = JSON.parse(diff.body.result as string);
+    expect(d.archive_uri).toBe(c.archive_uri);
+    expect(d.summary.total_adds).toBe(t.result.memories_extracted.memory_write);
+    expect(d.operations.adds.map((a: { uri: string }) => a.uri).sort()).toEqual([...t.result.memory_uris].sort());
+    expect(d.operations.adds.every((a: { after: string }) => !a.after.includes('MEMORY_FIELDS'))).toBe(true);
+    const done = JSON.parse(
+      (await get(`/api/v1/content/read?uri=${encodeURIComponent(`${c.archive_uri}/.done`)}`)).body.result,
+    );
+    expect(done).toMatchObject({
+      working_memory_enabled: true,
+      starting_message_id: lines[0].id,
+      ending_message_id: lines[1].id,
+    });
+
+    const history = await get(`/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/default/sessions/c59/history')}`);
+    expect(history.status).toBe(200);
+    expect(JSON.stringify(history.body.result)).toContain('archive_001');
+    const grep = await post('/api/v1/search/grep', {
+      uri: 'viking://user/default/sessions/c59/history',
+      pattern: 'observatory',
+    });
+    expect(grep.status).toBe(200);
+    expect(grep.body.result.matches.map((m: { uri: string }) => m.uri)).toContain(`${c.archive_uri}/messages.jsonl`);
+    // Session history is browsable, not search content: context search serves the memories, never the archive.
+    await eventually(async () => {
+      const r = await post('/api/v1/search/find', { query: 'Quillon observatory', limit: 20 });
+      const uris = (r.body.result?.memories ?? []).map((h: { uri: string }) => h.uri);
+      return uris.length > 0 && uris;
+    });
+    const found = await post('/api/v1/search/find', { query: 'Quillon observatory', limit: 50 });
+    expect(JSON.stringify(found.body.result)).not.toContain('/sessions/c59');
+
+    expect((await app.request('DELETE', '/api/v1/sessions/c59')).status).toBe(200);
+    expect((await get(`/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/default/sessions/c59')}`)).status).toBe(
+      404,
+    );
+  });
 });

@@ -159,6 +159,13 @@ describe('sessions: tasks — running, cancellation, expiry', () => {
     );
     expect(file.status).toBe(404);
     expect((await call('GET', '/api/v1/sessions/cancel-run/archives/archive_001')).status).toBe(404);
+    // The archive's files say so: `.failed.json` with stage `cancelled`, no `.done`.
+    const archiveDir = 'viking://user/ann/sessions/cancel-run/history/archive_001';
+    const failed = await call('GET', `/api/v1/content/read?uri=${encodeURIComponent(`${archiveDir}/.failed.json`)}`);
+    expect(JSON.parse(failed.body.result)).toMatchObject({ stage: 'cancelled', error: 'cancelled', skipped: true });
+    expect((await call('GET', `/api/v1/content/read?uri=${encodeURIComponent(`${archiveDir}/.done`)}`)).status).toBe(
+      404,
+    );
     const ctx = (await call('GET', '/api/v1/sessions/cancel-run/context')).body.result;
     expect(ctx.stats).toMatchObject({ totalArchives: 1, failedArchives: 1 });
     expect(ctx.messages).toEqual([]);

@@ -100,6 +100,8 @@ export class ExtractService {
         abstract: effective.workingMemory ? run.extraction.abstract : '',
         overviewTokens: estimateTokens(overview),
         llmUsage: run.usage,
+        memoryDiff: effective.longTerm,
+        workingMemory: effective.workingMemory,
         result: (w) => this.result(job, run, w, effective),
       });
       if (written?.index)
@@ -203,6 +205,9 @@ export class ExtractService {
       effective_memory_types: effective.memoryTypes,
       agent_evolution_enabled: false,
       agent_memory_skip_reason: 'agent_evolution_disabled',
+      ...(effective.longTerm
+        ? { memory_diff_uri: `${archiveUri(job.userId, job.sessionId, job.archiveIndex)}/memory_diff.json` }
+        : {}),
       token_usage: {
         llm: {
           prompt_tokens: prompt,

@@ -10,6 +10,7 @@ import {
   SessionMessage,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { messagesJsonl, writeArchiveFiles } from './session-files';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -105,11 +106,16 @@ export class SessionArchiveRepository {
       );
       const index = nextArchiveIndex(Number(sess[0].commit_count), Number(hi[0]?.n ?? 0));
       const taskId = randomUUID();
+      const archived = taken.map(toSessionMessage);
       await tx.query(
         `INSERT INTO session_archives (account_id, user_id, session_id, archive_index, messages, task_id)
          VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
-        [identity.accountId, identity.userId, sessionId, index, JSON.stringify(taken.map(toSessionMessage)), taskId],
+        [identity.accountId, identity.userId, sessionId, index, JSON.stringify(archived), taskId],
       );
+      // The archive as files too (ls, tree, grep over …/history/archive_NNN), in the same transaction.
+      await writeArchiveFiles(tx, identity, archiveUri(identity.userId, sessionId, index), [
+        { name: 'messages.jsonl', content: messagesJsonl(archived) },
+      ]);
       await tx.query('DELETE FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND seq <= $4', [
         identity.accountId,
         identity.userId,

@@ -1,7 +1,9 @@
 import { ExtractJob } from '@app/contracts';
-import { Identity, KernelError, KernelErrorCode, sanitiseTaskError } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, sanitiseTaskError, stripMemoryFields } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
+import { archiveUri } from './session-archive.repository';
+import { writeArchiveFiles } from './session-files';
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelling' | 'cancelled';
 
@@ -66,6 +68,9 @@ export interface ExtractionOutcome {
   /** Builds the task result from what the writes did (created vs changed files). */
   result: (written: WriteManyOutcome) => Record<string, unknown>;
   llmUsage: { prompt_tokens: number; completion_tokens: number } | null;
+  /** Long-term extraction ran: the archive gets its `memory_diff.json` (even when nothing changed). */
+  memoryDiff: boolean;
+  workingMemory: boolean;
 }
 
 /** How long terminal task records are kept after their last change (docs/sessions.md "Tasks"). */
@@ -129,7 +134,7 @@ export class SessionTaskRepository {
           `UPDATE session_tasks SET status = 'cancelled', error = $2, updated_at = now() WHERE task_id = $1`,
           [taskId, CANCELLED_ERROR],
         );
-        if (row.job) await failArchive(tx, row.job, CANCELLED_ERROR);
+        if (row.job) await failArchive(tx, row.job, CANCELLED_ERROR, 'cancelled');
       } else if (row.status === 'running') {
         await tx.query(`UPDATE session_tasks SET status = 'cancelling', updated_at = now() WHERE task_id = $1`, [
           taskId,
@@ -242,10 +247,16 @@ export class SessionTaskRepository {
         await finishCancelled(tx, job);
         return null;
       }
+      const before = await contentsOf(
+        tx,
+        job.accountId,
+        out.writes.map((w) => w.uri),
+      );
       const written = out.writes.length
         ? await writeNodes(tx, identity, out.writes, this.graceMs)
         : { items: [], createdDirectories: [], index: null };
       const result = out.result(written);
+      await writeDoneFiles(tx, job, out, memoryDiff(job, out, written, before));
       const counts = result.memories_extracted as Record<string, number>;
       await tx.query(
         `UPDATE session_archives SET status = 'done', overview = $5, abstract = $6, overview_tokens = $7, updated_at = now()
@@ -293,7 +304,7 @@ export class SessionTaskRepository {
         `UPDATE session_tasks SET status = 'failed', error = $2, updated_at = now() WHERE task_id = $1 AND status IN ('pending', 'running')`,
         [job.taskId, clean],
       );
-      await failArchive(tx, job, clean);
+      await failArchive(tx, job, clean, 'memory_extraction');
     });
   }
 
@@ -303,21 +314,89 @@ export class SessionTaskRepository {
   }
 }
 
-type Tx = Pick<Db, 'query'>;
+type Tx = Pick<Db, 'query' | 'kind'>;
 
 async function finishCancelled(tx: Tx, job: ExtractJob): Promise<void> {
   await tx.query(
     `UPDATE session_tasks SET status = 'cancelled', error = $2, updated_at = now() WHERE task_id = $1 AND status = 'cancelling'`,
     [job.taskId, CANCELLED_ERROR],
   );
-  await failArchive(tx, job, CANCELLED_ERROR);
+  await failArchive(tx, job, CANCELLED_ERROR, 'cancelled');
 }
 
-/** A still-pending archive ends failed (its messages stay archived; the next commit is not blocked). */
-async function failArchive(tx: Tx, job: ExtractJob, error: string): Promise<void> {
-  await tx.query(
+/**
+ * A still-pending archive ends failed (its messages stay archived; the next commit is not blocked) and
+ * gets its `.failed.json`; an archive that no longer exists (session deleted) is left alone.
+ */
+async function failArchive(tx: Tx, job: ExtractJob, error: string, stage: string): Promise<void> {
+  const { rowCount } = await tx.query(
     `UPDATE session_archives SET status = 'failed', error = $5, updated_at = now()
      WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4 AND status = 'pending'`,
     [job.accountId, job.userId, job.sessionId, job.archiveIndex, error],
   );
+  if (!rowCount) return;
+  const failed = { stage, error, failed_at: new Date().toISOString(), skipped: true, completed_memory_steps: {} };
+  await writeArchiveFiles(tx, job, archiveUri(job.userId, job.sessionId, job.archiveIndex), [
+    { name: '.failed.json', content: `${JSON.stringify(failed, null, 2)}\n` },
+  ]);
+}
+
+async function contentsOf(tx: Tx, accountId: string, uris: string[]): Promise<Map<string, string>> {
+  if (uris.length === 0) return new Map();
+  const { rows } = await tx.query<{ uri: string; content: string }>(
+    `SELECT uri, content FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) AND kind = 'file'`,
+    [accountId, uris],
+  );
+  return new Map(rows.map((r) => [r.uri, r.content]));
+}
+
+const memoryType = (uri: string) => /\/memories\/([^/.]+)/.exec(uri)?.[1] ?? 'memories';
+
+/** The contract's `memory_diff.json`: what this extraction added and changed, bodies without trailers. */
+function memoryDiff(job: ExtractJob, out: ExtractionOutcome, w: WriteManyOutcome, before: Map<string, string>) {
+  if (!out.memoryDiff) return null;
+  const content = new Map(out.writes.map((op) => [op.uri, op.content]));
+  const visible = (s: string) => stripMemoryFields(s).trim();
+  const adds = w.items
+    .filter((i) => i.created)
+    .map((i) => ({ uri: i.uri, memory_type: memoryType(i.uri), after: visible(content.get(i.uri) ?? '') }));
+  const updates = w.items
+    .filter((i) => !i.created && i.changed)
+    .map((i) => ({
+      uri: i.uri,
+      memory_type: memoryType(i.uri),
+      before: visible(before.get(i.uri) ?? ''),
+      after: visible(content.get(i.uri) ?? ''),
+    }));
+  return {
+    archive_uri: archiveUri(job.userId, job.sessionId, job.archiveIndex),
+    trace_id: null,
+    extracted_at: new Date().toISOString(),
+    operations: { adds, updates, deletes: [] },
+    summary: { total_adds: adds.length, total_updates: updates.length, total_deletes: 0 },
+  };
+}
+
+/** The finished archive's files: `.done`, `memory_diff.json` (when extraction ran) and its summary. */
+async function writeDoneFiles(tx: Tx, job: ExtractJob, out: ExtractionOutcome, diff: unknown): Promise<void> {
+  const { rows } = await tx.query<{ first: string | null; last: string | null }>(
+    `SELECT messages->0->>'id' AS first, messages->-1->>'id' AS last FROM session_archives
+     WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4`,
+    [job.accountId, job.userId, job.sessionId, job.archiveIndex],
+  );
+  if (!rows[0]) return;
+  const name = archiveUri(job.userId, job.sessionId, job.archiveIndex);
+  const done = {
+    starting_message_id: rows[0].first,
+    ending_message_id: rows[0].last,
+    working_memory_enabled: out.workingMemory,
+    coverage_start_archive: job.archiveIndex,
+    coverage_end_archive: job.archiveIndex,
+    covered_failed_archives: [],
+    completed_memory_steps: out.memoryDiff ? { long_term: true } : {},
+  };
+  const files = [{ name: '.done', content: `${JSON.stringify(done, null, 2)}\n` }];
+  if (diff) files.push({ name: 'memory_diff.json', content: `${JSON.stringify(diff, null, 2)}\n` });
+  const summary = out.workingMemory ? { abstract: out.abstract, overview: out.overview } : undefined;
+  await writeArchiveFiles(tx, job, name, files, summary);
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Identity, KernelError, KernelErrorCode, SessionMessage } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { deleteSessionFiles } from './session-files';
 import {
   MESSAGE_COLUMNS,
   MessageRow,
@@ -101,11 +102,14 @@ export class SessionRepository {
 
   /** Deletes the session, its live messages and archives (tasks and extracted memories stay). */
   async delete(identity: Identity, sessionId: string): Promise<void> {
-    const { rowCount } = await this.db.query(
-      'DELETE FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
-      [identity.accountId, identity.userId, sessionId],
-    );
-    if (rowCount === 0) throw notFound(sessionId);
+    await this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query(
+        'DELETE FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
+        [identity.accountId, identity.userId, sessionId],
+      );
+      if (rowCount === 0) throw notFound(sessionId);
+      await deleteSessionFiles(tx, identity, sessionId);
+    });
   }
 
   /** Replaces the policy and/or event tags (undefined: keep). */
