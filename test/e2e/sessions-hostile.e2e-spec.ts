@@ -132,7 +132,14 @@ describe('sessions: hostile inputs', () => {
     refused(await post('/api/v1/sessions/h/commit', { keep_recent_count: 10001 }), 'keep_recent_count');
     refused(await post('/api/v1/sessions/h/commit', { keep_recent_count: 'many' }), 'keep_recent_count');
     refused(await post('/api/v1/sessions/h/commit', { keep_recent_turn_count: 2 }), 'keep_recent_turn_count');
-    refused(await post('/api/v1/sessions/h/commit', { retention_mode: 'turn_budget' }), 'retention_mode');
+    refused(
+      await post('/api/v1/sessions/h/commit', { retention_mode: 'turn_budget', retained_message_token_budget: 0 }),
+      'retained_message_token_budget',
+    );
+    refused(
+      await post('/api/v1/sessions/h/commit', { retention_mode: 'turn_budget', keep_recent_turn_count: 10001 }),
+      'keep_recent_turn_count',
+    );
     refused(await post('/api/v1/sessions/h/commit', { retention_mode: 'other' }), 'retention_mode');
     refused(await post('/api/v1/sessions/h/commit', { extraction_metadata: { event: { tags: 'a=b' } } }), 'tags');
     refused(await post('/api/v1/sessions/h/commit', undefined, '"text"'), 'body');

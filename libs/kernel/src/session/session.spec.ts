@@ -9,6 +9,7 @@ import {
   messageTokens,
   namesIn,
   nextArchiveIndex,
+  planTurnRetention,
   normaliseAutoCommitPolicy,
   normaliseEventTags,
   parseArchiveName,
@@ -256,5 +257,36 @@ describe('task errors', () => {
     expect(sanitiseTaskError('boom sk-ant-abc123 and Bearer xyz.789')).toBe('boom sk-[REDACTED] and Bearer [REDACTED]');
     const long = sanitiseTaskError('e'.repeat(800));
     expect(long).toHaveLength(500 + '...[truncated]'.length);
+  });
+});
+
+describe('turn-budget retention', () => {
+  const m = (role: string, tokens: number, messageKind?: string) => ({ role, tokens, messageKind });
+  const talk = [m('user', 10), m('assistant', 10), m('user', 10), m('assistant', 5), m('tool', 5, 'tool_transport')];
+
+  it('keeps the newest whole turns within the count and the budget', () => {
+    expect(planTurnRetention(talk, { turns: 1, tokenBudget: 100, minTailSteps: 1 })).toEqual({
+      archive: 2,
+      retainedTokens: 20,
+      budgetExceeded: false,
+    });
+    expect(planTurnRetention(talk, { turns: 5, tokenBudget: 100, minTailSteps: 1 }).archive).toBe(0);
+    expect(planTurnRetention(talk, { turns: 5, tokenBudget: 25, minTailSteps: 1 }).archive).toBe(2);
+    expect(planTurnRetention(talk, { turns: 0, tokenBudget: 100, minTailSteps: 1 }).archive).toBe(5);
+  });
+
+  it('a latest turn over the budget keeps its newest steps, at least minTailSteps (tool transport joins its step)', () => {
+    expect(planTurnRetention(talk, { turns: 2, tokenBudget: 12, minTailSteps: 1 })).toEqual({
+      archive: 3,
+      retainedTokens: 10,
+      budgetExceeded: false,
+    });
+    expect(planTurnRetention(talk, { turns: 2, tokenBudget: 1, minTailSteps: 1 })).toEqual({
+      archive: 3,
+      retainedTokens: 10,
+      budgetExceeded: true,
+    });
+    expect(planTurnRetention(talk, { turns: 2, tokenBudget: 1, minTailSteps: 0 }).archive).toBe(5);
+    expect(planTurnRetention([], { turns: 2, tokenBudget: 1, minTailSteps: 1 }).archive).toBe(0);
   });
 });
