@@ -296,4 +296,16 @@ describe('sessions: contract cases (server default policy on)', () => {
       keep_recent_turn_count: 0,
     });
   });
+
+  it('case 24: a viking:// image URL with {calendar:today} is expanded before storage', async () => {
+    const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '/');
+    const before = today();
+    const r = await post('/api/v1/sessions/c24/messages', {
+      role: 'user',
+      parts: [{ type: 'image_url', image_url: { url: 'viking://resources/photos/{calendar:today}/cat.png' } }],
+    });
+    expect(r.status).toBe(200);
+    const stored = (await get('/api/v1/sessions/c24/context')).body.result.messages[0].parts[0];
+    expect([before, today()].map((d) => `viking://resources/photos/${d}/cat.png`)).toContain(stored.image_url.url);
+  });
 });

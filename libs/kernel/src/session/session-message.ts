@@ -1,3 +1,4 @@
+import { expandPathVariables } from '../uri/path-variables';
 import { estimateTokens } from '../budget/token-estimate';
 
 /** A message part as stored and served (`text`, `context`, `tool`, `image_url`, …); kept verbatim. */
@@ -61,6 +62,33 @@ export function normaliseParts(parts: MessagePart[]): MessagePart[] {
     if (['text', 'context', 'tool', 'image_url'].includes(str(p.type))) return p;
     return { type: 'text', text: typeof p.text === 'string' ? p.text : JSON.stringify(p) };
   });
+}
+
+const URI_FIELDS: Record<string, string[]> = {
+  context: ['uri'],
+  tool: ['tool_uri', 'skill_uri', 'tool_output_storage_uri'],
+};
+
+/**
+ * Path variables (`{calendar:today}`, …) expanded in a part's `viking://` URIs before storage, as the
+ * contract's URI pipeline does: `context.uri`, the tool part's URIs and a `viking://` image URL.
+ */
+export function expandPartUris(part: MessagePart, now: Date): MessagePart {
+  const expand = (v: unknown) => (typeof v === 'string' ? expandPathVariables(v, now) : v);
+  if (part.type === 'image_url') {
+    const img = part.image_url;
+    if (typeof img === 'string') return img.startsWith('viking://') ? { ...part, image_url: expand(img) } : part;
+    if (img && typeof img === 'object' && typeof (img as { url?: unknown }).url === 'string') {
+      const url = (img as { url: string }).url;
+      return url.startsWith('viking://') ? { ...part, image_url: { ...img, url: expand(url) } } : part;
+    }
+    return part;
+  }
+  const fields = URI_FIELDS[str(part.type)];
+  if (!fields) return part;
+  const out: MessagePart = { ...part };
+  for (const f of fields) if (typeof out[f] === 'string') out[f] = expand(out[f]);
+  return out;
 }
 
 /**

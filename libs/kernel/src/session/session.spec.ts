@@ -10,6 +10,8 @@ import {
   namesIn,
   nextArchiveIndex,
   planTurnRetention,
+  expandPathVariables,
+  expandPartUris,
   normaliseAutoCommitPolicy,
   normaliseEventTags,
   parseArchiveName,
@@ -288,5 +290,36 @@ describe('turn-budget retention', () => {
     });
     expect(planTurnRetention(talk, { turns: 2, tokenBudget: 1, minTailSteps: 0 }).archive).toBe(5);
     expect(planTurnRetention([], { turns: 2, tokenBudget: 1, minTailSteps: 1 }).archive).toBe(0);
+  });
+});
+
+describe('path variables', () => {
+  const now = new Date('2026-08-22T23:30:00Z'); // a Saturday in ISO week 34, Q3
+  it('expands every calendar variable in UTC and leaves others alone', () => {
+    expect(expandPathVariables('viking://resources/{calendar:today}/x', now)).toBe('viking://resources/2026/08/22/x');
+    expect(expandPathVariables('{calendar:yesterday}|{calendar:tomorrow}', now)).toBe('2026/08/21|2026/08/23');
+    expect(expandPathVariables('{calendar:year}-{calendar:month}-{calendar:day}', now)).toBe('2026-08-22');
+    expect(expandPathVariables('{calendar:ym} {calendar:quarter} {calendar:yq}', now)).toBe('2026/08 Q3 2026/Q3');
+    expect(expandPathVariables('{calendar:week} {calendar:yw}', now)).toBe('W34 2026/W34');
+    expect(expandPathVariables('{calendar:week}', new Date('2027-01-01T00:00:00Z'))).toBe('W53');
+    expect(expandPathVariables('{calendar:yw}', new Date('2027-01-01T00:00:00Z'))).toBe('2026/W53');
+    expect(expandPathVariables('{calendar:bogus} {user}', now)).toBe('{calendar:bogus} {user}');
+  });
+  it('applies to viking image URLs, context and tool URIs only', () => {
+    const img = { type: 'image_url', image_url: { url: 'viking://resources/{calendar:today}/a.png', detail: 'low' } };
+    expect(expandPartUris(img, now)).toEqual({
+      type: 'image_url',
+      image_url: { url: 'viking://resources/2026/08/22/a.png', detail: 'low' },
+    });
+    const web = { type: 'image_url', image_url: 'https://x/{calendar:today}.png' };
+    expect(expandPartUris(web, now)).toEqual(web);
+    expect(expandPartUris({ type: 'context', uri: 'viking://~/memories/{calendar:ym}' }, now)).toEqual({
+      type: 'context',
+      uri: 'viking://~/memories/2026/08',
+    });
+    expect(expandPartUris({ type: 'text', text: '{calendar:today}' }, now)).toEqual({
+      type: 'text',
+      text: '{calendar:today}',
+    });
   });
 });
