@@ -308,4 +308,31 @@ describe('sessions: contract cases (server default policy on)', () => {
     const stored = (await get('/api/v1/sessions/c24/context')).body.result.messages[0].parts[0];
     expect([before, today()].map((d) => `viking://resources/photos/${d}/cat.png`)).toContain(stored.image_url.url);
   });
+
+  it('POST …/extract: memories from the live messages now, nothing archived, the diff under manual_extract/', async () => {
+    expect((await post('/api/v1/sessions/nope-x/extract')).status).toBe(404);
+    // The session's policy does not apply to a manual extraction (as in the reference).
+    await post('/api/v1/sessions', { session_id: 'mx', memory_policy: { memory_types: ['profile'] } });
+    await post('/api/v1/sessions/mx/messages/batch', {
+      messages: [
+        { role: 'user', content: 'Tomorrow I visit Ysolde in Tallinn. I love old harbours.' },
+        { role: 'assistant', content: 'Enjoy Tallinn and Ysolde.' },
+      ],
+    });
+    const r = await post('/api/v1/sessions/mx/extract');
+    expect(r.status).toBe(200);
+    const contexts = r.body.result as { uri: string; category: string; context_type: string }[];
+    expect(contexts.length).toBeGreaterThan(0);
+    expect(contexts.every((c) => c.category === 'memory_write' && c.context_type === 'memory')).toBe(true);
+    expect(contexts.map((c) => c.uri)).toContain('viking://user/default/memories/entities/mentioned/ysolde.md');
+    expect(contexts.some((c) => c.uri.includes('/memories/events/'))).toBe(true);
+    const meta = (await get('/api/v1/sessions/mx')).body.result;
+    expect(meta).toMatchObject({ message_count: 2, commit_count: 0 });
+    const diff = await get(
+      `/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/sessions/mx/manual_extract/memory_diff.json')}`,
+    );
+    expect(JSON.parse(diff.body.result).summary.total_adds).toBe(contexts.length);
+    // Run again over the same messages: the same files, nothing changed.
+    expect((await post('/api/v1/sessions/mx/extract')).body.result).toEqual([]);
+  });
 });

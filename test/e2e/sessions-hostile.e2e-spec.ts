@@ -164,6 +164,8 @@ describe('sessions: hostile inputs', () => {
     refused(await get(`/api/v1/tasks?status=${'s'.repeat(40)}`), 'status');
     refused(await get(`/api/v1/tasks/${'t'.repeat(65)}`), 'taskId');
     refused(await post(`/api/v1/tasks/${'t'.repeat(65)}/cancel`), 'taskId');
+    refused(await post('/api/v1/sessions/a%2Fb/extract'), 'sessionId');
+    expect((await post('/api/v1/sessions/unknown/extract', { junk: [1, { deep: true }] })).status).toBe(404);
     // Cancel takes no body; one sent anyway is ignored, never a 5xx (ROOT in dev mode: 403).
     expect((await post('/api/v1/tasks/x/cancel', { deep: { a: [1, 2, { b: null }] } })).status).toBe(403);
     const patch = (path: string, body: unknown) => app.request('PATCH', path, { body });

@@ -12,7 +12,8 @@ import {
   TurnBudget,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { messagesJsonl, writeArchiveFiles } from './session-files';
+import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
+import { contentsOf, memoryDiff, messagesJsonl, writeArchiveFiles } from './session-files';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -85,7 +86,43 @@ const ARCHIVE_COLUMNS = 'archive_index, status, messages, overview, abstract, ov
  * commits — if the queue is away the enqueue throws and nothing is archived. See docs/sessions.md "Commit".
  */
 export class SessionArchiveRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly graceMs?: number,
+  ) {}
+
+  /**
+   * `POST …/extract`: the memory files of an extraction over the live messages, written through the
+   * write path in one transaction, with its `memory_diff.json` under the session's `manual_extract/`.
+   * Nothing is archived. A session deleted meanwhile is 404 and nothing is written.
+   */
+  async writeManualExtraction(identity: Identity, sessionId: string, writes: WriteOp[]): Promise<WriteManyOutcome> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query(
+        'SELECT 1 FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR SHARE',
+        [identity.accountId, identity.userId, sessionId],
+      );
+      if (!rows[0])
+        throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, {
+          type: 'session',
+          resource: sessionId,
+        });
+      const before = await contentsOf(
+        tx,
+        identity.accountId,
+        writes.map((w) => w.uri),
+      );
+      const written = writes.length
+        ? await writeNodes(tx, identity, writes, this.graceMs)
+        : { items: [], createdDirectories: [], index: null };
+      const dir = `${sessionUri(identity.userId, sessionId)}/manual_extract`;
+      const diff = memoryDiff(dir, writes, written, before);
+      await writeArchiveFiles(tx, identity, dir, [
+        { name: 'memory_diff.json', content: `${JSON.stringify(diff, null, 2)}\n` },
+      ]);
+      return written;
+    });
+  }
 
   async commit(
     identity: Identity,
