@@ -39,9 +39,32 @@ export function messageText(m: Pick<SessionMessage, 'parts'>): string {
   return lines.filter((l) => l.length > 0).join('\n');
 }
 
-/** Token estimate of one message (CJK-aware, like every budget here). */
+/** `json.dumps` with its default separators (`", "`, `": "`), non-ASCII kept: how the contract counts tool input. */
+function pyJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
+      .join(', ')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * Token estimate of one message (CJK-aware, like every budget here), of the text the contract counts:
+ * the concatenation, with no separator, of text parts, context abstracts, and each tool part's id,
+ * name, input (when not empty) and output; images count nothing. So a tool-only message costs tokens.
+ */
 export function messageTokens(m: Pick<SessionMessage, 'parts'>): number {
-  return estimateTokens(messageText(m));
+  let text = '';
+  for (const p of m.parts) {
+    if (p.type === 'text') text += str(p.text);
+    else if (p.type === 'context') text += str(p.abstract);
+    else if (p.type === 'tool') {
+      const input = p.tool_input && typeof p.tool_input === 'object' && Object.keys(p.tool_input).length > 0;
+      text += str(p.tool_id) + str(p.tool_name) + (input ? pyJson(p.tool_input) : '') + str(p.tool_output);
+    }
+  }
+  return estimateTokens(text);
 }
 
 /** The text a user or assistant said (text parts only): what memory is made of. */
