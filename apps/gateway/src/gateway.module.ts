@@ -17,6 +17,7 @@ import { ScanModule } from './scan/scan.module';
 import { SearchModule } from './search/search.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SystemModule } from './system/system.module';
+import { TasksModule } from './tasks/tasks.module';
 
 /**
  * The HTTP face: one module per feature folder (docs/architecture.md#gateway-layout). The order of the
@@ -46,6 +47,7 @@ export class GatewayModule {
         SessionsModule,
         SystemModule,
         McpModule,
+        TasksModule,
       ],
     };
   }

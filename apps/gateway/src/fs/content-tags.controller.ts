@@ -19,7 +19,8 @@ export class ContentTagsController {
 
   @Post('set_tags')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Same as POST /api/v1/fs/attrs/set_tags' })
+  // The published operationId predates this controller; generated clients name the operation by it.
+  @ApiOperation({ operationId: 'ContentController_setTags', summary: 'Same as POST /api/v1/fs/attrs/set_tags' })
   @ApiOkEnvelope('object')
   setTags(@Caller() c: Identity, @Body() b: SetTagsDto) {
     return this.fs.setTags(c, b);

@@ -27,7 +27,9 @@ export class SearchController {
   @Post('search')
   @HttpCode(200)
   @RawResponse()
+  // The published operationId predates this controller; generated clients name the operation by it.
   @ApiOperation({
+    operationId: 'FindController_search',
     summary: 'Search: list mode (default) is /find byte for byte; mode="context" assembles a bounded context block',
     description: 'Context-only fields (max_tokens, quotas, purpose, detail, …) require mode="context".',
   })
