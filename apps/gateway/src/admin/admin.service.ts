@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, invalidArgument, KernelError, KernelErrorCode } from '@app/kernel';
 import { IdentityRepository, UserRole } from '@app/store';
-import { DedupLedgerService } from '../search/dedup-ledger.service';
+import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 
 /** Account and user administration, with the reference's role rules. */
 @Injectable()

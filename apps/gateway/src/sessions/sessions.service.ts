@@ -10,7 +10,7 @@ import {
   storedPolicy,
 } from '@app/kernel';
 import { SessionRecord, SessionRepository } from '@app/store';
-import { DedupLedgerService } from '../search/dedup-ledger.service';
+import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { AddMessageDto, AddMessagesBatchDto, CreateSessionDto, PatchSessionConfigDto } from './dto/sessions.dto';
 import { buildMessages } from './message-input';
 import { SessionCommitService } from './session-commit.service';
