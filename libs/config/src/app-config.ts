@@ -14,6 +14,9 @@ export interface AppConfig {
     keySecret: string | null;
     /** Shortest seed the admin API accepts for a seeded key. */
     seedMinLength: number;
+    /** How long a gateway trusts a resolved key without asking the store (0: never caches). */
+    keyCacheTtlMs: number;
+    keyCacheMaxEntries: number;
   };
   redis: { url: string };
   store: { databaseUrl: string | null; dataDir: string; statementTimeoutMs: number };

@@ -58,6 +58,20 @@ export class EnvDto {
   MUNINN_KEY_SEED_MIN_LENGTH?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  MUNINN_KEY_CACHE_TTL_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  MUNINN_KEY_CACHE_MAX_ENTRIES?: number;
+
+  @IsOptional()
   @IsIn(['bullmq', 'inprocess'])
   MUNINN_TRANSPORT?: 'bullmq' | 'inprocess';
 

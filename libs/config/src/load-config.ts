@@ -48,6 +48,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       mode: rootKey ? 'api_key' : 'dev',
       keySecret: dto.MUNINN_KEY_SECRET ?? null,
       seedMinLength: dto.MUNINN_KEY_SEED_MIN_LENGTH ?? 16,
+      keyCacheTtlMs: dto.MUNINN_KEY_CACHE_TTL_MS ?? 10_000,
+      keyCacheMaxEntries: dto.MUNINN_KEY_CACHE_MAX_ENTRIES ?? 10_000,
     },
     redis: { url: dto.REDIS_URL ?? 'redis://127.0.0.1:6379' },
     store: {
@@ -167,6 +169,8 @@ const DECLARED = [
   // issue 11 (guard): keys, rate limits, request bounds
   'MUNINN_KEY_SECRET',
   'MUNINN_KEY_SEED_MIN_LENGTH',
+  'MUNINN_KEY_CACHE_TTL_MS',
+  'MUNINN_KEY_CACHE_MAX_ENTRIES',
   'MUNINN_BODY_MAX_DEPTH',
   'MUNINN_QUERY_MAX_CHARS',
   'MUNINN_URI_MAX_CHARS',

@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode, validateActorPeer } from '@app/kernel';
 import { IdentityRepository } from '@app/store';
+import { IdentityCacheService } from './identity-cache.service';
 import { isRootPath } from './root-paths';
 
 export interface AuthInput {
@@ -21,6 +22,7 @@ export class IdentityService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: IdentityRepository,
+    private readonly cache: IdentityCacheService,
   ) {
     this.rootKey = config.auth.rootApiKey ? Buffer.from(config.auth.rootApiKey, 'utf8') : null;
   }
@@ -39,9 +41,17 @@ export class IdentityService {
       }
       return { accountId: 'default', userId: 'default', role: 'root', actorPeerId };
     }
+    const owner = this.cache.get(key) ?? (await this.lookup(key));
+    return { ...owner, actorPeerId };
+  }
+
+  /** The store's answer for a user key, cached; unknown keys are not cached (they are rate-limited). */
+  private async lookup(key: string) {
     const user = await this.identities.resolveKey(key);
     if (!user) throw new KernelError(KernelErrorCode.Unauthenticated, 'Invalid API Key');
-    return { accountId: user.account_id, userId: user.user_id, role: user.role, actorPeerId };
+    const owner = { accountId: user.account_id, userId: user.user_id, role: user.role };
+    this.cache.set(key, owner);
+    return owner;
   }
 
   private devIdentity(input: AuthInput, actorPeerId: string | null): Identity {
