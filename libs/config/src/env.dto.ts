@@ -430,4 +430,24 @@ export class EnvDto {
   @Min(1000)
   @Max(2_000_000)
   MUNINN_EXTRACT_PROMPT_CHARS?: number;
+
+  // Sessions: the server-wide automatic-commit default and task record retention (docs/sessions.md).
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  MUNINN_SESSION_AUTO_COMMIT_DEFAULT?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
+  MUNINN_TASK_TTL_S?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
+  MUNINN_TASK_FAILED_TTL_S?: number;
 }
