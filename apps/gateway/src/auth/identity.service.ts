@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode, validateActorPeer } from '@app/kernel';
 import { IdentityRepository } from '@app/store';
+import { readsActorPeer } from './actor-peer-paths';
 import { isRootPath } from './root-paths';
 
 export interface AuthInput {
@@ -26,7 +27,7 @@ export class IdentityService {
   }
 
   async resolve(input: AuthInput): Promise<Identity> {
-    const actorPeerId = validateActorPeer(input.header('x-openviking-actor-peer'));
+    const actorPeerId = readsActorPeer(input.path) ? validateActorPeer(input.header('x-openviking-actor-peer')) : null;
     if (!this.rootKey) return this.devIdentity(input, actorPeerId);
     const key = presentedKey(input);
     if (!key) throw new KernelError(KernelErrorCode.Unauthenticated, 'Missing API Key when resolving identity.');

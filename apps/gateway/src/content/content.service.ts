@@ -38,7 +38,7 @@ export class ContentService {
   readableUri(caller: Identity, raw: string): string {
     const uri = canonicalizeUri(raw, caller.userId);
     if (!canRead(caller, uri))
-      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied for ${uri}`, { resource: uri });
     return uri;
   }
 
@@ -164,7 +164,7 @@ export class ContentService {
     const uri = canonicalizeUri(dto.uri, caller.userId);
     checkReindexTarget(caller, uri);
     if (!canWrite(caller, uri))
-      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied for ${uri}`, { resource: uri });
     const tagMode = dto.tag_mode ?? 'replace';
     if (dto.tags && tagMode !== 'replace' && tagMode !== 'append') {
       throw new KernelError(KernelErrorCode.InvalidArgument, `unsupported tag mode: ${tagMode}`, { field: 'tag_mode' });
@@ -216,11 +216,17 @@ export class ContentService {
     };
   }
 
-  /** Directory sidecar body (`.abstract.md` / `.overview.md`); a file URI means its directory. */
+  /** Directory sidecar body (`.abstract.md` / `.overview.md`); a file URI is FAILED_PRECONDITION. */
   async sidecar(caller: Identity, raw: string, which: 'abstract' | 'overview'): Promise<string> {
     const uri = this.readableUri(caller, raw);
-    let node = await this.nodes.get(caller, uri);
-    if (node?.kind === 'file' && node.parentUri) node = await this.nodes.get(caller, node.parentUri);
+    const node = await this.nodes.get(caller, uri);
+    // Sidecars belong to directories; a file is the reference's 412 (docs/fs-and-mcp.md, case 61).
+    if (node?.kind === 'file')
+      throw new KernelError(KernelErrorCode.FailedPrecondition, `${uri} is not a directory`, {
+        resource: uri,
+        expected: 'directory',
+        actual: 'file',
+      });
     if (!node)
       throw new KernelError(KernelErrorCode.NotFound, `Directory not found: ${uri}`, {
         type: 'directory',
