@@ -166,9 +166,27 @@ describe('fs, content and system cases (api_key mode)', () => {
     expect([debug.status, typeof debug.body.result.healthy]).toEqual([200, 'boolean']);
   });
 
-  // Last: it stops this app's index worker.
-  it('case 70: system/wait with a tiny timeout while index work is queued → 504 DEADLINE_EXCEEDED', async () => {
+  // Last: they stop this app's index worker, so queued index work stays queued.
+  it('case 64 (conflict half): a reindex of a URI whose previous reindex is still pending → 409 CONFLICT', async () => {
     await app.nest.get(IndexProcessor).worker.close();
+    const uri = 'viking://user/alice/resources/notes';
+    const first = await post('/api/v1/content/reindex', { uri, wait: false });
+    expect([first.status, first.body.result.status]).toEqual([200, 'accepted']);
+    for (const wait of [true, false]) {
+      const again = await post('/api/v1/content/reindex', { uri, wait });
+      expect([wait, again.status, again.body.error.code, again.body.error.details.conflict_type]).toEqual([
+        wait,
+        409,
+        'CONFLICT',
+        'reindex_running',
+      ]);
+    }
+    // Another URI is not blocked by it.
+    const other = await post('/api/v1/content/reindex', { uri: 'viking://user/alice/resources', wait: false });
+    expect(other.status).toBe(200);
+  });
+
+  it('case 70: system/wait with a tiny timeout while index work is queued → 504 DEADLINE_EXCEEDED', async () => {
     const w = await post('/api/v1/content/write', {
       uri: 'viking://resources/ls/queued.md',
       content: 'waits for an index worker\n',

@@ -182,21 +182,29 @@ export class ContentService {
         },
       );
     }
-    if (dto.tags) {
-      const tags = normalizeSearchTags(dto.tags.filter((t) => /^[^=\s]+=[^=]*\S[^=]*$/.test(t.trim())));
-      await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, 100000);
-    }
     const subtree = recursive ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
     const nodes = [root, ...subtree].sort((a, b) =>
       a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1,
     );
-    const entries = [];
-    for (const job of await this.outbox.reindex(
+    const jobs = await this.outbox.reindex(
       caller.accountId,
+      uri,
       nodes.map((n) => n.uri),
-    ))
-      entries.push(await this.dispatcher.dispatch(job));
+    );
+    if (!jobs)
+      throw new KernelError(KernelErrorCode.Conflict, `A reindex of ${uri} is already running`, {
+        resource: uri,
+        conflict_type: 'reindex_running',
+        retryable: true,
+      });
+    // Tags change after the conflict check and before the jobs run, so the rebuilt records carry them.
+    if (dto.tags) {
+      const tags = normalizeSearchTags(dto.tags.filter((t) => /^[^=\s]+=[^=]*\S[^=]*$/.test(t.trim())));
+      await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, 100000);
+    }
+    const entries = [];
+    for (const job of jobs) entries.push(await this.dispatcher.dispatch(job));
     const mode = dto.mode ?? 'vectors_only';
     if (!(dto.wait ?? true))
       return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: entries[0]?.jobId ?? null };

@@ -1,5 +1,6 @@
 import type { Migration } from './migration';
 import { SESSION_MIGRATIONS } from './session-migrations';
+import { REINDEX_ROOT_MIGRATION } from './reindex-root.migration';
 import { TERM_DF_MIGRATION } from './term-df.migration';
 
 export type { Migration } from './migration';
@@ -150,5 +151,6 @@ GROUP BY account_id, chunk;
 `,
   },
   ...SESSION_MIGRATIONS,
+  REINDEX_ROOT_MIGRATION,
   TERM_DF_MIGRATION,
 ];
