@@ -2,6 +2,7 @@
 // over real HTTP in api_key mode: listing errors and shapes, stat, mkdir through `~`, grep's level
 // rule, content errors, the reindex guard, the actor header on session routes, system/wait and the
 // root key's allowlist.
+import { Client } from 'pg';
 import { startTestApp, TestApp } from '@app/testing';
 import { IndexProcessor } from '../../apps/retriever/src/index/index.processor';
 
@@ -197,5 +198,43 @@ describe('fs, content and system cases (api_key mode)', () => {
     const r = await post('/api/v1/system/wait', { timeout: 0.001 });
     expect([r.status, r.body.error.code]).toEqual([504, 'DEADLINE_EXCEEDED']);
     expect(r.body.error.details.depths.index).toBeGreaterThan(0);
+  });
+});
+
+// Case 42's other half needs a store server that can go away: PostgreSQL, whose test database stops
+// accepting connections for the length of one request.
+const PG = process.env.MUNINN_TEST_DATABASE_URL;
+(PG ? describe : describe.skip)('case 42: the store unreachable (PostgreSQL)', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ store: 'postgres' });
+    const w = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: 'viking://resources/s/a.md', content: 'a\n', mode: 'create', wait: true },
+    });
+    expect(w.status).toBe(200);
+  }, 60000);
+
+  afterAll(() => app.close());
+
+  it('fs/stat while the database refuses connections → 503 UNAVAILABLE; it answers again afterwards', async () => {
+    const name = new URL(app.config.store.databaseUrl!).pathname.slice(1);
+    const admin = new Client({ connectionString: PG });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      const down = await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/s/a.md');
+      expect([down.status, down.body.error.code, down.body.error.details.service]).toEqual([
+        503,
+        'UNAVAILABLE',
+        'store',
+      ]);
+    } finally {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    const up = await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/s/a.md');
+    expect([up.status, up.body.result.isDir]).toEqual([200, false]);
   });
 });
