@@ -288,6 +288,68 @@ describe('MCP tools (api_key mode, user alice)', () => {
     );
   });
 
+  it('case 30: add_resource of a local path answers an upload link; the upload is stored and indexed, once', async () => {
+    const r = await call('add_resource', { path: '/home/alice/notes/guide.md', tags: ['team=docs'] });
+    expect(r.isError).toBe(false);
+    expect(r.text).toContain('/api/v1/resources/temp_upload?token=');
+    expect(r.text).toContain('automatically');
+    expect(r.text).not.toContain('temp_file_id');
+    // No MUNINN_PUBLIC_BASE_URL here: the origin is inferred, and the note says how to set it.
+    expect(r.text).toContain('OPENVIKING_PUBLIC_BASE_URL');
+    expect(r.text).toContain('It is stored at viking://resources/guide.md');
+    const url = /(http:\/\/\S+\/api\/v1\/resources\/temp_upload\?token=[A-Za-z0-9_-]+)/.exec(r.text)![1]!;
+    expect(url.startsWith(app.url)).toBe(true);
+    const upload = (body: string | FormData, headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', body, headers });
+    const form = (bytes: Uint8Array | string) => {
+      const f = new FormData();
+      f.append('file', new Blob([bytes]), 'guide.md');
+      return f;
+    };
+    // A refused file does not use the link up.
+    const binary = await upload(form(new Uint8Array([0xff, 0xfe, 0x00, 0x41])));
+    expect([binary.status, ((await binary.json()) as any).error.details.field]).toEqual([415, 'file']);
+    const json = await upload('{"file":"x"}', { 'content-type': 'application/json' });
+    expect(json.status).toBe(415);
+    const ok = await upload(form('# Guide\nPress the big red button.\n'));
+    const okBody = (await ok.json()) as any;
+    expect([ok.status, okBody.result.uri, okBody.result.mode]).toEqual([200, 'viking://resources/guide.md', 'create']);
+    expect((await call('read', { uris: 'viking://resources/guide.md' })).text).toBe(
+      '# Guide\nPress the big red button.\n',
+    );
+    const attrs = await app.request('GET', '/api/v1/fs/attrs?uri=viking://resources/guide.md', { key });
+    expect(attrs.body.result.attrs.tags).toEqual(['team=docs']);
+    const again = await upload(form('second'));
+    expect([again.status, ((await again.json()) as any).error.code]).toEqual([401, 'UNAUTHENTICATED']);
+    const noToken = await fetch(`${app.url}/api/v1/resources/temp_upload`, {
+      method: 'POST',
+      body: form('x'),
+      headers: { 'x-api-key': key },
+    });
+    expect([noToken.status, ((await noToken.json()) as any).error.details.field]).toEqual([400, 'token']);
+    const forged = await fetch(`${app.url}/api/v1/resources/temp_upload?token=${'A'.repeat(32)}`, {
+      method: 'POST',
+      body: form('x'),
+    });
+    expect(forged.status).toBe(401);
+  });
+
+  it('case 30 (refusals): add_resource checks the target before handing out a link', async () => {
+    const pdf = await call('add_resource', { path: '/tmp/x.pdf' });
+    expect([pdf.isError, pdf.text]).toEqual([
+      false,
+      "Error adding resource: create mode does not allow extension '.pdf': viking://resources/x.pdf",
+    ]);
+    const other = await call('add_resource', { path: 'a.md', to: 'viking://resources/../user/bob/a.md' });
+    expect(other.text.startsWith('Error adding resource: ')).toBe(true);
+    const remote = await call('add_resource', { path: 'https://example.com/doc.md' });
+    expect(remote.text).toMatch(/^Error adding resource: remote sources/);
+    const watch = await call('add_resource', { path: '/tmp/a.md', watch_interval: 5 });
+    expect(watch.text).toMatch(/^Error adding resource: watch_interval needs a remote source/);
+    const temp = await call('add_resource', { temp_file_id: 'upload_abc' });
+    expect(temp.text).toMatch(/^Error adding resource: uploads are not kept for a temp_file_id/);
+  });
+
   it("case 32 (differs): without a watch scheduler the watch tools answer the reference's own text for that", async () => {
     // Watches refresh remote sources, which this server does not ingest (docs/fs-and-mcp.md, "add_resource
     // and watches"); the reference answers exactly this when its scheduler is not running.

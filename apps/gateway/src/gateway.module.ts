@@ -10,6 +10,8 @@ import { AuthGuard } from './auth/auth.guard';
 import { IdentityService } from './auth/identity.service';
 import { ContentController } from './content/content.controller';
 import { ContentService } from './content/content.service';
+import { UploadController } from './content/upload.controller';
+import { UploadService } from './content/upload.service';
 import { IndexDispatchService } from './content/index-dispatch.service';
 import { FsController } from './fs/fs.controller';
 import { FsService } from './fs/fs.service';
@@ -50,6 +52,7 @@ export class GatewayModule {
       controllers: [
         AdminController,
         ContentController,
+        UploadController,
         FsController,
         FindController,
         ScanController,
@@ -63,6 +66,7 @@ export class GatewayModule {
         IdentityService,
         AdminService,
         ContentService,
+        UploadService,
         IndexDispatchService,
         FsService,
         SessionsService,

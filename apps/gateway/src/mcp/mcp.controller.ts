@@ -7,6 +7,7 @@ import { Caller } from '../auth/caller.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
 import { McpExceptionFilter } from './mcp-exception.filter';
 import { McpToolsService } from './mcp-tools.service';
+import { requestOrigin } from './request-origin';
 
 const METHOD_NOT_ALLOWED = {
   jsonrpc: '2.0',
@@ -27,7 +28,7 @@ export class McpController {
   @Post()
   @RawResponse()
   async post(@Caller() caller: Identity, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const server = this.tools.createServer(caller);
+    const server = this.tools.createServer(caller, { origin: requestOrigin(req) });
     // SSE answers, as the reference's server sends (docs/fs-and-mcp.md, "Transport"): one `message` event per
     // JSON-RPC response, then the stream ends. The proxies and the SDK's client read SSE and plain JSON alike.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });

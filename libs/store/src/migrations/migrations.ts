@@ -2,6 +2,7 @@ import type { Migration } from './migration';
 import { SESSION_MIGRATIONS } from './session-migrations';
 import { REINDEX_ROOT_MIGRATION } from './reindex-root.migration';
 import { TERM_DF_MIGRATION } from './term-df.migration';
+import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 
 export type { Migration } from './migration';
 
@@ -152,5 +153,6 @@ GROUP BY account_id, chunk;
   },
   ...SESSION_MIGRATIONS,
   REINDEX_ROOT_MIGRATION,
+  UPLOAD_TOKENS_MIGRATION,
   TERM_DF_MIGRATION,
 ];
