@@ -57,7 +57,7 @@ describe('MCP endpoint, dev mode', () => {
   };
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ env: { MUNINN_PUBLIC_BASE_URL: 'http://muninn.example:1933/' } });
     const write = (uri: string, content: string) =>
       app.request('POST', '/api/v1/content/write', { body: { uri, content, mode: 'create', wait: true } });
     await write(
@@ -384,6 +384,24 @@ describe('MCP endpoint, dev mode', () => {
     expect([read.isError, read.text]).toEqual([false, 'Bob wrote this.']);
     const users = await call(client, 'list', { uri: 'viking://user' });
     expect(users.text.split('\n')).toEqual(expect.arrayContaining(['[dir] bob', '[dir] default']));
+  });
+
+  it('case 23 (differs): dev-mode ROOT expands viking://~ to its own user instead of refusing the alias', async () => {
+    // Every Muninn identity has a user (dev mode: the X-OpenViking-User header or "default"), so the
+    // home alias has one meaning for every role (docs/fs-and-mcp.md, "Differences").
+    const r = await call(client, 'list', { uri: 'viking://~/memories' });
+    expect([r.isError, r.text.split('\n')]).toEqual([false, ['[dir] entities', '[dir] events', '[dir] preferences']]);
+  });
+
+  it('case 30 (configured origin): the upload link names MUNINN_PUBLIC_BASE_URL and carries no note', async () => {
+    const r = await call(client, 'add_resource', { path: 'C:\\docs\\notes.txt', parent: 'viking://resources/up' });
+    expect(r.text).toContain('http://muninn.example:1933/api/v1/resources/temp_upload?token=');
+    expect(r.text).not.toContain('PUBLIC_BASE_URL');
+    const token = /temp_upload\?token=([A-Za-z0-9_-]+)/.exec(r.text)![1];
+    const form = new FormData();
+    form.append('file', new Blob(['plain notes\n']), 'notes.txt');
+    const up = await fetch(`${app.url}/api/v1/resources/temp_upload?token=${token}`, { method: 'POST', body: form });
+    expect([up.status, ((await up.json()) as any).result.uri]).toEqual([200, 'viking://resources/up/notes.txt']);
   });
 
   it('case 33: GET and DELETE /mcp answer 405 (stateless endpoint)', async () => {
