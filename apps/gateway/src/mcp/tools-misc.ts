@@ -10,6 +10,8 @@ import type { McpTool } from './mcp-tool';
 
 const NO_WATCHES = 'Error: Watch scheduler not running';
 const MAX_MESSAGES = 100;
+// Paths and URIs an agent passes (the REST routes' URI bound).
+const TEXT_MAX = 4096;
 const REMOTE = /^(https?:\/\/|git@|ssh:\/\/|git:\/\/|tos:\/\/)/;
 
 export const HEALTH_TOOL: McpTool = {
@@ -69,20 +71,25 @@ export const ADD_RESOURCE_TOOL: McpTool = {
     'Add a local text file as a resource: answers with a one-shot upload link; the uploaded file is stored ' +
     'and indexed automatically.',
   props: {
-    path: { type: 'string', default: '', description: 'Local path or remote URL.' },
-    temp_file_id: { type: 'string', default: '', description: 'Id of an uploaded temp file.' },
-    add_type: { type: 'string', default: '', description: 'Ingestion type (needs an exact `to`).' },
-    description: { type: 'string', default: '', description: 'What the resource is.' },
+    path: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'Path of a local text file.' },
+    temp_file_id: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'Not kept here (see path).' },
+    add_type: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'Ingestion type (needs `to`).' },
+    description: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'What the resource is.' },
     watch_interval: { type: 'number', default: 0, description: 'Refresh every n minutes (0: never).' },
     processing_mode: {
       type: 'string',
       enum: ['semantic_and_vectors', 'vectors_only'],
       default: 'semantic_and_vectors',
     },
-    to: { type: 'string', default: '', description: 'Exact target URI under viking://resources.' },
-    parent: { type: 'string', default: '', description: 'Parent directory under viking://resources.' },
+    to: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'Exact target URI under viking://resources.' },
+    parent: {
+      type: 'string',
+      default: '',
+      maxLength: TEXT_MAX,
+      description: 'Parent directory under viking://resources.',
+    },
     tags: { type: 'array', of: 'string', maxItems: 64, description: 'k=v tags.' },
-    tag_mode: { type: 'string', default: 'replace', description: '`replace` or `append`.' },
+    tag_mode: { type: 'string', default: 'replace', maxLength: 16, description: '`replace` or `append`.' },
     args: { type: 'object', description: 'Parser options (parse_mode, …).' },
   },
   run: async (caller, args, d, ctx) => {
@@ -176,7 +183,7 @@ export const LIST_WATCHES_TOOL: McpTool = {
 export const CANCEL_WATCH_TOOL: McpTool = {
   name: 'cancel_watch',
   description: 'Cancel the watch task of a resource.',
-  props: { to_uri: { type: 'string', description: 'Target URI of the watch.' } },
+  props: { to_uri: { type: 'string', maxLength: TEXT_MAX, description: 'Target URI of the watch.' } },
   required: ['to_uri'],
   run: async () => NO_WATCHES,
 };
