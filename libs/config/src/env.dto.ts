@@ -194,6 +194,26 @@ export class EnvDto {
   @Max(1000)
   MUNINN_MCP_READ_MAX_URIS?: number;
 
+  /** Origin clients reach this server at, for upload links (docs/fs-and-mcp.md, "add_resource"). */
+  @IsOptional()
+  @Transform(blankToUndefined)
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  MUNINN_PUBLIC_BASE_URL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(86400)
+  MUNINN_UPLOAD_TOKEN_TTL_S?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(268435456)
+  MUNINN_UPLOAD_MAX_BYTES?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -68,6 +68,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       treeMaxNodes: dto.MUNINN_TREE_MAX_NODES ?? 10000,
       readMaxUris: dto.MUNINN_MCP_READ_MAX_URIS ?? 50,
     },
+    uploads: {
+      publicBaseUrl: dto.MUNINN_PUBLIC_BASE_URL ? dto.MUNINN_PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
+      tokenTtlS: dto.MUNINN_UPLOAD_TOKEN_TTL_S ?? 600,
+      maxBytes: dto.MUNINN_UPLOAD_MAX_BYTES ?? 8 * 1024 * 1024,
+    },
     queues: {
       transport: dto.MUNINN_TRANSPORT ?? 'bullmq',
       prefix: dto.MUNINN_QUEUE_PREFIX ?? 'muninn',
@@ -195,6 +200,9 @@ const DECLARED = [
   'MUNINN_SCAN_MAX_RESULTS',
   'MUNINN_TREE_MAX_NODES',
   'MUNINN_MCP_READ_MAX_URIS',
+  'MUNINN_PUBLIC_BASE_URL',
+  'MUNINN_UPLOAD_TOKEN_TTL_S',
+  'MUNINN_UPLOAD_MAX_BYTES',
   'MUNINN_SESSION_MESSAGE_MAX_CHARS',
   'MUNINN_SESSION_MESSAGE_MAX_PARTS',
   'MUNINN_SESSION_BATCH_MAX',

@@ -28,8 +28,10 @@ export class AuthGuard implements CanActivate {
 
 /** Resolves the identity of a Fastify request and attaches it as `req.identity`. */
 export async function authenticateRequest(identities: IdentityService, req: FastifyRequest): Promise<void> {
+  const token = (req.query as { token?: unknown } | undefined)?.token;
   (req as WithIdentity).identity = await identities.resolve({
     path: req.url.split('?')[0],
+    uploadToken: typeof token === 'string' ? token : undefined,
     remoteAddress: req.socket.remoteAddress,
     header: (name) => {
       const v = req.headers[name];

@@ -2,12 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode, validateActorPeer } from '@app/kernel';
-import { IdentityRepository } from '@app/store';
+import { IdentityRepository, UploadTokenRepository } from '@app/store';
+import { invalidUploadToken, UPLOAD_ROUTE } from '../http/upload-route';
+import { readsActorPeer } from './actor-peer-paths';
 import { IdentityCacheService } from './identity-cache.service';
 import { isRootPath } from './root-paths';
 
 export interface AuthInput {
   path: string;
+  /** The `token` query parameter of the upload route (docs/fs-and-mcp.md, "add_resource"). */
+  uploadToken?: string;
   remoteAddress: string | undefined;
   header(name: string): string | undefined;
 }
@@ -23,12 +27,15 @@ export class IdentityService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: IdentityRepository,
     private readonly cache: IdentityCacheService,
+    private readonly uploads: UploadTokenRepository,
   ) {
     this.rootKey = config.auth.rootApiKey ? Buffer.from(config.auth.rootApiKey, 'utf8') : null;
   }
 
   async resolve(input: AuthInput): Promise<Identity> {
-    const actorPeerId = validateActorPeer(input.header('x-openviking-actor-peer'));
+    const actorPeerId = readsActorPeer(input.path) ? validateActorPeer(input.header('x-openviking-actor-peer')) : null;
+    // A one-shot upload token stands for the caller who minted it, actor peer included; in dev mode too.
+    if (input.path === UPLOAD_ROUTE && input.uploadToken !== undefined) return this.uploadIdentity(input.uploadToken);
     if (!this.rootKey) return this.devIdentity(input, actorPeerId);
     const key = presentedKey(input);
     if (!key) throw new KernelError(KernelErrorCode.Unauthenticated, 'Missing API Key when resolving identity.');
@@ -52,6 +59,12 @@ export class IdentityService {
     const owner = { accountId: user.account_id, userId: user.user_id, role: user.role };
     this.cache.set(key, owner);
     return owner;
+  }
+
+  private async uploadIdentity(token: string): Promise<Identity> {
+    const grant = await this.uploads.peek(token);
+    if (!grant) throw invalidUploadToken();
+    return grant.identity;
   }
 
   private devIdentity(input: AuthInput, actorPeerId: string | null): Identity {

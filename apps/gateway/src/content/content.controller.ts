@@ -40,7 +40,7 @@ export class ContentController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Re-index a node or subtree with the current embedder (after switching embedders)' })
   @ApiOkEnvelope('object')
-  @ApiErrors(504)
+  @ApiErrors(409, 504)
   reindex(@Caller() c: Identity, @Body() b: ReindexDto) {
     return this.content.reindex(c, b);
   }

@@ -1,6 +1,8 @@
 import type { Migration } from './migration';
 import { SESSION_MIGRATIONS } from './session-migrations';
+import { REINDEX_ROOT_MIGRATION } from './reindex-root.migration';
 import { TERM_DF_MIGRATION } from './term-df.migration';
+import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 
 export type { Migration } from './migration';
 
@@ -157,5 +159,7 @@ GROUP BY account_id, chunk;
     sql: 'CREATE INDEX index_outbox_account ON index_outbox (account_id)',
   },
   ...SESSION_MIGRATIONS,
+  REINDEX_ROOT_MIGRATION,
+  UPLOAD_TOKENS_MIGRATION,
   TERM_DF_MIGRATION,
 ];
