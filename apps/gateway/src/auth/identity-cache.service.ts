@@ -32,6 +32,8 @@ export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
   private readonly cache: LRUCache<string, KeyOwner> | null;
   private readonly channel: string;
   private subscriber: Redis | null = null;
+  /** Bumped by every invalidation: a lookup that started before one must not remember what it read. */
+  private generation = 0;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -42,20 +44,21 @@ export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
     this.channel = `${config.queues.prefix}:identity-invalidate`;
   }
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     if (!this.cache || !this.redis) return;
-    const sub = this.redis.duplicate({ lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: null });
+    // A connection of its own (a subscribed client can do nothing else); it resubscribes after an
+    // outage by itself, and boot never waits for it (Redis may be away when a gateway starts).
+    const sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     this.subscriber = sub;
     let connectedBefore = false;
     sub.on('ready', () => {
       // Messages published while this subscriber was away are lost: forget everything instead.
-      if (connectedBefore) this.cache?.clear();
+      if (connectedBefore) this.dropAll();
       connectedBefore = true;
     });
     sub.on('error', () => undefined); // the shared client's watcher reports Redis outages once
     sub.on('message', (_channel: string, message: string) => this.dropLocal(parseScope(message)));
-    await sub.connect().catch(() => undefined);
-    await sub.subscribe(this.channel).catch((err: Error) => this.log.warn(`identity channel: ${err.message}`));
+    sub.subscribe(this.channel).catch((err: Error) => this.log.warn(`identity channel: ${err.message}`));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -66,8 +69,14 @@ export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
     return this.cache?.get(hashKey(key));
   }
 
-  set(key: string, owner: KeyOwner): void {
-    this.cache?.set(hashKey(key), owner);
+  /** A mark to pass to {@link set}: taken before the store is asked. */
+  mark(): number {
+    return this.generation;
+  }
+
+  /** Remembers a store answer, unless an invalidation arrived since `mark` (the answer may be stale). */
+  set(key: string, owner: KeyOwner, mark: number): void {
+    if (mark === this.generation) this.cache?.set(hashKey(key), owner);
   }
 
   /** Drops the scope here and tells the other gateways; a failed publish leaves them the TTL. */
@@ -79,8 +88,16 @@ export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  private dropAll(): void {
+    this.generation++;
+    this.cache?.clear();
+  }
+
+  /** Drops one scope; a message this gateway cannot read drops everything (never serve a revoked key). */
   private dropLocal(scope: KeyScope | null): void {
-    if (!this.cache || !scope) return;
+    this.generation++;
+    if (!this.cache) return;
+    if (!scope) return this.cache.clear();
     const drop: string[] = [];
     for (const [hash, owner] of this.cache.entries()) {
       if (owner.accountId === scope.accountId && (!scope.userId || owner.userId === scope.userId)) drop.push(hash);

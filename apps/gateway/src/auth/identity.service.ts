@@ -54,10 +54,11 @@ export class IdentityService {
 
   /** The store's answer for a user key, cached; unknown keys are not cached (they are rate-limited). */
   private async lookup(key: string) {
+    const mark = this.cache.mark();
     const user = await this.identities.resolveKey(key);
     if (!user) throw new KernelError(KernelErrorCode.Unauthenticated, 'Invalid API Key');
     const owner = { accountId: user.account_id, userId: user.user_id, role: user.role };
-    this.cache.set(key, owner);
+    this.cache.set(key, owner, mark);
     return owner;
   }
 
