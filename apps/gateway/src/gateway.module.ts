@@ -37,6 +37,7 @@ import { SessionReadService } from './sessions/session-read.service';
 import { TasksController } from './sessions/tasks.controller';
 import { HealthService } from './system/health.service';
 import { MetricsService } from './system/metrics.service';
+import { StageMetricsService } from './system/stage-metrics.service';
 import { QueueWaitService } from './system/queue-wait.service';
 import { SystemController } from './system/system.controller';
 
@@ -79,6 +80,7 @@ export class GatewayModule {
         RewriteClientService,
         HealthService,
         MetricsService,
+        StageMetricsService,
         QueueWaitService,
         McpToolsService,
         McpReadService,

@@ -12,6 +12,7 @@ import {
   withContextType,
 } from '@app/kernel';
 import { FindClient } from '@app/queue';
+import { RequestStages } from './request-stages';
 
 export interface FanoutInput {
   identity: Identity;
@@ -21,6 +22,8 @@ export interface FanoutInput {
   scoreThreshold: number | null;
   /** Absolute time (ms since epoch) by which every call must have answered. */
   deadline: number;
+  /** Records each job's stages (and strips them from its result). */
+  stages: RequestStages;
 }
 
 /**
@@ -48,7 +51,8 @@ export class RetrievalFanoutService {
         limit: call.limit,
         scoreThreshold: input.scoreThreshold,
       };
-      return { call, result: await this.finder.call(job, input.deadline - Date.now()) };
+      const result = await input.stages.job('find', () => this.finder.call(job, input.deadline - Date.now()));
+      return { call, result };
     } catch (err) {
       // Redis itself being away is not one failed call: the whole request is unavailable (503).
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;

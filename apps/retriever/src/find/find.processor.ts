@@ -2,7 +2,7 @@ import { Processor } from '@nestjs/bullmq';
 import { FindJob, FindResult, QueueName } from '@app/contracts';
 import { EmbedError } from '@app/embed';
 import { KernelError, KernelErrorCode } from '@app/kernel';
-import { QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
+import { jobStageTimer, JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
 import { isFindJob } from './find-job.guard';
 import { FindService } from './find.service';
 
@@ -17,8 +17,11 @@ export class FindProcessor extends QueueProcessor<QueueName.Find> {
     return isFindJob(data);
   }
 
-  protected run(data: FindJob): Promise<FindResult> {
-    return this.service.find(data);
+  /** The result carries this job's stage times for the gateway to record (docs/architecture.md, "Stage timings"). */
+  protected async run(data: FindJob, job: JobRun): Promise<FindResult> {
+    const timer = jobStageTimer(job);
+    const result = await this.service.find(data, timer);
+    return { ...result, stages: timer.timings() };
   }
 
   // An embedder outage is the service being unavailable (503), not a bug.

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { FindJob, FindResult } from '@app/contracts';
 import { Embedder, EMBEDDER } from '@app/embed';
-import { invalidArgument } from '@app/kernel';
+import { invalidArgument, StageTimer } from '@app/kernel';
 import { Db, ensureVectorIndex, NodeSearchQuery, NodeSearchRepository, STORE_DB } from '@app/store';
 import { toFindResult } from './find-result';
 import { queryTerms } from './query-terms';
@@ -28,18 +28,20 @@ export class FindService implements OnApplicationBootstrap {
     );
   }
 
-  async find(job: FindJob): Promise<FindResult> {
-    const hits = await this.search.search({
+  /** `timer`, when given, gets the `embed`, `terms`, `sql` and `score` stages. */
+  async find(job: FindJob, timer?: StageTimer): Promise<FindResult> {
+    const vector = timer ? await timer.time('embed', () => this.queryVector(job)) : await this.queryVector(job);
+    const query = {
       identity: job.identity,
       targets: job.targets,
       filter: job.filter,
       levels: job.levels,
       limit: job.limit,
       scoreThreshold: job.scoreThreshold,
-      vector: await this.queryVector(job),
+      vector,
       terms: queryTerms(job.query),
-    });
-    return toFindResult(hits);
+    };
+    return toFindResult(await this.search.search(query, timer));
   }
 
   private async queryVector(job: FindJob): Promise<NodeSearchQuery['vector']> {

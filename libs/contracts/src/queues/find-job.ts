@@ -1,4 +1,4 @@
-import type { FilterNode, Identity } from '@app/kernel';
+import type { FilterNode, Identity, StageTimings } from '@app/kernel';
 
 /**
  * Payload of a `find` job: one retrieval call of docs/contract.md#find with everything already resolved by the
@@ -36,4 +36,9 @@ export interface FindResult {
   resources: FindHit[];
   skills: FindHit[];
   total: number;
+  /**
+   * The worker's own stage times (queue wait, embed, term weights, SQL, scoring; docs/architecture.md,
+   * "Stage timings"). The gateway records and removes them: they never reach a /find answer.
+   */
+  stages?: StageTimings;
 }
