@@ -69,6 +69,37 @@ interface Pct {
   p50: number;
   p99: number;
 }
+/** Mean ms per stage over one load level, from the /metrics histogram (docs/architecture.md, "Stage timings"). */
+type StageMeans = Record<string, number>;
+interface Breakdown {
+  label: string;
+  means: StageMeans;
+}
+
+/** Sum and count per stage of `muninn_context_stage_duration_seconds` as /metrics has them now. */
+async function stageTotals(app: TestApp): Promise<Map<string, { sum: number; count: number }>> {
+  const text = (await app.request('GET', '/metrics')).text;
+  const out = new Map<string, { sum: number; count: number }>();
+  for (const m of text.matchAll(/^muninn_context_stage_duration_seconds_(sum|count)\{stage="([^"]+)"\} (\S+)$/gm)) {
+    const e = out.get(m[2]) ?? { sum: 0, count: 0 };
+    e[m[1] as 'sum' | 'count'] = Number(m[3]);
+    out.set(m[2], e);
+  }
+  return out;
+}
+
+/** Mean ms per stage between two readings of {@link stageTotals}, per context request (jobs: per job). */
+function stageMeans(
+  before: Map<string, { sum: number; count: number }>,
+  after: Map<string, { sum: number; count: number }>,
+): StageMeans {
+  const out: StageMeans = {};
+  for (const [stage, a] of after) {
+    const b = before.get(stage) ?? { sum: 0, count: 0 };
+    if (a.count > b.count) out[stage] = ((a.sum - b.sum) * 1000) / (a.count - b.count);
+  }
+  return out;
+}
 
 async function seed(app: TestApp, n: number): Promise<string[]> {
   const db = app.nest.get<Db>(STORE_DB);
@@ -196,6 +227,8 @@ async function floor(app: TestApp, queries: string[]): Promise<Pct> {
   return pct(ms);
 }
 
+let samples = Number(process.env.BENCH_SAMPLE ?? 0);
+
 /** Sequential HTTP requests (concurrency 1), timed one by one. */
 async function sequential(app: TestApp, path: string, bodies: unknown[]): Promise<Pct> {
   const ms: number[] = [];
@@ -204,6 +237,8 @@ async function sequential(app: TestApp, path: string, bodies: unknown[]): Promis
     const r = await app.request('POST', path, { body });
     ms.push(performance.now() - t0);
     if (r.status !== 200) throw new Error(`${path} answered ${r.status}: ${r.text.slice(0, 200)}`);
+    // BENCH_SAMPLE=n prints the telemetry of the first n requests that asked for it (per-job stages).
+    if (r.body.telemetry && samples-- > 0) console.log(JSON.stringify(r.body.telemetry.summary));
   }
   return pct(ms);
 }
@@ -242,17 +277,20 @@ async function run(store: 'postgres' | 'pglite', nodes: number, transport: 'bull
       context: await sequential(
         app,
         PATH,
-        bodies.map((query) => ({ query, mode: 'context' })),
+        bodies.map((query) => ({ query, mode: 'context', ...(samples > 0 ? { telemetry: true } : {}) })),
       ),
       rssMb: 0,
     };
     const rows: Row[] = [];
+    const breakdowns: Breakdown[] = [];
     for (const [c, n] of LEVELS) {
+      const before = await stageTotals(app);
       rows.push({ store, nodes, transport, ...(await load(app, queries, c, n)) });
+      breakdowns.push({ label: `${store} ${nodes} c=${c}`, means: stageMeans(before, await stageTotals(app)) });
       console.log(JSON.stringify(rows[rows.length - 1]));
     }
     stages.rssMb = process.resourceUsage().maxRSS / 1024;
-    return { rows, stages };
+    return { rows, stages, breakdowns };
   } finally {
     await app.close();
   }
@@ -261,12 +299,14 @@ async function run(store: 'postgres' | 'pglite', nodes: number, transport: 'bull
 async function main() {
   const rows: Row[] = [];
   const stages: Stages[] = [];
+  const breakdowns: Breakdown[] = [];
   for (const store of STORES) {
     for (const nodes of SIZES) {
       for (const t of TRANSPORTS) {
         const r = await run(store, nodes, t);
         rows.push(...r.rows);
         stages.push(r.stages);
+        breakdowns.push(...r.breakdowns);
       }
     }
   }
@@ -295,7 +335,20 @@ async function main() {
       `| ${s.store} | ${s.nodes} | ${f(s.floor.p50)} / ${f(s.floor.p99)} | ${f(s.find.p50)} / ${f(s.find.p99)} | ${f(s.context.p50)} / ${f(s.context.p99)} | ${(s.context.p50 / s.floor.p50).toFixed(2)} | ${s.rssMb.toFixed(0)} |`,
     );
   }
+  printBreakdowns(breakdowns);
   process.exit(0);
+}
+
+/** One row per stage, one column per load level: mean ms (gateway stages per request, job stages per job). */
+function printBreakdowns(breakdowns: Breakdown[]) {
+  const stageNames = [...new Set(breakdowns.flatMap((b) => Object.keys(b.means)))];
+  console.log('\nStage breakdown under load (mean ms; find_*/assemble_* per job, the rest per request):\n');
+  console.log(`| stage | ${breakdowns.map((b) => b.label).join(' | ')} |`);
+  console.log(`| --- | ${breakdowns.map(() => '---').join(' | ')} |`);
+  for (const stage of stageNames) {
+    const cells = breakdowns.map((b) => (b.means[stage] === undefined ? '' : b.means[stage].toFixed(2)));
+    console.log(`| ${stage} | ${cells.join(' | ')} |`);
+  }
 }
 
 void main().catch((err) => {
