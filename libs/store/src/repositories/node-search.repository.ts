@@ -140,17 +140,24 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   // nothing (a user without peers, for the other-peer scan every context request makes) would walk the
   // whole index before giving up; this prefix lookup answers that in one index probe. Byte-order range
   // operators, so the (account_id, uri text_pattern_ops) index serves each prefix.
+  // The node itself and its subtree are two EXISTS, not one OR: an OR is answered by a bitmap scan,
+  // which reads every entry of the prefix range (a whole tenant for `viking://user/u`) before it can
+  // say yes, where a plain index scan stops at the first visible row. The answer is computed once, in
+  // its own CTE, for both candidate scans (docs/architecture.md, "Performance").
+  const ctes: string[] = [];
   let gate = 'TRUE';
   if (targets.length) {
     const prefixes = bind(targets);
-    const visible = splice((first) => scopeSql(q.identity, first, 'g'));
-    gate = `EXISTS (SELECT 1 FROM unnest(${prefixes}::text[]) AS t(p) WHERE EXISTS (SELECT 1 FROM nodes g
-      WHERE ${visible} AND (g.uri = t.p OR (g.uri ~>=~ (t.p || '/') AND g.uri ~<~ (t.p || '0')))))`;
+    const self = splice((first) => scopeSql(q.identity, first, 'g'));
+    const below = splice((first) => scopeSql(q.identity, first, 'g'));
+    ctes.push(`gate AS (SELECT EXISTS (SELECT 1 FROM unnest(${prefixes}::text[]) AS t(p)
+      WHERE EXISTS (SELECT 1 FROM nodes g WHERE ${self} AND g.uri = t.p)
+         OR EXISTS (SELECT 1 FROM nodes g WHERE ${below} AND g.uri ~>=~ (t.p || '/') AND g.uri ~<~ (t.p || '0'))) AS ok)`);
+    gate = '(SELECT ok FROM gate)';
   }
   const tiers = `((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
   const where = `${gate} AND ${scope} AND ${inTargets} AND ${tiers}`;
 
-  const ctes: string[] = [];
   const sources: string[] = [];
   let lex = '0::float8';
   const idfSum = input.weights.reduce((s, w) => s + w.idf, 0);
