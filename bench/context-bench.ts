@@ -13,6 +13,7 @@
  * on one machine, not absolute.
  */
 import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { FindJob } from '@app/contracts';
 import { EMBEDDER, Embedder } from '@app/embed';
@@ -56,6 +57,9 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU per request: this process (server and load generator), and the store's backends (PostgreSQL). */
+  cpuApp?: number;
+  cpuStore?: number;
 }
 interface Stages {
   store: string;
@@ -74,6 +78,32 @@ type StageMeans = Record<string, number>;
 interface Breakdown {
   label: string;
   means: StageMeans;
+}
+
+/**
+ * CPU time (ms) used so far by this process and by the PostgreSQL backends serving the bench database
+ * (read from /proc: the server runs on this machine). A machine shared with other work changes
+ * latency and req/s from run to run; CPU per request moves much less, so it is what compares.
+ */
+async function cpuMs(app: TestApp, store: string): Promise<{ app: number; store: number }> {
+  const u = process.cpuUsage();
+  const appMs = (u.user + u.system) / 1000;
+  if (store !== 'postgres') return { app: appMs, store: 0 };
+  const db = app.nest.get<Db>(STORE_DB);
+  const { rows } = await db.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`,
+  );
+  let ticks = 0;
+  for (const { pid } of rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {
+      // A backend that exited between the two reads.
+    }
+  }
+  return { app: appMs, store: ticks * 10 }; // USER_HZ is 100 on Linux
 }
 
 /** Sum and count per stage of `muninn_context_stage_duration_seconds` as /metrics has them now. */
@@ -285,7 +315,12 @@ async function run(store: 'postgres' | 'pglite', nodes: number, transport: 'bull
     const breakdowns: Breakdown[] = [];
     for (const [c, n] of LEVELS) {
       const before = await stageTotals(app);
-      rows.push({ store, nodes, transport, ...(await load(app, queries, c, n)) });
+      const cpu0 = await cpuMs(app, store);
+      const row: Row = { store, nodes, transport, ...(await load(app, queries, c, n)) };
+      const cpu1 = await cpuMs(app, store);
+      row.cpuApp = (cpu1.app - cpu0.app) / row.n;
+      if (store === 'postgres') row.cpuStore = (cpu1.store - cpu0.store) / row.n;
+      rows.push(row);
       breakdowns.push({ label: `${store} ${nodes} c=${c}`, means: stageMeans(before, await stageTotals(app)) });
       console.log(JSON.stringify(rows[rows.length - 1]));
     }
@@ -315,13 +350,13 @@ async function main() {
     `\n### context benchmark (${new Date().toISOString()}, ${process.platform}, load ${process.env.BENCH_NOTE ?? ''})\n`,
   );
   console.log(
-    '| store | memories | transport | concurrency | requests | req/s | p50 ms | p99 ms | errors | p50 ÷ floor |',
+    '| store | memories | transport | concurrency | requests | req/s | p50 ms | p99 ms | errors | p50 ÷ floor | CPU ms/req app / store |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const fl = stages.find((s) => s.store === r.store && s.nodes === r.nodes)!.floor.p50;
     console.log(
-      `| ${r.store} | ${r.nodes} | ${r.transport} | ${r.c} | ${r.n} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${(r.p50 / fl).toFixed(2)} |`,
+      `| ${r.store} | ${r.nodes} | ${r.transport} | ${r.c} | ${r.n} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${(r.p50 / fl).toFixed(2)} | ${f(r.cpuApp ?? 0)} / ${r.cpuStore === undefined ? '–' : f(r.cpuStore)} |`,
     );
   }
   console.log(

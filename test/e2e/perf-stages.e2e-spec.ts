@@ -43,21 +43,21 @@ describe.each(storeModes())('context stage timings (store: %s)', (store) => {
     expect(Object.keys(summary.stages_ms)).toEqual(expect.arrayContaining(GATEWAY_STAGES));
     for (const ms of Object.values(summary.stages_ms)) expect(ms).toBeGreaterThanOrEqual(0);
     expect(summary.stages_ms.total).toBe(summary.duration_ms);
-    const finds = summary.jobs.filter((j: { queue: string }) => j.queue === 'find');
-    const assembles = summary.jobs.filter((j: { queue: string }) => j.queue === 'assemble');
-    expect(finds.length).toBeGreaterThanOrEqual(1);
-    expect(assembles).toHaveLength(1);
-    for (const j of finds)
-      expect(Object.keys(j.stages_ms)).toEqual(
-        expect.arrayContaining(['queue_wait', 'embed', 'terms', 'sql', 'score', 'return', 'wall']),
-      );
-    expect(Object.keys(assembles[0].stages_ms)).toEqual(
-      expect.arrayContaining(['queue_wait', 'body_read', 'plan', 'render', 'return', 'wall']),
+    // The request's find calls (own space, peer scan) travel in one batch job, then one assemble job.
+    expect(summary.jobs.map((j: { queue: string }) => j.queue)).toEqual(['find', 'assemble']);
+    const [find, assemble] = summary.jobs as { stages_ms: Record<string, number> }[];
+    expect(Object.keys(find.stages_ms)).toEqual(
+      expect.arrayContaining(['queue_wait', 'run', 'embed', 'terms', 'sql', 'score', 'return', 'wall']),
     );
-    // A job's worker stages and its return leg add up to its wall time as the gateway saw it.
-    const { wall, ...parts } = finds[0].stages_ms as Record<string, number>;
-    const sum = Object.values(parts).reduce((a, b) => a + b, 0);
-    expect(Math.abs(sum - wall)).toBeLessThan(0.1);
+    expect(Object.keys(assemble.stages_ms)).toEqual(
+      expect.arrayContaining(['queue_wait', 'run', 'body_read', 'plan', 'render', 'return', 'wall']),
+    );
+    // Queue wait, the worker's run and the return leg add up to the job's wall time as the gateway saw it
+    // (up to the millisecond resolution of the job's add time, which queue_wait starts from).
+    for (const { stages_ms: s } of [find, assemble]) {
+      expect(s.run).toBeLessThanOrEqual(s.wall);
+      expect(Math.abs(s.queue_wait + s.run + s.return - s.wall)).toBeLessThan(2);
+    }
     // The worker-side figures stay out of the result itself.
     expect(JSON.stringify(r.body.result)).not.toMatch(/"stages(_ms)?"/);
   });

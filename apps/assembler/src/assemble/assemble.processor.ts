@@ -25,7 +25,7 @@ export class AssembleProcessor extends QueueProcessor<QueueName.Assemble> {
   /** The result carries this job's stage times for the gateway to record (docs/architecture.md, "Stage timings"). */
   protected async run(data: AssembleJob, job: JobRun): Promise<AssembleResult> {
     const timer = jobStageTimer(job);
-    const result = await this.service.assemble(data, timer);
+    const result = await timer.time('run', () => this.service.assemble(data, timer));
     return { ...result, stages: timer.timings() };
   }
 }

@@ -16,8 +16,9 @@ export interface StagesSummary {
 /**
  * The stage times of one context request (docs/architecture.md, "Stage timings"): the gateway's own
  * stages (auth, session load, ledger read and write, the find fan-out, merge, assemble, digest) and, per
- * awaited job, the stages its worker reported plus `return`, the part of the job's wall time the
- * worker did not account for (the result travelling back through the queue).
+ * awaited job, the stages its worker reported (`queue_wait`, `run` and the parts of the run, summed
+ * over a batch's calls) plus `return`, the part of the job's wall time the worker did not account for
+ * (the result travelling back through the queue).
  */
 export class RequestStages {
   private readonly timer = new StageTimer(() => performance.now());
@@ -41,7 +42,11 @@ export class RequestStages {
     const wall = performance.now() - started;
     const { stages, ...rest } = result;
     const worker = { ...(stages ?? {}) };
-    const accounted = Object.values(worker).reduce((a, b) => a + b, 0);
+    // `run` is the worker's whole run; its parts may add up to more (a batch's calls run concurrently).
+    const accounted =
+      worker.run === undefined
+        ? Object.values(worker).reduce((a, b) => a + b, 0)
+        : worker.run + (worker.queue_wait ?? 0);
     const own = new StageTimer(() => 0);
     for (const [stage, ms] of Object.entries(worker)) own.add(stage, ms);
     own.add('return', wall - accounted);

@@ -6,6 +6,8 @@ import { Db, ensureVectorIndex, NodeSearchQuery, NodeSearchRepository, STORE_DB 
 import { toFindResult } from './find-result';
 import { queryTerms } from './query-terms';
 
+type QueryVector = NodeSearchQuery['vector'];
+
 /** Answers `find` jobs: embed the query, search the store inside the resolved targets, shape the result. */
 @Injectable()
 export class FindService implements OnApplicationBootstrap {
@@ -28,9 +30,13 @@ export class FindService implements OnApplicationBootstrap {
     );
   }
 
-  /** `timer`, when given, gets the `embed`, `terms`, `sql` and `score` stages. */
-  async find(job: FindJob, timer?: StageTimer): Promise<FindResult> {
-    const vector = timer ? await timer.time('embed', () => this.queryVector(job)) : await this.queryVector(job);
+  /**
+   * `timer`, when given, gets the `embed`, `terms`, `sql` and `score` stages; `vectors`, shared by the
+   * calls of one batch, embeds each distinct query (or image) once.
+   */
+  async find(job: FindJob, timer?: StageTimer, vectors?: Map<string, Promise<QueryVector>>): Promise<FindResult> {
+    const embed = () => this.sharedVector(job, vectors);
+    const vector = timer ? await timer.time('embed', embed) : await embed();
     const query = {
       identity: job.identity,
       targets: job.targets,
@@ -44,7 +50,18 @@ export class FindService implements OnApplicationBootstrap {
     return toFindResult(await this.search.search(query, timer));
   }
 
-  private async queryVector(job: FindJob): Promise<NodeSearchQuery['vector']> {
+  private sharedVector(job: FindJob, vectors?: Map<string, Promise<QueryVector>>): Promise<QueryVector> {
+    if (!vectors) return this.queryVector(job);
+    const key = `${job.imageUrl ?? ''}\u0000${job.query}`;
+    let v = vectors.get(key);
+    if (!v) {
+      v = this.queryVector(job);
+      vectors.set(key, v);
+    }
+    return v;
+  }
+
+  private async queryVector(job: FindJob): Promise<QueryVector> {
     if (job.imageUrl) {
       // The gateway refuses images when the embedder cannot take them; a mismatched worker refuses too.
       if (!this.embedder.supportsImages || !this.embedder.embedImage) {
