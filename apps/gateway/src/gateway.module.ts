@@ -8,6 +8,7 @@ import { AdminController } from './admin/admin.controller';
 import { AdminService } from './admin/admin.service';
 import { AuthGuard } from './auth/auth.guard';
 import { IdentityService } from './auth/identity.service';
+import { KeyCacheService } from './auth/key-cache.service';
 import { ContentController } from './content/content.controller';
 import { ContentService } from './content/content.service';
 import { IndexDispatchService } from './content/index-dispatch.service';
@@ -62,6 +63,7 @@ export class GatewayModule {
       ],
       providers: [
         IdentityService,
+        KeyCacheService,
         AdminService,
         ContentService,
         IndexDispatchService,

@@ -14,6 +14,8 @@ export interface AppConfig {
     keySecret: string | null;
     /** Shortest seed the admin API accepts for a seeded key. */
     seedMinLength: number;
+    /** How long a replica remembers API key → owner (0: never); invalidated on rotate/delete/role change. */
+    keyCacheTtlMs: number;
   };
   redis: { url: string };
   store: { databaseUrl: string | null; dataDir: string; statementTimeoutMs: number };

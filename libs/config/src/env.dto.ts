@@ -58,6 +58,13 @@ export class EnvDto {
   MUNINN_KEY_SEED_MIN_LENGTH?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300000)
+  MUNINN_AUTH_CACHE_TTL_MS?: number;
+
+  @IsOptional()
   @IsIn(['bullmq', 'inprocess'])
   MUNINN_TRANSPORT?: 'bullmq' | 'inprocess';
 

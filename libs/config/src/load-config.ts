@@ -48,6 +48,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       mode: rootKey ? 'api_key' : 'dev',
       keySecret: dto.MUNINN_KEY_SECRET ?? null,
       seedMinLength: dto.MUNINN_KEY_SEED_MIN_LENGTH ?? 16,
+      keyCacheTtlMs: dto.MUNINN_AUTH_CACHE_TTL_MS ?? 5000,
     },
     redis: { url: dto.REDIS_URL ?? 'redis://127.0.0.1:6379' },
     store: {
@@ -137,6 +138,7 @@ const DECLARED = [
   'DATABASE_URL',
   'MUNINN_DATA_DIR',
   'MUNINN_ROOT_API_KEY',
+  'MUNINN_AUTH_CACHE_TTL_MS',
   'MUNINN_TRANSPORT',
   'MUNINN_QUEUE_PREFIX',
   'MUNINN_REQUEST_DEADLINE_MS',

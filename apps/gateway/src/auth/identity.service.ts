@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode, validateActorPeer } from '@app/kernel';
-import { IdentityRepository } from '@app/store';
+import { hashKey, IdentityRepository } from '@app/store';
+import { KeyCacheService } from './key-cache.service';
 import { isRootPath } from './root-paths';
 
 export interface AuthInput {
@@ -21,6 +22,7 @@ export class IdentityService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: IdentityRepository,
+    private readonly keyCache: KeyCacheService,
   ) {
     this.rootKey = config.auth.rootApiKey ? Buffer.from(config.auth.rootApiKey, 'utf8') : null;
   }
@@ -39,7 +41,7 @@ export class IdentityService {
       }
       return { accountId: 'default', userId: 'default', role: 'root', actorPeerId };
     }
-    const user = await this.identities.resolveKey(key);
+    const user = await this.keyCache.resolve(hashKey(key), () => this.identities.resolveKey(key));
     if (!user) throw new KernelError(KernelErrorCode.Unauthenticated, 'Invalid API Key');
     return { accountId: user.account_id, userId: user.user_id, role: user.role, actorPeerId };
   }
