@@ -75,6 +75,7 @@ export * from './ledger/ledger-store.port';
 export * from './ledger/in-memory-ledger-store';
 
 export * from './stats/context-stats';
+export * from './stats/stage-timer';
 
 export * from './digest/normalize-digest';
 export * from './digest/rewrite-outcome';

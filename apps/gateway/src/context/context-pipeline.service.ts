@@ -29,11 +29,13 @@ import { ContextParams } from './context-params';
 import { DedupLedgerService, LedgerView } from '../ledger/dedup-ledger.service';
 import { RetrievalFanoutService } from './retrieval-fanout.service';
 import { RewriteClientService } from './rewrite-client.service';
+import { RequestStages } from './request-stages';
 import { LoadedSession, SessionContextService } from './session-context.service';
 
 /**
  * Conducts one context request (docs/contract.md#pipeline; order documented in libs/contracts/src/queues/pipeline.ts):
  * session → expansion → ledger → find fan-out → assemble → digest → ledger record → stats.
+ * Each step is timed into `stages` (docs/architecture.md, "Stage timings").
  */
 @Injectable()
 export class ContextPipelineService {
@@ -46,26 +48,26 @@ export class ContextPipelineService {
     private readonly rewriter: RewriteClientService,
   ) {}
 
-  async run(caller: Identity, p: ContextParams) {
+  async run(caller: Identity, p: ContextParams, stages = new RequestStages()) {
     const deadline = Date.now() + this.config.queues.requestDeadlineMs;
     const expansionOn = p.queryExpansion === 'auto' && this.rewriter.intentEnabled;
     const session =
       p.sessionId && (expansionOn || p.dedupTurns > 0)
-        ? await this.sessions.load(caller, p.sessionId, expansionOn)
+        ? await stages.time('session_load', () => this.sessions.load(caller, p.sessionId!, expansionOn))
         : null;
 
     let expansion: ExpansionStatus = 'off';
     let queries = [p.query];
     if (expansionOn && session)
-      ({ status: expansion, queries } = await this.rewriter.expand(
-        p.query,
-        session.recentMessages,
-        session.latestArchiveOverview,
+      ({ status: expansion, queries } = await stages.time('expand', () =>
+        this.rewriter.expand(p.query, session.recentMessages, session.latestArchiveOverview),
       ));
 
     const ledger =
       session && p.dedupTurns > 0
-        ? await this.ledger.load(caller, session.sessionId, session.clock, p.dedupTurns)
+        ? await stages.time('ledger_read', () =>
+            this.ledger.load(caller, session.sessionId, session.clock, p.dedupTurns),
+          )
         : null;
     const excluded = excludedSet(p.excludeUris, ledger?.cooled ?? []);
     const calls = planRetrievalCalls({
@@ -79,23 +81,30 @@ export class ContextPipelineService {
     if (calls.length > 0 && !p.query.trim() && !p.imageUrl)
       throw invalidArgument('Search query or image_url must not be empty.');
 
-    const outcomes = await this.fanout.run({
-      identity: caller,
-      calls,
-      filter: p.filter,
-      imageUrl: p.imageUrl,
-      scoreThreshold: p.scoreThreshold,
-      deadline,
-    });
-    const merged = mergeRetrievalResults({
-      identity: caller,
-      quotas: p.quotas,
-      limit: p.limit,
-      penalties: p.penalties,
-      excluded,
-      outcomes,
-    });
-    const assembled = await this.assemble(caller, merged.candidates, p, deadline, merged.retrievalErrors);
+    const outcomes = await stages.time('find', () =>
+      this.fanout.run({
+        identity: caller,
+        calls,
+        filter: p.filter,
+        imageUrl: p.imageUrl,
+        scoreThreshold: p.scoreThreshold,
+        deadline,
+        stages,
+      }),
+    );
+    const merged = await stages.time('merge', () =>
+      mergeRetrievalResults({
+        identity: caller,
+        quotas: p.quotas,
+        limit: p.limit,
+        penalties: p.penalties,
+        excluded,
+        outcomes,
+      }),
+    );
+    const assembled = await stages.time('assemble', () =>
+      this.assemble(caller, merged.candidates, p, deadline, merged.retrievalErrors, stages),
+    );
 
     let rewrite: { status: RewriteStatus; digest: string; usage: RewriteUsage | null } = {
       status: 'off',
@@ -103,15 +112,14 @@ export class ContextPipelineService {
       usage: null,
     };
     if (assembled.entries.length > 0) {
-      rewrite = await this.rewriter.digest(
-        p.rewrite,
-        p.query,
-        assembled.rendered,
-        assembled.entries.map((e) => e.uri),
-        p.rewriteMaxBullets,
+      const uris = assembled.entries.map((e) => e.uri);
+      rewrite = await stages.time('digest', () =>
+        this.rewriter.digest(p.rewrite, p.query, assembled.rendered, uris, p.rewriteMaxBullets),
       );
     }
-    const dedup = await this.recordLedger(session, ledger, p, assembled.entries, rewrite.status);
+    const dedup = await stages.time('ledger_write', () =>
+      this.recordLedger(session, ledger, p, assembled.entries, rewrite.status),
+    );
     const stats = buildContextStats({
       searched: merged.searched,
       candidates: merged.candidates.length,
@@ -151,6 +159,7 @@ export class ContextPipelineService {
     p: ContextParams,
     deadline: number,
     errors: string[],
+    stages: RequestStages,
   ): Promise<AssembleResult> {
     try {
       const job = {
@@ -162,7 +171,7 @@ export class ContextPipelineService {
         explain: p.explain === true,
         primary: p.primary,
       };
-      return await this.assembler.call(job, deadline - Date.now());
+      return await stages.job('assemble', () => this.assembler.call(job, deadline - Date.now()));
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));

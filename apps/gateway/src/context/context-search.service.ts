@@ -2,10 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity } from '@app/kernel';
+import { currentAuthMs } from '@app/queue';
+import { StageMetricsService } from '../system/stage-metrics.service';
 import { ContextParams } from './context-params';
 import { ContextPipelineService } from './context-pipeline.service';
 import { parseRecall, parseSearchContext } from './context-request.parser';
 import { ImageInputService } from '../find/image-input.service';
+import { RequestStages } from './request-stages';
 
 /**
  * The whole success body of `/search`: the route answers raw so `telemetry` can sit beside `result`
@@ -28,6 +31,7 @@ export class ContextSearchService {
     private readonly pipeline: ContextPipelineService,
     private readonly images: ImageInputService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly stageMetrics: StageMetricsService,
   ) {}
 
   search(caller: Identity, body: Record<string, unknown>): Promise<SearchEnvelope> {
@@ -40,12 +44,19 @@ export class ContextSearchService {
 
   private async answer(caller: Identity, params: ContextParams, operation: string): Promise<SearchEnvelope> {
     const started = process.hrtime.bigint();
+    const stages = new RequestStages();
+    const authMs = currentAuthMs();
+    if (authMs !== undefined) stages.add('auth', authMs);
     // Checked and inlined once, as list mode does, before any fan-out: every find job gets the same bytes.
     const imageUrl = await this.images.inline(caller, params.imageUrl);
-    const result = await this.pipeline.run(caller, { ...params, imageUrl });
-    if (!params.telemetry) return { status: 'ok', result };
-    // Same telemetry shape as /find and list mode.
+    const result = await this.pipeline.run(caller, { ...params, imageUrl }, stages);
     const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-    return { status: 'ok', result, telemetry: { id: randomUUID(), summary: { operation, duration_ms: durationMs } } };
+    stages.add('total', durationMs);
+    const summary = stages.summary();
+    this.stageMetrics.observe(summary);
+    if (!params.telemetry) return { status: 'ok', result };
+    // The telemetry shape of /find and list mode, plus the stage times (docs/contract.md#success-envelope).
+    const telemetry = { id: randomUUID(), summary: { operation, duration_ms: durationMs, ...summary } };
+    return { status: 'ok', result, telemetry };
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { FindModule } from '../find/find.module';
 import { LedgerModule } from '../ledger/ledger.module';
+import { SystemModule } from '../system/system.module';
 import { ContextPipelineService } from './context-pipeline.service';
 import { ContextSearchService } from './context-search.service';
 import { RetrievalFanoutService } from './retrieval-fanout.service';
@@ -12,7 +13,7 @@ import { SessionContextService } from './session-context.service';
  * No routes of its own; exports ContextSearchService, the entry for /search context mode, /recall and MCP.
  */
 @Module({
-  imports: [FindModule, LedgerModule],
+  imports: [FindModule, LedgerModule, SystemModule],
   providers: [
     ContextSearchService,
     ContextPipelineService,

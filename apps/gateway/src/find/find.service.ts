@@ -90,7 +90,10 @@ export class FindService {
   }
 
   // A worker-side domain failure arrives already decoded into its KernelError (libs/queue job-failure-decode).
-  private call(job: FindJob): Promise<FindResult> {
-    return this.finder.call(job, this.config.queues.requestDeadlineMs);
+  // The worker's stage times are for context requests' telemetry; they never reach a /find answer.
+  private async call(job: FindJob): Promise<FindResult> {
+    const found = await this.finder.call(job, this.config.queues.requestDeadlineMs);
+    delete found.stages;
+    return found;
   }
 }
