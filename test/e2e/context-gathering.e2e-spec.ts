@@ -350,15 +350,13 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
       (d) => d.query === query,
       () => context(app, { query, quotas: { events: 2, entities: 2 }, peer_scope: 'actor', ...STRICT }),
       async (jobs) => {
-        // The retriever refuses an image its text-only embedder cannot embed, as INVALID_ARGUMENT.
-        await jobs[0].updateData({ ...jobs[0].data, imageUrl: 'data:image/png;base64,iVBORw0KGgo=' });
+        // The store refuses a regular expression PostgreSQL cannot compile, as INVALID_ARGUMENT.
+        await jobs[0].updateData({ ...jobs[0].data, filter: { op: 'regex', field: 'uri', pattern: '(' } });
       },
     );
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ status: 'error', result: null, error: { code: 'INVALID_ARGUMENT' } });
-    expect(r.body.error.message).toMatch(
-      /^image_url is not supported: the configured embedder \(.+\) has no image support$/,
-    );
+    expect(r.body.error.message).toMatch(/^filter regex is not valid: /);
   });
 
   it('a directory hit is served as the directory URI at overview, with its sidecar body', async () => {

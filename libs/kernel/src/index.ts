@@ -3,6 +3,7 @@ export * from './kernel.error';
 
 export * from './text/py-text';
 export * from './text/py-coerce';
+export * from './text/lax-boolean';
 export * from './text/trim';
 export * from './text/segment-words';
 

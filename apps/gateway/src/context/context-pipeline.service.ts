@@ -76,14 +76,12 @@ export class ContextPipelineService {
       queries,
       excludedCount: excluded.size,
     });
-    if (calls.length > 0 && !p.query.trim() && !p.imageUrl)
-      throw invalidArgument('Search query or image_url must not be empty.');
+    if (calls.length > 0 && !p.query.trim()) throw invalidArgument('Search query or image_url must not be empty.');
 
     const outcomes = await this.fanout.run({
       identity: caller,
       calls,
       filter: p.filter,
-      imageUrl: p.imageUrl,
       scoreThreshold: p.scoreThreshold,
       deadline,
     });

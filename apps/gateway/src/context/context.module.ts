@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { FindModule } from '../find/find.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { ContextPipelineService } from './context-pipeline.service';
 import { ContextSearchService } from './context-search.service';
@@ -12,7 +11,7 @@ import { SessionContextService } from './session-context.service';
  * No routes of its own; exports ContextSearchService, the entry for /search context mode, /recall and MCP.
  */
 @Module({
-  imports: [FindModule, LedgerModule],
+  imports: [LedgerModule],
   providers: [
     ContextSearchService,
     ContextPipelineService,

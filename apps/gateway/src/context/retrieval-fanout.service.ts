@@ -17,7 +17,6 @@ export interface FanoutInput {
   identity: Identity;
   calls: RetrievalCall[];
   filter: FilterNode | null;
-  imageUrl: string | null;
   scoreThreshold: number | null;
   /** Absolute time (ms since epoch) by which every call must have answered. */
   deadline: number;
@@ -41,7 +40,6 @@ export class RetrievalFanoutService {
       const job: FindJob = {
         identity,
         query: call.query,
-        imageUrl: input.imageUrl,
         targets: call.targetUri === '' ? resolveFindTargets(identity, '') : [call.targetUri],
         filter: call.contextTypeFilter ? withContextType(input.filter, [call.contextTypeFilter]) : input.filter,
         levels: null,
