@@ -47,6 +47,7 @@ export * from './planning/read-policy';
 export * from './planning/plan-entries';
 export * from './planning/redundancy';
 export * from './planning/explain';
+export * from './planning/assemble-block';
 
 export * from './render/format-score';
 export * from './render/render-entry';
