@@ -1,18 +1,18 @@
-import { Type } from '@nestjs/common';
-import { fieldsOf } from '../http/body-field.decorator';
-import { RuleSchema } from '../http/body-schema';
-import { ContextSearchRequestDto, RecallRequestDto } from '../context/dto/context-request.dto';
-import { FindRequestDto, SearchListRequestDto } from '../find/dto/find-request.dto';
+import { FieldSpec, RuleSchema } from '../http/body-schema';
+import { CONTEXT_FIELDS, RECALL_FIELDS } from '../context/context-fields';
+import { FIND_FIELDS, SEARCH_FIELDS } from '../find/dto/find-fields';
 import { MCP_TOOLS } from './tool-table';
 import { toolSchema } from './tool-schema';
 
 // Each retrieval tool sends its arguments as the body of one route: every property named like a route field must
 // carry that field's bounds, enum and default (docs/fs-and-mcp.md, "MCP tools").
 
-const ROUTES: Record<string, Type<object>[]> = {
-  find: [FindRequestDto],
-  search: [SearchListRequestDto, ContextSearchRequestDto],
-  recall: [RecallRequestDto],
+// The field tables each route's DTO declares its fields from (find/dto/find-request.dto.ts,
+// context/dto/context-request.dto.ts).
+const ROUTES: Record<string, Record<string, FieldSpec>> = {
+  find: FIND_FIELDS,
+  search: { ...FIND_FIELDS, ...SEARCH_FIELDS, ...CONTEXT_FIELDS },
+  recall: { ...CONTEXT_FIELDS, session_id: SEARCH_FIELDS.session_id, ...RECALL_FIELDS },
 };
 
 /** The tool's own spellings, documented where they are declared (tools-retrieval.ts). */
@@ -29,19 +29,19 @@ describe('MCP tool schemas derive from the route schemas', () => {
   });
 
   it.each(cases)('%s', (_label, toolName, name, prop) => {
-    const fields = ROUTES[toolName]!.map((dto) => fieldsOf(dto)[name]).filter((f) => f !== undefined);
-    if (!fields.length || OWN_SPELLINGS.has(`${toolName}.${name}`)) return;
-    for (const field of fields) {
-      const type = prop['type'] as string;
-      const s = routeSide(field.rule.schema, type === 'number' && name === 'max_chars' ? 'integer' : type);
-      expect(s).toBeDefined();
-      expect(prop['minimum']).toBe(s.minimum);
-      expect(prop['maximum']).toBe(s.maximum);
-      expect(prop['maxItems']).toBe(s.maxItems);
-      expect(prop['enum']).toEqual(s.enum);
-      if (field.default !== undefined && !['min_score', 'query'].includes(name)) {
-        expect(prop['default']).toEqual(field.default);
-      }
+    const field = ROUTES[toolName]![name];
+    if (!field || OWN_SPELLINGS.has(`${toolName}.${name}`)) return;
+    const type = prop['type'] as string;
+    // recall's max_chars takes a number (truncated by the tool) for the route's integer.
+    const s = routeSide(field.rule.schema, type === 'number' && name === 'max_chars' ? 'integer' : type);
+    expect(s).toBeDefined();
+    expect(prop['minimum']).toBe(s.minimum);
+    expect(prop['maximum']).toBe(s.maximum);
+    expect(prop['maxItems']).toBe(s.maxItems);
+    expect(prop['enum']).toEqual(s.enum);
+    // min_score (find, search) is the tool's own default; query has none in a tool.
+    if (field.default !== undefined && !['min_score', 'query'].includes(name)) {
+      expect(prop['default']).toEqual(field.default);
     }
   });
 

@@ -108,7 +108,7 @@ export function deprecatedStats(aliasesUsed: readonly V1Alias[]): DeprecatedStat
 }
 
 /** Response headers every `/recall` answer carries (docs/contract.md#deprecation-signals). */
-export const RECALL_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
+export const RECALL_DEPRECATION_HEADERS = {
   Deprecation: 'true',
   Link: '</api/v1/search/search>; rel="successor-version"',
-};
+} as const;
