@@ -226,7 +226,7 @@ async function floor(app: TestApp, queries: string[]): Promise<Pct> {
   const ms: number[] = [];
   for (let i = 0; i < FLOOR_N; i++) {
     const query = queries[i % queries.length];
-    const p = parseSearchContext({ query, mode: 'context' }, CALLER, new Date());
+    const p = await parseSearchContext({ query, mode: 'context' }, CALLER, new Date());
     const calls = planRetrievalCalls({
       identity: CALLER,
       quotas: p.quotas,
@@ -242,7 +242,6 @@ async function floor(app: TestApp, queries: string[]): Promise<Pct> {
         const job: FindJob = {
           identity,
           query: call.query,
-          imageUrl: null,
           filter: p.filter,
           levels: null,
           limit: call.limit,

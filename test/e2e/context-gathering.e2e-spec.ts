@@ -355,15 +355,13 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
       batchOf(query),
       () => context(app, { query, quotas: { events: 2, entities: 2 }, peer_scope: 'actor', ...STRICT }),
       async ([job]) => {
-        // The retriever refuses an image its text-only embedder cannot embed, as INVALID_ARGUMENT.
-        await editCalls(job, (c, i) => (i === 0 ? { ...c, imageUrl: 'data:image/png;base64,iVBORw0KGgo=' } : c));
+        // The store checks the filter again, whatever reaches it, and refuses a bad regex as INVALID_ARGUMENT.
+        await editCalls(job, (c, i) => (i === 0 ? { ...c, filter: { op: 'regex', field: 'uri', pattern: '(' } } : c));
       },
     );
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ status: 'error', result: null, error: { code: 'INVALID_ARGUMENT' } });
-    expect(r.body.error.message).toMatch(
-      /^image_url is not supported: the configured embedder \(.+\) has no image support$/,
-    );
+    expect(r.body.error.message).toMatch(/^filter\.pattern has an unclosed \(/);
   });
 
   it('a directory hit is served as the directory URI at overview, with its sidecar body', async () => {

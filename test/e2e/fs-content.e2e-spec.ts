@@ -40,7 +40,12 @@ describe('content and system routes (api_key mode)', () => {
     const dir = await write({ uri: 'viking://resources/docs', content: 'x' });
     expect([dir.status, dir.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);
     const overview = await write({ uri: 'viking://resources/docs/.overview.md', content: 'Hand-written overview.' });
-    expect(overview.status).toBe(200);
+    expect([overview.status, overview.body.result.content_updated]).toEqual([200, true]);
+    // The same body again writes nothing, and says so (content_updated reports the store, not a constant).
+    const again = await write({ uri: 'viking://resources/docs/.overview.md', content: 'Hand-written overview.' });
+    expect([again.status, again.body.result.content_updated]).toEqual([200, false]);
+    const noDir = await write({ uri: 'viking://resources/nowhere/.overview.md', content: 'x' });
+    expect(noDir.status).toBe(404);
     expect(
       (await app.request('GET', '/api/v1/content/overview?uri=viking://resources/docs', { key: alice })).body.result,
     ).toBe('Hand-written overview.');

@@ -1,7 +1,12 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
 
-const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+// Text that is not a number stays text, so the error quotes what was set (NaN would print as null).
+const toInt = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  return Number.isNaN(n) ? value : n;
+};
 const toBool = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;
   const v = String(value).trim().toLowerCase();

@@ -77,15 +77,16 @@ export class ContentService {
   private async writeSidecar(caller: Identity, uri: string, m: RegExpExecArray, dto: WriteContentDto) {
     const dir = uri.slice(0, m.index);
     const which = m[1] as 'abstract' | 'overview';
-    const ok = await this.fsOps.writeSidecar(caller, dir, which, dto.content, dto.mode === 'append');
-    if (!ok) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    const outcome = await this.fsOps.writeSidecar(caller, dir, which, dto.content, dto.mode === 'append');
+    if (outcome === 'missing')
+      throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     return {
       uri,
       root_uri: dir,
       context_type: nodePath(dir).contextType,
       mode: dto.mode ?? 'replace',
       written_bytes: Buffer.byteLength(dto.content, 'utf8'),
-      content_updated: true,
+      content_updated: outcome === 'updated',
       semantic_status: 'skipped',
       vector_status: 'skipped',
       queue_status: null,

@@ -3,7 +3,6 @@ import type { FilterNode, PenaltyMap, Purpose, QuotaMap, RewriteMode, V1Alias } 
 /** A context request after validation and folding: what the pipeline runs on (docs/contract.md#pipeline). */
 export interface ContextParams {
   query: string;
-  imageUrl: string | null;
   sessionId: string | null;
   /** Flat-mode candidate ceiling (`node_limit ?? limit`, or the budget-scaled default). */
   limit: number;

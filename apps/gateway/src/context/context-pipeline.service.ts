@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { AssembleResult } from '@app/contracts';
 import {
+  assembleBlock,
   buildContextStats,
   Candidate,
   countOrigins,
   DedupStats,
   deprecatedStats,
-  entryToJson,
   excludedSet,
   ExpansionStatus,
   formatRetrievalError,
@@ -16,10 +16,7 @@ import {
   KernelError,
   KernelErrorCode,
   mergeRetrievalResults,
-  normalizeDetail,
-  planEntries,
   planRetrievalCalls,
-  renderContext,
   RewriteStatus,
   RewriteUsage,
 } from '@app/kernel';
@@ -78,15 +75,13 @@ export class ContextPipelineService {
       queries,
       excludedCount: excluded.size,
     });
-    if (calls.length > 0 && !p.query.trim() && !p.imageUrl)
-      throw invalidArgument('Search query or image_url must not be empty.');
+    if (calls.length > 0 && !p.query.trim()) throw invalidArgument('Search query or image_url must not be empty.');
 
     const outcomes = await stages.time('find', () =>
       this.fanout.run({
         identity: caller,
         calls,
         filter: p.filter,
-        imageUrl: p.imageUrl,
         scoreThreshold: p.scoreThreshold,
         deadline,
         stages,
@@ -102,8 +97,8 @@ export class ContextPipelineService {
         outcomes,
       }),
     );
-    const assembled = await stages.time('assemble', () =>
-      this.assemble(caller, merged.candidates, p, deadline, merged.retrievalErrors, stages),
+    const { block: assembled, error: assembleError } = await stages.time('assemble', () =>
+      this.assemble(caller, merged.candidates, p, deadline, stages),
     );
 
     let rewrite: { status: RewriteStatus; digest: string; usage: RewriteUsage | null } = {
@@ -128,6 +123,7 @@ export class ContextPipelineService {
       peerScope: p.peerScope,
       quotas: p.quotas,
       retrievalErrors: merged.retrievalErrors,
+      assembleError,
       plan: assembled.plan,
       purpose: p.purpose,
       queryExpansion: expansion,
@@ -150,43 +146,35 @@ export class ContextPipelineService {
   }
 
   /**
-   * The assemble job; if the assembler fails or misses the deadline, the block is planned here from
-   * the abstracts alone (no bodies), so the caller still gets a bounded answer, with the error in stats.
+   * The assemble job; if the assembler fails or misses the deadline, the kernel's `assembleBlock` plans the
+   * block here from the abstracts alone (no bodies), so the caller still gets a bounded answer. The failure
+   * is returned beside the block, for its own `AssembleError` line in stats (docs/contract.md#stats).
    */
   private async assemble(
     caller: Identity,
     candidates: Candidate[],
     p: ContextParams,
     deadline: number,
-    errors: string[],
     stages: RequestStages,
-  ): Promise<AssembleResult> {
+  ): Promise<{ block: AssembleResult; error: string | null }> {
+    const job = {
+      identity: caller,
+      candidates,
+      maxTokens: p.maxTokens,
+      detail: p.detail,
+      query: p.query,
+      explain: p.explain === true,
+      primary: p.primary,
+    };
     try {
-      const job = {
-        identity: caller,
-        candidates,
-        maxTokens: p.maxTokens,
-        detail: p.detail,
-        query: p.query,
-        explain: p.explain === true,
-        primary: p.primary,
+      return {
+        block: await stages.job('assemble', () => this.assembler.call(job, deadline - Date.now())),
+        error: null,
       };
-      return await stages.job('assemble', () => this.assembler.call(job, deadline - Date.now()));
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
-      errors.push(formatRetrievalError({ name: 'AssembleError', message: (err as Error).message }));
-      const { entries, stats, explain } = planEntries({
-        candidates,
-        contents: new Map(),
-        maxTokens: p.maxTokens,
-        pins: normalizeDetail(p.detail),
-        query: p.query,
-        explain: p.explain === true,
-        primary: p.primary,
-      });
-      const rendered = renderContext(entries);
-      const notes = explain ? { explain } : {};
-      return { entries: entries.map(entryToJson), rendered, plan: stats, bodiesRead: 0, ...notes };
+      const error = formatRetrievalError({ name: 'AssembleError', message: (err as Error).message });
+      return { block: { ...assembleBlock(job), bodiesRead: 0 }, error };
     }
   }
 

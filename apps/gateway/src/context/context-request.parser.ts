@@ -2,7 +2,8 @@ import {
   assertSearchModeFields,
   buildFilter,
   canonicalizeExcludeUris,
-  contextOnlyFieldsPresent,
+  CONTEXT_DEFAULTS,
+  defaultContextLimit,
   effectiveLimit,
   FilterLimits,
   foldRecallRequest,
@@ -18,35 +19,29 @@ import {
   validateDetailField,
   validateQuotasField,
 } from '@app/kernel';
-import { defaultContextLimit } from '@app/kernel';
 import { assertSearchableFilter } from '@app/store';
-import { validateBody } from '../http/body-schema';
+import { validateBody } from '../http/validate-body';
 import { RequestValidationError } from '../http/request-validation.error';
 import { ContextParams } from './context-params';
-import { CONTEXT_ONLY_FIELD_SPECS, RECALL_FIELDS, SEARCH_SHARED_FIELDS } from './context-fields';
-
-/**
- * True when a `/search` body is a context request or carries any context-only field
- * (docs/contract.md#cross-field-validation).
- */
-export function wantsContext(body: unknown): boolean {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-  const b = body as Record<string, unknown>;
-  return b['mode'] === 'context' || contextOnlyFieldsPresent(b).length > 0;
-}
+import { ContextSearchRequestDto, RecallRequestDto } from './dto/context-request.dto';
 
 /**
  * `/search` with `mode="context"`: schema, then cross-field rules, then resolution (docs/contract.md#context-request).
+ * Defaults are the kernel's `CONTEXT_DEFAULTS`, the same values the schema documents.
  */
-export function parseSearchContext(body: unknown, caller: Identity, now: Date, limits?: FilterLimits): ContextParams {
-  const { value, issues } = validateBody(body, { ...SEARCH_SHARED_FIELDS, ...CONTEXT_ONLY_FIELD_SPECS });
-  if (issues.length) throw new RequestValidationError(issues);
+export async function parseSearchContext(
+  body: unknown,
+  caller: Identity,
+  now: Date,
+  limits?: FilterLimits,
+): Promise<ContextParams> {
+  const value = given(await validateBody(ContextSearchRequestDto, body));
   modelRule(() => {
     assertSearchModeFields(value);
     validateQuotasField(value['quotas']);
     validateDetailField(value['detail']);
   });
-  const maxTokens = (value['max_tokens'] as number | null | undefined) ?? 1600;
+  const maxTokens = (value['max_tokens'] as number | null | undefined) ?? CONTEXT_DEFAULTS.maxTokens;
   const nodeLimit = value['node_limit'] as number | null | undefined;
   const limitGiven = value['limit'] !== undefined || (nodeLimit !== undefined && nodeLimit !== null);
   const quotas = resolveQuotas(
@@ -55,7 +50,6 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
   );
   return {
     query: (value['query'] as string | undefined) ?? '',
-    imageUrl: (value['image_url'] as string | null | undefined) ?? null,
     sessionId: nonEmpty(value['session_id']),
     ...(limitGiven || quotas ? {} : { primary: effectiveLimit(undefined, undefined) }),
     limit: limitGiven
@@ -67,13 +61,14 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
     purpose: (value['purpose'] as Purpose | null | undefined) ?? null,
     detail: value['detail'] ?? null,
     maxTokens,
-    dedupTurns: (value['dedup_turns'] as number | null | undefined) ?? 0,
+    dedupTurns: (value['dedup_turns'] as number | null | undefined) ?? CONTEXT_DEFAULTS.dedupTurns,
     excludeUris: canonicalizeExcludeUris((value['exclude_uris'] as string[] | null | undefined) ?? [], caller.userId),
-    peerScope: (value['peer_scope'] as 'actor' | 'all' | null | undefined) ?? 'all',
+    peerScope: (value['peer_scope'] as 'actor' | 'all' | null | undefined) ?? CONTEXT_DEFAULTS.peerScope,
     penalties: normalizePenalties(value['other_peer_penalty'] ?? null),
-    rewrite: value['rewrite'] === undefined || value['rewrite'] === null ? false : parseRewrite(value['rewrite']),
-    rewriteMaxBullets: (value['rewrite_max_bullets'] as number | null | undefined) ?? 6,
-    queryExpansion: (value['query_expansion'] as 'off' | 'auto' | null | undefined) ?? 'auto',
+    rewrite: parseRewrite(value['rewrite']),
+    rewriteMaxBullets:
+      (value['rewrite_max_bullets'] as number | null | undefined) ?? CONTEXT_DEFAULTS.rewriteMaxBullets,
+    queryExpansion: (value['query_expansion'] as 'off' | 'auto' | null | undefined) ?? CONTEXT_DEFAULTS.queryExpansion,
     render: true,
     telemetry: pyTruthy(value['telemetry']),
     explain: value['explain'] === true,
@@ -82,9 +77,8 @@ export function parseSearchContext(body: unknown, caller: Identity, now: Date, l
 }
 
 /** `/recall` (docs/contract.md#recall-preset): its own schema, then the v1 folding rules onto a context request. */
-export function parseRecall(body: unknown, caller: Identity): ContextParams {
-  const { value, issues } = validateBody(body, RECALL_FIELDS);
-  if (issues.length) throw new RequestValidationError(issues);
+export async function parseRecall(body: unknown, caller: Identity): Promise<ContextParams> {
+  const value = given(await validateBody(RecallRequestDto, body));
   modelRule(() => {
     validateQuotasField(value['quotas']);
     validateDetailField(value['detail']);
@@ -92,7 +86,6 @@ export function parseRecall(body: unknown, caller: Identity): ContextParams {
   const f = foldRecallRequest(value);
   return {
     query: f.query,
-    imageUrl: null,
     sessionId: f.sessionId,
     limit: f.limit,
     scoreThreshold: f.scoreThreshold,
@@ -145,6 +138,11 @@ function modelRule(fn: () => void): void {
     }
     throw err;
   }
+}
+
+/** The validated body as a record of the keys the request sent (the parsers' presence rules read it). */
+function given(dto: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(dto).filter(([, v]) => v !== undefined));
 }
 
 function nonEmpty(v: unknown): string | null {

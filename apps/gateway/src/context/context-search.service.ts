@@ -7,7 +7,6 @@ import { StageMetricsService } from '../system/stage-metrics.service';
 import { ContextParams } from './context-params';
 import { ContextPipelineService } from './context-pipeline.service';
 import { parseRecall, parseSearchContext } from './context-request.parser';
-import { ImageInputService } from '../find/image-input.service';
 import { RequestStages } from './request-stages';
 
 /**
@@ -29,17 +28,17 @@ export interface SearchEnvelope {
 export class ContextSearchService {
   constructor(
     private readonly pipeline: ContextPipelineService,
-    private readonly images: ImageInputService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly stageMetrics: StageMetricsService,
   ) {}
 
-  search(caller: Identity, body: Record<string, unknown>): Promise<SearchEnvelope> {
-    return this.answer(caller, parseSearchContext(body, caller, new Date(), this.config.filter), 'search.context');
+  async search(caller: Identity, body: unknown): Promise<SearchEnvelope> {
+    const params = await parseSearchContext(body, caller, new Date(), this.config.filter);
+    return this.answer(caller, params, 'search.context');
   }
 
-  recall(caller: Identity, body: unknown): Promise<SearchEnvelope> {
-    return this.answer(caller, parseRecall(body, caller), 'search.recall');
+  async recall(caller: Identity, body: unknown): Promise<SearchEnvelope> {
+    return this.answer(caller, await parseRecall(body, caller), 'search.recall');
   }
 
   private async answer(caller: Identity, params: ContextParams, operation: string): Promise<SearchEnvelope> {
@@ -47,9 +46,7 @@ export class ContextSearchService {
     const stages = new RequestStages();
     const authMs = currentAuthMs();
     if (authMs !== undefined) stages.add('auth', authMs);
-    // Checked and inlined once, as list mode does, before any fan-out: every find job gets the same bytes.
-    const imageUrl = await this.images.inline(caller, params.imageUrl);
-    const result = await this.pipeline.run(caller, { ...params, imageUrl }, stages);
+    const result = await this.pipeline.run(caller, params, stages);
     const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
     stages.add('total', durationMs);
     const summary = stages.summary();

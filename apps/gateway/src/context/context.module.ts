@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { FindModule } from '../find/find.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { SystemModule } from '../system/system.module';
 import { ContextPipelineService } from './context-pipeline.service';
@@ -13,7 +12,7 @@ import { SessionContextService } from './session-context.service';
  * No routes of its own; exports ContextSearchService, the entry for /search context mode, /recall and MCP.
  */
 @Module({
-  imports: [FindModule, LedgerModule, SystemModule],
+  imports: [LedgerModule, SystemModule],
   providers: [
     ContextSearchService,
     ContextPipelineService,

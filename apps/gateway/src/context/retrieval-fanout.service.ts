@@ -18,7 +18,6 @@ export interface FanoutInput {
   identity: Identity;
   calls: RetrievalCall[];
   filter: FilterNode | null;
-  imageUrl: string | null;
   scoreThreshold: number | null;
   /** Absolute time (ms since epoch) by which every call must have answered. */
   deadline: number;
@@ -58,7 +57,6 @@ function findJobOf(input: FanoutInput, call: RetrievalCall): FindJob {
   return {
     identity,
     query: call.query,
-    imageUrl: input.imageUrl,
     targets: call.targetUri === '' ? resolveFindTargets(identity, '') : [call.targetUri],
     filter: call.contextTypeFilter ? withContextType(input.filter, [call.contextTypeFilter]) : input.filter,
     levels: null,

@@ -5,9 +5,11 @@ import { FindJob, FindResult } from '@app/contracts';
 import {
   assertFilterWithinLimits,
   buildFilter,
+  effectiveLimit,
   Identity,
   invalidArgument,
   isPlainObject,
+  pyTruthy,
   parseLevels,
   resolveFindTargets,
 } from '@app/kernel';
@@ -15,7 +17,6 @@ import { FindClient } from '@app/queue';
 import { assertSearchableFilter } from '@app/store';
 import type { SearchEnvelope } from '../context/context-search.service';
 import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
-import { ImageInputService } from './image-input.service';
 import { validateBody } from '../http/validate-body';
 
 /**
@@ -26,7 +27,6 @@ export class FindService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly finder: FindClient,
-    private readonly images: ImageInputService,
   ) {}
 
   async find(caller: Identity, body: unknown): Promise<SearchEnvelope> {
@@ -61,18 +61,16 @@ export class FindService {
     });
     assertSearchableFilter(filter, new Date(), this.config.filter);
     const targets = resolveFindTargets(caller, dto.target_uri);
-    const imageUrl = await this.images.inline(caller, dto.image_url);
     const query = dto.query ?? '';
-    if (!query.trim() && !imageUrl) throw invalidArgument('Search query or image_url must not be empty.');
+    if (!query.trim()) throw invalidArgument('Search query or image_url must not be empty.');
     const levels = parseLevels(dto.level);
     const found = await this.call({
       identity: caller,
       query,
-      imageUrl,
       targets,
       filter,
       levels: levels.length ? levels : null,
-      limit: dto.node_limit ?? dto.limit ?? 10,
+      limit: effectiveLimit(dto.limit, dto.node_limit),
       scoreThreshold: dto.score_threshold ?? null,
     });
     const result: FindResult & { provenance?: unknown } = found;
@@ -84,7 +82,7 @@ export class FindService {
       };
     }
     const envelope: SearchEnvelope = { status: 'ok', result };
-    if (dto.telemetry)
+    if (pyTruthy(dto.telemetry))
       envelope.telemetry = { id: randomUUID(), summary: { operation, duration_ms: Date.now() - started } };
     return envelope;
   }

@@ -1,6 +1,6 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Identity } from '@app/kernel';
+import { Identity, RECALL_DEPRECATION_HEADERS } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
@@ -18,8 +18,8 @@ export class RecallController {
   @Post('recall')
   @HttpCode(200)
   @RawResponse()
-  @Header('Deprecation', 'true')
-  @Header('Link', '</api/v1/search/search>; rel="successor-version"')
+  @Header('Deprecation', RECALL_DEPRECATION_HEADERS.Deprecation)
+  @Header('Link', RECALL_DEPRECATION_HEADERS.Link)
   @ApiOperation({
     deprecated: true,
     summary: 'Deprecated: use POST /api/v1/search/search with mode="context"',
@@ -30,8 +30,8 @@ export class RecallController {
   @ApiOkResponse({
     type: ContextEnvelopeDto,
     headers: {
-      Deprecation: { description: 'Always `true`.', schema: { type: 'string' } },
-      Link: { description: '`</api/v1/search/search>; rel="successor-version"`', schema: { type: 'string' } },
+      Deprecation: { description: `Always \`${RECALL_DEPRECATION_HEADERS.Deprecation}\`.`, schema: { type: 'string' } },
+      Link: { description: `\`${RECALL_DEPRECATION_HEADERS.Link}\``, schema: { type: 'string' } },
     },
   })
   recall(@Caller() caller: Identity, @Body() body: unknown) {

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { contextOnlyFieldsPresent, Identity, isPlainObject } from '@app/kernel';
+import { Identity, isContextRequest } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
@@ -45,11 +45,6 @@ export class SearchController {
     schema: { oneOf: [{ $ref: getSchemaPath(FindEnvelopeDto) }, { $ref: getSchemaPath(ContextEnvelopeDto) }] },
   })
   search(@Caller() caller: Identity, @Body() body: unknown) {
-    const raw = isPlainObject(body) ? body : null;
-    const mode = raw?.['mode'];
-    const wantsContext =
-      raw &&
-      (mode === 'context' || ((mode === undefined || mode === 'list') && contextOnlyFieldsPresent(raw).length > 0));
-    return wantsContext ? this.context.search(caller, raw) : this.finder.list(caller, body);
+    return isContextRequest(body) ? this.context.search(caller, body) : this.finder.list(caller, body);
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { FindJob, FindResult } from '@app/contracts';
 import { Embedder, EMBEDDER } from '@app/embed';
-import { invalidArgument, StageTimer } from '@app/kernel';
+import { StageTimer } from '@app/kernel';
 import { Db, ensureVectorIndex, NodeSearchQuery, NodeSearchRepository, STORE_DB } from '@app/store';
 import { toFindResult } from './find-result';
 import { queryTerms } from './query-terms';
@@ -52,7 +52,7 @@ export class FindService implements OnApplicationBootstrap {
 
   private sharedVector(job: FindJob, vectors?: Map<string, Promise<QueryVector>>): Promise<QueryVector> {
     if (!vectors) return this.queryVector(job);
-    const key = `${job.imageUrl ?? ''}\u0000${job.query}`;
+    const key = job.query;
     let v = vectors.get(key);
     if (!v) {
       v = this.queryVector(job);
@@ -62,15 +62,6 @@ export class FindService implements OnApplicationBootstrap {
   }
 
   private async queryVector(job: FindJob): Promise<QueryVector> {
-    if (job.imageUrl) {
-      // The gateway refuses images when the embedder cannot take them; a mismatched worker refuses too.
-      if (!this.embedder.supportsImages || !this.embedder.embedImage) {
-        throw invalidArgument(
-          `image_url is not supported: the configured embedder (${this.embedder.id}) has no image support`,
-        );
-      }
-      return { values: await this.embedder.embedImage(job.imageUrl), embedderId: this.embedder.id };
-    }
     if (!job.query.trim()) return null;
     const [values] = await this.embedder.embed([job.query]);
     return { values, embedderId: this.embedder.id };

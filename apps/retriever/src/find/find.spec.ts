@@ -12,7 +12,6 @@ import { MAX_QUERY_TERMS, queryTerms } from './query-terms';
 const job: FindJob = {
   identity: { accountId: 'acme', userId: 'alice', role: 'user', actorPeerId: null },
   query: 'coffee',
-  imageUrl: null,
   targets: ['viking://user/alice'],
   filter: null,
   levels: null,

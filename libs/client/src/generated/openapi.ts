@@ -1012,6 +1012,13 @@ export interface components {
         };
         FindRequestDto: {
             /**
+             * @description Search text; may be empty only when `image_url` is given.
+             * @default
+             */
+            query?: string;
+            /** @description Not supported: no configured embedder reads images, so any non-null value is a 400. */
+            image_url?: string | null;
+            /**
              * @description Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults.
              * @default
              */
@@ -1021,7 +1028,10 @@ export interface components {
              * @example memory
              */
             context_type?: (string | string[]) | null;
-            /** @default 10 */
+            /**
+             * @description Hits per answer.
+             * @default 10
+             */
             limit?: number;
             /** @description Overrides `limit` when set. */
             node_limit?: number | null;
@@ -1044,6 +1054,16 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * @description Adds `provenance` (searched directories, matched contexts) to the result.
+             * @default false
+             */
+            include_provenance?: boolean;
+            /** @description Strict `key=value` tags, AND-ed. */
+            tags?: string[] | null;
+            /** @description Relative (`7d`, `12h`) or ISO-8601 / `YYYY-MM-DD` (UTC when no zone). */
+            since?: string | null;
+            until?: string | null;
+            /**
              * @default updated_at
              * @enum {string|null}
              */
@@ -1057,17 +1077,6 @@ export interface components {
             telemetry?: boolean | {
                 [key: string]: unknown;
             };
-            /** @description Search text; may be empty only when `image_url` is given. */
-            query?: string;
-            /** @description `data:image/...;base64,…`, `http(s)://…` or `viking://…`; needs an embedder with image support. */
-            image_url?: string | null;
-            /** @description Adds `provenance` (searched directories, matched contexts) to the result. */
-            include_provenance?: boolean;
-            /** @description Strict `key=value` tags, AND-ed. */
-            tags?: string[] | null;
-            /** @description Relative (`7d`, `12h`) or ISO-8601 / `YYYY-MM-DD` (UTC when no zone). */
-            since?: string | null;
-            until?: string | null;
         };
         FindHitDto: {
             /** @enum {string} */
@@ -1119,6 +1128,13 @@ export interface components {
         };
         SearchListRequestDto: {
             /**
+             * @description Search text; may be empty only when `image_url` is given.
+             * @default
+             */
+            query?: string;
+            /** @description Not supported: no configured embedder reads images, so any non-null value is a 400. */
+            image_url?: string | null;
+            /**
              * @description Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults.
              * @default
              */
@@ -1128,7 +1144,10 @@ export interface components {
              * @example memory
              */
             context_type?: (string | string[]) | null;
-            /** @default 10 */
+            /**
+             * @description Hits per answer.
+             * @default 10
+             */
             limit?: number;
             /** @description Overrides `limit` when set. */
             node_limit?: number | null;
@@ -1151,6 +1170,16 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * @description Adds `provenance` (searched directories, matched contexts) to the result.
+             * @default false
+             */
+            include_provenance?: boolean;
+            /** @description Strict `key=value` tags, AND-ed. */
+            tags?: string[] | null;
+            /** @description Relative (`7d`, `12h`) or ISO-8601 / `YYYY-MM-DD` (UTC when no zone). */
+            since?: string | null;
+            until?: string | null;
+            /**
              * @default updated_at
              * @enum {string|null}
              */
@@ -1164,24 +1193,13 @@ export interface components {
             telemetry?: boolean | {
                 [key: string]: unknown;
             };
+            /** @description Accepted for compatibility; list mode runs no session-aware expansion. */
+            session_id?: string | null;
             /**
              * @default list
              * @enum {string}
              */
             mode?: "list" | "context";
-            /** @description Accepted for compatibility; list mode runs no session-aware expansion. */
-            session_id?: string | null;
-            /** @description Search text; may be empty only when `image_url` is given. */
-            query?: string;
-            /** @description `data:image/...;base64,…`, `http(s)://…` or `viking://…`; needs an embedder with image support. */
-            image_url?: string | null;
-            /** @description Adds `provenance` (searched directories, matched contexts) to the result. */
-            include_provenance?: boolean;
-            /** @description Strict `key=value` tags, AND-ed. */
-            tags?: string[] | null;
-            /** @description Relative (`7d`, `12h`) or ISO-8601 / `YYYY-MM-DD` (UTC when no zone). */
-            since?: string | null;
-            until?: string | null;
         };
         ContextSearchRequestDto: {
             /**
@@ -1215,7 +1233,10 @@ export interface components {
             detail?: (("auto" | "abstract" | "overview" | "full") | {
                 [key: string]: "abstract" | "overview" | "full";
             }) | null;
-            /** @description Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session). */
+            /**
+             * @description Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session).
+             * @default 0
+             */
             dedup_turns?: number | null;
             /** @description URIs never to serve (`viking://~/…` expands to the caller). */
             exclude_uris?: string[] | null;
@@ -1236,11 +1257,6 @@ export interface components {
             rewrite?: (boolean | "auto") | null;
             /** @default 6 */
             rewrite_max_bullets?: number | null;
-            /**
-             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
-             * @default false
-             */
-            explain?: boolean | null;
             /** @description Enables expansion and the cross-turn dedup ledger. */
             session_id?: string | null;
             /** @description Keep hits scoring strictly above this. */
@@ -1252,6 +1268,11 @@ export interface components {
             telemetry?: boolean | {
                 [key: string]: unknown;
             };
+            /**
+             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
+             * @default false
+             */
+            explain?: boolean | null;
             /**
              * @description Selects context assembly; without it every context-only field is a 400.
              * @enum {string}
@@ -1523,7 +1544,10 @@ export interface components {
             detail?: (("auto" | "abstract" | "overview" | "full") | {
                 [key: string]: "abstract" | "overview" | "full";
             }) | null;
-            /** @description Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session). */
+            /**
+             * @description Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session).
+             * @default 0
+             */
             dedup_turns?: number | null;
             /** @description URIs never to serve (`viking://~/…` expands to the caller). */
             exclude_uris?: string[] | null;
@@ -1544,11 +1568,6 @@ export interface components {
             rewrite?: (boolean | "auto") | null;
             /** @default 6 */
             rewrite_max_bullets?: number | null;
-            /**
-             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
-             * @default false
-             */
-            explain?: boolean | null;
             /** @description Enables expansion and the cross-turn dedup ledger. */
             session_id?: string | null;
             /** @description Keep hits scoring strictly above this. */
@@ -1563,7 +1582,10 @@ export interface components {
             query: string;
             /** @description v1 alias: `max_tokens = max(64, round_half_even(max_chars / 4))` unless `max_tokens` is given. Omitted → 1600 tokens. */
             max_chars?: number | null;
-            /** @description v1 alias of `score_threshold` (which wins); default 0.1. */
+            /**
+             * @description v1 alias of `score_threshold` (which wins); default 0.1.
+             * @default 0.1
+             */
             min_score?: number | null;
             /**
              * @description v1 alias: `false` → `rendered` is ""; `"compact"` pins `detail="abstract"` unless `detail` is given.
@@ -3030,16 +3052,16 @@ export interface operations {
                 output?: "agent" | "original";
                 sort_by?: "name" | "mtime";
                 sort_order?: "asc" | "desc";
-                uri: string;
                 /** @description Only URIs, as strings. */
                 simple?: boolean;
                 /** @description Walk the subtree (entries carry `rel_path`). */
                 recursive?: boolean;
-                /** @description Directory abstracts are cut to this many characters. */
+                uri: string;
+                /** @description Directory abstracts are cut to this many characters (agent output). */
                 abs_limit?: number;
                 /** @description Also list dot-files. */
                 show_all_hidden?: boolean;
-                /** @description Visible entries at most; 0 gives an empty list. */
+                /** @description Entries at most; 0 gives an empty list (tree: capped by `MUNINN_TREE_MAX_NODES`). */
                 node_limit?: number;
                 /** @description Alias of `node_limit`; wins over it. */
                 limit?: number;
@@ -3104,16 +3126,17 @@ export interface operations {
         parameters: {
             query: {
                 output?: "agent" | "original";
+                /** @description Entries whose path below `uri` has more segments are left out. */
+                level_limit?: number;
                 uri: string;
                 /** @description Directory abstracts are cut to this many characters (agent output). */
                 abs_limit?: number;
+                /** @description Also list dot-files. */
                 show_all_hidden?: boolean;
-                /** @description Entries at most (capped by `MUNINN_TREE_MAX_NODES`). */
+                /** @description Entries at most; 0 gives an empty list (tree: capped by `MUNINN_TREE_MAX_NODES`). */
                 node_limit?: number;
                 /** @description Alias of `node_limit`; wins over it. */
                 limit?: number;
-                /** @description Entries whose path below `uri` has more segments are left out. */
-                level_limit?: number;
             };
             header?: never;
             path?: never;

@@ -8,8 +8,6 @@ import type { FilterNode, Identity, StageTimings } from '@app/kernel';
 export interface FindJob {
   identity: Identity;
   query: string;
-  /** Inlined `data:` URL when the request carried an image. */
-  imageUrl: string | null;
   /** Directories to search (prefixes); [] means no restriction (root callers only). */
   targets: string[];
   filter: FilterNode | null;

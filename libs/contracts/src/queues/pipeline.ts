@@ -12,5 +12,7 @@
  *     → ledger write (unless the digest said no_relevant) → answer
  *
  * Writes take a separate path: content write → Index (retriever) → parents' sidecars refreshed.
+ *
+ * Documentation only: the order is code in the conductor, not data anyone reads.
  */
-export const CONTEXT_PIPELINE_ORDER = ['expand', 'find', 'assemble', 'digest'] as const;
+export {};

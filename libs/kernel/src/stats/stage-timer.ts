@@ -23,6 +23,16 @@ export class StageTimer {
     }
   }
 
+  /** {@link time} for synchronous work (planning, rendering): no promise, no extra tick. */
+  timeSync<T>(stage: string, work: () => T): T {
+    const started = this.now();
+    try {
+      return work();
+    } finally {
+      this.add(stage, this.now() - started);
+    }
+  }
+
   /** Adds `ms` (negative clock skew counts as 0) to `stage`. */
   add(stage: string, ms: number): void {
     this.spent[stage] = (this.spent[stage] ?? 0) + (Number.isFinite(ms) && ms > 0 ? ms : 0);
