@@ -27,7 +27,7 @@ import {
 } from '@app/kernel';
 import { bulkInsertIndexed, Db, IndexedNodeInput, STORE_DB } from '@app/store';
 import { startTestApp, TestApp } from '@app/testing';
-import { parseSearchContext } from '../apps/gateway/src/search/context-request.parser';
+import { parseSearchContext } from '../apps/gateway/src/context/context-request.parser';
 import { FindService } from '../apps/retriever/src/find/find.service';
 import { MEMORY_KINDS, syntheticFile } from './find-corpus';
 

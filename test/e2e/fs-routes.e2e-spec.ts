@@ -110,7 +110,7 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
     expect(ls.body.result.every((e: any) => e.isDir)).toBe(true);
   });
 
-  it('cases 47, 48: attrs and set_tags: k=v tags only, memory metadata without content; GET set_tags → 405', async () => {
+  it('cases 47, 48: attrs and set_tags (and its /content alias): k=v tags only, memory metadata without content; GET set_tags → 405', async () => {
     const file = 'viking://resources/t/top.md';
     const none = await app.request('POST', '/api/v1/fs/attrs/set_tags', { key: alice, body: { uri: file } });
     expect(none.status).toBe(400);
@@ -132,6 +132,14 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
     expect(mem.body.result.attrs.memory).toEqual({ memory_type: 'events', needle: 1 });
     const get = await app.request('GET', '/api/v1/fs/attrs/set_tags', { key: alice });
     expect(get.status).toBe(405);
+    // The /content alias is the same operation.
+    const alias = await app.request('POST', '/api/v1/content/set_tags', {
+      key: alice,
+      body: { uri: file, tags: ['team=memory'] },
+    });
+    expect([alias.status, alias.body.result.tags]).toEqual([200, ['team=memory']]);
+    const after = await app.request('GET', `/api/v1/fs/attrs?uri=${file}`, { key: alice });
+    expect(after.body.result.attrs).toEqual({ tags: ['team=memory'] });
   });
 
   it('case 44: mv moves a subtree (readable at the new place, gone at the old); missing source → 404; file onto a dir → 400', async () => {

@@ -97,6 +97,7 @@ const ROUTES: { method: string; path: string }[] = [
   { method: 'POST', path: '/api/v1/fs/mkdir' },
   { method: 'POST', path: '/api/v1/sessions' },
   { method: 'POST', path: '/api/v1/sessions/fz/messages' },
+  { method: 'POST', path: '/api/v1/tasks/fz-task/cancel' },
   { method: 'POST', path: '/api/v1/admin/accounts' },
   { method: 'POST', path: '/api/v1/search/grep' },
   { method: 'POST', path: '/api/v1/search/glob' },
@@ -292,6 +293,8 @@ describe('fuzzing every route (fast-check)', () => {
           ['GET', `/api/v1/sessions/${id}?auto_create=${flag}`],
           ['GET', `/api/v1/sessions/${id}/recall-log`],
           ['DELETE', `/api/v1/sessions/${id}`],
+          ['POST', `/api/v1/tasks/${id}/cancel`],
+          ['PATCH', `/api/v1/sessions/${id}`],
         ]) {
           const r = await send(method, path, {});
           assertEnvelope(path, r.status, r.text);

@@ -58,6 +58,20 @@ export class EnvDto {
   MUNINN_KEY_SEED_MIN_LENGTH?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  MUNINN_KEY_CACHE_TTL_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  MUNINN_KEY_CACHE_MAX_ENTRIES?: number;
+
+  @IsOptional()
   @IsIn(['bullmq', 'inprocess'])
   MUNINN_TRANSPORT?: 'bullmq' | 'inprocess';
 
@@ -436,4 +450,24 @@ export class EnvDto {
   @Min(1000)
   @Max(2_000_000)
   MUNINN_EXTRACT_PROMPT_CHARS?: number;
+
+  // Sessions: the server-wide automatic-commit default and task record retention (docs/sessions.md).
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  MUNINN_SESSION_AUTO_COMMIT_DEFAULT?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
+  MUNINN_TASK_TTL_S?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
+  MUNINN_TASK_FAILED_TTL_S?: number;
 }

@@ -51,7 +51,11 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: SessionTaskRepository,
       inject: [STORE_DB, APP_CONFIG],
-      useFactory: (db: Db, cfg: AppConfig) => new SessionTaskRepository(db, cfg.indexing.outboxGraceMs),
+      useFactory: (db: Db, cfg: AppConfig) =>
+        new SessionTaskRepository(db, cfg.indexing.outboxGraceMs, {
+          ttlMs: cfg.sessions.taskTtlMs,
+          failedTtlMs: cfg.sessions.failedTaskTtlMs,
+        }),
     },
     { provide: UploadTokenRepository, inject: [STORE_DB], useFactory: (db: Db) => new UploadTokenRepository(db) },
   ],

@@ -5,6 +5,7 @@ import { Identity, KernelError, KernelErrorCode, validateActorPeer } from '@app/
 import { IdentityRepository, UploadTokenRepository } from '@app/store';
 import { invalidUploadToken, UPLOAD_ROUTE } from '../http/upload-route';
 import { readsActorPeer } from './actor-peer-paths';
+import { IdentityCacheService } from './identity-cache.service';
 import { isRootPath } from './root-paths';
 
 export interface AuthInput {
@@ -25,6 +26,7 @@ export class IdentityService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: IdentityRepository,
+    private readonly cache: IdentityCacheService,
     private readonly uploads: UploadTokenRepository,
   ) {
     this.rootKey = config.auth.rootApiKey ? Buffer.from(config.auth.rootApiKey, 'utf8') : null;
@@ -46,9 +48,17 @@ export class IdentityService {
       }
       return { accountId: 'default', userId: 'default', role: 'root', actorPeerId };
     }
+    const owner = this.cache.get(key) ?? (await this.lookup(key));
+    return { ...owner, actorPeerId };
+  }
+
+  /** The store's answer for a user key, cached; unknown keys are not cached (they are rate-limited). */
+  private async lookup(key: string) {
     const user = await this.identities.resolveKey(key);
     if (!user) throw new KernelError(KernelErrorCode.Unauthenticated, 'Invalid API Key');
-    return { accountId: user.account_id, userId: user.user_id, role: user.role, actorPeerId };
+    const owner = { accountId: user.account_id, userId: user.user_id, role: user.role };
+    this.cache.set(key, owner);
+    return owner;
   }
 
   private async uploadIdentity(token: string): Promise<Identity> {

@@ -1,7 +1,7 @@
 import { canonicalizeUri, KernelError, KernelErrorCode } from '@app/kernel';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
-import { wantsContext } from '../search/context-request.parser';
-import type { SearchEnvelope } from '../search/context-search.service';
+import { wantsContext } from '../context/context-request.parser';
+import type { SearchEnvelope } from '../context/context-search.service';
 import type { Identity } from '@app/kernel';
 import type { McpTool, ToolDeps, ToolOutput } from './mcp-tool';
 import { findToolBody, recallToolBody, searchToolBody } from './tool-bodies';

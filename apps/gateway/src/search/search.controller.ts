@@ -4,37 +4,32 @@ import { contextOnlyFieldsPresent, Identity, isPlainObject } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
-import { ContextSearchService } from './context-search.service';
-import { ContextSearchRequestDto } from './dto/context-request.dto';
-import { ContextEnvelopeDto } from './dto/context-response.dto';
-import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
-import { FindEnvelopeDto } from './dto/find-response.dto';
-import { FindService } from './find.service';
+import { ContextSearchService } from '../context/context-search.service';
+import { ContextSearchRequestDto } from '../context/dto/context-request.dto';
+import { ContextEnvelopeDto } from '../context/dto/context-response.dto';
+import { SearchListRequestDto } from '../find/dto/find-request.dto';
+import { FindEnvelopeDto } from '../find/dto/find-response.dto';
+import { FindService } from '../find/find.service';
 
-/** The retrieval routes. Both answer raw envelopes so an optional `telemetry` sits beside `result`. */
+/**
+ * `/search`: list mode is the find primitive, context mode runs the context pipeline. It answers raw so an
+ * optional `telemetry` sits beside `result`.
+ */
 @ApiTags('search')
 @ApiErrors(400, 401, 403, 503, 504)
 @Controller('api/v1/search')
-export class FindController {
+export class SearchController {
   constructor(
     private readonly finder: FindService,
     private readonly context: ContextSearchService,
   ) {}
 
-  @Post('find')
-  @HttpCode(200)
-  @RawResponse()
-  @ApiOperation({ summary: 'Stateless hybrid retrieval: hits in memories/resources/skills, each sorted by score' })
-  @ApiBody({ type: FindRequestDto })
-  @ApiOkResponse({ type: FindEnvelopeDto })
-  find(@Caller() caller: Identity, @Body() body: unknown) {
-    return this.finder.find(caller, body);
-  }
-
   @Post('search')
   @HttpCode(200)
   @RawResponse()
+  // The published operationId predates this controller; generated clients name the operation by it.
   @ApiOperation({
+    operationId: 'FindController_search',
     summary: 'Search: list mode (default) is /find byte for byte; mode="context" assembles a bounded context block',
     description: 'Context-only fields (max_tokens, quotas, purpose, detail, …) require mode="context".',
   })

@@ -5,7 +5,7 @@ import { Identity } from '@app/kernel';
 import { ContextParams } from './context-params';
 import { ContextPipelineService } from './context-pipeline.service';
 import { parseRecall, parseSearchContext } from './context-request.parser';
-import { ImageInputService } from './image-input.service';
+import { ImageInputService } from '../find/image-input.service';
 
 /**
  * The whole success body of `/search`: the route answers raw so `telemetry` can sit beside `result`

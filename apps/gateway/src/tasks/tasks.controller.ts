@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -59,12 +59,23 @@ export class TasksController {
   @ApiOperation({ summary: 'One task: status, result, error' })
   @ApiOkEnvelope('object')
   async get(@Caller() c: Identity, @Param() p: TaskIdParamDto) {
-    const t = await this.tasks.get(c, p.taskId);
-    if (!t)
-      throw new KernelError(KernelErrorCode.NotFound, 'Task not found or expired', {
-        resource: p.taskId,
-        type: 'task',
-      });
-    return t;
+    return (await this.tasks.get(c, p.taskId)) ?? notFound(p.taskId);
   }
+
+  @Post(':taskId/cancel')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Cancel a pending or running commit task (412 once completed or failed; repeats are no-ops)',
+  })
+  @ApiOkEnvelope('object')
+  @ApiErrors(403, 412)
+  async cancel(@Caller() c: Identity, @Param() p: TaskIdParamDto) {
+    // As in the reference: a ROOT caller (the dev-mode identity) may not cancel tenants' work.
+    if (c.role === 'root') throw new KernelError(KernelErrorCode.PermissionDenied, 'ROOT cannot cancel tasks');
+    return (await this.tasks.cancel(c, p.taskId)) ?? notFound(p.taskId);
+  }
+}
+
+function notFound(taskId: string): never {
+  throw new KernelError(KernelErrorCode.NotFound, 'Task not found or expired', { resource: taskId, type: 'task' });
 }

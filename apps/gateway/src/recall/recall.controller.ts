@@ -4,9 +4,9 @@ import { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
-import { ContextSearchService } from './context-search.service';
-import { RecallRequestDto } from './dto/context-request.dto';
-import { ContextEnvelopeDto } from './dto/context-response.dto';
+import { ContextSearchService } from '../context/context-search.service';
+import { RecallRequestDto } from '../context/dto/context-request.dto';
+import { ContextEnvelopeDto } from '../context/dto/context-response.dto';
 
 /** The deprecated v1 preset (docs/contract.md#recall-preset): folded onto a context request, same pipeline, deprecation signals. */
 @ApiTags('search')

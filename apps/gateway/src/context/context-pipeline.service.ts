@@ -26,7 +26,7 @@ import {
 import { explainBlock, explainExcluded } from '@app/kernel';
 import { AssembleClient } from '@app/queue';
 import { ContextParams } from './context-params';
-import { DedupLedgerService, LedgerView } from './dedup-ledger.service';
+import { DedupLedgerService, LedgerView } from '../ledger/dedup-ledger.service';
 import { RetrievalFanoutService } from './retrieval-fanout.service';
 import { RewriteClientService } from './rewrite-client.service';
 import { LoadedSession, SessionContextService } from './session-context.service';

@@ -13,7 +13,7 @@ import {
 } from '@app/kernel';
 import { FindClient } from '@app/queue';
 import { assertSearchableFilter } from '@app/store';
-import type { SearchEnvelope } from './context-search.service';
+import type { SearchEnvelope } from '../context/context-search.service';
 import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
 import { ImageInputService } from './image-input.service';
 import { validateBody } from '../http/validate-body';
