@@ -204,7 +204,7 @@ describe('fs, content and system cases (api_key mode)', () => {
 // Case 42's other half needs a store server that can go away: PostgreSQL, whose test database stops
 // accepting connections for the length of one request.
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
-(PG ? describe : describe.skip)('case 42: the store unreachable (PostgreSQL)', () => {
+(PG ? describe : describe.skip)('cases 42, 47: the store itself, reached directly (PostgreSQL)', () => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -216,6 +216,22 @@ const PG = process.env.MUNINN_TEST_DATABASE_URL;
   }, 60000);
 
   afterAll(() => app.close());
+
+  it('case 47: a legacy (not k=v) tag stored on a node is left out of attrs.tags', async () => {
+    const name = new URL(app.config.store.databaseUrl!).pathname.slice(1);
+    const db = new Client({ connectionString: PG!.replace(/\/[^/]*$/, `/${name}`) });
+    await db.connect();
+    try {
+      const r = await db.query("UPDATE nodes SET tags = ARRAY['legacy-tag', 'team=search'] WHERE uri = $1", [
+        'viking://resources/s/a.md',
+      ]);
+      expect(r.rowCount).toBe(1);
+    } finally {
+      await db.end();
+    }
+    const attrs = await app.request('GET', '/api/v1/fs/attrs?uri=viking://resources/s/a.md');
+    expect(attrs.body.result.attrs.tags).toEqual(['team=search']);
+  });
 
   it('fs/stat while the database refuses connections → 503 UNAVAILABLE; it answers again afterwards', async () => {
     const name = new URL(app.config.store.databaseUrl!).pathname.slice(1);

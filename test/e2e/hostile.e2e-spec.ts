@@ -708,6 +708,33 @@ describe('upload links (MCP add_resource) under hostile input', () => {
     expect(json.status).toBe(415);
   });
 
+  it('a link acts as its user as they are now: once the user is deleted it is refused (401)', async () => {
+    const bob = await app.request('POST', '/api/v1/admin/accounts/upl/users', {
+      key,
+      body: { user_id: 'bob', role: 'user' },
+    });
+    const bobKey = bob.body.result.user_key;
+    const r = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': bobKey,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'add_resource', arguments: { path: '/tmp/bob.md' } },
+      }),
+    });
+    const [msg] = parseMcpBody(r.headers.get('content-type'), await r.text());
+    const token = /temp_upload\?token=([A-Za-z0-9_-]+)/.exec(msg.result.content[0].text)![1]!;
+    expect((await app.request('DELETE', '/api/v1/admin/accounts/upl/users/bob', { key })).status).toBe(200);
+    const up = await upload(token, multipart(Buffer.from('after deletion\n')));
+    expect([up.status, up.body.error.code]).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
   it('add_resource arguments are bounded; a target outside the caller is refused before a link exists', async () => {
     const long = await mcp('add_resource', { path: `/tmp/${'a'.repeat(5000)}.md` });
     expect([long.isError, long.text.includes('path: String should have at most 4096 characters')]).toEqual([

@@ -34,7 +34,8 @@ export class IdentityService {
 
   async resolve(input: AuthInput): Promise<Identity> {
     const actorPeerId = readsActorPeer(input.path) ? validateActorPeer(input.header('x-openviking-actor-peer')) : null;
-    // A one-shot upload token stands for the caller who minted it, actor peer included; in dev mode too.
+    if (!this.rootKey) assertLoopbackPeer(input);
+    // A one-shot upload token stands for the caller who minted it (as that user is now), actor peer included.
     if (input.path === UPLOAD_ROUTE && input.uploadToken !== undefined) return this.uploadIdentity(input.uploadToken);
     if (!this.rootKey) return this.devIdentity(input, actorPeerId);
     const key = presentedKey(input);
@@ -69,12 +70,6 @@ export class IdentityService {
   }
 
   private devIdentity(input: AuthInput, actorPeerId: string | null): Identity {
-    if (!input.remoteAddress || !LOOPBACK.test(input.remoteAddress)) {
-      throw new KernelError(
-        KernelErrorCode.PermissionDenied,
-        'Dev mode serves localhost only; set MUNINN_ROOT_API_KEY to accept remote clients with API keys.',
-      );
-    }
     const accountId = input.header('x-openviking-account')?.trim() || 'default';
     const userId = input.header('x-openviking-user')?.trim() || 'default';
     return { accountId, userId, role: 'root', actorPeerId };
@@ -83,6 +78,16 @@ export class IdentityService {
   private isRootKey(key: string): boolean {
     const k = Buffer.from(key, 'utf8');
     return this.rootKey !== null && k.length === this.rootKey.length && timingSafeEqual(k, this.rootKey);
+  }
+}
+
+/** Dev mode serves loopback peers only (upload links included). */
+function assertLoopbackPeer(input: AuthInput): void {
+  if (!input.remoteAddress || !LOOPBACK.test(input.remoteAddress)) {
+    throw new KernelError(
+      KernelErrorCode.PermissionDenied,
+      'Dev mode serves localhost only; set MUNINN_ROOT_API_KEY to accept remote clients with API keys.',
+    );
   }
 }
 

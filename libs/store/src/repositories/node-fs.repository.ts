@@ -101,7 +101,7 @@ export class NodeFsRepository {
     append: boolean,
   ): Promise<'updated' | 'unchanged' | 'missing'> {
     if (!canWrite(identity, dirUri)) {
-      const message = `Access denied: ${dirUri} is outside your writable space`;
+      const message = `Access denied for ${dirUri} (outside your writable space)`;
       throw new KernelError(KernelErrorCode.PermissionDenied, message, { resource: dirUri });
     }
     const scope = scopeSql(identity, 3);

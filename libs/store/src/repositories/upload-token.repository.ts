@@ -22,6 +22,14 @@ interface Row {
   expires_at: Date | string;
 }
 
+// The minting user's role now, not when the link was made: a user deleted (or an account removed)
+// since then holds no grant (NULL), a role change applies. Root (dev mode) has no users row.
+const CURRENT_ROLE = `CASE WHEN t.role = 'root' THEN 'root'
+  ELSE (SELECT u.role FROM users u WHERE u.account_id = t.account_id AND u.user_id = t.user_id) END`;
+
+const COLUMNS = `t.account_id, t.user_id, ${CURRENT_ROLE} AS role, t.actor_peer_id, t.target_uri, t.processing_mode,
+  t.tags, t.expires_at`;
+
 // What mint hands out (24 random bytes, base64url); anything else is never looked up.
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 const hash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
@@ -63,19 +71,19 @@ export class UploadTokenRepository {
   async peek(token: string): Promise<UploadGrant | null> {
     if (!TOKEN_SHAPE.test(token)) return null;
     const { rows } = await this.db.query<Row>(
-      'SELECT * FROM upload_tokens WHERE token_hash = $1 AND expires_at > now()',
+      `SELECT ${COLUMNS} FROM upload_tokens t WHERE t.token_hash = $1 AND t.expires_at > now()`,
       [hash(token)],
     );
-    return rows[0] ? toGrant(rows[0]) : null;
+    return rows[0]?.role ? toGrant(rows[0]) : null;
   }
 
   /** Uses `token`: returns its grant and deletes it, so a second use finds nothing. */
   async consume(token: string): Promise<UploadGrant | null> {
     if (!TOKEN_SHAPE.test(token)) return null;
     const { rows } = await this.db.query<Row>(
-      'DELETE FROM upload_tokens WHERE token_hash = $1 AND expires_at > now() RETURNING *',
+      `DELETE FROM upload_tokens t WHERE t.token_hash = $1 AND t.expires_at > now() RETURNING ${COLUMNS}`,
       [hash(token)],
     );
-    return rows[0] ? toGrant(rows[0]) : null;
+    return rows[0]?.role ? toGrant(rows[0]) : null;
   }
 }
