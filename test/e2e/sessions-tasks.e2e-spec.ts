@@ -177,7 +177,7 @@ describe('sessions: tasks — running, cancellation, expiry', () => {
 
   it('cancel a pending commit (its queue paused): cancelled at once; the job later finds it cancelled and does nothing', async () => {
     await extractQueue.pause();
-    let id = '';
+    let id: string;
     try {
       title = 'Philippa';
       id = await commit('cancel-pending', 'Philippa joined the project today.');
