@@ -48,6 +48,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       mode: rootKey ? 'api_key' : 'dev',
       keySecret: dto.MUNINN_KEY_SECRET ?? null,
       seedMinLength: dto.MUNINN_KEY_SEED_MIN_LENGTH ?? 16,
+      keyCacheTtlMs: dto.MUNINN_KEY_CACHE_TTL_MS ?? 10_000,
+      keyCacheMaxEntries: dto.MUNINN_KEY_CACHE_MAX_ENTRIES ?? 10_000,
     },
     redis: { url: dto.REDIS_URL ?? 'redis://127.0.0.1:6379' },
     store: {
@@ -65,6 +67,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       scanMaxResults: dto.MUNINN_SCAN_MAX_RESULTS ?? 1000,
       treeMaxNodes: dto.MUNINN_TREE_MAX_NODES ?? 10000,
       readMaxUris: dto.MUNINN_MCP_READ_MAX_URIS ?? 50,
+    },
+    uploads: {
+      publicBaseUrl: dto.MUNINN_PUBLIC_BASE_URL ? dto.MUNINN_PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
+      tokenTtlS: dto.MUNINN_UPLOAD_TOKEN_TTL_S ?? 600,
+      maxBytes: dto.MUNINN_UPLOAD_MAX_BYTES ?? 8 * 1024 * 1024,
     },
     queues: {
       transport: dto.MUNINN_TRANSPORT ?? 'bullmq',
@@ -170,6 +177,8 @@ const DECLARED = [
   // issue 11 (guard): keys, rate limits, request bounds
   'MUNINN_KEY_SECRET',
   'MUNINN_KEY_SEED_MIN_LENGTH',
+  'MUNINN_KEY_CACHE_TTL_MS',
+  'MUNINN_KEY_CACHE_MAX_ENTRIES',
   'MUNINN_BODY_MAX_DEPTH',
   'MUNINN_QUERY_MAX_CHARS',
   'MUNINN_URI_MAX_CHARS',
@@ -191,6 +200,9 @@ const DECLARED = [
   'MUNINN_SCAN_MAX_RESULTS',
   'MUNINN_TREE_MAX_NODES',
   'MUNINN_MCP_READ_MAX_URIS',
+  'MUNINN_PUBLIC_BASE_URL',
+  'MUNINN_UPLOAD_TOKEN_TTL_S',
+  'MUNINN_UPLOAD_MAX_BYTES',
   'MUNINN_SESSION_MESSAGE_MAX_CHARS',
   'MUNINN_SESSION_MESSAGE_MAX_PARTS',
   'MUNINN_SESSION_BATCH_MAX',

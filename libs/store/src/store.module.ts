@@ -13,6 +13,7 @@ import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
 import { SessionArchiveRepository } from './repositories/session-archive.repository';
 import { SessionTaskRepository } from './repositories/session-task.repository';
+import { UploadTokenRepository } from './repositories/upload-token.repository';
 
 /** DI token for the opened {@link Db}. */
 export const STORE_DB = Symbol('STORE_DB');
@@ -60,6 +61,7 @@ export const STORE_DB = Symbol('STORE_DB');
           failedTtlMs: cfg.sessions.failedTaskTtlMs,
         }),
     },
+    { provide: UploadTokenRepository, inject: [STORE_DB], useFactory: (db: Db) => new UploadTokenRepository(db) },
   ],
   exports: [
     STORE_DB,
@@ -73,6 +75,7 @@ export const STORE_DB = Symbol('STORE_DB');
     SessionRepository,
     SessionArchiveRepository,
     SessionTaskRepository,
+    UploadTokenRepository,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

@@ -43,6 +43,13 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   const config = app.get<AppConfig>(APP_CONFIG);
   const identities = app.get(IdentityService);
   const admission = app.get(AdmissionService);
+  // Multipart bodies reach only the upload route (the gate refuses them elsewhere), as raw bytes the
+  // upload service parses; the file bound plus room for the multipart framing.
+  fastify.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: config.uploads.maxBytes + 64 * 1024 },
+    (_req, body, done) => done(null, body),
+  );
   installRequestGate(fastify, {
     devMode: config.auth.mode === 'dev',
     bodyLimitBytes: config.http.bodyLimitBytes,

@@ -14,7 +14,7 @@ import {
 import { QueueName } from '@app/contracts';
 import { JobBus } from '@app/queue';
 import { SessionRecord, SessionRepository } from '@app/store';
-import { DedupLedgerService } from '../search/dedup-ledger.service';
+import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { AddMessageDto, AddMessagesBatchDto, CreateSessionDto, PatchSessionConfigDto } from './dto/sessions.dto';
 import { buildMessages } from './message-input';
 import { SessionCommitService } from './session-commit.service';
