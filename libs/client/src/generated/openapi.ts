@@ -1610,11 +1610,11 @@ export interface components {
              */
             render?: (boolean | ("full" | "compact")) | null;
         };
-        EventsConfigDto: {
+        EventTagsDto: {
             tags?: string[] | null;
         };
         MemoryExtractionConfigDto: {
-            events?: components["schemas"]["EventsConfigDto"];
+            events?: components["schemas"]["EventTagsDto"];
         };
         CreateSessionDto: {
             /** @description Automatic-commit policy (thresholds are clamped); null or absent: off. */
@@ -1674,11 +1674,9 @@ export interface components {
             messages: components["schemas"]["AddMessageDto"][];
             telemetry?: Record<string, never>;
         };
-        EventMetadataDto: {
-            tags?: string[] | null;
-        };
         ExtractionMetadataDto: {
-            event?: components["schemas"]["EventMetadataDto"];
+            /** @description This commit's event tags: the same shape and bounds as the session's default event tags. */
+            event?: components["schemas"]["EventTagsDto"];
         };
         CommitDto: {
             /**
@@ -1744,14 +1742,13 @@ export type ContextEnvelopeDto = components['schemas']['ContextEnvelopeDto'];
 export type GrepRequestDto = components['schemas']['GrepRequestDto'];
 export type GlobRequestDto = components['schemas']['GlobRequestDto'];
 export type RecallRequestDto = components['schemas']['RecallRequestDto'];
-export type EventsConfigDto = components['schemas']['EventsConfigDto'];
+export type EventTagsDto = components['schemas']['EventTagsDto'];
 export type MemoryExtractionConfigDto = components['schemas']['MemoryExtractionConfigDto'];
 export type CreateSessionDto = components['schemas']['CreateSessionDto'];
 export type SessionDto = components['schemas']['SessionDto'];
 export type PatchSessionConfigDto = components['schemas']['PatchSessionConfigDto'];
 export type AddMessageDto = components['schemas']['AddMessageDto'];
 export type AddMessagesBatchDto = components['schemas']['AddMessagesBatchDto'];
-export type EventMetadataDto = components['schemas']['EventMetadataDto'];
 export type ExtractionMetadataDto = components['schemas']['ExtractionMetadataDto'];
 export type CommitDto = components['schemas']['CommitDto'];
 export type WaitDto = components['schemas']['WaitDto'];

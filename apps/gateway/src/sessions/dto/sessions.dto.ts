@@ -26,7 +26,7 @@ const SESSION_ID_MESSAGE = 'session_id must match ^[a-zA-Z0-9_.@-]{1,128}$';
  * the request-wide `tags` bounds from config (MUNINN_TAGS_MAX_ITEMS, MUNINN_TAG_MAX_CHARS), checked
  * in the bounds pass and written into OpenAPI from the same table (docs/sessions.md "Bounds").
  */
-export class EventsConfigDto {
+export class EventTagsDto {
   @ApiProperty({ type: [String], nullable: true, required: false })
   @IsOptional()
   @IsArray()
@@ -37,8 +37,8 @@ export class EventsConfigDto {
 export class MemoryExtractionConfigDto {
   @IsOptional()
   @ValidateNested()
-  @Type(() => EventsConfigDto)
-  events?: EventsConfigDto;
+  @Type(() => EventTagsDto)
+  events?: EventTagsDto;
 }
 
 /** Body of POST /sessions; unknown keys are ignored (as the reference does). */
@@ -150,20 +150,12 @@ export class AddMessagesBatchDto {
   telemetry?: boolean | Record<string, unknown>;
 }
 
-/** This commit's event tags; bounded like every `tags` field (see EventsConfigDto). */
-export class EventMetadataDto {
-  @ApiProperty({ type: [String], nullable: true, required: false })
-  @IsOptional()
-  @IsArray()
-  @IsString({ each: true })
-  tags?: string[] | null;
-}
-
 export class ExtractionMetadataDto {
+  /** This commit's event tags: the same shape and bounds as the session's default event tags. */
   @IsOptional()
   @ValidateNested()
-  @Type(() => EventMetadataDto)
-  event?: EventMetadataDto;
+  @Type(() => EventTagsDto)
+  event?: EventTagsDto;
 }
 
 /** Body of POST /sessions/{id}/commit; unknown top-level keys (such as `wait`) are ignored. */
