@@ -9,6 +9,7 @@ const ROOT_KEY = 'system-wait-root-key-0123456789';
 describe('system/wait activity report', () => {
   let app: TestApp;
   let alice: string;
+  let bob: string;
   let index: Queue;
   const post = (path: string, body: unknown, key = alice) => app.request('POST', path, { key, body });
 
@@ -19,6 +20,11 @@ describe('system/wait activity report', () => {
       body: { account_id: 'waits', admin_user_id: 'alice' },
     });
     alice = acct.body.result.user_key;
+    const other = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'others', admin_user_id: 'bob' },
+    });
+    bob = other.body.result.user_key;
     index = new Queue(QueueName.Index, {
       connection: { url: app.config.redis.url, maxRetriesPerRequest: null } as never,
       prefix: app.config.queues.prefix,
@@ -34,20 +40,20 @@ describe('system/wait activity report', () => {
   });
 
   /**
-   * Holds the index queue while `queue()` adds work, starts a wait, and releases the work once the
-   * wait has had ample time to take its starting snapshot: the jobs can only run after that.
+   * Holds the index queue while `queue()` adds work, starts a wait per key, and releases the work once
+   * the waits have had ample time to take their starting snapshots: the jobs can only run after that.
    */
-  async function waitOver(queue: () => Promise<void>) {
+  async function waitOver(queue: () => Promise<void>, keys = [alice]) {
     await index.pause();
     try {
       await queue();
       expect(await index.getJobCountByTypes('waiting')).toBeGreaterThan(0);
-      const waited = post('/api/v1/system/wait', { timeout: 60 });
+      const waits = keys.map((key) => post('/api/v1/system/wait', { timeout: 60 }, key));
       await new Promise((r) => setTimeout(r, 1000));
       await index.resume();
-      const r = await waited;
-      expect(r.status).toBe(200);
-      return r.body.result;
+      const answers = await Promise.all(waits);
+      for (const r of answers) expect(r.status).toBe(200);
+      return answers.map((r) => r.body.result);
     } finally {
       await index.resume();
     }
@@ -55,7 +61,7 @@ describe('system/wait activity report', () => {
 
   it('counts the index jobs of writes queued before the wait and done during it', async () => {
     const files = ['a', 'b', 'c'];
-    const result = await waitOver(async () => {
+    const [result] = await waitOver(async () => {
       for (const f of files) {
         const w = await post('/api/v1/content/write', {
           uri: `viking://resources/waits/${f}.md`,
@@ -72,15 +78,15 @@ describe('system/wait activity report', () => {
     expect(result.find).toEqual({ processed: 0, requeue_count: 0, error_count: 0, errors: [] });
   }, 90000);
 
-  it('counts a job that fails for good, with its coded message', async () => {
-    const result = await waitOver(async () => {
-      await index.add(QueueName.Index, { not: 'an index job' }, { attempts: 1, removeOnFail: true });
-    });
-    expect(result.Embedding).toMatchObject({
-      error_count: 1,
-      requeue_count: 0,
-      errors: [{ message: 'INTERNAL: malformed index job payload' }],
-    });
+  it("counts a job that fails for good; its message only for the job's own account and the root key", async () => {
+    const [mine, theirs, root] = await waitOver(async () => {
+      await index.add(QueueName.Index, { accountId: 'waits', not: 'an index job' }, { attempts: 1 });
+    }, [alice, bob, ROOT_KEY]);
+    const failed = { error_count: 1, requeue_count: 0, errors: [{ message: 'INTERNAL: malformed index job payload' }] };
+    expect(mine.Embedding).toMatchObject(failed);
+    expect(root.Embedding).toMatchObject(failed);
+    // Another tenant waits for the same queues and sees the count, never the message.
+    expect(theirs.Embedding).toMatchObject({ error_count: 1, errors: [] });
   }, 90000);
 
   it('reports zeros on a second wait with nothing to do, old failures notwithstanding', async () => {

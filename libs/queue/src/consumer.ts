@@ -5,7 +5,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { QueueName } from '@app/contracts';
 import { InProcessJobBus } from './in-process-job-bus';
 import { watchRedisClient } from './redis-error-log';
-import { JobOutcome, QueueActivity } from './queue-activity';
+import { FailureNote, JobOutcome, QueueActivity } from './queue-activity';
 
 /** What every processor exposes: the job handler, callable by BullMQ or by the in-process bus. */
 export interface JobHandler {
@@ -35,23 +35,34 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
   /**
    * Runs one attempt of a job of `queue` and records its outcome: processed, or failed (for good when
    * the transport will not run it again: `retryable` false or an UnrecoverableError), else retried.
-   * Recording never delays, fails or changes the job.
+   * Recording never delays, fails or changes the job. `data` is the payload, read only for its
+   * `accountId` (who may see the failure's message).
    */
-  protected async counted<T>(queue: QueueName, retryable: boolean, attempt: () => Promise<T> | T): Promise<T> {
+  protected async counted<T>(
+    queue: QueueName,
+    data: unknown,
+    retryable: boolean,
+    attempt: () => Promise<T> | T,
+  ): Promise<T> {
     try {
       const result = await attempt();
       this.count(queue, 'processed');
       return result;
     } catch (err) {
       const final = !retryable || err instanceof UnrecoverableError;
-      this.count(queue, final ? 'failed' : 'retried', err instanceof Error ? err.message : String(err));
+      const message = err instanceof Error ? err.message : String(err);
+      const account = (data as { accountId?: unknown } | null)?.accountId;
+      this.count(queue, final ? 'failed' : 'retried', {
+        message,
+        account: typeof account === 'string' ? account : null,
+      });
       throw err;
     }
   }
 
-  private count(queue: QueueName, outcome: JobOutcome, message?: string): void {
+  private count(queue: QueueName, outcome: JobOutcome, failure?: FailureNote): void {
     try {
-      this.activity?.record(queue, outcome, message);
+      this.activity?.record(queue, outcome, failure);
     } catch (err) {
       // record() never throws by contract; this guard keeps a bug there from failing the job.
       new Logger('QueueActivity').warn(`not recorded: ${err instanceof Error ? err.message : String(err)}`);

@@ -26,11 +26,18 @@ export interface QueueActivitySnapshot {
 export abstract class QueueActivity {
   /**
    * Records one attempt's outcome, never blocking or failing the job: a storage error is logged once
-   * and otherwise ignored. `message` is the coded failure message of a final failure.
+   * and otherwise ignored. `failure`: the coded message of a final failure and the job's account
+   * (null when its payload names none).
    */
-  abstract record(queue: string, outcome: JobOutcome, message?: string): void;
+  abstract record(queue: string, outcome: JobOutcome, failure?: FailureNote): void;
   /** Each queue's counters and recorded failures, atomically per queue. */
   abstract snapshot(queues: readonly string[]): Promise<Record<string, QueueActivitySnapshot>>;
+}
+
+/** What is kept of a final failure. */
+export interface FailureNote {
+  message: string;
+  account: string | null;
 }
 
 /** Bounds of the failure list (libs/config `queues.failuresKept` / `failureMaxChars`). */
@@ -56,11 +63,11 @@ export class RedisQueueActivity extends QueueActivity {
     super();
   }
 
-  record(queue: string, outcome: JobOutcome, message?: string): void {
+  record(queue: string, outcome: JobOutcome, failure?: FailureNote): void {
     const key = activityKey(this.prefix, queue);
     const tx = this.redis.multi().hincrby(key, outcome, 1);
     if (outcome === 'failed') {
-      const entry = encodeQueueFailure(message ?? '', Date.now(), this.bounds.maxChars);
+      const entry = encodeFailure(failure, this.bounds);
       tx.lpush(`${key}:failures`, entry).ltrim(`${key}:failures`, 0, this.bounds.kept - 1);
     }
     tx.exec().then(
@@ -106,13 +113,13 @@ export class InMemoryQueueActivity extends QueueActivity {
     super();
   }
 
-  record(queue: string, outcome: JobOutcome, message?: string): void {
+  record(queue: string, outcome: JobOutcome, failure?: FailureNote): void {
     const c = { ...(this.counters.get(queue) ?? NO_COUNTERS) };
     c[outcome]++;
     this.counters.set(queue, c);
     if (outcome !== 'failed') return;
     const list = this.failures.get(queue) ?? [];
-    list.unshift(parseQueueFailure(encodeQueueFailure(message ?? '', Date.now(), this.bounds.maxChars)));
+    list.unshift(parseQueueFailure(encodeFailure(failure, this.bounds)));
     list.length = Math.min(list.length, this.bounds.kept);
     this.failures.set(queue, list);
   }
@@ -125,6 +132,10 @@ export class InMemoryQueueActivity extends QueueActivity {
       ]),
     );
   }
+}
+
+function encodeFailure(failure: FailureNote | undefined, bounds: FailureBounds): string {
+  return encodeQueueFailure(failure?.message ?? '', Date.now(), bounds.maxChars, failure?.account ?? null);
 }
 
 export function activityKey(prefix: string, queue: string): string {

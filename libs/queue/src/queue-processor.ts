@@ -73,7 +73,7 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     const requestId = meta.requestId ?? `job-${job.id ?? randomUUID()}`;
     const work = () => this.guarded(data, run);
     const span = `${this.queue} process`;
-    return this.counted(this.queue, retryable, () =>
+    return this.counted(this.queue, data, retryable, () =>
       runInWorkContext({ requestId }, () => inSpan(span, SpanKind.CONSUMER, work, meta.traceparent)),
     );
   }

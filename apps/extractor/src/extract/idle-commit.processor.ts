@@ -16,7 +16,7 @@ export class IdleCommitProcessor extends ConsumerHost {
   }
 
   handle(data: unknown, retryable = false) {
-    return this.counted(QueueName.SessionIdle, retryable, () => {
+    return this.counted(QueueName.SessionIdle, data, retryable, () => {
       const j = data as SessionIdleJob;
       if (!j || typeof j.accountId !== 'string' || typeof j.userId !== 'string' || typeof j.sessionId !== 'string') {
         throw new UnrecoverableError(`malformed session-idle job payload: ${JSON.stringify(data)?.slice(0, 200)}`);

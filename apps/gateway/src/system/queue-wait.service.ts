@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
-import { KernelError, KernelErrorCode, NO_COUNTERS, queueActivity, QueueActivityReport } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, NO_COUNTERS, queueActivity, QueueActivityReport } from '@app/kernel';
 import { JobBus, QueueActivity } from '@app/queue';
 
 const POLL_MS = 100;
@@ -22,14 +22,15 @@ export class QueueWaitService {
     private readonly activity: QueueActivity,
   ) {}
 
-  async waitIdle(timeoutSeconds: number | null | undefined) {
+  /** `caller` decides which failure messages are shown: its account's, or all for the root key. */
+  async waitIdle(caller: Identity, timeoutSeconds: number | null | undefined) {
     const ms =
       timeoutSeconds === null || timeoutSeconds === undefined ? this.config.queues.writeWaitMs : timeoutSeconds * 1000;
     const deadline = Date.now() + ms;
     const before = await this.activity.snapshot(ALL_QUEUES).catch(unavailable);
     for (;;) {
       const depths = await this.bus.depths();
-      if (Object.values(depths).every((n) => n === 0)) return this.report(depths, before);
+      if (Object.values(depths).every((n) => n === 0)) return this.report(caller, depths, before);
       if (Date.now() + POLL_MS > deadline) {
         const details = { operation: 'wait', timeout: ms / 1000, depths };
         throw new KernelError(KernelErrorCode.DeadlineExceeded, `queues still busy after ${ms / 1000}s`, details);
@@ -38,14 +39,25 @@ export class QueueWaitService {
     }
   }
 
-  private async report(depths: Record<string, number>, before: Awaited<ReturnType<QueueActivity['snapshot']>>) {
+  private async report(
+    caller: Identity,
+    depths: Record<string, number>,
+    before: Awaited<ReturnType<QueueActivity['snapshot']>>,
+  ) {
+    const viewer = caller.role === 'root' ? null : caller.accountId;
     const names = [...new Set([...Object.keys(depths), ...ALL_QUEUES])];
     const after = await this.activity.snapshot(names).catch(unavailable);
     const out: Record<string, QueueActivityReport> = {};
     for (const name of names) {
       const start = before[name]?.counters ?? NO_COUNTERS;
       const end = after[name];
-      out[DISPLAY[name] ?? name] = queueActivity(start, end.counters, end.recent, this.config.queues.failuresKept);
+      out[DISPLAY[name] ?? name] = queueActivity(
+        start,
+        end.counters,
+        end.recent,
+        this.config.queues.failuresKept,
+        viewer,
+      );
     }
     return out;
   }
