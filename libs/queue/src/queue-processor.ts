@@ -22,6 +22,8 @@ export interface JobRun {
   id?: string;
   /** When the job was added (epoch ms); the rewriter spends only what is left of its budget. */
   enqueuedAt?: number;
+  /** Attempts of this job that failed before this one (0 for a first attempt, or in-process). */
+  attemptsMade?: number;
   meta: JobMeta;
 }
 
@@ -60,7 +62,8 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
   }
 
   process(job: Job) {
-    return this.handle(job.data, { id: job.id, enqueuedAt: job.timestamp }, hasRetryLeft(job));
+    const run = { id: job.id, enqueuedAt: job.timestamp, attemptsMade: job.attemptsMade };
+    return this.handle(job.data, run, hasRetryLeft(job));
   }
 
   /**
