@@ -1,5 +1,7 @@
 // `POST /api/v1/system/wait` reports what the workers did while it waited (docs/fs-and-mcp.md,
 // "system/wait"): counts kept in Redis by the processor base, over real HTTP, BullMQ and workers.
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
 import { startTestApp, TestApp } from '@app/testing';
@@ -96,4 +98,95 @@ describe('system/wait activity report', () => {
       expect([name, status]).toEqual([name, { processed: 0, requeue_count: 0, error_count: 0, errors: [] }]);
     expect(Object.keys(r.body.result)).toEqual(expect.arrayContaining(['Embedding', 'Semantic']));
   });
+});
+
+/**
+ * An OpenAI-compatible `/embeddings` server (the one allowed stand-in) that refuses, with a 400 its
+ * client never retries, the first request whose input contains each of `markers`: the index job of
+ * a write holding one fails once, and BullMQ runs it again.
+ */
+async function startFlakyEmbeddings(markers: string[]) {
+  const left = new Set(markers);
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const input = (JSON.parse(body) as { input: string[] }).input;
+      const hit = [...left].find((m) => input.some((t) => t.includes(m)));
+      if (hit) {
+        left.delete(hit);
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"refused once"}}');
+        return;
+      }
+      const data = input.map((t, index) => ({
+        index,
+        embedding: Array.from({ length: DIM }, (_, i) => ((t.charCodeAt(i % t.length) || 1) % 7) + 1),
+      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() };
+}
+
+const DIM = 16;
+
+describe('a failed attempt that is retried counts as a requeue, not an error', () => {
+  let app: TestApp;
+  let embeddings: Awaited<ReturnType<typeof startFlakyEmbeddings>>;
+  let index: Queue;
+  const post = (path: string, body: unknown) => app.request('POST', path, { body });
+
+  beforeAll(async () => {
+    embeddings = await startFlakyEmbeddings(['write-marker-qzx', 'wait-marker-qzx']);
+    app = await startTestApp({
+      env: { EMBEDDING_BASE_URL: embeddings.url, EMBEDDING_MODEL: 'fake', EMBEDDING_DIM: String(DIM) },
+    });
+    index = new Queue(QueueName.Index, {
+      connection: { url: app.config.redis.url, maxRetriesPerRequest: null } as never,
+      prefix: app.config.queues.prefix,
+    });
+    expect((await post('/api/v1/system/wait', {})).status).toBe(200);
+  }, 60000);
+
+  afterAll(async () => {
+    await index.resume();
+    await index.close();
+    await app.close();
+    embeddings.close();
+  });
+
+  it("in a waiting write's queue_status", async () => {
+    const w = await post('/api/v1/content/write', {
+      uri: 'viking://resources/retry/a.md',
+      content: 'write-marker-qzx\n',
+      mode: 'create',
+      wait: true,
+      timeout: 60,
+    });
+    expect([w.status, w.body.result.vector_status]).toEqual([200, 'complete']);
+    expect(w.body.result.queue_status.Embedding).toMatchObject({ processed: 1, requeue_count: 1, error_count: 0 });
+  }, 90000);
+
+  it('in system/wait', async () => {
+    await index.pause();
+    try {
+      const w = await post('/api/v1/content/write', {
+        uri: 'viking://resources/retry/b.md',
+        content: 'wait-marker-qzx\n',
+        mode: 'create',
+        wait: false,
+      });
+      expect(w.status).toBe(200);
+      const waited = post('/api/v1/system/wait', { timeout: 60 });
+      await new Promise((r) => setTimeout(r, 1000));
+      await index.resume();
+      const r = await waited;
+      expect(r.status).toBe(200);
+      expect(r.body.result.Embedding).toMatchObject({ requeue_count: 1, error_count: 0, errors: [] });
+      expect(r.body.result.Embedding.processed).toBeGreaterThanOrEqual(1);
+    } finally {
+      await index.resume();
+    }
+  }, 90000);
 });
