@@ -106,6 +106,31 @@ suite('faults across real processes', () => {
     expect(r.body.result.stats.retrieval_errors).toBeUndefined();
   });
 
+  it('system/wait counts what the separate retriever process did while it waited (docs/fs-and-mcp.md "system/wait")', async () => {
+    const index = new Queue('index', { connection: redisOptions(env.REDIS_URL), prefix: env.MUNINN_QUEUE_PREFIX });
+    await index.pause();
+    try {
+      const w = await post('/api/v1/content/write', {
+        uri: 'viking://resources/counted/across.md',
+        content: 'indexed by another process\n',
+        mode: 'create',
+        wait: false,
+      });
+      expect(w.status).toBe(200);
+      const waited = post('/api/v1/system/wait', { timeout: 60 });
+      // Ample time for the wait's starting snapshot: the held job can only run after the resume.
+      await new Promise((r) => setTimeout(r, 1000));
+      await index.resume();
+      const r = await waited;
+      expect(r.status).toBe(200);
+      expect(r.body.result.Embedding.processed).toBeGreaterThanOrEqual(1);
+      expect(r.body.result.Embedding).toMatchObject({ error_count: 0, errors: [] });
+    } finally {
+      await index.resume();
+      await index.close();
+    }
+  });
+
   it('a killed retriever: the request answers within its deadline with the errors in stats; later requests succeed again', async () => {
     expect(await retriever.kill('SIGKILL')).toBe('SIGKILL');
     const started = Date.now();

@@ -1,3 +1,5 @@
+import { QueueName } from '@app/contracts';
+import { InProcessJobBus, QueueActivity } from '@app/queue';
 import { startTestApp, TestApp } from '@app/testing';
 
 // The in-process transport: the same pipeline without Redis (single-process embedded runs).
@@ -54,5 +56,26 @@ describe('in-process transport', () => {
     });
     const plain = await app.request('POST', '/api/v1/search/search', { body: { query: 'tea', mode: 'context' } });
     expect(Object.keys(plain.body)).toEqual(['status', 'result']);
+  });
+
+  it('counts job outcomes in memory for system/wait (docs/fs-and-mcp.md, "system/wait")', async () => {
+    const activity = app.nest.get(QueueActivity);
+    const before = (await activity.snapshot([QueueName.Index]))[QueueName.Index].counters;
+    const w = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: 'viking://resources/counted.md', content: 'counted\n', mode: 'create', wait: true },
+    });
+    expect(w.body.result.vector_status).toBe('complete');
+    // A payload no worker can read fails for good; nobody awaits it, so look until it is counted.
+    await app.nest.get(InProcessJobBus).enqueue(QueueName.Index, { bogus: true } as never);
+    let after = (await activity.snapshot([QueueName.Index]))[QueueName.Index];
+    for (let i = 0; i < 100 && after.counters.failed === before.failed; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      after = (await activity.snapshot([QueueName.Index]))[QueueName.Index];
+    }
+    expect(after.counters.processed).toBeGreaterThan(before.processed);
+    expect(after.counters.failed).toBe(before.failed + 1);
+    expect(after.recent[0].message).toBe('INTERNAL: malformed index job payload');
+    const idle = await app.request('POST', '/api/v1/system/wait', { body: {} });
+    expect(idle.body.result.Embedding).toEqual({ processed: 0, requeue_count: 0, error_count: 0, errors: [] });
   });
 });

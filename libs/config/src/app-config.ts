@@ -35,6 +35,12 @@ export interface AppConfig {
     workerConcurrency: number;
     requestDeadlineMs: number;
     writeWaitMs: number;
+    /**
+     * Recent final failures kept per queue for `system/wait` (also the most it reports), and the
+     * longest message kept (docs/fs-and-mcp.md, "system/wait").
+     */
+    failuresKept: number;
+    failureMaxChars: number;
   };
   /** The write path: outbox relay and coalesced directory summaries (see docs/architecture.md#write-path). */
   indexing: { outboxGraceMs: number; outboxPollMs: number; sidecarIntervalMs: number };

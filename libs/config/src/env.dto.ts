@@ -102,6 +102,20 @@ export class EnvDto {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(1)
+  @Max(1000)
+  MUNINN_QUEUE_FAILURES_KEPT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(10000)
+  MUNINN_QUEUE_FAILURE_MAX_CHARS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(100)
   @Max(3600000)
   MUNINN_OUTBOX_GRACE_MS?: number;

@@ -79,6 +79,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       workerConcurrency: dto.MUNINN_WORKER_CONCURRENCY ?? 16,
       requestDeadlineMs: dto.MUNINN_REQUEST_DEADLINE_MS ?? 10000,
       writeWaitMs: dto.MUNINN_WRITE_WAIT_MS ?? 30000,
+      failuresKept: dto.MUNINN_QUEUE_FAILURES_KEPT ?? 50,
+      failureMaxChars: dto.MUNINN_QUEUE_FAILURE_MAX_CHARS ?? 500,
     },
     indexing: {
       outboxGraceMs: dto.MUNINN_OUTBOX_GRACE_MS ?? 10000,

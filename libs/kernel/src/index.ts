@@ -79,6 +79,7 @@ export * from './ledger/in-memory-ledger-store';
 
 export * from './stats/context-stats';
 export * from './stats/stage-timer';
+export * from './stats/queue-activity';
 
 export * from './digest/normalize-digest';
 export * from './digest/rewrite-outcome';

@@ -1,19 +1,26 @@
-import { Inject, Injectable, OnApplicationBootstrap, Provider, Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional, Provider, Type } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
 import { APP_CONFIG, AppConfig } from '@app/config';
+import { Job, UnrecoverableError } from 'bullmq';
 import { QueueName } from '@app/contracts';
 import { InProcessJobBus } from './in-process-job-bus';
 import { watchRedisClient } from './redis-error-log';
+import { FailureNote, JobOutcome, QueueActivity } from './queue-activity';
 
 /** What every processor exposes: the job handler, callable by BullMQ or by the in-process bus. */
 export interface JobHandler {
   handle(data: unknown): Promise<unknown>;
 }
 
-/** Base of queue processors: sets concurrency from config (never from a decorator reading env). */
+/**
+ * Base of queue processors: sets concurrency from config (never from a decorator reading env), and
+ * counts every attempt's outcome for `system/wait` (docs/fs-and-mcp.md, "system/wait").
+ */
 @Injectable()
 export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnApplicationBootstrap {
   @Inject(APP_CONFIG) protected readonly config!: AppConfig;
+  // Absent only where a processor is built by hand (unit specs): then nothing is counted.
+  @Optional() @Inject(QueueActivity) private readonly activity?: QueueActivity;
 
   abstract handle(data: unknown): Promise<unknown>;
 
@@ -24,6 +31,48 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
     // Without a listener BullMQ prints every error of an outage to the console, unthrottled.
     watchRedisClient(this.worker, `worker ${this.worker.name}`);
   }
+
+  /**
+   * Runs one attempt of a job of `queue` and records its outcome: processed, or failed (for good when
+   * the transport will not run it again: `retryable` false or an UnrecoverableError), else retried.
+   * Recording never delays, fails or changes the job. `data` is the payload, read only for its
+   * `accountId` (who may see the failure's message).
+   */
+  protected async counted<T>(
+    queue: QueueName,
+    data: unknown,
+    retryable: boolean,
+    attempt: () => Promise<T> | T,
+  ): Promise<T> {
+    try {
+      const result = await attempt();
+      this.count(queue, 'processed');
+      return result;
+    } catch (err) {
+      const final = !retryable || err instanceof UnrecoverableError;
+      const message = err instanceof Error ? err.message : String(err);
+      const account = (data as { accountId?: unknown } | null)?.accountId;
+      this.count(queue, final ? 'failed' : 'retried', {
+        message,
+        account: typeof account === 'string' ? account : null,
+      });
+      throw err;
+    }
+  }
+
+  private count(queue: QueueName, outcome: JobOutcome, failure?: FailureNote): void {
+    try {
+      this.activity?.record(queue, outcome, failure);
+    } catch (err) {
+      // record() never throws by contract; this guard keeps a bug there from failing the job.
+      new Logger('QueueActivity').warn(`not recorded: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
+
+/** Whether BullMQ runs `job` again if this attempt fails (attemptsMade counts earlier failed attempts). */
+export function hasRetryLeft(job: Job): boolean {
+  return (job.opts.attempts ?? 1) - job.attemptsMade - 1 > 0;
 }
 
 /** Registers `processor` as the in-process consumer of `queue` when that transport is active. */

@@ -37,4 +37,21 @@ describe('InProcessJobBus coalescing (the in-process twin of BullMQ deduplicatio
     await tick(80);
     expect(seen.length).toBe(1);
   });
+
+  it('counts scheduled and running jobs as depth, and finished ones no longer (system/wait ends)', async () => {
+    const bus = new InProcessJobBus();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    bus.register(QueueName.Sidecar, async () => {
+      await gate;
+      return { refreshed: 1 };
+    });
+    await bus.enqueue(QueueName.Sidecar, { accountId: 'a', uri: 'viking://x' }, { delayMs: 10 });
+    expect(await bus.depths()).toEqual({ [QueueName.Sidecar]: 1 }); // delayed
+    await tick(30);
+    expect(await bus.depths()).toEqual({ [QueueName.Sidecar]: 1 }); // running
+    release();
+    await tick(10);
+    expect(await bus.depths()).toEqual({ [QueueName.Sidecar]: 0 }); // done, though kept for waitFor
+  });
 });

@@ -21,6 +21,11 @@ export class InProcessJobBus extends JobBus {
   private readonly handlers = new Map<QueueName, Handler>();
   private readonly running = new Map<string, Promise<unknown>>();
   private readonly slots = new Map<string, Slot>();
+  /**
+   * Jobs per queue that are scheduled (delayed or coalesced, not started) or running: what BullMQ
+   * counts as waiting, delayed and active. `running` cannot tell, it keeps finished jobs for waitFor.
+   */
+  private readonly busy = new Map<string, number>();
 
   /** Registers the consumer of a queue (each worker app's processor does this in in-process mode). */
   register(queue: QueueName, handler: Handler): void {
@@ -32,7 +37,7 @@ export class InProcessJobBus extends JobBus {
     if (opts.coalesceKey) return this.coalesce(queue, data, `${queue}/${opts.coalesceKey}`, opts.delayMs ?? 0);
     // Nobody awaits a fire-and-forget job; its failure was logged once by the processor base.
     const start = () => void this.run(queue, data, opts.jobId ?? randomUUID()).catch(() => undefined);
-    if (opts.delayMs && opts.delayMs > 0) setTimeout(start, opts.delayMs).unref();
+    if (opts.delayMs && opts.delayMs > 0) this.later(queue, start, opts.delayMs);
     else start();
   }
 
@@ -55,10 +60,7 @@ export class InProcessJobBus extends JobBus {
   async depths(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const q of this.handlers.keys()) out[q] = 0;
-    for (const key of this.running.keys()) {
-      const q = key.split('/')[0];
-      out[q] = (out[q] ?? 0) + 1;
-    }
+    for (const [q, n] of this.busy) if (n > 0) out[q] = n;
     return out;
   }
 
@@ -85,7 +87,20 @@ export class InProcessJobBus extends JobBus {
           if (fresh.next) this.coalesce(queue, fresh.next.data, key, fresh.next.delayMs);
         });
     };
-    setTimeout(start, Math.max(0, delayMs)).unref();
+    this.later(queue, start, Math.max(0, delayMs));
+  }
+
+  /** Schedules a start, counted as busy until it runs. */
+  private later(queue: QueueName, start: () => void, delayMs: number): void {
+    this.track(queue, 1);
+    setTimeout(() => {
+      this.track(queue, -1);
+      start();
+    }, delayMs).unref();
+  }
+
+  private track(queue: QueueName, n: number): void {
+    this.busy.set(queue, (this.busy.get(queue) ?? 0) + n);
   }
 
   private run(queue: QueueName, data: unknown, jobId: string): Promise<unknown> {
@@ -96,9 +111,13 @@ export class InProcessJobBus extends JobBus {
     if (!handler)
       return Promise.reject(new KernelError(KernelErrorCode.Unavailable, `No in-process consumer for queue ${queue}`));
     // A JSON round trip keeps in-process payloads honest: what would not survive Redis does not survive here.
+    this.track(queue, 1);
     const p = Promise.resolve()
       .then(() => handler(JSON.parse(JSON.stringify(data))))
-      .finally(() => setTimeout(() => this.running.delete(key), 60_000).unref());
+      .finally(() => {
+        this.track(queue, -1);
+        setTimeout(() => this.running.delete(key), 60_000).unref();
+      });
     this.running.set(key, p);
     return p;
   }

@@ -18,3 +18,4 @@ export * from './app-logger';
 export * from './tracing';
 export * from './periodic-relay';
 export * from './job-stages';
+export * from './queue-activity';

@@ -4,7 +4,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { Job, UnrecoverableError } from 'bullmq';
 import { JobMeta, JobOf, jobFailureMessage, ResultOf, splitJobMeta } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
-import { ConsumerHost } from './consumer';
+import { ConsumerHost, hasRetryLeft } from './consumer';
 import { runInWorkContext } from './job-context';
 import { isRequestScoped } from './job-options';
 import { inSpan } from './tracing';
@@ -22,6 +22,8 @@ export interface JobRun {
   id?: string;
   /** When the job was added (epoch ms); the rewriter spends only what is left of its budget. */
   enqueuedAt?: number;
+  /** Attempts of this job that failed before this one (0 for a first attempt, or in-process). */
+  attemptsMade?: number;
   meta: JobMeta;
 }
 
@@ -33,6 +35,9 @@ export interface JobRun {
  *
  * Failures of request-scoped queues are final (nobody waits for a retry); those of durable queues
  * (index, sidecar) stay retryable, except a malformed payload, which can never succeed.
+ *
+ * Every attempt's outcome (processed, retried, failed with its message) is counted here, once, for
+ * `system/wait` (docs/fs-and-mcp.md, "system/wait"); counting never delays or changes the job.
  */
 export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
   protected readonly log: Logger;
@@ -57,16 +62,23 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
   }
 
   process(job: Job) {
-    return this.handle(job.data, { id: job.id, enqueuedAt: job.timestamp });
+    const run = { id: job.id, enqueuedAt: job.timestamp, attemptsMade: job.attemptsMade };
+    return this.handle(job.data, run, hasRetryLeft(job));
   }
 
-  async handle(raw: unknown, job: Omit<JobRun, 'meta'> = {}): Promise<ResultOf<Q>> {
+  /**
+   * Runs one attempt. `retryable`: whether the transport runs the job again if this attempt fails
+   * (BullMQ with attempts left); the in-process bus never retries.
+   */
+  async handle(raw: unknown, job: Omit<JobRun, 'meta'> = {}, retryable = false): Promise<ResultOf<Q>> {
     const { data, meta } = splitJobMeta(raw);
     const run: JobRun = { ...job, meta };
     const requestId = meta.requestId ?? `job-${job.id ?? randomUUID()}`;
     const work = () => this.guarded(data, run);
     const span = `${this.queue} process`;
-    return runInWorkContext({ requestId }, () => inSpan(span, SpanKind.CONSUMER, work, meta.traceparent));
+    return this.counted(this.queue, data, retryable, () =>
+      runInWorkContext({ requestId }, () => inSpan(span, SpanKind.CONSUMER, work, meta.traceparent)),
+    );
   }
 
   private async guarded(data: unknown, job: JobRun): Promise<ResultOf<Q>> {

@@ -12,6 +12,7 @@ import { QUEUE_CLIENTS } from './queue-clients';
 import { redisOptions, redisRetryStrategy } from './redis-connection';
 import { watchRedisClient } from './redis-error-log';
 import { RedisLedgerStore } from './redis-ledger-store';
+import { InMemoryQueueActivity, QueueActivity, RedisQueueActivity } from './queue-activity';
 
 /** DI token of the shared ioredis client (ledger, health); null with the in-process transport. */
 export const REDIS = Symbol('REDIS');
@@ -36,7 +37,7 @@ export class QueueModule implements OnApplicationShutdown {
   static forRoot(config: AppConfig): DynamicModule {
     const hit = cache.get(config);
     if (hit) return hit;
-    const mod = config.queues.transport === 'inprocess' ? inProcess() : bullmq(config);
+    const mod = config.queues.transport === 'inprocess' ? inProcess(config) : bullmq(config);
     cache.set(config, mod);
     return mod;
   }
@@ -47,7 +48,11 @@ export class QueueModule implements OnApplicationShutdown {
   }
 }
 
-function inProcess(): DynamicModule {
+function failureBounds(config: AppConfig) {
+  return { kept: config.queues.failuresKept, maxChars: config.queues.failureMaxChars };
+}
+
+function inProcess(config: AppConfig): DynamicModule {
   const bus = new InProcessJobBus();
   return {
     module: QueueModule,
@@ -57,9 +62,10 @@ function inProcess(): DynamicModule {
       { provide: InProcessJobBus, useValue: bus },
       { provide: REDIS, useValue: null },
       { provide: LEDGER_STORE, useValue: new InMemoryLedgerStore() },
+      { provide: QueueActivity, useValue: new InMemoryQueueActivity(failureBounds(config)) },
       ...QUEUE_CLIENTS,
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, ...QUEUE_CLIENTS],
+    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, QueueActivity, ...QUEUE_CLIENTS],
   };
 }
 
@@ -107,8 +113,13 @@ function bullmq(config: AppConfig): DynamicModule {
         useFactory: () => watchRedisClient(new Redis({ ...conn.producer, lazyConnect: false }), 'shared client'),
       },
       { provide: LEDGER_STORE, inject: [REDIS], useFactory: (redis: Redis) => new RedisLedgerStore(redis) },
+      {
+        provide: QueueActivity,
+        inject: [REDIS],
+        useFactory: (redis: Redis) => new RedisQueueActivity(redis, prefix, failureBounds(config)),
+      },
       ...QUEUE_CLIENTS,
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, BullModule, ...QUEUE_CLIENTS],
+    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, QueueActivity, BullModule, ...QUEUE_CLIENTS],
   };
 }

@@ -20,9 +20,11 @@ export class ExtractProcessor extends ConsumerHost {
   }
 
   handle(data: unknown, finalAttempt = true) {
-    if (!isExtractJob(data))
-      throw new UnrecoverableError(`malformed extract job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-    return this.service.run(data, finalAttempt);
+    return this.counted(QueueName.Extract, data, !finalAttempt, () => {
+      if (!isExtractJob(data))
+        throw new UnrecoverableError(`malformed extract job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+      return this.service.run(data, finalAttempt);
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import { Processor } from '@nestjs/bullmq';
 import { Job, UnrecoverableError } from 'bullmq';
 import { QueueName, SessionIdleJob } from '@app/contracts';
-import { ConsumerHost } from '@app/queue';
+import { ConsumerHost, hasRetryLeft } from '@app/queue';
 import { IdleCommitService } from './idle-commit.service';
 
 /** Consumes `session-idle` jobs; bad payloads fail without retry. */
@@ -12,14 +12,16 @@ export class IdleCommitProcessor extends ConsumerHost {
   }
 
   process(job: Job<SessionIdleJob>) {
-    return this.handle(job.data);
+    return this.handle(job.data, hasRetryLeft(job));
   }
 
-  handle(data: unknown) {
-    const j = data as SessionIdleJob;
-    if (!j || typeof j.accountId !== 'string' || typeof j.userId !== 'string' || typeof j.sessionId !== 'string') {
-      throw new UnrecoverableError(`malformed session-idle job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-    }
-    return this.service.run(j);
+  handle(data: unknown, retryable = false) {
+    return this.counted(QueueName.SessionIdle, data, retryable, () => {
+      const j = data as SessionIdleJob;
+      if (!j || typeof j.accountId !== 'string' || typeof j.userId !== 'string' || typeof j.sessionId !== 'string') {
+        throw new UnrecoverableError(`malformed session-idle job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+      }
+      return this.service.run(j);
+    });
   }
 }

@@ -263,8 +263,14 @@ export class ContentService {
       semantic_status: o.status === 'failed' ? 'failed' : o.directories === 'deferred' ? 'deferred' : 'complete',
       vector_status: o.status,
       queue_status: {
-        Semantic: { processed: o.status === 'complete' ? 1 : 0, requeue_count: 0, error_count: errors.length, errors },
-        Embedding: { processed: o.indexed, requeue_count: 0, error_count: errors.length, errors },
+        // Directory summaries run inside the index job, so its retries are theirs too.
+        Semantic: {
+          processed: o.status === 'complete' ? 1 : 0,
+          requeue_count: o.requeued,
+          error_count: errors.length,
+          errors,
+        },
+        Embedding: { processed: o.indexed, requeue_count: o.requeued, error_count: errors.length, errors },
       },
     };
   }

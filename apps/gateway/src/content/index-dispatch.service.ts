@@ -18,6 +18,8 @@ export interface IndexOutcome {
   /** What became of the directory summaries (`deferred`: coalesced into a refresh moments away). */
   directories: 'complete' | 'deferred' | 'skipped';
   indexed: number;
+  /** Failed attempts, later retried, of the entries' jobs that completed. */
+  requeued: number;
   /** Nodes named by the entries whose job failed. */
   failedNodes: number;
   errors: string[];
@@ -74,6 +76,7 @@ export class IndexDispatchService {
       status: errors.length ? 'failed' : 'complete',
       directories: dirs.includes('deferred') ? 'deferred' : dirs.includes('complete') ? 'complete' : 'skipped',
       indexed: done.reduce((n, r) => n + r.indexed, 0),
+      requeued: done.reduce((n, r) => n + (r.retries ?? 0), 0),
       failedNodes: results.reduce((n, r, i) => n + (r.status === 'rejected' ? entries[i].job.uris.length : 0), 0),
       errors,
     };

@@ -184,7 +184,7 @@ export class FsService {
     const queue = {
       Semantic: {
         processed: outcome?.status === 'complete' ? 1 : 0,
-        requeue_count: 0,
+        requeue_count: outcome?.requeued ?? 0,
         error_count: errors.length,
         errors,
       },

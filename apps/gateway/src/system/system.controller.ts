@@ -92,8 +92,8 @@ export class SystemController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Wait until every processing queue is empty (504 after timeout seconds)' })
   @ApiOkEnvelope('object')
-  wait(@Body() b: WaitDto) {
-    return this.waiter.waitIdle(b.timeout);
+  wait(@Caller() c: Identity, @Body() b: WaitDto) {
+    return this.waiter.waitIdle(c, b.timeout);
   }
 
   @Get('api/v1/debug/health')

@@ -1,6 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { IndexJob, IndexResult, QueueName } from '@app/contracts';
-import { QueueProcessor } from '@app/queue';
+import { JobRun, QueueProcessor } from '@app/queue';
 import { IndexService } from './index.service';
 
 /** Consumes `index` jobs (durable): failures are retried; a malformed payload fails for good. */
@@ -22,7 +22,8 @@ export class IndexProcessor extends QueueProcessor<QueueName.Index> {
     );
   }
 
-  protected run(data: IndexJob): Promise<IndexResult> {
-    return this.service.index(data);
+  protected async run(data: IndexJob, job: JobRun): Promise<IndexResult> {
+    // The retries reach a waiting write's `queue_status.requeue_count` (docs/fs-and-mcp.md "system/wait").
+    return { ...(await this.service.index(data)), retries: job.attemptsMade ?? 0 };
   }
 }

@@ -24,6 +24,8 @@ export interface IndexResult {
    * `deferred` when coalesced into a refresh scheduled shortly (the directory was refreshed moments ago).
    */
   directories: SidecarStatus;
+  /** Failed attempts of this job before the one that succeeded (BullMQ retries; 0 in-process). */
+  retries?: number;
 }
 
 /** Payload of a `sidecar` job: recompute one directory's summary (coalesced per directory). */
