@@ -81,29 +81,37 @@ interface Breakdown {
 }
 
 /**
- * CPU time (ms) used so far by this process and by the PostgreSQL backends serving the bench database
- * (read from /proc: the server runs on this machine). A machine shared with other work changes
- * latency and req/s from run to run; CPU per request moves much less, so it is what compares.
+ * CPU time (ms) used so far by this process and, per backend pid, by the PostgreSQL backends serving the
+ * bench database (read from /proc: the server runs on this machine). A machine shared with other work
+ * changes latency and req/s from run to run; CPU per request moves much less, so it is what compares.
  */
-async function cpuMs(app: TestApp, store: string): Promise<{ app: number; store: number }> {
+async function cpuMs(app: TestApp, store: string): Promise<{ app: number; store: Map<number, number> }> {
   const u = process.cpuUsage();
   const appMs = (u.user + u.system) / 1000;
-  if (store !== 'postgres') return { app: appMs, store: 0 };
+  const backends = new Map<number, number>();
+  if (store !== 'postgres') return { app: appMs, store: backends };
   const db = app.nest.get<Db>(STORE_DB);
   const { rows } = await db.query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`,
   );
-  let ticks = 0;
   for (const { pid } of rows) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+      // utime + stime (fields 14 and 15 of stat) in ticks; USER_HZ is 100 on Linux.
+      backends.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
     } catch {
-      // A backend that exited between the two reads.
+      // A backend that exited meanwhile.
     }
   }
-  return { app: appMs, store: ticks * 10 }; // USER_HZ is 100 on Linux
+  return { app: appMs, store: backends };
+}
+
+/** Backend CPU between two readings: per pid still there (a new one counts from 0; an exited one is lost). */
+function storeDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
 }
 
 /** Sum and count per stage of `muninn_context_stage_duration_seconds` as /metrics has them now. */
@@ -318,7 +326,7 @@ async function run(store: 'postgres' | 'pglite', nodes: number, transport: 'bull
       const row: Row = { store, nodes, transport, ...(await load(app, queries, c, n)) };
       const cpu1 = await cpuMs(app, store);
       row.cpuApp = (cpu1.app - cpu0.app) / row.n;
-      if (store === 'postgres') row.cpuStore = (cpu1.store - cpu0.store) / row.n;
+      if (store === 'postgres') row.cpuStore = storeDelta(cpu0.store, cpu1.store) / row.n;
       rows.push(row);
       breakdowns.push({ label: `${store} ${nodes} c=${c}`, means: stageMeans(before, await stageTotals(app)) });
       console.log(JSON.stringify(rows[rows.length - 1]));

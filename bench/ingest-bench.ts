@@ -8,7 +8,8 @@
  *    after its files are indexed, so nodes/s is the indexed rate.
  * 2. single writes into that (now large) directory: BENCH_INGEST_SINGLE new files (default 2,000) by
  *    `POST /api/v1/content/write` `mode:"create"`, `wait:true`, 16 connections.
- * Then the standalone process's peak RSS (VmHWM). Figures are for one noisy machine.
+ * Then the standalone process's peak RSS (VmHWM). BENCH_STORES (default "pglite,postgres") picks the
+ * stores. Figures are for one noisy machine.
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
@@ -135,9 +136,11 @@ async function main() {
   console.log('building dist/ (standalone) …');
   execFileSync('npx', ['nest', 'build', 'standalone'], { stdio: 'inherit' });
   const pg = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
-  const runs = [await run('pglite')];
-  if (pg) runs.push(await run('postgres', pg));
-  else console.log('PostgreSQL skipped: set MUNINN_BENCH_DATABASE_URL');
+  // BENCH_STORES (default "pglite,postgres") picks the stores, in order.
+  const stores = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',');
+  const runs = stores.includes('pglite') ? [await run('pglite')] : [];
+  if (pg && stores.includes('postgres')) runs.push(await run('postgres', pg));
+  else if (stores.includes('postgres')) console.log('PostgreSQL skipped: set MUNINN_BENCH_DATABASE_URL');
   console.log(
     '\nstore     phase                                   requests   nodes   seconds   nodes/s   p50 ms   p99 ms  errors  deferred',
   );
