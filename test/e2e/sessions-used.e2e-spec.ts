@@ -1,5 +1,5 @@
 import { Db, SessionTaskRepository, STORE_DB } from '@app/store';
-import { startTestApp, TestApp } from '@app/testing';
+import { startTestApp, storeModes, TestApp } from '@app/testing';
 
 async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
   const until = Date.now() + ms;
@@ -14,7 +14,7 @@ async function eventually<T>(check: () => Promise<T | null | undefined | false>,
 const MEM = 'viking://user/default/memories/used';
 
 /** `POST /sessions/{id}/used`: persisted usage records, consumed into `active_count` by the next commit. */
-describe('sessions: usage records (POST …/used)', () => {
+describe.each(storeModes())('sessions: usage records (POST …/used) [%s]', (store) => {
   let app: TestApp;
   let db: Db;
   const post = (path: string, body?: unknown, headers?: Record<string, string>) =>
@@ -42,7 +42,7 @@ describe('sessions: usage records (POST …/used)', () => {
   };
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { MUNINN_URI_LIST_MAX_ITEMS: '5', MUNINN_MESSAGE_MAX_CHARS: '1000' } });
+    app = await startTestApp({ store, env: { MUNINN_URI_LIST_MAX_ITEMS: '5', MUNINN_MESSAGE_MAX_CHARS: '1000' } });
     db = app.nest.get<Db>(STORE_DB);
     for (const name of ['a.md', 'b.md']) {
       const w = await post('/api/v1/content/write', { uri: `${MEM}/${name}`, content: `notes ${name}`, mode: 'create' });
