@@ -45,7 +45,11 @@ describe.each(storeModes())('sessions: usage records (POST …/used) [%s]', (sto
     app = await startTestApp({ store, env: { MUNINN_URI_LIST_MAX_ITEMS: '5', MUNINN_MESSAGE_MAX_CHARS: '1000' } });
     db = app.nest.get<Db>(STORE_DB);
     for (const name of ['a.md', 'b.md']) {
-      const w = await post('/api/v1/content/write', { uri: `${MEM}/${name}`, content: `notes ${name}`, mode: 'create' });
+      const w = await post('/api/v1/content/write', {
+        uri: `${MEM}/${name}`,
+        content: `notes ${name}`,
+        mode: 'create',
+      });
       expect(w.status).toBe(200);
     }
   }, 60_000);

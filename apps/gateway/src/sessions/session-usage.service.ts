@@ -34,7 +34,8 @@ function canonical(uri: string, caller: Identity, field: string): string {
   try {
     return canonicalizeUri(uri, caller.userId);
   } catch (err) {
-    if (err instanceof KernelError) throw new KernelError(err.code, `${field}: ${err.message}`, { ...err.details, field });
+    if (err instanceof KernelError)
+      throw new KernelError(err.code, `${field}: ${err.message}`, { ...err.details, field });
     throw err;
   }
 }
