@@ -125,6 +125,22 @@ describe.each(storeModes())('sessions: usage records (POST …/used) [%s]', (sto
     expect(await activeCount('viking://user/bob/memories/secret.md')).toBe(0);
   });
 
+  it('commits of two sessions counting the same nodes at once both complete, and both counts land', async () => {
+    const before = (await activeCount(`${MEM}/a.md`))!;
+    for (const sid of ['u6', 'u7']) {
+      await post('/api/v1/sessions', { session_id: sid });
+      await post(`/api/v1/sessions/${sid}/used`, { contexts: [`${MEM}/b.md`, `${MEM}/a.md`] });
+    }
+    const [t6, t7] = await Promise.all([commitAndWait('u6'), commitAndWait('u7')]);
+    expect([t6.status, t6.result.active_count_updated, t7.status, t7.result.active_count_updated]).toEqual([
+      'completed',
+      2,
+      'completed',
+      2,
+    ]);
+    expect(await activeCount(`${MEM}/a.md`)).toBe(before + 2);
+  });
+
   it('an empty body records nothing; a missing session is 404; deleting the session deletes its records', async () => {
     await post('/api/v1/sessions', { session_id: 'u4' });
     const empty = await post('/api/v1/sessions/u4/used', {});

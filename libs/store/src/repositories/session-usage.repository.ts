@@ -73,6 +73,11 @@ export async function consumeUsage(
   );
   if (rows.length === 0) return { events: 0, nodes: 0 };
   const scope = scopeSql(identity, 2, 'n');
+  // Locked in URI order first, so two commits counting the same nodes do not deadlock on each other here.
+  await tx.query(`SELECT 1 FROM nodes n WHERE n.uri = ANY($1::text[]) AND ${scope.sql} ORDER BY n.uri FOR UPDATE`, [
+    [...new Set(rows.map((r) => r.uri))],
+    ...scope.params,
+  ]);
   const { rowCount } = await tx.query(
     `UPDATE nodes n SET active_count = n.active_count + u.c
      FROM (SELECT uri, count(*)::int AS c FROM unnest($1::text[]) AS x(uri) GROUP BY uri) u
