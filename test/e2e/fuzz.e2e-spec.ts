@@ -12,6 +12,11 @@ const RUNS = Number(process.env.MUNINN_FUZZ_RUNS ?? 40);
 
 const FIELDS = [
   'uri',
+  'contexts',
+  'skill',
+  'input',
+  'output',
+  'success',
   'content',
   'mode',
   'wait',
@@ -97,6 +102,7 @@ const ROUTES: { method: string; path: string }[] = [
   { method: 'POST', path: '/api/v1/fs/mkdir' },
   { method: 'POST', path: '/api/v1/sessions' },
   { method: 'POST', path: '/api/v1/sessions/fz/messages' },
+  { method: 'POST', path: '/api/v1/sessions/fz/used' },
   { method: 'POST', path: '/api/v1/tasks/fz-task/cancel' },
   { method: 'POST', path: '/api/v1/admin/accounts' },
   { method: 'POST', path: '/api/v1/search/grep' },
@@ -295,6 +301,7 @@ describe('fuzzing every route (fast-check)', () => {
           ['DELETE', `/api/v1/sessions/${id}`],
           ['POST', `/api/v1/tasks/${id}/cancel`],
           ['POST', `/api/v1/sessions/${id}/extract`],
+          ['POST', `/api/v1/sessions/${id}/used`],
           ['PATCH', `/api/v1/sessions/${id}`],
         ]) {
           const r = await send(method, path, {});

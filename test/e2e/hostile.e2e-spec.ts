@@ -236,6 +236,13 @@ describe('smaller defects', () => {
       ],
       ['POST', '/api/v1/search/find', { query: 'q\u0000' }, ['body', 'query']],
       ['POST', '/api/v1/search/search', { query: 'q', mode: 'context', session_id: 'a\u0000' }, ['body', 'session_id']],
+      ['POST', '/api/v1/sessions/s-nul/used', { contexts: ['viking://resources/a\u0000'] }, ['body', 'contexts', 0]],
+      [
+        'POST',
+        '/api/v1/sessions/s-nul/used',
+        { skill: { uri: 'viking://~/skills/s', output: 'o\u0000' } },
+        ['body', 'skill', 'output'],
+      ],
     ];
     for (const [method, path, body, loc] of cases) {
       const r = await app.request(method, path, { body });
@@ -530,6 +537,28 @@ describe('bounded inputs (limits from config, lowered here)', () => {
       { root_uri: 'viking://resources/b', operations },
       ['body', 'operations'],
       'at most 5 items',
+    );
+    // POST /sessions/{id}/used: the bounds pass runs before the session is looked up (s-used does not exist).
+    await expect400(
+      'POST',
+      '/api/v1/sessions/s-used/used',
+      { contexts: many.slice(0, 11) },
+      ['body', 'contexts'],
+      'at most 10 items',
+    );
+    await expect400(
+      'POST',
+      '/api/v1/sessions/s-used/used',
+      { contexts: [deep(13)] },
+      ['body', 'contexts', 0],
+      'at most 12 path segments',
+    );
+    await expect400(
+      'POST',
+      '/api/v1/sessions/s-used/used',
+      { skill: { uri: 'viking://~/skills/s', input: 'x'.repeat(1001) } },
+      ['body', 'skill', 'input'],
+      'at most 1000',
     );
   });
 

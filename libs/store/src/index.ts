@@ -17,6 +17,7 @@ export * from './repositories/scope';
 export * from './repositories/session.repository';
 export * from './repositories/session-archive.repository';
 export * from './repositories/session-task.repository';
+export * from './repositories/session-usage.repository';
 export * from './store.module';
 export * from './repositories/node-search-bulk';
 export * from './repositories/node-search-filter';

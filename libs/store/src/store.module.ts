@@ -13,6 +13,7 @@ import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
 import { SessionArchiveRepository } from './repositories/session-archive.repository';
 import { SessionTaskRepository } from './repositories/session-task.repository';
+import { SessionUsageRepository } from './repositories/session-usage.repository';
 import { UploadTokenRepository } from './repositories/upload-token.repository';
 
 /** DI token for the opened {@link Db}. */
@@ -61,6 +62,7 @@ export const STORE_DB = Symbol('STORE_DB');
           failedTtlMs: cfg.sessions.failedTaskTtlMs,
         }),
     },
+    { provide: SessionUsageRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionUsageRepository(db) },
     { provide: UploadTokenRepository, inject: [STORE_DB], useFactory: (db: Db) => new UploadTokenRepository(db) },
   ],
   exports: [
@@ -75,6 +77,7 @@ export const STORE_DB = Symbol('STORE_DB');
     SessionRepository,
     SessionArchiveRepository,
     SessionTaskRepository,
+    SessionUsageRepository,
     UploadTokenRepository,
   ],
 })

@@ -20,6 +20,7 @@ import {
   SessionArchiveRepository,
   SessionRepository,
   SessionTaskRepository,
+  UsageConsumed,
   WriteManyOutcome,
   WriteOp,
 } from '@app/store';
@@ -104,7 +105,7 @@ export class ExtractService {
         llmUsage: run.usage,
         memoryDiff: effective.longTerm,
         workingMemory: effective.workingMemory,
-        result: (w) => this.result(job, run, w, effective),
+        result: (w, usage) => this.result(job, run, w, usage, effective),
       });
       if (written?.index)
         await enqueueIndex(this.bus, written.index).catch((err: Error) =>
@@ -220,6 +221,7 @@ export class ExtractService {
     job: ExtractJob,
     run: ExtractorRun,
     w: WriteManyOutcome,
+    usage: UsageConsumed,
     effective: EffectiveExtraction,
   ): Record<string, unknown> {
     const created = w.items.filter((i) => i.created).length;
@@ -238,8 +240,9 @@ export class ExtractService {
       ...(run.fallbackReason ? { extractor_fallback_reason: run.fallbackReason } : {}),
       session_skills_extracted: 0,
       session_skill_uris: [],
-      usage_events_extracted: 0,
-      active_count_updated: 0,
+      // Usage records of POST …/used consumed by this commit, and the nodes they counted on.
+      usage_events_extracted: usage.events,
+      active_count_updated: usage.nodes,
       effective_memory_types: effective.memoryTypes,
       agent_evolution_enabled: false,
       agent_memory_skip_reason: 'agent_evolution_disabled',

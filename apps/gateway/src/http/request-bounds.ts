@@ -15,8 +15,9 @@ export interface FieldBound {
 }
 
 const MESSAGES = /^\/api\/v1\/sessions\/[^/]+\/messages/;
+const USED = /^\/api\/v1\/sessions\/[^/]+\/used/;
 /** Free text may quote a `viking://` URI at any length; only the URI checks are skipped for it. */
-const FREE_TEXT = new Set(['query', 'content', 'content_base64', 'text', 'description', 'abstract']);
+const FREE_TEXT = new Set(['query', 'content', 'content_base64', 'text', 'description', 'abstract', 'input', 'output']);
 const VIKING = 'viking://';
 /**
  * Keys no body may carry: `__proto__` would reach the prototype, and the DTO transform reads a
@@ -36,6 +37,7 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     root_uri: uri,
     target_uri: uri,
     exclude_uris: uri,
+    contexts: uri,
     tags: { maxChars: l.tagMaxChars, maxItems: l.tagsMaxItems },
     operations: { maxItems: l.batchMaxOps },
     description: { maxChars: l.descriptionMaxChars },
@@ -50,6 +52,8 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     source_message_ids: { maxChars: l.idMaxChars, maxItems: l.uriListMaxItems },
     content: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
     text: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
+    input: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
+    output: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
   };
 }
 

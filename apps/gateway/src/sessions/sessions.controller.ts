@@ -13,6 +13,7 @@ import {
   CreateSessionDto,
   GetSessionQueryDto,
   PatchSessionConfigDto,
+  RecordUsedDto,
   SessionDto,
   SessionIdParamDto,
 } from './dto/sessions.dto';
@@ -20,6 +21,7 @@ import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { validateBody } from '../http/validate-body';
 import { SessionCommitService } from './session-commit.service';
 import { SessionReadService } from './session-read.service';
+import { SessionUsageService } from './session-usage.service';
 import { SessionsService } from './sessions.service';
 
 /** Session routes (docs/sessions.md). Bodies the agent plugins send may carry extra keys: they are ignored. */
@@ -31,6 +33,7 @@ export class SessionsController {
     private readonly sessions: SessionsService,
     private readonly commits: SessionCommitService,
     private readonly reads: SessionReadService,
+    private readonly usage: SessionUsageService,
     private readonly ledger: DedupLedgerService,
   ) {}
 
@@ -123,6 +126,17 @@ export class SessionsController {
   @ApiErrors(503, 504)
   extract(@Caller() c: Identity, @Param() p: SessionIdParamDto) {
     return this.sessions.extract(c, p.sessionId);
+  }
+
+  @Post(':sessionId/used')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Record the contexts and skill the agent used; the next commit counts them (usage_events_extracted)',
+  })
+  @ApiBody({ type: RecordUsedDto, required: false })
+  @ApiOkEnvelope('object')
+  async used(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
+    return this.usage.record(c, p.sessionId, await validateBody(RecordUsedDto, raw, { unknownKeys: 'ignore' }));
   }
 
   @Get(':sessionId/context')

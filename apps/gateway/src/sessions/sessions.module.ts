@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { LedgerModule } from '../ledger/ledger.module';
 import { SessionCommitService } from './session-commit.service';
 import { SessionReadService } from './session-read.service';
+import { SessionUsageService } from './session-usage.service';
 import { SessionsController } from './sessions.controller';
 import { SessionsService } from './sessions.service';
 
@@ -9,7 +10,7 @@ import { SessionsService } from './sessions.service';
 @Module({
   imports: [LedgerModule],
   controllers: [SessionsController],
-  providers: [SessionsService, SessionCommitService, SessionReadService],
+  providers: [SessionsService, SessionCommitService, SessionReadService, SessionUsageService],
   exports: [SessionsService, SessionCommitService],
 })
 export class SessionsModule {}

@@ -612,6 +612,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/{sessionId}/used": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record the contexts and skill the agent used; the next commit counts them (usage_events_extracted) */
+        post: operations["SessionsController_used"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{sessionId}/context": {
         parameters: {
             query?: never;
@@ -1692,6 +1709,19 @@ export interface components {
             extraction_metadata?: components["schemas"]["ExtractionMetadataDto"];
             telemetry?: Record<string, never>;
         };
+        UsedSkillDto: {
+            uri: string;
+            input?: string;
+            output?: string;
+            /** @description Default true, as in the reference. */
+            success?: boolean;
+        };
+        RecordUsedDto: {
+            /** @description `viking://` URIs of the contexts the agent used (at most MUNINN_URI_LIST_MAX_ITEMS). */
+            contexts?: string[] | null;
+            skill?: components["schemas"]["UsedSkillDto"] | null;
+            telemetry?: Record<string, never>;
+        };
         WaitDto: Record<string, never>;
     };
     responses: never;
@@ -1751,6 +1781,8 @@ export type AddMessageDto = components['schemas']['AddMessageDto'];
 export type AddMessagesBatchDto = components['schemas']['AddMessagesBatchDto'];
 export type ExtractionMetadataDto = components['schemas']['ExtractionMetadataDto'];
 export type CommitDto = components['schemas']['CommitDto'];
+export type UsedSkillDto = components['schemas']['UsedSkillDto'];
+export type RecordUsedDto = components['schemas']['RecordUsedDto'];
 export type WaitDto = components['schemas']['WaitDto'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -4570,6 +4602,64 @@ export interface operations {
             };
             /** @description DEADLINE_EXCEEDED */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_used: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RecordUsedDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -94,4 +94,29 @@ ALTER TABLE sessions ADD COLUMN retained_message_token_budget integer NOT NULL D
 ALTER TABLE sessions ADD COLUMN min_raw_tail_steps integer NOT NULL DEFAULT 1;
 `,
   },
+  {
+    version: 62,
+    name: 'session usage records, node active_count',
+    sql: `
+-- POST /sessions/{id}/used records what the agent used (docs/sessions.md "Usage records"). The next
+-- commit's extraction consumes them in its completing transaction: consumed_by is that archive's index,
+-- so a replayed job (its task already completed) never counts them twice. Deleting the session
+-- deletes them.
+CREATE TABLE session_usage (
+  id           bigserial PRIMARY KEY,
+  account_id   text NOT NULL,
+  user_id      text NOT NULL,
+  session_id   text NOT NULL,
+  kind         text NOT NULL CHECK (kind IN ('context', 'skill')),
+  uri          text NOT NULL,
+  skill        jsonb,
+  consumed_by  integer,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  FOREIGN KEY (account_id, user_id, session_id) REFERENCES sessions(account_id, user_id, session_id) ON DELETE CASCADE
+);
+CREATE INDEX session_usage_open ON session_usage (account_id, user_id, session_id) WHERE consumed_by IS NULL;
+-- How often a node was reported used by a committed session (the reference's active_count).
+ALTER TABLE nodes ADD COLUMN active_count integer NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -4,6 +4,7 @@ import { Db } from '../db/db.port';
 import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
 import { archiveUri } from './session-archive.repository';
 import { contentsOf, memoryDiff, writeArchiveFiles } from './session-files';
+import { consumeUsage, UsageConsumed } from './session-usage.repository';
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelling' | 'cancelled';
 
@@ -65,8 +66,8 @@ export interface ExtractionOutcome {
   overview: string;
   abstract: string;
   overviewTokens: number;
-  /** Builds the task result from what the writes did (created vs changed files). */
-  result: (written: WriteManyOutcome) => Record<string, unknown>;
+  /** Builds the task result from what the writes did (created vs changed files) and the usage consumed. */
+  result: (written: WriteManyOutcome, usage: UsageConsumed) => Record<string, unknown>;
   llmUsage: { prompt_tokens: number; completion_tokens: number } | null;
   /** Long-term extraction ran: the archive gets its `memory_diff.json` (even when nothing changed). */
   memoryDiff: boolean;
@@ -233,7 +234,8 @@ export class SessionTaskRepository {
 
   /**
    * Ends an extraction in one transaction: memory files written through the write path (with their
-   * outbox entry), archive marked done with its summary, session counters advanced, task completed.
+   * outbox entry), the session's usage records consumed into `active_count`, archive marked done with
+   * its summary, session counters advanced, task completed.
    * A task already completed (a replayed job) changes nothing and returns null.
    */
   async complete(job: ExtractJob, identity: Identity, out: ExtractionOutcome): Promise<WriteManyOutcome | null> {
@@ -255,7 +257,8 @@ export class SessionTaskRepository {
       const written = out.writes.length
         ? await writeNodes(tx, identity, out.writes, this.graceMs)
         : { items: [], createdDirectories: [], index: null };
-      const result = out.result(written);
+      const usage = await consumeUsage(tx, identity, job.sessionId, job.archiveIndex);
+      const result = out.result(written, usage);
       await writeDoneFiles(
         tx,
         job,

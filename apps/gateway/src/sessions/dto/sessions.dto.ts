@@ -249,3 +249,42 @@ export class SessionDto {
   created_at!: string;
   updated_at!: string;
 }
+
+/** The skill of a `POST …/used` body: its URI and the call (input and output bounded by MUNINN_MESSAGE_MAX_CHARS). */
+export class UsedSkillDto {
+  @IsDefined()
+  @IsString()
+  uri!: string;
+
+  @IsOptional()
+  @IsString()
+  input?: string;
+
+  @IsOptional()
+  @IsString()
+  output?: string;
+
+  /** Default true, as in the reference. */
+  @IsOptional()
+  @IsBoolean()
+  success?: boolean;
+}
+
+/** Body of POST /sessions/{id}/used; unknown keys are ignored. */
+export class RecordUsedDto {
+  /** `viking://` URIs of the contexts the agent used (at most MUNINN_URI_LIST_MAX_ITEMS). */
+  @ApiProperty({ type: [String], nullable: true, required: false })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  contexts?: string[] | null;
+
+  @ApiProperty({ type: UsedSkillDto, nullable: true, required: false })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => UsedSkillDto)
+  skill?: UsedSkillDto | null;
+
+  @IsOptional()
+  telemetry?: boolean | Record<string, unknown>;
+}

@@ -1,0 +1,88 @@
+import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { Db } from '../db/db.port';
+import { scopeSql } from './scope';
+
+type Tx = Pick<Db, 'query' | 'kind'>;
+
+/** One thing the agent reports it used: a context (memory, resource) or a skill with its call. */
+export interface UsageEntry {
+  kind: 'context' | 'skill';
+  /** Canonical `viking://` URI. */
+  uri: string;
+  skill?: { input: string; output: string; success: boolean };
+}
+
+/** What a commit's extraction consumed: usage records, and nodes whose `active_count` went up. */
+export interface UsageConsumed {
+  events: number;
+  nodes: number;
+}
+
+/**
+ * Usage records of `POST /sessions/{id}/used`, persisted (the reference keeps them only in the
+ * request's memory) and consumed by the session's next commit (docs/sessions.md "Usage records").
+ */
+export class SessionUsageRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Stores the entries for the caller's session; a missing session is NOT_FOUND and stores nothing. */
+  async record(identity: Identity, sessionId: string, entries: UsageEntry[]): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      // KEY SHARE: a concurrent delete waits for this insert (or this one sees the session gone).
+      const { rows } = await tx.query(
+        'SELECT 1 FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR KEY SHARE',
+        [identity.accountId, identity.userId, sessionId],
+      );
+      if (rows.length === 0)
+        throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, {
+          type: 'session',
+          resource: sessionId,
+        });
+      if (entries.length === 0) return;
+      await tx.query(
+        `INSERT INTO session_usage (account_id, user_id, session_id, kind, uri, skill)
+         SELECT $1, $2, $3, t.kind, t.uri, t.skill::jsonb FROM unnest($4::text[], $5::text[], $6::text[]) AS t(kind, uri, skill)`,
+        [
+          identity.accountId,
+          identity.userId,
+          sessionId,
+          entries.map((e) => e.kind),
+          entries.map((e) => e.uri),
+          entries.map((e) => (e.skill ? JSON.stringify(e.skill) : null)),
+        ],
+      );
+    });
+  }
+}
+
+/**
+ * Inside a commit's completing transaction: marks the session's unconsumed usage records consumed by
+ * `archiveIndex` and adds, per node the owner can see, how many records name it to its `active_count`.
+ * The caller runs it only while the task is not yet completed, so a replayed job counts nothing twice.
+ */
+export async function consumeUsage(
+  tx: Tx,
+  identity: Identity,
+  sessionId: string,
+  archiveIndex: number,
+): Promise<UsageConsumed> {
+  const { rows } = await tx.query<{ uri: string }>(
+    `UPDATE session_usage SET consumed_by = $4
+     WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND consumed_by IS NULL RETURNING uri`,
+    [identity.accountId, identity.userId, sessionId, archiveIndex],
+  );
+  if (rows.length === 0) return { events: 0, nodes: 0 };
+  const scope = scopeSql(identity, 2, 'n');
+  // Locked in URI order first, so two commits counting the same nodes do not deadlock on each other here.
+  await tx.query(`SELECT 1 FROM nodes n WHERE n.uri = ANY($1::text[]) AND ${scope.sql} ORDER BY n.uri FOR UPDATE`, [
+    [...new Set(rows.map((r) => r.uri))],
+    ...scope.params,
+  ]);
+  const { rowCount } = await tx.query(
+    `UPDATE nodes n SET active_count = n.active_count + u.c
+     FROM (SELECT uri, count(*)::int AS c FROM unnest($1::text[]) AS x(uri) GROUP BY uri) u
+     WHERE n.uri = u.uri AND ${scope.sql}`,
+    [rows.map((r) => r.uri), ...scope.params],
+  );
+  return { events: rows.length, nodes: rowCount ?? 0 };
+}
