@@ -13,6 +13,7 @@
  * on one machine, not absolute.
  */
 import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { FindJob } from '@app/contracts';
 import { EMBEDDER, Embedder } from '@app/embed';
@@ -27,7 +28,7 @@ import {
 } from '@app/kernel';
 import { bulkInsertIndexed, Db, IndexedNodeInput, STORE_DB } from '@app/store';
 import { startTestApp, TestApp } from '@app/testing';
-import { parseSearchContext } from '../apps/gateway/src/search/context-request.parser';
+import { parseSearchContext } from '../apps/gateway/src/context/context-request.parser';
 import { FindService } from '../apps/retriever/src/find/find.service';
 import { MEMORY_KINDS, syntheticFile } from './find-corpus';
 
@@ -56,6 +57,9 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU per request: this process (server and load generator), and the store's backends (PostgreSQL). */
+  cpuApp?: number;
+  cpuStore?: number;
 }
 interface Stages {
   store: string;
@@ -68,6 +72,63 @@ interface Stages {
 interface Pct {
   p50: number;
   p99: number;
+}
+/** Mean ms per stage over one load level, from the /metrics histogram (docs/architecture.md, "Stage timings"). */
+type StageMeans = Record<string, number>;
+interface Breakdown {
+  label: string;
+  means: StageMeans;
+}
+
+/**
+ * CPU time (ms) used so far by this process and by the PostgreSQL backends serving the bench database
+ * (read from /proc: the server runs on this machine). A machine shared with other work changes
+ * latency and req/s from run to run; CPU per request moves much less, so it is what compares.
+ */
+async function cpuMs(app: TestApp, store: string): Promise<{ app: number; store: number }> {
+  const u = process.cpuUsage();
+  const appMs = (u.user + u.system) / 1000;
+  if (store !== 'postgres') return { app: appMs, store: 0 };
+  const db = app.nest.get<Db>(STORE_DB);
+  const { rows } = await db.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`,
+  );
+  let ticks = 0;
+  for (const { pid } of rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {
+      // A backend that exited between the two reads.
+    }
+  }
+  return { app: appMs, store: ticks * 10 }; // USER_HZ is 100 on Linux
+}
+
+/** Sum and count per stage of `muninn_context_stage_duration_seconds` as /metrics has them now. */
+async function stageTotals(app: TestApp): Promise<Map<string, { sum: number; count: number }>> {
+  const text = (await app.request('GET', '/metrics')).text;
+  const out = new Map<string, { sum: number; count: number }>();
+  for (const m of text.matchAll(/^muninn_context_stage_duration_seconds_(sum|count)\{stage="([^"]+)"\} (\S+)$/gm)) {
+    const e = out.get(m[2]) ?? { sum: 0, count: 0 };
+    e[m[1] as 'sum' | 'count'] = Number(m[3]);
+    out.set(m[2], e);
+  }
+  return out;
+}
+
+/** Mean ms per stage between two readings of {@link stageTotals}, per context request (jobs: per job). */
+function stageMeans(
+  before: Map<string, { sum: number; count: number }>,
+  after: Map<string, { sum: number; count: number }>,
+): StageMeans {
+  const out: StageMeans = {};
+  for (const [stage, a] of after) {
+    const b = before.get(stage) ?? { sum: 0, count: 0 };
+    if (a.count > b.count) out[stage] = ((a.sum - b.sum) * 1000) / (a.count - b.count);
+  }
+  return out;
 }
 
 async function seed(app: TestApp, n: number): Promise<string[]> {
@@ -165,7 +226,7 @@ async function floor(app: TestApp, queries: string[]): Promise<Pct> {
   const ms: number[] = [];
   for (let i = 0; i < FLOOR_N; i++) {
     const query = queries[i % queries.length];
-    const p = parseSearchContext({ query, mode: 'context' }, CALLER, new Date());
+    const p = await parseSearchContext({ query, mode: 'context' }, CALLER, new Date());
     const calls = planRetrievalCalls({
       identity: CALLER,
       quotas: p.quotas,
@@ -181,7 +242,6 @@ async function floor(app: TestApp, queries: string[]): Promise<Pct> {
         const job: FindJob = {
           identity,
           query: call.query,
-          imageUrl: null,
           filter: p.filter,
           levels: null,
           limit: call.limit,
@@ -196,6 +256,8 @@ async function floor(app: TestApp, queries: string[]): Promise<Pct> {
   return pct(ms);
 }
 
+let samples = Number(process.env.BENCH_SAMPLE ?? 0);
+
 /** Sequential HTTP requests (concurrency 1), timed one by one. */
 async function sequential(app: TestApp, path: string, bodies: unknown[]): Promise<Pct> {
   const ms: number[] = [];
@@ -204,6 +266,8 @@ async function sequential(app: TestApp, path: string, bodies: unknown[]): Promis
     const r = await app.request('POST', path, { body });
     ms.push(performance.now() - t0);
     if (r.status !== 200) throw new Error(`${path} answered ${r.status}: ${r.text.slice(0, 200)}`);
+    // BENCH_SAMPLE=n prints the telemetry of the first n requests that asked for it (per-job stages).
+    if (r.body.telemetry && samples-- > 0) console.log(JSON.stringify(r.body.telemetry.summary));
   }
   return pct(ms);
 }
@@ -242,17 +306,25 @@ async function run(store: 'postgres' | 'pglite', nodes: number, transport: 'bull
       context: await sequential(
         app,
         PATH,
-        bodies.map((query) => ({ query, mode: 'context' })),
+        bodies.map((query) => ({ query, mode: 'context', ...(samples > 0 ? { telemetry: true } : {}) })),
       ),
       rssMb: 0,
     };
     const rows: Row[] = [];
+    const breakdowns: Breakdown[] = [];
     for (const [c, n] of LEVELS) {
-      rows.push({ store, nodes, transport, ...(await load(app, queries, c, n)) });
+      const before = await stageTotals(app);
+      const cpu0 = await cpuMs(app, store);
+      const row: Row = { store, nodes, transport, ...(await load(app, queries, c, n)) };
+      const cpu1 = await cpuMs(app, store);
+      row.cpuApp = (cpu1.app - cpu0.app) / row.n;
+      if (store === 'postgres') row.cpuStore = (cpu1.store - cpu0.store) / row.n;
+      rows.push(row);
+      breakdowns.push({ label: `${store} ${nodes} c=${c}`, means: stageMeans(before, await stageTotals(app)) });
       console.log(JSON.stringify(rows[rows.length - 1]));
     }
     stages.rssMb = process.resourceUsage().maxRSS / 1024;
-    return { rows, stages };
+    return { rows, stages, breakdowns };
   } finally {
     await app.close();
   }
@@ -261,12 +333,14 @@ async function run(store: 'postgres' | 'pglite', nodes: number, transport: 'bull
 async function main() {
   const rows: Row[] = [];
   const stages: Stages[] = [];
+  const breakdowns: Breakdown[] = [];
   for (const store of STORES) {
     for (const nodes of SIZES) {
       for (const t of TRANSPORTS) {
         const r = await run(store, nodes, t);
         rows.push(...r.rows);
         stages.push(r.stages);
+        breakdowns.push(...r.breakdowns);
       }
     }
   }
@@ -275,13 +349,13 @@ async function main() {
     `\n### context benchmark (${new Date().toISOString()}, ${process.platform}, load ${process.env.BENCH_NOTE ?? ''})\n`,
   );
   console.log(
-    '| store | memories | transport | concurrency | requests | req/s | p50 ms | p99 ms | errors | p50 ÷ floor |',
+    '| store | memories | transport | concurrency | requests | req/s | p50 ms | p99 ms | errors | p50 ÷ floor | CPU ms/req app / store |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const fl = stages.find((s) => s.store === r.store && s.nodes === r.nodes)!.floor.p50;
     console.log(
-      `| ${r.store} | ${r.nodes} | ${r.transport} | ${r.c} | ${r.n} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${(r.p50 / fl).toFixed(2)} |`,
+      `| ${r.store} | ${r.nodes} | ${r.transport} | ${r.c} | ${r.n} | ${f(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${(r.p50 / fl).toFixed(2)} | ${f(r.cpuApp ?? 0)} / ${r.cpuStore === undefined ? '–' : f(r.cpuStore)} |`,
     );
   }
   console.log(
@@ -295,7 +369,20 @@ async function main() {
       `| ${s.store} | ${s.nodes} | ${f(s.floor.p50)} / ${f(s.floor.p99)} | ${f(s.find.p50)} / ${f(s.find.p99)} | ${f(s.context.p50)} / ${f(s.context.p99)} | ${(s.context.p50 / s.floor.p50).toFixed(2)} | ${s.rssMb.toFixed(0)} |`,
     );
   }
+  printBreakdowns(breakdowns);
   process.exit(0);
+}
+
+/** One row per stage, one column per load level: mean ms (gateway stages per request, job stages per job). */
+function printBreakdowns(breakdowns: Breakdown[]) {
+  const stageNames = [...new Set(breakdowns.flatMap((b) => Object.keys(b.means)))];
+  console.log('\nStage breakdown under load (mean ms; find_*/assemble_* per job, the rest per request):\n');
+  console.log(`| stage | ${breakdowns.map((b) => b.label).join(' | ')} |`);
+  console.log(`| --- | ${breakdowns.map(() => '---').join(' | ')} |`);
+  for (const stage of stageNames) {
+    const cells = breakdowns.map((b) => (b.means[stage] === undefined ? '' : b.means[stage].toFixed(2)));
+    console.log(`| ${stage} | ${cells.join(' | ')} |`);
+  }
 }
 
 void main().catch((err) => {

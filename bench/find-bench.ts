@@ -284,6 +284,8 @@ async function explain(db: PgDb, identity: Identity, embedder: HashingEmbedder, 
       console.log(`main statement: ${(performance.now() - m0).toFixed(1)} ms`);
       return tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${plan.sql}`, plan.params);
     });
-    console.log(`--- ${query}: ${out.rows.slice(-1)[0]['QUERY PLAN']}`);
+    // BENCH_EXPLAIN_FULL=1 prints the whole plan, not just its timing line.
+    const lines = process.env.BENCH_EXPLAIN_FULL ? out.rows : out.rows.slice(-1);
+    console.log(`--- ${query}:\n${lines.map((r) => r['QUERY PLAN']).join('\n')}`);
   }
 }

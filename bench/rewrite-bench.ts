@@ -162,7 +162,6 @@ async function run(setting: Setting, llmUrl: string): Promise<Row> {
     const findJob = {
       identity: { accountId: 'default', userId: 'default', role: 'root', actorPeerId: null },
       query: 'bench',
-      imageUrl: null,
       targets: ['viking://user/default/memories'],
       filter: null,
       levels: null,

@@ -3,7 +3,7 @@
 // Retrieval results come from seeded content (one distinctive word per case); the fan-out is read
 // back from the `find` jobs in Redis. Dev mode: ROOT, user default, so U = viking://user/default.
 import { Job } from 'bullmq';
-import { QueueName } from '@app/contracts';
+import { FindBatchJob, FindJob, QueueName } from '@app/contracts';
 import { startTestApp, storeModes, TestApp } from '@app/testing';
 import { context, Entry, entriesOf, JobSpy, post, RECALL, seedMany, urisOf, withActor } from './context-support';
 
@@ -17,7 +17,11 @@ const ORIGIN_ORDER = ['actor_peer', 'self', 'other_peer'];
 const ACTOR = withActor({}, 'current');
 
 /** Makes a held `find` job fail inside the real retriever (its payload guard refuses it). */
-const breakJob = (job: Job) => job.updateData({ ...job.data, targets: ['not-a-viking-uri'] });
+/** A context request's find calls travel in one batch job; these tamper with chosen calls inside it. */
+const batchOf = (query: string) => (d: { calls?: FindJob[] }) => !!d.calls?.some((c) => c.query === query);
+const editCalls = (job: Job, edit: (call: FindJob, i: number) => FindJob) =>
+  job.updateData({ ...job.data, calls: (job.data as FindBatchJob).calls.map(edit) });
+const broken = (call: FindJob): FindJob => ({ ...call, targets: ['not-a-viking-uri'] });
 
 describe.each(storeModes())('context gathering (store: %s)', (store) => {
   let app: TestApp;
@@ -288,11 +292,12 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     const query = 'marmoset every call fails';
     const r = await spy.holding(
       QueueName.Find,
-      12,
-      (d) => d.query === query,
+      1,
+      batchOf(query),
       () => context(app, { query, purpose: 'coding' }),
-      async (jobs) => {
-        for (const job of jobs) await breakJob(job);
+      async ([job]) => {
+        expect((job.data as FindBatchJob).calls).toHaveLength(12);
+        await editCalls(job, broken);
       },
     );
     expect(r.status).toBe(200);
@@ -322,13 +327,13 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     const query = 'gecko';
     const r = await spy.holding(
       QueueName.Find,
-      2,
-      (d) => d.query === query,
+      1,
+      batchOf(query),
       () => context(app, { query, quotas: { events: 2, entities: 2 }, peer_scope: 'actor', ...STRICT }),
-      async (jobs) => {
-        const entities = jobs.filter((j) => j.data.targets[0] === `${U}/memories/entities`);
-        expect(entities).toHaveLength(1);
-        await breakJob(entities[0]);
+      async ([job]) => {
+        const calls = (job.data as FindBatchJob).calls;
+        expect(calls.filter((c) => c.targets[0] === `${U}/memories/entities`)).toHaveLength(1);
+        await editCalls(job, (c) => (c.targets[0] === `${U}/memories/entities` ? broken(c) : c));
       },
     );
     expect(r.status).toBe(200);
@@ -346,19 +351,17 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     const query = 'gecko invalid argument';
     const r = await spy.holding(
       QueueName.Find,
-      2,
-      (d) => d.query === query,
+      1,
+      batchOf(query),
       () => context(app, { query, quotas: { events: 2, entities: 2 }, peer_scope: 'actor', ...STRICT }),
-      async (jobs) => {
-        // The retriever refuses an image its text-only embedder cannot embed, as INVALID_ARGUMENT.
-        await jobs[0].updateData({ ...jobs[0].data, imageUrl: 'data:image/png;base64,iVBORw0KGgo=' });
+      async ([job]) => {
+        // The store checks the filter again, whatever reaches it, and refuses a bad regex as INVALID_ARGUMENT.
+        await editCalls(job, (c, i) => (i === 0 ? { ...c, filter: { op: 'regex', field: 'uri', pattern: '(' } } : c));
       },
     );
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ status: 'error', result: null, error: { code: 'INVALID_ARGUMENT' } });
-    expect(r.body.error.message).toMatch(
-      /^image_url is not supported: the configured embedder \(.+\) has no image support$/,
-    );
+    expect(r.body.error.message).toMatch(/^filter\.pattern has an unclosed \(/);
   });
 
   it('a directory hit is served as the directory URI at overview, with its sidecar body', async () => {

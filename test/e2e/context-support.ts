@@ -3,7 +3,15 @@
 // contract-side token estimate and renderer, and direct access to the Redis ledger record.
 import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { AssembleJob, AssembleResult, FindJob, QueueName } from '@app/contracts';
+import {
+  AssembleJob,
+  AssembleResult,
+  FindBatchJob,
+  FindBatchResult,
+  FindJob,
+  isFindBatch,
+  QueueName,
+} from '@app/contracts';
 import { ledgerKey } from '@app/queue';
 import { TestApp, TestResponse } from '@app/testing';
 
@@ -152,16 +160,25 @@ export class JobSpy {
     return q;
   }
 
-  /** Every finished `find` job whose query is `query` (each test uses its own distinctive query). */
+  /**
+   * Every finished `find` call whose query is `query` (each test uses its own distinctive query): a
+   * single-call job, or one call of a context request's batch job with its own outcome.
+   */
   async finds(query: string): Promise<FindCall[]> {
-    const jobs = (await this.queue(QueueName.Find).getJobs(['completed', 'failed'])) as Job<FindJob>[];
-    return jobs
-      .filter((j) => j.data.query === query)
-      .map((j) => ({
-        data: j.data,
-        result: j.finishedOn && !j.failedReason ? j.returnvalue : null,
-        failedReason: j.failedReason || null,
-      }));
+    const jobs = (await this.queue(QueueName.Find).getJobs(['completed', 'failed'])) as Job<FindJob | FindBatchJob>[];
+    return jobs.flatMap((j): FindCall[] => {
+      const done = j.finishedOn && !j.failedReason;
+      if (!isFindBatch(j.data))
+        return j.data.query === query
+          ? [{ data: j.data, result: done ? j.returnvalue : null, failedReason: j.failedReason || null }]
+          : [];
+      const outcomes = done ? (j.returnvalue as FindBatchResult).outcomes : [];
+      return j.data.calls.flatMap((call, i) => {
+        if (call.query !== query) return [];
+        const o = outcomes[i] as { result?: FindCall['result']; error?: string } | undefined;
+        return [{ data: call, result: o?.result ?? null, failedReason: o?.error ?? (j.failedReason || null) }];
+      });
+    });
   }
 
   /** Completed `assemble` jobs created at or after `since` (ms) whose candidates include `uri`. */

@@ -95,7 +95,6 @@ describe('context validation and routing', () => {
     const bad = [
       { filter: { op: 'must', field: 'owner', conds: ['x'] } },
       { filter: { op: 'regex', field: 'uri', pattern: '(' } },
-      { image_url: 'data:image/png;base64,iVBORw0KGgo=' },
     ];
     for (const extra of bad) {
       const list = await search({ query: 'plain fox', ...extra });

@@ -27,6 +27,7 @@ suite('faults across real processes', () => {
   let gateway: AppProcess;
   let retriever: AppProcess;
   let assembler: AppProcess;
+  let extractor: AppProcess;
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${url}${path}`, {
       method: 'POST',
@@ -52,6 +53,8 @@ suite('faults across real processes', () => {
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
     assembler = startAppProcess('assembler', env);
+    // /ready also wants an extractor (session commits); this suite does not exercise it otherwise.
+    extractor = startAppProcess('extractor', env);
     await waitReady(url);
     for (const [name, text] of [
       ['quokka', 'The quokka lives on Rottnest Island; its habitat is scrubland.'],
@@ -68,7 +71,7 @@ suite('faults across real processes', () => {
   }, 240000);
 
   afterAll(async () => {
-    await Promise.all([gateway, retriever, assembler].map((p) => p?.kill('SIGKILL')));
+    await Promise.all([gateway, retriever, assembler, extractor].map((p) => p?.kill('SIGKILL')));
     await db?.drop();
   });
 

@@ -23,7 +23,7 @@ describe('content and system routes (api_key mode)', () => {
 
   afterAll(() => app.close());
 
-  it('known paths with the wrong method are 405 (even without a key), unknown paths 404', async () => {
+  it('case 53: known paths with the wrong method are 405 (even without a key), unknown paths 404', async () => {
     for (const [method, path] of [
       ['GET', '/api/v1/content/write'],
       ['GET', '/api/v1/content/reindex'],
@@ -36,11 +36,16 @@ describe('content and system routes (api_key mode)', () => {
     expect((await app.request('POST', '/api/v1/content/rebuild', { key: alice, body: {} })).status).toBe(404);
   });
 
-  it('write validation order and results', async () => {
+  it('cases 54-59: write validation order and results', async () => {
     const dir = await write({ uri: 'viking://resources/docs', content: 'x' });
     expect([dir.status, dir.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);
     const overview = await write({ uri: 'viking://resources/docs/.overview.md', content: 'Hand-written overview.' });
-    expect(overview.status).toBe(200);
+    expect([overview.status, overview.body.result.content_updated]).toEqual([200, true]);
+    // The same body again writes nothing, and says so (content_updated reports the store, not a constant).
+    const again = await write({ uri: 'viking://resources/docs/.overview.md', content: 'Hand-written overview.' });
+    expect([again.status, again.body.result.content_updated]).toEqual([200, false]);
+    const noDir = await write({ uri: 'viking://resources/nowhere/.overview.md', content: 'x' });
+    expect(noDir.status).toBe(404);
     expect(
       (await app.request('GET', '/api/v1/content/overview?uri=viking://resources/docs', { key: alice })).body.result,
     ).toBe('Hand-written overview.');
@@ -85,7 +90,7 @@ describe('content and system routes (api_key mode)', () => {
     expect([upsert.status, upsert.body.error.message.includes('unsupported write mode: upsert')]).toEqual([400, true]);
   });
 
-  it('read/abstract/overview errors, download bytes', async () => {
+  it('cases 60, 62: read errors, download bytes', async () => {
     const dir = await app.request('GET', '/api/v1/content/read?uri=viking://resources/docs', { key: alice });
     expect([dir.status, dir.body.error.details]).toEqual([
       400,
@@ -108,7 +113,7 @@ describe('content and system routes (api_key mode)', () => {
     expect([dlMissing.status, dlMissing.body.status]).toEqual([404, 'error']);
   });
 
-  it('reindex fields and scope', async () => {
+  it('cases 63-65: reindex fields and scope', async () => {
     expect((await post('/api/v1/content/reindex', { mode: 'vectors_only' })).status).toBe(400);
     expect((await post('/api/v1/content/reindex', {})).status).toBe(400);
     const dry = await post('/api/v1/content/reindex', {
@@ -145,7 +150,7 @@ describe('content and system routes (api_key mode)', () => {
     expect([sessions.status, sessions.body.error.code]).toEqual([400, 'UNSUPPORTED_URI']);
   });
 
-  it('delete results and namespace guards', async () => {
+  it('cases 45, 46: delete results and namespace guards', async () => {
     await write({ uri: 'viking://resources/del/a.md', content: 'a', mode: 'create' });
     const dir = await app.request('DELETE', '/api/v1/fs?uri=viking://resources/del', { key: alice });
     expect([dir.status, dir.body.error.code]).toEqual([412, 'FAILED_PRECONDITION']);
@@ -158,7 +163,7 @@ describe('content and system routes (api_key mode)', () => {
     expect((await app.request('DELETE', '/api/v1/fs?uri=viking://~&recursive=true', { key: alice })).status).toBe(403);
   });
 
-  it('/ready, status, wait, debug health', async () => {
+  it('cases 67, 70 (wait answers), 71 (debug/health): /ready, status, wait, debug health', async () => {
     const status = await app.request('GET', '/api/v1/system/status', { key: alice });
     expect(status.body.result).toMatchObject({ initialized: true, user: 'alice' });
     const ready = await app.request('GET', '/ready');
@@ -171,7 +176,7 @@ describe('content and system routes (api_key mode)', () => {
     expect([debug.status, debug.body.result]).toEqual([200, { healthy: true }]);
   });
 
-  it("/health names the key's identity only when one resolves and ignores the actor header", async () => {
+  it("cases 66, 68: /health names the key's identity only when one resolves and ignores the actor header", async () => {
     const anon = await app.request('GET', '/health');
     expect([anon.status, anon.body.status, anon.body.auth_mode]).toEqual([200, 'ok', 'api_key']);
     expect(anon.body).not.toHaveProperty('user_id');

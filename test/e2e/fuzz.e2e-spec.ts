@@ -3,7 +3,7 @@
 // the request deadline. Field names are drawn from the routes' own fields, so the values reach the
 // validators and services rather than stopping at "unknown field".
 import fc from 'fast-check';
-import { startTestApp, TestApp } from '@app/testing';
+import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
 
 const DEADLINE_MS = 3000;
 // The answer must come back within the deadline plus time to spare for a busy test machine.
@@ -64,6 +64,27 @@ const FIELDS = [
   'constructor',
   '__proto__',
   'toString',
+  // fs, grep/glob, set_tags, mv and the MCP tools' arguments (docs/fs-and-mcp.md)
+  'uris',
+  'from_uri',
+  'to_uri',
+  'level_limit',
+  'case_insensitive',
+  'exclude_uri',
+  'tag_mode',
+  'dry_run',
+  'processing_mode',
+  'old_string',
+  'new_string',
+  'replace_all',
+  'messages',
+  'path',
+  'temp_file_id',
+  'to',
+  'parent',
+  'watch_interval',
+  'add_type',
+  'include_abstract',
 ];
 
 const ROUTES: { method: string; path: string }[] = [
@@ -76,7 +97,14 @@ const ROUTES: { method: string; path: string }[] = [
   { method: 'POST', path: '/api/v1/fs/mkdir' },
   { method: 'POST', path: '/api/v1/sessions' },
   { method: 'POST', path: '/api/v1/sessions/fz/messages' },
+  { method: 'POST', path: '/api/v1/tasks/fz-task/cancel' },
   { method: 'POST', path: '/api/v1/admin/accounts' },
+  { method: 'POST', path: '/api/v1/search/grep' },
+  { method: 'POST', path: '/api/v1/search/glob' },
+  { method: 'POST', path: '/api/v1/fs/mv' },
+  { method: 'POST', path: '/api/v1/fs/attrs/set_tags' },
+  { method: 'POST', path: '/api/v1/content/set_tags' },
+  { method: 'POST', path: '/api/v1/resources/temp_upload' },
 ];
 const GETS = [
   '/api/v1/content/read',
@@ -84,6 +112,9 @@ const GETS = [
   '/api/v1/content/overview',
   '/api/v1/fs/ls',
   '/api/v1/fs/stat',
+  '/api/v1/fs/tree',
+  '/api/v1/fs/attrs',
+  '/api/v1/content/download',
 ];
 
 /** Strings that tend to break things: URIs and their tricks, control characters, long runs, regexes. */
@@ -207,7 +238,7 @@ describe('fuzzing every route (fast-check)', () => {
       body: payload,
       signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
     });
-    return { status: res.status, text: await res.text() };
+    return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type') };
   };
 
   it.each(ROUTES)('$method $path: bodies and headers', async ({ method, path }) => {
@@ -223,13 +254,30 @@ describe('fuzzing every route (fast-check)', () => {
 
   it.each(GETS)('GET %s: query strings and headers', async (path) => {
     const query = fc.dictionary(
-      fc.constantFrom('uri', 'limit', 'offset', 'recursive', 'simple', 'sort_by', 'abs_limit', 'raw', 'x'),
+      fc.constantFrom(
+        'uri',
+        'limit',
+        'offset',
+        'recursive',
+        'simple',
+        'sort_by',
+        'sort_order',
+        'abs_limit',
+        'raw',
+        'output',
+        'level_limit',
+        'node_limit',
+        'show_all_hidden',
+        'x',
+      ),
       nasty,
       { maxKeys: 4 },
     );
     await fc.assert(
       fc.asyncProperty(query, headers, async (q, h) => {
         const r = await send('GET', `${path}?${new URLSearchParams(q as Record<string, string>)}`, wireSafe(h));
+        // A download's success is the raw bytes; everything else is the envelope.
+        if (r.status === 200 && r.contentType === 'application/octet-stream') return;
         assertEnvelope(path, r.status, r.text);
       }),
       { numRuns: RUNS },
@@ -245,11 +293,57 @@ describe('fuzzing every route (fast-check)', () => {
           ['GET', `/api/v1/sessions/${id}?auto_create=${flag}`],
           ['GET', `/api/v1/sessions/${id}/recall-log`],
           ['DELETE', `/api/v1/sessions/${id}`],
+          ['POST', `/api/v1/tasks/${id}/cancel`],
+          ['PATCH', `/api/v1/sessions/${id}`],
         ]) {
           const r = await send(method, path, {});
           assertEnvelope(path, r.status, r.text);
         }
       }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('POST /api/v1/resources/temp_upload: links minted for fuzzed paths, then fuzzed multipart bytes and tokens', async () => {
+    const mint = async (path: unknown) => {
+      const r = await send(
+        'POST',
+        '/mcp',
+        { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'add_resource', arguments: { path } },
+        }),
+      );
+      expect(r.status < 500).toBe(true);
+      const [msg] = parseMcpBody(r.contentType, r.text);
+      const text: string = msg?.result?.content?.[0]?.text ?? '';
+      return /temp_upload\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1] ?? null;
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        nasty,
+        fc.uint8Array({ maxLength: 300 }),
+        fc.constantFrom('b0undary', 'other', ''),
+        fc.option(nasty),
+        async (path, bytes, boundary, forged) => {
+          const token = forged ?? (await mint(path)) ?? 'none';
+          const body = Buffer.concat([
+            Buffer.from(`--b0undary\r\ncontent-disposition: form-data; name="file"; filename="f.md"\r\n\r\n`),
+            Buffer.from(bytes),
+            Buffer.from('\r\n--b0undary--\r\n'),
+          ]);
+          const res = await fetch(`${app.url}/api/v1/resources/temp_upload?token=${encodeURIComponent(token)}`, {
+            method: 'POST',
+            headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+            body,
+            signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+          });
+          assertEnvelope('temp_upload', res.status, await res.text());
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -260,7 +354,25 @@ describe('fuzzing every route (fast-check)', () => {
       id: fc.integer({ min: 1, max: 1000 }),
       method: fc.constantFrom('tools/call', 'tools/list', 'ping', 'initialize', 'nope'),
       params: fc.record({
-        name: fc.constantFrom('search', 'find', 'read', 'recall', 'x'),
+        name: fc.constantFrom(
+          'search',
+          'find',
+          'read',
+          'recall',
+          'list',
+          'tree',
+          'write',
+          'edit',
+          'grep',
+          'glob',
+          'forget',
+          'remember',
+          'add_resource',
+          'list_watches',
+          'cancel_watch',
+          'health',
+          'x',
+        ),
         arguments: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 5 }),
       }),
     });
@@ -273,7 +385,8 @@ describe('fuzzing every route (fast-check)', () => {
           JSON.stringify(msg),
         );
         expect(r.status < 500).toBe(true);
-        if (r.text) expect(() => JSON.parse(r.text)).not.toThrow();
+        // One SSE `message` event per JSON-RPC answer, or a JSON error body before the transport.
+        expect(() => parseMcpBody(r.contentType, r.text)).not.toThrow();
       }),
       { numRuns: RUNS },
     );

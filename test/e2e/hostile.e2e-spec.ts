@@ -3,7 +3,7 @@
 // write-faults, property-based fuzzing in fuzz.e2e-spec.ts.)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestApp, TestApp } from '@app/testing';
+import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
 import { LedgerRedis } from './context-support';
 import { rawRequest } from './hostile-support';
 
@@ -617,5 +617,139 @@ describe('refusals before routing are enveloped too', () => {
     const bad = await rawRequest(app.url, 'GET', '/api/v1/sessions/%E0%A4%A');
     expect([bad.status < 500, bad.body.status]).toEqual([true, 'error']);
     expect((await rawRequest(app.url, 'GET', '/health')).status).toBe(200);
+  });
+});
+
+describe('upload links (MCP add_resource) under hostile input', () => {
+  const ROOT = 'hostile-upload-root-key-0123456789';
+  let app: TestApp;
+  let key: string;
+  const mcp = async (name: string, args: Record<string, unknown>) => {
+    const r = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    const [msg] = parseMcpBody(r.headers.get('content-type'), await r.text());
+    // A body the request gate refuses (a NUL, say) never reaches the tool: a JSON-RPC error at HTTP 400.
+    if (!msg.result) return { text: `Error (HTTP ${r.status}): ${msg.error.message}`, isError: true };
+    return { text: msg.result.content[0].text as string, isError: msg.result.isError === true };
+  };
+  const link = async (path: string) => {
+    const r = await mcp('add_resource', { path });
+    return /temp_upload\?token=([A-Za-z0-9_-]+)/.exec(r.text)![1]!;
+  };
+  const multipart = (bytes: Buffer, boundary = 'b0undary') =>
+    Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="f.md"\r\ncontent-type: text/plain\r\n\r\n`,
+      ),
+      bytes,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+  const upload = (token: string, body: Buffer, type = 'multipart/form-data; boundary=b0undary') =>
+    rawRequest(app.url, 'POST', `/api/v1/resources/temp_upload?token=${token}`, {
+      headers: { 'content-type': type, 'content-length': String(body.length) },
+      body,
+    });
+
+  beforeAll(async () => {
+    app = await startTestApp({ rootApiKey: ROOT, env: { MUNINN_UPLOAD_MAX_BYTES: '2048' } });
+    const acct = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'upl', admin_user_id: 'alice' },
+    });
+    key = acct.body.result.user_key;
+  }, 60000);
+
+  afterAll(() => app.close());
+
+  it('a file over MUNINN_UPLOAD_MAX_BYTES is a 413 naming file; a body far over it is a 413 too; the link survives', async () => {
+    const token = await link('/tmp/big.md');
+    const over = await upload(token, multipart(Buffer.alloc(3000, 'a')));
+    expect([over.status, over.body.error.code, over.body.error.details.field]).toEqual([
+      413,
+      'PAYLOAD_TOO_LARGE',
+      'file',
+    ]);
+    const huge = await upload(token, multipart(Buffer.alloc(200_000, 'a')));
+    expect([huge.status, huge.body.status]).toEqual([413, 'error']);
+    const ok = await upload(token, multipart(Buffer.from('fits\n')));
+    expect([ok.status, ok.body.result.uri]).toEqual([200, 'viking://resources/big.md']);
+  });
+
+  it('malformed multipart, a missing file field, NUL bytes and invalid UTF-8 are 4xx naming file', async () => {
+    const token = await link('/tmp/odd.md');
+    const cases: [Buffer, string, number][] = [
+      [multipart(Buffer.from('x')), 'multipart/form-data; boundary=other', 400],
+      [Buffer.from('--b0undary\r\ncontent-disposition: form-data; name="nope"\r\n\r\nx\r\n--b0undary--\r\n'), '', 400],
+      [multipart(Buffer.from('a\u0000b')), '', 400],
+      [multipart(Buffer.from([0xc3, 0x28])), '', 415],
+    ];
+    for (const [body, type, status] of cases) {
+      const r = type ? await upload(token, body, type) : await upload(token, body);
+      expect([r.status, r.body.error?.details?.field]).toEqual([status, 'file']);
+    }
+    expect((await upload(token, multipart(Buffer.from('fine\n')))).status).toBe(200);
+  });
+
+  it('forged, over-long or reused tokens are 401 before the body is read; JSON on the route is 415', async () => {
+    for (const token of ['A'.repeat(32), 'x'.repeat(5000), '../../etc', '']) {
+      const r = await upload(encodeURIComponent(token), multipart(Buffer.alloc(1_000, 'a')));
+      expect([token.slice(0, 10), r.status]).toEqual([token.slice(0, 10), 401]);
+    }
+    const token = await link('/tmp/once.md');
+    expect((await upload(token, multipart(Buffer.from('1')))).status).toBe(200);
+    expect((await upload(token, multipart(Buffer.from('2')))).status).toBe(401);
+    const json = await rawRequest(app.url, 'POST', '/api/v1/resources/temp_upload', {
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: '{}',
+    });
+    expect(json.status).toBe(415);
+  });
+
+  it('a link acts as its user as they are now: once the user is deleted it is refused (401)', async () => {
+    const bob = await app.request('POST', '/api/v1/admin/accounts/upl/users', {
+      key,
+      body: { user_id: 'bob', role: 'user' },
+    });
+    const bobKey = bob.body.result.user_key;
+    const r = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': bobKey,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'add_resource', arguments: { path: '/tmp/bob.md' } },
+      }),
+    });
+    const [msg] = parseMcpBody(r.headers.get('content-type'), await r.text());
+    const token = /temp_upload\?token=([A-Za-z0-9_-]+)/.exec(msg.result.content[0].text)![1]!;
+    expect((await app.request('DELETE', '/api/v1/admin/accounts/upl/users/bob', { key })).status).toBe(200);
+    const up = await upload(token, multipart(Buffer.from('after deletion\n')));
+    expect([up.status, up.body.error.code]).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
+  it('add_resource arguments are bounded; a target outside the caller is refused before a link exists', async () => {
+    const long = await mcp('add_resource', { path: `/tmp/${'a'.repeat(5000)}.md` });
+    expect([long.isError, long.text.includes('path: String should have at most 4096 characters')]).toEqual([
+      true,
+      true,
+    ]);
+    for (const args of [
+      { path: '/tmp/a.md', parent: 'viking://resources/..' },
+      { path: '/tmp/..' },
+      { path: '/tmp/a.md', to: 'viking://resources/a\u0000.md' },
+      { path: '/tmp/.relations.json' },
+    ]) {
+      const r = await mcp('add_resource', args);
+      expect([args, r.text.startsWith('Error')]).toEqual([args, true]);
+      expect(r.text).not.toContain('temp_upload?token=');
+    }
   });
 });

@@ -2,24 +2,9 @@
 // (its stdio MCP proxy plus the profile hook), with the proxy's headers: Bearer key, account/user
 // headers, actor peer, MCP-Protocol-Version 2025-06-18, `Accept: application/json, text/event-stream`.
 // Bodies are parsed the way the proxy does: SSE when the content type says so, else JSON.
-import { startTestApp, TestApp } from '@app/testing';
+import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
 
 const ROOT_KEY = 'plugin-replay-root-key-0123456789';
-
-function parseBody(contentType: string | null, text: string): any[] {
-  if (!text.trim()) return [];
-  if ((contentType ?? '').includes('text/event-stream')) {
-    return text.split(/\r?\n\r?\n/).flatMap((event) => {
-      const data = event
-        .split(/\r?\n/)
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trimStart())
-        .join('\n');
-      return data ? [JSON.parse(data)] : [];
-    });
-  }
-  return [JSON.parse(text)];
-}
 
 describe('reference plugin turn replay', () => {
   let app: TestApp;
@@ -39,7 +24,11 @@ describe('reference plugin turn replay', () => {
     const res = await fetch(`${app.url}/mcp`, { method: 'POST', headers: headers(), body: JSON.stringify(message) });
     const text = await res.text();
     expect(res.headers.get('mcp-session-id')).toBeNull(); // stateless: the proxy never needs DELETE
-    return { status: res.status, messages: parseBody(res.headers.get('content-type'), text) };
+    return {
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      messages: parseMcpBody(res.headers.get('content-type'), text),
+    };
   };
   const rest = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${app.url}${path}`, {
@@ -99,7 +88,8 @@ describe('reference plugin turn replay', () => {
       method: 'initialize',
       params: { protocolVersion, capabilities: {}, clientInfo: { name: 'claude-code', version: '1' } },
     });
-    expect(init.status).toBe(200);
+    // The reference's transport answers a request as one SSE `message` event (case 33's other half).
+    expect([init.status, init.contentType]).toEqual([200, 'text/event-stream']);
     protocolVersion = init.messages[0].result.protocolVersion;
     expect(protocolVersion).toBe('2025-06-18');
     const initialized = await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' });

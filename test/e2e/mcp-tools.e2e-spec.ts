@@ -2,7 +2,7 @@
 // through raw JSON-RPC (batches, unknown tools, transport refusals), as a user of an api_key account.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startTestApp, TestApp } from '@app/testing';
+import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
 
 const ROOT_KEY = 'mcp-tools-root-key-0123456789';
 
@@ -49,7 +49,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     await app.close();
   });
 
-  it('tools/list has the 15 reference tools (+ legacy recall) with portable schemas', async () => {
+  it('cases 1-4: tools/list has the 15 reference tools (+ legacy recall) with portable schemas', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     for (const n of [
@@ -99,7 +99,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(by('find').properties.target_uri.title).toBe('Target Uri');
   });
 
-  it('write creates, modes refuse what they must, paths resolve through ~', async () => {
+  it('cases 16-19, 22: write creates, modes refuse what they must, paths resolve through ~', async () => {
     const w = await call('write', { uri: 'viking://resources/t/notes.md', content: '# Notes\n' });
     expect([w.isError, w.text.startsWith('Wrote 8 bytes to viking://resources/t/notes.md (mode=create).')]).toEqual([
       false,
@@ -118,6 +118,11 @@ describe('MCP tools (api_key mode, user alice)', () => {
     }
     const session = await call('write', { uri: 'viking://user/alice/sessions/x.md', content: 'x' });
     expect([session.isError, /user root/.test(session.text)]).toEqual([true, true]);
+    // Case 19's skills half differs on purpose: a user's skills/ stays writable (docs/fs-and-mcp.md, "Content writes").
+    const skill = await call('write', { uri: 'viking://user/alice/skills/demo/SKILL.md', content: '# Demo\n' });
+    expect([skill.isError, skill.text.startsWith('Wrote 7 bytes to viking://user/alice/skills/demo/SKILL.md')]).toEqual(
+      [false, true],
+    );
     const home = await call('write', {
       uri: 'viking://~/memories/preferences/a.md',
       content: 'Prefers tea.',
@@ -131,7 +136,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(read.text).toBe('# Notes\n');
   });
 
-  it('read returns storage errors as text and batches in sections', async () => {
+  it('cases 8-10, 24: read returns storage errors as text and batches in sections', async () => {
     const missing = await call('read', { uris: 'viking://user/alice/memories/none.md' });
     expect([missing.isError, missing.text]).toEqual([false, 'File not found: viking://user/alice/memories/none.md']);
     const dir = await call('read', { uris: ['viking://resources/t'] });
@@ -151,6 +156,18 @@ describe('MCP tools (api_key mode, user alice)', () => {
     ]);
     const listReserved = await call('list', { uri: 'viking://user/memories/x' });
     expect([listReserved.isError, listReserved.text.includes('viking://~/memories')]).toEqual([true, true]);
+    for (const [name, args] of [
+      ['write', { uri: 'viking://user/memories/x.md', content: 'x' }],
+      ['find', { query: 'tea', target_uri: 'viking://user/memories' }],
+    ] as const) {
+      const r = await call(name, args);
+      expect([name, r.isError, r.text.includes('Invalid URI'), r.text.includes('viking://~/memories')]).toEqual([
+        name,
+        true,
+        true,
+        true,
+      ]);
+    }
     const json = await call('read', { uris: '["viking://resources/t/notes.md"]' });
     expect(json.text).toBe('# Notes\n');
     const tooMany = await call('read', { uris: Array.from({ length: 51 }, (_, i) => `viking://resources/x${i}.md`) });
@@ -160,7 +177,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     ]);
   });
 
-  it('edit replaces exact text; memory files keep their metadata trailer', async () => {
+  it('cases 20-21: edit replaces exact text; memory files keep their metadata trailer', async () => {
     const uri = 'viking://resources/t/edit.md';
     await call('write', { uri, content: 'foo bar baz\n', mode: 'create' });
     expect((await call('edit', { uri, old_string: 'bar', new_string: 'qux' })).text).toMatch(
@@ -195,7 +212,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(raw.body.result).toContain('MEMORY_FIELDS {"memory_type":"events"}');
   });
 
-  it('forget, grep, glob and tree texts', async () => {
+  it('cases 25-29: forget, grep, glob and tree texts', async () => {
     await call('write', { uri: 'viking://resources/tr/top.md', content: 'top\n', mode: 'create' });
     await call('write', { uri: 'viking://resources/tr/sub/a.md', content: 'alpha\n', mode: 'create' });
     await call('write', { uri: 'viking://resources/tr/sub/deeper/b.md', content: 'beta\n', mode: 'create' });
@@ -247,7 +264,7 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect((await call('read', { uris: 'viking://resources/t/notes.md' })).text).toBe('# Notes\n');
   });
 
-  it('health, remember, add_resource and watch texts', async () => {
+  it('cases 11, 15, 31: health, remember and add_resource validation texts', async () => {
     expect((await call('health')).text).toBe('OpenViking is healthy (service initialized, storage: VikingFS)');
     const stored = await call('remember', {
       messages: [
@@ -269,16 +286,84 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect((await call('add_resource', { path: 'x.pdf', watch_interval: -1 })).text).toBe(
       'Error: watch_interval must be >= 0',
     );
+  });
+
+  it('case 30: add_resource of a local path answers an upload link; the upload is stored and indexed, once', async () => {
+    const r = await call('add_resource', { path: '/home/alice/notes/guide.md', tags: ['team=docs'] });
+    expect(r.isError).toBe(false);
+    expect(r.text).toContain('/api/v1/resources/temp_upload?token=');
+    expect(r.text).toContain('automatically');
+    expect(r.text).not.toContain('temp_file_id');
+    // No MUNINN_PUBLIC_BASE_URL here: the origin is inferred, and the note says how to set it.
+    expect(r.text).toContain('OPENVIKING_PUBLIC_BASE_URL');
+    expect(r.text).toContain('It is stored at viking://resources/guide.md');
+    const url = /(http:\/\/\S+\/api\/v1\/resources\/temp_upload\?token=[A-Za-z0-9_-]+)/.exec(r.text)![1]!;
+    expect(url.startsWith(app.url)).toBe(true);
+    const upload = (body: string | FormData, headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', body, headers });
+    const form = (bytes: Uint8Array | string) => {
+      const f = new FormData();
+      f.append('file', new Blob([bytes]), 'guide.md');
+      return f;
+    };
+    // A refused file does not use the link up.
+    const binary = await upload(form(new Uint8Array([0xff, 0xfe, 0x00, 0x41])));
+    expect([binary.status, ((await binary.json()) as any).error.details.field]).toEqual([415, 'file']);
+    const json = await upload('{"file":"x"}', { 'content-type': 'application/json' });
+    expect(json.status).toBe(415);
+    const ok = await upload(form('# Guide\nPress the big red button.\n'));
+    const okBody = (await ok.json()) as any;
+    expect([ok.status, okBody.result.uri, okBody.result.mode]).toEqual([200, 'viking://resources/guide.md', 'create']);
+    expect((await call('read', { uris: 'viking://resources/guide.md' })).text).toBe(
+      '# Guide\nPress the big red button.\n',
+    );
+    const attrs = await app.request('GET', '/api/v1/fs/attrs?uri=viking://resources/guide.md', { key });
+    expect(attrs.body.result.attrs.tags).toEqual(['team=docs']);
+    const again = await upload(form('second'));
+    expect([again.status, ((await again.json()) as any).error.code]).toEqual([401, 'UNAUTHENTICATED']);
+    const noToken = await fetch(`${app.url}/api/v1/resources/temp_upload`, {
+      method: 'POST',
+      body: form('x'),
+      headers: { 'x-api-key': key },
+    });
+    expect([noToken.status, ((await noToken.json()) as any).error.details.field]).toEqual([400, 'token']);
+    const forged = await fetch(`${app.url}/api/v1/resources/temp_upload?token=${'A'.repeat(32)}`, {
+      method: 'POST',
+      body: form('x'),
+    });
+    expect(forged.status).toBe(401);
+  });
+
+  it('case 30 (refusals): add_resource checks the target before handing out a link', async () => {
+    const pdf = await call('add_resource', { path: '/tmp/x.pdf' });
+    expect([pdf.isError, pdf.text]).toEqual([
+      false,
+      "Error adding resource: create mode does not allow extension '.pdf': viking://resources/x.pdf",
+    ]);
+    const other = await call('add_resource', { path: 'a.md', to: 'viking://resources/../user/bob/a.md' });
+    expect(other.text.startsWith('Error adding resource: ')).toBe(true);
+    const remote = await call('add_resource', { path: 'https://example.com/doc.md' });
+    expect(remote.text).toMatch(/^Error adding resource: remote sources/);
+    const watch = await call('add_resource', { path: '/tmp/a.md', watch_interval: 5 });
+    expect(watch.text).toMatch(/^Error adding resource: watch_interval needs a remote source/);
+    const temp = await call('add_resource', { temp_file_id: 'upload_abc' });
+    expect(temp.text).toMatch(/^Error adding resource: uploads are not kept for a temp_file_id/);
+  });
+
+  it("case 32 (differs): without a watch scheduler the watch tools answer the reference's own text for that", async () => {
+    // Watches refresh remote sources, which this server does not ingest (docs/fs-and-mcp.md, "add_resource
+    // and watches"); the reference answers exactly this when its scheduler is not running.
     expect((await call('list_watches')).text).toBe('Error: Watch scheduler not running');
     expect((await call('cancel_watch', { to_uri: 'viking://resources/x' })).text).toBe(
       'Error: Watch scheduler not running',
     );
   });
 
-  it('raw JSON-RPC, unknown tool → isError at HTTP 200, a batch answers every call', async () => {
+  it('case 34: raw JSON-RPC, unknown tool → isError at HTTP 200, a batch answers every call', async () => {
     const unknown = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'nope', arguments: {} } });
     expect(unknown.status).toBe(200);
-    const body = JSON.parse(await unknown.text());
+    expect(unknown.headers.get('content-type')).toBe('text/event-stream');
+    const [body] = parseMcpBody(unknown.headers.get('content-type'), await unknown.text());
     expect(body.result).toEqual({ isError: true, content: [{ type: 'text', text: 'Unknown tool: nope' }] });
     const batch = await rpc([
       { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'health', arguments: {} } },
@@ -290,14 +375,13 @@ describe('MCP tools (api_key mode, user alice)', () => {
       },
     ]);
     expect(batch.status).toBe(200);
-    const answers = JSON.parse(await batch.text());
-    const byId = Object.fromEntries(
-      (Array.isArray(answers) ? answers : [answers]).map((a: any) => [a.id, a.result.content[0].text]),
-    );
+    const answers = parseMcpBody(batch.headers.get('content-type'), await batch.text());
+    expect(answers).toHaveLength(2);
+    const byId = Object.fromEntries(answers.map((a: any) => [a.id, a.result.content[0].text]));
     expect(byId).toEqual({ a: 'OpenViking is healthy (service initialized, storage: VikingFS)', b: '# Notes\n' });
   });
 
-  it('a bad actor header is 400 before JSON-RPC; DELETE is 405; Accept without event-stream is 406', async () => {
+  it('cases 5, 33: a bad actor header is 400 before JSON-RPC; DELETE is 405; Accept without event-stream is 406', async () => {
     const bad = await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'x-openviking-actor-peer': 'bad/peer' });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('path separators');

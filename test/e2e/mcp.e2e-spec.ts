@@ -57,7 +57,7 @@ describe('MCP endpoint, dev mode', () => {
   };
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ env: { MUNINN_PUBLIC_BASE_URL: 'http://muninn.example:1933/' } });
     const write = (uri: string, content: string) =>
       app.request('POST', '/api/v1/content/write', { body: { uri, content, mode: 'create', wait: true } });
     await write(
@@ -150,14 +150,14 @@ describe('MCP endpoint, dev mode', () => {
     );
   });
 
-  it('search in list mode equals POST /search list mode (threshold 0.35 unless min_score)', async () => {
+  it('cases 12, 14: search in list mode equals POST /search list mode (threshold 0.35 unless min_score)', async () => {
     const got = await call(client, 'search', { query: 'lighthouse lamp wick' });
     expect(got.structured).toEqual(await rest(SEARCH, { query: 'lighthouse lamp wick', score_threshold: 0.35 }));
     const noHits = await call(client, 'search', { query: 'zzqx unmatched nonsense', min_score: 0.99 });
     expect(noHits.text).toBe(NO_CONTEXT_TEXT);
   });
 
-  it('search in context mode equals POST /search mode=context; defaults resolve like the route with fields omitted', async () => {
+  it('case 14: search in context mode equals POST /search mode=context; defaults resolve like the route with fields omitted', async () => {
     const got = await call(client, 'search', { query: 'Heron Quill storm', mode: 'context' });
     const want = await rest(SEARCH, { query: 'Heron Quill storm', mode: 'context' });
     expect(got.structured).toEqual(want);
@@ -236,7 +236,7 @@ describe('MCP endpoint, dev mode', () => {
     expect(off.structured.stats.rewrite).toBe('off');
   });
 
-  it('search errors: target_uri in context mode, detail with detail_by_category, both penalty forms, context fields in list mode', async () => {
+  it('case 13: search errors: target_uri in context mode, detail with detail_by_category, both penalty forms, context fields in list mode', async () => {
     const target = await call(client, 'search', { query: 'q', mode: 'context', target_uri: 'viking://resources' });
     const restTarget = await app.request('POST', SEARCH, {
       body: { query: 'q', mode: 'context', target_uri: 'viking://resources' },
@@ -374,7 +374,37 @@ describe('MCP endpoint, dev mode', () => {
     }
   });
 
-  it('GET and DELETE /mcp answer 405 (stateless endpoint)', async () => {
+  it('case 6: no key in dev mode is ROOT of default/default: it reads another user of the account', async () => {
+    const w = await app.request('POST', '/api/v1/content/write', {
+      headers: { 'x-openviking-user': 'bob' },
+      body: { uri: 'viking://user/bob/memories/events/dev-root.md', content: 'Bob wrote this.', mode: 'create' },
+    });
+    expect(w.status).toBe(200);
+    const read = await call(client, 'read', { uris: ['viking://user/bob/memories/events/dev-root.md'] });
+    expect([read.isError, read.text]).toEqual([false, 'Bob wrote this.']);
+    const users = await call(client, 'list', { uri: 'viking://user' });
+    expect(users.text.split('\n')).toEqual(expect.arrayContaining(['[dir] bob', '[dir] default']));
+  });
+
+  it('case 23 (differs): dev-mode ROOT expands viking://~ to its own user instead of refusing the alias', async () => {
+    // Every Muninn identity has a user (dev mode: the X-OpenViking-User header or "default"), so the
+    // home alias has one meaning for every role (docs/fs-and-mcp.md, "Differences").
+    const r = await call(client, 'list', { uri: 'viking://~/memories' });
+    expect([r.isError, r.text.split('\n')]).toEqual([false, ['[dir] entities', '[dir] events', '[dir] preferences']]);
+  });
+
+  it('case 30 (configured origin): the upload link names MUNINN_PUBLIC_BASE_URL and carries no note', async () => {
+    const r = await call(client, 'add_resource', { path: 'C:\\docs\\notes.txt', parent: 'viking://resources/up' });
+    expect(r.text).toContain('http://muninn.example:1933/api/v1/resources/temp_upload?token=');
+    expect(r.text).not.toContain('PUBLIC_BASE_URL');
+    const token = /temp_upload\?token=([A-Za-z0-9_-]+)/.exec(r.text)![1];
+    const form = new FormData();
+    form.append('file', new Blob(['plain notes\n']), 'notes.txt');
+    const up = await fetch(`${app.url}/api/v1/resources/temp_upload?token=${token}`, { method: 'POST', body: form });
+    expect([up.status, ((await up.json()) as any).result.uri]).toEqual([200, 'viking://resources/up/notes.txt']);
+  });
+
+  it('case 33: GET and DELETE /mcp answer 405 (stateless endpoint)', async () => {
     expect((await app.request('GET', '/mcp')).status).toBe(405);
     expect((await app.request('DELETE', '/mcp')).status).toBe(405);
   });
@@ -415,7 +445,7 @@ describe('MCP endpoint authenticates like REST (api_key mode)', () => {
 
   afterAll(() => app.close());
 
-  it('a user key (X-API-Key or Bearer) gets its own identity; results equal REST with the same key', async () => {
+  it('case 6: a user key (X-API-Key or Bearer) gets its own identity; results equal REST with the same key', async () => {
     const auths: Record<string, string>[] = [{ 'x-api-key': aliceKey }, { authorization: `Bearer ${aliceKey}` }];
     for (const headers of auths) {
       const client = await connect(app, headers);
@@ -432,7 +462,7 @@ describe('MCP endpoint authenticates like REST (api_key mode)', () => {
     }
   });
 
-  it('no key → 401, a wrong key → 401, the root key → 403, each in a JSON-RPC error body', async () => {
+  it('case 7 (OAuth off), §8.4: no key → 401 without WWW-Authenticate, a wrong key → 401, the root key → 403, each in a JSON-RPC error body', async () => {
     const init = {
       jsonrpc: '2.0',
       id: 1,
@@ -456,6 +486,8 @@ describe('MCP endpoint authenticates like REST (api_key mode)', () => {
         status,
         { jsonrpc: '2.0', id: null, error: { code: -32001, message } },
       ]);
+      // Muninn has no OAuth, so no resource-metadata challenge is ever sent (case 7's "OAuth disabled").
+      expect(r.headers.get('www-authenticate')).toBeNull();
     }
     await expect(connect(app)).rejects.toThrow(/Missing API Key/);
   });

@@ -81,7 +81,8 @@ suite('tracing: one request, spans from every process it touched', () => {
       MUNINN_QUEUE_PREFIX: `tracing-${port}`,
       MUNINN_OTLP_TRACES_URL: `http://127.0.0.1:${otlpPort}/v1/traces`,
     };
-    procs = (['gateway', 'retriever', 'assembler'] as const).map((app) => startAppProcess(app, env));
+    // The extractor too: /ready wants a worker on every queue, session commits included.
+    procs = (['gateway', 'retriever', 'assembler', 'extractor'] as const).map((app) => startAppProcess(app, env));
     await waitReady(url);
   }, 240000);
 

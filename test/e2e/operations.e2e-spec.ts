@@ -27,7 +27,8 @@ describe('operations: readiness and the queue dashboard', () => {
     expect(ready.status).toBe(200);
     expect(ready.body.ready).toBe(true);
     expect(ready.body.missing).toEqual([]);
-    for (const q of ['find', 'index', 'sidecar', 'assemble']) expect(ready.body.consumers[q]).toBeGreaterThan(0);
+    for (const q of ['find', 'index', 'sidecar', 'assemble', 'extract', 'session-idle'])
+      expect(ready.body.consumers[q]).toBeGreaterThan(0);
   });
 
   it('the dashboard answers 401 without a key or with a wrong one, 403 to admin and user keys', async () => {

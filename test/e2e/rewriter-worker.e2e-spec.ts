@@ -27,7 +27,6 @@ const expandJob = (over: Partial<ExpandJob> = {}): ExpandJob => ({
 const findJob: FindJob = {
   identity: { accountId: 'default', userId: 'default', role: 'root', actorPeerId: null },
   query: 'anything',
-  imageUrl: null,
   targets: ['viking://user/default/memories'],
   filter: null,
   levels: null,

@@ -125,8 +125,15 @@ suite('sessions under faults (real processes)', () => {
     expect(t.result.extractor_fallback_reason).toBeTruthy();
   }, 240_000);
 
-  it('Redis restarted empty after an accepted commit: the task relay re-enqueues the lost job', async () => {
+  it('Redis restarted empty after an accepted commit: the task relay re-enqueues the lost job; /ready needs an extractor', async () => {
     await extractor.kill('SIGKILL');
+    // Commits need an extractor: without one the gateway is not ready, and says which queue lacks a worker.
+    const notReady = await eventually(async () => {
+      const r = await fetch(`${url}/ready`);
+      const body = (await r.json()) as { missing: string[] };
+      return r.status === 503 && body.missing.includes('extract') ? body : null;
+    });
+    expect(notReady.missing).toEqual(expect.arrayContaining(['extract', 'session-idle']));
     await call('POST', '/api/v1/sessions/lost/messages/batch', { messages: TALK });
     const c = (await call('POST', '/api/v1/sessions/lost/commit', {})).body.result;
     expect(c.status).toBe('accepted');

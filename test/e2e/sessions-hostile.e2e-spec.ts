@@ -41,7 +41,16 @@ describe('sessions: hostile inputs', () => {
     refused(await post('/api/v1/sessions', { auto_commit_policy: [1] }), 'auto_commit_policy');
     refused(
       await post('/api/v1/sessions', {
-        memory_extraction_config: { events: { tags: Array.from({ length: 51 }, (_, i) => `k${i}=v`) } },
+        memory_extraction_config: {
+          events: { tags: Array.from({ length: app.config.limits.tagsMaxItems + 1 }, (_, i) => `k${i}=v`) },
+        },
+      }),
+      'tags',
+    );
+    // The same configured bounds on a commit's tags, per tag too (MUNINN_TAG_MAX_CHARS).
+    refused(
+      await post('/api/v1/sessions/h/commit', {
+        extraction_metadata: { event: { tags: [`k=${'v'.repeat(app.config.limits.tagMaxChars)}`] } },
       }),
       'tags',
     );
@@ -147,10 +156,19 @@ describe('sessions: hostile inputs', () => {
     refused(await get('/api/v1/tasks?limit=0'), 'limit');
     refused(await get(`/api/v1/tasks?status=${'s'.repeat(40)}`), 'status');
     refused(await get(`/api/v1/tasks/${'t'.repeat(65)}`), 'taskId');
+    refused(await post(`/api/v1/tasks/${'t'.repeat(65)}/cancel`), 'taskId');
+    // Cancel takes no body; one sent anyway is ignored, never a 5xx (ROOT in dev mode: 403).
+    expect((await post('/api/v1/tasks/x/cancel', { deep: { a: [1, 2, { b: null }] } })).status).toBe(403);
     const patch = (path: string, body: unknown) => app.request('PATCH', path, { body });
     refused(await patch('/api/v1/sessions/h/config', { foo: 1 }), 'foo');
     refused(await patch('/api/v1/sessions/h/config', { auto_commit_policy: { bogus: 1 } }), 'auto_commit_policy.bogus');
+    refused(
+      await post('/api/v1/sessions', { memory_policy: { memory_types: 'events' } }),
+      'memory_policy.memory_types',
+    );
+    refused(await post('/api/v1/sessions', { memory_policy: { memory_types: [''] } }), 'memory_policy.memory_types');
+    refused(await post('/api/v1/sessions', { memory_policy: { bogus: true } }), 'memory_policy.bogus');
     expect((await patch('/api/v1/sessions/nope/config', {})).status).toBe(404);
-    expect((await app.request('PATCH', '/api/v1/sessions/h', { body: {} })).status).toBeGreaterThanOrEqual(404);
+    expect((await app.request('PATCH', '/api/v1/sessions/h', { body: {} })).status).toBe(405);
   });
 });

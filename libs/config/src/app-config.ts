@@ -14,6 +14,9 @@ export interface AppConfig {
     keySecret: string | null;
     /** Shortest seed the admin API accepts for a seeded key. */
     seedMinLength: number;
+    /** How long a gateway trusts a resolved key without asking the store (0: never caches). */
+    keyCacheTtlMs: number;
+    keyCacheMaxEntries: number;
   };
   redis: { url: string };
   store: { databaseUrl: string | null; dataDir: string; statementTimeoutMs: number };
@@ -21,6 +24,11 @@ export interface AppConfig {
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };
   /** Bounds of tree walks, grep/glob scans and batch MCP reads (see docs/fs-and-mcp.md#limits). */
   fs: { scanMaxFiles: number; scanMaxResults: number; treeMaxNodes: number; readMaxUris: number };
+  /**
+   * One-shot upload links of the MCP `add_resource` tool (docs/fs-and-mcp.md, "add_resource"):
+   * the origin named in them (null: inferred from the request), their lifetime, the largest file.
+   */
+  uploads: { publicBaseUrl: string | null; tokenTtlS: number; maxBytes: number };
   queues: {
     transport: 'bullmq' | 'inprocess';
     prefix: string;
@@ -78,6 +86,12 @@ export interface AppConfig {
     batchMax: number;
     extractTimeoutMs: number;
     extractPromptChars: number;
+    /** New sessions get the default automatic-commit policy unless they say `null` (MUNINN_SESSION_AUTO_COMMIT_DEFAULT). */
+    autoCommitByDefault: boolean;
+    /** Completed and cancelled task records are deleted this long after their last change (MUNINN_TASK_TTL_S). */
+    taskTtlMs: number;
+    /** Failed task records are kept this long (MUNINN_TASK_FAILED_TTL_S). */
+    failedTaskTtlMs: number;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   /** `json`: one JSON object per line (docs/operations.md "Logs"); `text`: Nest's console format. */

@@ -1,7 +1,12 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
 
-const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+// Text that is not a number stays text, so the error quotes what was set (NaN would print as null).
+const toInt = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  return Number.isNaN(n) ? value : n;
+};
 const toBool = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;
   const v = String(value).trim().toLowerCase();
@@ -56,6 +61,20 @@ export class EnvDto {
   @Min(8)
   @Max(256)
   MUNINN_KEY_SEED_MIN_LENGTH?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  MUNINN_KEY_CACHE_TTL_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  MUNINN_KEY_CACHE_MAX_ENTRIES?: number;
 
   @IsOptional()
   @IsIn(['bullmq', 'inprocess'])
@@ -179,6 +198,26 @@ export class EnvDto {
   @Min(1)
   @Max(1000)
   MUNINN_MCP_READ_MAX_URIS?: number;
+
+  /** Origin clients reach this server at, for upload links (docs/fs-and-mcp.md, "add_resource"). */
+  @IsOptional()
+  @Transform(blankToUndefined)
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  MUNINN_PUBLIC_BASE_URL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(86400)
+  MUNINN_UPLOAD_TOKEN_TTL_S?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(268435456)
+  MUNINN_UPLOAD_MAX_BYTES?: number;
 
   @IsOptional()
   @Transform(toInt)
@@ -416,4 +455,24 @@ export class EnvDto {
   @Min(1000)
   @Max(2_000_000)
   MUNINN_EXTRACT_PROMPT_CHARS?: number;
+
+  // Sessions: the server-wide automatic-commit default and task record retention (docs/sessions.md).
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  MUNINN_SESSION_AUTO_COMMIT_DEFAULT?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
+  MUNINN_TASK_TTL_S?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
+  MUNINN_TASK_FAILED_TTL_S?: number;
 }

@@ -7,5 +7,4 @@ export * from './queues/index-job';
 export * from './queues/jobs';
 export * from './queues/job-failure';
 export * from './queues/job-meta';
-export * from './queues/pipeline';
 export * from './queues/extract-job';

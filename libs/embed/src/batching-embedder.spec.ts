@@ -9,7 +9,6 @@ function recording(gate?: Promise<void>) {
   const embedder: Embedder = {
     id: inner.id,
     dim: inner.dim,
-    supportsImages: false,
     async embed(texts) {
       calls.push(texts);
       await gate;
@@ -56,7 +55,6 @@ describe('BatchingEmbedder', () => {
       ...inner,
       id: inner.id,
       dim: 32,
-      supportsImages: false,
       embed: async (t) => (fail ? Promise.reject(new Error('down')) : inner.embed(t)),
     });
     await expect(Promise.all([b.embed(['x']), b.embed(['y'])])).rejects.toThrow('down');

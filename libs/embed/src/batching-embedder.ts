@@ -14,7 +14,6 @@ interface Pending {
 export class BatchingEmbedder implements Embedder {
   readonly id: string;
   readonly dim: number;
-  readonly supportsImages: boolean;
   private queue: Pending[] = [];
   private queued = 0;
   private inFlight = 0;
@@ -27,7 +26,6 @@ export class BatchingEmbedder implements Embedder {
   ) {
     this.id = inner.id;
     this.dim = inner.dim;
-    this.supportsImages = inner.supportsImages;
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {

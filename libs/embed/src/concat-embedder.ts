@@ -8,7 +8,6 @@ import { l2Normalize } from './vector-math';
 export class ConcatEmbedder implements Embedder {
   readonly id: string;
   readonly dim: number;
-  readonly supportsImages = false;
 
   constructor(private readonly parts: ReadonlyArray<{ embedder: Embedder; weight: number }>) {
     this.dim = parts.reduce((s, p) => s + p.embedder.dim, 0);

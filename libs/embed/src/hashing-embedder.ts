@@ -27,7 +27,6 @@ const SEEDS = { words: 0x9e3779b1, bigrams: 0x85ebca77, grams: 0xc2b2ae3d } as c
 export class HashingEmbedder implements Embedder {
   readonly id: string;
   readonly dim: number;
-  readonly supportsImages = false;
   private readonly weights: HashingWeights;
 
   constructor(options: HashingEmbedderOptions = {}) {

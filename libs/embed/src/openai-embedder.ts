@@ -30,7 +30,6 @@ interface EmbeddingsResponse {
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
   readonly dim: number;
-  readonly supportsImages = false;
   private readonly url: string;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;

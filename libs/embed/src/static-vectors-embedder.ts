@@ -18,7 +18,6 @@ const WORD = /[a-z]+(?:['’][a-z]+)?|\d+/g;
 export class StaticVectorsEmbedder implements Embedder {
   readonly id: string;
   readonly dim: number;
-  readonly supportsImages = false;
   private readonly index = new Map<string, number>();
   private readonly table: Float32Array;
   private readonly weights: Float32Array;

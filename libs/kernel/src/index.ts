@@ -3,6 +3,7 @@ export * from './kernel.error';
 
 export * from './text/py-text';
 export * from './text/py-coerce';
+export * from './text/lax-boolean';
 export * from './text/trim';
 export * from './text/segment-words';
 
@@ -46,6 +47,7 @@ export * from './planning/read-policy';
 export * from './planning/plan-entries';
 export * from './planning/redundancy';
 export * from './planning/explain';
+export * from './planning/assemble-block';
 
 export * from './render/format-score';
 export * from './render/render-entry';
@@ -75,6 +77,7 @@ export * from './ledger/ledger-store.port';
 export * from './ledger/in-memory-ledger-store';
 
 export * from './stats/context-stats';
+export * from './stats/stage-timer';
 
 export * from './digest/normalize-digest';
 export * from './digest/rewrite-outcome';

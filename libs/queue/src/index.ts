@@ -17,3 +17,4 @@ export * from './redis-error-log';
 export * from './app-logger';
 export * from './tracing';
 export * from './periodic-relay';
+export * from './job-stages';

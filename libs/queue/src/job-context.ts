@@ -4,6 +4,8 @@ import { JOB_META_KEY, JobMeta } from '@app/contracts';
 /** What one unit of work (an HTTP request, or a job) carries implicitly through its async calls. */
 export interface WorkContext {
   requestId: string;
+  /** An HTTP request's authentication time in ms, for its stage timings (docs/architecture.md, "Stage timings"). */
+  authMs?: number;
 }
 
 const storage = new AsyncLocalStorage<WorkContext>();
@@ -16,6 +18,11 @@ export function runInWorkContext<T>(ctx: WorkContext, fn: () => T): T {
 /** The request id of the work in progress, if any: the job buses copy it into every job they add. */
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+/** How long the current HTTP request's authentication took (ms), if it was timed. */
+export function currentAuthMs(): number | undefined {
+  return storage.getStore()?.authMs;
 }
 
 let traceparentSource: () => string | undefined = () => undefined;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { JobOf, QueueName, ResultOf } from '@app/contracts';
+import { FindBatchResult, FindJob, FindResult, JobOf, QueueName, ResultOf } from '@app/contracts';
 import { enqueueIndex } from './index-queue';
 import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 
@@ -19,14 +19,27 @@ export abstract class QueueClient<Q extends QueueKey> {
 abstract class RequestClient<Q extends QueueKey> extends QueueClient<Q> {
   /** Runs one job and waits up to `timeoutMs`; past it: DEADLINE_EXCEEDED, and the worker drops the job. */
   call(data: JobOf<Q>, timeoutMs: number): Promise<ResultOf<Q>> {
-    return this.bus.call(this.queue, data, { timeoutMs: Math.max(1, Math.round(timeoutMs)) });
+    return this.bus.call(this.queue, data, { timeoutMs: jobTimeout(timeoutMs) });
   }
 }
 
+const jobTimeout = (ms: number) => Math.max(1, Math.round(ms));
+
+/** The find queue: one call (/find, list mode), or every call of a context request in one job. */
 @Injectable()
-export class FindClient extends RequestClient<QueueName.Find> {
+export class FindClient extends QueueClient<QueueName.Find> {
   constructor(bus: JobBus) {
     super(bus, QueueName.Find);
+  }
+
+  /** Runs one call and waits up to `timeoutMs`; past it: DEADLINE_EXCEEDED, and the worker drops the job. */
+  async call(data: FindJob, timeoutMs: number): Promise<FindResult> {
+    return (await this.bus.call(this.queue, data, { timeoutMs: jobTimeout(timeoutMs) })) as FindResult;
+  }
+
+  /** Runs `calls` in one job; one outcome per call, in order (a call's failure is its own). */
+  async batch(calls: FindJob[], timeoutMs: number): Promise<FindBatchResult> {
+    return (await this.bus.call(this.queue, { calls }, { timeoutMs: jobTimeout(timeoutMs) })) as FindBatchResult;
   }
 }
 

@@ -105,7 +105,15 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
   }
 
   private failure(err: unknown): Error {
-    const final = isRequestScoped(this.queue);
+    const message = this.failureMessage(err);
+    return isRequestScoped(this.queue) ? new UnrecoverableError(message) : new Error(message);
+  }
+
+  /**
+   * The coded message of a failure (libs/contracts job-failure), logged once here: what a job fails
+   * with, and what a batch job reports for one failed part of it.
+   */
+  protected failureMessage(err: unknown): string {
     const coded = err instanceof KernelError ? err : this.codeOf(err);
     let message: string;
     if (coded) {
@@ -121,6 +129,6 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
       this.log.error(`${this.queue} job failed, errorId=${errorId}: ${detail}`);
       message = jobFailureMessage(KernelErrorCode.Internal, `${this.queue} failed (error id ${errorId})`);
     }
-    return final ? new UnrecoverableError(message) : new Error(message);
+    return message;
   }
 }

@@ -13,6 +13,7 @@ import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
 import { SessionArchiveRepository } from './repositories/session-archive.repository';
 import { SessionTaskRepository } from './repositories/session-task.repository';
+import { UploadTokenRepository } from './repositories/upload-token.repository';
 
 /** DI token for the opened {@link Db}. */
 export const STORE_DB = Symbol('STORE_DB');
@@ -50,8 +51,13 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: SessionTaskRepository,
       inject: [STORE_DB, APP_CONFIG],
-      useFactory: (db: Db, cfg: AppConfig) => new SessionTaskRepository(db, cfg.indexing.outboxGraceMs),
+      useFactory: (db: Db, cfg: AppConfig) =>
+        new SessionTaskRepository(db, cfg.indexing.outboxGraceMs, {
+          ttlMs: cfg.sessions.taskTtlMs,
+          failedTtlMs: cfg.sessions.failedTaskTtlMs,
+        }),
     },
+    { provide: UploadTokenRepository, inject: [STORE_DB], useFactory: (db: Db) => new UploadTokenRepository(db) },
   ],
   exports: [
     STORE_DB,
@@ -65,6 +71,7 @@ export const STORE_DB = Symbol('STORE_DB');
     SessionRepository,
     SessionArchiveRepository,
     SessionTaskRepository,
+    UploadTokenRepository,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

@@ -18,3 +18,4 @@ export {
 export { buildDist, startAppProcess, waitHealthy, waitReady, type AppProcess } from './app-process';
 export * from './own-redis';
 export { freePort } from './free-port';
+export { parseMcpBody } from './mcp-body';

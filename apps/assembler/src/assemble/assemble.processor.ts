@@ -1,6 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { AssembleJob, AssembleResult, QueueName } from '@app/contracts';
-import { QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
+import { jobStageTimer, JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
 import { AssembleService } from './assemble.service';
 
 /** Consumes `assemble` jobs (request-scoped); the base validates, drops late jobs and codes failures. */
@@ -22,7 +22,10 @@ export class AssembleProcessor extends QueueProcessor<QueueName.Assemble> {
     );
   }
 
-  protected run(data: AssembleJob): Promise<AssembleResult> {
-    return this.service.assemble(data);
+  /** The result carries this job's stage times for the gateway to record (docs/architecture.md, "Stage timings"). */
+  protected async run(data: AssembleJob, job: JobRun): Promise<AssembleResult> {
+    const timer = jobStageTimer(job);
+    const result = await timer.time('run', () => this.service.assemble(data, timer));
+    return { ...result, stages: timer.timings() };
   }
 }

@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ExtractJob, ExtractResult } from '@app/contracts';
 import {
+  EffectiveExtraction,
+  effectiveExtraction,
   estimateTokens,
   ExistingPage,
   Identity,
@@ -9,6 +11,7 @@ import {
   KernelErrorCode,
   mergeQuotes,
   ProposedMemory,
+  storedMemoryPolicy,
 } from '@app/kernel';
 import { enqueueIndex, JobBus } from '@app/queue';
 import {
@@ -25,7 +28,6 @@ const POLL_MS = 200;
 /** How long a job waits for its commit's transaction to become visible, and for its predecessor. */
 const TASK_VISIBLE_MS = 5_000;
 const PREDECESSOR_MS = 20_000;
-const EFFECTIVE_TYPES = ['entities', 'events', 'identity', 'preferences', 'profile', 'soul'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PERMANENT = new Set([
   KernelErrorCode.InvalidArgument,
@@ -58,8 +60,13 @@ export class ExtractService {
 
   async run(job: ExtractJob, finalAttempt: boolean): Promise<ExtractResult> {
     const status = await this.visibleStatus(job.taskId);
-    // No task: the commit's transaction rolled back after the enqueue. Terminal: a replay.
-    if (status === null || status === 'completed' || status === 'failed') return { status: 'skipped' };
+    // No task: the commit's transaction rolled back after the enqueue. Terminal: a replay, or cancelled.
+    if (status === null || status === 'completed' || status === 'failed' || status === 'cancelled')
+      return { status: 'skipped' };
+    if (status === 'cancelling') {
+      await this.tasks.finishCancelled(job);
+      return { status: 'skipped' };
+    }
     const owner = { accountId: job.accountId, userId: job.userId };
     const archive = await this.archives.get(owner, job.sessionId, job.archiveIndex);
     if (!archive) {
@@ -79,15 +86,23 @@ export class ExtractService {
         previousOverview,
         eventTags: job.eventTags,
       };
+      const effective = effectiveExtraction(storedMemoryPolicy(job.memoryPolicy));
       const run = await this.extractor.extract(input, await this.existingPages(identity));
-      const writes = await this.writeOps(identity, run.extraction.memories);
+      // The session's memory policy: only its types, none without self memory; no summary with working memory off.
+      const kept = effective.longTerm
+        ? run.extraction.memories.filter((m) => effective.memoryTypes.includes(m.memoryType))
+        : [];
+      const overview = effective.workingMemory ? run.extraction.overview : '';
+      const writes = await this.writeOps(identity, kept);
       const written = await this.tasks.complete(job, identity, {
         writes,
-        overview: run.extraction.overview,
-        abstract: run.extraction.abstract,
-        overviewTokens: estimateTokens(run.extraction.overview),
+        overview,
+        abstract: effective.workingMemory ? run.extraction.abstract : '',
+        overviewTokens: estimateTokens(overview),
         llmUsage: run.usage,
-        result: (w) => this.result(job, run, w),
+        memoryDiff: effective.longTerm,
+        workingMemory: effective.workingMemory,
+        result: (w) => this.result(job, run, w, effective),
       });
       if (written?.index)
         await enqueueIndex(this.bus, written.index).catch((err: Error) =>
@@ -163,7 +178,12 @@ export class ExtractService {
     }));
   }
 
-  private result(job: ExtractJob, run: ExtractorRun, w: WriteManyOutcome): Record<string, unknown> {
+  private result(
+    job: ExtractJob,
+    run: ExtractorRun,
+    w: WriteManyOutcome,
+    effective: EffectiveExtraction,
+  ): Record<string, unknown> {
     const created = w.items.filter((i) => i.created).length;
     const edited = w.items.filter((i) => !i.created && i.changed).length;
     const counts: Record<string, number> = {};
@@ -182,9 +202,12 @@ export class ExtractService {
       session_skill_uris: [],
       usage_events_extracted: 0,
       active_count_updated: 0,
-      effective_memory_types: EFFECTIVE_TYPES,
+      effective_memory_types: effective.memoryTypes,
       agent_evolution_enabled: false,
       agent_memory_skip_reason: 'agent_evolution_disabled',
+      ...(effective.longTerm
+        ? { memory_diff_uri: `${archiveUri(job.userId, job.sessionId, job.archiveIndex)}/memory_diff.json` }
+        : {}),
       token_usage: {
         llm: {
           prompt_tokens: prompt,

@@ -9,7 +9,7 @@ const BATCH = 100;
 /**
  * The commit tasks' outbox relay: a task that stays open past the grace period gets its extract job
  * enqueued again under the same job id (a no-op while the job still exists). This covers a queue that
- * lost the job (Redis restarted empty). See docs/sessions.md "Faults".
+ * lost the job (Redis restarted empty). See docs/sessions.md "Faults". It also deletes expired task records.
  */
 @Injectable()
 export class TaskRelayService extends PeriodicRelay {
@@ -27,5 +27,7 @@ export class TaskRelayService extends PeriodicRelay {
     await this.tasks.relayStale(BATCH, grace, async (jobs) => {
       for (const job of jobs) await this.bus.enqueue(QueueName.Extract, job, { jobId: job.taskId });
     });
+    // Task records past their retention (MUNINN_TASK_TTL_S, MUNINN_TASK_FAILED_TTL_S) are deleted; reads already hide them.
+    await this.tasks.deleteExpired(BATCH);
   }
 }

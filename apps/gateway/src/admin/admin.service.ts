@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, invalidArgument, KernelError, KernelErrorCode } from '@app/kernel';
 import { IdentityRepository, UserRole } from '@app/store';
-import { DedupLedgerService } from '../search/dedup-ledger.service';
+import { IdentityCacheService } from '../auth/identity-cache.service';
+import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 
 /** Account and user administration, with the reference's role rules. */
 @Injectable()
@@ -11,6 +12,7 @@ export class AdminService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: IdentityRepository,
     private readonly ledgers: DedupLedgerService,
+    private readonly keys: IdentityCacheService,
   ) {}
 
   createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
@@ -28,6 +30,7 @@ export class AdminService {
     await this.identities.getAccount(accountId);
     await this.ledgers.forget({ accountId });
     await this.identities.deleteAccount(accountId);
+    await this.keys.invalidate({ accountId });
     return { deleted: true };
   }
 
@@ -57,18 +60,21 @@ export class AdminService {
     await this.identities.getUser(accountId, userId);
     await this.ledgers.forget({ accountId, userId });
     await this.identities.deleteUser(accountId, userId);
+    await this.keys.invalidate({ accountId, userId });
     return { account_id: accountId, user_id: userId, deleted: true };
   }
 
   async setRole(caller: Identity, accountId: string, userId: string, role: UserRole) {
     this.requireManager(caller, accountId);
     const u = await this.identities.setRole(accountId, userId, role);
+    await this.keys.invalidate({ accountId, userId });
     return { account_id: u.account_id, user_id: u.user_id, role: u.role };
   }
 
   async rotateKey(caller: Identity, accountId: string, userId: string, seed?: string) {
     this.requireManager(caller, accountId);
     const r = await this.identities.rotateKey(accountId, userId, this.checkedSeed(seed));
+    await this.keys.invalidate({ accountId, userId });
     return { user_key: r.user_key };
   }
 

@@ -1,10 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { performance } from 'node:perf_hooks';
 import { IdentityService } from './identity.service';
 import { PUBLIC_ROUTE } from './public.decorator';
 
-type WithIdentity = FastifyRequest & { identity?: unknown };
+type WithIdentity = FastifyRequest & { identity?: unknown; authMs?: number };
 
 /**
  * Resolves the caller's identity for every non-public route and attaches it to the request. The
@@ -26,14 +27,21 @@ export class AuthGuard implements CanActivate {
   }
 }
 
-/** Resolves the identity of a Fastify request and attaches it as `req.identity`. */
+/**
+ * Resolves the identity of a Fastify request and attaches it as `req.identity`, and the time that took
+ * as `req.authMs` (a context request's `auth` stage, docs/architecture.md "Stage timings").
+ */
 export async function authenticateRequest(identities: IdentityService, req: FastifyRequest): Promise<void> {
+  const started = performance.now();
+  const token = (req.query as { token?: unknown } | undefined)?.token;
   (req as WithIdentity).identity = await identities.resolve({
     path: req.url.split('?')[0],
+    uploadToken: typeof token === 'string' ? token : undefined,
     remoteAddress: req.socket.remoteAddress,
     header: (name) => {
       const v = req.headers[name];
       return Array.isArray(v) ? v[0] : v;
     },
   });
+  (req as WithIdentity).authMs = performance.now() - started;
 }

@@ -2,11 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode, validateActorPeer } from '@app/kernel';
-import { IdentityRepository } from '@app/store';
+import { IdentityRepository, UploadTokenRepository } from '@app/store';
+import { invalidUploadToken, UPLOAD_ROUTE } from '../http/upload-route';
+import { readsActorPeer } from './actor-peer-paths';
+import { IdentityCacheService } from './identity-cache.service';
 import { isRootPath } from './root-paths';
 
 export interface AuthInput {
   path: string;
+  /** The `token` query parameter of the upload route (docs/fs-and-mcp.md, "add_resource"). */
+  uploadToken?: string;
   remoteAddress: string | undefined;
   header(name: string): string | undefined;
 }
@@ -21,12 +26,17 @@ export class IdentityService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: IdentityRepository,
+    private readonly cache: IdentityCacheService,
+    private readonly uploads: UploadTokenRepository,
   ) {
     this.rootKey = config.auth.rootApiKey ? Buffer.from(config.auth.rootApiKey, 'utf8') : null;
   }
 
   async resolve(input: AuthInput): Promise<Identity> {
-    const actorPeerId = validateActorPeer(input.header('x-openviking-actor-peer'));
+    const actorPeerId = readsActorPeer(input.path) ? validateActorPeer(input.header('x-openviking-actor-peer')) : null;
+    if (!this.rootKey) assertLoopbackPeer(input);
+    // A one-shot upload token stands for the caller who minted it (as that user is now), actor peer included.
+    if (input.path === UPLOAD_ROUTE && input.uploadToken !== undefined) return this.uploadIdentity(input.uploadToken);
     if (!this.rootKey) return this.devIdentity(input, actorPeerId);
     const key = presentedKey(input);
     if (!key) throw new KernelError(KernelErrorCode.Unauthenticated, 'Missing API Key when resolving identity.');
@@ -39,18 +49,27 @@ export class IdentityService {
       }
       return { accountId: 'default', userId: 'default', role: 'root', actorPeerId };
     }
+    const owner = this.cache.get(key) ?? (await this.lookup(key));
+    return { ...owner, actorPeerId };
+  }
+
+  /** The store's answer for a user key, cached; unknown keys are not cached (they are rate-limited). */
+  private async lookup(key: string) {
+    const mark = this.cache.mark();
     const user = await this.identities.resolveKey(key);
     if (!user) throw new KernelError(KernelErrorCode.Unauthenticated, 'Invalid API Key');
-    return { accountId: user.account_id, userId: user.user_id, role: user.role, actorPeerId };
+    const owner = { accountId: user.account_id, userId: user.user_id, role: user.role };
+    this.cache.set(key, owner, mark);
+    return owner;
+  }
+
+  private async uploadIdentity(token: string): Promise<Identity> {
+    const grant = await this.uploads.peek(token);
+    if (!grant) throw invalidUploadToken();
+    return grant.identity;
   }
 
   private devIdentity(input: AuthInput, actorPeerId: string | null): Identity {
-    if (!input.remoteAddress || !LOOPBACK.test(input.remoteAddress)) {
-      throw new KernelError(
-        KernelErrorCode.PermissionDenied,
-        'Dev mode serves localhost only; set MUNINN_ROOT_API_KEY to accept remote clients with API keys.',
-      );
-    }
     const accountId = input.header('x-openviking-account')?.trim() || 'default';
     const userId = input.header('x-openviking-user')?.trim() || 'default';
     return { accountId, userId, role: 'root', actorPeerId };
@@ -59,6 +78,16 @@ export class IdentityService {
   private isRootKey(key: string): boolean {
     const k = Buffer.from(key, 'utf8');
     return this.rootKey !== null && k.length === this.rootKey.length && timingSafeEqual(k, this.rootKey);
+  }
+}
+
+/** Dev mode serves loopback peers only (upload links included). */
+function assertLoopbackPeer(input: AuthInput): void {
+  if (!input.remoteAddress || !LOOPBACK.test(input.remoteAddress)) {
+    throw new KernelError(
+      KernelErrorCode.PermissionDenied,
+      'Dev mode serves localhost only; set MUNINN_ROOT_API_KEY to accept remote clients with API keys.',
+    );
   }
 }
 

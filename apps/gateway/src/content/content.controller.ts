@@ -6,8 +6,6 @@ import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
-import { SetTagsDto } from '../fs/dto/fs.dto';
-import { FsService } from '../fs/fs.service';
 import { ContentService } from './content.service';
 import { ReadQueryDto, UriQueryDto } from './dto/read.dto';
 import { ReindexDto } from './dto/reindex.dto';
@@ -18,10 +16,7 @@ import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 @ApiErrors(400, 401, 403, 404, 413)
 @Controller('api/v1/content')
 export class ContentController {
-  constructor(
-    private readonly content: ContentService,
-    private readonly fs: FsService,
-  ) {}
+  constructor(private readonly content: ContentService) {}
 
   @Post('write')
   @HttpCode(200)
@@ -45,7 +40,7 @@ export class ContentController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Re-index a node or subtree with the current embedder (after switching embedders)' })
   @ApiOkEnvelope('object')
-  @ApiErrors(504)
+  @ApiErrors(409, 504)
   reindex(@Caller() c: Identity, @Body() b: ReindexDto) {
     return this.content.reindex(c, b);
   }
@@ -80,13 +75,5 @@ export class ContentController {
     void reply.header('content-type', 'application/octet-stream');
     void reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
     return bytes;
-  }
-
-  @Post('set_tags')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Same as POST /api/v1/fs/attrs/set_tags' })
-  @ApiOkEnvelope('object')
-  setTags(@Caller() c: Identity, @Body() b: SetTagsDto) {
-    return this.fs.setTags(c, b);
   }
 }

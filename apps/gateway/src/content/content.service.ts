@@ -38,7 +38,7 @@ export class ContentService {
   readableUri(caller: Identity, raw: string): string {
     const uri = canonicalizeUri(raw, caller.userId);
     if (!canRead(caller, uri))
-      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied for ${uri}`, { resource: uri });
     return uri;
   }
 
@@ -77,15 +77,16 @@ export class ContentService {
   private async writeSidecar(caller: Identity, uri: string, m: RegExpExecArray, dto: WriteContentDto) {
     const dir = uri.slice(0, m.index);
     const which = m[1] as 'abstract' | 'overview';
-    const ok = await this.fsOps.writeSidecar(caller, dir, which, dto.content, dto.mode === 'append');
-    if (!ok) throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    const outcome = await this.fsOps.writeSidecar(caller, dir, which, dto.content, dto.mode === 'append');
+    if (outcome === 'missing')
+      throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     return {
       uri,
       root_uri: dir,
       context_type: nodePath(dir).contextType,
       mode: dto.mode ?? 'replace',
       written_bytes: Buffer.byteLength(dto.content, 'utf8'),
-      content_updated: true,
+      content_updated: outcome === 'updated',
       semantic_status: 'skipped',
       vector_status: 'skipped',
       queue_status: null,
@@ -164,7 +165,7 @@ export class ContentService {
     const uri = canonicalizeUri(dto.uri, caller.userId);
     checkReindexTarget(caller, uri);
     if (!canWrite(caller, uri))
-      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri}`, { resource: uri });
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied for ${uri}`, { resource: uri });
     const tagMode = dto.tag_mode ?? 'replace';
     if (dto.tags && tagMode !== 'replace' && tagMode !== 'append') {
       throw new KernelError(KernelErrorCode.InvalidArgument, `unsupported tag mode: ${tagMode}`, { field: 'tag_mode' });
@@ -182,21 +183,29 @@ export class ContentService {
         },
       );
     }
-    if (dto.tags) {
-      const tags = normalizeSearchTags(dto.tags.filter((t) => /^[^=\s]+=[^=]*\S[^=]*$/.test(t.trim())));
-      await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, 100000);
-    }
     const subtree = recursive ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
     const nodes = [root, ...subtree].sort((a, b) =>
       a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1,
     );
-    const entries = [];
-    for (const job of await this.outbox.reindex(
+    const jobs = await this.outbox.reindex(
       caller.accountId,
+      uri,
       nodes.map((n) => n.uri),
-    ))
-      entries.push(await this.dispatcher.dispatch(job));
+    );
+    if (!jobs)
+      throw new KernelError(KernelErrorCode.Conflict, `A reindex of ${uri} is already running`, {
+        resource: uri,
+        conflict_type: 'reindex_running',
+        retryable: true,
+      });
+    // Tags change after the conflict check and before the jobs run, so the rebuilt records carry them.
+    if (dto.tags) {
+      const tags = normalizeSearchTags(dto.tags.filter((t) => /^[^=\s]+=[^=]*\S[^=]*$/.test(t.trim())));
+      await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, 100000);
+    }
+    const entries = [];
+    for (const job of jobs) entries.push(await this.dispatcher.dispatch(job));
     const mode = dto.mode ?? 'vectors_only';
     if (!(dto.wait ?? true))
       return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: entries[0]?.jobId ?? null };
@@ -216,11 +225,17 @@ export class ContentService {
     };
   }
 
-  /** Directory sidecar body (`.abstract.md` / `.overview.md`); a file URI means its directory. */
+  /** Directory sidecar body (`.abstract.md` / `.overview.md`); a file URI is FAILED_PRECONDITION. */
   async sidecar(caller: Identity, raw: string, which: 'abstract' | 'overview'): Promise<string> {
     const uri = this.readableUri(caller, raw);
-    let node = await this.nodes.get(caller, uri);
-    if (node?.kind === 'file' && node.parentUri) node = await this.nodes.get(caller, node.parentUri);
+    const node = await this.nodes.get(caller, uri);
+    // Sidecars belong to directories; a file is the reference's 412 (docs/fs-and-mcp.md, case 61).
+    if (node?.kind === 'file')
+      throw new KernelError(KernelErrorCode.FailedPrecondition, `${uri} is not a directory`, {
+        resource: uri,
+        expected: 'directory',
+        actual: 'file',
+      });
     if (!node)
       throw new KernelError(KernelErrorCode.NotFound, `Directory not found: ${uri}`, {
         type: 'directory',

@@ -1,20 +1,40 @@
-import { ValidationIssue } from './error-envelope';
+import { parseLaxBoolean } from '@app/kernel';
 
-/** A field rule: returns the coerced value, or an issue (without `loc`) when the input is invalid. */
-export type Rule = (value: unknown) => { ok: true; value: unknown } | { ok: false; message: string; type: string };
+/** The JSON Schema a rule accepts: OpenAPI and the MCP tool schemas are written from it. */
+export interface RuleSchema {
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+  minimum?: number;
+  maximum?: number;
+  enum?: string[];
+  items?: RuleSchema;
+  maxItems?: number;
+  additionalProperties?: boolean | RuleSchema;
+  oneOf?: RuleSchema[];
+}
 
-const ok = (value: unknown) => ({ ok: true as const, value });
-const bad = (message: string, type: string) => ({ ok: false as const, message, type });
+export type RuleResult = { ok: true; value: unknown } | { ok: false; message: string; type: string };
+
+/** A field rule: the coerced value, or a pydantic-style message and type; `schema` says what it accepts. */
+export interface Rule {
+  (value: unknown): RuleResult;
+  readonly schema: RuleSchema;
+}
+
+const ok = (value: unknown): RuleResult => ({ ok: true, value });
+const bad = (message: string, type: string): RuleResult => ({ ok: false, message, type });
+const rule = (schema: RuleSchema, check: (v: unknown) => RuleResult): Rule => Object.assign(check, { schema });
 
 /**
  * Lax coercions and messages as pydantic v2 gives them, so JSON bodies the reference accepts are
  * accepted here and bodies it rejects get the same `error.details.validation_errors` entries.
  */
 export const rules = {
-  str: (): Rule => (v) => (typeof v === 'string' ? ok(v) : bad('Input should be a valid string', 'string_type')),
-  int:
-    (min?: number, max?: number): Rule =>
-    (v) => {
+  str: (): Rule =>
+    rule({ type: 'string' }, (v) =>
+      typeof v === 'string' ? ok(v) : bad('Input should be a valid string', 'string_type'),
+    ),
+  int: (min?: number, max?: number): Rule =>
+    rule({ type: 'integer', minimum: min, maximum: max }, (v) => {
       let n: number;
       if (typeof v === 'number' && Number.isFinite(v)) {
         if (!Number.isInteger(v))
@@ -28,37 +48,36 @@ export const rules = {
         return bad(`Input should be greater than or equal to ${min}`, 'greater_than_equal');
       if (max !== undefined && n > max) return bad(`Input should be less than or equal to ${max}`, 'less_than_equal');
       return ok(n);
-    },
-  num: (): Rule => (v) => {
-    if (typeof v === 'number' && Number.isFinite(v)) return ok(v);
-    if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return ok(Number(v));
-    if (typeof v === 'string')
-      return bad('Input should be a valid number, unable to parse string as a number', 'float_parsing');
-    return bad('Input should be a valid number', 'float_type');
-  },
-  bool: (): Rule => (v) => {
-    if (typeof v === 'boolean') return ok(v);
-    if (v === 0 || v === 1) return ok(v === 1);
-    if (typeof v === 'string') {
-      const s = v.toLowerCase();
-      if (['true', 't', 'yes', 'y', 'on', '1'].includes(s)) return ok(true);
-      if (['false', 'f', 'no', 'n', 'off', '0'].includes(s)) return ok(false);
-    }
-    return bad('Input should be a valid boolean, unable to interpret input', 'bool_parsing');
-  },
-  literal:
-    (...values: string[]): Rule =>
-    (v) =>
+    }),
+  num: (): Rule =>
+    rule({ type: 'number' }, (v) => {
+      if (typeof v === 'number' && Number.isFinite(v)) return ok(v);
+      if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return ok(Number(v));
+      if (typeof v === 'string')
+        return bad('Input should be a valid number, unable to parse string as a number', 'float_parsing');
+      return bad('Input should be a valid number', 'float_type');
+    }),
+  bool: (): Rule =>
+    rule({ type: 'boolean' }, (v) => {
+      const flag = parseLaxBoolean(v);
+      return flag === undefined
+        ? bad('Input should be a valid boolean, unable to interpret input', 'bool_parsing')
+        : ok(flag);
+    }),
+  literal: (...values: string[]): Rule =>
+    rule({ type: 'string', enum: values }, (v) =>
       typeof v === 'string' && values.includes(v)
         ? ok(v)
         : bad(`Input should be ${quoteList(values)}`, 'literal_error'),
-  dict: (): Rule => (v) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? ok(v)
-      : bad('Input should be a valid dictionary', 'dict_type'),
-  list:
-    (item: Rule, maxItems?: number): Rule =>
-    (v) => {
+    ),
+  dict: (values?: Rule): Rule =>
+    rule({ type: 'object', additionalProperties: values ? values.schema : true }, (v) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? ok(v)
+        : bad('Input should be a valid dictionary', 'dict_type'),
+    ),
+  list: (item: Rule, maxItems?: number): Rule =>
+    rule({ type: 'array', items: item.schema, maxItems }, (v) => {
       if (!Array.isArray(v)) return bad('Input should be a valid list', 'list_type');
       if (maxItems !== undefined && v.length > maxItems) {
         return bad(`List should have at most ${maxItems} items after validation, not ${v.length}`, 'too_long');
@@ -70,19 +89,20 @@ export const rules = {
         out.push(r.value);
       }
       return ok(out);
-    },
-  /** The first rule that accepts the value wins; otherwise the last rule's message. */
-  union:
-    (...alternatives: Rule[]): Rule =>
-    (v) => {
-      let last: ReturnType<Rule> = bad('Input is invalid', 'value_error');
+    }),
+  /** A field the contract names but this server cannot serve: only `null` (or absence) passes. */
+  unsupported: (type: NonNullable<RuleSchema['type']>, message: string): Rule =>
+    rule({ type }, () => bad(message, 'value_error')),
+  /** The first alternative that accepts the value wins; otherwise `message`, or the last alternative's. */
+  union: (alternatives: Rule[], message?: string): Rule =>
+    rule({ oneOf: alternatives.map((r) => r.schema) }, (v) => {
+      let last: RuleResult = bad('Input is invalid', 'value_error');
       for (const r of alternatives) {
         last = r(v);
         if (last.ok) return last;
       }
-      return last;
-    },
-  any: (): Rule => (v) => ok(v),
+      return message ? bad(message, 'union_type') : last;
+    }),
 };
 
 function quoteList(values: string[]): string {
@@ -90,50 +110,11 @@ function quoteList(values: string[]): string {
   return q.length <= 2 ? q.join(' or ') : `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}`;
 }
 
+/** One request field: its rule, whether `null` is accepted (and kept), whether it is required, its default. */
 export interface FieldSpec {
   rule: Rule;
-  /** `null` is accepted and kept. */
   nullable?: boolean;
   required?: boolean;
-}
-
-/** Validates a JSON body against a field map; unknown fields are rejected like pydantic's `extra=forbid`. */
-export function validateBody(
-  body: unknown,
-  fields: Record<string, FieldSpec>,
-): { value: Record<string, unknown>; issues: ValidationIssue[] } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return {
-      value: {},
-      issues: [
-        {
-          loc: ['body'],
-          message: 'Input should be a valid dictionary or object to extract fields from',
-          type: 'model_attributes_type',
-        },
-      ],
-    };
-  }
-  const input = body as Record<string, unknown>;
-  const value: Record<string, unknown> = {};
-  const issues: ValidationIssue[] = [];
-  for (const [name, spec] of Object.entries(fields)) {
-    if (!(name in input)) {
-      if (spec.required) issues.push({ loc: ['body', name], message: 'Field required', type: 'missing' });
-      continue;
-    }
-    const raw = input[name];
-    if (raw === null && spec.nullable) {
-      value[name] = null;
-      continue;
-    }
-    const r = spec.rule(raw);
-    if (r.ok) value[name] = r.value;
-    else issues.push({ loc: ['body', name], message: r.message, type: r.type });
-  }
-  for (const name of Object.keys(input)) {
-    if (!(name in fields))
-      issues.push({ loc: ['body', name], message: 'Extra inputs are not permitted', type: 'extra_forbidden' });
-  }
-  return { value, issues };
+  /** The value the route uses when the field is absent (or null); documented in OpenAPI and the MCP schemas. */
+  default?: unknown;
 }

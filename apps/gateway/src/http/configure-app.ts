@@ -16,6 +16,7 @@ import { DomainExceptionFilter } from './domain-exception.filter';
 import { applyBoundsToOpenApi } from './request-bounds';
 import { installRequestGate } from './request-gate';
 import { requestIdOf, trackRequests } from './request-id';
+import { trackRouteMethods } from './route-methods';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine. */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
@@ -37,10 +38,18 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   // Nest routes Fastify's own errors (bad JSON, body too large) through the global filter as well.
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   trackRequests(fastify);
+  trackRouteMethods(fastify);
   const metrics = app.get(MetricsService);
   const config = app.get<AppConfig>(APP_CONFIG);
   const identities = app.get(IdentityService);
   const admission = app.get(AdmissionService);
+  // Multipart bodies reach only the upload route (the gate refuses them elsewhere), as raw bytes the
+  // upload service parses; the file bound plus room for the multipart framing.
+  fastify.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: config.uploads.maxBytes + 64 * 1024 },
+    (_req, body, done) => done(null, body),
+  );
   installRequestGate(fastify, {
     devMode: config.auth.mode === 'dev',
     bodyLimitBytes: config.http.bodyLimitBytes,

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { KernelError } from '@app/kernel';
 import { errorEnvelope, validationEnvelope } from './error-envelope';
 import { RequestValidationError } from './request-validation.error';
+import { routedMethods } from './route-methods';
 import { codeOfStatus, statusOf } from './status-of';
 
 /** Renders every error in the contract's envelope; unknown ones become a 500 with a logged errorId. */
@@ -63,8 +64,12 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 function methodsOfKnownPath(exception: unknown, request: FastifyRequest | undefined): string[] {
   if (!(exception instanceof NotFoundException) || !request?.server || !/^Cannot [A-Z]+ /.test(exception.message))
     return [];
-  const url = request.url.split('?')[0]!;
-  return METHODS.filter((method) => method !== request.method && request.server.hasRoute({ url, method }));
+  const path = request.url.split('?')[0]!;
+  return routedMethods(
+    request.server,
+    path,
+    METHODS.filter((m) => m !== request.method),
+  );
 }
 
 function clientMessage(exception: unknown, status: number): string {

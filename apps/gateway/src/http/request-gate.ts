@@ -5,6 +5,7 @@ import { DomainExceptionFilter } from './domain-exception.filter';
 import { isLoopbackHost, isLoopbackOrigin } from './loopback';
 import { boundsIssue } from './request-bounds';
 import { RequestValidationError } from './request-validation.error';
+import { MULTIPART_TYPE, UPLOAD_ROUTE } from './upload-route';
 
 /** What the gate needs from the app: the mode, the body limit, and how to authenticate a request. */
 export interface GateOptions {
@@ -67,9 +68,10 @@ export function installRequestGate(fastify: FastifyInstance, opts: GateOptions):
         return refuse(req, reply, err);
       }
     }
+    // An upload's body is the raw multipart bytes; the upload service bounds the file it carries.
     const issue =
       boundsIssue(req.query, 'query', route, opts.limits) ??
-      (req.body === undefined ? null : boundsIssue(req.body, 'body', route, opts.limits));
+      (req.body === undefined || Buffer.isBuffer(req.body) ? null : boundsIssue(req.body, 'body', route, opts.limits));
     if (issue) return refuse(req, reply, new RequestValidationError([issue]));
   });
 }
@@ -101,14 +103,19 @@ async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions)
   if (opts.admit) await opts.admit(req, reply);
 }
 
-/** Refuses a body that is not JSON (415); returns the declared body length (0 when none is declared). */
+/**
+ * Refuses a body that is not JSON (415), or not multipart on the upload route; returns the declared
+ * body length (0 when none is declared).
+ */
 function checkBodyType(req: FastifyRequest): number {
   const length = header(req, 'content-length');
   const hasBody = (length !== undefined && length !== '0') || header(req, 'transfer-encoding') !== undefined;
   if (!hasBody) return 0;
   const type = header(req, 'content-type') ?? '';
-  if (!JSON_TYPE.test(type)) {
-    throw new KernelError(KernelErrorCode.UnsupportedMediaType, 'Unsupported content type; send application/json', {
+  const upload = req.url.split('?')[0] === UPLOAD_ROUTE;
+  if (!(upload ? MULTIPART_TYPE : JSON_TYPE).test(type)) {
+    const expected = upload ? 'multipart/form-data' : 'application/json';
+    throw new KernelError(KernelErrorCode.UnsupportedMediaType, `Unsupported content type; send ${expected}`, {
       content_type: type.slice(0, 100),
     });
   }

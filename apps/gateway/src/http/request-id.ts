@@ -32,7 +32,8 @@ export function trackRequests(fastify: FastifyInstance): void {
   fastify.addHook('preHandler', (req, _reply, done) => {
     const span = spans.get(req);
     const ctx = span ? trace.setSpan(context.active(), span) : context.active();
-    context.with(ctx, () => runInWorkContext({ requestId: req.id }, done));
+    const authMs = (req as { authMs?: number }).authMs;
+    context.with(ctx, () => runInWorkContext({ requestId: req.id, authMs }, done));
   });
   fastify.addHook('onSend', (req, reply, payload, done) => {
     void reply.header('x-request-id', req.id);

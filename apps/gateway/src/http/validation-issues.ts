@@ -1,4 +1,5 @@
 import { ValidationError } from 'class-validator';
+import { BODY_FIELD_CONSTRAINT, ISSUE_TYPE_SEPARATOR } from './body-field.decorator';
 import { ValidationIssue } from './error-envelope';
 
 /**
@@ -17,6 +18,10 @@ export function toIssues(errors: ValidationError[], loc: (string | number)[] = [
 
 function issue(name: string, message: string, loc: (string | number)[], _e: ValidationError): ValidationIssue {
   switch (name) {
+    case BODY_FIELD_CONSTRAINT: {
+      const at = message.indexOf(ISSUE_TYPE_SEPARATOR);
+      return { loc, message: message.slice(at + 1), type: message.slice(0, at) };
+    }
     case 'whitelistValidation':
       return { loc, message: 'Extra inputs are not permitted', type: 'extra_forbidden' };
     case 'isDefined':

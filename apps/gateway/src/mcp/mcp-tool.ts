@@ -1,10 +1,11 @@
 import type { AppConfig } from '@app/config';
 import type { Identity } from '@app/kernel';
 import type { ContentService } from '../content/content.service';
+import type { UploadService } from '../content/upload.service';
 import type { FsService } from '../fs/fs.service';
-import type { ContextSearchService } from '../search/context-search.service';
-import type { FindService } from '../search/find.service';
-import type { ScanService } from '../search/scan.service';
+import type { ContextSearchService } from '../context/context-search.service';
+import type { FindService } from '../find/find.service';
+import type { ScanService } from '../scan/scan.service';
 import type { SessionCommitService } from '../sessions/session-commit.service';
 import type { SessionsService } from '../sessions/sessions.service';
 import type { HealthService } from '../system/health.service';
@@ -24,6 +25,13 @@ export interface ToolDeps {
   health: HealthService;
   sessions: SessionsService;
   commits: SessionCommitService;
+  uploads: UploadService;
+}
+
+/** Per-request facts a tool may need besides its arguments. */
+export interface ToolContext {
+  /** Origin for links handed out when MUNINN_PUBLIC_BASE_URL is unset (request-origin.ts). */
+  origin: string;
 }
 
 /**
@@ -38,5 +46,5 @@ export interface McpTool {
   description: string;
   props: Record<string, PropSpec>;
   required?: string[];
-  run(caller: Identity, args: Args, deps: ToolDeps): Promise<ToolOutput>;
+  run(caller: Identity, args: Args, deps: ToolDeps, ctx: ToolContext): Promise<ToolOutput>;
 }

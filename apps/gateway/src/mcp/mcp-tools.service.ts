@@ -5,17 +5,18 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity } from '@app/kernel';
 import { ContentService } from '../content/content.service';
+import { UploadService } from '../content/upload.service';
 import { FsService } from '../fs/fs.service';
 import { AdmissionService } from '../http/admission.service';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
-import { ContextSearchService } from '../search/context-search.service';
-import { FindService } from '../search/find.service';
-import { ScanService } from '../search/scan.service';
+import { ContextSearchService } from '../context/context-search.service';
+import { FindService } from '../find/find.service';
+import { ScanService } from '../scan/scan.service';
 import { SessionCommitService } from '../sessions/session-commit.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { HealthService } from '../system/health.service';
 import { McpReadService } from './mcp-read.service';
-import type { McpTool, ToolDeps, ToolOutput } from './mcp-tool';
+import type { McpTool, ToolContext, ToolDeps, ToolOutput } from './mcp-tool';
 import { readArgs } from './tool-args';
 import { toolSchema } from './tool-schema';
 import { MCP_TOOLS } from './tool-table';
@@ -48,21 +49,24 @@ export class McpToolsService {
     health: HealthService,
     sessions: SessionsService,
     commits: SessionCommitService,
+    uploads: UploadService,
     private readonly admission: AdmissionService,
   ) {
-    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits };
+    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits, uploads };
   }
 
   /** A fresh server bound to `caller` (stateless transport: one per request). */
-  createServer(caller: Identity): Server {
+  createServer(caller: Identity, ctx: ToolContext): Server {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listing }));
-    server.setRequestHandler(CallToolRequestSchema, (req) => this.call(caller, req.params.name, req.params.arguments));
+    server.setRequestHandler(CallToolRequestSchema, (req) =>
+      this.call(caller, req.params.name, req.params.arguments, ctx),
+    );
     return server;
   }
 
   /** Runs one tool; failures become `isError` results, never JSON-RPC errors or HTTP statuses. */
-  async call(caller: Identity, name: string, rawArgs: unknown): Promise<CallToolResult> {
+  async call(caller: Identity, name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (!tool) return errorResult(`Unknown tool: ${name}`);
     // Each call (each message of a JSON-RPC batch) takes its own slot of the caller's account, as each
@@ -70,7 +74,7 @@ export class McpToolsService {
     let release: (() => void) | null = null;
     try {
       release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs);
-      return toResult(await tool.run(caller, readArgs(rawArgs, tool.props, tool.required ?? []), this.deps));
+      return toResult(await tool.run(caller, readArgs(rawArgs, tool.props, tool.required ?? []), this.deps, ctx));
     } catch (err) {
       return errorResult(`Error executing tool ${name}: ${this.message(err)}`);
     } finally {

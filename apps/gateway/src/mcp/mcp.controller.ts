@@ -7,6 +7,7 @@ import { Caller } from '../auth/caller.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
 import { McpExceptionFilter } from './mcp-exception.filter';
 import { McpToolsService } from './mcp-tools.service';
+import { requestOrigin } from './request-origin';
 
 const METHOD_NOT_ALLOWED = {
   jsonrpc: '2.0',
@@ -15,7 +16,7 @@ const METHOD_NOT_ALLOWED = {
 };
 
 /**
- * MCP over streamable HTTP (docs/contract.md#mcp-tools), stateless: one server and transport per POST. The global auth
+ * MCP over streamable HTTP (docs/fs-and-mcp.md, "Transport"), stateless: one server and transport per POST. The global auth
  * guard has resolved the caller exactly as for REST routes before the transport sees the request.
  */
 @ApiExcludeController()
@@ -27,8 +28,10 @@ export class McpController {
   @Post()
   @RawResponse()
   async post(@Caller() caller: Identity, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const server = this.tools.createServer(caller);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = this.tools.createServer(caller, { origin: requestOrigin(req) });
+    // SSE answers, as the reference's server sends (docs/fs-and-mcp.md, "Transport"): one `message` event per
+    // JSON-RPC response, then the stream ends. The proxies and the SDK's client read SSE and plain JSON alike.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();

@@ -47,7 +47,8 @@ export interface RecallToolArgs {
   rewrite?: boolean;
 }
 
-const LIST_MIN_SCORE = 0.35;
+/** The reference tools' `min_score` default in list mode. */
+export const LIST_MIN_SCORE = 0.35;
 const PINNABLE = new Set(['auto', 'abstract', 'overview', 'full']);
 
 /** Copies the given keys that are present (not undefined/null) from `args` into `body`. */

@@ -1,6 +1,9 @@
+import type { FieldSpec, RuleSchema } from '../http/body-schema';
+
 // Portable JSON Schemas of the MCP tools (docs/fs-and-mcp.md, "MCP tools"): every node has one explicit
 // `type` and a `title`; no anyOf, $ref or $defs; no null defaults. Some MCP clients reject anything
-// richer, so the schemas are written out here rather than generated.
+// richer, so a property that mirrors a route field is written from that field's spec (`fromField`), one
+// alternative of a union picked by its type, and only the tool's own arguments are written out here.
 
 export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
 
@@ -16,6 +19,40 @@ export interface PropSpec {
   itemRequired?: string[];
   maxItems?: number;
   maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+}
+
+/**
+ * A tool property from the route field it is sent as: type, enum, bounds and default come from the field's spec,
+ * so the tool and the route cannot disagree. `type` picks one alternative of a union field (MCP clients need one
+ * explicit type); `doc` adds the description and, for a tool's own spelling, overrides.
+ */
+export function fromField(field: FieldSpec, doc: Partial<PropSpec> & { description: string }): PropSpec {
+  const s = pick(field.rule.schema, doc.type);
+  const p: PropSpec = { type: s.type! };
+  if (s.enum) p.enum = s.enum;
+  if (s.minimum !== undefined) p.minimum = s.minimum;
+  if (s.maximum !== undefined) p.maximum = s.maximum;
+  if (s.maxItems !== undefined) p.maxItems = s.maxItems;
+  if (s.type === 'array' && s.items?.type) p.of = s.items.type;
+  if (s.type === 'object' && typeof s.additionalProperties === 'object') p.of = s.additionalProperties.type;
+  const t = typeofJson(field.default);
+  if (t === p.type || (t === 'integer' && p.type === 'number')) p.default = field.default;
+  return { ...p, ...doc };
+}
+
+function pick(schema: RuleSchema, type: JsonType | undefined): RuleSchema {
+  if (!schema.oneOf) return schema;
+  const alternative = schema.oneOf.find((s) => s.type === type);
+  if (!alternative) throw new Error(`no ${type ?? 'typed'} alternative in a union field`);
+  return alternative;
+}
+
+function typeofJson(v: unknown): JsonType | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (typeof v === 'string' || typeof v === 'boolean') return typeof v as JsonType;
+  return undefined;
 }
 
 export interface ToolSchema {
@@ -39,6 +76,8 @@ function node(name: string, p: PropSpec): Record<string, unknown> {
   if (p.enum) out['enum'] = [...p.enum];
   if (p.default !== undefined && p.default !== null) out['default'] = p.default;
   if (p.maxLength !== undefined) out['maxLength'] = p.maxLength;
+  if (p.minimum !== undefined) out['minimum'] = p.minimum;
+  if (p.maximum !== undefined) out['maximum'] = p.maximum;
   if (p.type === 'array') {
     out['items'] = p.itemProps ? objectSchema(p.itemProps, p.itemRequired) : { type: p.of ?? 'string' };
     if (p.maxItems !== undefined) out['maxItems'] = p.maxItems;

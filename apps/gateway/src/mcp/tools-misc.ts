@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import type { AppConfig } from '@app/config';
+import type { UploadLink } from '../content/upload.service';
 import type { McpTool } from './mcp-tool';
 
-// health, remember, add_resource and the watch tools (docs/fs-and-mcp.md, "MCP tools"). Muninn has no
-// ingest pipeline and no watch scheduler, so those tools validate like the reference and then answer
-// with the reference's own texts for a server without the feature.
+// health, remember, add_resource and the watch tools (docs/fs-and-mcp.md, "MCP tools"). add_resource
+// validates like the reference and hands out a one-shot upload link for a local file; remote sources
+// and watches need a fetcher and a scheduler this server does not have, so the watch tools answer the
+// reference's own text for a server without a scheduler.
 
 const NO_WATCHES = 'Error: Watch scheduler not running';
 const MAX_MESSAGES = 100;
+// Paths and URIs an agent passes (the REST routes' URI bound).
+const TEXT_MAX = 4096;
 const REMOTE = /^(https?:\/\/|git@|ssh:\/\/|git:\/\/|tos:\/\/)/;
 
 export const HEALTH_TOOL: McpTool = {
@@ -62,25 +67,32 @@ export const REMEMBER_TOOL: McpTool = {
 
 export const ADD_RESOURCE_TOOL: McpTool = {
   name: 'add_resource',
-  description: 'Add a document or repository as a resource (asynchronous ingestion).',
+  description:
+    'Add a local text file as a resource: answers with a one-shot upload link; the uploaded file is stored ' +
+    'and indexed automatically.',
   props: {
-    path: { type: 'string', default: '', description: 'Local path or remote URL.' },
-    temp_file_id: { type: 'string', default: '', description: 'Id of an uploaded temp file.' },
-    add_type: { type: 'string', default: '', description: 'Ingestion type (needs an exact `to`).' },
-    description: { type: 'string', default: '', description: 'What the resource is.' },
+    path: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'Path of a local text file.' },
+    temp_file_id: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'Not kept here (see path).' },
+    add_type: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'Ingestion type (needs `to`).' },
+    description: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'What the resource is.' },
     watch_interval: { type: 'number', default: 0, description: 'Refresh every n minutes (0: never).' },
     processing_mode: {
       type: 'string',
       enum: ['semantic_and_vectors', 'vectors_only'],
       default: 'semantic_and_vectors',
     },
-    to: { type: 'string', default: '', description: 'Exact target URI under viking://resources.' },
-    parent: { type: 'string', default: '', description: 'Parent directory under viking://resources.' },
+    to: { type: 'string', default: '', maxLength: TEXT_MAX, description: 'Exact target URI under viking://resources.' },
+    parent: {
+      type: 'string',
+      default: '',
+      maxLength: TEXT_MAX,
+      description: 'Parent directory under viking://resources.',
+    },
     tags: { type: 'array', of: 'string', maxItems: 64, description: 'k=v tags.' },
-    tag_mode: { type: 'string', default: 'replace', description: '`replace` or `append`.' },
+    tag_mode: { type: 'string', default: 'replace', maxLength: 16, description: '`replace` or `append`.' },
     args: { type: 'object', description: 'Parser options (parse_mode, …).' },
   },
-  run: async (_caller, args) => {
+  run: async (caller, args, d, ctx) => {
     const str = (k: string) => ((args[k] as string | undefined) ?? '').trim();
     const [path, tempId, addType, to, parent] = ['path', 'temp_file_id', 'add_type', 'to', 'parent'].map(str) as [
       string,
@@ -106,13 +118,60 @@ export const ADD_RESOURCE_TOOL: McpTool = {
     if (path && /^(upload|shared)_[A-Za-z0-9]+/.test(path) && !path.includes('/')) {
       return `Error: '${path}' looks like a temp_file_id; pass it as temp_file_id instead of path.`;
     }
-    const what = REMOTE.test(path) ? 'remote ingestion' : 'file uploads';
-    return (
-      `Error adding resource: ${what} are not available on this server; ` +
-      'write text files with the write tool instead.'
-    );
+    if (!path) return `Error adding resource: ${NO_TEMP_FILES}`;
+    if (REMOTE.test(path)) return `Error adding resource: ${NO_REMOTE}`;
+    if (interval > 0) return `Error adding resource: ${NO_WATCH}`;
+    try {
+      const link = await d.uploads.mint(
+        caller,
+        {
+          path,
+          to: to || undefined,
+          parent: parent || undefined,
+          processingMode: args['processing_mode'] as 'semantic_and_vectors' | 'vectors_only' | undefined,
+          tags: args['tags'] as string[] | undefined,
+        },
+        ctx.origin,
+      );
+      return uploadText(path, link, d.config.uploads, ctx.origin);
+    } catch (err) {
+      return `Error adding resource: ${(err as Error).message}`;
+    }
   },
 };
+
+// The reference ingests remote sources and keeps temp uploads; this server only takes uploaded text
+// files through one-shot links (docs/fs-and-mcp.md, "add_resource and watches").
+const NO_TEMP_FILES =
+  "uploads are not kept for a temp_file_id on this server; call add_resource with the file's path to get an upload link.";
+const NO_REMOTE =
+  'remote sources (URLs, git) are not fetched by this server; download the file and call add_resource with its local path.';
+const NO_WATCH = 'watch_interval needs a remote source to refresh, and this server does not fetch remote sources.';
+
+/** The instructions of an upload link: where to POST the file, that nothing else is needed, until when. */
+function uploadText(path: string, link: UploadLink, limits: AppConfig['uploads'], origin: string): string {
+  const minutes = Math.max(1, Math.round(limits.tokenTtlS / 60));
+  const lines = [
+    `To add ${path}, upload the file from the machine it is on; this server cannot read local paths.`,
+    '',
+    `POST it as the multipart form field \`file\` to:`,
+    link.url,
+    '',
+    `For example: curl -sS -X POST -F "file=@${path.replace(/["\\]/g, '\\$&')}" "${link.url}"`,
+    '',
+    `It is stored at ${link.targetUri} and indexed automatically; no further call is needed. ` +
+      `The link works once and expires at ${link.expiresAt.toISOString()} (${minutes} minute(s)). ` +
+      `Only UTF-8 text files up to ${limits.maxBytes} bytes are accepted.`,
+  ];
+  if (link.inferredOrigin) {
+    lines.push(
+      '',
+      `The link's address (${origin}) was inferred from this request. If it is not reachable from where the ` +
+        'file is, set MUNINN_PUBLIC_BASE_URL on the server (the reference calls it OPENVIKING_PUBLIC_BASE_URL).',
+    );
+  }
+  return lines.join('\n');
+}
 
 export const LIST_WATCHES_TOOL: McpTool = {
   name: 'list_watches',
@@ -124,7 +183,7 @@ export const LIST_WATCHES_TOOL: McpTool = {
 export const CANCEL_WATCH_TOOL: McpTool = {
   name: 'cancel_watch',
   description: 'Cancel the watch task of a resource.',
-  props: { to_uri: { type: 'string', description: 'Target URI of the watch.' } },
+  props: { to_uri: { type: 'string', maxLength: TEXT_MAX, description: 'Target URI of the watch.' } },
   required: ['to_uri'],
   run: async () => NO_WATCHES,
 };

@@ -1,16 +1,17 @@
-import { canonicalizeUri, KernelError, KernelErrorCode } from '@app/kernel';
+import { canonicalizeUri, isContextRequest, KernelError, KernelErrorCode } from '@app/kernel';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
-import { wantsContext } from '../search/context-request.parser';
-import type { SearchEnvelope } from '../search/context-search.service';
+import type { SearchEnvelope } from '../context/context-search.service';
 import type { Identity } from '@app/kernel';
 import type { McpTool, ToolDeps, ToolOutput } from './mcp-tool';
-import { findToolBody, recallToolBody, searchToolBody } from './tool-bodies';
+import { findToolBody, LIST_MIN_SCORE, recallToolBody, searchToolBody } from './tool-bodies';
+import { fromField } from './tool-schema';
+import { CONTEXT_FIELDS, RECALL_FIELDS } from '../context/context-fields';
+import { FIND_FIELDS, SEARCH_FIELDS } from '../find/dto/find-fields';
 import type { FindToolArgs, RecallToolArgs, SearchToolArgs } from './tool-bodies';
 import { contextText, listText, NO_CONTEXT_TEXT, NO_RECALL_TEXT } from './tool-text';
 
 // find, search, read and the legacy recall (docs/fs-and-mcp.md, "MCP tools").
 
-const TIERS = ['auto', 'abstract', 'overview', 'full'] as const;
 const CONTEXT_TYPES = 'Restrict to `memory`, `resource` or `skill`.';
 /** Reads a batch `read` runs at once. */
 const READ_CONCURRENCY = 10;
@@ -29,16 +30,22 @@ export const FIND_TOOL: McpTool = {
   name: 'find',
   description: 'Fast stateless retrieval: ranked memories, resources and skills with URI, abstract and score.',
   props: {
-    query: { type: 'string', description: 'What to look for.' },
-    target_uri: {
+    query: fromField(FIND_FIELDS.query, { description: 'What to look for.', default: undefined }),
+    target_uri: fromField(FIND_FIELDS.target_uri, {
       type: 'string',
-      default: '',
       description: 'Directory to search (default: your memories, resources and skills).',
-    },
-    limit: { type: 'integer', default: 10, description: 'Maximum hits.' },
-    min_score: { type: 'number', default: 0.35, description: 'Keep hits scoring strictly above this.' },
-    level: { type: 'array', of: 'integer', description: 'Tiers: 0 directory abstract, 1 directory overview, 2 files.' },
-    context_type: { type: 'array', of: 'string', description: CONTEXT_TYPES },
+    }),
+    limit: fromField(FIND_FIELDS.limit, { description: 'Maximum hits.' }),
+    // The tool's own argument (sent as score_threshold), with the reference tool's default.
+    min_score: fromField(FIND_FIELDS.score_threshold, {
+      default: LIST_MIN_SCORE,
+      description: 'Keep hits scoring strictly above this.',
+    }),
+    level: fromField(FIND_FIELDS.level, {
+      type: 'array',
+      description: 'Tiers: 0 directory abstract, 1 directory overview, 2 files.',
+    }),
+    context_type: fromField(FIND_FIELDS.context_type, { type: 'array', description: CONTEXT_TYPES }),
   },
   required: ['query'],
   run: async (caller, args, d) => {
@@ -53,79 +60,72 @@ export const SEARCH_TOOL: McpTool = {
     'Search memories, resources and skills. mode="list" returns ranked hits; mode="context" returns one bounded, ' +
     'deduplicated context block ready to use (digest, else rendered <memory> elements). Use read to expand a URI.',
   props: {
-    query: { type: 'string', description: 'The question or topic; in context mode the original query of the turn.' },
-    target_uri: { type: 'string', default: '', description: 'List mode only (an error in context mode).' },
-    session_id: {
+    query: fromField(FIND_FIELDS.query, {
+      description: 'The question or topic; in context mode the original query of the turn.',
+      default: undefined,
+    }),
+    target_uri: fromField(FIND_FIELDS.target_uri, {
       type: 'string',
+      description: 'List mode only (an error in context mode).',
+    }),
+    session_id: fromField(SEARCH_FIELDS.session_id, {
       description: 'Context mode: query expansion from the session and the cross-turn dedup ledger.',
-    },
-    limit: {
-      type: 'integer',
-      default: 10,
+    }),
+    limit: fromField(FIND_FIELDS.limit, {
       description: 'List: maximum hits. Context: candidate ceiling without quotas.',
-    },
-    min_score: {
-      type: 'number',
+    }),
+    min_score: fromField(FIND_FIELDS.score_threshold, {
       description: 'Keep hits scoring above this. Default 0.35 in list mode, none in context mode.',
-    },
-    level: { type: 'array', of: 'integer', description: 'List mode: restrict to tiers 0, 1, 2.' },
-    context_type: { type: 'array', of: 'string', description: CONTEXT_TYPES },
-    mode: {
-      type: 'string',
-      enum: ['list', 'context'],
-      default: 'list',
-      description: '`list`: ranked hits. `context`: one bounded block.',
-    },
-    query_expansion: {
-      type: 'string',
-      enum: ['off', 'auto'],
-      default: 'auto',
+    }),
+    level: fromField(FIND_FIELDS.level, { type: 'array', description: 'List mode: restrict to tiers 0, 1, 2.' }),
+    context_type: fromField(FIND_FIELDS.context_type, { type: 'array', description: CONTEXT_TYPES }),
+    mode: fromField(SEARCH_FIELDS.mode, { description: '`list`: ranked hits. `context`: one bounded block.' }),
+    query_expansion: fromField(CONTEXT_FIELDS.query_expansion, {
       description: 'Context mode: expand from the session.',
-    },
-    max_tokens: { type: 'integer', default: 1600, description: 'Context mode: token budget (64–32000).' },
-    quotas: {
-      type: 'object',
-      of: 'integer',
+    }),
+    max_tokens: fromField(CONTEXT_FIELDS.max_tokens, { description: 'Context mode: token budget.' }),
+    quotas: fromField(CONTEXT_FIELDS.quotas, {
       description: 'Context mode: per-bucket ceilings (events, entities, preferences, …).',
-    },
-    purpose: {
+    }),
+    purpose: fromField(CONTEXT_FIELDS.purpose, { description: 'Context mode: quota preset when `quotas` is absent.' }),
+    // `detail` and `detail_by_category` are the tool's typed spellings of the route's union field.
+    detail: fromField(CONTEXT_FIELDS.detail, {
       type: 'string',
-      enum: ['chat', 'coding'],
-      description: 'Context mode: quota preset when `quotas` is absent.',
-    },
-    detail: {
-      type: 'string',
-      enum: TIERS,
       default: 'auto',
       description: 'Context mode: pin one tier for every entry.',
-    },
-    detail_by_category: { type: 'object', of: 'string', description: 'Context mode: per-category tier pins.' },
-    dedup_turns: {
-      type: 'integer',
-      default: 0,
+    }),
+    detail_by_category: fromField(CONTEXT_FIELDS.detail, {
+      type: 'object',
+      description: 'Context mode: per-category tier pins.',
+    }),
+    dedup_turns: fromField(CONTEXT_FIELDS.dedup_turns, {
       description: 'Context mode: messages during which a served URI is not served again.',
-    },
-    exclude_uris: { type: 'array', of: 'string', description: 'Context mode: URIs never to serve (at most 200).' },
-    peer_scope: {
-      type: 'string',
-      enum: ['actor', 'all'],
-      default: 'all',
-      description: 'Context mode: `all` also ranks other peers.',
-    },
-    other_peer_penalty: { type: 'number', description: 'Context mode: one ranking penalty in [0, 1] for other peers.' },
-    other_peer_penalties: { type: 'object', of: 'number', description: 'Context mode: per-category penalties.' },
+    }),
+    exclude_uris: fromField(CONTEXT_FIELDS.exclude_uris, { description: 'Context mode: URIs never to serve.' }),
+    peer_scope: fromField(CONTEXT_FIELDS.peer_scope, { description: 'Context mode: `all` also ranks other peers.' }),
+    other_peer_penalty: fromField(CONTEXT_FIELDS.other_peer_penalty, {
+      type: 'number',
+      description: 'Context mode: one ranking penalty in [0, 1] for other peers.',
+    }),
+    other_peer_penalties: fromField(CONTEXT_FIELDS.other_peer_penalty, {
+      type: 'object',
+      description: 'Context mode: per-category penalties.',
+    }),
+    // The tool's own spelling of `rewrite` (`auto` is sent as `true`).
     rewrite: {
       type: 'string',
       enum: ['off', 'auto'],
       default: 'off',
       description: 'Context mode: `auto` asks for a cited digest.',
     },
-    rewrite_max_bullets: { type: 'integer', default: 6, description: 'Context mode: digest bullets at most (1–20).' },
+    rewrite_max_bullets: fromField(CONTEXT_FIELDS.rewrite_max_bullets, {
+      description: 'Context mode: digest bullets at most.',
+    }),
   },
   required: ['query'],
   run: async (caller, args, d) => {
     const body = searchToolBody(args as unknown as SearchToolArgs);
-    if (!wantsContext(body)) return listAnswer(await d.finder.list(caller, body));
+    if (!isContextRequest(body)) return listAnswer(await d.finder.list(caller, body));
     return contextAnswer(await d.context.search(caller, body), NO_CONTEXT_TEXT);
   },
 };
@@ -134,27 +134,34 @@ export const RECALL_TOOL: McpTool = {
   name: 'recall',
   description: 'Deprecated (use search with mode="context"): recall memories for the current turn with the v1 preset.',
   props: {
-    query: { type: 'string', description: 'The question or topic of the turn.' },
-    quotas: {
-      type: 'object',
-      of: 'integer',
+    query: fromField(RECALL_FIELDS.query, { description: 'The question or topic of the turn.' }),
+    quotas: fromField(CONTEXT_FIELDS.quotas, {
       description: 'Per-bucket ceilings overlaid on events 10, entities 10, preferences 3.',
-    },
-    max_chars: { type: 'number', description: 'v1 budget in characters (max_tokens = max_chars / 4).' },
-    min_score: { type: 'number', default: 0.1, description: 'Keep hits scoring strictly above this.' },
+    }),
+    // The tool truncates a fractional budget before sending it (recallToolBody), so it takes a number.
+    max_chars: fromField(RECALL_FIELDS.max_chars, {
+      type: 'number',
+      description: 'v1 budget in characters (max_tokens = max_chars / 4).',
+    }),
+    min_score: fromField(RECALL_FIELDS.min_score, { description: 'Keep hits scoring strictly above this.' }),
+    // Lax on purpose (docs/contract.md#mcp-tools): anything but "actor" means "all".
     peer_scope: {
       type: 'string',
-      default: 'all',
+      default: CONTEXT_FIELDS.peer_scope.default,
       description: '`actor` restricts to the actor peer; anything else means `all`.',
     },
-    other_peer_penalty: { type: 'number', description: "Ranking penalty in [0, 1] for other peers' hits." },
-    session_id: { type: 'string', description: 'Enables expansion and cross-turn dedup.' },
+    other_peer_penalty: fromField(CONTEXT_FIELDS.other_peer_penalty, {
+      type: 'number',
+      description: "Ranking penalty in [0, 1] for other peers' hits.",
+    }),
+    session_id: fromField(SEARCH_FIELDS.session_id, { description: 'Enables expansion and cross-turn dedup.' }),
+    // Lax on purpose: an unknown tier degrades to automatic instead of a 400.
     detail: {
       type: 'string',
       description: '`abstract`, `overview` or `full` pins every entry; other values mean automatic.',
     },
-    max_tokens: { type: 'integer', default: 1600, description: 'Token budget (64–32000); wins over max_chars.' },
-    rewrite: { type: 'boolean', default: false, description: 'Ask the server for a cited digest.' },
+    max_tokens: fromField(CONTEXT_FIELDS.max_tokens, { description: 'Token budget; wins over max_chars.' }),
+    rewrite: fromField(CONTEXT_FIELDS.rewrite, { type: 'boolean', description: 'Ask the server for a cited digest.' }),
   },
   required: ['query'],
   run: async (caller, args, d) => {

@@ -16,7 +16,7 @@ import {
   SessionDto,
   SessionIdParamDto,
 } from './dto/sessions.dto';
-import { DedupLedgerService } from '../search/dedup-ledger.service';
+import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { validateBody } from '../http/validate-body';
 import { SessionCommitService } from './session-commit.service';
 import { SessionReadService } from './session-read.service';

@@ -7,10 +7,12 @@ import {
   KernelErrorCode,
   normaliseAutoCommitPolicy,
   normaliseEventTags,
+  normaliseMemoryPolicy,
+  storedMemoryPolicy,
   storedPolicy,
 } from '@app/kernel';
 import { SessionRecord, SessionRepository } from '@app/store';
-import { DedupLedgerService } from '../search/dedup-ledger.service';
+import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { AddMessageDto, AddMessagesBatchDto, CreateSessionDto, PatchSessionConfigDto } from './dto/sessions.dto';
 import { buildMessages } from './message-input';
 import { SessionCommitService } from './session-commit.service';
@@ -28,10 +30,17 @@ export class SessionsService {
   ) {}
 
   async create(caller: Identity, dto: CreateSessionDto) {
-    const policy = dto.auto_commit_policy == null ? null : normaliseAutoCommitPolicy(dto.auto_commit_policy);
+    // Absent: the server default (off unless MUNINN_SESSION_AUTO_COMMIT_DEFAULT); explicit null: off.
+    const policy =
+      dto.auto_commit_policy === undefined
+        ? this.defaultPolicy()
+        : dto.auto_commit_policy === null
+          ? null
+          : normaliseAutoCommitPolicy(dto.auto_commit_policy);
     const tags = normaliseEventTags(dto.memory_extraction_config?.events?.tags ?? []);
+    const memoryPolicy = dto.memory_policy == null ? null : normaliseMemoryPolicy(dto.memory_policy);
     const s = await this.sessions
-      .create(caller, dto.session_id || generatedId(), { autoCommitPolicy: policy, eventTags: tags })
+      .create(caller, dto.session_id || generatedId(), { autoCommitPolicy: policy, eventTags: tags, memoryPolicy })
       .catch((err: unknown) => {
         if (err instanceof KernelError && err.code === KernelErrorCode.Conflict) {
           throw new KernelError(
@@ -61,9 +70,7 @@ export class SessionsService {
   }
 
   async get(caller: Identity, sessionId: string, autoCreate: boolean) {
-    const s = autoCreate
-      ? (await this.sessions.getOrCreate(caller, sessionId)).session
-      : await this.sessions.find(caller, sessionId);
+    const s = autoCreate ? await this.ensure(caller, sessionId) : await this.sessions.find(caller, sessionId);
     if (!s) throw new KernelError(KernelErrorCode.NotFound, `Session ${sessionId} not found`);
     return meta(caller, s);
   }
@@ -130,8 +137,13 @@ export class SessionsService {
     return this.sessions.liveMessages(caller, sessionId);
   }
 
+  /** The session, materialised with the server's default policy when missing (write or auto_create). */
   private async ensure(caller: Identity, sessionId: string): Promise<SessionRecord> {
-    return (await this.sessions.getOrCreate(caller, sessionId)).session;
+    return (await this.sessions.getOrCreate(caller, sessionId, { autoCommitPolicy: this.defaultPolicy() })).session;
+  }
+
+  private defaultPolicy() {
+    return this.config.sessions.autoCommitByDefault ? DEFAULT_AUTO_COMMIT_POLICY : null;
   }
 
   private async append(
@@ -181,7 +193,7 @@ function meta(caller: Identity, s: SessionRecord) {
     keep_recent_turn_count: 0,
     retained_message_token_budget: 0,
     min_raw_tail_steps: 1,
-    memory_policy: null,
+    memory_policy: storedMemoryPolicy(s.memory_policy),
     auto_commit_policy: storedPolicy(s.auto_commit_policy),
     last_message_at: s.last_message_at,
     last_auto_commit_at: s.last_auto_commit_at,

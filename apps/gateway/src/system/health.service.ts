@@ -40,7 +40,8 @@ export class HealthService {
 
   /**
    * Ready to serve: Redis and the store answer, and every queue this configuration uses has a worker
-   * (the rewriter's queues only when a planner model is configured).
+   * (the rewriter's queues only when a planner model is configured; the extractor's always, since
+   * every session commit and idle commit is one of its jobs).
    */
   async readiness(): Promise<ReadinessReport> {
     const [redis, store] = await Promise.all([this.pingRedis(), this.pingStore()]);
@@ -52,7 +53,15 @@ export class HealthService {
   }
 
   private neededQueues(): QueueName[] {
-    const needed = [QueueName.Find, QueueName.Index, QueueName.Sidecar, QueueName.Scan, QueueName.Assemble];
+    const needed = [
+      QueueName.Find,
+      QueueName.Index,
+      QueueName.Sidecar,
+      QueueName.Scan,
+      QueueName.Assemble,
+      QueueName.Extract,
+      QueueName.SessionIdle,
+    ];
     const llm = this.config.llm;
     if (llm.baseUrl && (llm.model || llm.queryPlannerModel)) needed.push(QueueName.Expand, QueueName.Digest);
     return needed;

@@ -16,7 +16,6 @@ export function isFindJob(d: unknown): d is FindJob {
     ROLES.has(id.role) &&
     (id.actorPeerId === null || typeof id.actorPeerId === 'string') &&
     typeof j.query === 'string' &&
-    (j.imageUrl === null || typeof j.imageUrl === 'string') &&
     Array.isArray(j.targets) &&
     j.targets.every((t) => typeof t === 'string' && t.startsWith('viking://')) &&
     (j.filter === null || (typeof j.filter === 'object' && !Array.isArray(j.filter))) &&

@@ -1,8 +1,18 @@
 import { Processor } from '@nestjs/bullmq';
-import { FindJob, FindResult, QueueName } from '@app/contracts';
+import {
+  FindBatchJob,
+  FindBatchResult,
+  FindCallOutcome,
+  FindJob,
+  FindResult,
+  isFindBatch,
+  jobFailureMessage,
+  MAX_FIND_BATCH,
+  QueueName,
+} from '@app/contracts';
 import { EmbedError } from '@app/embed';
-import { KernelError, KernelErrorCode } from '@app/kernel';
-import { QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
+import { KernelError, KernelErrorCode, StageTimer } from '@app/kernel';
+import { jobStageTimer, JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
 import { isFindJob } from './find-job.guard';
 import { FindService } from './find.service';
 
@@ -13,12 +23,37 @@ export class FindProcessor extends QueueProcessor<QueueName.Find> {
     super(QueueName.Find);
   }
 
-  protected isPayload(data: unknown): data is FindJob {
-    return isFindJob(data);
+  /** One call, or a batch whose calls are checked one by one (a malformed call fails alone). */
+  protected isPayload(data: unknown): data is FindJob | FindBatchJob {
+    if (isFindJob(data)) return true;
+    const calls = (data as FindBatchJob | null)?.calls;
+    return Array.isArray(calls) && calls.length >= 1 && calls.length <= MAX_FIND_BATCH;
   }
 
-  protected run(data: FindJob): Promise<FindResult> {
-    return this.service.find(data);
+  /** The result carries this job's stage times for the gateway to record (docs/architecture.md, "Stage timings"). */
+  protected async run(data: FindJob | FindBatchJob, job: JobRun): Promise<FindResult | FindBatchResult> {
+    const timer = jobStageTimer(job);
+    if (!isFindBatch(data)) {
+      const result = await timer.time('run', () => this.service.find(data, timer));
+      return { ...result, stages: timer.timings() };
+    }
+    return timer.time('run', () => this.batch(data, timer)).then((outcomes) => ({ outcomes, stages: timer.timings() }));
+  }
+
+  private async batch(data: FindBatchJob, timer: StageTimer): Promise<FindCallOutcome[]> {
+    // The calls run together; a query shared by several calls (own space, peer scan) is embedded once.
+    const vectors = new Map();
+    return Promise.all(
+      data.calls.map(async (call): Promise<FindCallOutcome> => {
+        if (!isFindJob(call))
+          return { error: jobFailureMessage(KernelErrorCode.Internal, 'malformed find job payload') };
+        try {
+          return { result: await this.service.find(call, timer, vectors) };
+        } catch (err) {
+          return { error: this.failureMessage(err) };
+        }
+      }),
+    );
   }
 
   // An embedder outage is the service being unavailable (503), not a bug.

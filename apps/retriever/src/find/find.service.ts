@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { FindJob, FindResult } from '@app/contracts';
 import { Embedder, EMBEDDER } from '@app/embed';
-import { invalidArgument } from '@app/kernel';
+import { StageTimer } from '@app/kernel';
 import { Db, ensureVectorIndex, NodeSearchQuery, NodeSearchRepository, STORE_DB } from '@app/store';
 import { toFindResult } from './find-result';
 import { queryTerms } from './query-terms';
+
+type QueryVector = NodeSearchQuery['vector'];
 
 /** Answers `find` jobs: embed the query, search the store inside the resolved targets, shape the result. */
 @Injectable()
@@ -28,30 +30,38 @@ export class FindService implements OnApplicationBootstrap {
     );
   }
 
-  async find(job: FindJob): Promise<FindResult> {
-    const hits = await this.search.search({
+  /**
+   * `timer`, when given, gets the `embed`, `terms`, `sql` and `score` stages; `vectors`, shared by the
+   * calls of one batch, embeds each distinct query (or image) once.
+   */
+  async find(job: FindJob, timer?: StageTimer, vectors?: Map<string, Promise<QueryVector>>): Promise<FindResult> {
+    const embed = () => this.sharedVector(job, vectors);
+    const vector = timer ? await timer.time('embed', embed) : await embed();
+    const query = {
       identity: job.identity,
       targets: job.targets,
       filter: job.filter,
       levels: job.levels,
       limit: job.limit,
       scoreThreshold: job.scoreThreshold,
-      vector: await this.queryVector(job),
+      vector,
       terms: queryTerms(job.query),
-    });
-    return toFindResult(hits);
+    };
+    return toFindResult(await this.search.search(query, timer));
   }
 
-  private async queryVector(job: FindJob): Promise<NodeSearchQuery['vector']> {
-    if (job.imageUrl) {
-      // The gateway refuses images when the embedder cannot take them; a mismatched worker refuses too.
-      if (!this.embedder.supportsImages || !this.embedder.embedImage) {
-        throw invalidArgument(
-          `image_url is not supported: the configured embedder (${this.embedder.id}) has no image support`,
-        );
-      }
-      return { values: await this.embedder.embedImage(job.imageUrl), embedderId: this.embedder.id };
+  private sharedVector(job: FindJob, vectors?: Map<string, Promise<QueryVector>>): Promise<QueryVector> {
+    if (!vectors) return this.queryVector(job);
+    const key = job.query;
+    let v = vectors.get(key);
+    if (!v) {
+      v = this.queryVector(job);
+      vectors.set(key, v);
     }
+    return v;
+  }
+
+  private async queryVector(job: FindJob): Promise<QueryVector> {
     if (!job.query.trim()) return null;
     const [values] = await this.embedder.embed([job.query]);
     return { values, embedderId: this.embedder.id };

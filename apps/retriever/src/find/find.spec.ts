@@ -12,7 +12,6 @@ import { MAX_QUERY_TERMS, queryTerms } from './query-terms';
 const job: FindJob = {
   identity: { accountId: 'acme', userId: 'alice', role: 'user', actorPeerId: null },
   query: 'coffee',
-  imageUrl: null,
   targets: ['viking://user/alice'],
   filter: null,
   levels: null,
@@ -91,9 +90,11 @@ describe('queryTerms', () => {
 describe('FindProcessor', () => {
   const make = (find: (j: FindJob) => Promise<unknown>) => new FindProcessor({ find } as unknown as FindService);
 
-  it('passes a valid payload to the service', async () => {
+  it('passes a valid payload to the service and adds the job stage times', async () => {
     const result = { memories: [], resources: [], skills: [], total: 0 };
-    await expect(make(async () => result).handle(job)).resolves.toBe(result);
+    const out = await make(async () => result).handle(job, { enqueuedAt: Date.now() - 5 });
+    expect(out).toEqual({ ...result, stages: expect.objectContaining({ queue_wait: expect.any(Number) }) });
+    expect(out.stages!.queue_wait).toBeGreaterThanOrEqual(5);
   });
 
   it('fails a malformed payload without retry', async () => {

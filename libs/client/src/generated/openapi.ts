@@ -228,6 +228,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/resources/temp_upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload the file of an add_resource link (one-shot token; UTF-8 text; indexed automatically) */
+        post: operations["UploadController_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/content/set_tags": {
         parameters: {
             query?: never;
@@ -765,6 +782,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{taskId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending or running commit task (412 once completed or failed; repeats are no-ops) */
+        post: operations["TasksController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -978,6 +1012,13 @@ export interface components {
         };
         FindRequestDto: {
             /**
+             * @description Search text; may be empty only when `image_url` is given.
+             * @default
+             */
+            query?: string;
+            /** @description Not supported: no configured embedder reads images, so any non-null value is a 400. */
+            image_url?: string | null;
+            /**
              * @description Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults.
              * @default
              */
@@ -987,7 +1028,10 @@ export interface components {
              * @example memory
              */
             context_type?: (string | string[]) | null;
-            /** @default 10 */
+            /**
+             * @description Hits per answer.
+             * @default 10
+             */
             limit?: number;
             /** @description Overrides `limit` when set. */
             node_limit?: number | null;
@@ -1010,6 +1054,16 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * @description Adds `provenance` (searched directories, matched contexts) to the result.
+             * @default false
+             */
+            include_provenance?: boolean;
+            /** @description Strict `key=value` tags, AND-ed. */
+            tags?: string[] | null;
+            /** @description Relative (`7d`, `12h`) or ISO-8601 / `YYYY-MM-DD` (UTC when no zone). */
+            since?: string | null;
+            until?: string | null;
+            /**
              * @default updated_at
              * @enum {string|null}
              */
@@ -1023,17 +1077,6 @@ export interface components {
             telemetry?: boolean | {
                 [key: string]: unknown;
             };
-            /** @description Search text; may be empty only when `image_url` is given. */
-            query?: string;
-            /** @description `data:image/...;base64,…`, `http(s)://…` or `viking://…`; needs an embedder with image support. */
-            image_url?: string | null;
-            /** @description Adds `provenance` (searched directories, matched contexts) to the result. */
-            include_provenance?: boolean;
-            /** @description Strict `key=value` tags, AND-ed. */
-            tags?: string[] | null;
-            /** @description Relative (`7d`, `12h`) or ISO-8601 / `YYYY-MM-DD` (UTC when no zone). */
-            since?: string | null;
-            until?: string | null;
         };
         FindHitDto: {
             /** @enum {string} */
@@ -1085,6 +1128,13 @@ export interface components {
         };
         SearchListRequestDto: {
             /**
+             * @description Search text; may be empty only when `image_url` is given.
+             * @default
+             */
+            query?: string;
+            /** @description Not supported: no configured embedder reads images, so any non-null value is a 400. */
+            image_url?: string | null;
+            /**
              * @description Directories to search; empty, `/` and `viking://` entries are ignored; empty means the defaults.
              * @default
              */
@@ -1094,7 +1144,10 @@ export interface components {
              * @example memory
              */
             context_type?: (string | string[]) | null;
-            /** @default 10 */
+            /**
+             * @description Hits per answer.
+             * @default 10
+             */
             limit?: number;
             /** @description Overrides `limit` when set. */
             node_limit?: number | null;
@@ -1117,6 +1170,16 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * @description Adds `provenance` (searched directories, matched contexts) to the result.
+             * @default false
+             */
+            include_provenance?: boolean;
+            /** @description Strict `key=value` tags, AND-ed. */
+            tags?: string[] | null;
+            /** @description Relative (`7d`, `12h`) or ISO-8601 / `YYYY-MM-DD` (UTC when no zone). */
+            since?: string | null;
+            until?: string | null;
+            /**
              * @default updated_at
              * @enum {string|null}
              */
@@ -1130,24 +1193,13 @@ export interface components {
             telemetry?: boolean | {
                 [key: string]: unknown;
             };
+            /** @description Accepted for compatibility; list mode runs no session-aware expansion. */
+            session_id?: string | null;
             /**
              * @default list
              * @enum {string}
              */
             mode?: "list" | "context";
-            /** @description Accepted for compatibility; list mode runs no session-aware expansion. */
-            session_id?: string | null;
-            /** @description Search text; may be empty only when `image_url` is given. */
-            query?: string;
-            /** @description `data:image/...;base64,…`, `http(s)://…` or `viking://…`; needs an embedder with image support. */
-            image_url?: string | null;
-            /** @description Adds `provenance` (searched directories, matched contexts) to the result. */
-            include_provenance?: boolean;
-            /** @description Strict `key=value` tags, AND-ed. */
-            tags?: string[] | null;
-            /** @description Relative (`7d`, `12h`) or ISO-8601 / `YYYY-MM-DD` (UTC when no zone). */
-            since?: string | null;
-            until?: string | null;
         };
         ContextSearchRequestDto: {
             /**
@@ -1181,7 +1233,10 @@ export interface components {
             detail?: (("auto" | "abstract" | "overview" | "full") | {
                 [key: string]: "abstract" | "overview" | "full";
             }) | null;
-            /** @description Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session). */
+            /**
+             * @description Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session).
+             * @default 0
+             */
             dedup_turns?: number | null;
             /** @description URIs never to serve (`viking://~/…` expands to the caller). */
             exclude_uris?: string[] | null;
@@ -1202,11 +1257,6 @@ export interface components {
             rewrite?: (boolean | "auto") | null;
             /** @default 6 */
             rewrite_max_bullets?: number | null;
-            /**
-             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
-             * @default false
-             */
-            explain?: boolean | null;
             /** @description Enables expansion and the cross-turn dedup ledger. */
             session_id?: string | null;
             /** @description Keep hits scoring strictly above this. */
@@ -1218,6 +1268,11 @@ export interface components {
             telemetry?: boolean | {
                 [key: string]: unknown;
             };
+            /**
+             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
+             * @default false
+             */
+            explain?: boolean | null;
             /**
              * @description Selects context assembly; without it every context-only field is a 400.
              * @enum {string}
@@ -1489,7 +1544,10 @@ export interface components {
             detail?: (("auto" | "abstract" | "overview" | "full") | {
                 [key: string]: "abstract" | "overview" | "full";
             }) | null;
-            /** @description Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session). */
+            /**
+             * @description Session messages during which a served URI is not served again (needs `session_id`; /recall: 5 with a session).
+             * @default 0
+             */
             dedup_turns?: number | null;
             /** @description URIs never to serve (`viking://~/…` expands to the caller). */
             exclude_uris?: string[] | null;
@@ -1510,11 +1568,6 @@ export interface components {
             rewrite?: (boolean | "auto") | null;
             /** @default 6 */
             rewrite_max_bullets?: number | null;
-            /**
-             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
-             * @default false
-             */
-            explain?: boolean | null;
             /** @description Enables expansion and the cross-turn dedup ledger. */
             session_id?: string | null;
             /** @description Keep hits scoring strictly above this. */
@@ -1529,7 +1582,10 @@ export interface components {
             query: string;
             /** @description v1 alias: `max_tokens = max(64, round_half_even(max_chars / 4))` unless `max_tokens` is given. Omitted → 1600 tokens. */
             max_chars?: number | null;
-            /** @description v1 alias of `score_threshold` (which wins); default 0.1. */
+            /**
+             * @description v1 alias of `score_threshold` (which wins); default 0.1.
+             * @default 0.1
+             */
             min_score?: number | null;
             /**
              * @description v1 alias: `false` → `rendered` is ""; `"compact"` pins `detail="abstract"` unless `detail` is given.
@@ -1548,7 +1604,10 @@ export interface components {
             auto_commit_policy?: {
                 [key: string]: unknown;
             } | null;
-            /** @description Accepted for compatibility; Muninn extracts the default memory types. */
+            /**
+             * @description What commits of this session extract: `self`/`peer` `{enabled}`, `working_memory` `{enabled}` and
+             *     `memory_types` (null: all). Normalised and stored; unknown keys or types are 400.
+             */
             memory_policy?: {
                 [key: string]: unknown;
             } | null;
@@ -2518,6 +2577,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2818,6 +2886,92 @@ export interface operations {
             };
         };
     };
+    UploadController_upload: {
+        parameters: {
+            query?: {
+                /** @description The one-shot token of an upload link minted by the MCP `add_resource` tool. */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WriteResultDto"];
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     ContentController_setTags: {
         parameters: {
             query?: never;
@@ -2898,16 +3052,16 @@ export interface operations {
                 output?: "agent" | "original";
                 sort_by?: "name" | "mtime";
                 sort_order?: "asc" | "desc";
-                uri: string;
                 /** @description Only URIs, as strings. */
                 simple?: boolean;
                 /** @description Walk the subtree (entries carry `rel_path`). */
                 recursive?: boolean;
-                /** @description Directory abstracts are cut to this many characters. */
+                uri: string;
+                /** @description Directory abstracts are cut to this many characters (agent output). */
                 abs_limit?: number;
                 /** @description Also list dot-files. */
                 show_all_hidden?: boolean;
-                /** @description Visible entries at most; 0 gives an empty list. */
+                /** @description Entries at most; 0 gives an empty list (tree: capped by `MUNINN_TREE_MAX_NODES`). */
                 node_limit?: number;
                 /** @description Alias of `node_limit`; wins over it. */
                 limit?: number;
@@ -2972,16 +3126,17 @@ export interface operations {
         parameters: {
             query: {
                 output?: "agent" | "original";
+                /** @description Entries whose path below `uri` has more segments are left out. */
+                level_limit?: number;
                 uri: string;
                 /** @description Directory abstracts are cut to this many characters (agent output). */
                 abs_limit?: number;
+                /** @description Also list dot-files. */
                 show_all_hidden?: boolean;
-                /** @description Entries at most (capped by `MUNINN_TREE_MAX_NODES`). */
+                /** @description Entries at most; 0 gives an empty list (tree: capped by `MUNINN_TREE_MAX_NODES`). */
                 node_limit?: number;
                 /** @description Alias of `node_limit`; wins over it. */
                 limit?: number;
-                /** @description Entries whose path below `uri` has more segments are left out. */
-                level_limit?: number;
             };
             header?: never;
             path?: never;
@@ -4733,6 +4888,76 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    TasksController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description FAILED_PRECONDITION */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,4 +1,4 @@
-import type { Candidate, EntryJson, ExplainEntry, Identity, PlanStats } from '@app/kernel';
+import type { Candidate, EntryJson, ExplainEntry, Identity, PlanStats, StageTimings } from '@app/kernel';
 
 /** Payload of an `assemble` job: ranked candidates to read, budget and render (docs/contract.md#tiers-and-budget). */
 export interface AssembleJob {
@@ -26,4 +26,6 @@ export interface AssembleResult {
   bodiesRead: number;
   /** Only when the job asked for it. */
   explain?: ExplainEntry[];
+  /** The worker's stage times (queue wait, body reads, planning, rendering); the gateway records and removes them. */
+  stages?: StageTimings;
 }

@@ -10,6 +10,8 @@ export interface ExtractJob {
   taskId: string;
   /** Event tags of this commit (`k=v`), attached to event memories. */
   eventTags: string[];
+  /** The session's normalised memory_policy at commit time (null or absent: the default). */
+  memoryPolicy?: unknown;
 }
 
 /** Result of an `extract` job (the task record holds the full result). */

@@ -1,4 +1,4 @@
-import type { FilterNode, Identity } from '@app/kernel';
+import type { FilterNode, Identity, StageTimings } from '@app/kernel';
 
 /**
  * Payload of a `find` job: one retrieval call of docs/contract.md#find with everything already resolved by the
@@ -8,8 +8,6 @@ import type { FilterNode, Identity } from '@app/kernel';
 export interface FindJob {
   identity: Identity;
   query: string;
-  /** Inlined `data:` URL when the request carried an image. */
-  imageUrl: string | null;
   /** Directories to search (prefixes); [] means no restriction (root callers only). */
   targets: string[];
   filter: FilterNode | null;
@@ -36,4 +34,36 @@ export interface FindResult {
   resources: FindHit[];
   skills: FindHit[];
   total: number;
+  /**
+   * The worker's own stage times (queue wait, embed, term weights, SQL, scoring; docs/architecture.md,
+   * "Stage timings"). The gateway records and removes them: they never reach a /find answer.
+   */
+  stages?: StageTimings;
+}
+
+/**
+ * Payload of a `find` job carrying every call of one context request (docs/architecture.md,
+ * "Performance"): one job instead of one per call, so a request pays one queue round trip, one query
+ * embedding per distinct query and one term-statistics read.
+ */
+export interface FindBatchJob {
+  calls: FindJob[];
+}
+
+/** Most calls in one {@link FindBatchJob}: above any plan the gateway makes (buckets × queries × scopes). */
+export const MAX_FIND_BATCH = 256;
+
+/** One call's answer in a batch: its result, or its own coded failure (libs/contracts job-failure). */
+export type FindCallOutcome = { result: FindResult } | { error: string };
+
+/** Result of a {@link FindBatchJob}: one outcome per call, in order. */
+export interface FindBatchResult {
+  outcomes: FindCallOutcome[];
+  /** The job's stage times, summed over its calls; the gateway records and removes them. */
+  stages?: StageTimings;
+}
+
+/** Whether a `find` payload is a batch (else a single {@link FindJob}). */
+export function isFindBatch(data: FindJob | FindBatchJob): data is FindBatchJob {
+  return Array.isArray((data as FindBatchJob).calls);
 }

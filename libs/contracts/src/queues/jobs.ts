@@ -1,5 +1,5 @@
 import { AssembleJob, AssembleResult } from './assemble-job';
-import { FindJob, FindResult } from './find-job';
+import { FindBatchJob, FindBatchResult, FindJob, FindResult } from './find-job';
 import { IndexJob, IndexResult, SidecarJob, SidecarResult } from './index-job';
 import { ScanJob, ScanResult } from './scan-job';
 import { DigestJob, DigestResult, ExpandJob, ExpandResult } from './rewrite-jobs';
@@ -10,7 +10,7 @@ import { QueueName } from './queue-names';
 export interface JobPayloads {
   [QueueName.Index]: { data: IndexJob; result: IndexResult };
   [QueueName.Sidecar]: { data: SidecarJob; result: SidecarResult };
-  [QueueName.Find]: { data: FindJob; result: FindResult };
+  [QueueName.Find]: { data: FindJob | FindBatchJob; result: FindResult | FindBatchResult };
   [QueueName.Scan]: { data: ScanJob; result: ScanResult };
   [QueueName.Assemble]: { data: AssembleJob; result: AssembleResult };
   [QueueName.Expand]: { data: ExpandJob; result: ExpandResult };

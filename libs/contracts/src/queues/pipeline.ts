@@ -1,6 +1,6 @@
 /**
  * The hand-off order of one `mode="context"` request, conducted by the gateway
- * (apps/gateway/src/search/context-pipeline.service.ts); each arrow is a queue in {@link QueueName}:
+ * (apps/gateway/src/context/context-pipeline.service.ts); each arrow is a queue in {@link QueueName}:
  *
  *   gateway: validate → resolve identity, quotas, pins → load session (clock) when needed
  *     → Expand   (rewriter; awaited up to RECALL_INTENT_TIMEOUT_S; failure → the raw query)
@@ -12,5 +12,7 @@
  *     → ledger write (unless the digest said no_relevant) → answer
  *
  * Writes take a separate path: content write → Index (retriever) → parents' sidecars refreshed.
+ *
+ * Documentation only: the order is code in the conductor, not data anyone reads.
  */
-export const CONTEXT_PIPELINE_ORDER = ['expand', 'find', 'assemble', 'digest'] as const;
+export {};

@@ -11,13 +11,6 @@ export interface RewriteUsage {
   completion_tokens: number;
 }
 
-/** Cumulative counters of the (shared) model usage tracker. */
-export interface UsageSnapshot {
-  promptTokens: number;
-  completionTokens: number;
-  calls: number;
-}
-
 /** Whether to rewrite (docs/contract.md#digest-rewrite): `true`, or `"auto"` with a query planner configured. */
 export function rewriteEnabled(mode: RewriteMode, plannerConfigured: boolean): boolean {
   return mode === true || (mode === 'auto' && plannerConfigured);
@@ -36,15 +29,4 @@ export function classifyRewrite(
   if (digest) return { digest, status: 'ok' };
   const text = pyStrip(raw === null || raw === undefined ? '' : String(raw));
   return { digest: '', status: text.toUpperCase() === NO_RELEVANT_MEMORY ? 'no_relevant' : 'failed' };
-}
-
-/**
- * Usage delta (docs/contract.md#digest-rewrite), floored at 0, only when exactly one call landed between the snapshots.
- */
-export function usageDelta(before: UsageSnapshot | null, after: UsageSnapshot | null): RewriteUsage | null {
-  if (!before || !after || after.calls - before.calls !== 1) return null;
-  return {
-    prompt_tokens: Math.max(0, after.promptTokens - before.promptTokens),
-    completion_tokens: Math.max(0, after.completionTokens - before.completionTokens),
-  };
 }

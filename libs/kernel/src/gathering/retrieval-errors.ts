@@ -14,8 +14,12 @@ export function formatRetrievalError(failure: RetrievalFailure): string {
   return cutCodePoints(`${failure.name}: ${failure.message}`, MAX_ERROR_CHARS);
 }
 
-/** The `stats.retrieval_errors` value: the first five lines, each ≤200 chars; null when none failed. */
-export function capRetrievalErrors(lines: readonly string[]): string[] | null {
-  if (lines.length === 0) return null;
-  return lines.slice(0, MAX_RETRIEVAL_ERRORS).map((line) => cutCodePoints(line, MAX_ERROR_CHARS));
+/**
+ * The `stats.retrieval_errors` value (docs/contract.md#stats): the first five search failures, plus the assembler's
+ * line when it failed, each ≤200 chars; null when nothing failed.
+ */
+export function capRetrievalErrors(lines: readonly string[], assembleError: string | null = null): string[] | null {
+  const all = [...lines.slice(0, MAX_RETRIEVAL_ERRORS), ...(assembleError === null ? [] : [assembleError])];
+  if (all.length === 0) return null;
+  return all.map((line) => cutCodePoints(line, MAX_ERROR_CHARS));
 }

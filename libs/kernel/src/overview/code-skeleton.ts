@@ -89,8 +89,3 @@ export function codeSkeleton(fileName: string, content: string): string {
   }
   return signatures.join('\n');
 }
-
-/** True when {@link codeSkeleton} knows the file's language. */
-export function isCodeFile(fileName: string): boolean {
-  return languageFor(fileName) !== null;
-}

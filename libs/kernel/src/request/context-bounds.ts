@@ -1,6 +1,6 @@
 /**
- * Defaults and bounds of the context-request fields (docs/contract.md#context-only-fields), for DTOs and the folding
- * code.
+ * Defaults and bounds of the search-request fields (docs/contract.md#context-only-fields): the gateway's field table
+ * (validation, OpenAPI, MCP tool schemas) and the folding code read them from here.
  */
 export const CONTEXT_DEFAULTS = {
   limit: 10,
@@ -13,6 +13,7 @@ export const CONTEXT_DEFAULTS = {
 
 /** Inclusive numeric bounds; violations are 400 INVALID_ARGUMENT (docs/contract.md#context-only-fields). */
 export const CONTEXT_BOUNDS = {
+  limit: { min: 1, max: 1000 },
   maxTokens: { min: 64, max: 32000 },
   dedupTurns: { min: 0, max: 100 },
   rewriteMaxBullets: { min: 1, max: 20 },

@@ -22,6 +22,18 @@ export function contextOnlyFieldsPresent(body: Readonly<Record<string, unknown>>
   return CONTEXT_ONLY_FIELDS.filter((field) => Object.prototype.hasOwnProperty.call(body, field)).sort();
 }
 
+/**
+ * The one context-or-list decision of `/search` (docs/contract.md#context-request): a context request is a body with
+ * `mode:"context"` or carrying any context-only field, whatever `mode` says; the context schema then answers a bad
+ * `mode` and the cross-field rules answer context-only fields in list mode. The route and the MCP `search` tool both
+ * ask this.
+ */
+export function isContextRequest(body: unknown): body is Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const b = body as Record<string, unknown>;
+  return b['mode'] === 'context' || contextOnlyFieldsPresent(b).length > 0;
+}
+
 /** The exact docs/contract.md#cross-field-validation message for context-only fields sent in list mode. */
 export function modeMismatchMessage(fields: readonly string[]): string {
   return `${fields.join(', ')} require mode='context'; set mode='context' or drop these fields`;

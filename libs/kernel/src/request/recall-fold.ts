@@ -2,6 +2,7 @@ import { pyInt, pyFloat, isPlainObject } from '../text/py-coerce';
 import { PeerScope } from '../gathering/retrieval-plan';
 import { Purpose, RECALL_DEFAULT_QUOTAS } from '../gathering/quotas';
 import { parseRewrite, RewriteMode } from './rewrite-mode';
+import { CONTEXT_BOUNDS, CONTEXT_DEFAULTS } from './context-bounds';
 import { roundHalfEven } from './round-half-even';
 
 /** v1 names `/recall` still accepts, in the order `aliases_used` reports them. */
@@ -32,8 +33,8 @@ export interface FoldedRecall {
   aliasesUsed: V1Alias[];
 }
 
-const DEFAULT_MAX_TOKENS = 1600;
-const RECALL_SCORE_THRESHOLD = 0.1;
+/** `/recall`'s `score_threshold` when neither it nor `min_score` is given (docs/contract.md#folding). */
+export const RECALL_SCORE_THRESHOLD = 0.1;
 const RECALL_DEDUP_TURNS = 5;
 
 /**
@@ -44,9 +45,10 @@ export function foldRecallRequest(body: Readonly<Record<string, unknown>>): Fold
   const has = (key: string) => Object.prototype.hasOwnProperty.call(body, key);
   const provided = (key: string) => has(key) && body[key] !== null && body[key] !== undefined;
 
-  let maxTokens = DEFAULT_MAX_TOKENS;
-  if (provided('max_tokens')) maxTokens = pyInt(body['max_tokens']) ?? DEFAULT_MAX_TOKENS;
-  else if (provided('max_chars')) maxTokens = Math.max(64, roundHalfEven((pyInt(body['max_chars']) ?? 0) / 4));
+  let maxTokens: number = CONTEXT_DEFAULTS.maxTokens;
+  if (provided('max_tokens')) maxTokens = pyInt(body['max_tokens']) ?? CONTEXT_DEFAULTS.maxTokens;
+  else if (provided('max_chars'))
+    maxTokens = Math.max(CONTEXT_BOUNDS.maxTokens.min, roundHalfEven((pyInt(body['max_chars']) ?? 0) / 4));
 
   let scoreThreshold = RECALL_SCORE_THRESHOLD;
   if (provided('score_threshold')) scoreThreshold = pyFloat(body['score_threshold']) ?? RECALL_SCORE_THRESHOLD;
@@ -75,12 +77,12 @@ export function foldRecallRequest(body: Readonly<Record<string, unknown>>): Fold
     quotas,
     purpose: (body['purpose'] as Purpose | null | undefined) || 'coding',
     dedupTurns,
-    queryExpansion: (body['query_expansion'] as 'off' | 'auto' | null | undefined) || 'auto',
-    limit: 10,
-    peerScope: (body['peer_scope'] as PeerScope | null | undefined) || 'all',
+    queryExpansion: (body['query_expansion'] as 'off' | 'auto' | null | undefined) || CONTEXT_DEFAULTS.queryExpansion,
+    limit: CONTEXT_DEFAULTS.limit,
+    peerScope: (body['peer_scope'] as PeerScope | null | undefined) || CONTEXT_DEFAULTS.peerScope,
     otherPeerPenalty: body['other_peer_penalty'] ?? null,
     rewrite: parseRewrite(body['rewrite']),
-    rewriteMaxBullets: pyInt(body['rewrite_max_bullets']) || 6,
+    rewriteMaxBullets: pyInt(body['rewrite_max_bullets']) || CONTEXT_DEFAULTS.rewriteMaxBullets,
     sessionId,
     excludeUris: Array.isArray(body['exclude_uris']) ? body['exclude_uris'].map(String) : [],
     aliasesUsed: V1_ALIASES.filter((alias) => has(alias)),
@@ -106,7 +108,7 @@ export function deprecatedStats(aliasesUsed: readonly V1Alias[]): DeprecatedStat
 }
 
 /** Response headers every `/recall` answer carries (docs/contract.md#deprecation-signals). */
-export const RECALL_DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
+export const RECALL_DEPRECATION_HEADERS = {
   Deprecation: 'true',
   Link: '</api/v1/search/search>; rel="successor-version"',
-};
+} as const;

@@ -1,6 +1,11 @@
 import { KernelError, KernelErrorCode } from '../kernel.error';
 import { validateDetailField, validateQuotasField } from './category-keys';
-import { assertSearchModeFields, contextOnlyFieldsPresent, modeMismatchMessage } from './context-fields';
+import {
+  assertSearchModeFields,
+  contextOnlyFieldsPresent,
+  isContextRequest,
+  modeMismatchMessage,
+} from './context-fields';
 import { effectiveLimit } from './context-bounds';
 import { canonicalizeExcludeUris, excludedSet } from './exclude-uris';
 import { ignoredFields } from './ignored-fields';
@@ -373,5 +378,27 @@ describe('effectiveLimit', () => {
     { name: 'default 10', limit: undefined, nodeLimit: undefined, out: 10 },
   ])('$name', ({ limit, nodeLimit, out }) => {
     expect(effectiveLimit(limit, nodeLimit)).toBe(out);
+  });
+});
+
+describe('isContextRequest: the one context-or-list decision of /search', () => {
+  it.each([
+    { name: 'mode context', body: { mode: 'context' }, out: true },
+    { name: 'a context-only field, no mode', body: { max_tokens: 800 }, out: true },
+    {
+      name: 'a context-only field in list mode (the cross-field 400 answers)',
+      body: { mode: 'list', dedup_turns: 1 },
+      out: true,
+    },
+    {
+      name: 'an unknown mode with a context-only field (the context schema answers)',
+      body: { mode: 'foo', max_tokens: 800 },
+      out: true,
+    },
+    { name: 'an unknown mode alone (the list schema answers)', body: { mode: 'foo' }, out: false },
+    { name: 'plain list body', body: { query: 'q', limit: 3 }, out: false },
+    { name: 'not an object', body: [1], out: false },
+  ])('$name → $out', ({ body, out }) => {
+    expect(isContextRequest(body)).toBe(out);
   });
 });

@@ -9,3 +9,4 @@ export * from './turns';
 export * from './offline-extractor';
 export * from './working-memory';
 export * from './model-extraction';
+export * from './memory-policy';

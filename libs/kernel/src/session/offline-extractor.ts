@@ -112,8 +112,11 @@ const NOT_NAMES = new Set(
   ).split(' '),
 );
 
-/** Names in a sentence: runs of capitalised words not at the sentence start. */
-export function namesIn(sentence: string): string[] {
+/**
+ * Names in a sentence: runs of capitalised words not at the sentence start — or also there when the
+ * name is `known` (seen mid-sentence elsewhere in the archive, so "Marguerite called." counts too).
+ */
+export function namesIn(sentence: string, known?: ReadonlySet<string>): string[] {
   const words = sentence.split(/\s+/);
   const out: string[] = [];
   let run: string[] = [];
@@ -121,9 +124,11 @@ export function namesIn(sentence: string): string[] {
     if (run.length) out.push(run.join(' '));
     run = [];
   };
+  const opening = trimNonLetters(words[0] ?? '');
+  const startsKnown = !!known && known.has(slug(opening)) && !NOT_NAMES.has(opening);
   for (let i = 0; i < words.length; i++) {
     const w = trimNonLetters(words[i]);
-    const capital = i > 0 && /^[A-Z][a-z]{2,}$/.test(w) && !NOT_NAMES.has(w);
+    const capital = (i > 0 || startsKnown) && /^[A-Z][a-z]{2,}$/.test(w) && !NOT_NAMES.has(w);
     if (capital) run.push(w);
     else flush();
     if (/[,;:]/.test(words[i].slice(-1))) flush();
@@ -132,19 +137,24 @@ export function namesIn(sentence: string): string[] {
   return out;
 }
 
-const quote = (t: Turn, date: string, sentence: string) => `- ${date} [${t.speaker}]: ${clip(sentence, 300)} (${t.id})`;
+/**
+ * A quote line: the whole turn (up to 600 characters), not only the sentence that matched — its
+ * context ("…since my kids were born") belongs to it, as bench:locomo's harness quotes.
+ */
+const quote = (t: Turn, date: string) => `- ${date} [${t.speaker}]: ${clip(t.text, 600)} (${t.id})`;
 
 function entityMemories(turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
   const speakers = new Set(turns.map((t) => t.speaker.toLowerCase()));
   const byName = new Map<string, { name: string; lines: string[] }>();
+  const known = new Set(turns.flatMap((t) => sentences(t.text).flatMap((s) => namesIn(s).map((n) => slug(n)))));
   for (const t of turns) {
     const date = eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso;
     for (const s of sentences(t.text)) {
-      for (const name of namesIn(s)) {
+      for (const name of namesIn(s, known)) {
         const key = slug(name);
         if (!key || speakers.has(name.toLowerCase())) continue;
         const e = byName.get(key) ?? { name, lines: [] };
-        const line = quote(t, date, s);
+        const line = quote(t, date);
         if (e.lines.length < opts.quotesPerFile && !e.lines.includes(line)) e.lines.push(line);
         byName.set(key, e);
       }
@@ -192,7 +202,7 @@ function preferenceMemories(userId: string, turns: Turn[], opts: OfflineExtracto
       if (f) topics.push(f[1].toLowerCase());
       for (const topic of topics.filter(Boolean)) {
         const lines = byTopic.get(topic) ?? [];
-        const line = quote(t, date, s);
+        const line = quote(t, date);
         if (lines.length < opts.quotesPerFile && !lines.includes(line)) lines.push(line);
         byTopic.set(topic, lines);
       }

@@ -29,6 +29,8 @@ export interface StatsInput {
   quotas: QuotaMap | null;
   /** Formatted retrieval failures, all of them; at most five are reported. */
   retrievalErrors: readonly string[];
+  /** The formatted assembler failure, reported after the search failures (never cut by their cap). */
+  assembleError?: string | null;
   plan: PlanStats;
   purpose: Purpose | null;
   queryExpansion: ExpansionStatus;
@@ -79,7 +81,7 @@ export interface ContextStats {
 /** Assemble `stats` with every key in docs/contract.md#stats order, so `JSON.stringify` emits the contract's order. */
 export function buildContextStats(input: StatsInput): ContextStats {
   const { plan } = input;
-  const errors = capRetrievalErrors(input.retrievalErrors);
+  const errors = capRetrievalErrors(input.retrievalErrors, input.assembleError ?? null);
   const stats: ContextStats = {
     searched: { ...input.searched },
     candidates: input.candidates,

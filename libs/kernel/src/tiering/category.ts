@@ -5,7 +5,6 @@ export const BUCKET_KEYS = [...MEMORY_CATEGORIES, 'resources', 'skills'] as cons
 /** Every category an entry may be reported as: the buckets plus the `memories` catch-all. */
 export const CATEGORY_KEYS = [...BUCKET_KEYS, 'memories'] as const;
 
-export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number];
 export type BucketKey = (typeof BUCKET_KEYS)[number];
 export type Category = (typeof CATEGORY_KEYS)[number];
 

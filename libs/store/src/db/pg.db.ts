@@ -1,6 +1,7 @@
 import { Pool, PoolClient } from 'pg';
 import { Db, TransactionOptions } from './db.port';
-import { statementTimedOut } from './store-errors';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { statementTimedOut, storeUnreachable } from './store-errors';
 
 // SQLSTATE 57014 (query_canceled) is also a pg_cancel_backend(); only the timeout says so in its text.
 const QUERY_CANCELED = '57014';
@@ -41,8 +42,9 @@ export class PgDb implements Db {
   }
 
   async transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>, opts: TransactionOptions = {}): Promise<R> {
-    const client: PoolClient = await this.pool.connect();
+    const client: PoolClient = await this.pool.connect().catch((err: unknown) => this.rethrow(err, 0));
     const timeoutMs = opts.statementTimeoutMs ?? this.statementTimeoutMs;
+    let broken = false;
     try {
       await client.query('BEGIN');
       if (timeoutMs !== this.statementTimeoutMs) {
@@ -59,10 +61,13 @@ export class PgDb implements Db {
       await client.query('COMMIT');
       return out;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
+      const unreachable = isUnavailable(err) ? (err as Error) : storeUnreachable(err);
+      // A connection the server dropped is discarded, not handed to the next transaction.
+      if (unreachable) broken = true;
+      else await client.query('ROLLBACK').catch(() => undefined);
+      throw unreachable ?? err;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -89,6 +94,10 @@ export class PgDb implements Db {
   private rethrow(err: unknown, timeoutMs: number): never {
     const e = err as { code?: string; message?: string };
     if (e?.code === QUERY_CANCELED && /statement timeout/i.test(e.message ?? '')) throw statementTimedOut(timeoutMs);
-    throw err;
+    throw storeUnreachable(err) ?? err;
   }
+}
+
+function isUnavailable(err: unknown): boolean {
+  return err instanceof KernelError && err.code === KernelErrorCode.Unavailable;
 }

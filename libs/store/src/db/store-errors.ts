@@ -14,3 +14,30 @@ export function storeRestarted(reason: string): KernelError {
   const message = `The embedded store was restarted (${reason}); retry the request`;
   return new KernelError(KernelErrorCode.Unavailable, message, { service: 'store', reason });
 }
+
+// SQLSTATEs that mean "the server is not there for us right now", not "this statement is wrong":
+// class 08 (connection exception), admin/crash shutdown, cannot connect now, too many connections.
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * The store server could not be reached or dropped the connection (the reference maps its storage
+ * backend's 5xx and connection failures to 503 UNAVAILABLE; docs/fs-and-mcp.md, case 42). Null for
+ * any other error, which keeps its own meaning.
+ */
+export function storeUnreachable(err: unknown): KernelError | null {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  const unreachable =
+    code.startsWith('08') ||
+    UNAVAILABLE_STATES.has(code) ||
+    SOCKET_ERRORS.has(code) ||
+    (code === '55000' && /not currently accepting connections/i.test(message)) ||
+    /^Connection terminated/i.test(message);
+  if (!unreachable) return null;
+  return new KernelError(KernelErrorCode.Unavailable, 'The store is unreachable; retry the request', {
+    service: 'store',
+    reason: code || 'connection',
+  });
+}

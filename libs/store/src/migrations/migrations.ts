@@ -1,6 +1,8 @@
 import type { Migration } from './migration';
 import { SESSION_MIGRATIONS } from './session-migrations';
+import { REINDEX_ROOT_MIGRATION } from './reindex-root.migration';
 import { TERM_DF_MIGRATION } from './term-df.migration';
+import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 
 export type { Migration } from './migration';
 
@@ -149,6 +151,15 @@ FROM (SELECT account_id, uri, (row_number() OVER (PARTITION BY account_id ORDER 
 GROUP BY account_id, chunk;
 `,
   },
+  {
+    version: 60,
+    name: 'index_outbox by account',
+    // fs stat's isLocked asks whether an account has pending index work under a URI; with a large
+    // backlog that must not scan every tenant's entries.
+    sql: 'CREATE INDEX index_outbox_account ON index_outbox (account_id)',
+  },
   ...SESSION_MIGRATIONS,
+  REINDEX_ROOT_MIGRATION,
+  UPLOAD_TOKENS_MIGRATION,
   TERM_DF_MIGRATION,
 ];

@@ -67,4 +67,20 @@ ALTER TABLE session_tasks ADD COLUMN job jsonb;
 CREATE INDEX session_tasks_open ON session_tasks (updated_at) WHERE status IN ('pending', 'running');
 `,
   },
+  {
+    version: 32,
+    name: 'session memory policy, task cancellation',
+    sql: `
+-- The session's normalised memory_policy (null: the default); the commit copies it into its job.
+ALTER TABLE sessions ADD COLUMN memory_policy jsonb;
+-- Cancellation: pending|running -> cancelling -> cancelled (docs/sessions.md "Tasks").
+ALTER TABLE session_tasks DROP CONSTRAINT IF EXISTS session_tasks_status_check;
+ALTER TABLE session_tasks ADD CONSTRAINT session_tasks_status_check
+  CHECK (status IN ('pending', 'running', 'completed', 'failed', 'cancelling', 'cancelled'));
+DROP INDEX IF EXISTS session_tasks_open;
+CREATE INDEX session_tasks_open ON session_tasks (updated_at) WHERE status IN ('pending', 'running', 'cancelling');
+-- Expiry sweeps terminal records by age.
+CREATE INDEX session_tasks_terminal ON session_tasks (updated_at) WHERE status IN ('completed', 'failed', 'cancelled');
+`,
+  },
 ];

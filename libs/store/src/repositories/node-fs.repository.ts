@@ -90,7 +90,8 @@ export class NodeFsRepository {
 
   /**
    * Writes a directory's `.abstract.md` / `.overview.md` body (kept as columns of the directory node,
-   * not as files). Returns false when the directory does not exist.
+   * not as files): `updated`, `unchanged` when the body already equals the result (nothing written), or
+   * `missing` when the directory does not exist.
    */
   async writeSidecar(
     identity: Identity,
@@ -98,19 +99,25 @@ export class NodeFsRepository {
     which: 'abstract' | 'overview',
     text: string,
     append: boolean,
-  ): Promise<boolean> {
+  ): Promise<'updated' | 'unchanged' | 'missing'> {
     if (!canWrite(identity, dirUri)) {
-      const message = `Access denied: ${dirUri} is outside your writable space`;
+      const message = `Access denied for ${dirUri} (outside your writable space)`;
       throw new KernelError(KernelErrorCode.PermissionDenied, message, { resource: dirUri });
     }
     const scope = scopeSql(identity, 3);
     const value = append ? `${which} || $2` : '$2';
     const { rows } = await this.db.query<{ uri: string }>(
       `UPDATE nodes SET ${which} = ${value}, updated_at = now()
-       WHERE uri = $1 AND kind = 'directory' AND ${scope.sql} RETURNING uri`,
+       WHERE uri = $1 AND kind = 'directory' AND ${scope.sql} AND ${which} IS DISTINCT FROM ${value} RETURNING uri`,
       [dirUri, text, ...scope.params],
     );
-    return rows.length > 0;
+    if (rows.length > 0) return 'updated';
+    const visible = scopeSql(identity, 2);
+    const found = await this.db.query<{ uri: string }>(
+      `SELECT uri FROM nodes WHERE uri = $1 AND kind = 'directory' AND ${visible.sql}`,
+      [dirUri, ...visible.params],
+    );
+    return found.rows.length > 0 ? 'unchanged' : 'missing';
   }
 
   /**

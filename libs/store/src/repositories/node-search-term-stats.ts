@@ -28,6 +28,9 @@ export const LENGTH_SAMPLE = 2000;
 export class TermStats {
   private readonly cache = new TermStatsCache();
   private readonly compacting = new Set<string>();
+  // Reads in progress by view and missing terms: a context request's finds (own space, peer scan) weigh
+  // the same terms at the same moment, and share one read instead of each making its own.
+  private readonly reading = new Map<string, ReturnType<TermStats['read']>>();
 
   /** `db` is not a transaction: a compaction it starts may outlive the call. */
   async weigh(tx: Tx, identity: Identity, terms: string[]): Promise<TermWeight[]> {
@@ -41,7 +44,13 @@ export class TermStats {
     let total = this.cache.get(key);
     const missing = terms.filter((t) => !df.has(t));
     if (missing.length || total === undefined) {
-      const read = await this.read(tx, identity.accountId, owner, missing);
+      const flight = `${key}\u0000${missing.join('\u0000')}`;
+      let pending = this.reading.get(flight);
+      if (!pending) {
+        pending = this.read(tx, identity.accountId, owner, missing).finally(() => this.reading.delete(flight));
+        this.reading.set(flight, pending);
+      }
+      const read = await pending;
       total = read.total;
       this.cache.set(key, total);
       for (const t of missing) {

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@app/kernel';
+import { invalidArgument, StageTimer } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { filterToSql, SqlFragment } from './node-search-filter';
 import { NodeSearchHit, NodeSearchQuery, RankingWeights } from './node-search.types';
@@ -52,15 +52,18 @@ export class NodeSearchRepository {
     private readonly weights: RankingWeights = DEFAULT_RANKING,
   ) {}
 
-  async search(q: NodeSearchQuery): Promise<NodeSearchHit[]> {
+  /** `timer`, when given, gets the `terms`, `sql` and `score` stages (docs/architecture.md, "Stage timings"). */
+  async search(q: NodeSearchQuery, timer?: StageTimer): Promise<NodeSearchHit[]> {
+    const time = <T>(stage: string, work: () => Promise<T> | T): Promise<T> =>
+      timer ? timer.time(stage, work) : Promise.resolve(work());
     const limit = Math.min(Math.max(Math.trunc(q.limit), 0), MAX_FIND_LIMIT);
     const vector = q.vector && q.vector.values.length > 0 ? q.vector : null;
     const terms = cleanTerms(q.terms);
     if (limit === 0 || (!vector && terms.length === 0)) return [];
     const k = Math.min(Math.max(limit * 3, 40), 1000);
-    const weights = terms.length ? await this.termStats.weigh(this.db, q.identity, terms) : [];
+    const weights = terms.length ? await time('terms', () => this.termStats.weigh(this.db, q.identity, terms)) : [];
     const avgLength = weights.some((w) => w.df > 0)
-      ? await this.termStats.averageLength(this.db, q.identity)
+      ? await time('terms', () => this.termStats.averageLength(this.db, q.identity))
       : undefined;
     const plan = buildSearchSql(q, { k, vector, weights, avgLength, now: q.now ?? new Date() });
     if (!plan) return [];
@@ -73,14 +76,15 @@ export class NodeSearchRepository {
           throw invalidArgument(`filter regex is not valid: ${err.message}`);
         throw err;
       });
-    const { rows } =
+    const { rows } = await time('sql', () =>
       !vector || k <= DEFAULT_EF_SEARCH
-        ? await run(this.db)
-        : await this.db.transaction(async (tx) => {
+        ? run(this.db)
+        : this.db.transaction(async (tx) => {
             await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(k)]);
             return run(tx);
-          });
-    return this.rank(rows, limit, q.scoreThreshold ?? 0);
+          }),
+    );
+    return time('score', () => this.rank(rows, limit, q.scoreThreshold ?? 0));
   }
 
   private rank(rows: Row[], limit: number, threshold: number): NodeSearchHit[] {
@@ -149,17 +153,24 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   // nothing (a user without peers, for the other-peer scan every context request makes) would walk the
   // whole index before giving up; this prefix lookup answers that in one index probe. Byte-order range
   // operators, so the (account_id, uri text_pattern_ops) index serves each prefix.
+  // The node itself and its subtree are two EXISTS, not one OR: an OR is answered by a bitmap scan,
+  // which reads every entry of the prefix range (a whole tenant for `viking://user/u`) before it can
+  // say yes, where a plain index scan stops at the first visible row. The answer is computed once, in
+  // its own CTE, for both candidate scans (docs/architecture.md, "Performance").
+  const ctes: string[] = [];
   let gate = 'TRUE';
   if (targets.length) {
     const prefixes = bind(targets);
-    const visible = splice((first) => scopeSql(q.identity, first, 'g'));
-    gate = `EXISTS (SELECT 1 FROM unnest(${prefixes}::text[]) AS t(p) WHERE EXISTS (SELECT 1 FROM nodes g
-      WHERE ${visible} AND (g.uri = t.p OR (g.uri ~>=~ (t.p || '/') AND g.uri ~<~ (t.p || '0')))))`;
+    const self = splice((first) => scopeSql(q.identity, first, 'g'));
+    const below = splice((first) => scopeSql(q.identity, first, 'g'));
+    ctes.push(`gate AS (SELECT EXISTS (SELECT 1 FROM unnest(${prefixes}::text[]) AS t(p)
+      WHERE EXISTS (SELECT 1 FROM nodes g WHERE ${self} AND g.uri = t.p)
+         OR EXISTS (SELECT 1 FROM nodes g WHERE ${below} AND g.uri ~>=~ (t.p || '/') AND g.uri ~<~ (t.p || '0'))) AS ok)`);
+    gate = '(SELECT ok FROM gate)';
   }
   const tiers = `((n.kind = 'file' AND ${f2}) OR (n.kind = 'directory' AND (${f0} OR ${f1})))`;
   const where = `${gate} AND ${scope} AND ${inTargets} AND ${tiers}`;
 
-  const ctes: string[] = [];
   const sources: string[] = [];
   let lex = '0::float8';
   const idfSum = input.weights.reduce((s, w) => s + w.idf, 0);

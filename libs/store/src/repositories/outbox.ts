@@ -61,12 +61,28 @@ export class OutboxRepository {
     });
   }
 
-  /** Outbox entries (of at most `chunk` nodes) that re-index `uris` with the current embedder. */
-  async reindex(accountId: string, uris: string[], chunk = 256): Promise<IndexJob[]> {
-    const jobs: IndexJob[] = [];
-    for (let i = 0; i < uris.length; i += chunk)
-      jobs.push(await insertOutbox(this.db, accountId, 'upsert', uris.slice(i, i + chunk)));
-    return jobs;
+  /**
+   * Outbox entries (of at most `chunk` nodes) that re-index `uris` with the current embedder, marked as
+   * the reindex of `root`. Null when a reindex of `root` in this account still has entries pending: the
+   * check and the inserts run in one transaction under a lock on (account, root), so two concurrent
+   * requests cannot both start.
+   */
+  async reindex(accountId: string, root: string, uris: string[], chunk = 256): Promise<IndexJob[] | null> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(4242040, hashtext($1))', [`${accountId}\n${root}`]);
+      const running = await tx.query('SELECT 1 FROM index_outbox WHERE account_id = $1 AND reindex_root = $2 LIMIT 1', [
+        accountId,
+        root,
+      ]);
+      if (running.rows.length > 0) return null;
+      const jobs: IndexJob[] = [];
+      for (let i = 0; i < uris.length; i += chunk) {
+        const job = await insertOutbox(tx, accountId, 'upsert', uris.slice(i, i + chunk));
+        await tx.query('UPDATE index_outbox SET reindex_root = $2 WHERE id = $1', [job.outboxId, root]);
+        jobs.push(job);
+      }
+      return jobs;
+    });
   }
 
   /** Whether the entry still waits for its index job (the job deletes it once the nodes are indexed). */

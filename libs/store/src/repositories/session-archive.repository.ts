@@ -10,6 +10,7 @@ import {
   SessionMessage,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { messagesJsonl, writeArchiveFiles } from './session-files';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -80,8 +81,8 @@ export class SessionArchiveRepository {
     enqueue: (job: ExtractJob) => Promise<void>,
   ): Promise<CommitOutcome> {
     return this.db.transaction(async (tx) => {
-      const { rows: sess } = await tx.query<{ commit_count: number; event_tags: string[] }>(
-        `SELECT commit_count, event_tags FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE`,
+      const { rows: sess } = await tx.query<{ commit_count: number; event_tags: string[]; memory_policy: unknown }>(
+        `SELECT commit_count, event_tags, memory_policy FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE`,
         [identity.accountId, identity.userId, sessionId],
       );
       if (!sess[0])
@@ -105,11 +106,16 @@ export class SessionArchiveRepository {
       );
       const index = nextArchiveIndex(Number(sess[0].commit_count), Number(hi[0]?.n ?? 0));
       const taskId = randomUUID();
+      const archived = taken.map(toSessionMessage);
       await tx.query(
         `INSERT INTO session_archives (account_id, user_id, session_id, archive_index, messages, task_id)
          VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
-        [identity.accountId, identity.userId, sessionId, index, JSON.stringify(taken.map(toSessionMessage)), taskId],
+        [identity.accountId, identity.userId, sessionId, index, JSON.stringify(archived), taskId],
       );
+      // The archive as files too (ls, tree, grep over …/history/archive_NNN), in the same transaction.
+      await writeArchiveFiles(tx, identity, archiveUri(identity.userId, sessionId, index), [
+        { name: 'messages.jsonl', content: messagesJsonl(archived) },
+      ]);
       await tx.query('DELETE FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND seq <= $4', [
         identity.accountId,
         identity.userId,
@@ -123,6 +129,7 @@ export class SessionArchiveRepository {
         archiveIndex: index,
         taskId,
         eventTags: req.eventTags ?? sess[0].event_tags ?? [],
+        memoryPolicy: sess[0].memory_policy ?? null,
       };
       await tx.query(
         `INSERT INTO session_tasks (task_id, account_id, user_id, task_type, resource_id, status, job)

@@ -1,9 +1,14 @@
 import { ExtractJob } from '@app/contracts';
-import { Identity, sanitiseTaskError } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, sanitiseTaskError, stripMemoryFields } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
+import { archiveUri } from './session-archive.repository';
+import { writeArchiveFiles } from './session-files';
 
-export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed';
+export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelling' | 'cancelled';
+
+const TERMINAL: TaskStatus[] = ['completed', 'failed', 'cancelled'];
+const CANCELLED_ERROR = 'cancelled';
 
 /** A task record in its wire shape (docs/sessions.md "Tasks"); owner identity is never emitted. */
 export interface TaskRecord {
@@ -35,7 +40,7 @@ interface TaskRow {
 const toTask = (r: TaskRow): TaskRecord => {
   const c = new Date(r.created_at);
   const u = new Date(r.updated_at);
-  const terminal = r.status === 'completed' || r.status === 'failed';
+  const terminal = TERMINAL.includes(r.status);
   return {
     task_id: r.task_id,
     task_type: r.task_type,
@@ -63,21 +68,94 @@ export interface ExtractionOutcome {
   /** Builds the task result from what the writes did (created vs changed files). */
   result: (written: WriteManyOutcome) => Record<string, unknown>;
   llmUsage: { prompt_tokens: number; completion_tokens: number } | null;
+  /** Long-term extraction ran: the archive gets its `memory_diff.json` (even when nothing changed). */
+  memoryDiff: boolean;
+  workingMemory: boolean;
 }
+
+/** How long terminal task records are kept after their last change (docs/sessions.md "Tasks"). */
+export interface TaskRetention {
+  /** Completed and cancelled records. */
+  ttlMs: number;
+  /** Failed records. */
+  failedTtlMs: number;
+}
+
+const DEFAULT_RETENTION: TaskRetention = { ttlMs: 86_400_000, failedTtlMs: 604_800_000 };
+
+/**
+ * A record is live unless it is terminal and older than its retention ($TTL and $FAILED_TTL in ms):
+ * reads apply it, so an expired record is 404 even before the sweep deletes it.
+ */
+const LIVE = (ttl: string, failedTtl: string) =>
+  `NOT ((status IN ('completed', 'cancelled') AND updated_at < now() - ${ttl} * interval '1 millisecond')
+     OR (status = 'failed' AND updated_at < now() - ${failedTtl} * interval '1 millisecond'))`;
 
 /** Commit tasks: read by their owner through the tasks API, advanced by the extractor. */
 export class SessionTaskRepository {
   constructor(
     private readonly db: Db,
     private readonly graceMs?: number,
+    private readonly retention: TaskRetention = DEFAULT_RETENTION,
   ) {}
 
   async get(identity: Pick<Identity, 'accountId' | 'userId'>, taskId: string): Promise<TaskRecord | null> {
     const { rows } = await this.db.query<TaskRow>(
-      `SELECT ${COLUMNS} FROM session_tasks WHERE task_id = $1 AND account_id = $2 AND user_id = $3`,
-      [taskId, identity.accountId, identity.userId],
+      `SELECT ${COLUMNS} FROM session_tasks WHERE task_id = $1 AND account_id = $2 AND user_id = $3 AND ${LIVE('$4', '$5')}`,
+      [taskId, identity.accountId, identity.userId, this.retention.ttlMs, this.retention.failedTtlMs],
     );
     return rows[0] ? toTask(rows[0]) : null;
+  }
+
+  /**
+   * Cancels the caller's task: pending → cancelled at once (its job, when it runs, finds it terminal),
+   * running → cancelling (the extractor finishes it as cancelled instead of writing). Either way the
+   * archive ends failed with `cancelled` and its messages stay archived. Repeats on a cancelling or
+   * cancelled task change nothing; a completed or failed one is 412; unknown or expired → null.
+   */
+  async cancel(identity: Pick<Identity, 'accountId' | 'userId'>, taskId: string): Promise<TaskRecord | null> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<TaskRow & { job: ExtractJob | null }>(
+        `SELECT ${COLUMNS}, job FROM session_tasks WHERE task_id = $1 AND account_id = $2 AND user_id = $3
+           AND ${LIVE('$4', '$5')} FOR UPDATE`,
+        [taskId, identity.accountId, identity.userId, this.retention.ttlMs, this.retention.failedTtlMs],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (row.status === 'completed' || row.status === 'failed') {
+        throw new KernelError(KernelErrorCode.FailedPrecondition, `Task ${taskId} is already ${row.status}`, {
+          resource: taskId,
+          type: 'task',
+          status: row.status,
+        });
+      }
+      if (row.status === 'pending') {
+        await tx.query(
+          `UPDATE session_tasks SET status = 'cancelled', error = $2, updated_at = now() WHERE task_id = $1`,
+          [taskId, CANCELLED_ERROR],
+        );
+        if (row.job) await failArchive(tx, row.job, CANCELLED_ERROR, 'cancelled');
+      } else if (row.status === 'running') {
+        await tx.query(`UPDATE session_tasks SET status = 'cancelling', updated_at = now() WHERE task_id = $1`, [
+          taskId,
+        ]);
+      }
+      const { rows: after } = await tx.query<TaskRow>(`SELECT ${COLUMNS} FROM session_tasks WHERE task_id = $1`, [
+        taskId,
+      ]);
+      return toTask(after[0]);
+    });
+  }
+
+  /** Deletes terminal records past their retention; returns how many. Run by the extractor's relay. */
+  async deleteExpired(limit: number): Promise<number> {
+    const { rowCount } = await this.db.query(
+      `DELETE FROM session_tasks WHERE task_id IN (
+         SELECT task_id FROM session_tasks WHERE status IN ('completed', 'failed', 'cancelled')
+           AND NOT ${LIVE('$2', '$3')} LIMIT $1)`,
+      [limit, this.retention.ttlMs, this.retention.failedTtlMs],
+    );
+    return rowCount ?? 0;
   }
 
   /** The caller's tasks, newest first; filters are exact matches. */
@@ -89,8 +167,18 @@ export class SessionTaskRepository {
     const { rows } = await this.db.query<TaskRow>(
       `SELECT ${COLUMNS} FROM session_tasks WHERE account_id = $1 AND user_id = $2
          AND ($3::text IS NULL OR task_type = $3) AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR resource_id = $5)
+         AND ${LIVE('$7', '$8')}
        ORDER BY created_at DESC, task_id LIMIT $6`,
-      [identity.accountId, identity.userId, f.taskType ?? null, f.status ?? null, f.resourceId ?? null, limit],
+      [
+        identity.accountId,
+        identity.userId,
+        f.taskType ?? null,
+        f.status ?? null,
+        f.resourceId ?? null,
+        limit,
+        this.retention.ttlMs,
+        this.retention.failedTtlMs,
+      ],
     );
     return rows.map(toTask);
   }
@@ -119,7 +207,7 @@ export class SessionTaskRepository {
   async relayStale(limit: number, graceMs: number, enqueue: (jobs: ExtractJob[]) => Promise<void>): Promise<number> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ task_id: string; job: ExtractJob | null }>(
-        `SELECT task_id, job FROM session_tasks WHERE status IN ('pending', 'running') AND job IS NOT NULL
+        `SELECT task_id, job FROM session_tasks WHERE status IN ('pending', 'running', 'cancelling') AND job IS NOT NULL
            AND updated_at <= now() - $2 * interval '1 millisecond'
          ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit, graceMs],
@@ -137,7 +225,7 @@ export class SessionTaskRepository {
   async inFlight(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
     const { rows } = await this.db.query(
       `SELECT 1 FROM session_tasks WHERE account_id = $1 AND user_id = $2 AND resource_id = $3
-         AND task_type = 'session_commit' AND status IN ('pending', 'running') LIMIT 1`,
+         AND task_type = 'session_commit' AND status IN ('pending', 'running', 'cancelling') LIMIT 1`,
       [identity.accountId, identity.userId, sessionId],
     );
     return rows.length > 0;
@@ -154,11 +242,21 @@ export class SessionTaskRepository {
         'SELECT status FROM session_tasks WHERE task_id = $1 FOR UPDATE',
         [job.taskId],
       );
-      if (!rows[0] || rows[0].status === 'completed' || rows[0].status === 'failed') return null;
+      if (!rows[0] || TERMINAL.includes(rows[0].status)) return null;
+      if (rows[0].status === 'cancelling') {
+        await finishCancelled(tx, job);
+        return null;
+      }
+      const before = await contentsOf(
+        tx,
+        job.accountId,
+        out.writes.map((w) => w.uri),
+      );
       const written = out.writes.length
         ? await writeNodes(tx, identity, out.writes, this.graceMs)
         : { items: [], createdDirectories: [], index: null };
       const result = out.result(written);
+      await writeDoneFiles(tx, job, out, memoryDiff(job, out, written, before));
       const counts = result.memories_extracted as Record<string, number>;
       await tx.query(
         `UPDATE session_archives SET status = 'done', overview = $5, abstract = $6, overview_tokens = $7, updated_at = now()
@@ -193,19 +291,112 @@ export class SessionTaskRepository {
     });
   }
 
-  /** Marks the task failed (and its archive, if it still exists); the error text is sanitised. */
+  /** Marks the task failed (and its archive, if it still exists); the error text is sanitised. A task being cancelled ends cancelled. */
   async fail(job: ExtractJob, error: string): Promise<void> {
     const clean = sanitiseTaskError(error);
     await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ status: TaskStatus }>(
+        'SELECT status FROM session_tasks WHERE task_id = $1 FOR UPDATE',
+        [job.taskId],
+      );
+      if (rows[0]?.status === 'cancelling') return finishCancelled(tx, job);
       await tx.query(
         `UPDATE session_tasks SET status = 'failed', error = $2, updated_at = now() WHERE task_id = $1 AND status IN ('pending', 'running')`,
         [job.taskId, clean],
       );
-      await tx.query(
-        `UPDATE session_archives SET status = 'failed', error = $5, updated_at = now()
-         WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4 AND status = 'pending'`,
-        [job.accountId, job.userId, job.sessionId, job.archiveIndex, clean],
-      );
+      await failArchive(tx, job, clean, 'memory_extraction');
     });
   }
+
+  /** Ends a task that was being cancelled (the extractor saw `cancelling` before writing anything). */
+  async finishCancelled(job: ExtractJob): Promise<void> {
+    await this.db.transaction((tx) => finishCancelled(tx, job));
+  }
+}
+
+type Tx = Pick<Db, 'query' | 'kind'>;
+
+async function finishCancelled(tx: Tx, job: ExtractJob): Promise<void> {
+  await tx.query(
+    `UPDATE session_tasks SET status = 'cancelled', error = $2, updated_at = now() WHERE task_id = $1 AND status = 'cancelling'`,
+    [job.taskId, CANCELLED_ERROR],
+  );
+  await failArchive(tx, job, CANCELLED_ERROR, 'cancelled');
+}
+
+/**
+ * A still-pending archive ends failed (its messages stay archived; the next commit is not blocked) and
+ * gets its `.failed.json`; an archive that no longer exists (session deleted) is left alone.
+ */
+async function failArchive(tx: Tx, job: ExtractJob, error: string, stage: string): Promise<void> {
+  const { rowCount } = await tx.query(
+    `UPDATE session_archives SET status = 'failed', error = $5, updated_at = now()
+     WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4 AND status = 'pending'`,
+    [job.accountId, job.userId, job.sessionId, job.archiveIndex, error],
+  );
+  if (!rowCount) return;
+  const failed = { stage, error, failed_at: new Date().toISOString(), skipped: true, completed_memory_steps: {} };
+  await writeArchiveFiles(tx, job, archiveUri(job.userId, job.sessionId, job.archiveIndex), [
+    { name: '.failed.json', content: `${JSON.stringify(failed, null, 2)}\n` },
+  ]);
+}
+
+async function contentsOf(tx: Tx, accountId: string, uris: string[]): Promise<Map<string, string>> {
+  if (uris.length === 0) return new Map();
+  const { rows } = await tx.query<{ uri: string; content: string }>(
+    `SELECT uri, content FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) AND kind = 'file'`,
+    [accountId, uris],
+  );
+  return new Map(rows.map((r) => [r.uri, r.content]));
+}
+
+const memoryType = (uri: string) => /\/memories\/([^/.]+)/.exec(uri)?.[1] ?? 'memories';
+
+/** The contract's `memory_diff.json`: what this extraction added and changed, bodies without trailers. */
+function memoryDiff(job: ExtractJob, out: ExtractionOutcome, w: WriteManyOutcome, before: Map<string, string>) {
+  if (!out.memoryDiff) return null;
+  const content = new Map(out.writes.map((op) => [op.uri, op.content]));
+  const visible = (s: string) => stripMemoryFields(s).trim();
+  const adds = w.items
+    .filter((i) => i.created)
+    .map((i) => ({ uri: i.uri, memory_type: memoryType(i.uri), after: visible(content.get(i.uri) ?? '') }));
+  const updates = w.items
+    .filter((i) => !i.created && i.changed)
+    .map((i) => ({
+      uri: i.uri,
+      memory_type: memoryType(i.uri),
+      before: visible(before.get(i.uri) ?? ''),
+      after: visible(content.get(i.uri) ?? ''),
+    }));
+  return {
+    archive_uri: archiveUri(job.userId, job.sessionId, job.archiveIndex),
+    trace_id: null,
+    extracted_at: new Date().toISOString(),
+    operations: { adds, updates, deletes: [] },
+    summary: { total_adds: adds.length, total_updates: updates.length, total_deletes: 0 },
+  };
+}
+
+/** The finished archive's files: `.done`, `memory_diff.json` (when extraction ran) and its summary. */
+async function writeDoneFiles(tx: Tx, job: ExtractJob, out: ExtractionOutcome, diff: unknown): Promise<void> {
+  const { rows } = await tx.query<{ first: string | null; last: string | null }>(
+    `SELECT messages->0->>'id' AS first, messages->-1->>'id' AS last FROM session_archives
+     WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4`,
+    [job.accountId, job.userId, job.sessionId, job.archiveIndex],
+  );
+  if (!rows[0]) return;
+  const name = archiveUri(job.userId, job.sessionId, job.archiveIndex);
+  const done = {
+    starting_message_id: rows[0].first,
+    ending_message_id: rows[0].last,
+    working_memory_enabled: out.workingMemory,
+    coverage_start_archive: job.archiveIndex,
+    coverage_end_archive: job.archiveIndex,
+    covered_failed_archives: [],
+    completed_memory_steps: out.memoryDiff ? { long_term: true } : {},
+  };
+  const files = [{ name: '.done', content: `${JSON.stringify(done, null, 2)}\n` }];
+  if (diff) files.push({ name: 'memory_diff.json', content: `${JSON.stringify(diff, null, 2)}\n` });
+  const summary = out.workingMemory ? { abstract: out.abstract, overview: out.overview } : undefined;
+  await writeArchiveFiles(tx, job, name, files, summary);
 }

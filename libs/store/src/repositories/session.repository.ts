@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Identity, KernelError, KernelErrorCode, SessionMessage } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { deleteSessionFiles } from './session-files';
 import {
   MESSAGE_COLUMNS,
   MessageRow,
@@ -34,6 +35,8 @@ export interface NewMessage {
 export interface SessionSettings {
   autoCommitPolicy?: unknown;
   eventTags?: string[];
+  /** Normalised memory policy; null/undefined: the default. */
+  memoryPolicy?: unknown;
 }
 
 const notFound = (sessionId: string) =>
@@ -50,9 +53,16 @@ export class SessionRepository {
   async create(identity: Identity, sessionId?: string, settings: SessionSettings = {}): Promise<SessionRecord> {
     const id = sessionId || randomUUID();
     const { rowCount } = await this.db.query(
-      `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags)
-       VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING`,
-      [identity.accountId, identity.userId, id, jsonOrNull(settings.autoCommitPolicy), settings.eventTags ?? []],
+      `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags, memory_policy)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb) ON CONFLICT DO NOTHING`,
+      [
+        identity.accountId,
+        identity.userId,
+        id,
+        jsonOrNull(settings.autoCommitPolicy),
+        settings.eventTags ?? [],
+        jsonOrNull(settings.memoryPolicy),
+      ],
     );
     if (rowCount === 0)
       throw new KernelError(KernelErrorCode.Conflict, `Session already exists: ${id}`, { session_id: id });
@@ -92,11 +102,14 @@ export class SessionRepository {
 
   /** Deletes the session, its live messages and archives (tasks and extracted memories stay). */
   async delete(identity: Identity, sessionId: string): Promise<void> {
-    const { rowCount } = await this.db.query(
-      'DELETE FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
-      [identity.accountId, identity.userId, sessionId],
-    );
-    if (rowCount === 0) throw notFound(sessionId);
+    await this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query(
+        'DELETE FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
+        [identity.accountId, identity.userId, sessionId],
+      );
+      if (rowCount === 0) throw notFound(sessionId);
+      await deleteSessionFiles(tx, identity, sessionId);
+    });
   }
 
   /** Replaces the policy and/or event tags (undefined: keep). */

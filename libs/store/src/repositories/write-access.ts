@@ -12,7 +12,7 @@ export function assertWritable(identity: Identity, uri: string): void {
     );
   }
   if (!canWrite(identity, uri)) {
-    throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied: ${uri} is outside your writable space`, {
+    throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied for ${uri} (outside your writable space)`, {
       resource: uri,
     });
   }

@@ -15,29 +15,19 @@ import {
 } from 'class-validator';
 import { toBoolean, toInteger } from '../../http/query-transforms';
 
-export class LsQueryDto {
+/** Query fields `ls` and `tree` share: the directory, the output form and the walk's bounds. */
+class WalkQueryDto {
   @IsDefined()
   @IsString()
+  @MaxLength(4096)
   uri!: string;
-
-  /** Only URIs, as strings. */
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  simple?: boolean;
-
-  /** Walk the subtree (entries carry `rel_path`). */
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  recursive?: boolean;
 
   @ApiProperty({ enum: ['agent', 'original'], default: 'agent', required: false })
   @IsOptional()
   @IsIn(['agent', 'original'])
   output?: 'agent' | 'original';
 
-  /** Directory abstracts are cut to this many characters. */
+  /** Directory abstracts are cut to this many characters (agent output). */
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
@@ -51,7 +41,7 @@ export class LsQueryDto {
   @IsBoolean()
   show_all_hidden?: boolean;
 
-  /** Visible entries at most; 0 gives an empty list. */
+  /** Entries at most; 0 gives an empty list (tree: capped by `MUNINN_TREE_MAX_NODES`). */
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
@@ -66,6 +56,20 @@ export class LsQueryDto {
   @Min(0)
   @Max(100000)
   limit?: number;
+}
+
+export class LsQueryDto extends WalkQueryDto {
+  /** Only URIs, as strings. */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  simple?: boolean;
+
+  /** Walk the subtree (entries carry `rel_path`). */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  recursive?: boolean;
 
   @ApiProperty({ enum: ['name', 'mtime'], required: false })
   @IsOptional()
@@ -132,46 +136,7 @@ export class StatResultDto {
   count?: number;
 }
 
-export class TreeQueryDto {
-  @IsDefined()
-  @IsString()
-  @MaxLength(4096)
-  uri!: string;
-
-  @ApiProperty({ enum: ['agent', 'original'], default: 'agent', required: false })
-  @IsOptional()
-  @IsIn(['agent', 'original'])
-  output?: 'agent' | 'original';
-
-  /** Directory abstracts are cut to this many characters (agent output). */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(100000)
-  abs_limit?: number;
-
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  show_all_hidden?: boolean;
-
-  /** Entries at most (capped by `MUNINN_TREE_MAX_NODES`). */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(100000)
-  node_limit?: number;
-
-  /** Alias of `node_limit`; wins over it. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(100000)
-  limit?: number;
-
+export class TreeQueryDto extends WalkQueryDto {
   /** Entries whose path below `uri` has more segments are left out. */
   @IsOptional()
   @Transform(toInteger)

@@ -21,14 +21,16 @@ import { toBoolean, toInteger } from '../../http/query-transforms';
 const SESSION_ID = /^[a-zA-Z0-9_.@-]{1,128}$/;
 const SESSION_ID_MESSAGE = 'session_id must match ^[a-zA-Z0-9_.@-]{1,128}$';
 
-/** `{"events": {"tags": ["k=v", …]}}`: default tags of the session's event memories. */
+/**
+ * `{"events": {"tags": ["k=v", …]}}`: default tags of the session's event memories. Their bounds are
+ * the request-wide `tags` bounds from config (MUNINN_TAGS_MAX_ITEMS, MUNINN_TAG_MAX_CHARS), checked
+ * in the bounds pass and written into OpenAPI from the same table (docs/sessions.md "Bounds").
+ */
 export class EventsConfigDto {
-  @ApiProperty({ type: [String], nullable: true, required: false, maxItems: 50 })
+  @ApiProperty({ type: [String], nullable: true, required: false })
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(50)
   @IsString({ each: true })
-  @MaxLength(128, { each: true })
   tags?: string[] | null;
 }
 
@@ -57,7 +59,10 @@ export class CreateSessionDto {
   @Type(() => MemoryExtractionConfigDto)
   memory_extraction_config?: MemoryExtractionConfigDto;
 
-  /** Accepted for compatibility; Muninn extracts the default memory types. */
+  /**
+   * What commits of this session extract: `self`/`peer` `{enabled}`, `working_memory` `{enabled}` and
+   * `memory_types` (null: all). Normalised and stored; unknown keys or types are 400.
+   */
   @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: true })
   @IsOptional()
   @IsObject()
@@ -145,13 +150,12 @@ export class AddMessagesBatchDto {
   telemetry?: boolean | Record<string, unknown>;
 }
 
+/** This commit's event tags; bounded like every `tags` field (see EventsConfigDto). */
 export class EventMetadataDto {
-  @ApiProperty({ type: [String], nullable: true, required: false, maxItems: 50 })
+  @ApiProperty({ type: [String], nullable: true, required: false })
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(50)
   @IsString({ each: true })
-  @MaxLength(128, { each: true })
   tags?: string[] | null;
 }
 

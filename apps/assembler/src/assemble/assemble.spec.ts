@@ -1,0 +1,90 @@
+import { UnrecoverableError } from 'bullmq';
+import { AssembleJob } from '@app/contracts';
+import { Candidate, ContentRead, Identity } from '@app/kernel';
+import { AssembleProcessor } from './assemble.processor';
+import { AssembleService } from './assemble.service';
+import type { BodyReaderService } from './body-reader.service';
+
+// The assembler's service and processor with a fake body reader (no store): the reads it asks for, the block it
+// plans from what came back, and how its processor refuses a malformed payload.
+
+const identity: Identity = { accountId: 'acme', userId: 'ann', role: 'user', actorPeerId: null };
+const U = 'viking://user/ann';
+const BODY = 'The kestrel hovers over the meadow at dawn, then stoops on a vole. '.repeat(3).trim();
+
+function cand(name: string, score: number): Candidate {
+  const uri = `${U}/memories/events/${name}.md`;
+  return {
+    uri,
+    baseUri: uri,
+    category: 'events',
+    score,
+    rankedScore: score,
+    level: 2,
+    abstract: `${name}: a kestrel note`,
+    origin: 'self',
+    isDirectory: false,
+  };
+}
+
+function withBodies(bodies: Record<string, string>) {
+  const asked: ContentRead[][] = [];
+  const reader = {
+    read: async (_who: Identity, reads: ContentRead[]) => {
+      asked.push(reads);
+      return new Map(reads.filter((r) => bodies[r.uri] !== undefined).map((r) => [r.uri, bodies[r.uri]!]));
+    },
+  } as unknown as BodyReaderService;
+  return { service: new AssembleService(reader), asked };
+}
+
+const job = (over: Partial<AssembleJob> = {}): AssembleJob => ({
+  identity,
+  candidates: [cand('dawn', 0.9), cand('dusk', 0.4)],
+  maxTokens: 1600,
+  detail: null,
+  query: 'kestrel',
+  ...over,
+});
+
+describe('AssembleService', () => {
+  it('reads the bodies the read policy names and serves them whole when the budget allows', async () => {
+    const { service, asked } = withBodies({ [`${U}/memories/events/dawn.md`]: BODY });
+    const r = await service.assemble(job());
+    expect(asked[0]!.map((x) => x.uri)).toEqual([`${U}/memories/events/dawn.md`, `${U}/memories/events/dusk.md`]);
+    expect(r.bodiesRead).toBe(2);
+    const dawn = r.entries.find((e) => e.uri.endsWith('dawn.md'))!;
+    expect(dawn.detail).toBe('full');
+    expect(r.rendered).toContain('stoops on a vole');
+    // The unreadable body degrades to its abstract, never an error.
+    const dusk = r.entries.find((e) => e.uri.endsWith('dusk.md'))!;
+    expect(dusk.detail).toBe('abstract');
+    expect(r.plan.returned).toBe(2);
+  });
+
+  it('a pinned abstract tier reads nothing', async () => {
+    const { service, asked } = withBodies({ [`${U}/memories/events/dawn.md`]: BODY });
+    const r = await service.assemble(job({ detail: 'abstract' }));
+    expect([asked[0], r.bodiesRead]).toEqual([[], 0]);
+    expect(r.entries.map((e) => e.detail)).toEqual(['abstract', 'abstract']);
+  });
+});
+
+describe('AssembleProcessor', () => {
+  const processor = () => new AssembleProcessor(withBodies({}).service);
+
+  it('fails a malformed payload for good, naming the queue', async () => {
+    for (const bad of [{}, { identity, candidates: 'x', maxTokens: 10 }, { ...job(), maxTokens: 0 }]) {
+      const err = await processor()
+        .handle(bad)
+        .catch((e: Error) => e);
+      expect(err).toBeInstanceOf(UnrecoverableError);
+      expect((err as Error).message).toBe('INTERNAL: malformed assemble job payload');
+    }
+  });
+
+  it('runs the service for a valid payload', async () => {
+    const r = await processor().handle(job());
+    expect(r.entries.map((e) => e.uri)).toEqual([`${U}/memories/events/dawn.md`, `${U}/memories/events/dusk.md`]);
+  });
+});

@@ -1,0 +1,117 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Role } from '@app/kernel';
+import { REDIS } from '@app/queue';
+import { hashKey } from '@app/store';
+
+/** What a user key resolves to; the actor peer comes from each request's header, never from here. */
+export interface KeyOwner {
+  accountId: string;
+  userId: string;
+  role: Role;
+}
+
+/** An account, or one user of it, whose keys or role changed. */
+export interface KeyScope {
+  accountId: string;
+  userId?: string;
+}
+
+/**
+ * Resolved user keys, held for `MUNINN_KEY_CACHE_TTL_MS` so a request does not ask the store who is
+ * calling (docs/limits-and-security.md#keys-and-roles). Entries are indexed by the key's hash, never
+ * the key. Admin changes (rotate, delete, role) drop the entries of that user or account here at once
+ * and on every other gateway through a Redis channel; a gateway that lost its subscription drops
+ * everything when it reconnects, and the TTL bounds what a missed message can leave behind.
+ */
+@Injectable()
+export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
+  private readonly log = new Logger(IdentityCacheService.name);
+  private readonly cache: LRUCache<string, KeyOwner> | null;
+  private readonly channel: string;
+  private subscriber: Redis | null = null;
+  /** Bumped by every invalidation: a lookup that started before one must not remember what it read. */
+  private generation = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() @Inject(REDIS) private readonly redis: Redis | null,
+  ) {
+    const ttl = config.auth.keyCacheTtlMs;
+    this.cache = ttl > 0 ? new LRUCache({ max: config.auth.keyCacheMaxEntries, ttl, ttlAutopurge: false }) : null;
+    this.channel = `${config.queues.prefix}:identity-invalidate`;
+  }
+
+  onModuleInit(): void {
+    if (!this.cache || !this.redis) return;
+    // A connection of its own (a subscribed client can do nothing else); it resubscribes after an
+    // outage by itself, and boot never waits for it (Redis may be away when a gateway starts).
+    const sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    this.subscriber = sub;
+    let connectedBefore = false;
+    sub.on('ready', () => {
+      // Messages published while this subscriber was away are lost: forget everything instead.
+      if (connectedBefore) this.dropAll();
+      connectedBefore = true;
+    });
+    sub.on('error', () => undefined); // the shared client's watcher reports Redis outages once
+    sub.on('message', (_channel: string, message: string) => this.dropLocal(parseScope(message)));
+    sub.subscribe(this.channel).catch((err: Error) => this.log.warn(`identity channel: ${err.message}`));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.subscriber?.disconnect();
+  }
+
+  get(key: string): KeyOwner | undefined {
+    return this.cache?.get(hashKey(key));
+  }
+
+  /** A mark to pass to {@link set}: taken before the store is asked. */
+  mark(): number {
+    return this.generation;
+  }
+
+  /** Remembers a store answer, unless an invalidation arrived since `mark` (the answer may be stale). */
+  set(key: string, owner: KeyOwner, mark: number): void {
+    if (mark === this.generation) this.cache?.set(hashKey(key), owner);
+  }
+
+  /** Drops the scope here and tells the other gateways; a failed publish leaves them the TTL. */
+  async invalidate(scope: KeyScope): Promise<void> {
+    this.dropLocal(scope);
+    if (!this.cache || !this.redis) return;
+    await this.redis.publish(this.channel, JSON.stringify(scope)).catch((err: Error) => {
+      this.log.warn(`identity invalidation not published (others expire it within the TTL): ${err.message}`);
+    });
+  }
+
+  private dropAll(): void {
+    this.generation++;
+    this.cache?.clear();
+  }
+
+  /** Drops one scope; a message this gateway cannot read drops everything (never serve a revoked key). */
+  private dropLocal(scope: KeyScope | null): void {
+    this.generation++;
+    if (!this.cache) return;
+    if (!scope) return this.cache.clear();
+    const drop: string[] = [];
+    for (const [hash, owner] of this.cache.entries()) {
+      if (owner.accountId === scope.accountId && (!scope.userId || owner.userId === scope.userId)) drop.push(hash);
+    }
+    for (const hash of drop) this.cache.delete(hash);
+  }
+}
+
+function parseScope(message: string): KeyScope | null {
+  try {
+    const v = JSON.parse(message) as Partial<KeyScope>;
+    if (typeof v.accountId !== 'string') return null;
+    return typeof v.userId === 'string' ? { accountId: v.accountId, userId: v.userId } : { accountId: v.accountId };
+  } catch {
+    return null;
+  }
+}

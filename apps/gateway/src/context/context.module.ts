@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
+import { SystemModule } from '../system/system.module';
+import { ContextPipelineService } from './context-pipeline.service';
+import { ContextSearchService } from './context-search.service';
+import { RetrievalFanoutService } from './retrieval-fanout.service';
+import { RewriteClientService } from './rewrite-client.service';
+import { SessionContextService } from './session-context.service';
+
+/**
+ * The context pipeline (docs/contract.md#pipeline): session, rewrite, retrieval fan-out, ledger, assembly.
+ * No routes of its own; exports ContextSearchService, the entry for /search context mode, /recall and MCP.
+ */
+@Module({
+  imports: [LedgerModule, SystemModule],
+  providers: [
+    ContextSearchService,
+    ContextPipelineService,
+    SessionContextService,
+    RetrievalFanoutService,
+    RewriteClientService,
+  ],
+  exports: [ContextSearchService],
+})
+export class ContextModule {}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { HealthService } from './health.service';
+import { MetricsService } from './metrics.service';
+import { QueueWaitService } from './queue-wait.service';
+import { StageMetricsService } from './stage-metrics.service';
+import { SystemController } from './system.controller';
+
+/**
+ * Health, readiness, metrics and queue status; exports HealthService for MCP and the stage histograms
+ * for the context pipeline. configure-app.ts reaches MetricsService through the application context.
+ */
+@Module({
+  imports: [AuthModule],
+  controllers: [SystemController],
+  providers: [HealthService, MetricsService, QueueWaitService, StageMetricsService],
+  exports: [HealthService, StageMetricsService],
+})
+export class SystemModule {}

@@ -1,0 +1,50 @@
+import { ConfigError, loadConfig } from './load-config';
+
+// The environment is validated once, into the nested typed config (docs/operations.md): defaults for an empty
+// environment, typed values for set ones, and one error that names every bad variable.
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('an empty environment gives the documented defaults (dev mode, BullMQ, 10 s request deadline)', () => {
+    const c = loadConfig({});
+    expect([c.http.port, c.http.host, c.auth.mode, c.auth.rootApiKey]).toEqual([1933, '0.0.0.0', 'dev', null]);
+    expect([c.queues.transport, c.queues.requestDeadlineMs, c.redis.url]).toEqual([
+      'bullmq',
+      10000,
+      'redis://127.0.0.1:6379',
+    ]);
+    expect([c.filter.maxDepth, c.store.databaseUrl]).toEqual([16, null]);
+  });
+
+  it('set variables become typed values; a root key switches to api_key mode', () => {
+    const c = loadConfig({
+      PORT: '8080',
+      MUNINN_ROOT_API_KEY: 'a-root-key-of-enough-length',
+      MUNINN_REQUEST_DEADLINE_MS: '2500',
+      MUNINN_RATE_LIMIT: 'off',
+    });
+    expect([c.http.port, c.auth.mode, c.queues.requestDeadlineMs]).toEqual([8080, 'api_key', 2500]);
+  });
+
+  it('names every bad variable at once, with the value it got', () => {
+    const problems = problemsOf({ PORT: 'eighty', MUNINN_REQUEST_DEADLINE_MS: 'soon', REDIS_URL: 'http://x' });
+    expect(problems.some((p) => p.includes('PORT') && p.includes('"eighty"'))).toBe(true);
+    expect(problems.some((p) => p.includes('MUNINN_REQUEST_DEADLINE_MS'))).toBe(true);
+    expect(problems.some((p) => p.includes('REDIS_URL'))).toBe(true);
+  });
+
+  it('refuses a body depth that cannot hold the deepest filter', () => {
+    expect(problemsOf({ MUNINN_FILTER_MAX_DEPTH: '30', MUNINN_BODY_MAX_DEPTH: '40' })).toEqual([
+      'MUNINN_BODY_MAX_DEPTH must be at least 2 × MUNINN_FILTER_MAX_DEPTH + 4 (64)',
+    ]);
+  });
+});

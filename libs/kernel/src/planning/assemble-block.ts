@@ -1,0 +1,64 @@
+import { perEntryCap } from '../budget/per-entry-cap';
+import { renderContext } from '../render/render-entry';
+import { Candidate } from '../tiering/candidate';
+import { normalizeDetail } from '../tiering/detail-pins';
+import { EntryJson, entryToJson } from './assembled-entry';
+import { ExplainEntry } from './explain';
+import { planEntries, PlanStats } from './plan-entries';
+import { ContentRead, planContentReads } from './read-policy';
+import { StageTimer } from '../stats/stage-timer';
+
+/** What one context block is assembled from (the `assemble` job without its identity). */
+export interface BlockRequest {
+  /** Candidates in rank order. */
+  candidates: readonly Candidate[];
+  maxTokens: number;
+  /** The request's raw `detail`; resolved here. */
+  detail: unknown;
+  query?: string;
+  primary?: number;
+  explain?: boolean;
+}
+
+/** A planned and rendered block (docs/contract.md#tiers-and-budget, #rendered-block). */
+export interface AssembledBlock {
+  entries: EntryJson[];
+  rendered: string;
+  plan: PlanStats;
+  explain?: ExplainEntry[];
+}
+
+/** The bodies worth reading for this block, in rank order (docs/contract.md#tiers-and-budget). */
+export function planBlockReads(req: BlockRequest): ContentRead[] {
+  const cap = perEntryCap(req.maxTokens, Math.min(req.candidates.length, req.primary ?? req.candidates.length));
+  return planContentReads(req.candidates, cap, normalizeDetail(req.detail));
+}
+
+/**
+ * Plans tiers within the budget and renders the block from the bodies read for it. The assembler calls it
+ * with the bodies of {@link planBlockReads}; the gateway's fallback, when the assembler fails, with none
+ * (abstracts only), so both answer the same shape by the same rules.
+ */
+export function assembleBlock(
+  req: BlockRequest,
+  contents: ReadonlyMap<string, string> = new Map(),
+  timer: StageTimer = new StageTimer(() => 0),
+): AssembledBlock {
+  const { entries, stats, explain } = timer.timeSync('plan', () =>
+    planEntries({
+      candidates: req.candidates,
+      contents,
+      maxTokens: req.maxTokens,
+      pins: normalizeDetail(req.detail),
+      query: req.query,
+      explain: req.explain === true,
+      primary: req.primary,
+    }),
+  );
+  return {
+    entries: entries.map(entryToJson),
+    rendered: timer.timeSync('render', () => renderContext(entries)),
+    plan: stats,
+    ...(explain ? { explain } : {}),
+  };
+}

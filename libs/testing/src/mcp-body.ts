@@ -1,0 +1,20 @@
+/**
+ * The JSON-RPC messages of an MCP HTTP answer, read the way the reference's stdio proxy reads them:
+ * the `data:` lines of each SSE event when the content type is `text/event-stream`, else one JSON
+ * value (a message or a batch). An empty body (202) is no message.
+ */
+export function parseMcpBody(contentType: string | null, text: string): any[] {
+  if (!text.trim()) return [];
+  if ((contentType ?? '').includes('text/event-stream')) {
+    return text.split(/\r?\n\r?\n/).flatMap((event) => {
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
+      return data ? [JSON.parse(data)] : [];
+    });
+  }
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value) ? value : [value];
+}

@@ -1,0 +1,233 @@
+import { startTestApp, TestApp } from '@app/testing';
+
+async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = await check();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error('condition not met in time');
+}
+
+const DEFAULT_POLICY = {
+  pending_token_threshold: 150000,
+  message_count_threshold: 100,
+  idle_timeout_seconds: 86400,
+  keep_recent_count: 0,
+  min_commit_interval_seconds: 0,
+};
+
+/**
+ * Contract cases of docs/sessions.md not covered by the other sessions suites, each named by its
+ * number in the contract's case list. Dev mode, with the server-wide automatic-commit default on.
+ */
+describe('sessions: contract cases (server default policy on)', () => {
+  let app: TestApp;
+  const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });
+  const get = (path: string) => app.request('GET', path);
+  const task = (id: string) =>
+    eventually(async () => {
+      const r = (await get(`/api/v1/tasks/${id}`)).body.result;
+      return r?.status === 'completed' || r?.status === 'failed' ? r : null;
+    });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: {
+        MUNINN_SESSION_AUTO_COMMIT_DEFAULT: 'true',
+        MUNINN_OUTBOX_GRACE_MS: '300',
+        MUNINN_OUTBOX_POLL_MS: '100',
+      },
+    });
+  }, 60_000);
+  afterAll(() => app?.close());
+
+  it('case 8: with the server default on, POST {} gets the default policy, explicit null none, a first write the default', async () => {
+    const created = await post('/api/v1/sessions', { session_id: 'c8-a' });
+    expect(created.body.result.auto_commit_policy).toEqual(DEFAULT_POLICY);
+    expect((await get('/api/v1/sessions/c8-a')).body.result.auto_commit_policy).toEqual(DEFAULT_POLICY);
+    const off = await post('/api/v1/sessions', { session_id: 'c8-b', auto_commit_policy: null });
+    expect(off.body.result.auto_commit_policy).toBeNull();
+    expect((await get('/api/v1/sessions/c8-b')).body.result.auto_commit_policy).toBeNull();
+    expect((await post('/api/v1/sessions/c8-c/messages', { role: 'user', content: 'hi' })).status).toBe(200);
+    expect((await get('/api/v1/sessions/c8-c')).body.result.auto_commit_policy).toEqual(DEFAULT_POLICY);
+    expect((await get('/api/v1/sessions/c8-d?auto_create=true')).body.result.auto_commit_policy).toEqual(
+      DEFAULT_POLICY,
+    );
+  });
+
+  it('case 9: an unknown memory type is 400 naming it', async () => {
+    const r = await post('/api/v1/sessions', { session_id: 'c9', memory_policy: { memory_types: ['nope'] } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('INVALID_ARGUMENT');
+    expect(r.body.error.message).toBe('Unknown memory_policy.memory_types: nope');
+    // Disabled types are unknown too; and nothing was created.
+    const tools = await post('/api/v1/sessions', { session_id: 'c9', memory_policy: { memory_types: ['tools'] } });
+    expect(tools.status).toBe(400);
+    expect((await get('/api/v1/sessions/c9')).status).toBe(404);
+    const key = await post('/api/v1/sessions', { session_id: 'c9', memory_policy: { self: { on: true } } });
+    expect([key.status, key.body.error.details.field]).toEqual([400, 'memory_policy.self.on']);
+  });
+
+  it('case 10: experiences brings cases and trajectories; cases alone normalises to []; the policy is stored normalised', async () => {
+    await post('/api/v1/sessions', { session_id: 'c10-a', memory_policy: { memory_types: ['experiences'] } });
+    expect((await get('/api/v1/sessions/c10-a')).body.result.memory_policy).toEqual({
+      self: { enabled: true },
+      peer: { enabled: true },
+      memory_types: ['cases', 'experiences', 'trajectories'],
+    });
+    await post('/api/v1/sessions', {
+      session_id: 'c10-b',
+      memory_policy: { memory_types: ['cases'], working_memory: { enabled: 'off' }, peer: { enabled: false } },
+    });
+    expect((await get('/api/v1/sessions/c10-b')).body.result.memory_policy).toEqual({
+      self: { enabled: true },
+      peer: { enabled: false },
+      working_memory: { enabled: false },
+      memory_types: [],
+    });
+    await post('/api/v1/sessions', { session_id: 'c10-c' });
+    expect((await get('/api/v1/sessions/c10-c')).body.result.memory_policy).toBeNull();
+  });
+
+  it('the memory policy decides what a commit extracts: its types only; none and no summary when switched off', async () => {
+    const talk = [
+      { role: 'user', content: 'Yesterday I met Zebulon at the harbour. I love sailing boats.' },
+      { role: 'assistant', content: 'Zebulon at the harbour, noted.' },
+    ];
+    await post('/api/v1/sessions', { session_id: 'mp-events', memory_policy: { memory_types: ['events'] } });
+    await post('/api/v1/sessions/mp-events/messages/batch', { messages: talk });
+    const t = await task((await post('/api/v1/sessions/mp-events/commit')).body.result.task_id);
+    expect(t.status).toBe('completed');
+    expect(t.result.effective_memory_types).toEqual(['events']);
+    expect(t.result.memory_uris.length).toBeGreaterThan(0);
+    expect(t.result.memory_uris.every((u: string) => u.includes('/memories/events/'))).toBe(true);
+
+    await post('/api/v1/sessions', { session_id: 'mp-none', memory_policy: { memory_types: ['cases'] } });
+    await post('/api/v1/sessions/mp-none/messages/batch', { messages: talk });
+    const none = await task((await post('/api/v1/sessions/mp-none/commit')).body.result.task_id);
+    expect(none.result.memories_extracted).toEqual({});
+    expect(none.result.memory_uris).toEqual([]);
+
+    await post('/api/v1/sessions', { session_id: 'mp-nowm', memory_policy: { working_memory: { enabled: false } } });
+    await post('/api/v1/sessions/mp-nowm/messages/batch', { messages: talk });
+    const nowm = await task((await post('/api/v1/sessions/mp-nowm/commit')).body.result.task_id);
+    expect(nowm.status).toBe('completed');
+    expect(nowm.result.memory_uris.length).toBeGreaterThan(0);
+    // Completed, but with no Working Memory: not served, and /context counts it as failed (as the reference does).
+    expect((await get('/api/v1/sessions/mp-nowm/archives/archive_001')).status).toBe(404);
+    const ctx = (await get('/api/v1/sessions/mp-nowm/context')).body.result;
+    expect(ctx.latest_archive_overview).toBe('');
+    expect(ctx.stats.failedArchives).toBe(1);
+  });
+
+  it('case 14: PATCH /sessions/{id} is 405 (UNKNOWN, Allow names the routed methods); the policy is unchanged', async () => {
+    await post('/api/v1/sessions', { session_id: 'c14', auto_commit_policy: { message_count_threshold: 7 } });
+    const r = await app.request('PATCH', '/api/v1/sessions/c14', { body: { auto_commit_policy: null } });
+    expect(r.status).toBe(405);
+    expect(r.body).toMatchObject({ status: 'error', error: { code: 'UNKNOWN', message: 'Method Not Allowed' } });
+    expect(r.headers.get('allow')).toBe('GET, DELETE');
+    expect((await get('/api/v1/sessions/c14')).body.result.auto_commit_policy.message_count_threshold).toBe(7);
+    // The mechanism is general: any parameterised route, any wrong method; unrouted paths stay 404.
+    const put = await app.request('PUT', '/api/v1/sessions/c14/config', { body: {} });
+    expect([put.status, put.headers.get('allow')]).toEqual([405, 'PATCH']);
+    expect((await app.request('DELETE', '/api/v1/tasks/some-task')).status).toBe(405);
+    expect((await app.request('PATCH', '/api/v1/sessions/c14/archives/archive_001', { body: {} })).status).toBe(405);
+    expect((await app.request('PATCH', '/api/v1/sessions/c14/no-such-route', { body: {} })).status).toBe(404);
+  });
+
+  it('case 48: token_budget=1 gives no messages and no overview; 128000 round-trips a live tool part', async () => {
+    await post('/api/v1/sessions/c48/messages', { role: 'user', content: 'Summarise the build log.' });
+    const c = (await post('/api/v1/sessions/c48/commit')).body.result;
+    expect((await task(c.task_id)).status).toBe('completed');
+    const tool = {
+      type: 'tool',
+      tool_id: 'call_1',
+      tool_name: 'read_file',
+      tool_input: { path: 'build.log' },
+      tool_output: 'BUILD OK in 42s',
+      tool_status: 'completed',
+    };
+    await post('/api/v1/sessions/c48/messages', { role: 'assistant', parts: [tool] });
+    const tight = (await get('/api/v1/sessions/c48/context?token_budget=1')).body.result;
+    expect(tight.messages).toEqual([]);
+    expect(tight.latest_archive_overview).toBe('');
+    expect(tight.stats).toMatchObject({ totalArchives: 1, includedArchives: 0, droppedArchives: 1, failedArchives: 0 });
+    const full = (await get('/api/v1/sessions/c48/context?token_budget=128000')).body.result;
+    expect(full.messages).toHaveLength(1);
+    expect(full.messages[0].role).toBe('assistant');
+    expect(full.messages[0].parts).toEqual([tool]);
+    expect(full.latest_archive_overview).not.toBe('');
+  });
+
+  it('task cancellation by a ROOT caller (the dev-mode identity) is 403', async () => {
+    await post('/api/v1/sessions/root-cancel/messages', { role: 'user', content: 'hello' });
+    const c = (await post('/api/v1/sessions/root-cancel/commit')).body.result;
+    const r = await post(`/api/v1/tasks/${c.task_id}/cancel`);
+    expect([r.status, r.body.error.code]).toEqual([403, 'PERMISSION_DENIED']);
+    await task(c.task_id);
+  });
+
+  it('case 59 and archives as files: memory_diff_uri names a readable memory_diff.json; ls, grep and read reach the archive; search does not', async () => {
+    await post('/api/v1/sessions/c59/messages/batch', {
+      messages: [
+        { role: 'user', content: 'Yesterday I met Quillon at the observatory.', created_at: '2026-05-02T10:00:00Z' },
+        { role: 'assistant', content: 'Quillon at the observatory, noted.' },
+      ],
+    });
+    const c = (await post('/api/v1/sessions/c59/commit')).body.result;
+    // Phase 1 already wrote the archived messages as a file.
+    const jsonl = await get(`/api/v1/content/read?uri=${encodeURIComponent(`${c.archive_uri}/messages.jsonl`)}`);
+    expect(jsonl.status).toBe(200);
+    const lines = (jsonl.body.result as string)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((m) => m.parts[0].text)).toEqual([
+      'Yesterday I met Quillon at the observatory.',
+      'Quillon at the observatory, noted.',
+    ]);
+    const t = await task(c.task_id);
+    expect(t.status).toBe('completed');
+    expect(t.result.memory_diff_uri).toBe(`${c.archive_uri}/memory_diff.json`);
+    const diff = await get(`/api/v1/content/read?uri=${encodeURIComponent(t.result.memory_diff_uri)}`);
+    expect(diff.status).toBe(200);
+    const d = JSON.parse(diff.body.result as string);
+    expect(d.archive_uri).toBe(c.archive_uri);
+    expect(d.summary.total_adds).toBe(t.result.memories_extracted.memory_write);
+    expect(d.operations.adds.map((a: { uri: string }) => a.uri).sort()).toEqual([...t.result.memory_uris].sort());
+    expect(d.operations.adds.every((a: { after: string }) => !a.after.includes('MEMORY_FIELDS'))).toBe(true);
+    const done = JSON.parse(
+      (await get(`/api/v1/content/read?uri=${encodeURIComponent(`${c.archive_uri}/.done`)}`)).body.result,
+    );
+    expect(done).toMatchObject({
+      working_memory_enabled: true,
+      starting_message_id: lines[0].id,
+      ending_message_id: lines[1].id,
+    });
+
+    const history = await get(`/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/default/sessions/c59/history')}`);
+    expect(history.status).toBe(200);
+    expect(JSON.stringify(history.body.result)).toContain('archive_001');
+    const grep = await post('/api/v1/search/grep', {
+      uri: 'viking://user/default/sessions/c59/history',
+      pattern: 'observatory',
+    });
+    expect(grep.status).toBe(200);
+    expect(grep.body.result.matches.map((m: { uri: string }) => m.uri)).toContain(`${c.archive_uri}/messages.jsonl`);
+    // Session history is browsable, not search content: context search serves the memories, never the archive.
+    await eventually(async () => {
+      const r = await post('/api/v1/search/find', { query: 'Quillon observatory', limit: 20 });
+      const uris = (r.body.result?.memories ?? []).map((h: { uri: string }) => h.uri);
+      return uris.length > 0 && uris;
+    });
+    const found = await post('/api/v1/search/find', { query: 'Quillon observatory', limit: 50 });
+    expect(JSON.stringify(found.body.result)).not.toContain('/sessions/c59');
+
+    expect((await app.request('DELETE', '/api/v1/sessions/c59')).status).toBe(200);
+    expect((await get(`/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/default/sessions/c59')}`)).status).toBe(
+      404,
+    );
+  });
+});
