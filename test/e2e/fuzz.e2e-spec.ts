@@ -294,6 +294,7 @@ describe('fuzzing every route (fast-check)', () => {
           ['GET', `/api/v1/sessions/${id}/recall-log`],
           ['DELETE', `/api/v1/sessions/${id}`],
           ['POST', `/api/v1/tasks/${id}/cancel`],
+          ['POST', `/api/v1/sessions/${id}/extract`],
           ['PATCH', `/api/v1/sessions/${id}`],
         ]) {
           const r = await send(method, path, {});

@@ -56,6 +56,7 @@ describe('operations: readiness and the queue dashboard', () => {
       'find',
       'index',
       'scan',
+      'session-extract',
       'session-idle',
       'sidecar',
     ]);

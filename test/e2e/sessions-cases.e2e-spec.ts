@@ -230,4 +230,109 @@ describe('sessions: contract cases (server default policy on)', () => {
       404,
     );
   });
+
+  it('turn-budget retention: the newest whole turns stay live, pending_tokens follows the plan, an oversized turn keeps its last step', async () => {
+    const say = (role: string, content: string) => ({ role, content });
+    const turns = [
+      say('user', 'First question about the harbour schedule.'),
+      say('assistant', 'The harbour opens at six.'),
+      say('user', 'Second question about the ferry.'),
+      say('assistant', 'The ferry leaves hourly.'),
+      say('user', 'Third question about tickets.'),
+      say('assistant', 'Tickets are sold on board.'),
+    ];
+    await post('/api/v1/sessions/tb/messages/batch', { messages: turns });
+    const c = (await post('/api/v1/sessions/tb/commit', { retention_mode: 'turn_budget', keep_recent_turn_count: 2 }))
+      .body.result;
+    expect(c).toMatchObject({ status: 'accepted', archived: true, budget_exceeded: false });
+    expect(c.estimated_active_tokens).toBeGreaterThan(0);
+    // Once its archive is done, /context shows only what stayed live.
+    expect((await task(c.task_id)).status).toBe('completed');
+    const live = (await get('/api/v1/sessions/tb/context')).body.result.messages;
+    expect(live.map((m: { parts: { text: string }[] }) => m.parts[0].text)).toEqual(
+      turns.slice(2).map((t) => t.content),
+    );
+    const meta = (await get('/api/v1/sessions/tb')).body.result;
+    expect(meta).toMatchObject({
+      retention_mode: 'turn_budget',
+      keep_recent_turn_count: 2,
+      retained_message_token_budget: 12000,
+      min_raw_tail_steps: 1,
+      keep_recent_count: 0,
+      pending_tokens: 0,
+    });
+    // A new turn pushes the oldest live turn out of the window: pending_tokens is exactly what a commit would archive.
+    await post('/api/v1/sessions/tb/messages', say('user', 'Fourth question.'));
+    const pending = (await get('/api/v1/sessions/tb')).body.result.pending_tokens;
+    expect(pending).toBeGreaterThan(0);
+    const again = (
+      await post('/api/v1/sessions/tb/commit', { retention_mode: 'turn_budget', keep_recent_turn_count: 2 })
+    ).body.result;
+    expect((await task(again.task_id)).status).toBe('completed');
+    const archived = (await get('/api/v1/sessions/tb/archives/archive_002')).body.result.messages;
+    expect(archived.map((m: { parts: { text: string }[] }) => m.parts[0].text)).toEqual([
+      turns[2].content,
+      turns[3].content,
+    ]);
+    // Budget smaller than the latest turn: only its newest step stays (min_raw_tail_steps 1), over budget.
+    await post('/api/v1/sessions/tb/messages', say('assistant', 'An answer to the fourth question.'));
+    const tight = (
+      await post('/api/v1/sessions/tb/commit', {
+        retention_mode: 'turn_budget',
+        keep_recent_turn_count: 1,
+        retained_message_token_budget: 1,
+      })
+    ).body.result;
+    expect(tight).toMatchObject({ status: 'accepted', budget_exceeded: true });
+    await task(tight.task_id);
+    const rest = (await get('/api/v1/sessions/tb/context')).body.result.messages;
+    expect(rest.map((m: { parts: { text: string }[] }) => m.parts[0].text)).toEqual([
+      'An answer to the fourth question.',
+    ]);
+    // A default commit forgets the turn settings.
+    await post('/api/v1/sessions/tb/commit', {});
+    expect((await get('/api/v1/sessions/tb')).body.result).toMatchObject({
+      retention_mode: '',
+      keep_recent_turn_count: 0,
+    });
+  });
+
+  it('case 24: a viking:// image URL with {calendar:today} is expanded before storage', async () => {
+    const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '/');
+    const before = today();
+    const r = await post('/api/v1/sessions/c24/messages', {
+      role: 'user',
+      parts: [{ type: 'image_url', image_url: { url: 'viking://resources/photos/{calendar:today}/cat.png' } }],
+    });
+    expect(r.status).toBe(200);
+    const stored = (await get('/api/v1/sessions/c24/context')).body.result.messages[0].parts[0];
+    expect([before, today()].map((d) => `viking://resources/photos/${d}/cat.png`)).toContain(stored.image_url.url);
+  });
+
+  it('POST …/extract: memories from the live messages now, nothing archived, the diff under manual_extract/', async () => {
+    expect((await post('/api/v1/sessions/nope-x/extract')).status).toBe(404);
+    // The session's policy does not apply to a manual extraction (as in the reference).
+    await post('/api/v1/sessions', { session_id: 'mx', memory_policy: { memory_types: ['profile'] } });
+    await post('/api/v1/sessions/mx/messages/batch', {
+      messages: [
+        { role: 'user', content: 'Tomorrow I visit Ysolde in Tallinn. I love old harbours.' },
+        { role: 'assistant', content: 'Enjoy Tallinn and Ysolde.' },
+      ],
+    });
+    const r = await post('/api/v1/sessions/mx/extract');
+    expect(r.status).toBe(200);
+    const contexts = r.body.result as { uri: string; category: string; context_type: string }[];
+    expect(contexts.length).toBeGreaterThan(0);
+    expect(contexts.every((c) => c.category === 'memory_write' && c.context_type === 'memory')).toBe(true);
+    expect(contexts.map((c) => c.uri)).toContain('viking://user/default/memories/entities/mentioned/ysolde.md');
+    expect(contexts.some((c) => c.uri.includes('/memories/events/'))).toBe(true);
+    const meta = (await get('/api/v1/sessions/mx')).body.result;
+    expect(meta).toMatchObject({ message_count: 2, commit_count: 0 });
+    const diff = await get(
+      `/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/sessions/mx/manual_extract/memory_diff.json')}`,
+    );
+    expect(JSON.parse(diff.body.result).summary.total_adds).toBe(contexts.length);
+    // Run again over the same messages: the same files, nothing changed.
+    expect((await post('/api/v1/sessions/mx/extract')).body.result).toEqual([]);
+  });
 });

@@ -132,7 +132,14 @@ describe('sessions: hostile inputs', () => {
     refused(await post('/api/v1/sessions/h/commit', { keep_recent_count: 10001 }), 'keep_recent_count');
     refused(await post('/api/v1/sessions/h/commit', { keep_recent_count: 'many' }), 'keep_recent_count');
     refused(await post('/api/v1/sessions/h/commit', { keep_recent_turn_count: 2 }), 'keep_recent_turn_count');
-    refused(await post('/api/v1/sessions/h/commit', { retention_mode: 'turn_budget' }), 'retention_mode');
+    refused(
+      await post('/api/v1/sessions/h/commit', { retention_mode: 'turn_budget', retained_message_token_budget: 0 }),
+      'retained_message_token_budget',
+    );
+    refused(
+      await post('/api/v1/sessions/h/commit', { retention_mode: 'turn_budget', keep_recent_turn_count: 10001 }),
+      'keep_recent_turn_count',
+    );
     refused(await post('/api/v1/sessions/h/commit', { retention_mode: 'other' }), 'retention_mode');
     refused(await post('/api/v1/sessions/h/commit', { extraction_metadata: { event: { tags: 'a=b' } } }), 'tags');
     refused(await post('/api/v1/sessions/h/commit', undefined, '"text"'), 'body');
@@ -157,6 +164,8 @@ describe('sessions: hostile inputs', () => {
     refused(await get(`/api/v1/tasks?status=${'s'.repeat(40)}`), 'status');
     refused(await get(`/api/v1/tasks/${'t'.repeat(65)}`), 'taskId');
     refused(await post(`/api/v1/tasks/${'t'.repeat(65)}/cancel`), 'taskId');
+    refused(await post('/api/v1/sessions/a%2Fb/extract'), 'sessionId');
+    expect((await post('/api/v1/sessions/unknown/extract', { junk: [1, { deep: true }] })).status).toBe(404);
     // Cancel takes no body; one sent anyway is ignored, never a 5xx (ROOT in dev mode: 403).
     expect((await post('/api/v1/tasks/x/cancel', { deep: { a: [1, 2, { b: null }] } })).status).toBe(403);
     const patch = (path: string, body: unknown) => app.request('PATCH', path, { body });

@@ -10,6 +10,7 @@ export * from './text/segment-words';
 export * from './uri/identifier';
 export * from './uri/uri-path';
 export * from './uri/viking-uri';
+export * from './uri/path-variables';
 
 export * from './identity/identity';
 export * from './identity/access';

@@ -18,6 +18,7 @@ export function jobOptions(queue: QueueName): JobsOptions {
     // Request-path jobs are awaited under a deadline; a retry after the deadline helps nobody.
     case QueueName.Find:
     case QueueName.Scan:
+    case QueueName.SessionExtract:
     case QueueName.Assemble:
     case QueueName.Expand:
     case QueueName.Digest:

@@ -47,7 +47,11 @@ export const STORE_DB = Symbol('STORE_DB');
         new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey)),
     },
     { provide: SessionRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionRepository(db) },
-    { provide: SessionArchiveRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionArchiveRepository(db) },
+    {
+      provide: SessionArchiveRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new SessionArchiveRepository(db, cfg.indexing.outboxGraceMs),
+    },
     {
       provide: SessionTaskRepository,
       inject: [STORE_DB, APP_CONFIG],

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { ExtractJob, ExtractResult } from '@app/contracts';
+import { ExtractJob, ExtractResult, ManualExtractJob, ManualExtractResult } from '@app/contracts';
 import {
   EffectiveExtraction,
   effectiveExtraction,
@@ -18,6 +18,7 @@ import {
   archiveUri,
   NodeRepository,
   SessionArchiveRepository,
+  SessionRepository,
   SessionTaskRepository,
   WriteManyOutcome,
   WriteOp,
@@ -54,6 +55,7 @@ export class ExtractService {
     private readonly tasks: SessionTaskRepository,
     private readonly archives: SessionArchiveRepository,
     private readonly nodes: NodeRepository,
+    private readonly sessions: SessionRepository,
     private readonly extractor: MemoryExtractor,
     private readonly bus: JobBus,
   ) {}
@@ -115,6 +117,42 @@ export class ExtractService {
       await this.tasks.fail(job, (err as Error).message ?? String(err));
       return { status: 'failed' };
     }
+  }
+
+  /**
+   * `POST /sessions/{id}/extract`: the live messages extracted now, with every default type and self
+   * memory whatever the session's policy (as the reference does), nothing archived and no task. The
+   * model falls back to the offline extractor as in a commit. See docs/sessions.md "Manual extraction".
+   */
+  async manual(job: ManualExtractJob): Promise<ManualExtractResult> {
+    const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
+    const messages = await this.sessions.liveMessages(identity, job.sessionId);
+    if (messages.length === 0) return { contexts: [] };
+    const input = {
+      userId: job.userId,
+      sessionId: job.sessionId,
+      archiveIndex: 0,
+      messages,
+      nowIso: new Date().toISOString(),
+      previousOverview: await this.archives.latestOverview(identity, job.sessionId),
+      eventTags: [],
+    };
+    const run = await this.extractor.extract(input, await this.existingPages(identity));
+    const writes = await this.writeOps(identity, run.extraction.memories);
+    const written = await this.archives.writeManualExtraction(identity, job.sessionId, writes);
+    if (written.index)
+      await enqueueIndex(this.bus, written.index).catch((err: Error) =>
+        this.logger.warn(`index enqueue failed, the outbox relay will retry: ${err.message}`),
+      );
+    return {
+      contexts: written.items
+        .filter((i) => i.changed)
+        .map((i) => ({
+          uri: i.uri,
+          category: i.created ? ('memory_write' as const) : ('memory_edit' as const),
+          context_type: 'memory' as const,
+        })),
+    };
   }
 
   /** The task's status, waiting briefly for the commit's transaction (the job is enqueued inside it). */

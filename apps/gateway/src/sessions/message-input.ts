@@ -5,6 +5,7 @@ import {
   messageText,
   messageTokens,
   MessagePart,
+  expandPartUris,
   normaliseParts,
   splitToolAggregate,
 } from '@app/kernel';
@@ -31,7 +32,10 @@ export function buildMessages(dto: AddMessageDto, limits: AppConfig['sessions'],
       `${field}.parts has ${dto.parts.length} parts; at most ${limits.messageMaxParts} are allowed`,
     );
   }
-  const parts: MessagePart[] = dto.parts ? normaliseParts(dto.parts) : [{ type: 'text', text: dto.content ?? '' }];
+  const now = new Date();
+  const parts: MessagePart[] = dto.parts
+    ? normaliseParts(dto.parts).map((p) => expandPartUris(p, now))
+    : [{ type: 'text', text: dto.content ?? '' }];
   for (const [i, p] of parts.entries()) {
     if (p.type !== 'image_url') continue;
     const img = p.image_url;

@@ -1,7 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
-import { autoCommitDue, Identity, KernelError, KernelErrorCode, normaliseEventTags, storedPolicy } from '@app/kernel';
+import {
+  autoCommitDue,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  normaliseEventTags,
+  storedPolicy,
+  TURN_BUDGET_DEFAULTS,
+  TurnBudget,
+} from '@app/kernel';
 import { JobBus, sessionIdleKey } from '@app/queue';
 import { CommitOutcome, SessionArchiveRepository, SessionRecord, SessionTaskRepository } from '@app/store';
 import { CommitDto } from './dto/sessions.dto';
@@ -24,17 +33,6 @@ export class SessionCommitService {
   ) {}
 
   async commit(caller: Identity, sessionId: string, dto: CommitDto) {
-    if (dto.retention_mode !== undefined && dto.retention_mode !== null) {
-      const msg =
-        dto.retention_mode === 'turn_budget'
-          ? 'retention_mode "turn_budget" is not supported by Muninn; omit it (see docs/sessions.md)'
-          : 'retention_mode must be "turn_budget" or null';
-      throw new KernelError(KernelErrorCode.InvalidArgument, msg, { field: 'retention_mode' });
-    }
-    for (const f of ['keep_recent_turn_count', 'retained_message_token_budget', 'min_raw_tail_steps'] as const) {
-      if (dto[f] !== undefined)
-        throw new KernelError(KernelErrorCode.InvalidArgument, `${f} requires retention_mode`, { field: f });
-    }
     const tags = dto.extraction_metadata?.event?.tags;
     const keep = dto.keep_recent_count ?? 0;
     const out = await this.run(caller, sessionId, {
@@ -42,6 +40,7 @@ export class SessionCommitService {
       persistKeep: true,
       auto: false,
       eventTags: tags == null ? null : normaliseEventTags(tags),
+      turnBudget: turnBudgetOf(dto),
     });
     return view(caller, sessionId, out);
   }
@@ -97,6 +96,30 @@ export class SessionCommitService {
   }
 }
 
+/**
+ * `retention_mode:"turn_budget"` and its settings (defaults 3 turns, 12000 tokens, 1 step); the settings
+ * without the mode are 400, as in the reference. See docs/sessions.md "Turn-budget retention".
+ */
+function turnBudgetOf(dto: CommitDto): TurnBudget | null {
+  if (dto.retention_mode !== undefined && dto.retention_mode !== null && dto.retention_mode !== 'turn_budget') {
+    throw new KernelError(KernelErrorCode.InvalidArgument, 'retention_mode must be "turn_budget" or null', {
+      field: 'retention_mode',
+    });
+  }
+  if (dto.retention_mode !== 'turn_budget') {
+    for (const f of ['keep_recent_turn_count', 'retained_message_token_budget', 'min_raw_tail_steps'] as const) {
+      if (dto[f] !== undefined)
+        throw new KernelError(KernelErrorCode.InvalidArgument, `${f} requires retention_mode`, { field: f });
+    }
+    return null;
+  }
+  return {
+    turns: dto.keep_recent_turn_count ?? TURN_BUDGET_DEFAULTS.turns,
+    tokenBudget: dto.retained_message_token_budget ?? TURN_BUDGET_DEFAULTS.tokenBudget,
+    minTailSteps: dto.min_raw_tail_steps ?? TURN_BUDGET_DEFAULTS.minTailSteps,
+  };
+}
+
 function view(caller: Identity, sessionId: string, out: CommitOutcome) {
   if (out.status === 'accepted') {
     return {
@@ -106,8 +129,8 @@ function view(caller: Identity, sessionId: string, out: CommitOutcome) {
       archive_uri: out.archiveUri,
       archived: true,
       trace_id: null,
-      estimated_active_tokens: 0,
-      budget_exceeded: false,
+      estimated_active_tokens: out.activeTokens,
+      budget_exceeded: out.budgetExceeded,
     };
   }
   const base = {

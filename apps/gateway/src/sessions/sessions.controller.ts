@@ -114,6 +114,17 @@ export class SessionsController {
     return this.commits.commit(c, p.sessionId, await validateBody(CommitDto, raw, { unknownKeys: 'ignore' }));
   }
 
+  @Post(':sessionId/extract')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Extract memories from the live messages now (nothing archived, no task); answers the written files',
+  })
+  @ApiOkEnvelope('object')
+  @ApiErrors(503, 504)
+  extract(@Caller() c: Identity, @Param() p: SessionIdParamDto) {
+    return this.sessions.extract(c, p.sessionId);
+  }
+
   @Get(':sessionId/context')
   @ApiOperation({ summary: 'Latest archive overview and the messages not yet summarised, within token_budget' })
   @ApiOkEnvelope('object')

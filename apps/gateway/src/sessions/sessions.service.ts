@@ -11,6 +11,8 @@ import {
   storedMemoryPolicy,
   storedPolicy,
 } from '@app/kernel';
+import { QueueName } from '@app/contracts';
+import { JobBus } from '@app/queue';
 import { SessionRecord, SessionRepository } from '@app/store';
 import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { AddMessageDto, AddMessagesBatchDto, CreateSessionDto, PatchSessionConfigDto } from './dto/sessions.dto';
@@ -27,7 +29,24 @@ export class SessionsService {
     private readonly sessions: SessionRepository,
     private readonly commits: SessionCommitService,
     private readonly ledger: DedupLedgerService,
+    private readonly bus: JobBus,
   ) {}
+
+  /**
+   * `POST …/extract`: memories from the live messages now, on an extractor (awaited, under the
+   * extraction fuse plus slack); nothing is archived and no task is made. Answers the written files.
+   */
+  async extract(caller: Identity, sessionId: string) {
+    const s = await this.sessions.find(caller, sessionId);
+    if (!s)
+      throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, {
+        type: 'session',
+        resource: sessionId,
+      });
+    const job = { accountId: caller.accountId, userId: caller.userId, sessionId };
+    const timeoutMs = this.config.sessions.extractTimeoutMs + 15_000;
+    return (await this.bus.call(QueueName.SessionExtract, job, { timeoutMs })).contexts;
+  }
 
   async create(caller: Identity, dto: CreateSessionDto) {
     // Absent: the server default (off unless MUNINN_SESSION_AUTO_COMMIT_DEFAULT); explicit null: off.
@@ -189,10 +208,10 @@ function meta(caller: Identity, s: SessionRecord) {
     embedding_token_usage: { total_tokens: 0 },
     pending_tokens: s.pending_tokens,
     keep_recent_count: s.keep_recent_count,
-    retention_mode: '',
-    keep_recent_turn_count: 0,
-    retained_message_token_budget: 0,
-    min_raw_tail_steps: 1,
+    retention_mode: s.retention_mode,
+    keep_recent_turn_count: s.keep_recent_turn_count,
+    retained_message_token_budget: s.retained_message_token_budget,
+    min_raw_tail_steps: s.min_raw_tail_steps,
     memory_policy: storedMemoryPolicy(s.memory_policy),
     auto_commit_policy: storedPolicy(s.auto_commit_policy),
     last_message_at: s.last_message_at,

@@ -61,6 +61,7 @@ export class HealthService {
       QueueName.Assemble,
       QueueName.Extract,
       QueueName.SessionIdle,
+      QueueName.SessionExtract,
     ];
     const llm = this.config.llm;
     if (llm.baseUrl && (llm.model || llm.queryPlannerModel)) needed.push(QueueName.Expand, QueueName.Digest);

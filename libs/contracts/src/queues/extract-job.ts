@@ -29,3 +29,21 @@ export interface SessionIdleJob {
 export interface SessionIdleResult {
   status: 'committed' | 'rescheduled' | 'skipped';
 }
+
+/** Payload of a `session-extract` job: extract memories from the live messages now (nothing archived). */
+export interface ManualExtractJob {
+  accountId: string;
+  userId: string;
+  sessionId: string;
+}
+
+/** One memory file a manual extraction wrote, as the contract lists it. */
+export interface ExtractedContext {
+  uri: string;
+  category: 'memory_write' | 'memory_edit';
+  context_type: 'memory';
+}
+
+export interface ManualExtractResult {
+  contexts: ExtractedContext[];
+}

@@ -3,7 +3,14 @@ import { FindBatchJob, FindBatchResult, FindJob, FindResult } from './find-job';
 import { IndexJob, IndexResult, SidecarJob, SidecarResult } from './index-job';
 import { ScanJob, ScanResult } from './scan-job';
 import { DigestJob, DigestResult, ExpandJob, ExpandResult } from './rewrite-jobs';
-import { ExtractJob, ExtractResult, SessionIdleJob, SessionIdleResult } from './extract-job';
+import {
+  ExtractJob,
+  ExtractResult,
+  ManualExtractJob,
+  ManualExtractResult,
+  SessionIdleJob,
+  SessionIdleResult,
+} from './extract-job';
 import { QueueName } from './queue-names';
 
 /** Ties each queue to its payload and result, so producers and consumers are checked against each other. */
@@ -17,6 +24,7 @@ export interface JobPayloads {
   [QueueName.Digest]: { data: DigestJob; result: DigestResult };
   [QueueName.Extract]: { data: ExtractJob; result: ExtractResult };
   [QueueName.SessionIdle]: { data: SessionIdleJob; result: SessionIdleResult };
+  [QueueName.SessionExtract]: { data: ManualExtractJob; result: ManualExtractResult };
 }
 
 export type JobOf<Q extends keyof JobPayloads> = JobPayloads[Q]['data'];

@@ -21,4 +21,6 @@ export enum QueueName {
   Extract = 'extract',
   /** Extractor: a session's idle commit, delayed until its idle timeout (one waiting per session). */
   SessionIdle = 'session-idle',
+  /** Extractor: `POST /sessions/{id}/extract`, extraction over the live messages without archiving (awaited). */
+  SessionExtract = 'session-extract',
 }

@@ -10,3 +10,4 @@ export * from './offline-extractor';
 export * from './working-memory';
 export * from './model-extraction';
 export * from './memory-policy';
+export * from './turn-budget';

@@ -103,12 +103,15 @@ function eventMemories(input: ExtractionInput, turns: Turn[], opts: OfflineExtra
   });
 }
 
-// Capitalised words that are not names even mid-sentence.
+// Capitalised words that are not names even mid-sentence (interjections, pronouns, days and months;
+// the list bench:locomo's harness measured).
 const NOT_NAMES = new Set(
   (
-    'I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Yes No Ok Okay So And But Or ' +
-    'Well Sure Thanks What When Where Why How Who Which Let Mr Mrs Ms Dr Monday Tuesday Wednesday Thursday Friday Saturday ' +
-    'Sunday January February March April May June July August September October November December'
+    'I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Wow Thanks Thank Yes Yeah No Ok Okay ' +
+    'So And But Or Well Sure Great Awesome Cool Glad Congrats Congratulations Haha Lol Omg Aww Sounds Good Nice Love Lots Also Just ' +
+    'What When Where Why How Who Which Did Do Does Have Has Had Was Were Is Are Will Would Can Could Should Let Mr Mrs Ms Dr ' +
+    'Bye Woohoo Whoa Hooray Yay Ugh Hmm Dear Happy Take Talk See Catch Anyway Btw By Gotta Gonna ' +
+    'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December'
   ).split(' '),
 );
 
@@ -146,13 +149,24 @@ const quote = (t: Turn, date: string) => `- ${date} [${t.speaker}]: ${clip(t.tex
 function entityMemories(turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
   const speakers = new Set(turns.map((t) => t.speaker.toLowerCase()));
   const byName = new Map<string, { name: string; lines: string[] }>();
-  const known = new Set(turns.flatMap((t) => sentences(t.text).flatMap((s) => namesIn(s).map((n) => slug(n)))));
+  // A proper noun is rarely written in lower case: words the archive writes lower-case more often than
+  // capitalised ("here", "fri") are not names.
+  const lower = new Map<string, number>();
+  const capital = new Map<string, number>();
+  for (const t of turns) {
+    for (const w of t.text.match(/\b[a-z][a-z'’-]+/g) ?? []) lower.set(w, (lower.get(w) ?? 0) + 1);
+    for (const s of sentences(t.text))
+      for (const n of namesIn(s)) capital.set(n.toLowerCase(), (capital.get(n.toLowerCase()) ?? 0) + 1);
+  }
+  const properNoun = (n: string) =>
+    n.includes(' ') || (lower.get(n.toLowerCase()) ?? 0) < (capital.get(n.toLowerCase()) ?? 0);
+  const known = new Set([...capital.keys()].filter(properNoun).map((n) => slug(n)));
   for (const t of turns) {
     const date = eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso;
     for (const s of sentences(t.text)) {
       for (const name of namesIn(s, known)) {
         const key = slug(name);
-        if (!key || speakers.has(name.toLowerCase())) continue;
+        if (!key || !known.has(key) || speakers.has(name.toLowerCase())) continue;
         const e = byName.get(key) ?? { name, lines: [] };
         const line = quote(t, date);
         if (e.lines.length < opts.quotesPerFile && !e.lines.includes(line)) e.lines.push(line);

@@ -1,3 +1,4 @@
+import { expandPathVariables } from '../uri/path-variables';
 import { estimateTokens } from '../budget/token-estimate';
 
 /** A message part as stored and served (`text`, `context`, `tool`, `image_url`, …); kept verbatim. */
@@ -38,9 +39,32 @@ export function messageText(m: Pick<SessionMessage, 'parts'>): string {
   return lines.filter((l) => l.length > 0).join('\n');
 }
 
-/** Token estimate of one message (CJK-aware, like every budget here). */
+/** `json.dumps` with its default separators (`", "`, `": "`), non-ASCII kept: how the contract counts tool input. */
+function pyJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
+      .join(', ')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * Token estimate of one message (CJK-aware, like every budget here), of the text the contract counts:
+ * the concatenation, with no separator, of text parts, context abstracts, and each tool part's id,
+ * name, input (when not empty) and output; images count nothing. So a tool-only message costs tokens.
+ */
 export function messageTokens(m: Pick<SessionMessage, 'parts'>): number {
-  return estimateTokens(messageText(m));
+  let text = '';
+  for (const p of m.parts) {
+    if (p.type === 'text') text += str(p.text);
+    else if (p.type === 'context') text += str(p.abstract);
+    else if (p.type === 'tool') {
+      const input = p.tool_input && typeof p.tool_input === 'object' && Object.keys(p.tool_input).length > 0;
+      text += str(p.tool_id) + str(p.tool_name) + (input ? pyJson(p.tool_input) : '') + str(p.tool_output);
+    }
+  }
+  return estimateTokens(text);
 }
 
 /** The text a user or assistant said (text parts only): what memory is made of. */
@@ -61,6 +85,33 @@ export function normaliseParts(parts: MessagePart[]): MessagePart[] {
     if (['text', 'context', 'tool', 'image_url'].includes(str(p.type))) return p;
     return { type: 'text', text: typeof p.text === 'string' ? p.text : JSON.stringify(p) };
   });
+}
+
+const URI_FIELDS: Record<string, string[]> = {
+  context: ['uri'],
+  tool: ['tool_uri', 'skill_uri', 'tool_output_storage_uri'],
+};
+
+/**
+ * Path variables (`{calendar:today}`, …) expanded in a part's `viking://` URIs before storage, as the
+ * contract's URI pipeline does: `context.uri`, the tool part's URIs and a `viking://` image URL.
+ */
+export function expandPartUris(part: MessagePart, now: Date): MessagePart {
+  const expand = (v: unknown) => (typeof v === 'string' ? expandPathVariables(v, now) : v);
+  if (part.type === 'image_url') {
+    const img = part.image_url;
+    if (typeof img === 'string') return img.startsWith('viking://') ? { ...part, image_url: expand(img) } : part;
+    if (img && typeof img === 'object' && typeof (img as { url?: unknown }).url === 'string') {
+      const url = (img as { url: string }).url;
+      return url.startsWith('viking://') ? { ...part, image_url: { ...img, url: expand(url) } } : part;
+    }
+    return part;
+  }
+  const fields = URI_FIELDS[str(part.type)];
+  if (!fields) return part;
+  const out: MessagePart = { ...part };
+  for (const f of fields) if (typeof out[f] === 'string') out[f] = expand(out[f]);
+  return out;
 }
 
 /**

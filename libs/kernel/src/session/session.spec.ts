@@ -9,6 +9,9 @@ import {
   messageTokens,
   namesIn,
   nextArchiveIndex,
+  planTurnRetention,
+  expandPathVariables,
+  expandPartUris,
   normaliseAutoCommitPolicy,
   normaliseEventTags,
   parseArchiveName,
@@ -256,5 +259,67 @@ describe('task errors', () => {
     expect(sanitiseTaskError('boom sk-ant-abc123 and Bearer xyz.789')).toBe('boom sk-[REDACTED] and Bearer [REDACTED]');
     const long = sanitiseTaskError('e'.repeat(800));
     expect(long).toHaveLength(500 + '...[truncated]'.length);
+  });
+});
+
+describe('turn-budget retention', () => {
+  const m = (role: string, tokens: number, messageKind?: string) => ({ role, tokens, messageKind });
+  const talk = [m('user', 10), m('assistant', 10), m('user', 10), m('assistant', 5), m('tool', 5, 'tool_transport')];
+
+  it('keeps the newest whole turns within the count and the budget', () => {
+    expect(planTurnRetention(talk, { turns: 1, tokenBudget: 100, minTailSteps: 1 })).toEqual({
+      archive: 2,
+      retainedTokens: 20,
+      budgetExceeded: false,
+    });
+    expect(planTurnRetention(talk, { turns: 5, tokenBudget: 100, minTailSteps: 1 }).archive).toBe(0);
+    expect(planTurnRetention(talk, { turns: 5, tokenBudget: 25, minTailSteps: 1 }).archive).toBe(2);
+    expect(planTurnRetention(talk, { turns: 0, tokenBudget: 100, minTailSteps: 1 }).archive).toBe(5);
+  });
+
+  it('a latest turn over the budget keeps its newest steps, at least minTailSteps (tool transport joins its step)', () => {
+    expect(planTurnRetention(talk, { turns: 2, tokenBudget: 12, minTailSteps: 1 })).toEqual({
+      archive: 3,
+      retainedTokens: 10,
+      budgetExceeded: false,
+    });
+    expect(planTurnRetention(talk, { turns: 2, tokenBudget: 1, minTailSteps: 1 })).toEqual({
+      archive: 3,
+      retainedTokens: 10,
+      budgetExceeded: true,
+    });
+    expect(planTurnRetention(talk, { turns: 2, tokenBudget: 1, minTailSteps: 0 }).archive).toBe(5);
+    expect(planTurnRetention([], { turns: 2, tokenBudget: 1, minTailSteps: 1 }).archive).toBe(0);
+  });
+});
+
+describe('path variables', () => {
+  const now = new Date('2026-08-22T23:30:00Z'); // a Saturday in ISO week 34, Q3
+  it('expands every calendar variable in UTC and leaves others alone', () => {
+    expect(expandPathVariables('viking://resources/{calendar:today}/x', now)).toBe('viking://resources/2026/08/22/x');
+    expect(expandPathVariables('{calendar:yesterday}|{calendar:tomorrow}', now)).toBe('2026/08/21|2026/08/23');
+    expect(expandPathVariables('{calendar:year}-{calendar:month}-{calendar:day}', now)).toBe('2026-08-22');
+    expect(expandPathVariables('{calendar:ym} {calendar:quarter} {calendar:yq}', now)).toBe('2026/08 Q3 2026/Q3');
+    expect(expandPathVariables('{calendar:week} {calendar:yw}', now)).toBe('W34 2026/W34');
+    expect(expandPathVariables('{calendar:week}', new Date('2027-01-01T00:00:00Z'))).toBe('W53');
+    expect(expandPathVariables('{calendar:yw}', new Date('2027-01-01T00:00:00Z'))).toBe('2026/W53');
+    expect(expandPathVariables('{calendar:bogus} {user}', now)).toBe('{calendar:bogus} {user}');
+  });
+  it('applies to viking image URLs, context and tool URIs only', () => {
+    const img = { type: 'image_url', image_url: { url: 'viking://resources/{calendar:today}/a.png', detail: 'low' } };
+    expect(expandPartUris(img, now)).toEqual({
+      type: 'image_url',
+      image_url: { url: 'viking://resources/2026/08/22/a.png', detail: 'low' },
+    });
+    const web = { type: 'image_url', image_url: 'https://x/{calendar:today}.png' };
+    expect(expandPartUris(web, now)).toEqual(web);
+    expect(expandPartUris({ type: 'context', uri: 'viking://~/memories/{calendar:ym}' }, now)).toEqual({
+      type: 'context',
+      uri: 'viking://~/memories/2026/08',
+    });
+    expect(expandPartUris({ type: 'text', text: '{calendar:today}' }, now)).toEqual({
+      type: 'text',
+      text: '{calendar:today}',
+    });
   });
 });

@@ -83,4 +83,15 @@ CREATE INDEX session_tasks_open ON session_tasks (updated_at) WHERE status IN ('
 CREATE INDEX session_tasks_terminal ON session_tasks (updated_at) WHERE status IN ('completed', 'failed', 'cancelled');
 `,
   },
+  {
+    version: 33,
+    name: 'session turn-budget retention',
+    sql: `
+-- The retention a commit remembers (docs/sessions.md "Turn-budget retention"): '' or 'turn_budget'.
+ALTER TABLE sessions ADD COLUMN retention_mode text NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN keep_recent_turn_count integer NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN retained_message_token_budget integer NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN min_raw_tail_steps integer NOT NULL DEFAULT 1;
+`,
+  },
 ];

@@ -7,10 +7,13 @@ import {
   KernelErrorCode,
   nextArchiveIndex,
   planCommit,
+  planTurnRetention,
   SessionMessage,
+  TurnBudget,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { messagesJsonl, writeArchiveFiles } from './session-files';
+import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
+import { contentsOf, memoryDiff, messagesJsonl, writeArchiveFiles } from './session-files';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -23,11 +26,22 @@ export interface CommitRequest {
   auto: boolean;
   /** Commit-time event tags; null: the session's own. */
   eventTags: string[] | null;
+  /** Turn-budget retention instead of `keepRecentCount` (remembered with the window when `persistKeep`). */
+  turnBudget?: TurnBudget | null;
 }
 
 export type CommitOutcome =
   | { status: 'skipped'; reason: 'no_messages' | 'all_within_keep_window'; activeTokens: number }
-  | { status: 'accepted'; taskId: string; archiveIndex: number; archiveUri: string; archived: number };
+  | {
+      status: 'accepted';
+      taskId: string;
+      archiveIndex: number;
+      archiveUri: string;
+      archived: number;
+      /** Tokens of the messages that stay live, and whether they exceed a turn budget. */
+      activeTokens: number;
+      budgetExceeded: boolean;
+    };
 
 /** An archive row as the routes and the extractor read it. */
 export interface ArchiveRecord {
@@ -72,7 +86,43 @@ const ARCHIVE_COLUMNS = 'archive_index, status, messages, overview, abstract, ov
  * commits — if the queue is away the enqueue throws and nothing is archived. See docs/sessions.md "Commit".
  */
 export class SessionArchiveRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly graceMs?: number,
+  ) {}
+
+  /**
+   * `POST …/extract`: the memory files of an extraction over the live messages, written through the
+   * write path in one transaction, with its `memory_diff.json` under the session's `manual_extract/`.
+   * Nothing is archived. A session deleted meanwhile is 404 and nothing is written.
+   */
+  async writeManualExtraction(identity: Identity, sessionId: string, writes: WriteOp[]): Promise<WriteManyOutcome> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query(
+        'SELECT 1 FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR SHARE',
+        [identity.accountId, identity.userId, sessionId],
+      );
+      if (!rows[0])
+        throw new KernelError(KernelErrorCode.NotFound, `Session not found: ${sessionId}`, {
+          type: 'session',
+          resource: sessionId,
+        });
+      const before = await contentsOf(
+        tx,
+        identity.accountId,
+        writes.map((w) => w.uri),
+      );
+      const written = writes.length
+        ? await writeNodes(tx, identity, writes, this.graceMs)
+        : { items: [], createdDirectories: [], index: null };
+      const dir = `${sessionUri(identity.userId, sessionId)}/manual_extract`;
+      const diff = memoryDiff(dir, writes, written, before);
+      await writeArchiveFiles(tx, identity, dir, [
+        { name: 'memory_diff.json', content: `${JSON.stringify(diff, null, 2)}\n` },
+      ]);
+      return written;
+    });
+  }
 
   async commit(
     identity: Identity,
@@ -94,12 +144,13 @@ export class SessionArchiveRepository {
         `SELECT seq, tokens, ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 ORDER BY seq`,
         [identity.accountId, identity.userId, sessionId],
       );
-      const plan = planCommit(live.length, req.keepRecentCount);
+      const plan = commitPlan(live, req);
       if (plan.kind === 'skip') {
         if (plan.reason === 'all_within_keep_window') await this.resetPending(tx, identity, sessionId, req, false);
         return { status: 'skipped', reason: plan.reason, activeTokens: live.reduce((n, m) => n + Number(m.tokens), 0) };
       }
       const taken = live.slice(0, plan.archiveCount);
+      const activeTokens = live.slice(plan.archiveCount).reduce((n, m) => n + Number(m.tokens), 0);
       const { rows: hi } = await tx.query<{ n: number | null }>(
         'SELECT max(archive_index) AS n FROM session_archives WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
         [identity.accountId, identity.userId, sessionId],
@@ -144,6 +195,8 @@ export class SessionArchiveRepository {
         archiveIndex: index,
         archiveUri: archiveUri(identity.userId, sessionId, index),
         archived: taken.length,
+        activeTokens,
+        budgetExceeded: !!req.turnBudget && activeTokens > req.turnBudget.tokenBudget,
       };
     });
   }
@@ -155,14 +208,32 @@ export class SessionArchiveRepository {
     req: CommitRequest,
     committed: boolean,
   ): Promise<void> {
+    // The window is remembered with its retention settings (default mode resets the turn fields).
+    const tb = req.turnBudget ?? null;
     await tx.query(
       `UPDATE sessions SET pending_tokens = 0, updated_at = now(),
          keep_recent_count = CASE WHEN $4 THEN $5 ELSE keep_recent_count END,
+         retention_mode = CASE WHEN $4 THEN $8 ELSE retention_mode END,
+         keep_recent_turn_count = CASE WHEN $4 THEN $9 ELSE keep_recent_turn_count END,
+         retained_message_token_budget = CASE WHEN $4 THEN $10 ELSE retained_message_token_budget END,
+         min_raw_tail_steps = CASE WHEN $4 THEN $11 ELSE min_raw_tail_steps END,
          commit_count = commit_count + CASE WHEN $6 THEN 1 ELSE 0 END,
          last_commit_at = CASE WHEN $6 THEN now() ELSE last_commit_at END,
          last_auto_commit_at = CASE WHEN $6 AND $7 THEN now() ELSE last_auto_commit_at END
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
-      [identity.accountId, identity.userId, sessionId, req.persistKeep, req.keepRecentCount, committed, req.auto],
+      [
+        identity.accountId,
+        identity.userId,
+        sessionId,
+        req.persistKeep,
+        tb ? 0 : req.keepRecentCount,
+        committed,
+        req.auto,
+        tb ? 'turn_budget' : '',
+        tb?.turns ?? 0,
+        tb?.tokenBudget ?? 0,
+        tb?.minTailSteps ?? 1,
+      ],
     );
   }
 
@@ -210,6 +281,21 @@ export class SessionArchiveRepository {
     );
     return rows[0]?.overview ?? '';
   }
+}
+
+/** The commit's split of the live messages: by count (`keepRecentCount`) or by turn budget. */
+function commitPlan(live: (MessageRow & { tokens: number })[], req: CommitRequest): ReturnType<typeof planCommit> {
+  if (!req.turnBudget || live.length === 0) return planCommit(live.length, req.keepRecentCount);
+  const { archive } = planTurnRetention(live.map(retentionMessage), req.turnBudget);
+  return archive === 0
+    ? { kind: 'skip', reason: 'all_within_keep_window' }
+    : { kind: 'archive', archiveCount: archive, keep: live.length - archive };
+}
+
+/** A live message as the turn planner reads it. */
+export function retentionMessage(m: { role: string; extra: Record<string, unknown> | null; tokens: number }) {
+  const kind = m.extra?.message_kind;
+  return { role: m.role, messageKind: typeof kind === 'string' ? kind : undefined, tokens: Number(m.tokens) };
 }
 
 export function archiveUri(userId: string, sessionId: string, index: number): string {

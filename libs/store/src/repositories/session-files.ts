@@ -1,6 +1,6 @@
-import { Identity } from '@app/kernel';
+import { Identity, stripMemoryFields } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { ensureDirectories } from './node-write';
+import { ensureDirectories, WriteManyOutcome, WriteOp } from './node-write';
 import { nodePath } from './node-path';
 import { sessionUri } from './session-rows';
 
@@ -79,4 +79,48 @@ export async function deleteSessionFiles(tx: Tx, owner: Owner, sessionId: string
 /** Archived messages as the contract's `messages.jsonl`: one JSON object per line. */
 export function messagesJsonl(messages: unknown[]): string {
   return messages.map((m) => JSON.stringify(m)).join('\n') + (messages.length ? '\n' : '');
+}
+
+/** Current contents of the files among `uris` (the "before" of a memory diff). */
+export async function contentsOf(tx: Tx, accountId: string, uris: string[]): Promise<Map<string, string>> {
+  if (uris.length === 0) return new Map();
+  const { rows } = await tx.query<{ uri: string; content: string }>(
+    `SELECT uri, content FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) AND kind = 'file'`,
+    [accountId, uris],
+  );
+  return new Map(rows.map((r) => [r.uri, r.content]));
+}
+
+const memoryType = (uri: string) => /\/memories\/([^/.]+)/.exec(uri)?.[1] ?? 'memories';
+
+/**
+ * The contract's `memory_diff.json` of one extraction: the files it created (`adds`) and changed
+ * (`updates`, with the body before), bodies without their MEMORY_FIELDS trailer.
+ */
+export function memoryDiff(
+  archiveUri: string,
+  writes: WriteOp[],
+  w: WriteManyOutcome,
+  before: Map<string, string>,
+): Record<string, unknown> {
+  const content = new Map(writes.map((op) => [op.uri, op.content]));
+  const visible = (s: string) => stripMemoryFields(s).trim();
+  const adds = w.items
+    .filter((i) => i.created)
+    .map((i) => ({ uri: i.uri, memory_type: memoryType(i.uri), after: visible(content.get(i.uri) ?? '') }));
+  const updates = w.items
+    .filter((i) => !i.created && i.changed)
+    .map((i) => ({
+      uri: i.uri,
+      memory_type: memoryType(i.uri),
+      before: visible(before.get(i.uri) ?? ''),
+      after: visible(content.get(i.uri) ?? ''),
+    }));
+  return {
+    archive_uri: archiveUri,
+    trace_id: null,
+    extracted_at: new Date().toISOString(),
+    operations: { adds, updates, deletes: [] },
+    summary: { total_adds: adds.length, total_updates: updates.length, total_deletes: 0 },
+  };
 }

@@ -16,6 +16,10 @@ export interface SessionRecord {
   last_auto_commit_at: string;
   auto_commit_policy: unknown;
   memory_policy: unknown;
+  retention_mode: string;
+  keep_recent_turn_count: number;
+  retained_message_token_budget: number;
+  min_raw_tail_steps: number;
   event_tags: string[];
   memories_extracted: Record<string, number>;
   llm_token_usage: Record<string, number>;
@@ -35,6 +39,10 @@ export interface SessionRow {
   last_auto_commit_at: Date | string | null;
   auto_commit_policy: unknown;
   memory_policy: unknown;
+  retention_mode: string;
+  keep_recent_turn_count: number;
+  retained_message_token_budget: number;
+  min_raw_tail_steps: number;
   event_tags: string[] | null;
   memories_extracted: Record<string, number> | null;
   llm_token_usage: Record<string, number> | null;
@@ -42,7 +50,8 @@ export interface SessionRow {
 
 export const SESSION_SELECT = `SELECT s.session_id, s.total_message_count, s.created_at, s.updated_at, s.pending_tokens,
   s.commit_count, s.keep_recent_count, s.last_commit_at, s.last_message_at, s.last_auto_commit_at, s.auto_commit_policy,
-  s.memory_policy, s.event_tags, s.memories_extracted, s.llm_token_usage,
+  s.memory_policy, s.retention_mode, s.keep_recent_turn_count, s.retained_message_token_budget, s.min_raw_tail_steps,
+  s.event_tags, s.memories_extracted, s.llm_token_usage,
   (SELECT count(*)::int FROM messages m WHERE m.account_id = s.account_id AND m.user_id = s.user_id
      AND m.session_id = s.session_id) AS message_count
   FROM sessions s`;
@@ -69,6 +78,10 @@ export function toSessionRecord(identity: Pick<Identity, 'userId'>, r: SessionRo
     last_auto_commit_at: iso(r.last_auto_commit_at),
     auto_commit_policy: r.auto_commit_policy ?? null,
     memory_policy: r.memory_policy ?? null,
+    retention_mode: r.retention_mode ?? '',
+    keep_recent_turn_count: Number(r.keep_recent_turn_count ?? 0),
+    retained_message_token_budget: Number(r.retained_message_token_budget ?? 0),
+    min_raw_tail_steps: Number(r.min_raw_tail_steps ?? 1),
     event_tags: r.event_tags ?? [],
     memories_extracted: r.memories_extracted ?? {},
     llm_token_usage: r.llm_token_usage ?? {},

@@ -1,9 +1,9 @@
 import { ExtractJob } from '@app/contracts';
-import { Identity, KernelError, KernelErrorCode, sanitiseTaskError, stripMemoryFields } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, sanitiseTaskError } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
 import { archiveUri } from './session-archive.repository';
-import { writeArchiveFiles } from './session-files';
+import { contentsOf, memoryDiff, writeArchiveFiles } from './session-files';
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelling' | 'cancelled';
 
@@ -256,7 +256,14 @@ export class SessionTaskRepository {
         ? await writeNodes(tx, identity, out.writes, this.graceMs)
         : { items: [], createdDirectories: [], index: null };
       const result = out.result(written);
-      await writeDoneFiles(tx, job, out, memoryDiff(job, out, written, before));
+      await writeDoneFiles(
+        tx,
+        job,
+        out,
+        out.memoryDiff
+          ? memoryDiff(archiveUri(job.userId, job.sessionId, job.archiveIndex), out.writes, written, before)
+          : null,
+      );
       const counts = result.memories_extracted as Record<string, number>;
       await tx.query(
         `UPDATE session_archives SET status = 'done', overview = $5, abstract = $6, overview_tokens = $7, updated_at = now()
@@ -339,42 +346,6 @@ async function failArchive(tx: Tx, job: ExtractJob, error: string, stage: string
   await writeArchiveFiles(tx, job, archiveUri(job.userId, job.sessionId, job.archiveIndex), [
     { name: '.failed.json', content: `${JSON.stringify(failed, null, 2)}\n` },
   ]);
-}
-
-async function contentsOf(tx: Tx, accountId: string, uris: string[]): Promise<Map<string, string>> {
-  if (uris.length === 0) return new Map();
-  const { rows } = await tx.query<{ uri: string; content: string }>(
-    `SELECT uri, content FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) AND kind = 'file'`,
-    [accountId, uris],
-  );
-  return new Map(rows.map((r) => [r.uri, r.content]));
-}
-
-const memoryType = (uri: string) => /\/memories\/([^/.]+)/.exec(uri)?.[1] ?? 'memories';
-
-/** The contract's `memory_diff.json`: what this extraction added and changed, bodies without trailers. */
-function memoryDiff(job: ExtractJob, out: ExtractionOutcome, w: WriteManyOutcome, before: Map<string, string>) {
-  if (!out.memoryDiff) return null;
-  const content = new Map(out.writes.map((op) => [op.uri, op.content]));
-  const visible = (s: string) => stripMemoryFields(s).trim();
-  const adds = w.items
-    .filter((i) => i.created)
-    .map((i) => ({ uri: i.uri, memory_type: memoryType(i.uri), after: visible(content.get(i.uri) ?? '') }));
-  const updates = w.items
-    .filter((i) => !i.created && i.changed)
-    .map((i) => ({
-      uri: i.uri,
-      memory_type: memoryType(i.uri),
-      before: visible(before.get(i.uri) ?? ''),
-      after: visible(content.get(i.uri) ?? ''),
-    }));
-  return {
-    archive_uri: archiveUri(job.userId, job.sessionId, job.archiveIndex),
-    trace_id: null,
-    extracted_at: new Date().toISOString(),
-    operations: { adds, updates, deletes: [] },
-    summary: { total_adds: adds.length, total_updates: updates.length, total_deletes: 0 },
-  };
 }
 
 /** The finished archive's files: `.done`, `memory_diff.json` (when extraction ran) and its summary. */

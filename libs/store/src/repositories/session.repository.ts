@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Identity, KernelError, KernelErrorCode, SessionMessage } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, planTurnRetention, SessionMessage } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { retentionMessage } from './session-archive.repository';
 import { deleteSessionFiles } from './session-files';
 import {
   MESSAGE_COLUMNS,
@@ -156,10 +157,17 @@ export class SessionRepository {
   ): Promise<{ messages: MessageRecord[]; session: SessionRecord }> {
     return this.db.transaction(async (tx) => {
       const tokens = msgs.reduce((n, m) => n + (m.tokens ?? 0), 0);
-      const { rows } = await tx.query<{ total_message_count: number }>(
+      const { rows } = await tx.query<{
+        total_message_count: number;
+        retention_mode: string;
+        keep_recent_turn_count: number;
+        retained_message_token_budget: number;
+        min_raw_tail_steps: number;
+      }>(
         `UPDATE sessions SET total_message_count = total_message_count + $4, pending_tokens = pending_tokens + $5,
            updated_at = now(), last_message_at = now()
-         WHERE account_id = $1 AND user_id = $2 AND session_id = $3 RETURNING total_message_count`,
+         WHERE account_id = $1 AND user_id = $2 AND session_id = $3
+         RETURNING total_message_count, retention_mode, keep_recent_turn_count, retained_message_token_budget, min_raw_tail_steps`,
         [identity.accountId, identity.userId, sessionId, msgs.length, tokens],
       );
       if (!rows[0]) throw notFound(sessionId);
@@ -191,12 +199,40 @@ export class SessionRepository {
           created_at: new Date(ins.rows[0].created_at).toISOString(),
         });
       }
+      if (rows[0].retention_mode === 'turn_budget') await this.turnPending(tx, identity, sessionId, rows[0]);
       const { rows: s } = await tx.query<SessionRow>(
         `${SESSION_SELECT} WHERE s.account_id = $1 AND s.user_id = $2 AND s.session_id = $3`,
         [identity.accountId, identity.userId, sessionId],
       );
       return { messages: out, session: toSessionRecord(identity, s[0]) };
     });
+  }
+
+  /**
+   * Turn-budget mode: `pending_tokens` is what a commit with the remembered turn budget would archive
+   * now, recomputed after each append (one pass over the live messages).
+   */
+  private async turnPending(
+    tx: Pick<Db, 'query'>,
+    identity: Identity,
+    sessionId: string,
+    r: { keep_recent_turn_count: number; retained_message_token_budget: number; min_raw_tail_steps: number },
+  ): Promise<void> {
+    const { rows: live } = await tx.query<{ role: string; extra: Record<string, unknown> | null; tokens: number }>(
+      'SELECT role, extra, tokens FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 ORDER BY seq',
+      [identity.accountId, identity.userId, sessionId],
+    );
+    const msgs = live.map(retentionMessage);
+    const plan = planTurnRetention(msgs, {
+      turns: Number(r.keep_recent_turn_count),
+      tokenBudget: Number(r.retained_message_token_budget),
+      minTailSteps: Number(r.min_raw_tail_steps),
+    });
+    const pending = msgs.slice(0, plan.archive).reduce((n, m) => n + m.tokens, 0);
+    await tx.query(
+      'UPDATE sessions SET pending_tokens = $4 WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
+      [identity.accountId, identity.userId, sessionId, pending],
+    );
   }
 
   /** The last `n` live messages, oldest first. */

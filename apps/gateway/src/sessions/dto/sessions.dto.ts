@@ -175,7 +175,7 @@ export class CommitDto {
   @Max(10000)
   keep_recent_count?: number;
 
-  /** Only null: turn-budget retention is not supported (400). */
+  /** `turn_budget`: keep the newest whole turns within a token budget instead of `keep_recent_count`. */
   @ApiProperty({ nullable: true, required: false, enum: ['turn_budget'] })
   @IsOptional()
   @IsString()
