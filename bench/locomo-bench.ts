@@ -89,6 +89,7 @@ const oracle = onOff('oracle', false);
 // --diagnose also asks /find (limit 100) per question and reports the rank of the first evidence memory.
 const diagnose = onOff('diagnose', false);
 const findRanks: { category: number; rank: number }[] = [];
+const bm25Ranks: { category: number; rank: number }[] = [];
 
 interface DataSet {
   name: string;
@@ -206,6 +207,7 @@ async function runConversation(
           };
         }
         const block = bm25.serve(q.question, budget);
+        if (dump) dumps.push({ id: q.id, budget, bm25: block.served });
         baseline.push({
           questionId: q.id,
           conversation: conv.id,
@@ -283,9 +285,17 @@ async function runConversation(
     // Diagnosis only, after serving: where /find ranks the first memory that holds an evidence turn.
     for (const q of conv.questions.filter((x) => x.evidence.length > 0)) {
       const r = await app.request('POST', '/api/v1/search/find', { headers, body: { query: q.question, limit: 100 } });
-      const hits = (r.body?.result?.memories ?? []) as { abstract: string }[];
-      const rank = hits.findIndex((h) => q.evidence.some((id) => h.abstract.includes(`[${id}]`))) + 1;
+      const hits = (r.body?.result?.memories ?? []) as { uri: string }[];
+      const holders = new Set(
+        files
+          .filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`)))
+          .map((f) => `viking://user/${USER}/memories/${f.path}`),
+      );
+      const rank = hits.findIndex((h) => holders.has(h.uri)) + 1;
       findRanks.push({ category: q.category, rank });
+      const ranked = bm25.rank(q.question).slice(0, 100);
+      const holds = (i: number) => q.evidence.some((id) => files[i].content.includes(`[${id}]`));
+      bm25Ranks.push({ category: q.category, rank: ranked.findIndex((x) => holds(x.index)) + 1 });
     }
   }
   const kinds: Record<string, number> = {};
@@ -383,17 +393,23 @@ async function main() {
           mix,
           baseline: summarize(baseline),
           outcomes,
+          baselineOutcomes: baseline,
         };
       }
     }
     tables.push(sideBySide.join('\n'));
     for (const t of tables) console.log(t);
     if (diagnose) {
-      const share = (k: number) =>
-        (findRanks.filter((x) => x.rank > 0 && x.rank <= k).length / Math.max(1, findRanks.length)).toFixed(3);
-      console.log(
-        `/find rank of the first evidence memory over ${findRanks.length} questions: @1 ${share(1)} @3 ${share(3)} @5 ${share(5)} @10 ${share(10)} @20 ${share(20)} @100 ${share(100)}`,
-      );
+      for (const [name, list] of [
+        ['/find', findRanks],
+        ['BM25', bm25Ranks],
+      ] as const) {
+        const share = (k: number) =>
+          (list.filter((x) => x.rank > 0 && x.rank <= k).length / Math.max(1, list.length)).toFixed(3);
+        console.log(
+          `${name} rank of the first evidence memory over ${list.length} questions: @1 ${share(1)} @3 ${share(3)} @5 ${share(5)} @10 ${share(10)} @20 ${share(20)} @100 ${share(100)}`,
+        );
+      }
       results['findRanks'] = findRanks;
     }
     const out = resolve(

@@ -46,11 +46,15 @@ export class Bm25Baseline {
   }
 
   /** The greedy block at `budget` tokens: `rendered` plus the served texts, like a context response. */
-  serve(query: string, budget: number): { rendered: string; entries: { text: string }[]; tokens: number } {
+  serve(
+    query: string,
+    budget: number,
+  ): { rendered: string; entries: { text: string }[]; tokens: number; served: string[] } {
     const ranked = this.rank(query);
     const top = ranked[0]?.score || 1;
     const parts: string[] = [];
     const entries: { text: string }[] = [];
+    const served: string[] = [];
     let used = 0;
     for (const { index, score } of ranked) {
       const d = this.docs[index];
@@ -67,7 +71,8 @@ export class Bm25Baseline {
       used += cost;
       parts.push(element);
       entries.push({ text });
+      served.push(d.file.path);
     }
-    return { rendered: parts.join('\n'), entries, tokens: used };
+    return { rendered: parts.join('\n'), entries, tokens: used, served };
   }
 }

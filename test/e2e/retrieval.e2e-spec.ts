@@ -173,6 +173,25 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     expect(plan.body.result.memories[0].uri).toBe('viking://user/alice/memories/events/planning.md');
   });
 
+  it('discounts a long log against a short note with the same terms (BM25 length normalisation)', async () => {
+    const note = 'viking://user/alice/memories/entities/kestrel-note.md';
+    const log = 'viking://user/alice/memories/events/kestrel-log.md';
+    await write(alice, note, 'The kestrel nests on the north balcony.');
+    // Hundreds of distinct words around one mention: far longer than the view's average node.
+    const filler = Array.from({ length: 400 }, (_, i) => `filler${i}`).join(' ');
+    await write(alice, log, `# Summary\nA long day log.\n\n${filler} kestrel balcony ${filler}`);
+    const r = await find(alice, {
+      query: 'kestrel balcony',
+      limit: 5,
+      filter: { op: 'must', field: 'level', conds: [2] },
+    });
+    const hits = r.body.result.memories as Hit[];
+    expect(hits.map((h) => h.uri).slice(0, 2)).toEqual([note, log]);
+    // Both cover the whole query; without length normalisation the log's lexical share alone would be 0.6.
+    expect(hits[1].score).toBeLessThan(0.6);
+    expect(hits[0].score).toBeGreaterThan(0.6);
+  });
+
   it('finds a Chinese memory by a Chinese query', async () => {
     const r = await find(alice, { query: '用户对什么食物过敏？' });
     expect(r.body.result.memories[0].uri).toBe('viking://user/alice/memories/preferences/allergy.md');

@@ -182,6 +182,26 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     expect((await ls(dir)).length).toBe(24);
   });
 
+  it("summarises a directory's children (date span, shared words) before listing them", async () => {
+    const dir = 'viking://resources/trips';
+    const files = {
+      '2023-05-08-lake.md': 'Camping at the lake with the kids, pitched the tent by the water.',
+      '2023-07-17-forest.md': 'Camping in the forest; the kids roasted marshmallows.',
+      '2023-06-01-budget.md': 'Quarterly budget review with finance.',
+    };
+    for (const [name, content] of Object.entries(files)) {
+      const r = await app.request('POST', WRITE, {
+        body: { uri: `${dir}/${name}`, content, mode: 'create', wait: true },
+      });
+      expect(r.status).toBe(200);
+    }
+    await eventually(async () => (await overview(dir)).includes('3 items in'));
+    const text = await overview(dir);
+    expect(text).toContain('Dates: 2023-05-08 to 2023-07-17.');
+    expect(text).toMatch(/Topics: (camping, kids|kids, camping)/);
+    expect(text.indexOf('Topics:')).toBeLessThan(text.indexOf('- 2023-05-08-lake.md'));
+  });
+
   it('summarises a directory larger than the children a summary reads, with the true count', async () => {
     const dir = 'viking://resources/large';
     for (let b = 0; b < 2; b++) {

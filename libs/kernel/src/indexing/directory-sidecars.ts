@@ -1,4 +1,11 @@
+import { FUNCTION_WORDS } from '../overview/query-excerpt';
 import { ABSTRACT_LIMIT, cutAtWord, OVERVIEW_LIMIT } from './node-abstract';
+
+/** Topic words named by a directory summary, and the fewest children that must share one. */
+const TOPICS = 8;
+const MIN_SHARED = 2;
+const WORD = /\p{L}[\p{L}\p{N}'-]{3,}/gu;
+const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 
 export interface SidecarChild {
   uri: string;
@@ -12,17 +19,23 @@ export interface DirectorySidecars {
 }
 
 /**
- * Deterministic, extractive sidecars of a directory: the overview lists each visible child with a
- * one-line abstract (files before directories are not reordered: children come sorted by URI), cut
- * to fit {@link OVERVIEW_LIMIT}; the abstract names the directory and its first children. `total` is
- * the number of visible children when `children` is only the first of them (large directories are
- * summarised from a bounded prefix).
+ * Deterministic, extractive sidecars of a directory (docs/context.md, "Directory summaries"): the
+ * overview first summarises the children — the span of the dates they carry and the words most of
+ * them share (each child counted once, function words left out) — then lists each visible child with a
+ * one-line abstract (children come sorted by URI), cut to fit {@link OVERVIEW_LIMIT}; the abstract
+ * names the directory, its span and topics. `total` is the number of visible children when `children`
+ * is only the first of them (large directories are summarised from a bounded prefix). Linear in the
+ * children's names and abstracts.
  */
 export function directorySidecars(dirUri: string, children: SidecarChild[], total?: number): DirectorySidecars {
   const name = dirUri.slice(dirUri.lastIndexOf('/') + 1) || dirUri;
   const visible = children.filter((c) => !c.uri.slice(c.uri.lastIndexOf('/') + 1).startsWith('.'));
   const count = Math.max(total ?? 0, visible.length);
-  const header = `# ${name}\n\n${count} item${count === 1 ? '' : 's'} in ${dirUri}.\n`;
+  const { dates, topics } = summarise(visible);
+  const gist = [dates ? `Dates: ${dates}.` : '', topics.length ? `Topics: ${topics.join(', ')}.` : '']
+    .filter(Boolean)
+    .join('\n');
+  const header = `# ${name}\n\n${count} item${count === 1 ? '' : 's'} in ${dirUri}.\n${gist ? `\n${gist}\n` : ''}`;
   const lines: string[] = [];
   let used = header.length;
   for (const [i, c] of visible.entries()) {
@@ -43,9 +56,41 @@ export function directorySidecars(dirUri: string, children: SidecarChild[], tota
     .slice(0, 3)
     .map((c) => cutAtWord(c.abstract.replace(/\s+/g, ' ').trim(), 60) || c.uri.slice(c.uri.lastIndexOf('/') + 1))
     .join('; ');
+  const about = [dates, topics.length ? topics.join(', ') : ''].filter(Boolean).join('; ');
   const abstract = cutAtWord(
-    `${name}: ${count} item${count === 1 ? '' : 's'}${firstGists ? ` — ${firstGists}` : ''}`,
+    `${name}: ${count} item${count === 1 ? '' : 's'}${about ? ` (${about})` : ''}${firstGists ? ` — ${firstGists}` : ''}`,
     ABSTRACT_LIMIT,
   );
   return { abstract, overview };
+}
+
+/**
+ * What the children have in common: the first and last ISO date in their names and abstracts, and the
+ * words at least {@link MIN_SHARED} of them use, most shared first (ties alphabetically). Nothing for a
+ * single child: its own abstract says it better.
+ */
+function summarise(children: SidecarChild[]): { dates: string; topics: string[] } {
+  if (children.length < MIN_SHARED) return { dates: '', topics: [] };
+  let first = '';
+  let last = '';
+  const shared = new Map<string, number>();
+  for (const c of children) {
+    const text = `${c.uri.slice(c.uri.lastIndexOf('/') + 1)} ${c.abstract}`;
+    for (const m of text.matchAll(ISO_DATE)) {
+      if (!first || m[0] < first) first = m[0];
+      if (!last || m[0] > last) last = m[0];
+    }
+    const words = new Set<string>();
+    for (const m of c.abstract.toLowerCase().matchAll(WORD)) {
+      const w = m[0].replace(/['-]+$/, '');
+      if (w.length >= 4 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w)) words.add(w);
+    }
+    for (const w of words) shared.set(w, (shared.get(w) ?? 0) + 1);
+  }
+  const topics = [...shared]
+    .filter(([, n]) => n >= MIN_SHARED)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, TOPICS)
+    .map(([w]) => w);
+  return { dates: first && last !== first ? `${first} to ${last}` : first, topics };
 }

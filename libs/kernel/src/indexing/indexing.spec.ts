@@ -44,6 +44,26 @@ describe('directorySidecars', () => {
     expect([...s.abstract].length).toBeLessThanOrEqual(256);
   });
 
+  it('summarises before it lists: the span of the dates and the words the children share', () => {
+    const kid = (name: string, abstract: string) => ({
+      uri: `viking://user/u/memories/events/${name}`,
+      kind: 'file' as const,
+      abstract,
+    });
+    const s = directorySidecars('viking://user/u/memories/events', [
+      kid('2023-05-08-camping.md', 'Melanie went camping with the kids at the lake.'),
+      kid('2023-07-17-pottery.md', 'Melanie made pottery; the kids painted bowls.'),
+      kid('2023-06-01-talk.md', 'Caroline gave a talk about adoption.'),
+    ]);
+    expect(s.overview).toContain('Dates: 2023-05-08 to 2023-07-17.');
+    expect(s.overview).toContain('Topics: kids, melanie.');
+    expect(s.overview.indexOf('Topics:')).toBeLessThan(s.overview.indexOf('- 2023-05-08-camping.md: '));
+    expect(s.abstract).toMatch(/^events: 3 items \(2023-05-08 to 2023-07-17; kids, melanie\) — /);
+    // One child: its own abstract says it better than a summary.
+    const one = directorySidecars('viking://user/u/memories/x', [kid('a.md', 'Prefers vim and dark themes.')]);
+    expect(one.overview).not.toMatch(/Topics:|Dates:/);
+  });
+
   it('is deterministic', () => {
     const c = [{ uri: 'viking://resources/d/a.md', kind: 'file' as const, abstract: 'alpha' }];
     expect(directorySidecars('viking://resources/d', c)).toEqual(directorySidecars('viking://resources/d', c));

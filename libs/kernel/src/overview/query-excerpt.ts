@@ -15,8 +15,8 @@ const GAP = '…';
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/gu;
 const LATIN_WORD = /[\p{L}\p{N}]+/gu;
 const HEADING = /^#{1,6}\s/;
-// Function words, and question words that every line would "match".
-const STOP = new Set(
+/** Function words, and question words that every line would "match" (also left out of directory topics). */
+export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
   (
     'the and for with from into about that this these those there here what which who whom whose when where why how ' +
     'did does doing done have has had having was were are been being will would could should ' +
@@ -45,7 +45,7 @@ export function focusTerms(query: string): string[] {
   }
   for (const m of lower.replace(CJK_RUN, ' ').matchAll(LATIN_WORD)) {
     const w = m[0];
-    if (w.length >= 3 && !STOP.has(w)) out.add(stem(w));
+    if (w.length >= 3 && !FUNCTION_WORDS.has(w)) out.add(stem(w));
   }
   return [...out].slice(0, MAX_FOCUS_TERMS);
 }

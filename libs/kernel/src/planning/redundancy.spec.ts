@@ -65,6 +65,22 @@ describe('redundantEntries', () => {
     ).toBe(0);
   });
 
+  it("a directory's summary lines (dates, topics) are derived from its children, not content of its own", () => {
+    const a = 'Melanie went camping with the kids at the lake.';
+    const b = 'Melanie made pottery; the kids painted bowls.';
+    const dir =
+      `# events\n\n2 items in ${U}/memories/events.\n\nDates: 2023-05-08 to 2023-07-17.\nTopics: kids, melanie.\n\n` +
+      `- 2023-05-08-camping.md: ${a}\n- 2023-07-17-pottery.md: ${b}`;
+    const root = `# memories\n\n1 item in ${U}/memories.\n\n- events/: events: 2 items (2023-05-08 to 2023-07-17; kids, melanie) — ${a}`;
+    const out = redundantEntries([
+      { text: a, isDirectory: false },
+      { text: b, isDirectory: false },
+      { text: dir, isDirectory: true },
+      { text: root, isDirectory: true },
+    ]);
+    expect([...out].sort()).toEqual([2, 3]);
+  });
+
   it('is linear: 2,000 entries of 2,000 characters are checked quickly and correctly', () => {
     const items = Array.from({ length: 2000 }, (_, i) => ({
       text: `entry ${i} ${'w'.repeat(5)} `.repeat(120),

@@ -10,8 +10,10 @@ export const REDUNDANT_COVERAGE = 0.8;
 const SHINGLE = 3;
 // Letters, digits, and single CJK ideographs/kana/hangul as tokens of their own (no segmenter: linear and cheap).
 const TOKEN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}]+/gu;
-// Our own directory sidecars (libs/kernel indexing): `# name`, `N items in uri.`, `- child:`, `name: N items —`.
-const SIDECAR_NOISE = /^#[^\n]*$|^\d{1,9} items? in \S+$|^- [^\s:]+:?|[^\s:]{1,64}: \d{1,9} items?|… and \d+ more/gm;
+// Our own directory sidecars (libs/kernel indexing): `# name`, `N items in uri.`, the `Dates:`/`Topics:`
+// summary derived from the children, `- child:`, `name: N items (…) —`.
+const SIDECAR_NOISE =
+  /^#[^\n]*$|^\d{1,9} items? in \S+$|^(?:Dates|Topics): [^\n]*$|^- [^\s:]+:?|[^\s:]{1,64}: \d{1,9} items?(?: \([^)\n]*\))?|… and \d+ more/gm;
 
 export interface RedundancyText {
   text: string;

@@ -15,6 +15,8 @@ export interface TermWeight {
 export const DF_CAP = 200;
 /** A lexeme whose owner view has more delta rows than this is compacted after it is read. */
 export const COMPACT_ROWS = 16;
+/** Nodes sampled for the average length of an owner view (bounded work, remembered like the frequencies). */
+export const LENGTH_SAMPLE = 2000;
 
 /**
  * BM25-style IDF of query terms from the document frequencies the store keeps in `term_df`
@@ -65,6 +67,26 @@ export class TermStats {
       const eff = Math.min(Math.max(d, 1), n);
       return { term, df: d, idf: Math.log(1 + (n - eff + 0.5) / (eff + 0.5)) };
     });
+  }
+
+  /**
+   * The average length of a node (distinct lexemes of `search_tsv`) in the identity's owner view, for
+   * BM25's length normalisation (docs/context.md, "Lexical scoring"): measured on at most LENGTH_SAMPLE
+   * nodes of the view and remembered like the frequencies. At least 1.
+   */
+  async averageLength(tx: Tx, identity: Identity): Promise<number> {
+    const owner = identity.role === 'root' ? null : identity.userId;
+    const key = `${identity.accountId}\u0000${owner ?? '*'}\u0001length`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const { rows } = await tx.query<{ avg: number | string | null }>(
+      `SELECT avg(length(s.search_tsv))::float8 AS avg FROM (SELECT search_tsv FROM nodes
+         WHERE account_id = $1 AND ($2::text IS NULL OR owner_user_id IS NULL OR owner_user_id = $2) LIMIT $3) s`,
+      [identity.accountId, owner, LENGTH_SAMPLE],
+    );
+    const avg = Math.max(1, Number(rows[0]?.avg ?? 1) || 1);
+    this.cache.set(key, avg);
+    return avg;
   }
 
   /**

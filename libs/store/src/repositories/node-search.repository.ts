@@ -13,6 +13,12 @@ export const MAX_FIND_LIMIT = 1000;
 const MAX_TERMS = 24;
 // Most lexical candidates scored per query, whatever the terms.
 const LEX_SCAN_CAP = 2000;
+/**
+ * BM25 constants (docs/context.md, "Lexical scoring"): k1 the usual Okapi value; b the share of the
+ * weight that depends on length.
+ */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
 const INVALID_REGULAR_EXPRESSION = '2201B';
 // pgvector's default hnsw.ef_search.
 const DEFAULT_EF_SEARCH = 40;
@@ -32,8 +38,10 @@ interface Row {
 /**
  * Hybrid search over `nodes`: candidates are the top K by vector distance (pgvector `<=>`, HNSW when
  * present) united with the top K by lexical weight (GIN over `search_tsv`), then re-scored together.
- * The lexical weight of a node is the IDF-weighted share of the query terms it contains, so exact names
- * and identifiers score high whatever the embedder thinks; score = w_lex·lex + w_vec·max(0, cos) ∈ 0..1.
+ * The lexical weight of a node is the IDF-weighted share of the query terms it contains, discounted by
+ * BM25's length normalisation for nodes longer than the view's average (docs/context.md, "Lexical
+ * scoring"), so exact names and identifiers score high whatever the embedder thinks, and a long log
+ * does not outrank the short note about the same thing; score = w_lex·lex + w_vec·max(0, cos) ∈ 0..1.
  * Identity scoping (account, user space, actor peer view) is part of every statement.
  */
 export class NodeSearchRepository {
@@ -54,7 +62,10 @@ export class NodeSearchRepository {
     if (limit === 0 || (!vector && terms.length === 0)) return [];
     const k = Math.min(Math.max(limit * 3, 40), 1000);
     const weights = terms.length ? await time('terms', () => this.termStats.weigh(this.db, q.identity, terms)) : [];
-    const plan = buildSearchSql(q, { k, vector, weights, now: q.now ?? new Date() });
+    const avgLength = weights.some((w) => w.df > 0)
+      ? await time('terms', () => this.termStats.averageLength(this.db, q.identity))
+      : undefined;
+    const plan = buildSearchSql(q, { k, vector, weights, avgLength, now: q.now ?? new Date() });
     if (!plan) return [];
     // Every connection already sets iterative HNSW scans and no JIT (docs/architecture.md, "Performance");
     // only a candidate list longer than the default ef_search needs a transaction to raise it.
@@ -106,6 +117,8 @@ interface PlanInput {
   vector: NodeSearchQuery['vector'];
   weights: TermWeight[];
   now: Date;
+  /** The owner view's average node length in distinct lexemes (TermStats.averageLength); unset: no length normalisation. */
+  avgLength?: number;
 }
 
 /** The candidate-and-rescore statement, or null when the levels and filter admit no hit row at all. */
@@ -168,7 +181,15 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
       (w) =>
         `CASE WHEN n.search_tsv @@ to_tsquery('muninn', ${bind(tsQuoted(w.term))}) THEN ${bind(w.idf)}::float8 ELSE 0 END`,
     );
-    lex = `((${parts.join(' + ')}) / ${bind(idfSum)}::float8)`;
+    // BM25 with each term counted once (docs/context.md, "Lexical scoring"): a term's weight is
+    // idf · (k1+1)/(1 + k1·(1 − b + b·len/avg)), capped at idf, so nodes up to the view's average length
+    // keep the plain covered share, and a node L times longer keeps about 1/L of it. Term frequency is
+    // left out on purpose: measured on bench:locomo, repetition let long logs outrank the short notes
+    // that state the fact, and reading it needs a per-node pass over the whole tsvector.
+    const length = input.avgLength
+      ? `least(1::float8, ${BM25_K1 + 1} / (1 + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * length(n.search_tsv)::float8 / ${bind(input.avgLength)}::float8)))`
+      : '1::float8';
+    lex = `((${parts.join(' + ')}) * ${length} / ${bind(idfSum)}::float8)`;
     // Terms in DF_CAP nodes or more are too common to pick candidates with (they would pull in much of
     // a large tenant); they still count in the score. With only such terms, the rarest one picks, and
     // the scan is bounded.
