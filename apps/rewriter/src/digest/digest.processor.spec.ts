@@ -13,7 +13,15 @@ describe('DigestProcessor', () => {
   beforeEach(() => digest.mockClear());
 
   it('hands the payload and enqueue time to the service', async () => {
-    await expect(processor.process({ id: '1', data: JOB, timestamp: 1234 } as Job<DigestJob>)).resolves.toBe(result);
+    await expect(
+      processor.process({
+        id: '1',
+        data: JOB,
+        timestamp: 1234,
+        opts: {},
+        attemptsMade: 0,
+      } as unknown as Job<DigestJob>),
+    ).resolves.toBe(result);
     expect(digest).toHaveBeenCalledWith(JOB, 1234);
   });
 

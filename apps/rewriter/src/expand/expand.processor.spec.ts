@@ -19,7 +19,9 @@ describe('ExpandProcessor', () => {
 
   it('hands the payload and enqueue time to the service', async () => {
     expand.mockResolvedValue({ queries: ['a'], usage: null });
-    await expect(processor.process({ id: '1', data: JOB, timestamp: 99 } as Job<ExpandJob>)).resolves.toEqual({
+    await expect(
+      processor.process({ id: '1', data: JOB, timestamp: 99, opts: {}, attemptsMade: 0 } as unknown as Job<ExpandJob>),
+    ).resolves.toEqual({
       queries: ['a'],
       usage: null,
     });

@@ -59,13 +59,14 @@ describe('buildSearchSql', () => {
     expect(sql).toContain('n.embedding::vector(2) <=>');
   });
 
-  it('normalises the lexical weight by node length against the view average (BM25, each term once)', () => {
+  it('normalises the lexical weight by node length against twice the view average (BM25, each term once)', () => {
     const plain = buildSearchSql(base, input)!;
     expect(plain.sql).not.toContain('length(n.search_tsv)');
     const normed = buildSearchSql(base, { ...input, avgLength: 37.5 })!;
     expect(normed.sql).toContain('length(n.search_tsv)::float8');
     expect(normed.sql).toMatch(/least\(1::float8, 2\.2 \/ \(1 \+ 1\.2 \* \(1 - 0\.75 \+ 0\.75 \*/);
-    expect(normed.params).toContain(37.5);
+    // The pivot is LENGTH_PIVOT (2) times the average: nodes up to twice the average keep their share.
+    expect(normed.params).toContain(75);
   });
 
   it('drops the lexical side when no term occurs, and the vector side without a vector', () => {

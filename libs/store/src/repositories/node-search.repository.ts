@@ -19,6 +19,13 @@ const LEX_SCAN_CAP = 2000;
  */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
+/**
+ * Length at which the factor starts to bite, in multiples of the view's average node length. Measured
+ * on bench:locomo (docs/context.md, "Lexical scoring"): at 1 the ~200-token event parts the offline
+ * extractor writes lost to their own short entity notes; at 2 whole-session logs still drop well below
+ * the notes that state a fact.
+ */
+export const LENGTH_PIVOT = 2;
 const INVALID_REGULAR_EXPRESSION = '2201B';
 // pgvector's default hnsw.ef_search.
 const DEFAULT_EF_SEARCH = 40;
@@ -182,12 +189,13 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
         `CASE WHEN n.search_tsv @@ to_tsquery('muninn', ${bind(tsQuoted(w.term))}) THEN ${bind(w.idf)}::float8 ELSE 0 END`,
     );
     // BM25 with each term counted once (docs/context.md, "Lexical scoring"): a term's weight is
-    // idf · (k1+1)/(1 + k1·(1 − b + b·len/avg)), capped at idf, so nodes up to the view's average length
-    // keep the plain covered share, and a node L times longer keeps about 1/L of it. Term frequency is
+    // idf · (k1+1)/(1 + k1·(1 − b + b·len/pivot)), capped at idf, with pivot = LENGTH_PIVOT × the view's
+    // average length: nodes up to twice the average keep the plain covered share (an event part beside
+    // short notes is not penalised), and a node L pivots long keeps about 1/L of it. Term frequency is
     // left out on purpose: measured on bench:locomo, repetition let long logs outrank the short notes
     // that state the fact, and reading it needs a per-node pass over the whole tsvector.
     const length = input.avgLength
-      ? `least(1::float8, ${BM25_K1 + 1} / (1 + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * length(n.search_tsv)::float8 / ${bind(input.avgLength)}::float8)))`
+      ? `least(1::float8, ${BM25_K1 + 1} / (1 + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * length(n.search_tsv)::float8 / ${bind(input.avgLength * LENGTH_PIVOT)}::float8)))`
       : '1::float8';
     lex = `((${parts.join(' + ')}) * ${length} / ${bind(idfSum)}::float8)`;
     // Terms in DF_CAP nodes or more are too common to pick candidates with (they would pull in much of
