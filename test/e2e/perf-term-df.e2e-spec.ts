@@ -153,10 +153,13 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
     // Targets that hold something run the scans.
     const full = await plan(['viking://resources', 'viking://user/alice']);
     expect(full).toMatch(/on nodes n_\d[^\n]*\(actual rows=[1-9]/);
-    // The gate is answered once for both scans, by index probes that stop at the first visible row (a
-    // bitmap over the prefix range would read the whole subtree first).
+    // The gate is answered once for both scans, and its subtree test is never a bitmap over the prefix
+    // range (a bitmap reads the whole subtree before it can say yes; an index scan stops at the first
+    // visible row). Which index scan the planner picks on a table this small varies, so only the range
+    // bitmap is ruled out.
     expect(full.match(/CTE gate/g)).toHaveLength(1);
-    expect(full).not.toContain('BitmapOr');
+    expect(full).not.toMatch(/Bitmap Index Scan[^\n]*\n\s*Index Cond:[^\n]*~>=~/);
+    expect(full).not.toMatch(/Recheck Cond:[^\n]*~>=~/);
   });
 
   it('concurrent weighings of the same terms in one view share one read', async () => {
