@@ -8,7 +8,7 @@
  * memory keeps the dia_ids it came from. The `gold` summary variant uses the dataset's LLM-written
  * `session_summary`/`observation` annotations instead and is reported as such, never as the default.
  */
-import { estimateTokens } from '@app/kernel';
+import { estimateTokens, NOT_NAMES } from '@app/kernel';
 import { Conversation, MemoryFile, Session, Turn, turnLine } from './locomo-data';
 import { clip, contentWords, Idf, informativeness, isCjk, sentences, slug } from './locomo-text';
 import { LlmNotes, llmMemories } from './locomo-llm';
@@ -185,16 +185,6 @@ function extractiveSummary(turns: Turn[], rate: number, clipAt: number, idf: Idf
     .join('\n');
 }
 
-// Capitalised words that are not names even mid-sentence.
-const NOT_NAMES = new Set(
-  (
-    'I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Wow Thanks Thank Yes Yeah No Ok Okay ' +
-    'So And But Or Well Sure Great Awesome Cool Glad Congrats Congratulations Haha Lol Omg Aww Sounds Good Nice Love Lots Also Just ' +
-    'What When Where Why How Who Which Did Do Does Have Has Had Was Were Is Are Will Would Can Could Should Let Mr Mrs Ms Dr ' +
-    'Bye Woohoo Whoa Hooray Yay Ugh Hmm Dear Happy Take Talk See Catch Anyway Btw By Gotta Gonna ' +
-    'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December'
-  ).split(' '),
-);
 const MENTIONS_PER_FILE = 5;
 
 interface Mention {

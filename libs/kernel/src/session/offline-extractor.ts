@@ -103,9 +103,11 @@ function eventMemories(input: ExtractionInput, turns: Turn[], opts: OfflineExtra
   });
 }
 
-// Capitalised words that are not names even mid-sentence (interjections, pronouns, days and months;
-// the list bench:locomo's harness measured).
-const NOT_NAMES = new Set(
+/**
+ * Capitalised words that are not names even mid-sentence (interjections, pronouns, days and months;
+ * the list bench:locomo's harness measured). The harness reads this one list too.
+ */
+export const NOT_NAMES: ReadonlySet<string> = new Set(
   (
     'I Im Ive Ill Id The A An My Your Our Their His Her Its This That These Those It Oh Hey Hi Wow Thanks Thank Yes Yeah No Ok Okay ' +
     'So And But Or Well Sure Great Awesome Cool Glad Congrats Congratulations Haha Lol Omg Aww Sounds Good Nice Love Lots Also Just ' +
