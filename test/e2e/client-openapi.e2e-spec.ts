@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { STATS_KEYS } from './context-support';
 
 const ROOT = resolve(__dirname, '../..');
 const SCRIPT = join(ROOT, 'libs/client/scripts/generate-client.mjs');
@@ -58,35 +59,7 @@ describe("generated client vs the server's OpenAPI document", () => {
       '#/components/schemas/ContextEnvelopeDto',
     );
     const stats = doc.components.schemas.ContextStatsDto;
-    expect(Object.keys(stats.properties)).toEqual([
-      'searched',
-      'candidates',
-      'excluded',
-      'origins',
-      'peer_scope',
-      'quotas',
-      'retrieval_errors',
-      'max_tokens',
-      'used_tokens',
-      'per_entry_cap',
-      'returned',
-      'dropped',
-      'deduped',
-      'detail',
-      'tier_counts',
-      'fill',
-      'purpose',
-      'query_expansion',
-      'planned_queries',
-      'score_threshold',
-      'other_peer_penalties',
-      'rewrite',
-      'rewrite_usage',
-      'dedup',
-      'ignored',
-      'deprecated',
-      'redundant',
-    ]);
+    expect(Object.keys(stats.properties)).toEqual(STATS_KEYS);
     expect(stats.required).not.toContain('retrieval_errors');
     expect(stats.required).not.toContain('ignored');
     expect(Object.keys(doc.components.schemas.ContextEntryDto.properties)).toEqual([
