@@ -1,6 +1,8 @@
 // docs/architecture.md, "Stage timings": a context request's per-stage times, in the response telemetry
 // when asked for and as Prometheus histograms on /metrics; the workers' own stage times never reach the
 // wire otherwise. Dev mode: ROOT, default/default.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestApp, storeModes, TestApp } from '@app/testing';
 import { context, seedMany } from './context-support';
 
@@ -60,6 +62,19 @@ describe.each(storeModes())('context stage timings (store: %s)', (store) => {
     }
     // The worker-side figures stay out of the result itself.
     expect(JSON.stringify(r.body.result)).not.toMatch(/"stages(_ms)?"/);
+  });
+
+  it('answers with the telemetry shape the published OpenAPI schema describes', async () => {
+    const schemas = JSON.parse(readFileSync(join(__dirname, '../../libs/client/openapi.json'), 'utf8')).components
+      .schemas;
+    const keys = (name: string) => Object.keys(schemas[name].properties).sort();
+    const r = await ask({ telemetry: true });
+    expect(Object.keys(r.body.telemetry).sort()).toEqual(keys('ContextTelemetryDto'));
+    expect(Object.keys(r.body.telemetry.summary).sort()).toEqual(keys('ContextTelemetrySummaryDto'));
+    for (const job of r.body.telemetry.summary.jobs) {
+      expect(Object.keys(job).sort()).toEqual(keys('ContextJobStagesDto'));
+      expect(schemas.ContextJobStagesDto.properties.queue.enum).toContain(job.queue);
+    }
   });
 
   it('keeps the default wire unchanged: no telemetry, no stages, also on /find', async () => {

@@ -1517,8 +1517,49 @@ export interface components {
             /** @description Only with `explain: true`. */
             explain?: components["schemas"]["ExplainBlockDto"];
         };
-        ContextTelemetryDto: {
+        ContextJobStagesDto: {
+            /**
+             * @description Queue the job ran on.
+             * @enum {string}
+             */
+            queue: "find" | "assemble";
+            /**
+             * @description Stage name → milliseconds; a stage the request skipped is absent (docs/contract.md#success-envelope).
+             * @example {
+             *       "queue_wait": 1.8,
+             *       "embed": 0.3,
+             *       "terms": 1.5,
+             *       "sql": 10.5,
+             *       "return": 1.1
+             *     }
+             */
+            stages_ms: {
+                [key: string]: number;
+            };
+        };
+        ContextTelemetrySummaryDto: {
+            /** @enum {string} */
+            operation: "search.context" | "search.recall";
             duration_ms: number;
+            /**
+             * @description Stage name → milliseconds; a stage the request skipped is absent (docs/contract.md#success-envelope).
+             * @example {
+             *       "auth": 0.02,
+             *       "find": 20.2,
+             *       "merge": 0.08,
+             *       "assemble": 6.8,
+             *       "total": 27.2
+             *     }
+             */
+            stages_ms: {
+                [key: string]: number;
+            };
+            jobs: components["schemas"]["ContextJobStagesDto"][];
+        };
+        ContextTelemetryDto: {
+            /** @description Telemetry id (UUID). */
+            id: string;
+            summary: components["schemas"]["ContextTelemetrySummaryDto"];
         };
         ContextEnvelopeDto: {
             /** @enum {string} */
@@ -1767,6 +1808,8 @@ export type ContextStatsDto = components['schemas']['ContextStatsDto'];
 export type ExplainEntryDto = components['schemas']['ExplainEntryDto'];
 export type ExplainBlockDto = components['schemas']['ExplainBlockDto'];
 export type ContextResultDto = components['schemas']['ContextResultDto'];
+export type ContextJobStagesDto = components['schemas']['ContextJobStagesDto'];
+export type ContextTelemetrySummaryDto = components['schemas']['ContextTelemetrySummaryDto'];
 export type ContextTelemetryDto = components['schemas']['ContextTelemetryDto'];
 export type ContextEnvelopeDto = components['schemas']['ContextEnvelopeDto'];
 export type GrepRequestDto = components['schemas']['GrepRequestDto'];

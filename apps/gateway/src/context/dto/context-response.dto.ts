@@ -308,9 +308,42 @@ export class ContextResultDto {
   explain?: ExplainBlockDto;
 }
 
-export class ContextTelemetryDto {
+const STAGE_MAP = {
+  type: 'object',
+  additionalProperties: { type: 'number' },
+  description: 'Stage name → milliseconds; a stage the request skipped is absent (docs/contract.md#success-envelope).',
+} as const;
+
+/** One awaited find or assemble job, as its worker and the gateway timed it. */
+export class ContextJobStagesDto {
+  @ApiProperty({ enum: ['find', 'assemble'], description: 'Queue the job ran on.' })
+  queue!: string;
+
+  @ApiProperty({ ...STAGE_MAP, example: { queue_wait: 1.8, embed: 0.3, terms: 1.5, sql: 10.5, return: 1.1 } })
+  stages_ms!: Record<string, number>;
+}
+
+export class ContextTelemetrySummaryDto {
+  @ApiProperty({ enum: ['search.context', 'search.recall'] })
+  operation!: string;
+
   @ApiProperty({ type: 'number' })
   duration_ms!: number;
+
+  @ApiProperty({ ...STAGE_MAP, example: { auth: 0.02, find: 20.2, merge: 0.08, assemble: 6.8, total: 27.2 } })
+  stages_ms!: Record<string, number>;
+
+  @ApiProperty({ type: [ContextJobStagesDto] })
+  jobs!: ContextJobStagesDto[];
+}
+
+/** Sent only when the request set `telemetry`. */
+export class ContextTelemetryDto {
+  @ApiProperty({ description: 'Telemetry id (UUID).' })
+  id!: string;
+
+  @ApiProperty({ type: ContextTelemetrySummaryDto })
+  summary!: ContextTelemetrySummaryDto;
 }
 
 /** The whole success body of a context request: `{"status":"ok","result":{…}[, "telemetry":{…}]}`. */
