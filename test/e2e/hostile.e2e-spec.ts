@@ -426,6 +426,7 @@ describe('bounded inputs (limits from config, lowered here)', () => {
     MUNINN_MESSAGE_MAX_CHARS: '1000',
     MUNINN_DESCRIPTION_MAX_CHARS: '100',
     MUNINN_ID_MAX_CHARS: '32',
+    MUNINN_WAIT_MAX_S: '20',
   };
   const deep = (n: number) => `viking://resources/${Array.from({ length: n }, (_, i) => `d${i}`).join('/')}`;
   const expect400 = async (method: string, path: string, body: unknown, loc: (string | number)[], text: string) => {
@@ -598,6 +599,29 @@ describe('bounded inputs (limits from config, lowered here)', () => {
     expect(quoted.status).toBe(200);
   });
 
+  it('a wait timeout over MUNINN_WAIT_MAX_S is a 400 naming timeout, on every route that waits', async () => {
+    const over = 'less than or equal to 20';
+    await expect400('POST', '/api/v1/system/wait', { timeout: 21 }, ['body', 'timeout'], over);
+    await expect400(
+      'POST',
+      WRITE,
+      { uri: 'viking://resources/w.md', content: 'x', mode: 'create', wait: true, timeout: 1e9 },
+      ['body', 'timeout'],
+      over,
+    );
+    await expect400(
+      'POST',
+      '/api/v1/content/reindex',
+      { uri: 'viking://resources', wait: true, timeout: 3600 },
+      ['body', 'timeout'],
+      over,
+    );
+    const stored = await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/w.md');
+    expect(stored.status).toBe(404);
+    const ok = await app.request('POST', '/api/v1/system/wait', { body: { timeout: 20 } });
+    expect(ok.status).toBe(200);
+  });
+
   it('a filter of 30,000 leaves or nested 1,000 deep is a 400, never a 500', async () => {
     const leaf = { op: 'must', field: 'uri', conds: ['viking://x'] };
     let nested: unknown = leaf;
@@ -624,6 +648,7 @@ describe('bounded inputs (limits from config, lowered here)', () => {
     expect(built.components.schemas.AddMessageDto.properties.content.maxLength).toBe(200000);
     const stat = built.paths['/api/v1/fs/stat'].get.parameters.find((p: { name: string }) => p.name === 'uri');
     expect(stat.schema.maxLength).toBe(2048);
+    expect(built.components.schemas.WaitDto.properties.timeout.maximum).toBe(600);
   });
 });
 

@@ -60,6 +60,8 @@ export interface AppConfig {
     descriptionMaxChars: number;
     mcpMaxBatch: number;
     idMaxChars: number;
+    /** Largest `timeout` (seconds) a caller may ask any wait for: writes, reindex, system/wait. */
+    waitMaxSeconds: number;
   };
   /** Rate limits and per-account fairness (docs/limits-and-security.md#rate-limits-and-fairness). */
   rate: {

@@ -333,6 +333,13 @@ export class EnvDto {
   MUNINN_ID_MAX_CHARS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  MUNINN_WAIT_MAX_S?: number;
+
+  @IsOptional()
   @Transform(toBool)
   @IsBoolean()
   MUNINN_RATE_LIMIT?: boolean;

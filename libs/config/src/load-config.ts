@@ -102,6 +102,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       descriptionMaxChars: dto.MUNINN_DESCRIPTION_MAX_CHARS ?? 4096,
       mcpMaxBatch: dto.MUNINN_MCP_MAX_BATCH ?? 16,
       idMaxChars: dto.MUNINN_ID_MAX_CHARS ?? 128,
+      waitMaxSeconds: dto.MUNINN_WAIT_MAX_S ?? 600,
     },
     rate: {
       enabled: dto.MUNINN_RATE_LIMIT ?? true,
@@ -214,6 +215,7 @@ const DECLARED = [
   'MUNINN_TASK_TTL_S',
   'MUNINN_TASK_FAILED_TTL_S',
   'MUNINN_ID_MAX_CHARS',
+  'MUNINN_WAIT_MAX_S',
   'MUNINN_LOG_FORMAT',
   'MUNINN_OTLP_TRACES_URL',
 ] as const;

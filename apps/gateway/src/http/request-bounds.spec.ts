@@ -6,6 +6,7 @@ const limits = loadConfig({
   MUNINN_URI_MAX_DEPTH: '4',
   MUNINN_TAGS_MAX_ITEMS: '2',
   MUNINN_BODY_MAX_DEPTH: '40',
+  MUNINN_WAIT_MAX_S: '30',
 }).limits;
 const check = (body: unknown, route = '/api/v1/search/find') => boundsIssue(body, 'body', route, limits);
 
@@ -49,6 +50,19 @@ describe('boundsIssue', () => {
     expect(check({ content: long })).toBeNull();
     expect(check({ content: long }, '/api/v1/sessions/s/messages')).toMatchObject({ loc: ['body', 'content'] });
   });
+
+  it('caps every wait timeout at MUNINN_WAIT_MAX_S, inside MCP tool arguments too', () => {
+    expect(check({ timeout: 30 }, '/api/v1/system/wait')).toBeNull();
+    expect(check({ timeout: null }, '/api/v1/system/wait')).toBeNull();
+    expect(check({ timeout: 30.5 }, '/api/v1/system/wait')).toMatchObject({
+      loc: ['body', 'timeout'],
+      type: 'less_than_equal',
+      message: 'Input should be less than or equal to 30',
+    });
+    expect(check({ params: { arguments: { wait: true, timeout: 31 } } }, '/mcp')).toMatchObject({
+      loc: ['body', 'params', 'arguments', 'timeout'],
+    });
+  });
 });
 
 describe('applyBoundsToOpenApi', () => {
@@ -65,6 +79,7 @@ describe('applyBoundsToOpenApi', () => {
           Req: {
             properties: {
               query: { type: 'string' },
+              timeout: { type: 'number', minimum: 0 },
               ops: { type: 'array', items: { $ref: '#/components/schemas/Op' } },
             },
           },
@@ -75,6 +90,7 @@ describe('applyBoundsToOpenApi', () => {
     };
     applyBoundsToOpenApi(doc, limits);
     expect(doc.components.schemas.Req.properties.query.maxLength).toBe(20);
+    expect(doc.components.schemas.Req.properties.timeout).toEqual({ type: 'number', minimum: 0, maximum: 30 });
     expect(doc.components.schemas.Op.properties.uri.maxLength).toBe(limits.uriMaxChars);
     expect(doc.components.schemas.Res.properties.uri.maxLength).toBeUndefined();
     expect(doc.paths['/stat'].get.parameters[0].schema.maxLength).toBe(limits.uriMaxChars);

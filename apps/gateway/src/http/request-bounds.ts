@@ -8,6 +8,8 @@ type Loc = (string | number)[];
 export interface FieldBound {
   maxChars?: number;
   maxItems?: number;
+  /** Largest value of a number. */
+  maximum?: number;
   /** Only on these routes (a field name such as `content` means different things elsewhere)… */
   route?: RegExp;
   /** …and, in the OpenAPI document, only in this schema. */
@@ -54,6 +56,7 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     text: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
     input: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
     output: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
+    timeout: { maximum: l.waitMaxSeconds },
   };
 }
 
@@ -73,6 +76,10 @@ export function boundsIssue(input: unknown, where: 'body' | 'query', route: stri
     if (typeof value === 'string') {
       const issue = stringIssue(value, loc, applies ? bound : undefined, field !== null && FREE_TEXT.has(field), l);
       if (issue) return issue;
+      continue;
+    }
+    if (typeof value === 'number') {
+      if (applies && bound.maximum !== undefined && value > bound.maximum) return tooLarge(loc, bound.maximum);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -139,6 +146,10 @@ function tooLong(loc: Loc, max: number): ValidationIssue {
   return { loc, message: `String should have at most ${max} characters`, type: 'string_too_long' };
 }
 
+function tooLarge(loc: Loc, max: number): ValidationIssue {
+  return { loc, message: `Input should be less than or equal to ${max}`, type: 'less_than_equal' };
+}
+
 function reserved(loc: Loc): ValidationIssue {
   return {
     loc,
@@ -155,7 +166,7 @@ function nul(loc: Loc): ValidationIssue {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Schema = Record<string, any>;
 
-/** Writes the field bounds into an OpenAPI document: `maxLength`/`maxItems` on bodies and query parameters. */
+/** Writes the field bounds into an OpenAPI document: `maxLength`/`maxItems`/`maximum` on bodies and query parameters. */
 export function applyBoundsToOpenApi(doc: Schema, l: Limits): void {
   const table = fieldBounds(l);
   const schemas: Record<string, Schema> = doc.components?.schemas ?? {};
@@ -202,6 +213,7 @@ function requestSchemas(doc: Schema, schemas: Record<string, Schema>): Set<strin
 function bindSchema(s: Schema, bound: FieldBound): void {
   for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? [])] as Schema[]) bindSchema(alt, bound);
   if (s.type === 'string' && bound.maxChars !== undefined) s.maxLength = bound.maxChars;
+  if ((s.type === 'number' || s.type === 'integer') && bound.maximum !== undefined) s.maximum = bound.maximum;
   if (s.type === 'array') {
     if (bound.maxItems !== undefined) s.maxItems = bound.maxItems;
     if (s.items?.type === 'string' && bound.maxChars !== undefined) s.items.maxLength = bound.maxChars;

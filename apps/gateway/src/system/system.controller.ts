@@ -1,5 +1,4 @@
 import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { IsNumber, IsOptional, Max, Min } from 'class-validator';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '@app/kernel';
@@ -11,15 +10,7 @@ import { RawResponse } from '../http/raw-response.decorator';
 import { HealthService } from './health.service';
 import { MetricsService } from './metrics.service';
 import { QueueWaitService } from './queue-wait.service';
-
-export class WaitDto {
-  /** Seconds to wait (default: MUNINN_WRITE_WAIT_MS); then 504. */
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(3600)
-  timeout?: number | null;
-}
+import { WaitDto } from './dto/wait.dto';
 
 @ApiTags('system')
 @Controller()

@@ -941,7 +941,7 @@ export interface components {
             content: string;
             /** @description Wait until the node is indexed (searchable) before answering; its directory summary too, unless coalesced (`deferred`). */
             wait?: boolean;
-            /** @description Seconds to wait when `wait` is true (default: server setting). */
+            /** @description Seconds to wait when `wait` is true (default: MUNINN_WRITE_WAIT_MS), at most MUNINN_WAIT_MAX_S. */
             timeout?: number;
             /** @description Tags as strict `key=value` strings, replacing the node's tags. */
             tags?: string[];
@@ -997,7 +997,7 @@ export interface components {
             /** @description Wait until every node is re-indexed. */
             wait?: boolean;
             recursive?: boolean;
-            /** @description Seconds to wait when `wait` is true. */
+            /** @description Seconds to wait when `wait` is true, at most MUNINN_WAIT_MAX_S. */
             timeout?: number;
             /** @description Only `prune_orphans` supports a dry run, and Muninn has no orphans to prune: true is refused. */
             dry_run?: boolean;
@@ -1763,7 +1763,10 @@ export interface components {
             skill?: components["schemas"]["UsedSkillDto"] | null;
             telemetry?: Record<string, never>;
         };
-        WaitDto: Record<string, never>;
+        WaitDto: {
+            /** @description Seconds to wait (default: MUNINN_WRITE_WAIT_MS), at most MUNINN_WAIT_MAX_S; then 504. */
+            timeout?: number | null;
+        };
     };
     responses: never;
     parameters: never;

@@ -8,7 +8,6 @@ import {
   IsNumber,
   IsOptional,
   IsString,
-  Max,
   MaxLength,
   Min,
 } from 'class-validator';
@@ -34,11 +33,10 @@ export class ReindexDto {
   @IsBoolean()
   recursive?: boolean;
 
-  /** Seconds to wait when `wait` is true. */
+  /** Seconds to wait when `wait` is true, at most MUNINN_WAIT_MAX_S. */
   @IsOptional()
   @IsNumber()
   @Min(0.1)
-  @Max(3600)
   timeout?: number;
 
   /** Only `prune_orphans` supports a dry run, and Muninn has no orphans to prune: true is refused. */

@@ -10,7 +10,6 @@ import {
   IsNumber,
   IsOptional,
   IsString,
-  Max,
   Min,
   ValidateNested,
 } from 'class-validator';
@@ -42,11 +41,10 @@ export class WriteContentDto {
   @IsBoolean()
   wait?: boolean;
 
-  /** Seconds to wait when `wait` is true (default: server setting). */
+  /** Seconds to wait when `wait` is true (default: MUNINN_WRITE_WAIT_MS), at most MUNINN_WAIT_MAX_S. */
   @IsOptional()
   @IsNumber()
   @Min(0.1)
-  @Max(600)
   timeout?: number;
 
   /** Tags as strict `key=value` strings, replacing the node's tags. */
@@ -101,7 +99,6 @@ export class BatchWriteDto {
   @IsOptional()
   @IsNumber()
   @Min(0.1)
-  @Max(600)
   timeout?: number;
 
   @IsOptional()
