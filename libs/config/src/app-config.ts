@@ -100,6 +100,27 @@ export interface AppConfig {
     taskTtlMs: number;
     /** Failed task records are kept this long (MUNINN_TASK_FAILED_TTL_S). */
     failedTaskTtlMs: number;
+    /** Large tool output externalisation and the tool-result routes (docs/sessions.md "Tool results"). */
+    toolOutputs: {
+      /** Store long tool outputs as tool results (MUNINN_SESSION_TOOL_OUTPUT_EXTERNALIZE). */
+      externalize: boolean;
+      /** One output over this many code points is externalised (MUNINN_SESSION_TOOL_OUTPUT_THRESHOLD_CHARS). */
+      thresholdChars: number;
+      /** Inline tool outputs of one added turn stay under this (MUNINN_SESSION_TOOL_OUTPUT_TURN_BUDGET_CHARS). */
+      turnBudgetChars: number;
+      /** Code points kept inline as the preview (MUNINN_SESSION_TOOL_OUTPUT_PREVIEW_CHARS). */
+      previewChars: number;
+      /** Tool results one session may hold; beyond it outputs stay inline (MUNINN_SESSION_TOOL_RESULTS_MAX). */
+      maxPerSession: number;
+      /** Largest `limit` of the list route (MUNINN_TOOL_RESULT_LIST_MAX). */
+      listMax: number;
+      /** Largest `limit` of the read route, in code points (MUNINN_TOOL_RESULT_READ_MAX_CHARS). */
+      readMaxChars: number;
+      /** Largest `limit` of the search route (MUNINN_TOOL_RESULT_SEARCH_MAX_MATCHES). */
+      searchMaxMatches: number;
+      /** Largest `context_chars` of the search route (MUNINN_TOOL_RESULT_SEARCH_CONTEXT_MAX_CHARS). */
+      searchContextMaxChars: number;
+    };
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   /** `json`: one JSON object per line (docs/operations.md "Logs"); `text`: Nest's console format. */

@@ -496,4 +496,66 @@ export class EnvDto {
   @Min(1)
   @Max(31_536_000)
   MUNINN_TASK_FAILED_TTL_S?: number;
+
+  // Sessions: large tool output externalisation and the tool-result routes' bounds (docs/sessions.md "Tool results").
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  MUNINN_SESSION_TOOL_OUTPUT_EXTERNALIZE?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(10_000_000)
+  MUNINN_SESSION_TOOL_OUTPUT_THRESHOLD_CHARS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(100_000_000)
+  MUNINN_SESSION_TOOL_OUTPUT_TURN_BUDGET_CHARS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  MUNINN_SESSION_TOOL_OUTPUT_PREVIEW_CHARS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  MUNINN_SESSION_TOOL_RESULTS_MAX?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MUNINN_TOOL_RESULT_LIST_MAX?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  MUNINN_TOOL_RESULT_READ_MAX_CHARS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  MUNINN_TOOL_RESULT_SEARCH_MAX_MATCHES?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  MUNINN_TOOL_RESULT_SEARCH_CONTEXT_MAX_CHARS?: number;
 }

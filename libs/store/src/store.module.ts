@@ -14,6 +14,7 @@ import { SessionRepository } from './repositories/session.repository';
 import { SessionArchiveRepository } from './repositories/session-archive.repository';
 import { SessionTaskRepository } from './repositories/session-task.repository';
 import { SessionUsageRepository } from './repositories/session-usage.repository';
+import { SessionToolResultRepository } from './repositories/session-tool-result.repository';
 import { UploadTokenRepository } from './repositories/upload-token.repository';
 
 /** DI token for the opened {@link Db}. */
@@ -63,6 +64,11 @@ export const STORE_DB = Symbol('STORE_DB');
         }),
     },
     { provide: SessionUsageRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionUsageRepository(db) },
+    {
+      provide: SessionToolResultRepository,
+      inject: [STORE_DB],
+      useFactory: (db: Db) => new SessionToolResultRepository(db),
+    },
     { provide: UploadTokenRepository, inject: [STORE_DB], useFactory: (db: Db) => new UploadTokenRepository(db) },
   ],
   exports: [
@@ -78,6 +84,7 @@ export const STORE_DB = Symbol('STORE_DB');
     SessionArchiveRepository,
     SessionTaskRepository,
     SessionUsageRepository,
+    SessionToolResultRepository,
     UploadTokenRepository,
   ],
 })

@@ -14,6 +14,7 @@ import { ApiValidationPipe } from './api-validation.pipe';
 import { envelopeClientError, envelopeFrameworkError } from './client-error';
 import { DomainExceptionFilter } from './domain-exception.filter';
 import { applyBoundsToOpenApi } from './request-bounds';
+import { applyToolResultBoundsToOpenApi } from '../sessions/tool-results-openapi';
 import { installRequestGate } from './request-gate';
 import { requestIdOf, trackRequests } from './request-id';
 import { trackRouteMethods } from './route-methods';
@@ -92,5 +93,6 @@ function setupSwagger(app: INestApplication, config: AppConfig) {
       .build(),
   );
   applyBoundsToOpenApi(doc as unknown as Record<string, unknown>, config.limits);
+  applyToolResultBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }

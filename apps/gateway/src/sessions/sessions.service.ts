@@ -18,6 +18,7 @@ import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { AddMessageDto, AddMessagesBatchDto, CreateSessionDto, PatchSessionConfigDto } from './dto/sessions.dto';
 import { buildMessages } from './message-input';
 import { SessionCommitService } from './session-commit.service';
+import { ToolOutputService } from './tool-output.service';
 
 const DEFAULT_EXTRACTION = { events: { tags: [] as string[] } };
 
@@ -30,6 +31,7 @@ export class SessionsService {
     private readonly commits: SessionCommitService,
     private readonly ledger: DedupLedgerService,
     private readonly bus: JobBus,
+    private readonly toolOutputs: ToolOutputService,
   ) {}
 
   /**
@@ -125,8 +127,8 @@ export class SessionsService {
 
   /** Appends a message, creating the session when needed (as the reference does). */
   async addMessage(caller: Identity, sessionId: string, dto: AddMessageDto) {
-    const msgs = buildMessages(dto, this.config.sessions, 'body');
-    const s = await this.append(caller, sessionId, msgs);
+    const built = buildMessages(dto, this.config.sessions, 'body');
+    const s = await this.append(caller, sessionId, await this.toolOutputs.externalise(caller, sessionId, [built]));
     return { session_id: sessionId, message_count: s.message_count, pending_tokens: s.pending_tokens };
   }
 
@@ -140,7 +142,8 @@ export class SessionsService {
         { field: 'messages' },
       );
     }
-    const msgs = dto.messages.flatMap((m, i) => buildMessages(m, this.config.sessions, `messages[${i}]`));
+    const turns = dto.messages.map((m, i) => buildMessages(m, this.config.sessions, `messages[${i}]`));
+    const msgs = await this.toolOutputs.externalise(caller, sessionId, turns);
     const s = msgs.length ? await this.append(caller, sessionId, msgs) : await this.ensure(caller, sessionId);
     return {
       session_id: sessionId,

@@ -11,3 +11,5 @@ export * from './working-memory';
 export * from './model-extraction';
 export * from './memory-policy';
 export * from './turn-budget';
+export * from './tool-output';
+export * from './tool-result-search';

@@ -3,6 +3,7 @@ import { SESSION_MIGRATIONS } from './session-migrations';
 import { REINDEX_ROOT_MIGRATION } from './reindex-root.migration';
 import { TERM_DF_MIGRATION } from './term-df.migration';
 import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
+import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
 
 export type { Migration } from './migration';
 
@@ -162,4 +163,5 @@ GROUP BY account_id, chunk;
   REINDEX_ROOT_MIGRATION,
   UPLOAD_TOKENS_MIGRATION,
   TERM_DF_MIGRATION,
+  TOOL_RESULTS_MIGRATION,
 ];

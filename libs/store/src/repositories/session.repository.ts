@@ -3,6 +3,7 @@ import { Identity, KernelError, KernelErrorCode, planTurnRetention, SessionMessa
 import { Db } from '../db/db.port';
 import { retentionMessage } from './session-archive.repository';
 import { deleteSessionFiles } from './session-files';
+import { insertToolResults, NewToolResult } from './session-tool-result.repository';
 import {
   MESSAGE_COLUMNS,
   MessageRow,
@@ -30,6 +31,10 @@ export interface NewMessage {
   parts?: unknown[] | null;
   tokens?: number;
   extra?: Record<string, unknown>;
+  /** A caller-made id (`msg_` + 32 hex); otherwise one is made here. */
+  id?: string;
+  /** Externalised tool outputs whose previews this message carries, stored in the same transaction. */
+  toolResults?: NewToolResult[];
 }
 
 /** Initial settings of a created session. */
@@ -174,7 +179,7 @@ export class SessionRepository {
       const first = rows[0].total_message_count - msgs.length + 1;
       const out: MessageRecord[] = [];
       for (const [i, msg] of msgs.entries()) {
-        const id = `msg_${randomUUID().replace(/-/g, '')}`;
+        const id = msg.id ?? `msg_${randomUUID().replace(/-/g, '')}`;
         const ins = await tx.query<{ created_at: Date | string }>(
           `INSERT INTO messages (account_id, user_id, session_id, seq, message_id, role, content, parts, extra, tokens)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10) RETURNING created_at`,
@@ -191,6 +196,10 @@ export class SessionRepository {
             msg.tokens ?? 0,
           ],
         );
+        if (msg.toolResults?.length) {
+          const results = msg.toolResults.map((r) => ({ ...r, messageId: id }));
+          await insertToolResults(tx, identity, sessionId, results);
+        }
         out.push({
           id,
           role: msg.role,
