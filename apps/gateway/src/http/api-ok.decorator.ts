@@ -3,8 +3,23 @@ import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 
 type ResultType = Type<unknown> | [Type<unknown>] | 'string' | 'object' | ['string'];
 
-/** Documents the success envelope `{"status":"ok","result":<T>}` of a route. */
-export function ApiOkEnvelope(result: ResultType) {
+/** The envelope `telemetry` of a route whose body may ask for it (TelemetryInterceptor). */
+const TELEMETRY_SCHEMA = {
+  type: 'object',
+  description: 'Only when the body set `telemetry`.',
+  required: ['id', 'summary'],
+  properties: {
+    id: { type: 'string' },
+    summary: {
+      type: 'object',
+      required: ['operation', 'status', 'duration_ms'],
+      properties: { operation: { type: 'string' }, status: { type: 'string' }, duration_ms: { type: 'number' } },
+    },
+  },
+};
+
+/** Documents the success envelope `{"status":"ok","result":<T>[,"telemetry":{…}]}` of a route. */
+export function ApiOkEnvelope(result: ResultType, o: { telemetry?: boolean } = {}) {
   const item = (t: Type<unknown> | 'string') => (t === 'string' ? { type: 'string' } : { $ref: getSchemaPath(t) });
   const schema = Array.isArray(result)
     ? { type: 'array', items: item(result[0] as Type<unknown> | 'string') }
@@ -18,7 +33,11 @@ export function ApiOkEnvelope(result: ResultType) {
       schema: {
         type: 'object',
         required: ['status', 'result'],
-        properties: { status: { type: 'string', enum: ['ok'] }, result: schema },
+        properties: {
+          status: { type: 'string', enum: ['ok'] },
+          result: schema,
+          ...(o.telemetry ? { telemetry: TELEMETRY_SCHEMA } : {}),
+        },
       },
     }),
   );

@@ -2,8 +2,12 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
 import { RAW_RESPONSE } from './raw-response.decorator';
+import { WithTelemetry } from './telemetry.interceptor';
 
-/** Wraps handler results in `{"status":"ok","result":…}` unless the route answers raw (health, metrics). */
+/**
+ * Wraps handler results in `{"status":"ok","result":…}` unless the route answers raw (health, metrics);
+ * a result that carries telemetry (TelemetryInterceptor) puts it beside `result`.
+ */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
@@ -12,6 +16,14 @@ export class EnvelopeInterceptor implements NestInterceptor {
     const raw = this.reflector.getAllAndOverride<boolean>(RAW_RESPONSE, [ctx.getHandler(), ctx.getClass()]);
     return raw
       ? next.handle()
-      : next.handle().pipe(map((result: unknown) => ({ status: 'ok', result: result ?? null })));
+      : next
+          .handle()
+          .pipe(
+            map((result: unknown) =>
+              result instanceof WithTelemetry
+                ? { status: 'ok', result: result.result, telemetry: result.telemetry }
+                : { status: 'ok', result: result ?? null },
+            ),
+          );
   }
 }

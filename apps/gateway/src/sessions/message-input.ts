@@ -64,11 +64,15 @@ export function buildMessages(dto: AddMessageDto, limits: AppConfig['sessions'],
   if (dto.turn_id !== undefined) extra.turn_id = dto.turn_id;
   if (dto.message_kind !== undefined) extra.message_kind = dto.message_kind;
   if (dto.source_message_ids !== undefined) extra.source_message_ids = dto.source_message_ids;
-  return splitToolAggregate(dto.role, parts).map((ps) => ({
+  const split = splitToolAggregate(dto.role, parts);
+  // Each message of a split tool-result aggregate is tool transport unless the client said otherwise.
+  const each =
+    split.length > 1 && extra.message_kind === undefined ? { ...extra, message_kind: 'tool_transport' } : extra;
+  return split.map((ps) => ({
     role: dto.role,
     content: messageText({ parts: ps }),
     parts: ps,
     tokens: messageTokens({ parts: ps }),
-    extra,
+    extra: each,
   }));
 }

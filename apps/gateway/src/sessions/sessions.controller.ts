@@ -19,6 +19,7 @@ import {
 } from './dto/sessions.dto';
 import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { validateBody } from '../http/validate-body';
+import { Telemetry } from '../http/telemetry.interceptor';
 import { SessionCommitService } from './session-commit.service';
 import { SessionReadService } from './session-read.service';
 import { SessionUsageService } from './session-usage.service';
@@ -39,9 +40,10 @@ export class SessionsController {
 
   @Post()
   @HttpCode(200)
+  @Telemetry('session.create')
   @ApiOperation({ summary: 'Create a session (409 when the given id exists)' })
   @ApiBody({ type: CreateSessionDto, required: false })
-  @ApiOkEnvelope('object')
+  @ApiOkEnvelope('object', { telemetry: true })
   @ApiErrors(409)
   async create(@Caller() c: Identity, @Body() raw: unknown) {
     return this.sessions.create(c, await validateBody(CreateSessionDto, raw, { unknownKeys: 'ignore' }));
@@ -69,26 +71,29 @@ export class SessionsController {
   }
 
   @Patch(':sessionId/config')
+  @Telemetry('session.update_config')
   @ApiOperation({ summary: 'Change the automatic-commit policy and default event tags' })
-  @ApiOkEnvelope('object')
+  @ApiOkEnvelope('object', { telemetry: true })
   patchConfig(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() b: PatchSessionConfigDto) {
     return this.sessions.patchConfig(c, p.sessionId, b);
   }
 
   @Post(':sessionId/messages')
   @HttpCode(200)
+  @Telemetry('session.add_message')
   @ApiOperation({ summary: 'Append a message (creates the session when missing); may trigger an automatic commit' })
   @ApiBody({ type: AddMessageDto })
-  @ApiOkEnvelope('object')
+  @ApiOkEnvelope('object', { telemetry: true })
   async addMessage(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
     return this.sessions.addMessage(c, p.sessionId, await validateBody(AddMessageDto, raw, { unknownKeys: 'ignore' }));
   }
 
   @Post(':sessionId/messages/batch')
   @HttpCode(200)
+  @Telemetry('session.add_messages')
   @ApiOperation({ summary: 'Append up to MUNINN_SESSION_BATCH_MAX messages, all or nothing' })
   @ApiBody({ type: AddMessagesBatchDto })
-  @ApiOkEnvelope('object')
+  @ApiOkEnvelope('object', { telemetry: true })
   async addBatch(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
     return this.sessions.addBatch(
       c,
@@ -106,12 +111,13 @@ export class SessionsController {
 
   @Post(':sessionId/commit')
   @HttpCode(200)
+  @Telemetry('session.commit')
   @ApiOperation({
     summary:
       'Archive the live messages now and extract memories on the workers; answers a task id (503 when the queue is away)',
   })
   @ApiBody({ type: CommitDto, required: false })
-  @ApiOkEnvelope('object')
+  @ApiOkEnvelope('object', { telemetry: true })
   @ApiErrors(503)
   async commit(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
     return this.commits.commit(c, p.sessionId, await validateBody(CommitDto, raw, { unknownKeys: 'ignore' }));

@@ -46,10 +46,18 @@ export class ToolOutputService {
         continue;
       }
       const ids = turn.map(() => `msg_${randomUUID().replace(/-/g, '')}`);
-      const msgs = turn.map((m, j) => ({ ...m, id: ids[j], parts: [...partsOf(m)], toolResults: [] as NewToolResult[] }));
+      const msgs = turn.map((m, j) => ({
+        ...m,
+        id: ids[j],
+        parts: [...partsOf(m)],
+        toolResults: [] as NewToolResult[],
+      }));
       const groupChars = msgs
         .flatMap((m) => m.parts)
-        .reduce((n, p) => n + (p.type === 'tool' && typeof p.tool_output === 'string' ? codePointLength(p.tool_output) : 0), 0);
+        .reduce(
+          (n, p) => n + (p.type === 'tool' && typeof p.tool_output === 'string' ? codePointLength(p.tool_output) : 0),
+          0,
+        );
       for (const pick of plans[i]) {
         const m = msgs[pick.message];
         const part: MessagePart = { ...m.parts[pick.part] };

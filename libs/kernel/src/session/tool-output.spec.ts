@@ -1,11 +1,4 @@
-import {
-  codePointHead,
-  codePointLength,
-  MessagePart,
-  planToolOutputs,
-  searchToolResult,
-  toolOutputPreview,
-} from '..';
+import { codePointHead, codePointLength, MessagePart, planToolOutputs, searchToolResult, toolOutputPreview } from '..';
 
 const tool = (out: string, extra: MessagePart = {}): MessagePart => ({
   type: 'tool',

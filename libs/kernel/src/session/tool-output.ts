@@ -55,7 +55,8 @@ export function codePointHead(s: string, n: number): string {
   return s.slice(0, i);
 }
 
-const outputOf = (p: MessagePart): string => (p.type === 'tool' && typeof p.tool_output === 'string' ? p.tool_output : '');
+const outputOf = (p: MessagePart): string =>
+  p.type === 'tool' && typeof p.tool_output === 'string' ? p.tool_output : '';
 
 /** A client re-sending a part it read back already carries its ref: it is not externalised twice. */
 const alreadyExternal = (p: MessagePart) => typeof p.tool_output_ref === 'string' && p.tool_output_ref !== '';
@@ -80,8 +81,7 @@ export function planToolOutputs(turn: MessagePart[][], limits: ToolOutputLimits)
   const rest = candidates
     .filter((c) => c.originalChars <= limits.thresholdChars)
     .sort((a, b) => b.originalChars - a.originalChars);
-  let inline =
-    picked.reduce((n, c) => n + previewCost(c), 0) + rest.reduce((n, c) => n + c.originalChars, 0);
+  let inline = picked.reduce((n, c) => n + previewCost(c), 0) + rest.reduce((n, c) => n + c.originalChars, 0);
   for (const c of rest) {
     if (inline <= limits.turnBudgetChars) break;
     if (c.originalChars <= previewCost(c)) break; // sorted: no smaller output shrinks the turn either

@@ -273,7 +273,7 @@ export class SessionTaskRepository {
          WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index = $4`,
         [job.accountId, job.userId, job.sessionId, job.archiveIndex, out.overview, out.abstract, out.overviewTokens],
       );
-      await tx.query(
+      const { rows: totals } = await tx.query<{ llm_token_usage: Record<string, number> | null }>(
         `UPDATE sessions SET updated_at = now(), memories_extracted = jsonb_build_object(
              'memory_write', COALESCE((memories_extracted->>'memory_write')::int, 0) + $4,
              'memory_edit', COALESCE((memories_extracted->>'memory_edit')::int, 0) + $5,
@@ -282,7 +282,8 @@ export class SessionTaskRepository {
              'prompt_tokens', COALESCE((llm_token_usage->>'prompt_tokens')::int, 0) + $6,
              'completion_tokens', COALESCE((llm_token_usage->>'completion_tokens')::int, 0) + $7,
              'total_tokens', COALESCE((llm_token_usage->>'total_tokens')::int, 0) + $6 + $7)
-         WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
+         WHERE account_id = $1 AND user_id = $2 AND session_id = $3
+         RETURNING llm_token_usage`,
         [
           job.accountId,
           job.userId,
@@ -293,6 +294,12 @@ export class SessionTaskRepository {
           out.llmUsage?.completion_tokens ?? 0,
         ],
       );
+      // The contract's token_usage is the session's cumulative usage after this commit; the commit's
+      // own stays visible as commit_token_usage (docs/sessions.md "Tasks").
+      if (totals[0]) {
+        result.commit_token_usage = result.token_usage;
+        result.token_usage = cumulativeTokenUsage(totals[0].llm_token_usage ?? {});
+      }
       await tx.query(
         `UPDATE session_tasks SET status = 'completed', result = $2::jsonb, updated_at = now() WHERE task_id = $1`,
         [job.taskId, JSON.stringify(result)],
@@ -373,4 +380,22 @@ async function writeDoneFiles(tx: Tx, job: ExtractJob, out: ExtractionOutcome, d
   if (diff) files.push({ name: 'memory_diff.json', content: `${JSON.stringify(diff, null, 2)}\n` });
   const summary = out.workingMemory ? { abstract: out.abstract, overview: out.overview } : undefined;
   await writeArchiveFiles(tx, job, name, files, summary);
+}
+
+/** The task result's `token_usage` shape (contract §6.8) from the session's summed `llm_token_usage`. */
+function cumulativeTokenUsage(u: Record<string, number>): Record<string, unknown> {
+  const prompt = Number(u.prompt_tokens ?? 0);
+  const completion = Number(u.completion_tokens ?? 0);
+  const total = Number(u.total_tokens ?? prompt + completion);
+  return {
+    llm: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: total,
+      cached_tokens: 0,
+      reasoning_tokens: 0,
+    },
+    embedding: { total_tokens: 0 },
+    total: { total_tokens: total, cached_tokens: 0, reasoning_tokens: 0 },
+  };
 }
