@@ -294,6 +294,7 @@ describe('fuzzing every route (fast-check)', () => {
     await fc.assert(
       fc.asyncProperty(nasty, fc.constantFrom('true', 'false', 'x'), async (s, flag) => {
         const id = encodeURIComponent(s.slice(0, 200));
+        const q = encodeURIComponent(s);
         for (const [method, path] of [
           ['DELETE', `/api/v1/fs?uri=${encodeURIComponent(s)}&recursive=${flag}`],
           ['GET', `/api/v1/sessions/${id}?auto_create=${flag}`],
@@ -303,6 +304,9 @@ describe('fuzzing every route (fast-check)', () => {
           ['POST', `/api/v1/sessions/${id}/extract`],
           ['POST', `/api/v1/sessions/${id}/used`],
           ['PATCH', `/api/v1/sessions/${id}`],
+          ['GET', `/api/v1/sessions/${id}/tool-results?tool_name=${q}&limit=${q}`],
+          ['GET', `/api/v1/sessions/fz/tool-results/${id}?offset=${q}&limit=${q}&include_metadata=${flag}`],
+          ['GET', `/api/v1/sessions/fz/tool-results/${id}/search?q=${q}&limit=${q}&context_chars=${q}`],
         ]) {
           const r = await send(method, path, {});
           assertEnvelope(path, r.status, r.text);

@@ -271,6 +271,31 @@ describe('smaller defects', () => {
     }
   });
 
+  it('tool-result routes: NUL, repeated and pattern-like queries, odd ids; a long output is searched in linear time', async () => {
+    const base = '/api/v1/sessions/s-tr/tool-results';
+    const big = 'a'.repeat(30_000);
+    const add = await app.request('POST', '/api/v1/sessions/s-tr/messages', {
+      body: { role: 'assistant', parts: [{ type: 'tool', tool_id: 'x', tool_name: 'dump', tool_output: big }] },
+    });
+    expect(add.status).toBe(200);
+    const [tr] = (await app.request('GET', base)).body.result.tool_results;
+    expect(tr.original_chars).toBe(30_000);
+    const one = `${base}/${tr.tool_result_id}`;
+    for (const path of [`${one}/search?q=a%00b`, `${one}/search?q=a&q=b`, `${one}?offset=1e3`, `${base}?limit=%00`]) {
+      const r = await app.request('GET', path);
+      expect([path, r.status, r.body.error?.code]).toEqual([path, 400, 'INVALID_ARGUMENT']);
+    }
+    // A would-be catastrophic pattern is literal text; a query that almost matches everywhere stays linear.
+    for (const q of ['(a+)+$', `${'a'.repeat(999)}b`]) {
+      const r = await app.request('GET', `${one}/search?q=${encodeURIComponent(q)}`);
+      expect([r.status, r.body.result.matches]).toEqual([200, []]);
+    }
+    for (const id of ['...', "x'%3B--", 'tr_%F0%9F%98%80', 'tr_%25']) {
+      const r = await app.request('GET', `${base}/${id}`);
+      expect([id, r.status, r.body.error?.code]).toEqual([id, 404, 'NOT_FOUND']);
+    }
+  });
+
   it('dedup ledgers are deleted with their session', async () => {
     const ledger = new LedgerRedis(app);
     try {

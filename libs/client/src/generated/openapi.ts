@@ -680,6 +680,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/{sessionId}/tool-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session's tool results (externalised long tool outputs), oldest first */
+        get: operations["SessionToolResultsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/tool-results/{toolResultId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a tool result by offsets in Unicode code points (limit -1: to the end) */
+        get: operations["SessionToolResultsController_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{sessionId}/tool-results/{toolResultId}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find literal text in a tool result (case-insensitive, not a pattern) */
+        get: operations["SessionToolResultsController_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -4140,6 +4191,15 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         };
+                        /** @description Only when the body set `telemetry`. */
+                        telemetry?: {
+                            id: string;
+                            summary: {
+                                operation: string;
+                                status: string;
+                                duration_ms: number;
+                            };
+                        };
                     };
                 };
             };
@@ -4316,6 +4376,15 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         };
+                        /** @description Only when the body set `telemetry`. */
+                        telemetry?: {
+                            id: string;
+                            summary: {
+                                operation: string;
+                                status: string;
+                                duration_ms: number;
+                            };
+                        };
                     };
                 };
             };
@@ -4428,6 +4497,15 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         };
+                        /** @description Only when the body set `telemetry`. */
+                        telemetry?: {
+                            id: string;
+                            summary: {
+                                operation: string;
+                                status: string;
+                                duration_ms: number;
+                            };
+                        };
                     };
                 };
             };
@@ -4486,6 +4564,15 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         };
+                        /** @description Only when the body set `telemetry`. */
+                        telemetry?: {
+                            id: string;
+                            summary: {
+                                operation: string;
+                                status: string;
+                                duration_ms: number;
+                            };
+                        };
                     };
                 };
             };
@@ -4543,6 +4630,15 @@ export interface operations {
                         status: "ok";
                         result: {
                             [key: string]: unknown;
+                        };
+                        /** @description Only when the body set `telemetry`. */
+                        telemetry?: {
+                            id: string;
+                            summary: {
+                                operation: string;
+                                status: string;
+                                duration_ms: number;
+                            };
                         };
                     };
                 };
@@ -4833,6 +4929,189 @@ export interface operations {
             header?: never;
             path: {
                 sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionToolResultsController_list: {
+        parameters: {
+            query?: {
+                /** @description Only this tool's results (exact name). */
+                tool_name?: string;
+                /** @description At most this many (default 50, ≥ 1, ≤ MUNINN_TOOL_RESULT_LIST_MAX). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionToolResultsController_read: {
+        parameters: {
+            query?: {
+                /** @description First code point to return (default 0). */
+                offset?: number;
+                /** @description Code points to return (default 20000; -1: to the end; ≤ MUNINN_TOOL_RESULT_READ_MAX_CHARS). */
+                limit?: number;
+                /** @description Add the result's record as `metadata` (default true). */
+                include_metadata?: boolean;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+                toolResultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionToolResultsController_search: {
+        parameters: {
+            query: {
+                /** @description Literal text to find, case-insensitive (not a pattern); required. */
+                q: string;
+                /** @description At most this many matches (default 20, ≤ MUNINN_TOOL_RESULT_SEARCH_MAX_MATCHES). */
+                limit?: number;
+                /** @description Code points of context on either side of a match (default 300, ≤ MUNINN_TOOL_RESULT_SEARCH_CONTEXT_MAX_CHARS). */
+                context_chars?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+                toolResultId: string;
             };
             cookie?: never;
         };
