@@ -22,7 +22,8 @@ CREATE TABLE session_tool_results (
   preview_chars   integer NOT NULL,
   sha256          text NOT NULL,
   reason          text NOT NULL,
-  created_at      timestamptz NOT NULL DEFAULT now(),
+  -- clock_timestamp: the results of one message write list in the order they were stored.
+  created_at      timestamptz NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (account_id, user_id, session_id, tool_result_id),
   FOREIGN KEY (account_id, user_id, session_id) REFERENCES sessions(account_id, user_id, session_id) ON DELETE CASCADE
 );

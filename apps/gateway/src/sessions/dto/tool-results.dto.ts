@@ -1,19 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDefined, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
 import { toBoolean, toInteger } from '../../http/query-transforms';
+import { SessionIdParamDto } from './sessions.dto';
 
 /**
  * Query and path shapes of the tool-result routes (docs/sessions.md "Tool results"). Numbers are
  * checked against their configured bounds in the service (400 naming the field); the same bounds are
- * written into the OpenAPI document by `applyToolResultBoundsToOpenApi`.
+ * written into the OpenAPI document by `applyToolResultBoundsToOpenApi`. `{sessionId}` follows the
+ * id rule of every session route.
  */
-export class ToolResultsParamDto {
-  @IsDefined()
-  @IsString()
-  @Matches(/^[a-zA-Z0-9_.@-]{1,128}$/, { message: 'session_id must match ^[a-zA-Z0-9_.@-]{1,128}$' })
-  sessionId!: string;
-}
+export class ToolResultsParamDto extends SessionIdParamDto {}
 
 export class ToolResultParamDto extends ToolResultsParamDto {
   @IsDefined()
