@@ -169,6 +169,11 @@ describe.each(storeModes())('sessions: tool results, telemetry, cumulative token
     expect(file.body.result).toBe(raw);
     const ls = await get(`/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/alice/sessions/t1/tool-results')}`);
     expect(JSON.stringify(ls.body.result)).toContain(tid);
+    const grep = await post('/api/v1/search/grep', {
+      uri: 'viking://user/alice/sessions/t1/tool-results',
+      pattern: 'NEEDLE',
+    });
+    expect(grep.body.result.matches.map((m: { uri: string }) => m.uri)).toEqual([part.tool_output_storage_uri]);
   });
 
   it('search: literal, case-insensitive, code-point offsets, context and limit; regex characters are text', async () => {
