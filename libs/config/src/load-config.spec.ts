@@ -42,6 +42,23 @@ describe('loadConfig', () => {
     expect(problems.some((p) => p.includes('REDIS_URL'))).toBe(true);
   });
 
+  it('tool output externalisation: the contract defaults, typed values, bounds', () => {
+    expect(loadConfig({}).sessions.toolOutputs).toMatchObject({
+      externalize: true,
+      thresholdChars: 20_000,
+      turnBudgetChars: 100_000,
+      previewChars: 2_000,
+    });
+    const c = loadConfig({ MUNINN_SESSION_TOOL_OUTPUT_EXTERNALIZE: 'false', MUNINN_TOOL_RESULT_LIST_MAX: '7' });
+    expect([c.sessions.toolOutputs.externalize, c.sessions.toolOutputs.listMax]).toEqual([false, 7]);
+    const problems = problemsOf({
+      MUNINN_SESSION_TOOL_OUTPUT_THRESHOLD_CHARS: '5',
+      MUNINN_TOOL_RESULT_READ_MAX_CHARS: '0',
+    });
+    expect(problems.some((p) => p.includes('MUNINN_SESSION_TOOL_OUTPUT_THRESHOLD_CHARS'))).toBe(true);
+    expect(problems.some((p) => p.includes('MUNINN_TOOL_RESULT_READ_MAX_CHARS'))).toBe(true);
+  });
+
   it('refuses a body depth that cannot hold the deepest filter', () => {
     expect(problemsOf({ MUNINN_FILTER_MAX_DEPTH: '30', MUNINN_BODY_MAX_DEPTH: '40' })).toEqual([
       'MUNINN_BODY_MAX_DEPTH must be at least 2 × MUNINN_FILTER_MAX_DEPTH + 4 (64)',
