@@ -11,3 +11,4 @@ export * from './working-memory';
 export * from './model-extraction';
 export * from './memory-policy';
 export * from './turn-budget';
+export * from './memory-routing';

@@ -1,4 +1,6 @@
 import { KernelError, KernelErrorCode } from '../kernel.error';
+import { MemoryRouting, memoryRouting } from './memory-routing';
+import { SessionMessage } from './session-message';
 
 /** A session's memory policy, normalised (docs/sessions.md "Memory policy"). */
 export interface MemoryPolicy {
@@ -92,22 +94,28 @@ export function storedMemoryPolicy(v: unknown): MemoryPolicy | null {
   }
 }
 
-/** What one commit extracts, from the effective policy (session's, else the built-in default). */
+/** What one commit extracts over an archive's messages, from the effective policy (session's, else the built-in default). */
 export interface EffectiveExtraction {
   /** Types extracted, sorted; agent-evolution types never (agent evolution is off in Muninn). */
   memoryTypes: string[];
-  /** Long-term extraction runs at all (self memory on and some type left). */
+  /** Where memories may go: the user's own space (self on) and the batch's safe peers (peer on). */
+  routing: MemoryRouting;
+  /** Long-term extraction runs at all: some type left, and self memory on or an allowed peer in the batch. */
   longTerm: boolean;
   /** The archive summary (Working Memory) is written. */
   workingMemory: boolean;
 }
 
-export function effectiveExtraction(policy: MemoryPolicy | null): EffectiveExtraction {
+export function effectiveExtraction(
+  policy: MemoryPolicy | null,
+  messages: readonly SessionMessage[] = [],
+): EffectiveExtraction {
   const types = (policy?.memory_types ?? [...MEMORY_TYPES]).filter((t) => !AGENT_TYPES.includes(t)).sort();
-  const self = policy?.self.enabled ?? true;
+  const routing = memoryRouting(messages, { self: policy?.self.enabled ?? true, peer: policy?.peer.enabled ?? true });
   return {
     memoryTypes: types,
-    longTerm: self && types.length > 0,
+    routing,
+    longTerm: types.length > 0 && (routing.self || routing.peers.length > 0),
     workingMemory: policy?.working_memory?.enabled !== false,
   };
 }
