@@ -75,7 +75,10 @@ describe('sessions: context and search-context cases', () => {
         const prompt = text(req);
         for (const [word, gate] of held) if (prompt.includes(word)) await gate.promise;
         const title = /Title word: (\w+)/.exec(prompt)?.[1] ?? 'Untitled';
-        return JSON.stringify({ overview: overview(`${title} overview`) });
+        const events = prompt.includes('Case 58')
+          ? [{ event_name: 'c58', summary: 'Case 58 talk.', from: 0, to: 0 }]
+          : [];
+        return JSON.stringify({ overview: overview(`${title} overview`), events });
       },
     });
     app = await startTestApp({
@@ -85,6 +88,8 @@ describe('sessions: context and search-context cases', () => {
         MUNINN_EXTRACT_TIMEOUT_S: '60',
         MUNINN_OUTBOX_GRACE_MS: '300',
         MUNINN_OUTBOX_POLL_MS: '100',
+        // The server's default memory policy (case 58): only events and profile, no peer memories.
+        MUNINN_SESSION_MEMORY_POLICY: '{"peer":{"enabled":false},"memory_types":["profile","events"]}',
       },
     });
   }, 60_000);
@@ -208,6 +213,25 @@ describe('sessions: context and search-context cases', () => {
     const ids = ctx.messages.map((m: { id: string }) => m.id);
     expect(ids.every((id: string) => /^msg_[0-9a-f]{32}$/.test(id))).toBe(true);
     expect(ctx.messages.map(({ id: _id, ...rest }: { id: string }) => rest)).toEqual(sent);
+  });
+
+  it('case 58 (the server default standing in for the absent user settings): a session without a policy gets the server default; its own policy wins', async () => {
+    const talk = [{ role: 'user', content: 'Title word: Dunmore. Case 58 talk with a peer.', peer_id: 'zed' }];
+    await post('/api/v1/sessions/c58-default/messages/batch', { messages: talk });
+    const byDefault = await taskIn(await commit('c58-default'), ['completed', 'failed']);
+    expect(byDefault.result.effective_memory_types).toEqual(['events', 'profile']);
+    // Peer memory is off by the server default: the peer's turn lands in the user's own space.
+    expect(byDefault.result.memory_uris).toHaveLength(1);
+    expect(byDefault.result.memory_uris[0]).toMatch(/^viking:\/\/user\/default\/memories\/events\//);
+    expect((await get('/api/v1/sessions/c58-default')).body.result.memory_policy).toBeNull();
+
+    await post('/api/v1/sessions', { session_id: 'c58-own', memory_policy: { memory_types: ['events', 'entities'] } });
+    await post('/api/v1/sessions/c58-own/messages/batch', { messages: talk });
+    const own = await taskIn(await commit('c58-own'), ['completed', 'failed']);
+    expect(own.result.effective_memory_types).toEqual(['entities', 'events']);
+    // The session's policy leaves peer memory on (its default), so the event is the peer's.
+    expect(own.result.memory_uris).toHaveLength(1);
+    expect(own.result.memory_uris[0]).toMatch(/^viking:\/\/user\/default\/peers\/zed\/memories\/events\//);
   });
 
   it('case 17: a session that holds nothing yet (created, never written) — GET 200 with 0 messages, create again 409, DELETE 200 and gone', async () => {

@@ -12,7 +12,9 @@ import {
   memoryRoot,
   MemoryRouting,
   mergeQuotes,
+  MemoryPolicy,
   ProposedMemory,
+  serverDefaultMemoryPolicy,
   storedMemoryPolicy,
 } from '@app/kernel';
 import { enqueueIndex, JobBus } from '@app/queue';
@@ -54,6 +56,8 @@ const permanent = (err: unknown) => err instanceof KernelError && PERMANENT.has(
 @Injectable()
 export class ExtractService {
   private readonly logger = new Logger(ExtractService.name);
+  /** MUNINN_SESSION_MEMORY_POLICY, normalised once (an invalid one stops the extractor at start-up). */
+  private readonly defaultPolicy: MemoryPolicy | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -63,7 +67,9 @@ export class ExtractService {
     private readonly sessions: SessionRepository,
     private readonly extractor: MemoryExtractor,
     private readonly bus: JobBus,
-  ) {}
+  ) {
+    this.defaultPolicy = serverDefaultMemoryPolicy(config.sessions.defaultMemoryPolicy);
+  }
 
   async run(job: ExtractJob, finalAttempt: boolean): Promise<ExtractResult> {
     const status = await this.visibleStatus(job.taskId);
@@ -84,7 +90,9 @@ export class ExtractService {
       await this.tasks.markRunning(job.taskId);
       const previousOverview = await this.previousOverview(job);
       const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
-      const effective = effectiveExtraction(storedMemoryPolicy(job.memoryPolicy), archive.messages);
+      // Session policy → server default → built-in default (there is no user-level settings store).
+      const policy = storedMemoryPolicy(job.memoryPolicy) ?? this.defaultPolicy;
+      const effective = effectiveExtraction(policy, archive.messages);
       const input = {
         userId: job.userId,
         sessionId: job.sessionId,

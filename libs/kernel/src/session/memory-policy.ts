@@ -84,6 +84,22 @@ function memoryTypes(v: unknown): string[] | null {
   return (names.includes('experiences') ? [...base, ...AGENT_TYPES] : base).sort();
 }
 
+/**
+ * The server's default policy from configuration (docs/sessions.md "Memory policy"): null when none is
+ * configured, else normalised like a session's; an invalid one throws, naming the setting, so the
+ * process refuses to start rather than extract with a policy nobody meant.
+ */
+export function serverDefaultMemoryPolicy(configured: unknown): MemoryPolicy | null {
+  if (configured === null || configured === undefined) return null;
+  try {
+    return normaliseMemoryPolicy(configured);
+  } catch (err) {
+    throw new Error(`MUNINN_SESSION_MEMORY_POLICY is not a valid memory_policy: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
 /** A stored policy (jsonb) read back, or null; anything malformed reads as null (the default policy). */
 export function storedMemoryPolicy(v: unknown): MemoryPolicy | null {
   if (v === null || v === undefined) return null;
@@ -94,7 +110,10 @@ export function storedMemoryPolicy(v: unknown): MemoryPolicy | null {
   }
 }
 
-/** What one commit extracts over an archive's messages, from the effective policy (session's, else the built-in default). */
+/**
+ * What one commit extracts over an archive's messages, from the effective policy: the session's, else the
+ * server's default, else the built-in default (the caller passes the first of the first two it has).
+ */
 export interface EffectiveExtraction {
   /** Types extracted, sorted; agent-evolution types never (agent evolution is off in Muninn). */
   memoryTypes: string[];

@@ -1,6 +1,7 @@
 import {
   effectiveExtraction,
   extractOffline,
+  serverDefaultMemoryPolicy,
   ExtractionInput,
   memoryRoot,
   MemoryRouter,
@@ -127,6 +128,19 @@ describe('peer memory routing (docs/sessions.md "Peer memories")', () => {
     const out = parseModelExtraction(answer, input(talk), 'alice')!;
     const where = out.memories.map((m) => `${m.peerId ?? 'self'}:${m.path.split('/').slice(0, 2).join('/')}`);
     expect(where).toEqual(['bob:profile.md', 'bob:preferences/bob', 'self:preferences/alice', 'bob:events/2026']);
+  });
+
+  it('the server default policy is normalised like a session policy; an invalid one names the setting', () => {
+    expect(serverDefaultMemoryPolicy(null)).toBeNull();
+    expect(serverDefaultMemoryPolicy({ memory_types: ['profile', 'events'], peer: { enabled: 'off' } })).toEqual({
+      self: { enabled: true },
+      peer: { enabled: false },
+      memory_types: ['events', 'profile'],
+    });
+    expect(() => serverDefaultMemoryPolicy({ memory_types: ['nope'] })).toThrow(
+      'MUNINN_SESSION_MEMORY_POLICY is not a valid memory_policy: Unknown memory_policy.memory_types: nope',
+    );
+    expect(() => serverDefaultMemoryPolicy([1])).toThrow(/MUNINN_SESSION_MEMORY_POLICY/);
   });
 
   it('long-term extraction runs when self memory is on or the batch has an allowed peer', () => {
