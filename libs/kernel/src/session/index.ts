@@ -10,5 +10,5 @@ export * from './offline-extractor';
 export * from './working-memory';
 export * from './model-extraction';
 export * from './memory-policy';
-export * from './turn-budget';
 export * from './memory-routing';
+export * from './turn-budget';
