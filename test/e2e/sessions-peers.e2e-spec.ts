@@ -55,6 +55,10 @@ describe('sessions: peer memories', () => {
       fallback: (req) => {
         if (!isExtraction(req)) return '{"queries": []}';
         if (!text(req).includes('Use the model')) return 'not json at all';
+        if (text(req).includes('Use the model again'))
+          return JSON.stringify({
+            preferences: [{ topic: 'tea', content: 'Bob now drinks green tea.', peer_id: 'bob' }],
+          });
         return JSON.stringify({
           profile: [{ peer_id: 'bob', content: 'Bob runs the Ravensgate lighthouse.' }],
           preferences: [
@@ -174,6 +178,20 @@ describe('sessions: peer memories', () => {
       .map(text)
       .find((p) => p.includes('Use the model'))!;
     expect(prompt).toContain('Peers: bob.');
+
+    // A later commit edits Bob's page: the model was shown it as Bob's, the same path is an edit.
+    llm.requests.length = 0;
+    const again = await committed('pm-model', [
+      { role: 'user', content: 'Use the model again: Bob switched to green tea.', peer_id: 'bob' },
+    ]);
+    expect(again.memories_extracted).toEqual({ memory_edit: 1 });
+    expect(again.memory_uris).toEqual([`${BOB}/preferences/bob/tea.md`]);
+    expect((await read(`${BOB}/preferences/bob/tea.md`)).body.result).toContain('green tea');
+    const shown = llm.requests
+      .filter(isExtraction)
+      .map(text)
+      .find((p) => p.includes('Use the model again'))!;
+    expect(shown).toContain('--- (peer_id bob) preferences/bob/tea.md');
   });
 
   it('peer memories are served: find in the peer space, and context search with and without the actor peer', async () => {
