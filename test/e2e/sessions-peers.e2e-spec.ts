@@ -12,22 +12,25 @@ async function eventually<T>(check: () => Promise<T | null | undefined | false>,
 
 const isExtraction = (req: FakeLlmRequest) => req.messages[0]?.content.startsWith('You extract long-term memories');
 const text = (req: FakeLlmRequest) => req.messages.map((m) => m.content).join('\n');
-const OWN = 'viking://user/default/memories';
-const BOB = 'viking://user/default/peers/bob/memories';
+const ROOT = 'sessions-peers-root-key-0123';
+const OWN = 'viking://user/ann/memories';
+const BOB = 'viking://user/ann/peers/bob/memories';
 
 /**
  * Peer memories (docs/sessions.md "Peer memories"): what a commit extracts from turns carrying a
  * `peer_id` goes to that peer's space, `memory_policy.self`/`peer` decide which spaces are written,
  * reporting counts every space, and find/context serve peer memories. Extraction is the offline
  * extractor (the fake model answers garbage, so the commit falls back to it) except for conversations
- * that ask for the model's answer, which route the model's items.
+ * that ask for the model's answer, which route the model's items. API-key mode: an ordinary user
+ * (not the dev-mode ROOT identity), so search runs with a user's default targets.
  */
 describe('sessions: peer memories', () => {
   let app: TestApp;
   let llm: FakeLlmServer;
+  let key: string;
   const post = (path: string, body?: unknown, headers?: Record<string, string>) =>
-    app.request('POST', path, { body: body ?? {}, ...(headers ? { headers } : {}) });
-  const get = (path: string) => app.request('GET', path);
+    app.request('POST', path, { key, body: body ?? {}, ...(headers ? { headers } : {}) });
+  const get = (path: string) => app.request('GET', path, { key });
   const task = (id: string) =>
     eventually(async () => {
       const r = (await get(`/api/v1/tasks/${id}`)).body.result;
@@ -72,6 +75,7 @@ describe('sessions: peer memories', () => {
       },
     });
     app = await startTestApp({
+      rootApiKey: ROOT,
       env: {
         LLM_BASE_URL: llm.url,
         LLM_MODEL: 'fake',
@@ -80,6 +84,15 @@ describe('sessions: peer memories', () => {
         MUNINN_SIDECAR_INTERVAL_MS: '200',
       },
     });
+    const admin = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'peers', admin_user_id: 'boss' },
+    });
+    const user = await app.request('POST', '/api/v1/admin/accounts/peers/users', {
+      key: admin.body.result.user_key,
+      body: { user_id: 'ann', role: 'user' },
+    });
+    key = user.body.result.user_key;
   }, 60_000);
   afterAll(async () => {
     await app?.close();
@@ -99,7 +112,7 @@ describe('sessions: peer memories', () => {
     expect(uris.some((u) => u.startsWith(`${BOB}/preferences/bob/`))).toBe(true);
     expect(uris.some((u) => u.startsWith(`${BOB}/entities/mentioned/ottoline`))).toBe(true);
     expect(uris.some((u) => u.startsWith(`${BOB}/events/`))).toBe(true);
-    expect(uris.some((u) => u.startsWith(`${OWN}/preferences/default/`))).toBe(true);
+    expect(uris.some((u) => u.startsWith(`${OWN}/preferences/ann/`))).toBe(true);
     expect(uris.some((u) => u.startsWith(`${OWN}/entities/mentioned/quintessa`))).toBe(true);
     expect(uris.every((u) => u.startsWith(`${OWN}/`) || u.startsWith(`${BOB}/`))).toBe(true);
     expect(r.memories_extracted).toEqual({ memory_write: uris.length });
@@ -142,7 +155,7 @@ describe('sessions: peer memories', () => {
     });
     expect(r.memory_uris.length).toBeGreaterThan(0);
     expect(r.memory_uris.every((u: string) => u.startsWith(`${OWN}/`))).toBe(true);
-    expect(r.memory_uris).toContain(`${OWN}/preferences/default/climbing.md`);
+    expect(r.memory_uris).toContain(`${OWN}/preferences/ann/climbing.md`);
 
     const none = await committed('pm-none', talk('I enjoy rowing.', 'I enjoy sailing.'), {
       self: { enabled: false },
@@ -169,7 +182,7 @@ describe('sessions: peer memories', () => {
     const uris: string[] = r.memory_uris;
     expect(uris).toContain(`${BOB}/profile.md`);
     expect(uris).toContain(`${BOB}/preferences/bob/tea.md`);
-    expect(uris).toContain(`${OWN}/preferences/default/coffee.md`);
+    expect(uris).toContain(`${OWN}/preferences/ann/coffee.md`);
     expect(uris.some((u) => u.startsWith(`${BOB}/events/`))).toBe(true);
     expect(uris.some((u) => u.includes('mallory') || u.includes('wine'))).toBe(false);
     // The prompt named the allowed peers.
@@ -202,13 +215,20 @@ describe('sessions: peer memories', () => {
     const found = await eventually(async () => {
       const f = await post('/api/v1/search/find', {
         query: 'Zephyrine orchard',
-        target_uri: 'viking://user/default/peers/bob',
+        target_uri: 'viking://user/ann/peers/bob',
       });
       const hits = (f.body.result?.memories ?? []) as { uri: string }[];
       return hits.some((h) => h.uri.startsWith(`${BOB}/`)) ? hits : null;
     });
     expect(found.every((h) => h.uri.startsWith(`${BOB}/`))).toBe(true);
     expect((await ls(BOB)).status).toBe(200);
+    // A user's find without a target searches the whole user space, peers included; an actor peer
+    // narrows the peers to its own.
+    const findUris = async (headers?: Record<string, string>) =>
+      JSON.stringify((await post('/api/v1/search/find', { query: 'Zephyrine orchard' }, headers)).body.result);
+    expect(await findUris()).toContain(`${BOB}/`);
+    expect(await findUris({ 'x-openviking-actor-peer': 'bob' })).toContain(`${BOB}/`);
+    expect(await findUris({ 'x-openviking-actor-peer': 'carol' })).not.toContain(`${BOB}/`);
     const served = async (headers?: Record<string, string>, extra: Record<string, unknown> = {}) => {
       const body = { query: 'Zephyrine orchard', mode: 'context', max_tokens: 1600, ...extra };
       const c = await post('/api/v1/search/search', body, headers);
