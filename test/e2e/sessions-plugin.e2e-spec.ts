@@ -94,16 +94,20 @@ describe('sessions: a plugin session sequence, unchanged', () => {
     expect(end.body.result.archive_uri).toMatch(/\/history\/archive_002$/);
     await pollTask(end.body.result.task_id);
 
-    // Next SessionStart (source=resume): profile injection over the fs/content routes …
+    // Next SessionStart (source=resume): profile injection over the fs/content routes … Every message
+    // carries the workspace peer, so (peer memory on by default) the memories are in that peer's space.
+    const peerSpace = `viking://user/default/peers/${PEER}/memories`;
     const ls = await call(
       'GET',
-      `/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/default/memories/entities')}&recursive=true&simple=true`,
+      `/api/v1/fs/ls?uri=${encodeURIComponent(`${peerSpace}/entities`)}&recursive=true&simple=true`,
     );
     expect(ls.status).toBe(200);
     expect(JSON.stringify(ls.body.result)).toContain('quillfeather');
+    const own = await call('GET', `/api/v1/fs/ls?uri=${encodeURIComponent('viking://user/default/memories/entities')}`);
+    expect(own.status).toBe(404);
     const pref = await call(
       'GET',
-      `/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/memories/preferences/default/small.md')}`,
+      `/api/v1/content/read?uri=${encodeURIComponent(`${peerSpace}/preferences/users_x_dev_proj/small.md`)}`,
     );
     expect(pref.status).toBe(200);
     expect(pref.body.result).toContain('I prefer small commits');

@@ -96,6 +96,11 @@ export interface AppConfig {
     extractPromptChars: number;
     /** New sessions get the default automatic-commit policy unless they say `null` (MUNINN_SESSION_AUTO_COMMIT_DEFAULT). */
     autoCommitByDefault: boolean;
+    /**
+     * The server's default memory policy as configured (MUNINN_SESSION_MEMORY_POLICY, parsed JSON; the
+     * extractor normalises it at start-up); null: the built-in default.
+     */
+    defaultMemoryPolicy: unknown;
     /** Completed and cancelled task records are deleted this long after their last change (MUNINN_TASK_TTL_S). */
     taskTtlMs: number;
     /** Failed task records are kept this long (MUNINN_TASK_FAILED_TTL_S). */

@@ -1,5 +1,18 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsJSON,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 
 // Text that is not a number stays text, so the error quotes what was set (NaN would print as null).
 const toInt = ({ value }: { value: unknown }) => {
@@ -482,6 +495,13 @@ export class EnvDto {
   @Transform(toBool)
   @IsBoolean()
   MUNINN_SESSION_AUTO_COMMIT_DEFAULT?: boolean;
+
+  // The server's default memory policy, a JSON object in the shape of a session's `memory_policy`; the
+  // extractor normalises it at start-up and refuses to start on an invalid one (docs/sessions.md "Memory policy").
+  @IsOptional()
+  @IsJSON()
+  @MaxLength(2000)
+  MUNINN_SESSION_MEMORY_POLICY?: string;
 
   @IsOptional()
   @Transform(toInt)

@@ -59,6 +59,17 @@ describe('loadConfig', () => {
     expect(problems.some((p) => p.includes('MUNINN_TOOL_RESULT_READ_MAX_CHARS'))).toBe(true);
   });
 
+  it('the server memory policy is bounded JSON, parsed; its meaning is checked by the extractor', () => {
+    expect(loadConfig({}).sessions.defaultMemoryPolicy).toBeNull();
+    const c = loadConfig({ MUNINN_SESSION_MEMORY_POLICY: '{"memory_types":["events"]}' });
+    expect(c.sessions.defaultMemoryPolicy).toEqual({ memory_types: ['events'] });
+    expect(problemsOf({ MUNINN_SESSION_MEMORY_POLICY: '{memory_types' }).join(' ')).toContain(
+      'MUNINN_SESSION_MEMORY_POLICY',
+    );
+    const long = JSON.stringify({ memory_types: Array(400).fill('events') });
+    expect(problemsOf({ MUNINN_SESSION_MEMORY_POLICY: long }).join(' ')).toContain('MUNINN_SESSION_MEMORY_POLICY');
+  });
+
   it('refuses a body depth that cannot hold the deepest filter', () => {
     expect(problemsOf({ MUNINN_FILTER_MAX_DEPTH: '30', MUNINN_BODY_MAX_DEPTH: '40' })).toEqual([
       'MUNINN_BODY_MAX_DEPTH must be at least 2 × MUNINN_FILTER_MAX_DEPTH + 4 (64)',

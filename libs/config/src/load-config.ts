@@ -134,6 +134,9 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       extractTimeoutMs: Math.round((dto.MUNINN_EXTRACT_TIMEOUT_S ?? 60) * 1000),
       extractPromptChars: dto.MUNINN_EXTRACT_PROMPT_CHARS ?? 60_000,
       autoCommitByDefault: dto.MUNINN_SESSION_AUTO_COMMIT_DEFAULT ?? false,
+      defaultMemoryPolicy: dto.MUNINN_SESSION_MEMORY_POLICY
+        ? (JSON.parse(dto.MUNINN_SESSION_MEMORY_POLICY) as unknown)
+        : null,
       taskTtlMs: (dto.MUNINN_TASK_TTL_S ?? 86_400) * 1000,
       failedTaskTtlMs: (dto.MUNINN_TASK_FAILED_TTL_S ?? 604_800) * 1000,
       toolOutputs: {
@@ -223,6 +226,7 @@ const DECLARED = [
   'MUNINN_EXTRACT_TIMEOUT_S',
   'MUNINN_EXTRACT_PROMPT_CHARS',
   'MUNINN_SESSION_AUTO_COMMIT_DEFAULT',
+  'MUNINN_SESSION_MEMORY_POLICY',
   'MUNINN_TASK_TTL_S',
   'MUNINN_TASK_FAILED_TTL_S',
   'MUNINN_SESSION_TOOL_OUTPUT_EXTERNALIZE',

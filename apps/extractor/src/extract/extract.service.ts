@@ -9,8 +9,12 @@ import {
   Identity,
   KernelError,
   KernelErrorCode,
+  memoryRoot,
+  MemoryRouting,
   mergeQuotes,
+  MemoryPolicy,
   ProposedMemory,
+  serverDefaultMemoryPolicy,
   storedMemoryPolicy,
 } from '@app/kernel';
 import { enqueueIndex, JobBus } from '@app/queue';
@@ -30,6 +34,8 @@ const POLL_MS = 200;
 /** How long a job waits for its commit's transaction to become visible, and for its predecessor. */
 const TASK_VISIBLE_MS = 5_000;
 const PREDECESSOR_MS = 20_000;
+/** Peer spaces whose pages the model is shown (an archive may name many peers; the prompt stays bounded). */
+const PEER_SPACES = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PERMANENT = new Set([
   KernelErrorCode.InvalidArgument,
@@ -50,6 +56,8 @@ const permanent = (err: unknown) => err instanceof KernelError && PERMANENT.has(
 @Injectable()
 export class ExtractService {
   private readonly logger = new Logger(ExtractService.name);
+  /** MUNINN_SESSION_MEMORY_POLICY, normalised once (an invalid one stops the extractor at start-up). */
+  private readonly defaultPolicy: MemoryPolicy | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -59,7 +67,9 @@ export class ExtractService {
     private readonly sessions: SessionRepository,
     private readonly extractor: MemoryExtractor,
     private readonly bus: JobBus,
-  ) {}
+  ) {
+    this.defaultPolicy = serverDefaultMemoryPolicy(config.sessions.defaultMemoryPolicy);
+  }
 
   async run(job: ExtractJob, finalAttempt: boolean): Promise<ExtractResult> {
     const status = await this.visibleStatus(job.taskId);
@@ -80,6 +90,9 @@ export class ExtractService {
       await this.tasks.markRunning(job.taskId);
       const previousOverview = await this.previousOverview(job);
       const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
+      // Session policy → server default → built-in default (there is no user-level settings store).
+      const policy = storedMemoryPolicy(job.memoryPolicy) ?? this.defaultPolicy;
+      const effective = effectiveExtraction(policy, archive.messages);
       const input = {
         userId: job.userId,
         sessionId: job.sessionId,
@@ -88,10 +101,11 @@ export class ExtractService {
         nowIso: new Date().toISOString(),
         previousOverview,
         eventTags: job.eventTags,
+        routing: effective.routing,
       };
-      const effective = effectiveExtraction(storedMemoryPolicy(job.memoryPolicy));
-      const run = await this.extractor.extract(input, await this.existingPages(identity));
-      // The session's memory policy: only its types, none without self memory; no summary with working memory off.
+      const run = await this.extractor.extract(input, await this.existingPages(identity, effective.routing));
+      // The session's memory policy: only its types, routed to self and allowed peers (the extractors route,
+      // docs/sessions.md "Peer memories"), none when neither is left; no summary with working memory off.
       const kept = effective.longTerm
         ? run.extraction.memories.filter((m) => effective.memoryTypes.includes(m.memoryType))
         : [];
@@ -129,6 +143,8 @@ export class ExtractService {
     const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
     const messages = await this.sessions.liveMessages(identity, job.sessionId);
     if (messages.length === 0) return { contexts: [] };
+    // Routed like a commit under the built-in default policy (self and peer memory on).
+    const routing = effectiveExtraction(null, messages).routing;
     const input = {
       userId: job.userId,
       sessionId: job.sessionId,
@@ -137,8 +153,9 @@ export class ExtractService {
       nowIso: new Date().toISOString(),
       previousOverview: await this.archives.latestOverview(identity, job.sessionId),
       eventTags: [],
+      routing,
     };
-    const run = await this.extractor.extract(input, await this.existingPages(identity));
+    const run = await this.extractor.extract(input, await this.existingPages(identity, routing));
     const writes = await this.writeOps(identity, run.extraction.memories);
     const written = await this.archives.writeManualExtraction(identity, job.sessionId, writes);
     if (written.index)
@@ -181,26 +198,34 @@ export class ExtractService {
     }
   }
 
-  /** Pages the model may edit: the profile and the first entity and preference pages. */
-  private async existingPages(identity: Identity): Promise<ExistingPage[]> {
+  /**
+   * Pages the model may edit: the profile and the first entity and preference pages of each space the
+   * extraction may write (the user's when self memory is on, the first PEER_SPACES allowed peers').
+   */
+  private async existingPages(identity: Identity, routing: MemoryRouting): Promise<ExistingPage[]> {
     if (!this.extractor.modelConfigured) return [];
-    const root = `viking://user/${identity.userId}/memories`;
-    const files = [
-      ...(await this.nodes.getMany(identity, [`${root}/profile.md`])),
-      ...(await this.nodes.list(identity, `${root}/entities`, { recursive: true, limit: 20 })),
-      ...(await this.nodes.list(identity, `${root}/preferences`, { recursive: true, limit: 20 })),
-    ];
-    return files
-      .filter((f) => f.kind === 'file' && !f.uri.split('/').pop()!.startsWith('.'))
-      .map((f) => ({ path: f.uri.slice(root.length + 1), content: f.content }));
+    const spaces = [...(routing.self ? [null] : []), ...routing.peers.slice(0, PEER_SPACES)];
+    const pages: ExistingPage[] = [];
+    for (const peer of spaces) {
+      const root = memoryRoot(identity.userId, peer);
+      const limit = peer ? 10 : 20;
+      const files = [
+        ...(await this.nodes.getMany(identity, [`${root}/profile.md`])),
+        ...(await this.nodes.list(identity, `${root}/entities`, { recursive: true, limit })),
+        ...(await this.nodes.list(identity, `${root}/preferences`, { recursive: true, limit })),
+      ];
+      for (const f of files)
+        if (f.kind === 'file' && !f.uri.split('/').pop()!.startsWith('.'))
+          pages.push({ path: f.uri.slice(root.length + 1), content: f.content, ...(peer ? { peerId: peer } : {}) });
+    }
+    return pages;
   }
 
   /** Proposed memories → upserts; quote files are merged with what they hold (each quote once). */
   private async writeOps(identity: Identity, memories: ProposedMemory[]): Promise<WriteOp[]> {
-    const root = `viking://user/${identity.userId}/memories`;
     const byUri = new Map<string, ProposedMemory>();
     for (const m of memories) {
-      const uri = `${root}/${m.path}`;
+      const uri = `${memoryRoot(identity.userId, m.peerId)}/${m.path}`;
       const prev = byUri.get(uri);
       byUri.set(
         uri,

@@ -1,3 +1,4 @@
+import { MemoryRouting } from './memory-routing';
 import { SessionMessage } from './session-message';
 
 /** What an extractor reads: one archive of one session. */
@@ -12,9 +13,11 @@ export interface ExtractionInput {
   previousOverview: string;
   /** Commit-time event tags (`k=v`), attached to event memories as tags. */
   eventTags: string[];
+  /** Where memories may go (self, allowed peers); absent: the user's own space only. */
+  routing?: MemoryRouting;
 }
 
-/** A memory file an extractor proposes, relative to `viking://user/<id>/memories/`. */
+/** A memory file an extractor proposes, relative to its space's `memories/` (see `peerId`). */
 export interface ProposedMemory {
   path: string;
   memoryType: 'events' | 'entities' | 'preferences' | 'profile';
@@ -25,6 +28,8 @@ export interface ProposedMemory {
   /** Heading of a merged file when it is created. */
   title?: string;
   tags?: string[];
+  /** The peer whose memory space the file belongs to (`peers/<id>/memories/`); absent: the user's own. */
+  peerId?: string;
 }
 
 /** An extractor's answer: memories plus the archive summary. */

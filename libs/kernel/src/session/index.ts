@@ -10,6 +10,7 @@ export * from './offline-extractor';
 export * from './working-memory';
 export * from './model-extraction';
 export * from './memory-policy';
+export * from './memory-routing';
 export * from './turn-budget';
 export * from './tool-output';
 export * from './tool-result-search';

@@ -1,4 +1,6 @@
 import { KernelError, KernelErrorCode } from '../kernel.error';
+import { MemoryRouting, memoryRouting } from './memory-routing';
+import { SessionMessage } from './session-message';
 
 /** A session's memory policy, normalised (docs/sessions.md "Memory policy"). */
 export interface MemoryPolicy {
@@ -82,6 +84,22 @@ function memoryTypes(v: unknown): string[] | null {
   return (names.includes('experiences') ? [...base, ...AGENT_TYPES] : base).sort();
 }
 
+/**
+ * The server's default policy from configuration (docs/sessions.md "Memory policy"): null when none is
+ * configured, else normalised like a session's; an invalid one throws, naming the setting, so the
+ * process refuses to start rather than extract with a policy nobody meant.
+ */
+export function serverDefaultMemoryPolicy(configured: unknown): MemoryPolicy | null {
+  if (configured === null || configured === undefined) return null;
+  try {
+    return normaliseMemoryPolicy(configured);
+  } catch (err) {
+    throw new Error(`MUNINN_SESSION_MEMORY_POLICY is not a valid memory_policy: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
 /** A stored policy (jsonb) read back, or null; anything malformed reads as null (the default policy). */
 export function storedMemoryPolicy(v: unknown): MemoryPolicy | null {
   if (v === null || v === undefined) return null;
@@ -92,22 +110,31 @@ export function storedMemoryPolicy(v: unknown): MemoryPolicy | null {
   }
 }
 
-/** What one commit extracts, from the effective policy (session's, else the built-in default). */
+/**
+ * What one commit extracts over an archive's messages, from the effective policy: the session's, else the
+ * server's default, else the built-in default (the caller passes the first of the first two it has).
+ */
 export interface EffectiveExtraction {
   /** Types extracted, sorted; agent-evolution types never (agent evolution is off in Muninn). */
   memoryTypes: string[];
-  /** Long-term extraction runs at all (self memory on and some type left). */
+  /** Where memories may go: the user's own space (self on) and the batch's safe peers (peer on). */
+  routing: MemoryRouting;
+  /** Long-term extraction runs at all: some type left, and self memory on or an allowed peer in the batch. */
   longTerm: boolean;
   /** The archive summary (Working Memory) is written. */
   workingMemory: boolean;
 }
 
-export function effectiveExtraction(policy: MemoryPolicy | null): EffectiveExtraction {
+export function effectiveExtraction(
+  policy: MemoryPolicy | null,
+  messages: readonly SessionMessage[] = [],
+): EffectiveExtraction {
   const types = (policy?.memory_types ?? [...MEMORY_TYPES]).filter((t) => !AGENT_TYPES.includes(t)).sort();
-  const self = policy?.self.enabled ?? true;
+  const routing = memoryRouting(messages, { self: policy?.self.enabled ?? true, peer: policy?.peer.enabled ?? true });
   return {
     memoryTypes: types,
-    longTerm: self && types.length > 0,
+    routing,
+    longTerm: types.length > 0 && (routing.self || routing.peers.length > 0),
     workingMemory: policy?.working_memory?.enabled !== false,
   };
 }

@@ -1,6 +1,7 @@
 import { archiveName } from './commit-plan';
 import { clip, eventDate, slug } from './extract-text';
 import { Extraction, ExtractionInput, ProposedMemory } from './extraction-types';
+import { MemoryRouter, MemoryTarget, SELF_ONLY } from './memory-routing';
 import { turnLine, turnsOf } from './turns';
 import { WORKING_MEMORY_SECTIONS } from './working-memory';
 
@@ -8,6 +9,8 @@ import { WORKING_MEMORY_SECTIONS } from './working-memory';
 export interface ExistingPage {
   path: string;
   content: string;
+  /** The peer whose space holds it; absent: the user's own. */
+  peerId?: string;
 }
 
 const MAX_ITEMS = 50;
@@ -21,7 +24,10 @@ export function extractionPrompt(input: ExtractionInput, existing: ExistingPage[
   const lines = turnsOf(input.messages).map((t, i) => `[${i}] ${turnLine(t)}`);
   let conversation = lines.join('\n');
   if (conversation.length > maxConversationChars) conversation = conversation.slice(0, maxConversationChars);
-  const pages = existing.map((p) => `--- ${p.path}\n${clip(p.content, 1500)}`).join('\n');
+  const pages = existing
+    .map((p) => `--- ${p.peerId ? `(peer_id ${p.peerId}) ` : ''}${p.path}\n${clip(p.content, 1500)}`)
+    .join('\n');
+  const peers = input.routing?.peers ?? [];
   const system = [
     'You extract long-term memories about the user from a conversation. Answer with ONE JSON object only:',
     '{"profile": string|null, "preferences": [{"topic": string, "content": string}],',
@@ -31,7 +37,13 @@ export function extractionPrompt(input: ExtractionInput, existing: ExistingPage[
     'Rules: use only facts stated in the conversation; dates are the dates events happened; to edit an',
     'existing page, reuse its topic or name and give its whole new content; "from"/"to" are line numbers;',
     `"overview" is a markdown document "# Working Memory" with exactly these ## sections in order: ${WORKING_MEMORY_SECTIONS.join(', ')}.`,
-  ].join('\n');
+    // Peer memories (docs/sessions.md "Peer memories"): the model names the peer; the server routes.
+    peers.length
+      ? `Peers: ${peers.join(', ')}. A preference or entity about one of them (not the user) has "peer_id" set to that id; "profile" may instead be a list [{"peer_id": string|null, "content": string}]. Omit "peer_id" for the user.`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   const user = [
     `Session time: ${input.nowIso}`,
     input.previousOverview ? `Previous working memory:\n${clip(input.previousOverview, 4000)}` : '',
@@ -73,31 +85,50 @@ export function parseModelExtraction(answer: string, input: ExtractionInput, use
   const o = jsonObject(answer);
   if (!o) return null;
   const turns = turnsOf(input.messages);
+  const router = new MemoryRouter(input.routing ?? SELF_ONLY, input.messages);
   const memories: ProposedMemory[] = [];
-  const profile = text(o.profile);
-  if (profile) memories.push({ path: 'profile.md', memoryType: 'profile', content: `${profile}\n`, mode: 'replace' });
+  // Routed to the item's space (a model-named peer must be allowed; unroutable items are dropped).
+  const push = (m: ProposedMemory, target: MemoryTarget | undefined) => {
+    if (target !== undefined) memories.push(target ? { ...m, peerId: target } : m);
+  };
+  const profiles = Array.isArray(o.profile) ? list(o.profile) : [{ content: o.profile }];
+  for (const p of profiles) {
+    const profile = text(p.content);
+    if (profile)
+      push(
+        { path: 'profile.md', memoryType: 'profile', content: `${profile}\n`, mode: 'replace' },
+        router.itemTarget(p.peer_id),
+      );
+  }
   for (const p of list(o.preferences)) {
     const topic = slug(text(p.topic, 100));
     const content = text(p.content);
+    const target = router.itemTarget(p.peer_id);
     if (topic && content)
-      memories.push({
-        path: `preferences/${userSlug}/${topic}.md`,
-        memoryType: 'preferences',
-        content: `# Preference: ${topic}\n${content}\n`,
-        mode: 'replace',
-      });
+      push(
+        {
+          path: `preferences/${target ? slug(target, 60) || userSlug : userSlug}/${topic}.md`,
+          memoryType: 'preferences',
+          content: `# Preference: ${topic}\n${content}\n`,
+          mode: 'replace',
+        },
+        target,
+      );
   }
   for (const e of list(o.entities)) {
     const name = slug(text(e.name, 100));
     const category = slug(text(e.category, 60)) || 'general';
     const content = text(e.content);
     if (name && content)
-      memories.push({
-        path: `entities/${category}/${name}.md`,
-        memoryType: 'entities',
-        content: `# ${text(e.name, 100)}\n${content}\n`,
-        mode: 'replace',
-      });
+      push(
+        {
+          path: `entities/${category}/${name}.md`,
+          memoryType: 'entities',
+          content: `# ${text(e.name, 100)}\n${content}\n`,
+          mode: 'replace',
+        },
+        router.itemTarget(e.peer_id),
+      );
   }
   for (const [i, ev] of list(o.events).entries()) {
     const summary = text(ev.summary, 1000);
@@ -109,13 +140,15 @@ export function parseModelExtraction(answer: string, input: ExtractionInput, use
     const name = `${slug(text(ev.event_name, 100)) || 'event'}_${archiveName(input.archiveIndex)}_${i + 1}`;
     const fields = { event_name: name, summary, ranges: `${from}-${to}`, version: 1, memory_type: 'events' };
     const body = `# Summary\n${summary}\n# ${date.iso} (${date.weekday}) ChatLog:\n${range.map(turnLine).join('\n')}\n`;
-    memories.push({
+    const event: ProposedMemory = {
       path: `events/${date.ymd.join('/')}/${name}.md`,
       memoryType: 'events',
       content: `${body}\n<!-- MEMORY_FIELDS\n${JSON.stringify(fields, null, 2)}\n-->\n`,
       mode: 'replace',
       tags: input.eventTags,
-    });
+    };
+    // An event goes to the spaces of the user turns in its range (each gets the file).
+    for (const target of router.targetsOf(range)) push(event, target);
   }
   const overview = text(o.overview, 48_000);
   const usable =

@@ -8,6 +8,7 @@ import {
   OfflineExtractorOptions,
   ProposedMemory,
 } from './extraction-types';
+import { MemoryRouter, MemoryTarget, SELF_ONLY } from './memory-routing';
 import { Turn, turnLine, turnsOf } from './turns';
 import { workingMemory } from './working-memory';
 
@@ -29,6 +30,7 @@ function trimNonLetters(w: string): string {
  *   (its opening turns) under `# Summary`, the rest as the ChatLog;
  * - entities: named things (capitalised mid-sentence, not a speaker) with the turns that mention them;
  * - preferences: first-person likes and dislikes from user turns, quoted.
+ * Each memory goes to the space of the turns it is made of (docs/sessions.md "Peer memories").
  * See docs/sessions.md "Offline extractor".
  */
 export function extractOffline(
@@ -36,10 +38,11 @@ export function extractOffline(
   opts: OfflineExtractorOptions = DEFAULT_OFFLINE_EXTRACTOR,
 ): Extraction {
   const turns = turnsOf(input.messages);
+  const router = new MemoryRouter(input.routing ?? SELF_ONLY, input.messages);
   const memories: ProposedMemory[] = [
-    ...eventMemories(input, turns, opts),
-    ...entityMemories(turns, opts),
-    ...preferenceMemories(input.userId, turns, opts),
+    ...eventMemories(input, turns, opts, router),
+    ...entityMemories(turns, opts, router),
+    ...preferenceMemories(input.userId, turns, opts, router),
   ];
   return { memories, ...workingMemory(input, turns) };
 }
@@ -65,10 +68,20 @@ export function partsByTokens(turns: Turn[], limit: number): Turn[][] {
   return parts;
 }
 
-function eventMemories(input: ExtractionInput, turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
+/** The memory in a target's space (self keeps no `peerId`). */
+const at = (m: ProposedMemory, target: MemoryTarget): ProposedMemory => (target ? { ...m, peerId: target } : m);
+/** Map key of a (target, name) pair. */
+const keyAt = (target: MemoryTarget, key: string) => `${target ?? ''}/${key}`;
+
+function eventMemories(
+  input: ExtractionInput,
+  turns: Turn[],
+  opts: OfflineExtractorOptions,
+  router: MemoryRouter,
+): ProposedMemory[] {
   const parts = partsByTokens(turns, opts.partTokens);
   const sid = slug(input.sessionId, 40) || 'session';
-  return parts.map((part, i) => {
+  return parts.flatMap((part, i) => {
     const date = eventDate(part[0].createdAt, input.nowIso);
     const who = [...new Set(part.map((t) => t.speaker))].join(' and ');
     // The opening turns, whole, up to about leadTokens: the overview tier then carries real turns.
@@ -93,13 +106,14 @@ function eventMemories(input: ExtractionInput, turns: Turn[], opts: OfflineExtra
       memory_type: 'events',
     };
     const body = `# Summary\n${head}\n${lead.join('\n')}\n# ${date.iso} (${date.weekday}) ChatLog:\n${log.join('\n')}\n`;
-    return {
+    const memory: ProposedMemory = {
       path: `events/${date.ymd.join('/')}/${name}.md`,
       memoryType: 'events' as const,
       content: `${body}\n<!-- MEMORY_FIELDS\n${JSON.stringify(fields, null, 2)}\n-->\n`,
       mode: 'replace' as const,
       tags: input.eventTags,
     };
+    return router.targetsOf(part).map((target) => at(memory, target));
   });
 }
 
@@ -148,9 +162,9 @@ export function namesIn(sentence: string, known?: ReadonlySet<string>): string[]
  */
 const quote = (t: Turn, date: string) => `- ${date} [${t.speaker}]: ${clip(t.text, 600)} (${t.id})`;
 
-function entityMemories(turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
+function entityMemories(turns: Turn[], opts: OfflineExtractorOptions, router: MemoryRouter): ProposedMemory[] {
   const speakers = new Set(turns.map((t) => t.speaker.toLowerCase()));
-  const byName = new Map<string, { name: string; lines: string[] }>();
+  const byName = new Map<string, { name: string; key: string; target: MemoryTarget; lines: string[] }>();
   // A proper noun is rarely written in lower case: words the archive writes lower-case more often than
   // capitalised ("here", "fri") are not names.
   const lower = new Map<string, number>();
@@ -169,20 +183,27 @@ function entityMemories(turns: Turn[], opts: OfflineExtractorOptions): ProposedM
       for (const name of namesIn(s, known)) {
         const key = slug(name);
         if (!key || !known.has(key) || speakers.has(name.toLowerCase())) continue;
-        const e = byName.get(key) ?? { name, lines: [] };
-        const line = quote(t, date);
-        if (e.lines.length < opts.quotesPerFile && !e.lines.includes(line)) e.lines.push(line);
-        byName.set(key, e);
+        for (const target of router.targetsOf([t])) {
+          const e = byName.get(keyAt(target, key)) ?? { name, key, target, lines: [] };
+          const line = quote(t, date);
+          if (e.lines.length < opts.quotesPerFile && !e.lines.includes(line)) e.lines.push(line);
+          byName.set(keyAt(target, key), e);
+        }
       }
     }
   }
-  return [...byName.entries()].slice(0, opts.maxFiles).map(([key, e]) => ({
-    path: `entities/mentioned/${key}.md`,
-    memoryType: 'entities' as const,
-    title: `# ${e.name}`,
-    content: e.lines.join('\n'),
-    mode: 'merge' as const,
-  }));
+  return [...byName.values()].slice(0, opts.maxFiles).map((e) =>
+    at(
+      {
+        path: `entities/mentioned/${e.key}.md`,
+        memoryType: 'entities' as const,
+        title: `# ${e.name}`,
+        content: e.lines.join('\n'),
+        mode: 'merge' as const,
+      },
+      e.target,
+    ),
+  );
 }
 
 const PREFERENCE =
@@ -206,8 +227,13 @@ const FILLER = new Set([
   'our',
 ]);
 
-function preferenceMemories(userId: string, turns: Turn[], opts: OfflineExtractorOptions): ProposedMemory[] {
-  const byTopic = new Map<string, string[]>();
+function preferenceMemories(
+  userId: string,
+  turns: Turn[],
+  opts: OfflineExtractorOptions,
+  router: MemoryRouter,
+): ProposedMemory[] {
+  const byTopic = new Map<string, { topic: string; target: MemoryTarget; lines: string[] }>();
   for (const t of turns.filter((x) => x.role === 'user')) {
     const date = eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso;
     for (const s of sentences(t.text)) {
@@ -217,21 +243,29 @@ function preferenceMemories(userId: string, turns: Turn[], opts: OfflineExtracto
       const f = FAVOURITE.exec(s);
       if (f) topics.push(f[1].toLowerCase());
       for (const topic of topics.filter(Boolean)) {
-        const lines = byTopic.get(topic) ?? [];
-        const line = quote(t, date);
-        if (lines.length < opts.quotesPerFile && !lines.includes(line)) lines.push(line);
-        byTopic.set(topic, lines);
+        for (const target of router.targetsOf([t])) {
+          const p = byTopic.get(keyAt(target, topic)) ?? { topic, target, lines: [] };
+          const line = quote(t, date);
+          if (p.lines.length < opts.quotesPerFile && !p.lines.includes(line)) p.lines.push(line);
+          byTopic.set(keyAt(target, topic), p);
+        }
       }
     }
   }
-  const user = slug(userId, 60) || 'user';
-  return [...byTopic.entries()].slice(0, opts.maxFiles).map(([topic, lines]) => ({
-    path: `preferences/${user}/${slug(topic)}.md`,
-    memoryType: 'preferences' as const,
-    title: `# Preference: ${topic}`,
-    content: lines.join('\n'),
-    mode: 'merge' as const,
-  }));
+  // The contract's `preferences/{user}/…`: whose preference it is — the user's id, or the peer's in a peer space.
+  const owner = (target: MemoryTarget) => slug(target ?? userId, 60) || 'user';
+  return [...byTopic.values()].slice(0, opts.maxFiles).map(({ topic, target, lines }) =>
+    at(
+      {
+        path: `preferences/${owner(target)}/${slug(topic)}.md`,
+        memoryType: 'preferences' as const,
+        title: `# Preference: ${topic}`,
+        content: lines.join('\n'),
+        mode: 'merge' as const,
+      },
+      target,
+    ),
+  );
 }
 
 /**

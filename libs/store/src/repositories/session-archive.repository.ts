@@ -281,6 +281,32 @@ export class SessionArchiveRepository {
     );
     return rows[0]?.overview ?? '';
   }
+
+  /**
+   * The last `n` messages of the pending archives newer than the newest finished one, oldest first: with
+   * the live messages they are what query expansion reads (docs/sessions.md "Query expansion"). Only the
+   * tail of each archive leaves the database.
+   */
+  async pendingTail(
+    identity: Pick<Identity, 'accountId' | 'userId'>,
+    sessionId: string,
+    n: number,
+  ): Promise<SessionMessage[]> {
+    const { rows } = await this.db.query<{ tail: SessionMessage[] | null }>(
+      `SELECT (SELECT jsonb_agg(e ORDER BY o) FROM jsonb_array_elements(a.messages) WITH ORDINALITY AS t(e, o)
+                WHERE o > jsonb_array_length(a.messages) - $4) AS tail
+       FROM session_archives a
+       WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND status = 'pending'
+         AND archive_index > (SELECT COALESCE(max(archive_index), 0) FROM session_archives
+                              WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND status <> 'pending')
+       ORDER BY archive_index DESC LIMIT $4`,
+      [identity.accountId, identity.userId, sessionId, n],
+    );
+    return rows
+      .reverse()
+      .flatMap((r) => r.tail ?? [])
+      .slice(-n);
+  }
 }
 
 /** The commit's split of the live messages: by count (`keepRecentCount`) or by turn budget. */
