@@ -9,6 +9,12 @@ import { baseNameWords, embeddingText, INDEX_EMBEDDER, isCollection, parentDirec
 
 /** Children a summary is built from: the overview has room for a few hundred one-line entries at most. */
 const SUMMARY_CHILDREN = 400;
+/**
+ * How long the count of a large directory's children is reused. Counting touches every child, so a
+ * busy directory of ten thousand files is counted at most this often, not at every refresh; a
+ * refresh that reused the count schedules the one that counts again (docs/architecture.md#write-path).
+ */
+const RECOUNT_MS = 5_000;
 /** Ancestors refreshed within one job; a deeper chain goes on in a follow-up job. */
 const INLINE_LEVELS = 16;
 
@@ -57,7 +63,9 @@ export class SidecarService {
       );
       if (claim.state === 'missing') break;
       if (claim.state === 'deferred') {
-        await timer.time('sidecar_schedule', () => this.schedule(accountId, at, claim.delayMs));
+        // Already due before this claim: the refresh that will clear the mark has not claimed yet, so
+        // it reads the children after this job's write; its job needs no second enqueue.
+        if (!claim.scheduled) await timer.time('sidecar_schedule', () => this.schedule(accountId, at, claim.delayMs));
         if (level === 0) first = 'deferred';
         break;
       }
@@ -90,9 +98,10 @@ export class SidecarService {
       });
       return claim.abstract !== '';
     }
-    const { children, total } = await timer.time('sidecar_read', () =>
-      this.repo.sidecarInputs(accountId, uri, SUMMARY_CHILDREN),
+    const { children, total, recountInMs } = await timer.time('sidecar_read', () =>
+      this.repo.sidecarInputs(accountId, uri, SUMMARY_CHILDREN, RECOUNT_MS),
     );
+    if (recountInMs !== null) await timer.time('sidecar_schedule', () => this.schedule(accountId, uri, recountInMs));
     const s = timer.timeSync('sidecar_text', () => directorySidecars(uri, children, total));
     const fresh = claim.indexed && claim.embedderId === this.embedder.id;
     if (fresh && claim.abstract === s.abstract && claim.overview === s.overview) return false;

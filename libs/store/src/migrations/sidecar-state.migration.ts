@@ -8,7 +8,9 @@ import type { Migration } from './migration';
  * every index, GIN and HNSW included: one graph insertion and one lexeme insertion per summary lexeme
  * for each write into a busy directory. A claim now touches a narrow row with one small index.
  * The children of a directory are read in URI order through (account_id, parent_uri, uri), so the
- * first few hundred cost the same in a directory of ten thousand.
+ * first few hundred cost the same in a directory of ten thousand; the count of a large directory's
+ * children is remembered (`children`, `counted_at`) for a few seconds instead of being taken again at
+ * every refresh.
  */
 export const SIDECAR_STATE_MIGRATION: Migration = {
   version: 70,
@@ -20,6 +22,8 @@ CREATE TABLE sidecar_state (
   refreshed_at timestamptz,
   claim        bigint NOT NULL DEFAULT 0,
   due          timestamptz,
+  children     integer,
+  counted_at   timestamptz,
   PRIMARY KEY (account_id, uri)
 );
 CREATE INDEX sidecar_state_due ON sidecar_state (due) WHERE due IS NOT NULL;

@@ -21,7 +21,8 @@ export interface FileIndex {
 /** Outcome of asking for a directory summary refresh. */
 export type SidecarClaim =
   | { state: 'claimed'; claim: number; abstract: string; overview: string; indexed: boolean; embedderId: string | null }
-  | { state: 'deferred'; delayMs: number }
+  /** `scheduled`: the refresh was already due before this claim, so its job is on its way (or the relay's). */
+  | { state: 'deferred'; delayMs: number; scheduled: boolean }
   | { state: 'missing' };
 
 export interface DirectorySummary {
@@ -83,6 +84,7 @@ export class NodeIndexRepository {
       claim: string;
       due: Date | null;
       delay_ms: number | null;
+      scheduled: boolean;
       abstract: string;
       overview: string;
       indexed: boolean;
@@ -90,6 +92,7 @@ export class NodeIndexRepository {
     }>(
       `WITH d AS (SELECT abstract, overview, indexed_at IS NOT NULL AS indexed, embedder_id FROM nodes
                   WHERE account_id = $1 AND uri = $2 AND kind = 'directory'),
+            was AS (SELECT due FROM sidecar_state WHERE account_id = $1 AND uri = $2),
             c AS (INSERT INTO sidecar_state AS s (account_id, uri, refreshed_at, claim)
                   SELECT $1, $2, now(), 1 FROM d
                   ON CONFLICT (account_id, uri) DO UPDATE SET
@@ -97,7 +100,8 @@ export class NodeIndexRepository {
                     due = CASE WHEN ${open} THEN NULL ELSE COALESCE(s.due, s.refreshed_at + $3 * interval '1 millisecond') END,
                     refreshed_at = CASE WHEN ${open} THEN now() ELSE s.refreshed_at END
                   RETURNING claim, due, GREATEST(0, EXTRACT(EPOCH FROM (due - now())) * 1000)::float8 AS delay_ms)
-       SELECT c.claim, c.due, c.delay_ms, d.abstract, d.overview, d.indexed, d.embedder_id FROM c, d`,
+       SELECT c.claim, c.due, c.delay_ms, d.abstract, d.overview, d.indexed, d.embedder_id,
+              EXISTS (SELECT 1 FROM was WHERE was.due IS NOT NULL) AS scheduled FROM c, d`,
       [accountId, uri, intervalMs, force],
     );
     const r = rows[0];
@@ -105,7 +109,7 @@ export class NodeIndexRepository {
       await this.db.query('DELETE FROM sidecar_state WHERE account_id = $1 AND uri = $2', [accountId, uri]);
       return { state: 'missing' };
     }
-    if (r.due !== null) return { state: 'deferred', delayMs: Number(r.delay_ms ?? 0) };
+    if (r.due !== null) return { state: 'deferred', delayMs: Number(r.delay_ms ?? 0), scheduled: r.scheduled };
     return {
       state: 'claimed',
       claim: Number(r.claim),
@@ -119,20 +123,34 @@ export class NodeIndexRepository {
   /**
    * The first `cap` visible children of a directory (names, kinds, abstracts) and how many there are,
    * counted up to `countCap`: a summary costs the same in a directory of ten thousand files as in one of
-   * a few hundred.
+   * a few hundred. A count (needed only when there are `cap` children or more) is remembered for
+   * `recountMs`; within that time the remembered one is used and `recountInMs` says when it expires, so
+   * the caller can schedule the refresh that takes it again.
    */
-  async sidecarInputs(accountId: string, uri: string, cap: number, countCap = 100_000) {
+  async sidecarInputs(accountId: string, uri: string, cap: number, recountMs: number, countCap = 100_000) {
     const visible = `account_id = $1 AND parent_uri = $2 AND substr(uri, length($2) + 2, 1) <> '.'`;
     const { rows } = await this.db.query<{ uri: string; kind: 'file' | 'directory'; abstract: string }>(
       `SELECT uri, kind, abstract FROM nodes WHERE ${visible} ORDER BY uri LIMIT $3`,
       [accountId, uri, cap],
     );
-    if (rows.length < cap) return { children: rows, total: rows.length };
+    if (rows.length < cap) return { children: rows, total: rows.length, recountInMs: null };
+    const { rows: kept } = await this.db.query<{ children: number; left_ms: number }>(
+      `SELECT children, ($3 - EXTRACT(EPOCH FROM (now() - counted_at)) * 1000)::float8 AS left_ms FROM sidecar_state
+       WHERE account_id = $1 AND uri = $2 AND children IS NOT NULL AND counted_at > now() - $3 * interval '1 millisecond'`,
+      [accountId, uri, recountMs],
+    );
+    if (kept[0]) {
+      const left = Math.max(1, Math.ceil(Number(kept[0].left_ms)));
+      return { children: rows, total: Math.max(kept[0].children, rows.length), recountInMs: left };
+    }
+    const count = `(SELECT count(*)::int FROM (SELECT 1 FROM nodes WHERE ${visible} LIMIT $3) c)`;
     const { rows: n } = await this.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM nodes WHERE ${visible} LIMIT $3) c`,
+      `WITH n AS (SELECT ${count} AS n),
+            s AS (UPDATE sidecar_state SET children = (SELECT n FROM n), counted_at = now() WHERE account_id = $1 AND uri = $2)
+       SELECT n FROM n`,
       [accountId, uri, countCap],
     );
-    return { children: rows, total: n[0].n };
+    return { children: rows, total: n[0].n, recountInMs: null };
   }
 
   /**
