@@ -239,6 +239,26 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     await eventually(async () => (await overview(dir)).includes('411 items in'));
   });
 
+  it('a deleted directory takes its summary schedule with it', async () => {
+    const db = app.nest.get<Db>(STORE_DB);
+    const dir = 'viking://resources/gone-soon';
+    const w = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: `${dir}/inner/a.md`, content: 'soon gone', mode: 'create', wait: true },
+    });
+    expect(w.status).toBe(200);
+    const states = async () =>
+      (
+        await db.query<{ uri: string }>(`SELECT uri FROM sidecar_state WHERE uri = $1 OR uri LIKE $2 ORDER BY uri`, [
+          dir,
+          `${dir}/%`,
+        ])
+      ).rows.map((r) => r.uri);
+    expect(await states()).toEqual([dir, `${dir}/inner`]);
+    const rm = await app.request('DELETE', `/api/v1/fs?uri=${encodeURIComponent(dir)}&recursive=true`);
+    expect(rm.status).toBe(200);
+    expect(await states()).toEqual([]);
+  });
+
   it('a deep path: every new directory on the way gets a summary', async () => {
     // Deeper than the 16 levels one index job refreshes inline, within MUNINN_URI_MAX_DEPTH (32).
     const segs = Array.from({ length: 26 }, (_, i) => `d${i}`).join('/');

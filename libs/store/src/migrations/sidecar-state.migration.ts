@@ -32,6 +32,12 @@ SELECT account_id, uri, sidecar_at, sidecar_claim, sidecar_due FROM nodes
 WHERE kind = 'directory' AND (sidecar_at IS NOT NULL OR sidecar_due IS NOT NULL OR sidecar_claim <> 0);
 DROP INDEX nodes_sidecar_due;
 ALTER TABLE nodes DROP COLUMN sidecar_at, DROP COLUMN sidecar_claim, DROP COLUMN sidecar_due;
+-- A deleted directory (rm, move, account or user removal) takes its schedule with it.
+CREATE FUNCTION sidecar_state_removed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  DELETE FROM sidecar_state s USING old_rows o
+  WHERE o.kind = 'directory' AND s.account_id = o.account_id AND s.uri = o.uri; RETURN NULL; END $$;
+CREATE TRIGGER nodes_sidecar_state_removed AFTER DELETE ON nodes REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION sidecar_state_removed();
 CREATE INDEX nodes_parent_uri ON nodes (account_id, parent_uri, uri);
 DROP INDEX nodes_parent;
 `,
