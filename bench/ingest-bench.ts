@@ -8,8 +8,12 @@
  *    after its files are indexed, so nodes/s is the indexed rate.
  * 2. single writes into that (now large) directory: BENCH_INGEST_SINGLE new files (default 2,000) by
  *    `POST /api/v1/content/write` `mode:"create"`, `wait:true`, 16 connections.
- * Then the standalone process's peak RSS (VmHWM). BENCH_STORES (default "pglite,postgres") picks the
- * stores. Figures are for one noisy machine.
+ * Per phase: nodes/s, latency, and the CPU time per node of the standalone process and of the
+ * PostgreSQL backends serving its database (from /proc: on a shared machine CPU per node moves much
+ * less than nodes/s), and the mean ms per write stage from the `muninn_write_stage_duration_seconds`
+ * histogram (gateway stages per request, `index_*` per index job; docs/architecture.md, "Stage
+ * timings"). Then the standalone process's peak RSS (VmHWM). BENCH_STORES (default "pglite,postgres")
+ * picks the stores. Figures are for one noisy machine.
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
@@ -17,6 +21,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
 import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
 
 const NODES = Number(process.env.BENCH_INGEST_NODES ?? 10_000);
@@ -36,6 +41,77 @@ interface Phase {
   p50: number;
   p99: number;
   deferred?: number;
+  /** CPU ms per node: the standalone process, and the PostgreSQL backends of its database. */
+  appCpu: number;
+  dbCpu: number;
+  /** Mean ms per write stage over the phase. */
+  stages: Record<string, number>;
+}
+
+type Totals = Map<string, { sum: number; count: number }>;
+
+/** utime + stime of a process in ms (fields 14 and 15 of /proc/pid/stat, in ticks; USER_HZ is 100). */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0; // exited meanwhile
+  }
+}
+
+/** CPU ms so far per PostgreSQL backend serving the bench database (the server runs on this machine). */
+async function backendCpu(pg: Client | null): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (!pg) return out;
+  const { rows } = await pg.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+  );
+  for (const { pid } of rows) out.set(pid, procCpuMs(pid));
+  return out;
+}
+
+/** Backend CPU between two readings: a new backend counts from 0, an exited one is lost. */
+function backendDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
+
+/** Sum and count per stage of `muninn_write_stage_duration_seconds` as /metrics has them now. */
+async function stageTotals(url: string): Promise<Totals> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Totals = new Map();
+  for (const m of text.matchAll(/^muninn_write_stage_duration_seconds_(sum|count)\{stage="([^"]+)"\} (\S+)$/gm)) {
+    const e = out.get(m[2]) ?? { sum: 0, count: 0 };
+    e[m[1] as 'sum' | 'count'] = Number(m[3]);
+    out.set(m[2], e);
+  }
+  return out;
+}
+
+function stageMeans(before: Totals, after: Totals): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [stage, a] of after) {
+    const b = before.get(stage) ?? { sum: 0, count: 0 };
+    if (a.count > b.count) out[stage] = ((a.sum - b.sum) * 1000) / (a.count - b.count);
+  }
+  return out;
+}
+
+/** Runs one phase and measures it: CPU of the app and of the store's backends, stage means. */
+async function measured(
+  url: string,
+  appPid: number,
+  pg: Client | null,
+  nodes: number,
+  work: () => Promise<Omit<Phase, 'store' | 'phase' | 'requests' | 'nodes' | 'appCpu' | 'dbCpu' | 'stages'>>,
+) {
+  const [t0, b0, a0] = [await stageTotals(url), await backendCpu(pg), procCpuMs(appPid)];
+  const r = await work();
+  const [t1, b1, a1] = [await stageTotals(url), await backendCpu(pg), procCpuMs(appPid)];
+  return { ...r, appCpu: (a1 - a0) / nodes, dbCpu: backendDelta(b0, b1) / nodes, stages: stageMeans(t0, t1) };
 }
 
 /** A few hundred bytes of varied prose, so abstracts, lexical text and embeddings do real work. */
@@ -102,30 +178,38 @@ async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<{ ph
     LOG_LEVEL: 'error',
     ...(db ? { DATABASE_URL: db.url } : {}),
   });
+  const pg = db ? new Client({ connectionString: db.url }) : null;
   try {
     await waitHealthy(url, 120_000);
+    await pg?.connect();
+    const pid = app.child.pid as number;
     const phases: Phase[] = [];
     const batches = Math.ceil(NODES / BATCH);
-    const batch = await load(url, '/api/v1/content/batch-write', batches, 4, (b) => ({
-      root_uri: DIR,
-      wait: true,
-      timeout: 300,
-      operations: Array.from({ length: Math.min(BATCH, NODES - b * BATCH) }, (_, k) => {
-        const i = b * BATCH + k;
-        return { uri: `${DIR}/note-${String(i).padStart(6, '0')}.md`, content: body(i), mode: 'create' };
-      }),
-    }));
+    const batch = await measured(url, pid, pg, NODES, () =>
+      load(url, '/api/v1/content/batch-write', batches, 4, (b) => ({
+        root_uri: DIR,
+        wait: true,
+        timeout: 300,
+        operations: Array.from({ length: Math.min(BATCH, NODES - b * BATCH) }, (_, k) => {
+          const i = b * BATCH + k;
+          return { uri: `${DIR}/note-${String(i).padStart(6, '0')}.md`, content: body(i), mode: 'create' };
+        }),
+      })),
+    );
     phases.push({ store, phase: `batch-write ×${BATCH}, c=4`, requests: batches, nodes: NODES, ...batch });
-    const single = await load(url, '/api/v1/content/write', SINGLE, 16, (i) => ({
-      uri: `${DIR}/single-${String(i).padStart(6, '0')}.md`,
-      content: body(NODES + i),
-      mode: 'create',
-      wait: true,
-      timeout: 300,
-    }));
+    const single = await measured(url, pid, pg, SINGLE, () =>
+      load(url, '/api/v1/content/write', SINGLE, 16, (i) => ({
+        uri: `${DIR}/single-${String(i).padStart(6, '0')}.md`,
+        content: body(NODES + i),
+        mode: 'create',
+        wait: true,
+        timeout: 300,
+      })),
+    );
     phases.push({ store, phase: `single write into ${NODES} files, c=16`, requests: SINGLE, nodes: SINGLE, ...single });
     return { phases, rssMb: peakRssMb(app.child.pid as number) };
   } finally {
+    await pg?.end().catch(() => undefined);
     await app.kill();
     await db?.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -142,17 +226,28 @@ async function main() {
   if (pg && stores.includes('postgres')) runs.push(await run('postgres', pg));
   else if (stores.includes('postgres')) console.log('PostgreSQL skipped: set MUNINN_BENCH_DATABASE_URL');
   console.log(
-    '\nstore     phase                                   requests   nodes   seconds   nodes/s   p50 ms   p99 ms  errors  deferred',
+    '\nstore     phase                                   requests   nodes   seconds   nodes/s   p50 ms   p99 ms  errors  deferred  app CPU ms/node  db CPU ms/node',
   );
   for (const r of runs) {
     for (const p of r.phases) {
       console.log(
         `${p.store.padEnd(9)} ${p.phase.padEnd(39)} ${String(p.requests).padStart(8)} ${String(p.nodes).padStart(7)} ` +
           `${p.seconds.toFixed(1).padStart(9)} ${(p.nodes / p.seconds).toFixed(0).padStart(9)} ${String(p.p50).padStart(8)} ` +
-          `${String(p.p99).padStart(8)} ${String(p.non2xx).padStart(7)} ${String(p.deferred ?? '').padStart(9)}`,
+          `${String(p.p99).padStart(8)} ${String(p.non2xx).padStart(7)} ${String(p.deferred ?? '').padStart(9)} ` +
+          `${p.appCpu.toFixed(2).padStart(16)} ${p.dbCpu.toFixed(2).padStart(15)}`,
       );
     }
     console.log(`${r.phases[0].store.padEnd(9)} peak RSS of the standalone process: ${r.rssMb.toFixed(0)} MB`);
+  }
+  // Mean ms per write stage: gateway stages per request, index_* per index job (one per request).
+  const phases = runs.flatMap((r) => r.phases);
+  const names = [...new Set(phases.flatMap((p) => Object.keys(p.stages)))];
+  console.log(`\n| stage (mean ms) | ${phases.map((p) => `${p.store} ${p.phase.split(' ')[0]}`).join(' | ')} |`);
+  console.log(`|---|${phases.map(() => '---:').join('|')}|`);
+  for (const n of names) {
+    console.log(
+      `| ${n} | ${phases.map((p) => (p.stages[n] === undefined ? '' : p.stages[n].toFixed(2))).join(' | ')} |`,
+    );
   }
   process.exit(0);
 }

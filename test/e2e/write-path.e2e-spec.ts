@@ -218,6 +218,47 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     expect(await overview(dir)).toMatch(/- … and \d+ more/);
   });
 
+  it('a large directory reuses its count for a few seconds, then counts again without another write', async () => {
+    // docs/architecture.md#write-path: the count of a directory past the children a summary reads is
+    // remembered briefly; a refresh within that time uses it and schedules the one that counts again.
+    const dir = 'viking://resources/large-recount';
+    for (let b = 0; b < 2; b++) {
+      const operations = Array.from({ length: 205 }, (_, k) => ({
+        uri: `${dir}/n${String(b * 205 + k).padStart(4, '0')}.md`,
+        content: `note ${b * 205 + k}`,
+        mode: 'create',
+      }));
+      const r = await app.request('POST', BATCH, { body: { root_uri: dir, operations } });
+      expect(r.status).toBe(200);
+    }
+    await eventually(async () => (await overview(dir)).includes('410 items in'));
+    const one = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: `${dir}/z-late.md`, content: 'one more', mode: 'create', wait: true },
+    });
+    expect(one.status).toBe(200);
+    await eventually(async () => (await overview(dir)).includes('411 items in'));
+  });
+
+  it('a deleted directory takes its summary schedule with it', async () => {
+    const db = app.nest.get<Db>(STORE_DB);
+    const dir = 'viking://resources/gone-soon';
+    const w = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: `${dir}/inner/a.md`, content: 'soon gone', mode: 'create', wait: true },
+    });
+    expect(w.status).toBe(200);
+    const states = async () =>
+      (
+        await db.query<{ uri: string }>(`SELECT uri FROM sidecar_state WHERE uri = $1 OR uri LIKE $2 ORDER BY uri`, [
+          dir,
+          `${dir}/%`,
+        ])
+      ).rows.map((r) => r.uri);
+    expect(await states()).toEqual([dir, `${dir}/inner`]);
+    const rm = await app.request('DELETE', `/api/v1/fs?uri=${encodeURIComponent(dir)}&recursive=true`);
+    expect(rm.status).toBe(200);
+    expect(await states()).toEqual([]);
+  });
+
   it('a deep path: every new directory on the way gets a summary', async () => {
     // Deeper than the 16 levels one index job refreshes inline, within MUNINN_URI_MAX_DEPTH (32).
     const segs = Array.from({ length: 26 }, (_, i) => `d${i}`).join('/');

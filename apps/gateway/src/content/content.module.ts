@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SystemModule } from '../system/system.module';
 import { ContentController } from './content.controller';
 import { ContentService } from './content.service';
 import { IndexDispatchService } from './index-dispatch.service';
@@ -10,6 +11,7 @@ import { UploadService } from './upload.service';
  * moves and deletes reindex, MCP reads) and uploads (the MCP `add_resource` tool hands out upload links).
  */
 @Module({
+  imports: [SystemModule],
   controllers: [ContentController, UploadController],
   providers: [ContentService, IndexDispatchService, UploadService],
   exports: [ContentService, IndexDispatchService, UploadService],

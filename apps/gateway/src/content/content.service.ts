@@ -17,6 +17,8 @@ import { NodeFsRepository, nodePath, NodeRepository, OutboxRepository } from '@a
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 import { ReadQueryDto } from './dto/read.dto';
 import { ReindexDto } from './dto/reindex.dto';
+import { RequestStages } from '../context/request-stages';
+import { StageMetricsService } from '../system/stage-metrics.service';
 import { IndexDispatchService } from './index-dispatch.service';
 
 const SIDECAR_LEAF = /\/\.(abstract|overview)\.md$/;
@@ -32,6 +34,7 @@ export class ContentService {
     private readonly outbox: OutboxRepository,
     private readonly dispatcher: IndexDispatchService,
     private readonly fsOps: NodeFsRepository,
+    private readonly stageMetrics: StageMetricsService,
   ) {}
 
   /** Canonical URI the caller may read, else INVALID_URI / PERMISSION_DENIED. */
@@ -53,8 +56,12 @@ export class ContentService {
     checkContentWrite(uri, mode);
     const sidecar = SIDECAR_LEAF.exec(uri);
     if (sidecar) return this.writeSidecar(caller, uri, sidecar, dto);
-    const item = await this.nodes.write(caller, { uri, content: dto.content, mode, tags: dto.tags });
-    const status = await this.indexStatus(item.index, dto.wait ?? false, dto.timeout);
+    const { item, status } = await this.timed(async (stages) => {
+      const item = await stages.time('commit', () =>
+        this.nodes.write(caller, { uri, content: dto.content, mode, tags: dto.tags }),
+      );
+      return { item, status: await this.indexStatus(item.index, dto.wait ?? false, dto.timeout, stages) };
+    });
     // vectors_only: the node is re-embedded; its directory's summary is left as it is.
     if (dto.processing_mode === 'vectors_only' && status.semantic_status !== 'skipped')
       status.semantic_status = 'skipped';
@@ -99,15 +106,19 @@ export class ContentService {
     const root = canonicalizeUri(dto.root_uri, caller.userId);
     const ops = dto.operations.map((op) => ({ ...op, uri: canonicalizeUri(op.uri, caller.userId) }));
     validateBatch(root, ops);
-    const out = await this.nodes.writeMany(
-      caller,
-      ops.map((op) => ({
-        uri: op.uri,
-        content: op.content ?? Buffer.from(op.content_base64 ?? '', 'base64').toString('utf8'),
-        mode: op.mode ?? 'replace',
-      })),
-    );
-    const status = await this.indexStatus(out.index, dto.wait ?? true, dto.timeout);
+    const { out, status } = await this.timed(async (stages) => {
+      const out = await stages.time('commit', () =>
+        this.nodes.writeMany(
+          caller,
+          ops.map((op) => ({
+            uri: op.uri,
+            content: op.content ?? Buffer.from(op.content_base64 ?? '', 'base64').toString('utf8'),
+            mode: op.mode ?? 'replace',
+          })),
+        ),
+      );
+      return { out, status: await this.indexStatus(out.index, dto.wait ?? true, dto.timeout, stages) };
+    });
     return {
       root_uri: root,
       created: out.items.filter((i) => i.created).map((i) => i.uri),
@@ -253,11 +264,11 @@ export class ContentService {
    * and lexical text), `semantic_status` their directory's summary (`deferred`: it will include them
    * within the summary interval). Nothing changed → `skipped`, nothing was re-indexed.
    */
-  private async indexStatus(job: IndexJob | null, wait: boolean, timeout?: number) {
+  private async indexStatus(job: IndexJob | null, wait: boolean, timeout: number | undefined, stages: RequestStages) {
     if (!job) return { semantic_status: 'skipped', vector_status: 'skipped', queue_status: null };
-    const entry = await this.dispatcher.dispatch(job);
+    const entry = await stages.time('enqueue', () => this.dispatcher.dispatch(job));
     if (!wait) return { semantic_status: 'queued', vector_status: 'queued', queue_status: null };
-    const o = await this.dispatcher.wait([entry], timeout);
+    const o = await stages.job('index', () => this.dispatcher.wait([entry], timeout));
     const errors = o.errors.map((message) => ({ message }));
     return {
       semantic_status: o.status === 'failed' ? 'failed' : o.directories === 'deferred' ? 'deferred' : 'complete',
@@ -273,6 +284,19 @@ export class ContentService {
         Embedding: { processed: o.indexed, requeue_count: o.requeued, error_count: errors.length, errors },
       },
     };
+  }
+
+  /**
+   * Runs one write under a stage timer and records its stages, also when it fails (a 504 still
+   * shows where the time went): docs/architecture.md, "Stage timings".
+   */
+  private async timed<T>(work: (stages: RequestStages) => Promise<T>): Promise<T> {
+    const stages = new RequestStages();
+    try {
+      return await stages.time('total', () => work(stages));
+    } finally {
+      this.stageMetrics.observeWrite(stages.summary());
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { IndexJob, IndexResult } from '@app/contracts';
-import { KernelError, KernelErrorCode } from '@app/kernel';
+import { KernelError, KernelErrorCode, StageTimer, StageTimings } from '@app/kernel';
 import { IndexClient } from '@app/queue';
 import { OutboxRepository } from '@app/store';
 
@@ -23,6 +23,8 @@ export interface IndexOutcome {
   /** Nodes named by the entries whose job failed. */
   failedNodes: number;
   errors: string[];
+  /** The completed jobs' worker stage times, summed (metrics only). */
+  stages: StageTimings;
 }
 
 const POLL_MS = 250;
@@ -72,6 +74,8 @@ export class IndexDispatchService {
     );
     const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const dirs = done.map((r) => r.directories);
+    const stages = new StageTimer(() => 0);
+    for (const r of done) for (const [stage, ms] of Object.entries(r.stages ?? {})) stages.add(stage, ms);
     return {
       status: errors.length ? 'failed' : 'complete',
       directories: dirs.includes('deferred') ? 'deferred' : dirs.includes('complete') ? 'complete' : 'skipped',
@@ -79,6 +83,7 @@ export class IndexDispatchService {
       requeued: done.reduce((n, r) => n + (r.retries ?? 0), 0),
       failedNodes: results.reduce((n, r, i) => n + (r.status === 'rejected' ? entries[i].job.uris.length : 0), 0),
       errors,
+      stages: stages.timings(),
     };
   }
 

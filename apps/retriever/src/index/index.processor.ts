@@ -1,6 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { IndexJob, IndexResult, QueueName } from '@app/contracts';
-import { JobRun, QueueProcessor } from '@app/queue';
+import { jobStageTimer, JobRun, QueueProcessor } from '@app/queue';
 import { IndexService } from './index.service';
 
 /** Consumes `index` jobs (durable): failures are retried; a malformed payload fails for good. */
@@ -23,7 +23,10 @@ export class IndexProcessor extends QueueProcessor<QueueName.Index> {
   }
 
   protected async run(data: IndexJob, job: JobRun): Promise<IndexResult> {
-    // The retries reach a waiting write's `queue_status.requeue_count` (docs/fs-and-mcp.md "system/wait").
-    return { ...(await this.service.index(data)), retries: job.attemptsMade ?? 0 };
+    // The retries reach a waiting write's `queue_status.requeue_count` (docs/fs-and-mcp.md "system/wait");
+    // the stage times its write-stage histogram (docs/architecture.md, "Stage timings").
+    const timer = jobStageTimer(job);
+    const result = await timer.time('run', () => this.service.index(data, timer));
+    return { ...result, retries: job.attemptsMade ?? 0, stages: timer.timings() };
   }
 }

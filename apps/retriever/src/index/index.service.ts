@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IndexJob, IndexResult, SidecarStatus } from '@app/contracts';
-import { fileAbstract, searchText } from '@app/kernel';
+import { fileAbstract, searchText, StageTimer } from '@app/kernel';
 import { Embedder } from '@app/embed';
 import { FileIndex, NodeIndexRepository } from '@app/store';
 import { baseNameWords, embeddingText, INDEX_EMBEDDER, parentDirectory } from './index-text';
@@ -19,25 +19,33 @@ export class IndexService {
     @Inject(INDEX_EMBEDDER) private readonly embedder: Embedder,
   ) {}
 
-  async index(job: IndexJob): Promise<IndexResult> {
+  /** `timer` gets the stages: `read`, `text`, `embed`, `sql`, `sidecar` (and its parts), `outbox`. */
+  async index(job: IndexJob, timer = new StageTimer(() => 0)): Promise<IndexResult> {
     let indexed = 0;
     const parents = new Set<string>();
     const ownDirs: string[] = [];
     if (job.op === 'upsert') {
-      const nodes = await this.repo.nodesForIndex(job.accountId, job.uris);
+      const nodes = await timer.time('read', () => this.repo.nodesForIndex(job.accountId, job.uris));
       const files = nodes.filter((n) => n.kind === 'file');
-      const abstracts = files.map((f) => fileAbstract(f.uri, f.content));
+      const texts = timer.timeSync('text', () =>
+        files.map((f) => {
+          const abstract = fileAbstract(f.uri, f.content);
+          return { abstract, search: searchText(baseNameWords(f.uri), abstract, f.content.slice(0, 20000)) };
+        }),
+      );
       const vectors = files.length
-        ? await this.embedder.embed(files.map((f, i) => embeddingText(f.uri, abstracts[i])))
+        ? await timer.time('embed', () =>
+            this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))),
+          )
         : [];
       const updates: FileIndex[] = files.map((f, i) => ({
         uri: f.uri,
         rev: f.rev,
-        abstract: abstracts[i],
-        searchText: searchText(baseNameWords(f.uri), abstracts[i], f.content.slice(0, 20000)),
+        abstract: texts[i].abstract,
+        searchText: texts[i].search,
         embedding: vectors[i],
       }));
-      indexed = await this.repo.storeFileIndexes(job.accountId, updates, this.embedder.id);
+      indexed = await timer.time('sql', () => this.repo.storeFileIndexes(job.accountId, updates, this.embedder.id));
       for (const f of files) addParent(parents, f.uri);
       for (const d of nodes) if (d.kind === 'directory') ownDirs.push(d.uri);
     } else {
@@ -48,11 +56,13 @@ export class IndexService {
     const own = new Set(ownDirs);
     const done = new Set<string>();
     let directories: SidecarStatus = 'skipped';
-    for (const dir of [...new Set([...ownDirs, ...parents])].sort((a, b) => b.length - a.length)) {
-      const status = await this.sidecars.refresh(job.accountId, dir, own.has(dir), done);
-      if (parents.has(dir)) directories = merge(directories, status);
-    }
-    await this.repo.finishOutbox(job.outboxId);
+    await timer.time('sidecar', async () => {
+      for (const dir of [...new Set([...ownDirs, ...parents])].sort((a, b) => b.length - a.length)) {
+        const status = await this.sidecars.refresh(job.accountId, dir, own.has(dir), done, timer);
+        if (parents.has(dir)) directories = merge(directories, status);
+      }
+    });
+    await timer.time('outbox', () => this.repo.finishOutbox(job.outboxId));
     return { indexed, embedderId: this.embedder.id, directories };
   }
 }

@@ -1,3 +1,5 @@
+import type { StageTimings } from '@app/kernel';
+
 /**
  * Payload of an `index` job: one entry of the store's write outbox. `upsert` (re)indexes the named
  * nodes and refreshes their directories' summaries; `delete` refreshes the summaries of the
@@ -26,6 +28,8 @@ export interface IndexResult {
   directories: SidecarStatus;
   /** Failed attempts of this job before the one that succeeded (BullMQ retries; 0 in-process). */
   retries?: number;
+  /** The worker's stage times (docs/architecture.md, "Stage timings"); metrics only, never on the wire. */
+  stages?: StageTimings;
 }
 
 /** Payload of a `sidecar` job: recompute one directory's summary (coalesced per directory). */

@@ -1,6 +1,7 @@
 import type { Migration } from './migration';
 import { SESSION_MIGRATIONS } from './session-migrations';
 import { REINDEX_ROOT_MIGRATION } from './reindex-root.migration';
+import { SIDECAR_STATE_MIGRATION } from './sidecar-state.migration';
 import { TERM_DF_MIGRATION } from './term-df.migration';
 import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
@@ -162,6 +163,7 @@ GROUP BY account_id, chunk;
   ...SESSION_MIGRATIONS,
   REINDEX_ROOT_MIGRATION,
   UPLOAD_TOKENS_MIGRATION,
+  SIDECAR_STATE_MIGRATION,
   TERM_DF_MIGRATION,
   TOOL_RESULTS_MIGRATION,
 ];

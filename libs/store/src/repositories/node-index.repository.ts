@@ -21,7 +21,8 @@ export interface FileIndex {
 /** Outcome of asking for a directory summary refresh. */
 export type SidecarClaim =
   | { state: 'claimed'; claim: number; abstract: string; overview: string; indexed: boolean; embedderId: string | null }
-  | { state: 'deferred'; delayMs: number }
+  /** `scheduled`: the refresh was already due before this claim, so its job is on its way (or the relay's). */
+  | { state: 'deferred'; delayMs: number; scheduled: boolean }
   | { state: 'missing' };
 
 export interface DirectorySummary {
@@ -73,31 +74,42 @@ export class NodeIndexRepository {
   /**
    * Claims the refresh of a directory's summary. Granted when `force`d, or when the last refresh is at
    * least `intervalMs` old; otherwise the refresh is marked due at last + interval (coalescing every
-   * change in between into that one refresh) and the caller learns how long to wait.
+   * change in between into that one refresh) and the caller learns how long to wait. The schedule
+   * lives in `sidecar_state`, a narrow row: claiming never rewrites the directory's node row (and so
+   * never its search and vector index entries). A directory that is gone loses its schedule.
    */
   async claimSidecar(accountId: string, uri: string, intervalMs: number, force: boolean): Promise<SidecarClaim> {
-    const open = `($4::boolean OR sidecar_at IS NULL OR sidecar_at <= now() - $3 * interval '1 millisecond')`;
+    const open = `($4::boolean OR s.refreshed_at IS NULL OR s.refreshed_at <= now() - $3 * interval '1 millisecond')`;
     const { rows } = await this.db.query<{
       claim: string;
       due: Date | null;
       delay_ms: number | null;
+      scheduled: boolean;
       abstract: string;
       overview: string;
       indexed: boolean;
       embedder_id: string | null;
     }>(
-      `UPDATE nodes SET
-         sidecar_claim = sidecar_claim + CASE WHEN ${open} THEN 1 ELSE 0 END,
-         sidecar_due = CASE WHEN ${open} THEN NULL ELSE COALESCE(sidecar_due, sidecar_at + $3 * interval '1 millisecond') END,
-         sidecar_at = CASE WHEN ${open} THEN now() ELSE sidecar_at END
-       WHERE account_id = $1 AND uri = $2 AND kind = 'directory'
-       RETURNING sidecar_claim AS claim, sidecar_due AS due, abstract, overview, indexed_at IS NOT NULL AS indexed, embedder_id,
-         GREATEST(0, EXTRACT(EPOCH FROM (sidecar_due - now())) * 1000)::float8 AS delay_ms`,
+      `WITH d AS (SELECT abstract, overview, indexed_at IS NOT NULL AS indexed, embedder_id FROM nodes
+                  WHERE account_id = $1 AND uri = $2 AND kind = 'directory'),
+            was AS (SELECT due FROM sidecar_state WHERE account_id = $1 AND uri = $2),
+            c AS (INSERT INTO sidecar_state AS s (account_id, uri, refreshed_at, claim)
+                  SELECT $1, $2, now(), 1 FROM d
+                  ON CONFLICT (account_id, uri) DO UPDATE SET
+                    claim = s.claim + CASE WHEN ${open} THEN 1 ELSE 0 END,
+                    due = CASE WHEN ${open} THEN NULL ELSE COALESCE(s.due, s.refreshed_at + $3 * interval '1 millisecond') END,
+                    refreshed_at = CASE WHEN ${open} THEN now() ELSE s.refreshed_at END
+                  RETURNING claim, due, GREATEST(0, EXTRACT(EPOCH FROM (due - now())) * 1000)::float8 AS delay_ms)
+       SELECT c.claim, c.due, c.delay_ms, d.abstract, d.overview, d.indexed, d.embedder_id,
+              EXISTS (SELECT 1 FROM was WHERE was.due IS NOT NULL) AS scheduled FROM c, d`,
       [accountId, uri, intervalMs, force],
     );
     const r = rows[0];
-    if (!r) return { state: 'missing' };
-    if (r.due !== null) return { state: 'deferred', delayMs: Number(r.delay_ms ?? 0) };
+    if (!r) {
+      await this.db.query('DELETE FROM sidecar_state WHERE account_id = $1 AND uri = $2', [accountId, uri]);
+      return { state: 'missing' };
+    }
+    if (r.due !== null) return { state: 'deferred', delayMs: Number(r.delay_ms ?? 0), scheduled: r.scheduled };
     return {
       state: 'claimed',
       claim: Number(r.claim),
@@ -111,36 +123,62 @@ export class NodeIndexRepository {
   /**
    * The first `cap` visible children of a directory (names, kinds, abstracts) and how many there are,
    * counted up to `countCap`: a summary costs the same in a directory of ten thousand files as in one of
-   * a few hundred.
+   * a few hundred. A count (needed only when there are `cap` children or more) is remembered for
+   * `recountMs`; within that time the remembered one is used and `recountInMs` says when it expires, so
+   * the caller can schedule the refresh that takes it again.
    */
-  async sidecarInputs(accountId: string, uri: string, cap: number, countCap = 100_000) {
+  async sidecarInputs(accountId: string, uri: string, cap: number, recountMs: number, countCap = 100_000) {
     const visible = `account_id = $1 AND parent_uri = $2 AND substr(uri, length($2) + 2, 1) <> '.'`;
     const { rows } = await this.db.query<{ uri: string; kind: 'file' | 'directory'; abstract: string }>(
       `SELECT uri, kind, abstract FROM nodes WHERE ${visible} ORDER BY uri LIMIT $3`,
       [accountId, uri, cap],
     );
-    if (rows.length < cap) return { children: rows, total: rows.length };
+    if (rows.length < cap) return { children: rows, total: rows.length, recountInMs: null };
+    const { rows: kept } = await this.db.query<{ children: number; left_ms: number }>(
+      `SELECT children, ($3 - EXTRACT(EPOCH FROM (now() - counted_at)) * 1000)::float8 AS left_ms FROM sidecar_state
+       WHERE account_id = $1 AND uri = $2 AND children IS NOT NULL AND counted_at > now() - $3 * interval '1 millisecond'`,
+      [accountId, uri, recountMs],
+    );
+    if (kept[0]) {
+      const left = Math.max(1, Math.ceil(Number(kept[0].left_ms)));
+      return { children: rows, total: Math.max(kept[0].children, rows.length), recountInMs: left };
+    }
+    const count = `(SELECT count(*)::int FROM (SELECT 1 FROM nodes WHERE ${visible} LIMIT $3) c)`;
     const { rows: n } = await this.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM nodes WHERE ${visible} LIMIT $3) c`,
+      `WITH n AS (SELECT ${count} AS n),
+            s AS (UPDATE sidecar_state SET children = (SELECT n FROM n), counted_at = now() WHERE account_id = $1 AND uri = $2)
+       SELECT n FROM n`,
       [accountId, uri, countCap],
     );
-    return { children: rows, total: n[0].n };
+    return { children: rows, total: n[0].n, recountInMs: null };
   }
 
-  /** Stores a directory summary, unless a later claim took over the refresh meanwhile. */
+  /**
+   * Stores a directory summary, unless a later claim took over the refresh meanwhile. The claim row is
+   * locked until the summary is stored, so a later claim waits and then reads the children after it.
+   */
   async storeSidecar(accountId: string, uri: string, claim: number, s: DirectorySummary): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `UPDATE nodes SET abstract = $4, overview = $5, search_text = $6, embedding = $7::vector, embedder_id = $8, indexed_at = now()
-       WHERE account_id = $1 AND uri = $2 AND sidecar_claim = $3`,
-      [accountId, uri, claim, s.abstract, s.overview, s.searchText, vectorText(s.embedding), s.embedderId],
-    );
-    return rowCount > 0;
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query(
+        'SELECT 1 FROM sidecar_state WHERE account_id = $1 AND uri = $2 AND claim = $3 FOR UPDATE',
+        [accountId, uri, claim],
+      );
+      if (rows.length === 0) return false;
+      const { rowCount } = await tx.query(
+        `UPDATE nodes SET abstract = $3, overview = $4, search_text = $5, embedding = $6::vector, embedder_id = $7, indexed_at = now()
+         WHERE account_id = $1 AND uri = $2 AND kind = 'directory'`,
+        [accountId, uri, s.abstract, s.overview, s.searchText, vectorText(s.embedding), s.embedderId],
+      );
+      return rowCount > 0;
+    });
   }
 
   /** Marks a directory's summary as due now (a refresh handed to a follow-up job). */
   async markSidecarDue(accountId: string, uri: string): Promise<void> {
     await this.db.query(
-      `UPDATE nodes SET sidecar_due = COALESCE(sidecar_due, now()) WHERE account_id = $1 AND uri = $2 AND kind = 'directory'`,
+      `INSERT INTO sidecar_state AS s (account_id, uri, due)
+       SELECT $1, $2, now() WHERE EXISTS (SELECT 1 FROM nodes WHERE account_id = $1 AND uri = $2 AND kind = 'directory')
+       ON CONFLICT (account_id, uri) DO UPDATE SET due = COALESCE(s.due, now())`,
       [accountId, uri],
     );
   }
@@ -153,7 +191,7 @@ export class NodeIndexRepository {
   /** Directories whose deferred refresh is overdue by `graceMs` (its job was lost): the relay re-enqueues them. */
   async overdueSidecars(limit: number, graceMs: number): Promise<{ accountId: string; uri: string }[]> {
     const { rows } = await this.db.query<{ account_id: string; uri: string }>(
-      `SELECT account_id, uri FROM nodes WHERE sidecar_due < now() - $2 * interval '1 millisecond' ORDER BY sidecar_due LIMIT $1`,
+      `SELECT account_id, uri FROM sidecar_state WHERE due < now() - $2 * interval '1 millisecond' ORDER BY due LIMIT $1`,
       [limit, graceMs],
     );
     return rows.map((r) => ({ accountId: r.account_id, uri: r.uri }));
