@@ -21,8 +21,61 @@ describe('estimateTokens', () => {
       text: '<memory uri="viking://user/u1/memories/entities/ov.md" type="entities" score="0.55" detail="abstract">\nOpenViking\n</memory>',
       tokens: 31,
     },
+    { name: 'a lone low surrogate counts as one narrow code point', text: 'a\udc00b', tokens: 1 },
+    { name: 'a high surrogate before a non-surrogate stays alone', text: '\ud83d中', tokens: 2 },
   ])('$name', ({ text, tokens }) => {
     expect(estimateTokens(text)).toBe(tokens);
+  });
+
+  it('agrees with the per-code-point definition on mixed text', () => {
+    // The definition, code point by code point (docs/contract.md#token-estimate).
+    const wide = (c: number) =>
+      [
+        [0x3400, 0x4dbf],
+        [0x4e00, 0x9fff],
+        [0xf900, 0xfaff],
+        [0x20000, 0x2ebef],
+        [0x3040, 0x30ff],
+        [0x31f0, 0x31ff],
+        [0xac00, 0xd7af],
+        [0x1100, 0x11ff],
+        [0x3130, 0x318f],
+        [0xff00, 0xffef],
+        [0x3000, 0x303f],
+      ].some(([lo, hi]) => c >= lo && c <= hi);
+    const reference = (text: string) => {
+      let sum = 0;
+      for (const ch of text) {
+        const c = ch.codePointAt(0)!;
+        sum += wide(c) ? 1.5 : c > 0xffff ? 2 : 0.25;
+      }
+      return Math.ceil(sum);
+    };
+    const pieces = [
+      'a',
+      'é',
+      '中',
+      'ひ',
+      '한',
+      '、',
+      'Ａ',
+      '\u{20000}',
+      '😀',
+      '\ud800',
+      '\udc00',
+      '\u10ff',
+      '\u1100',
+      '\n',
+    ];
+    let seed = 7;
+    for (let round = 0; round < 500; round++) {
+      let text = '';
+      for (let i = 0; i < round % 40; i++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        text += pieces[seed % pieces.length];
+      }
+      expect(estimateTokens(text)).toBe(reference(text));
+    }
   });
 });
 

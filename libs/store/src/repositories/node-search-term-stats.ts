@@ -92,6 +92,9 @@ export class TermStats {
   /**
    * Each term is split and stemmed by the 'muninn' configuration like search_text; a term of several
    * lexemes gets the smallest of their frequencies (an upper bound of the nodes holding them all).
+   * The lexemes are one array, so both columns of the index bound the read: as `IN (SELECT …)` the
+   * planner, misjudging a table autovacuum had not analysed yet, hashed every row of the account
+   * instead (measured: 16 ms over 30k rows at 10k nodes; 0.2 ms this way).
    */
   private async read(tx: Tx, accountId: string, owner: string | null, terms: string[]) {
     const { rows } = await tx.query<{ i: number; lexeme: string; df: string | number; n: number }>(
@@ -99,7 +102,7 @@ export class TermStats {
                     unnest(tsvector_to_array(to_tsvector('muninn', t.term))) AS l(lexeme)
                   UNION ALL SELECT 0, ''),
             s AS (SELECT d.lexeme, sum(d.delta) AS df, count(*)::int AS n FROM term_df d
-                  WHERE d.account_id = $2 AND d.lexeme IN (SELECT lexeme FROM q)
+                  WHERE d.account_id = $2 AND d.lexeme = ANY(ARRAY(SELECT lexeme FROM q))
                     AND ($3::text IS NULL OR d.owner_id IN ('', $3::text))
                   GROUP BY d.lexeme)
        SELECT q.i, q.lexeme, coalesce(s.df, 0) AS df, coalesce(s.n, 0) AS n FROM q LEFT JOIN s USING (lexeme)`,
