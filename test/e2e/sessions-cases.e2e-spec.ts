@@ -1,14 +1,5 @@
 import { startTestApp, TestApp } from '@app/testing';
-
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error('condition not met in time');
-}
+import { eventually } from './sessions-support';
 
 const DEFAULT_POLICY = {
   pending_token_threshold: 150000,

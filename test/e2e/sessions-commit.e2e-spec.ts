@@ -1,15 +1,7 @@
 import { startTestApp, storeModes, TestApp } from '@app/testing';
+import { eventually } from './sessions-support';
 
 /** Polls `check` until it returns a truthy value (60 s at most): extraction and indexing are asynchronous. */
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error('condition not met in time');
-}
 
 const CONVERSATION = [
   {

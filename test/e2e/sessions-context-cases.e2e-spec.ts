@@ -1,28 +1,7 @@
 import { FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import { eventually, isExtraction, workingMemory } from './sessions-support';
 
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met in time');
-}
-
-const SECTIONS = [
-  'Session Title',
-  'Current State',
-  'Task & Goals',
-  'Key Facts & Decisions',
-  'Files & Context',
-  'Errors & Corrections',
-  'Open Issues',
-];
-const overview = (title: string) =>
-  `# Working Memory\n\n${SECTIONS.map((s) => `## ${s}\n${s === 'Session Title' ? title : '- noted'}`).join('\n\n')}`;
 const text = (req: FakeLlmRequest) => req.messages.map((m) => m.content).join('\n');
-const isExtraction = (req: FakeLlmRequest) => req.messages[0]?.content.startsWith('You extract long-term memories');
 
 /**
  * Contract cases about what a session shows of itself — `/context`, and the session input of query
@@ -78,7 +57,7 @@ describe('sessions: context and search-context cases', () => {
         const events = prompt.includes('Case 58')
           ? [{ event_name: 'c58', summary: 'Case 58 talk.', from: 0, to: 0 }]
           : [];
-        return JSON.stringify({ overview: overview(`${title} overview`), events });
+        return JSON.stringify({ overview: workingMemory(`${title} overview`), events });
       },
     });
     app = await startTestApp({

@@ -1,15 +1,6 @@
 import { estimateTokens } from '@app/kernel';
 import { startTestApp, TestApp } from '@app/testing';
-
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error('condition not met in time');
-}
+import { eventually } from './sessions-support';
 
 /**
  * The contract's black-box session cases (docs/sessions.md), each test named by its case number;

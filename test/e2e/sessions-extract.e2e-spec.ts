@@ -1,27 +1,5 @@
-import { FakeLlmReply, FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
-
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error('condition not met in time');
-}
-
-const SECTIONS = [
-  'Session Title',
-  'Current State',
-  'Task & Goals',
-  'Key Facts & Decisions',
-  'Files & Context',
-  'Errors & Corrections',
-  'Open Issues',
-];
-const overview = (title: string) =>
-  `# Working Memory\n\n${SECTIONS.map((s) => `## ${s}\n${s === 'Session Title' ? title : '- noted'}`).join('\n\n')}`;
-const isExtraction = (req: FakeLlmRequest) => req.messages[0]?.content.startsWith('You extract long-term memories');
+import { FakeLlmReply, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import { eventually, isExtraction, workingMemory } from './sessions-support';
 
 /** The model path of extraction against a real OpenAI-protocol server: answers, failures, fallback, merge. */
 describe('sessions: extraction with a model (fake LLM server)', () => {
@@ -69,7 +47,7 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
         ],
         preferences: [{ topic: 'reviews', content: 'Prefers quick code reviews.' }],
         events: [{ event_name: 'Ottoline visit', summary: 'Ottoline visits Reykjavik in March 2026.', from: 0, to: 1 }],
-        overview: overview('Family visit planning'),
+        overview: workingMemory('Family visit planning'),
       }),
       usage: { prompt_tokens: 321, completion_tokens: 45 },
     };
@@ -106,7 +84,7 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
       entities: [
         { category: 'person', name: 'Ottoline', content: "The user's sister; she moved her Reykjavik visit to April." },
       ],
-      overview: overview('Visit moved'),
+      overview: workingMemory('Visit moved'),
     });
     const t = await commitAndWait('m2', [{ role: 'user', content: 'Ottoline moved her visit to April.' }]);
     expect(t.result.extractor).toBe('model');

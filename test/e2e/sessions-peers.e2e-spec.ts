@@ -1,16 +1,6 @@
 import { FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import { eventually, isExtraction } from './sessions-support';
 
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error('condition not met in time');
-}
-
-const isExtraction = (req: FakeLlmRequest) => req.messages[0]?.content.startsWith('You extract long-term memories');
 const text = (req: FakeLlmRequest) => req.messages.map((m) => m.content).join('\n');
 const ROOT = 'sessions-peers-root-key-0123';
 const OWN = 'viking://user/ann/memories';

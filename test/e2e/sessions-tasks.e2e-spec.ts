@@ -1,30 +1,9 @@
 import { Queue } from 'bullmq';
 import { redisOptions } from '@app/queue';
-import { FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
-
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met in time');
-}
+import { FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import { eventually, isExtraction, workingMemory } from './sessions-support';
 
 const ROOT = 'sessions-tasks-root-key-0123';
-const SECTIONS = [
-  'Session Title',
-  'Current State',
-  'Task & Goals',
-  'Key Facts & Decisions',
-  'Files & Context',
-  'Errors & Corrections',
-  'Open Issues',
-];
-const overview = (title: string) =>
-  `# Working Memory\n\n${SECTIONS.map((s) => `## ${s}\n${s === 'Session Title' ? title : '- noted'}`).join('\n\n')}`;
-const isExtraction = (req: FakeLlmRequest) => req.messages[0]?.content.startsWith('You extract long-term memories');
 
 /**
  * The tasks API of a commit (docs/sessions.md "Tasks"): a commit held at its model call (a gate the
@@ -45,7 +24,7 @@ describe('sessions: tasks — running, cancellation, expiry', () => {
   let answer = (title: string) =>
     JSON.stringify({
       entities: [{ category: 'person', name: title, content: `${title} joined the project.` }],
-      overview: overview(title),
+      overview: workingMemory(title),
     });
   let title = 'first';
 

@@ -2,31 +2,14 @@
 // the optional `telemetry` of the session write routes and the cumulative `token_usage` of a commit
 // task, over real HTTP in api_key mode (two users) with a fake model server.
 import { createHash } from 'node:crypto';
-import {
-  FakeLlmReply,
-  FakeLlmRequest,
-  FakeLlmServer,
-  startFakeLlmServer,
-  startTestApp,
-  storeModes,
-  TestApp,
-} from '@app/testing';
+import { FakeLlmReply, FakeLlmServer, startFakeLlmServer, startTestApp, storeModes, TestApp } from '@app/testing';
+import { eventually, isExtraction } from './sessions-support';
 
 const ROOT_KEY = 'tool-results-root-key-0123456789';
 const THRESHOLD = 1000;
 const TURN_BUDGET = 3000;
 const PREVIEW = 200;
 const CAP = 4;
-
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error('condition not met in time');
-}
 
 /** `n` code points mixing ASCII, an astral emoji (2 UTF-16 units) and CJK, with a marker word inside. */
 function output(n: number, seed = 'x'): string {
@@ -43,7 +26,6 @@ const tool = (id: string, out: string, name = 'read_file') => ({
   tool_status: 'completed',
   tool_output: out,
 });
-const isExtraction = (req: FakeLlmRequest) => req.messages[0]?.content.startsWith('You extract long-term memories');
 
 describe.each(storeModes())('sessions: tool results, telemetry, cumulative token usage [%s]', (store) => {
   let app: TestApp;

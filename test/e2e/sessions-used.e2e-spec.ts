@@ -1,15 +1,6 @@
 import { Db, SessionTaskRepository, STORE_DB } from '@app/store';
 import { startTestApp, storeModes, TestApp } from '@app/testing';
-
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error('condition not met in time');
-}
+import { eventually } from './sessions-support';
 
 const MEM = 'viking://user/default/memories/used';
 

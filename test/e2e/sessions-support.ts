@@ -1,0 +1,37 @@
+// Shared by the session suites: polling for asynchronous outcomes (commits, extraction, indexing) and
+// the fake model's Working Memory answers. The seven headings are restated from docs/sessions.md
+// ("Working Memory") as an oracle, not imported from the kernel under test.
+import type { FakeLlmRequest } from '@app/testing';
+
+/** Polls `check` until it yields a truthy value (returned), or fails after `ms`. */
+export async function eventually<T>(
+  check: () => Promise<T | null | undefined | false>,
+  ms = 60_000,
+  pollMs = 150,
+): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = await check();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  throw new Error('condition not met in time');
+}
+
+export const WORKING_MEMORY_SECTIONS = [
+  'Session Title',
+  'Current State',
+  'Task & Goals',
+  'Key Facts & Decisions',
+  'Files & Context',
+  'Errors & Corrections',
+  'Open Issues',
+];
+
+/** A well-formed Working Memory overview with the given title, as a model would write it. */
+export const workingMemory = (title: string) =>
+  `# Working Memory\n\n${WORKING_MEMORY_SECTIONS.map((s) => `## ${s}\n${s === 'Session Title' ? title : '- noted'}`).join('\n\n')}`;
+
+/** Whether a fake-model request is the extraction call (not the archive summary). */
+export const isExtraction = (req: FakeLlmRequest) =>
+  req.messages[0]?.content.startsWith('You extract long-term memories') ?? false;
