@@ -4,10 +4,10 @@
  * set), each against a freshly built standalone process (`dist/`) on its own Redis prefix.
  *
  * 1. batch-write: BENCH_INGEST_NODES files (default 10,000) into one directory, 250 per
- *    `POST /api/v1/content/batch-write` with `wait:true`, 4 connections (autocannon). Every answer comes
+ *    `POST /api/v1/content/batch-write` with `wait:true`, 4 connections (autocannon; BENCH_INGEST_BATCH_C). Every answer comes
  *    after its files are indexed, so nodes/s is the indexed rate.
  * 2. single writes into that (now large) directory: BENCH_INGEST_SINGLE new files (default 2,000) by
- *    `POST /api/v1/content/write` `mode:"create"`, `wait:true`, 16 connections.
+ *    `POST /api/v1/content/write` `mode:"create"`, `wait:true`, 16 connections (BENCH_INGEST_SINGLE_C).
  * Per phase: nodes/s, latency, and the CPU time per node of the standalone process and of the
  * PostgreSQL backends serving its database (from /proc: on a shared machine CPU per node moves much
  * less than nodes/s), and the mean ms per write stage from the `muninn_write_stage_duration_seconds`
@@ -26,6 +26,9 @@ import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
 
 const NODES = Number(process.env.BENCH_INGEST_NODES ?? 10_000);
 const SINGLE = Number(process.env.BENCH_INGEST_SINGLE ?? 2_000);
+/** Connections of each phase: BENCH_INGEST_BATCH_C (default 4) and BENCH_INGEST_SINGLE_C (default 16). */
+const BATCH_C = Number(process.env.BENCH_INGEST_BATCH_C ?? 4);
+const SINGLE_C = Number(process.env.BENCH_INGEST_SINGLE_C ?? 16);
 const BATCH = 250;
 const DIR = 'viking://resources/bench/big';
 const WORDS =
@@ -186,7 +189,7 @@ async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<{ ph
     const phases: Phase[] = [];
     const batches = Math.ceil(NODES / BATCH);
     const batch = await measured(url, pid, pg, NODES, () =>
-      load(url, '/api/v1/content/batch-write', batches, 4, (b) => ({
+      load(url, '/api/v1/content/batch-write', batches, BATCH_C, (b) => ({
         root_uri: DIR,
         wait: true,
         timeout: 300,
@@ -196,9 +199,9 @@ async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<{ ph
         }),
       })),
     );
-    phases.push({ store, phase: `batch-write ×${BATCH}, c=4`, requests: batches, nodes: NODES, ...batch });
+    phases.push({ store, phase: `batch-write ×${BATCH}, c=${BATCH_C}`, requests: batches, nodes: NODES, ...batch });
     const single = await measured(url, pid, pg, SINGLE, () =>
-      load(url, '/api/v1/content/write', SINGLE, 16, (i) => ({
+      load(url, '/api/v1/content/write', SINGLE, SINGLE_C, (i) => ({
         uri: `${DIR}/single-${String(i).padStart(6, '0')}.md`,
         content: body(NODES + i),
         mode: 'create',
@@ -206,7 +209,13 @@ async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<{ ph
         timeout: 300,
       })),
     );
-    phases.push({ store, phase: `single write into ${NODES} files, c=16`, requests: SINGLE, nodes: SINGLE, ...single });
+    phases.push({
+      store,
+      phase: `single write into ${NODES} files, c=${SINGLE_C}`,
+      requests: SINGLE,
+      nodes: SINGLE,
+      ...single,
+    });
     return { phases, rssMb: peakRssMb(app.child.pid as number) };
   } finally {
     await pg?.end().catch(() => undefined);
