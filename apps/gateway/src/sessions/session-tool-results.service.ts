@@ -3,10 +3,9 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode, searchToolResult } from '@app/kernel';
 import { SessionRepository, SessionToolResultRepository, ToolResultRecord } from '@app/store';
 import { ToolResultListQueryDto, ToolResultReadQueryDto, ToolResultSearchQueryDto } from './dto/tool-results.dto';
+import { toolResultQueryBounds } from './tool-results-openapi';
 
 const OFFSET_UNIT = 'unicode_code_point';
-/** PostgreSQL `integer`: offsets beyond it can never be inside a stored output. */
-const MAX_OFFSET = 2_147_483_647;
 
 const invalid = (field: string, message: string, value?: unknown) =>
   new KernelError(KernelErrorCode.InvalidArgument, message, {
@@ -14,9 +13,10 @@ const invalid = (field: string, message: string, value?: unknown) =>
     ...(value === undefined ? {} : { value: typeof value === 'string' ? value.slice(0, 32) : value }),
   });
 
-/** An integer query parameter within [min, max] (default when absent); else 400 naming it. */
-function int(raw: unknown, field: string, min: number, max: number, fallback: number): number {
-  if (raw === undefined) return fallback;
+/** An integer query parameter within its bound (its default when absent); else 400 naming it. */
+function int(raw: unknown, field: string, b: { minimum: number; maximum: number; default: number }): number {
+  const { minimum: min, maximum: max } = b;
+  if (raw === undefined) return b.default;
   if (typeof raw !== 'number' || !Number.isInteger(raw)) throw invalid(field, `${field} must be an integer`, raw);
   if (raw < min) throw invalid(field, `${field} must be greater than or equal to ${min}`, raw);
   if (raw > max) throw invalid(field, `${field} must be less than or equal to ${max}`, raw);
@@ -36,23 +36,20 @@ function text(raw: unknown, field: string, max: number): string | undefined {
  */
 @Injectable()
 export class SessionToolResultsService {
-  private readonly bounds: AppConfig['sessions']['toolOutputs'];
-  private readonly idMaxChars: number;
-  private readonly queryMaxChars: number;
+  private readonly bounds: ReturnType<typeof toolResultQueryBounds>;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly sessions: SessionRepository,
     private readonly results: SessionToolResultRepository,
   ) {
-    this.bounds = config.sessions.toolOutputs;
-    this.idMaxChars = config.limits.idMaxChars;
-    this.queryMaxChars = config.limits.queryMaxChars;
+    this.bounds = toolResultQueryBounds(config);
   }
 
   async list(caller: Identity, sessionId: string, q: ToolResultListQueryDto) {
-    const toolName = text(q.tool_name, 'tool_name', this.idMaxChars);
-    const limit = int(q.limit, 'limit', 1, this.bounds.listMax, 50);
+    const b = this.bounds.list;
+    const toolName = text(q.tool_name, 'tool_name', b.tool_name.maxLength);
+    const limit = int(q.limit, 'limit', b.limit);
     await this.session(caller, sessionId);
     const rows = await this.results.list(caller, sessionId, { toolName, limit });
     return {
@@ -70,9 +67,10 @@ export class SessionToolResultsService {
   }
 
   async read(caller: Identity, sessionId: string, id: string, q: ToolResultReadQueryDto) {
-    const offset = int(q.offset, 'offset', 0, MAX_OFFSET, 0);
-    const limit = int(q.limit, 'limit', -1, this.bounds.readMaxChars, 20_000);
-    const includeMetadata = q.include_metadata ?? true;
+    const b = this.bounds.read;
+    const offset = int(q.offset, 'offset', b.offset);
+    const limit = int(q.limit, 'limit', b.limit);
+    const includeMetadata = q.include_metadata ?? b.include_metadata.default;
     if (typeof includeMetadata !== 'boolean') throw invalid('include_metadata', 'include_metadata must be a boolean');
     await this.session(caller, sessionId);
     const r = await this.results.read(caller, sessionId, id, offset, limit === -1 ? null : limit);
@@ -91,10 +89,11 @@ export class SessionToolResultsService {
   }
 
   async search(caller: Identity, sessionId: string, id: string, q: ToolResultSearchQueryDto) {
-    const query = text(q.q, 'q', this.queryMaxChars);
+    const b = this.bounds.search;
+    const query = text(q.q, 'q', b.q.maxLength);
     if (!query) throw invalid('q', 'q is required and must not be empty');
-    const limit = int(q.limit, 'limit', 1, this.bounds.searchMaxMatches, 20);
-    const contextChars = int(q.context_chars, 'context_chars', 0, this.bounds.searchContextMaxChars, 300);
+    const limit = int(q.limit, 'limit', b.limit);
+    const contextChars = int(q.context_chars, 'context_chars', b.context_chars);
     await this.session(caller, sessionId);
     const r = await this.results.read(caller, sessionId, id, 0, null);
     if (!r) throw notFound(id);

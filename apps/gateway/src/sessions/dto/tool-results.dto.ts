@@ -7,7 +7,7 @@ import { SessionIdParamDto } from './sessions.dto';
 /**
  * Query and path shapes of the tool-result routes (docs/sessions.md "Tool results"). Numbers are
  * checked against their configured bounds in the service (400 naming the field); the same bounds are
- * written into the OpenAPI document by `applyToolResultBoundsToOpenApi`. `{sessionId}` follows the
+ * written into the OpenAPI document from the same table (`toolResultQueryBounds`). `{sessionId}` follows the
  * id rule of every session route.
  */
 export class ToolResultsParamDto extends SessionIdParamDto {}
