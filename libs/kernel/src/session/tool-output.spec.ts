@@ -1,4 +1,4 @@
-import { codePointHead, codePointLength, MessagePart, planToolOutputs, searchToolResult, toolOutputPreview } from '..';
+import { codePointLength, cutCodePoints, MessagePart, planToolOutputs, searchToolResult, toolOutputPreview } from '..';
 
 const tool = (out: string, extra: MessagePart = {}): MessagePart => ({
   type: 'tool',
@@ -21,8 +21,8 @@ describe('tool output externalisation', () => {
   });
 
   it('head never splits a surrogate pair', () => {
-    expect(codePointHead('😀😀😀', 2)).toBe('😀😀');
-    expect(codePointHead('ab', 5)).toBe('ab');
+    expect(cutCodePoints('😀😀😀', 2)).toBe('😀😀');
+    expect(cutCodePoints('ab', 5)).toBe('ab');
   });
 
   it('an output over the threshold is picked as single_threshold; small ones stay inline', () => {

@@ -1,3 +1,4 @@
+import { cutCodePoints } from '../text/py-text';
 import type { MessagePart } from './session-message';
 
 /**
@@ -40,19 +41,6 @@ export function codePointLength(s: string): number {
     }
   }
   return n;
-}
-
-/** The first `n` code points of `s`. */
-export function codePointHead(s: string, n: number): string {
-  let i = 0;
-  let taken = 0;
-  while (i < s.length && taken < n) {
-    const c = s.charCodeAt(i);
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length;
-    i += pair ? 2 : 1;
-    taken++;
-  }
-  return s.slice(0, i);
 }
 
 const outputOf = (p: MessagePart): string =>
@@ -99,7 +87,7 @@ export function toolOutputPreview(
   output: string,
   o: { ref: string; originalChars: number; previewChars: number; sha256: string; reason: ExternaliseReason },
 ): string {
-  const head = codePointHead(output, o.previewChars);
+  const head = cutCodePoints(output, o.previewChars);
   const shown = codePointLength(head);
   return (
     `${head}\n…\n[tool output externalised (${o.reason}): showing ${shown} of ${o.originalChars} characters; ` +
