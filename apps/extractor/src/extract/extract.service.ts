@@ -110,7 +110,7 @@ export class ExtractService {
         ? run.extraction.memories.filter((m) => effective.memoryTypes.includes(m.memoryType))
         : [];
       const overview = effective.workingMemory ? run.extraction.overview : '';
-      const writes = await this.writeOps(identity, kept);
+      const writes = this.writeOps(identity, kept);
       const written = await this.tasks.complete(job, identity, {
         writes,
         overview,
@@ -156,7 +156,7 @@ export class ExtractService {
       routing,
     };
     const run = await this.extractor.extract(input, await this.existingPages(identity, routing));
-    const writes = await this.writeOps(identity, run.extraction.memories);
+    const writes = this.writeOps(identity, run.extraction.memories);
     const written = await this.archives.writeManualExtraction(identity, job.sessionId, writes);
     if (written.index)
       await enqueueIndex(this.bus, written.index).catch((err: Error) =>
@@ -221,8 +221,11 @@ export class ExtractService {
     return pages;
   }
 
-  /** Proposed memories → upserts; quote files are merged with what they hold (each quote once). */
-  private async writeOps(identity: Identity, memories: ProposedMemory[]): Promise<WriteOp[]> {
+  /**
+   * Proposed memories → upserts. Quote files merge with what they hold under the write's row lock (each
+   * quote once), so two commits quoting into one file at the same moment both keep their lines.
+   */
+  private writeOps(identity: Identity, memories: ProposedMemory[]): WriteOp[] {
     const byUri = new Map<string, ProposedMemory>();
     for (const m of memories) {
       const uri = `${memoryRoot(identity.userId, m.peerId)}/${m.path}`;
@@ -232,14 +235,18 @@ export class ExtractService {
         prev && prev.mode === 'merge' && m.mode === 'merge' ? { ...prev, content: `${prev.content}\n${m.content}` } : m,
       );
     }
-    const merged = [...byUri.entries()].filter(([, m]) => m.mode === 'merge').map(([uri]) => uri);
-    const current = new Map((await this.nodes.getMany(identity, merged)).map((n) => [n.uri, n.content]));
-    return [...byUri.entries()].map(([uri, m]) => ({
-      uri,
-      mode: 'upsert' as const,
-      content: m.mode === 'merge' ? mergeQuotes(current.get(uri) ?? null, m.title ?? '', m.content) : m.content,
-      ...(m.tags?.length ? { tags: m.tags } : {}),
-    }));
+    return [...byUri.entries()].map(([uri, m]) => {
+      const tags = m.tags?.length ? { tags: m.tags } : {};
+      if (m.mode !== 'merge') return { uri, mode: 'upsert' as const, content: m.content, ...tags };
+      const title = m.title ?? '';
+      return {
+        uri,
+        mode: 'upsert' as const,
+        content: mergeQuotes(null, title, m.content),
+        merge: (current: string | null) => mergeQuotes(current, title, m.content),
+        ...tags,
+      };
+    });
   }
 
   private result(

@@ -14,6 +14,12 @@ export interface WriteOp {
   mode: 'create' | 'replace' | 'append' | 'upsert';
   /** Replaces the node's tags when given. */
   tags?: string[];
+  /**
+   * `upsert` only: the content to store, computed from what the file holds under the row lock (null when
+   * it does not exist yet); `content` is then what a new file holds. A read-modify-write done before the
+   * transaction would lose another writer's change that committed in between.
+   */
+  merge?: (current: string | null) => string;
 }
 
 /** What one operation did: `changed` is false when the stored content (and tags) already matched. */
@@ -43,6 +49,8 @@ interface Existing {
  * number of files: parents created in one statement, existing rows locked in one, new rows inserted in
  * one (`ON CONFLICT DO NOTHING`, so of two concurrent creates of one URI exactly one wins), changed rows
  * updated in one, and one outbox entry naming every node that needs indexing. Any failure aborts all.
+ * An `upsert` that loses such a race becomes an update of the winner's row (locked, merged, written), so
+ * two writers of one new file both succeed; a `create` that loses is refused with ALREADY_EXISTS.
  */
 export async function writeNodes(
   tx: Tx,
@@ -81,23 +89,54 @@ export async function writeNodes(
     if (!old && (op.mode === 'replace' || op.mode === 'append')) {
       throw new KernelError(KernelErrorCode.NotFound, `File not found: ${op.uri}`, { type: 'file', resource: op.uri });
     }
-    const content = old && op.mode === 'append' ? old.content + op.content : op.content;
-    const size = Buffer.byteLength(content, 'utf8');
     if (!old) {
-      inserts.push({ uri: op.uri, content, tags: op.tags ?? [] });
-      return { uri: op.uri, created: true, changed: true, size };
+      inserts.push({ uri: op.uri, content: op.content, tags: op.tags ?? [] });
+      return { uri: op.uri, created: true, changed: true, size: Buffer.byteLength(op.content, 'utf8') };
     }
-    const sameTags = op.tags === undefined || sameList(op.tags, old.tags ?? []);
-    if (content === old.content && sameTags) return { uri: op.uri, created: false, changed: false, size };
-    updates.push({ uri: op.uri, content, tags: op.tags ?? null });
-    return { uri: op.uri, created: false, changed: true, size };
+    return planUpdate(
+      op.mode === 'append' && !op.merge ? { ...op, content: old.content + op.content } : op,
+      old,
+      updates,
+    );
   });
   const toIndex = [...inserts.map((i) => i.uri), ...updates.map((u) => u.uri), ...createdDirectories];
   if (toIndex.length === 0) return { items, createdDirectories, index: null };
   const index = await insertOutbox(tx, identity.accountId, 'upsert', toIndex, graceMs);
-  await insertFiles(tx, identity, inserts, index.outboxId);
+  const lost = new Set(await insertFiles(tx, identity, inserts, index.outboxId));
+  if (lost.size > 0) {
+    // Another transaction created these files after our lock read found nothing, and committed.
+    const refused = ops.find((o) => o.mode === 'create' && lost.has(o.uri));
+    if (refused)
+      throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${refused.uri}`, {
+        resource: refused.uri,
+        type: 'file',
+      });
+    const winners = await lockExisting(tx, identity, [...lost]);
+    ops.forEach((op, i) => {
+      const row = lost.has(op.uri) ? winners.get(op.uri) : undefined;
+      if (row?.kind === 'directory')
+        throw new KernelError(KernelErrorCode.Conflict, `${op.uri} became a directory during the write`, {
+          uri: op.uri,
+        });
+      if (row) items[i] = planUpdate(op, row, updates);
+    });
+  }
   await updateFiles(tx, identity, updates, index.outboxId);
   return { items, createdDirectories, index };
+}
+
+/** An upsert or replace of an existing file: queued in `updates` unless content and tags already match. */
+function planUpdate(
+  op: WriteOp,
+  old: Existing,
+  updates: { uri: string; content: string; tags: string[] | null }[],
+): WriteItem {
+  const content = op.merge ? op.merge(old.content) : op.content;
+  const size = Buffer.byteLength(content, 'utf8');
+  const sameTags = op.tags === undefined || sameList(op.tags, old.tags ?? []);
+  if (content === old.content && sameTags) return { uri: op.uri, created: false, changed: false, size };
+  updates.push({ uri: op.uri, content, tags: op.tags ?? null });
+  return { uri: op.uri, created: false, changed: true, size };
 }
 
 /**
@@ -153,13 +192,14 @@ async function lockExisting(tx: Tx, identity: Identity, uris: string[]): Promise
   return new Map(rows.map((r) => [r.uri, r]));
 }
 
+/** Inserts new files; returns the URIs another transaction created first (their rows are not ours). */
 async function insertFiles(
   tx: Tx,
   identity: Identity,
   files: { uri: string; content: string; tags: string[] }[],
   rev: number,
-) {
-  if (files.length === 0) return;
+): Promise<string[]> {
+  if (files.length === 0) return [];
   const sorted = [...files].sort((a, b) => (a.uri < b.uri ? -1 : 1));
   const paths = sorted.map((f) => nodePath(f.uri));
   // text[][] must be rectangular, so tags travel as JSON text and are unpacked per row.
@@ -182,15 +222,9 @@ async function insertFiles(
       rev,
     ],
   );
-  if (rows.length < sorted.length) {
-    // Another transaction created one of these files after our lock read found nothing: it won.
-    const won = new Set(rows.map((r) => r.uri));
-    const lost = sorted.find((f) => !won.has(f.uri))?.uri ?? sorted[0].uri;
-    throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${lost}`, {
-      resource: lost,
-      type: 'file',
-    });
-  }
+  if (rows.length === sorted.length) return [];
+  const won = new Set(rows.map((r) => r.uri));
+  return sorted.filter((f) => !won.has(f.uri)).map((f) => f.uri);
 }
 
 async function updateFiles(

@@ -116,7 +116,8 @@ export class SessionArchiveRepository {
         ? await writeNodes(tx, identity, writes, this.graceMs)
         : { items: [], createdDirectories: [], index: null };
       const dir = `${sessionUri(identity.userId, sessionId)}/manual_extract`;
-      const diff = memoryDiff(dir, writes, written, before);
+      const changed = written.items.filter((i) => i.changed).map((i) => i.uri);
+      const diff = memoryDiff(dir, written, before, await contentsOf(tx, identity.accountId, changed));
       await writeArchiveFiles(tx, identity, dir, [
         { name: 'memory_diff.json', content: `${JSON.stringify(diff, null, 2)}\n` },
       ]);

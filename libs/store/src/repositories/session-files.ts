@@ -1,6 +1,6 @@
 import { Identity, stripMemoryFields } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { ensureDirectories, WriteManyOutcome, WriteOp } from './node-write';
+import { ensureDirectories, WriteManyOutcome } from './node-write';
 import { nodePath } from './node-path';
 import { sessionUri } from './session-rows';
 
@@ -95,26 +95,26 @@ const memoryType = (uri: string) => /\/memories\/([^/.]+)/.exec(uri)?.[1] ?? 'me
 
 /**
  * The contract's `memory_diff.json` of one extraction: the files it created (`adds`) and changed
- * (`updates`, with the body before), bodies without their MEMORY_FIELDS trailer.
+ * (`updates`, with the body before), bodies without their MEMORY_FIELDS trailer. `after` is read back
+ * in the writing transaction: a merged file holds what another writer added a moment earlier too.
  */
 export function memoryDiff(
   archiveUri: string,
-  writes: WriteOp[],
   w: WriteManyOutcome,
   before: Map<string, string>,
+  after: Map<string, string>,
 ): Record<string, unknown> {
-  const content = new Map(writes.map((op) => [op.uri, op.content]));
   const visible = (s: string) => stripMemoryFields(s).trim();
   const adds = w.items
     .filter((i) => i.created)
-    .map((i) => ({ uri: i.uri, memory_type: memoryType(i.uri), after: visible(content.get(i.uri) ?? '') }));
+    .map((i) => ({ uri: i.uri, memory_type: memoryType(i.uri), after: visible(after.get(i.uri) ?? '') }));
   const updates = w.items
     .filter((i) => !i.created && i.changed)
     .map((i) => ({
       uri: i.uri,
       memory_type: memoryType(i.uri),
       before: visible(before.get(i.uri) ?? ''),
-      after: visible(content.get(i.uri) ?? ''),
+      after: visible(after.get(i.uri) ?? ''),
     }));
   return {
     archive_uri: archiveUri,

@@ -259,14 +259,16 @@ export class SessionTaskRepository {
         : { items: [], createdDirectories: [], index: null };
       const usage = await consumeUsage(tx, identity, job.sessionId, job.archiveIndex);
       const result = out.result(written, usage);
-      await writeDoneFiles(
-        tx,
-        job,
-        out,
-        out.memoryDiff
-          ? memoryDiff(archiveUri(job.userId, job.sessionId, job.archiveIndex), out.writes, written, before)
-          : null,
-      );
+      const changed = written.items.filter((i) => i.changed).map((i) => i.uri);
+      const diff = out.memoryDiff
+        ? memoryDiff(
+            archiveUri(job.userId, job.sessionId, job.archiveIndex),
+            written,
+            before,
+            await contentsOf(tx, job.accountId, changed),
+          )
+        : null;
+      await writeDoneFiles(tx, job, out, diff);
       const counts = result.memories_extracted as Record<string, number>;
       await tx.query(
         `UPDATE session_archives SET status = 'done', overview = $5, abstract = $6, overview_tokens = $7, updated_at = now()
