@@ -17,7 +17,7 @@ import { NodeFsRepository, nodePath, NodeRepository, OutboxRepository } from '@a
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
 import { ReadQueryDto } from './dto/read.dto';
 import { ReindexDto } from './dto/reindex.dto';
-import { RequestStages } from '../context/request-stages';
+import { RequestStages } from '../http/request-stages';
 import { StageMetricsService } from '../system/stage-metrics.service';
 import { IndexDispatchService } from './index-dispatch.service';
 

@@ -26,7 +26,7 @@ import { ContextParams } from './context-params';
 import { DedupLedgerService, LedgerView } from '../ledger/dedup-ledger.service';
 import { RetrievalFanoutService } from './retrieval-fanout.service';
 import { RewriteClientService } from './rewrite-client.service';
-import { RequestStages } from './request-stages';
+import { RequestStages } from '../http/request-stages';
 import { LoadedSession, SessionContextService } from './session-context.service';
 
 /**

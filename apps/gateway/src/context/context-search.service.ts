@@ -7,7 +7,7 @@ import { StageMetricsService } from '../system/stage-metrics.service';
 import { ContextParams } from './context-params';
 import { ContextPipelineService } from './context-pipeline.service';
 import { parseRecall, parseSearchContext } from './context-request.parser';
-import { RequestStages } from './request-stages';
+import { RequestStages } from '../http/request-stages';
 
 /**
  * The whole success body of `/search`: the route answers raw so `telemetry` can sit beside `result`

@@ -12,7 +12,7 @@ import {
   withContextType,
 } from '@app/kernel';
 import { decodeJobFailure, FindClient } from '@app/queue';
-import { RequestStages } from './request-stages';
+import { RequestStages } from '../http/request-stages';
 
 export interface FanoutInput {
   identity: Identity;

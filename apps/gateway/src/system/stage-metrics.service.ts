@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Histogram } from 'prom-client';
-import type { StagesSummary } from '../context/request-stages';
+import type { StagesSummary } from '../http/request-stages';
 import { MetricsService } from './metrics.service';
 
 const BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
