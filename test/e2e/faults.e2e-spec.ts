@@ -11,6 +11,7 @@ import {
   TestDatabase,
   waitHealthy,
   waitReady,
+  eventually,
 } from '@app/testing';
 
 // Separate gateway, retriever and assembler processes share one PostgreSQL store (PGlite is
@@ -90,7 +91,7 @@ suite('faults across real processes', () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>);
     const tagged = (p: AppProcess) => lines(p).filter((l) => l.requestId === 'ops-trace-0001');
     // The gateway's access line is written once the response is sent: give the pipes a moment.
-    await eventually(async () => [gateway, retriever, assembler].every((p) => tagged(p).length > 0), 10000).catch(
+    await settled(async () => [gateway, retriever, assembler].every((p) => tagged(p).length > 0), 10000).catch(
       () => undefined,
     );
     for (const [app, proc] of [
@@ -142,7 +143,7 @@ suite('faults across real processes', () => {
     expect(r.body.result.stats.retrieval_errors[0]).toMatch(/^TimeoutError: find job timed out/);
     expect(elapsed).toBeLessThan(DEADLINE_MS + 4000);
     retriever = startAppProcess('retriever', env);
-    await eventually(async () => (await context()).body.result.entries.length > 0);
+    await settled(async () => (await context()).body.result.entries.length > 0);
   }, 90000);
 
   it('a killed assembler: the gateway plans from abstracts alone and says so', async () => {
@@ -155,7 +156,7 @@ suite('faults across real processes', () => {
     );
     expect(r.body.result.stats.retrieval_errors.some((e: string) => e.startsWith('AssembleError: '))).toBe(true);
     assembler = startAppProcess('assembler', env);
-    await eventually(async () => (await context()).body.result.stats.retrieval_errors === undefined);
+    await settled(async () => (await context()).body.result.stats.retrieval_errors === undefined);
   }, 90000);
 
   it('kill -9 of the retriever during heavy requests, then a restart: no find job is replayed after its deadline', async () => {
@@ -167,7 +168,7 @@ suite('faults across real processes', () => {
       const killedAt = Date.now();
       expect(await retriever.kill('SIGKILL')).toBe('SIGKILL');
       // Readiness notices that nothing consumes `find` any more (liveness does not: the gateway is fine).
-      await eventually(async () => {
+      await settled(async () => {
         const r = await fetch(`${url}/ready`);
         return r.status === 503 && ((await r.json()) as { missing: string[] }).missing.includes('find');
       });
@@ -179,8 +180,8 @@ suite('faults across real processes', () => {
       const restartedAt = Date.now();
       retriever = startAppProcess('retriever', env);
       await waitReady(url);
-      await eventually(async () => (await context()).body.result.entries.length > 0);
-      await eventually(async () => {
+      await settled(async () => (await context()).body.result.entries.length > 0);
+      await settled(async () => {
         const c = await finds.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
         return Object.values(c).every((n) => n === 0);
       }, 60_000);
@@ -242,15 +243,10 @@ suite('Redis outage', () => {
     expect(health.status).toBe(503);
     expect(app.child.exitCode).toBeNull();
     await redis.start();
-    await eventually(async () => (await ask()).status === 200);
+    await settled(async () => (await ask()).status === 200);
   }, 90000);
 });
 
-async function eventually(check: () => Promise<boolean>, ms = 30000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error('condition not met in time');
-}
+/** Polls until `check` holds; a failing attempt (a server still away) counts as "not yet". */
+const settled = (check: () => Promise<boolean>, ms = 30_000) =>
+  eventually(check, { ms, pollMs: 300, retryErrors: true });

@@ -7,6 +7,7 @@ import {
   startAppProcess,
   TestDatabase,
   waitReady,
+  eventually,
 } from '@app/testing';
 
 // Separate gateway, retriever and assembler processes share one PostgreSQL store, so this suite runs
@@ -36,14 +37,9 @@ interface OtlpBody {
 const attrs = (list: OtlpAttr[] = []) =>
   Object.fromEntries(list.map((a) => [a.key, a.value.stringValue ?? a.value.intValue]));
 
-async function eventually(check: () => Promise<boolean> | boolean, ms = 30000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await Promise.resolve(check()).catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('condition not met in time');
-}
+/** Polls until `check` holds; a failing attempt (a server still away) counts as "not yet". */
+const settled = (check: () => Promise<boolean> | boolean, ms = 30_000) =>
+  eventually(check, { ms, pollMs: 200, retryErrors: true });
 
 suite('tracing: one request, spans from every process it touched', () => {
   const spans: SeenSpan[] = [];
@@ -118,7 +114,7 @@ suite('tracing: one request, spans from every process it touched', () => {
 
     let traceId = '';
     const inTrace = () => spans.filter((s) => s.traceId === traceId);
-    await eventually(() => {
+    await settled(() => {
       traceId = spans.find((s) => s.attributes['muninn.request_id'] === 'trace-me-42')?.traceId ?? '';
       const names = new Set(inTrace().map((s) => `${s.service} ${s.name}`));
       return [

@@ -1,4 +1,4 @@
-import { startTestApp, storeModes, TestApp } from '@app/testing';
+import { startTestApp, storeModes, TestApp, eventually } from '@app/testing';
 
 const ROOT = 'root-key-for-tests-0123456789';
 const FIND = '/api/v1/search/find';
@@ -7,15 +7,6 @@ const SEARCH = '/api/v1/search/search';
 type Hit = { context_type: string; uri: string; level: number; score: number; abstract: string; tags: string[] };
 const hitsOf = (body: any): Hit[] => [...body.result.memories, ...body.result.resources, ...body.result.skills];
 const urisOf = (body: any): string[] => hitsOf(body).map((h) => h.uri);
-
-/** Directory summaries of a busy directory may be deferred by a moment (semantic_status "deferred"). */
-async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store: %s)', (store) => {
   let app: TestApp;

@@ -10,21 +10,16 @@ import {
   startFakeLlmServer,
   TestDatabase,
   waitHealthy,
+  eventually,
 } from '@app/testing';
 
 // Separate gateway, retriever and extractor processes share one PostgreSQL store, like write-faults.
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
 const suite = PG ? describe : describe.skip;
 
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 120_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check().catch(() => null);
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error('condition not met in time');
-}
+/** Polls until `check` holds; a failing attempt (a server still away) counts as "not yet". */
+const settled = <T>(check: () => Promise<T | null | undefined | false>, ms = 120_000) =>
+  eventually(check, { ms, pollMs: 250, retryErrors: true });
 
 const TALK = [
   { role: 'user', content: 'My sister Ottoline is visiting Reykjavik in March.', created_at: '2026-03-02T09:00:00Z' },
@@ -61,7 +56,7 @@ suite('sessions under faults (real processes)', () => {
     }
   };
   const taskDone = (id: string) =>
-    eventually(async () => {
+    settled(async () => {
       const r = await call('GET', `/api/v1/tasks/${id}`);
       return ['completed', 'failed'].includes(r.body.result?.status) ? r.body.result : null;
     });
@@ -113,7 +108,7 @@ suite('sessions under faults (real processes)', () => {
     expect(await sql("SELECT 1 FROM messages WHERE session_id = 'down'")).toHaveLength(2);
 
     await redis.start();
-    const ok = await eventually(async () => {
+    const ok = await settled(async () => {
       const c = await call('POST', '/api/v1/sessions/down/commit', {});
       return c.status === 200 ? c.body.result : null;
     });
@@ -128,7 +123,7 @@ suite('sessions under faults (real processes)', () => {
   it('Redis restarted empty after an accepted commit: the task relay re-enqueues the lost job; /ready needs an extractor', async () => {
     await extractor.kill('SIGKILL');
     // Commits need an extractor: without one the gateway is not ready, and says which queue lacks a worker.
-    const notReady = await eventually(async () => {
+    const notReady = await settled(async () => {
       const r = await fetch(`${url}/ready`);
       const body = (await r.json()) as { missing: string[] };
       return r.status === 503 && body.missing.includes('extract') ? body : null;
@@ -160,7 +155,7 @@ suite('sessions under faults (real processes)', () => {
     });
     await call('POST', '/api/v1/sessions/crash/messages/batch', { messages: TALK });
     const c = (await call('POST', '/api/v1/sessions/crash/commit', {})).body.result;
-    await eventually(async () => calls >= 1);
+    await settled(async () => calls >= 1);
     await extractor.kill('SIGKILL');
     extractor = startExtractor();
     const t = await taskDone(c.task_id);
@@ -175,7 +170,7 @@ suite('sessions under faults (real processes)', () => {
       1,
     );
     // Findable once indexed.
-    await eventually(async () => {
+    await settled(async () => {
       const r = await call('POST', '/api/v1/search/find', {
         query: 'Ottoline Reykjavik',
         target_uri: 'viking://user/default/memories',

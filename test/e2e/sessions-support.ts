@@ -3,20 +3,7 @@
 // ("Working Memory") as an oracle, not imported from the kernel under test.
 import type { FakeLlmRequest } from '@app/testing';
 
-/** Polls `check` until it yields a truthy value (returned), or fails after `ms`. */
-export async function eventually<T>(
-  check: () => Promise<T | null | undefined | false>,
-  ms = 60_000,
-  pollMs = 150,
-): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-  throw new Error('condition not met in time');
-}
+export { eventually } from '@app/testing';
 
 export const WORKING_MEMORY_SECTIONS = [
   'Session Title',

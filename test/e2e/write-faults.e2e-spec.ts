@@ -8,6 +8,7 @@ import {
   startAppProcess,
   TestDatabase,
   waitHealthy,
+  eventually,
 } from '@app/testing';
 
 // A separate gateway and retriever share one PostgreSQL store (PGlite is single-process), so this suite
@@ -20,15 +21,9 @@ const suite = PG ? describe : describe.skip;
 const token = (tag: string, i: number) => `${tag}${[...String(i)].map((d) => 'qwertyuiop'[Number(d)]).join('')}x`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `check` until it holds; every attempt is bounded, so a stuck server fails the test instead of hanging it. */
-async function eventually(check: () => Promise<boolean>, ms = 90_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return;
-    await sleep(250);
-  }
-  throw new Error('condition not met in time');
-}
+/** Polls until `check` holds; a failing attempt (a server still away) counts as "not yet". */
+const settled = (check: () => Promise<boolean>, ms = 90_000) =>
+  eventually(check, { ms, pollMs: 250, retryErrors: true });
 
 suite('write path under faults (real processes)', () => {
   let db: TestDatabase;
@@ -107,12 +102,12 @@ suite('write path under faults (real processes)', () => {
       }).catch(() => null);
       if (r?.status === 200 && r.body.result.resources.some((h: { uri: string }) => h.uri === uri)) pending.delete(uri);
     };
-    await eventually(async () => {
+    await settled(async () => {
       const left = [...pending];
       for (let k = 0; k < left.length; k += 8) await Promise.all(left.slice(k, k + 8).map(found));
       return pending.size === 0;
     }, 120_000);
-    await eventually(async () => (await sql<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox'))[0].n === 0);
+    await settled(async () => (await sql<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox'))[0].n === 0);
     return { acked: acked.length, stored: stored.length };
   }
 
@@ -136,7 +131,7 @@ suite('write path under faults (real processes)', () => {
     retriever = startAppProcess('retriever', env);
     await waitHealthy(url);
     // No assembler here, so /ready stays 503; wait for the retriever's queues to have their worker.
-    await eventually(async () => {
+    await settled(async () => {
       const ready = (await (await fetch(`${url}/ready`)).json()) as { consumers: Record<string, number> };
       return ['find', 'index', 'sidecar'].every((q) => ready.consumers[q] > 0);
     });
@@ -175,7 +170,7 @@ suite('write path under faults (real processes)', () => {
       await sleep(5000);
       await redis.start();
       recovered.push(
-        await eventually(async () => (await healthStatus()) === 200, 30_000).then(
+        await settled(async () => (await healthStatus()) === 200, 30_000).then(
           () => true,
           () => false,
         ),

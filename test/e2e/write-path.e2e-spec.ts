@@ -1,20 +1,10 @@
 import { QueueName } from '@app/contracts';
 import { JobBus } from '@app/queue';
 import { Db, STORE_DB } from '@app/store';
-import { startTestApp, storeModes, TestApp } from '@app/testing';
+import { startTestApp, storeModes, TestApp, eventually } from '@app/testing';
 
 const WRITE = '/api/v1/content/write';
 const BATCH = '/api/v1/content/batch-write';
-
-/** Polls `check` until it returns true (30 s at most): indexing is asynchronous unless `wait` is asked. */
-async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met in time');
-}
 
 describe.each(storeModes())('write path (store: %s)', (store) => {
   let app: TestApp;

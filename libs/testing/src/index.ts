@@ -19,3 +19,4 @@ export { buildDist, startAppProcess, waitHealthy, waitReady, type AppProcess } f
 export * from './own-redis';
 export { freePort } from './free-port';
 export { parseMcpBody } from './mcp-body';
+export { eventually, type PollOptions } from './eventually';
