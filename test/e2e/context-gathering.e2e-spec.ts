@@ -130,11 +130,19 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
     };
     const eventsOnly = { entities: 0, preferences: 0 };
     const rank = (e: Entry, penalty: number) => e.score - (e.origin === 'other_peer' ? penalty : 0);
+    // A directory holding one of the served files ranks after the files (docs/context.md, "Directories
+    // after their files"); the rest follow the contract's penalised score, then origin.
+    const summarises = (e: Entry, all: Entry[]) =>
+      all.some((f) => f.uri.endsWith('.md') && f.uri.startsWith(`${e.uri}/`));
     const expectRankOrder = (entries: Entry[], penalty: number) => {
+      const late = (e: Entry) => (summarises(e, entries) ? 1 : 0);
       const sorted = [...entries].sort(
         (a, b) =>
-          rank(b, penalty) - rank(a, penalty) || ORIGIN_ORDER.indexOf(a.origin!) - ORIGIN_ORDER.indexOf(b.origin!),
+          late(a) - late(b) ||
+          rank(b, penalty) - rank(a, penalty) ||
+          ORIGIN_ORDER.indexOf(a.origin!) - ORIGIN_ORDER.indexOf(b.origin!),
       );
+      expect(entries.some((e) => late(e) === 1)).toBe(true);
       expect(entries.map((e) => e.uri)).toEqual(sorted.map((e) => e.uri));
     };
     const ocelotOrder = (entries: Entry[]) =>
@@ -182,8 +190,11 @@ describe.each(storeModes())('context gathering (store: %s)', (store) => {
       );
       expect(ocelotOrder(above).indexOf(OCELOT.other)).toBeLessThan(ocelotOrder(above).indexOf(OCELOT.self));
       const last = entriesOf(await post(app, RECALL, { query, quotas: eventsOnly, other_peer_penalty: 1 }, ACTOR));
-      const firstOther = last.findIndex((e) => e.origin === 'other_peer');
-      expect(last.slice(firstOther).every((e) => e.origin === 'other_peer')).toBe(true);
+      // Among files and lone directories (summarising directories come last whatever their origin).
+      const ranked = last.filter((e) => !summarises(e, last));
+      const firstOther = ranked.findIndex((e) => e.origin === 'other_peer');
+      expect(firstOther).toBeGreaterThan(0);
+      expect(ranked.slice(firstOther).every((e) => e.origin === 'other_peer')).toBe(true);
     });
   });
 

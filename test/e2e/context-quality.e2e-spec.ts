@@ -1,6 +1,6 @@
 // Issue 14, end to end: the README's first session serves the memory and nothing redundant (the
-// directory overviews that only repeat it are withdrawn and counted in `stats.redundant`), and the
-// user root is never labelled a resource.
+// directory overviews that only repeat it are withdrawn and counted in `stats.redundant`), the user
+// root is never labelled a resource, and a directory ranks after the found files it summarises.
 import { startTestApp, TestApp } from '@app/testing';
 import { context, devAs, entriesOf, seed } from './context-support';
 
@@ -83,6 +83,45 @@ describe('context quality (issue 14)', () => {
     // Without the flag the answer is unchanged: no explain key.
     const plain = await context(app, { ...body, explain: false }, as);
     expect(Object.keys(plain.body.result)).toEqual(['entries', 'rendered', 'digest', 'stats']);
+  });
+
+  it('a directory whose files are found ranks after every file, whatever its score', async () => {
+    const as = devAs('quality-dirs', 'default');
+    const day = 'viking://user/default/memories/events/2024/03/01';
+    const files = [`${day}/tapir-p1.md`, `${day}/tapir-p2.md`, 'viking://user/default/memories/entities/tapir.md'];
+    await seed(app, as, files[0]!, '# Summary\nFriday 1 March 2024, Ann.\n[Ann]: the tapir at the zoo had a calf.');
+    await seed(
+      app,
+      as,
+      files[1]!,
+      '# Summary\nFriday 1 March 2024, Bo.\n[Bo]: the tapir calf is striped like a melon.',
+    );
+    await seed(app, as, files[2]!, 'Tapir: the zoo animal whose calf Ann and Bo saw.');
+    type Note = { uri: string; rank: number; directory: boolean; score: number };
+    const query = 'tapir calf at the zoo';
+    const candidates = async (limit?: number): Promise<Note[]> => {
+      const r = await context(app, { query, max_tokens: 1600, explain: true, query_expansion: 'off', limit }, as);
+      expect(r.status).toBe(200);
+      return r.body.result.explain.entries.filter((e: { rank: number | null }) => e.rank !== null);
+    };
+    // The day folder becomes a hit once its overview (listing both parts) is written.
+    let all: Note[] = [];
+    for (let i = 0; i < 100 && !all.some((d) => d.uri === day); i++) {
+      all = await candidates();
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    expect(all.map((d) => d.uri)).toContain(day);
+    for (const limit of [undefined, 3]) {
+      const notes = limit ? await candidates(limit) : all;
+      const lastFile = Math.max(...notes.filter((e) => !e.directory).map((e) => e.rank));
+      const holding = notes.filter((x) => x.directory && files.some((f) => f.startsWith(`${x.uri}/`)));
+      expect(holding.length).toBeGreaterThan(0);
+      for (const d of holding) expect(d.rank).toBeGreaterThan(lastFile);
+    }
+    // The order is not the scores': some holding directory out-scores the last file.
+    const found = all.filter((e) => !e.directory);
+    const lowest = Math.min(...found.map((e) => e.score));
+    expect(all.some((e) => e.directory && e.score > lowest)).toBe(true);
   });
 
   it('explain: a URI cooled by the session ledger is reported as cooled', async () => {

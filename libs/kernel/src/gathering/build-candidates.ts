@@ -58,12 +58,44 @@ export function buildCandidates(
 
 /**
  * Stable rank sort (docs/contract.md#candidates-from-hits): ranked score descending, then origin actor_peer, self,
- * other_peer.
+ * other_peer — except that a directory holding a file among these candidates ranks after every file and
+ * every other directory (docs/context.md, "Directories after their files"): its overview is made of its
+ * children's summaries, so it matches as well as they do, and would otherwise take the candidate places
+ * and budget of the files that state the facts.
  */
 export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
+  const late = summarisingDirectories(candidates);
+  const tier = (c: Candidate) => (late.has(c) ? 1 : 0);
   return [...candidates].sort(
-    (a, b) => b.rankedScore - a.rankedScore || ORIGIN_ORDER.indexOf(a.origin) - ORIGIN_ORDER.indexOf(b.origin),
+    (a, b) =>
+      tier(a) - tier(b) ||
+      b.rankedScore - a.rankedScore ||
+      ORIGIN_ORDER.indexOf(a.origin) - ORIGIN_ORDER.indexOf(b.origin),
   );
+}
+
+/** Directory candidates with a file candidate somewhere below them: a sort and one binary search per directory. */
+function summarisingDirectories(candidates: readonly Candidate[]): Set<Candidate> {
+  const late = new Set<Candidate>();
+  const dirs = candidates.filter((c) => c.isDirectory);
+  if (dirs.length === 0) return late;
+  const files = candidates
+    .filter((c) => !c.isDirectory)
+    .map((c) => c.baseUri)
+    .sort();
+  for (const d of dirs) {
+    // The first file URI at or after `dir/` in sorted order is under the directory if any file is.
+    const prefix = `${d.baseUri}/`;
+    let lo = 0;
+    let hi = files.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (files[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    if (files[lo]?.startsWith(prefix)) late.add(d);
+  }
+  return late;
 }
 
 /** Dedupe across buckets by node URI, keeping the higher raw score at the first-seen position. */

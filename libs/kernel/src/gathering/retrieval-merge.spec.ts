@@ -140,6 +140,54 @@ describe('merging retrieval results', () => {
     ]);
   });
 
+  it('a directory with a file of its own among the hits ranks after every file, and falls out of the cut first', () => {
+    const dir = (path: string, score: number): FindHit => ({
+      uri: `${U}/memories/${path}/.overview.md`,
+      score,
+      abstract: '',
+    });
+    const merged = run({
+      identity: plain,
+      peerScope: 'actor',
+      limit: 4,
+      find: () => ({
+        memories: [
+          dir('events/2023/05/25', 0.9),
+          dir('events/2023/05', 0.85),
+          dir('entities', 0.8),
+          hit(`${U}/memories/events/2023/05/25/p1.md`, 0.6),
+          hit(`${U}/memories/events/2023/05/25/p2.md`, 0.5),
+          hit(`${U}/memories/events/2023/050.md`, 0.4),
+        ],
+      }),
+    });
+    // `entities` holds no hit: it keeps its place. `2023/05/25` and `2023/05` hold p1 and p2 (not
+    // `2023/050.md`, a sibling whose name only starts alike), so they go last and the cut takes one.
+    expect(merged.candidates.map((c) => [c.baseUri.slice(U.length + 10), c.score, c.rankedScore])).toEqual([
+      ['entities', 0.8, 0.8],
+      ['events/2023/05/25/p1.md', 0.6, 0.6],
+      ['events/2023/05/25/p2.md', 0.5, 0.5],
+      ['events/2023/050.md', 0.4, 0.4],
+    ]);
+    const wider = run({
+      identity: plain,
+      peerScope: 'actor',
+      limit: 10,
+      find: () => ({
+        memories: [
+          dir('events/2023/05', 0.85),
+          dir('events/2023/05/25', 0.9),
+          hit(`${U}/memories/events/2023/05/25/p1.md`, 0.6),
+        ],
+      }),
+    });
+    expect(wider.candidates.map((c) => c.baseUri.slice(U.length + 10))).toEqual([
+      'events/2023/05/25/p1.md',
+      'events/2023/05/25',
+      'events/2023/05',
+    ]);
+  });
+
   it('excluded URIs are dropped and counted', () => {
     const merged = run({
       identity: plain,
