@@ -12,8 +12,8 @@ import {
   TurnBudget,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
-import { contentsOf, memoryDiff, messagesJsonl, writeArchiveFiles } from './session-files';
+import { WriteManyOutcome, WriteOp } from './node-write';
+import { memoryDiff, messagesJsonl, writeArchiveFiles, writeExtraction } from './session-files';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -107,21 +107,13 @@ export class SessionArchiveRepository {
           type: 'session',
           resource: sessionId,
         });
-      const before = await contentsOf(
-        tx,
-        identity.accountId,
-        writes.map((w) => w.uri),
-      );
-      const written = writes.length
-        ? await writeNodes(tx, identity, writes, this.graceMs)
-        : { items: [], createdDirectories: [], index: null };
+      const extraction = await writeExtraction(tx, identity, writes, this.graceMs);
       const dir = `${sessionUri(identity.userId, sessionId)}/manual_extract`;
-      const changed = written.items.filter((i) => i.changed).map((i) => i.uri);
-      const diff = memoryDiff(dir, written, before, await contentsOf(tx, identity.accountId, changed));
+      const diff = memoryDiff(dir, extraction);
       await writeArchiveFiles(tx, identity, dir, [
         { name: 'memory_diff.json', content: `${JSON.stringify(diff, null, 2)}\n` },
       ]);
-      return written;
+      return extraction.written;
     });
   }
 

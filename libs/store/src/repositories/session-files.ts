@@ -1,6 +1,6 @@
 import { Identity, stripMemoryFields } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { ensureDirectories, WriteManyOutcome } from './node-write';
+import { ensureDirectories, WriteManyOutcome, writeNodes, WriteOp } from './node-write';
 import { nodePath } from './node-path';
 import { sessionUri } from './session-rows';
 
@@ -81,8 +81,37 @@ export function messagesJsonl(messages: unknown[]): string {
   return messages.map((m) => JSON.stringify(m)).join('\n') + (messages.length ? '\n' : '');
 }
 
-/** Current contents of the files among `uris` (the "before" of a memory diff). */
-export async function contentsOf(tx: Tx, accountId: string, uris: string[]): Promise<Map<string, string>> {
+/** An extraction's memory writes, with the files' contents before and after them (for `memory_diff.json`). */
+export interface ExtractionWrite {
+  written: WriteManyOutcome;
+  before: Map<string, string>;
+  after: Map<string, string>;
+}
+
+/**
+ * Writes an extraction's memory files in the caller's transaction. `after` is read back there: a merged
+ * file holds what another writer added a moment earlier too. No writes, no statements.
+ */
+export async function writeExtraction(
+  tx: Tx,
+  identity: Identity,
+  writes: WriteOp[],
+  graceMs?: number,
+): Promise<ExtractionWrite> {
+  if (writes.length === 0)
+    return { written: { items: [], createdDirectories: [], index: null }, before: new Map(), after: new Map() };
+  const before = await contentsOf(
+    tx,
+    identity.accountId,
+    writes.map((w) => w.uri),
+  );
+  const written = await writeNodes(tx, identity, writes, graceMs);
+  const changed = written.items.filter((i) => i.changed).map((i) => i.uri);
+  return { written, before, after: await contentsOf(tx, identity.accountId, changed) };
+}
+
+/** Current contents of the files among `uris`. */
+async function contentsOf(tx: Tx, accountId: string, uris: string[]): Promise<Map<string, string>> {
   if (uris.length === 0) return new Map();
   const { rows } = await tx.query<{ uri: string; content: string }>(
     `SELECT uri, content FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) AND kind = 'file'`,
@@ -95,14 +124,11 @@ const memoryType = (uri: string) => /\/memories\/([^/.]+)/.exec(uri)?.[1] ?? 'me
 
 /**
  * The contract's `memory_diff.json` of one extraction: the files it created (`adds`) and changed
- * (`updates`, with the body before), bodies without their MEMORY_FIELDS trailer. `after` is read back
- * in the writing transaction: a merged file holds what another writer added a moment earlier too.
+ * (`updates`, with the body before), bodies without their MEMORY_FIELDS trailer.
  */
 export function memoryDiff(
   archiveUri: string,
-  w: WriteManyOutcome,
-  before: Map<string, string>,
-  after: Map<string, string>,
+  { written: w, before, after }: ExtractionWrite,
 ): Record<string, unknown> {
   const visible = (s: string) => stripMemoryFields(s).trim();
   const adds = w.items

@@ -1,9 +1,9 @@
 import { ExtractJob } from '@app/contracts';
 import { Identity, KernelError, KernelErrorCode, sanitiseTaskError } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { writeNodes, WriteManyOutcome, WriteOp } from './node-write';
+import { WriteManyOutcome, WriteOp } from './node-write';
 import { archiveUri } from './session-archive.repository';
-import { contentsOf, memoryDiff, writeArchiveFiles } from './session-files';
+import { memoryDiff, writeArchiveFiles, writeExtraction } from './session-files';
 import { consumeUsage, UsageConsumed } from './session-usage.repository';
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelling' | 'cancelled';
@@ -249,24 +249,12 @@ export class SessionTaskRepository {
         await finishCancelled(tx, job);
         return null;
       }
-      const before = await contentsOf(
-        tx,
-        job.accountId,
-        out.writes.map((w) => w.uri),
-      );
-      const written = out.writes.length
-        ? await writeNodes(tx, identity, out.writes, this.graceMs)
-        : { items: [], createdDirectories: [], index: null };
+      const extraction = await writeExtraction(tx, identity, out.writes, this.graceMs);
+      const written = extraction.written;
       const usage = await consumeUsage(tx, identity, job.sessionId, job.archiveIndex);
       const result = out.result(written, usage);
-      const changed = written.items.filter((i) => i.changed).map((i) => i.uri);
       const diff = out.memoryDiff
-        ? memoryDiff(
-            archiveUri(job.userId, job.sessionId, job.archiveIndex),
-            written,
-            before,
-            await contentsOf(tx, job.accountId, changed),
-          )
+        ? memoryDiff(archiveUri(job.userId, job.sessionId, job.archiveIndex), extraction)
         : null;
       await writeDoneFiles(tx, job, out, diff);
       const counts = result.memories_extracted as Record<string, number>;
