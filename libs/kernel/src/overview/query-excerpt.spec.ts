@@ -25,6 +25,37 @@ describe('query excerpts', () => {
     expect(text).not.toContain('small talk number 3 ');
   });
 
+  it("never serves the head's own line a second time", () => {
+    const summary = 'Ann and Bo talked about the greyhound Ann adopted, the shelter, the vet and the long walks.';
+    const body = `# Summary\n${summary}\n# ChatLog:\n${turns.join('\n')}\n`;
+    const text = queryExcerpt(body, focusWeights(focusTerms('Which greyhound did Ann adopt?'), [body]), 80)!;
+    expect(text.split('the greyhound Ann adopted').length - 1).toBe(1);
+    expect(text).toContain(turns[27]);
+  });
+
+  it('a term on every line counts for little: the rare match wins the room', () => {
+    const chat = [
+      ...Array.from({ length: 30 }, (_, i) => `Ann: today we chatted about item ${i}, nothing much today.`),
+      'Ann: the greyhound came home.',
+    ].join('\n');
+    const weights = focusWeights(focusTerms('What did Ann say today about the greyhound?'), [chat]);
+    const text = queryExcerpt(chat, weights, 20)!;
+    expect(text).toContain('the greyhound came home');
+    expect(text).not.toContain('item 0,');
+  });
+
+  it('the line after a matching question is served with it: it holds the answer', () => {
+    const chat = [
+      ...Array.from({ length: 20 }, (_, i) => `[D2:${i + 1}] Bo: the weather was fine on day ${i + 1}.`),
+      '[D2:21] Bo: Which shelter did you adopt the greyhound from?',
+      '[D2:22] Cy: Elm Street, last spring.',
+      '[D2:23] Bo: I adopted a cat once.',
+    ].join('\n');
+    const text = queryExcerpt(chat, focusWeights(focusTerms('Where did they adopt the greyhound?'), [chat]), 32)!;
+    expect(text).toContain('[D2:22] Cy: Elm Street, last spring.');
+    expect(text).toContain('[D2:21]');
+  });
+
   it('null when no line matches (the plain overview is served instead)', () => {
     expect(queryExcerpt(BODY, focusWeights(['zebra'], [BODY]), 100)).toBeNull();
   });

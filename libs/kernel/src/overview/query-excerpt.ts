@@ -64,28 +64,27 @@ export function focusWeights(terms: readonly string[], bodies: readonly string[]
 
 /**
  * The excerpt of `content` for the weighted terms within `allowance` tokens (text only), or null when
- * no body line matches a term (the caller then serves the plain overview).
+ * no body line matches a term (the caller then serves the plain overview). Three rules beyond "lines
+ * that match" (docs/context.md, "Excerpts"): the head's own line is never served again; a term counts
+ * by how rare it is among this body's lines too, so a name on every line does not pull in small talk;
+ * and the line after a matching question is scored like the question, because it holds the answer.
  */
 export function queryExcerpt(content: string, weights: ReadonlyMap<string, number>, allowance: number): string | null {
   if (!content || weights.size === 0 || allowance <= 0) return null;
-  const summary = extractSummary(content);
-  const lines = content.split('\n', MAX_LINES);
+  const lines = content.split('\n', MAX_LINES).map((l) => l.trim());
+  const headLine = (extractSummary(content).split('\n')[0] ?? '').trim();
+  const headAt = headLine ? lines.indexOf(headLine) : -1;
+  const scores = lineScores(lines, weights, headAt);
   const scored: { at: number; score: number; tokens: number }[] = [];
-  lines.forEach((line, at) => {
-    const text = line.trim();
-    if (!text || HEADING.test(text)) return;
-    const lower = text.toLowerCase();
-    let score = 0;
-    for (const [term, w] of weights) if (lower.includes(term)) score += w;
-    if (score > 0) scored.push({ at, score, tokens: estimateTokens(text) + 1 });
+  scores.forEach((score, at) => {
+    if (score > 0) scored.push({ at, score, tokens: estimateTokens(lines[at]!) + 1 });
   });
   if (scored.length === 0) return null;
   // A head that says what the memory is: the summary's first line, cut to a quarter of the allowance.
-  const headLine = (summary.split('\n')[0] ?? '').trim();
   const head = cutToTokens(headLine, Math.floor(allowance / 4));
   let used = head ? estimateTokens(head) + 1 : 0;
   const picked: number[] = [];
-  for (const s of [...scored].sort((a, b) => b.score - a.score || a.at - b.at)) {
+  for (const s of scored.sort((a, b) => b.score - a.score || a.at - b.at)) {
     if (used + s.tokens + 1 > allowance) continue;
     picked.push(s.at);
     used += s.tokens + 1;
@@ -96,11 +95,37 @@ export function queryExcerpt(content: string, weights: ReadonlyMap<string, numbe
   let previous = -2;
   for (const at of picked) {
     if (at !== previous + 1 && (out.length > 0 || at > 0)) out.push(GAP);
-    out.push(lines[at]!.trim());
+    out.push(lines[at]!);
     previous = at;
   }
-  if (previous < lines.length - 1 && lines.slice(previous + 1).some((l) => l.trim())) out.push(GAP);
+  if (previous < lines.length - 1 && lines.slice(previous + 1).some(Boolean)) out.push(GAP);
   return out.join('\n');
+}
+
+/**
+ * Each line's score: the sum over the terms it contains of the term's request weight times its rarity
+ * among this body's lines (log(1 + lines / lines holding it)). Headings, blank lines and the head's own
+ * line (`skip`) score 0. Then a question (a matching line ending in `?`) lends its score to the next
+ * line: in a chat log that is the reply. One pass per term over the lines.
+ */
+function lineScores(lines: readonly string[], weights: ReadonlyMap<string, number>, skip: number): number[] {
+  const usable = lines.map((l, at) => at !== skip && l !== '' && !HEADING.test(l));
+  const lowered = lines.map((l, at) => (usable[at] ? l.toLowerCase() : ''));
+  const n = Math.max(1, usable.filter(Boolean).length);
+  const scores = new Array<number>(lines.length).fill(0);
+  for (const [term, w] of weights) {
+    const holders: number[] = [];
+    lowered.forEach((l, at) => {
+      if (usable[at] && l.includes(term)) holders.push(at);
+    });
+    const weight = w * Math.log(1 + n / Math.max(1, holders.length));
+    for (const at of holders) scores[at] += weight;
+  }
+  for (let at = lines.length - 2; at >= 0; at--) {
+    if (scores[at]! > 0 && lines[at]!.endsWith('?') && usable[at + 1])
+      scores[at + 1] = Math.max(scores[at + 1]!, scores[at]!);
+  }
+  return scores;
 }
 
 /** `text` cut at a word boundary to about `tokens` estimated tokens, with `…` when cut. */
