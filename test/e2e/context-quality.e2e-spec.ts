@@ -124,6 +124,28 @@ describe('context quality (issue 14)', () => {
     expect(all.some((e) => e.directory && e.score > lowest)).toBe(true);
   });
 
+  it('an excerpt of a long chat log: the head once, the rare word over the speaker names, the reply to a matching question', async () => {
+    const as = devAs('quality-excerpt', 'default');
+    const uri = 'viking://user/default/memories/events/2024-06-01-kayak.md';
+    const summary =
+      'Ann and Bo caught up on 1 June 2024. They talked about the kayak Ann bought, the weather on the coast, ' +
+      'the plans for the summer, the new job Bo starts in July, and a long list of films they both want to see.';
+    const turns = Array.from(
+      { length: 60 },
+      (_, i) => `[D1:${i + 1}] ${i % 2 ? 'Bo' : 'Ann'}: chatting about the weather and the garden, number ${i + 1}.`,
+    );
+    turns[30] = '[D1:31] Bo: Where did you buy the kayak, Ann?';
+    turns[31] = '[D1:32] Ann: At the harbour shop on Pier 9, last spring.';
+    await seed(app, as, uri, `# Summary\n${summary}\n# 2024-06-01 ChatLog:\n${turns.join('\n')}\n`);
+    const r = await context(app, { query: 'Where did Ann buy her kayak?', max_tokens: 300 }, as);
+    expect(r.status).toBe(200);
+    const entry = entriesOf(r).find((e) => e.uri === uri)!;
+    expect(entry.detail).toBe('overview');
+    expect(entry.text).toContain(turns[30]);
+    expect(entry.text).toContain(turns[31]);
+    expect(entry.text.split('the kayak Ann bought').length - 1).toBeLessThanOrEqual(1);
+  });
+
   it('explain: a URI cooled by the session ledger is reported as cooled', async () => {
     const as = devAs('quality-cooled', 'default');
     await seed(app, as, 'viking://user/default/memories/entities/narwhal.md', 'Narwhal: the tusked whale Bo drew.');
