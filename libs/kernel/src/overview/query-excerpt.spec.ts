@@ -1,5 +1,5 @@
 import { Candidate } from '../tiering/candidate';
-import { planEntries } from '../planning/plan-entries';
+import { breadthShare, planEntries } from '../planning/plan-entries';
 import { focusTerms, focusWeights, queryExcerpt } from './query-excerpt';
 
 const U = 'viking://user/u';
@@ -89,6 +89,37 @@ describe('query excerpts', () => {
 });
 
 describe('small budgets: depth before breadth', () => {
+  it('breadth first takes 60% of a large budget, and leaves at least 480 tokens (at most 60%) for depth', () => {
+    expect(breadthShare(3200)).toBe(1920);
+    expect(breadthShare(1600)).toBe(960);
+    expect(breadthShare(800)).toBe(320);
+    expect(breadthShare(400)).toBe(160);
+  });
+
+  it('at 800 tokens the two best-ranked ~200-token events are served whole', () => {
+    const events = Array.from({ length: 12 }, (_, i) => {
+      const uri = `${U}/memories/events/p${i}.md`;
+      const c: Candidate = {
+        uri,
+        baseUri: uri,
+        category: 'events',
+        score: 1 - i / 30,
+        rankedScore: 1 - i / 30,
+        level: 2,
+        abstract: 'x',
+        origin: 'self',
+        isDirectory: false,
+      };
+      return c;
+    });
+    const body = (i: number) =>
+      `# Summary\npart ${i} of the chat, Ann and Bo\n# ChatLog:\n${Array.from({ length: 12 }, (_, t) => `[D${i}:${t}] Ann: we talked about the weather, the garden and the long walk.`).join('\n')}`;
+    const contents = new Map(events.map((c, i) => [c.baseUri, body(i)]));
+    const { entries, stats } = planEntries({ candidates: events, contents, maxTokens: 800 });
+    expect(entries.slice(0, 2).map((e) => e.detail)).toEqual(['full', 'full']);
+    expect(stats.usedTokens).toBeLessThanOrEqual(800);
+  });
+
   it('at a small budget the best-ranked event is served whole before lower-ranked overviews', () => {
     const events = Array.from({ length: 10 }, (_, i) => {
       const uri = `${U}/memories/events/e${i}.md`;

@@ -15,11 +15,21 @@ const SEPARATOR_TOKENS = 1;
 /** Redundancy rounds: each frees budget that the next refills; two rounds settle in practice. */
 const MAX_ROUNDS = 3;
 /**
- * Share of the budget the first breadth pass leaves for deepening the best-ranked entries. Measured on
- * bench:locomo (docs/context.md, "Small budgets"): at 1600 tokens and more the first pass places every
- * candidate anyway; at 800 it stops after about half of them, so the top ones are served whole.
+ * What the first breadth pass leaves for deepening the best-ranked entries: 40% of the budget, but at
+ * least {@link DEPTH_RESERVE_MIN} tokens (about two whole ~200-token memories with their envelopes)
+ * and never more than 60%. Measured on bench:locomo (docs/context.md, "Small budgets"): at 800 tokens
+ * a 40% reserve could deepen one entry at most, and the tuned layout went from 0.737 to 0.791 with 60%;
+ * at 1600 and 3200 a larger reserve cost breadth (session layout at 3200: 0.861 → 0.841).
  */
 export const DEPTH_RESERVE = 0.4;
+export const DEPTH_RESERVE_MIN = 480;
+export const DEPTH_RESERVE_MAX = 0.6;
+
+/** Tokens the first breadth pass may use out of `maxTokens`. */
+export function breadthShare(maxTokens: number): number {
+  const reserve = Math.min(maxTokens * DEPTH_RESERVE_MAX, Math.max(maxTokens * DEPTH_RESERVE, DEPTH_RESERVE_MIN));
+  return Math.floor(maxTokens - reserve);
+}
 
 export interface PlanInput {
   /** Candidates in rank order. */
@@ -219,7 +229,7 @@ export function planEntries(input: PlanInput): PlanOutput {
     if (round === 0) {
       // Value per token: breadth may take only part of the budget at first, so the best-ranked entries
       // can deepen (full bodies, wider excerpts) before lower-ranked ones are placed with what is left.
-      floor(Math.floor(maxTokens * (1 - DEPTH_RESERVE)), false);
+      floor(breadthShare(maxTokens), false);
       floorTokens = used;
       deepen();
       floor(maxTokens, false);
