@@ -10,6 +10,21 @@ const turns = Array.from(
 turns[27] = '[D1:28] Ann: I adopted a greyhound named Biscuit from the shelter last week.';
 const BODY = `# Summary\nMonday 8 May 2023, session 1, Ann and Bo.\n[D1:1] Ann: hello\n# 2023-05-08 ChatLog:\n${turns.join('\n')}\n`;
 
+/** An own event-memory candidate (kernel specs build their inputs by hand: they import only the kernel). */
+function eventCandidate(uri: string, score: number, abstract: string): Candidate {
+  return {
+    uri,
+    baseUri: uri,
+    category: 'events',
+    score,
+    rankedScore: score,
+    level: 2,
+    abstract,
+    origin: 'self',
+    isDirectory: false,
+  };
+}
+
 describe('query excerpts', () => {
   it('focus terms: stemmed words without function words; CJK pairs', () => {
     expect(focusTerms('What did Ann name the greyhound she adopted?')).toEqual(['ann', 'name', 'greyhound', 'adopt']);
@@ -61,17 +76,7 @@ describe('query excerpts', () => {
   });
 
   it('an 800-token block serves the evidence line of a long event instead of its leading text', () => {
-    const c: Candidate = {
-      uri: `${U}/memories/events/s1.md`,
-      baseUri: `${U}/memories/events/s1.md`,
-      category: 'events',
-      score: 0.8,
-      rankedScore: 0.8,
-      level: 2,
-      abstract: BODY,
-      origin: 'self',
-      isDirectory: false,
-    };
+    const c = eventCandidate(`${U}/memories/events/s1.md`, 0.8, BODY);
     const contents = new Map([[c.baseUri, BODY]]);
     const plain = planEntries({ candidates: [c], contents, maxTokens: 200 });
     expect(plain.entries[0]!.text).not.toContain('greyhound');
@@ -88,6 +93,13 @@ describe('query excerpts', () => {
   });
 });
 
+/** `n` event candidates in rank order, scores 1, 1 − 1/step, 1 − 2/step, … */
+function rankedEvents(n: number, prefix: string, step: number): Candidate[] {
+  return Array.from({ length: n }, (_, i) =>
+    eventCandidate(`${U}/memories/events/${prefix}${i}.md`, 1 - i / step, 'x'),
+  );
+}
+
 describe('small budgets: depth before breadth', () => {
   it('breadth first takes 60% of a large budget, and leaves at least 480 tokens (at most 60%) for depth', () => {
     expect(breadthShare(3200)).toBe(1920);
@@ -97,21 +109,7 @@ describe('small budgets: depth before breadth', () => {
   });
 
   it('at 800 tokens the two best-ranked ~200-token events are served whole', () => {
-    const events = Array.from({ length: 12 }, (_, i) => {
-      const uri = `${U}/memories/events/p${i}.md`;
-      const c: Candidate = {
-        uri,
-        baseUri: uri,
-        category: 'events',
-        score: 1 - i / 30,
-        rankedScore: 1 - i / 30,
-        level: 2,
-        abstract: 'x',
-        origin: 'self',
-        isDirectory: false,
-      };
-      return c;
-    });
+    const events = rankedEvents(12, 'p', 30);
     const body = (i: number) =>
       `# Summary\npart ${i} of the chat, Ann and Bo\n# ChatLog:\n${Array.from({ length: 12 }, (_, t) => `[D${i}:${t}] Ann: we talked about the weather, the garden and the long walk.`).join('\n')}`;
     const contents = new Map(events.map((c, i) => [c.baseUri, body(i)]));
@@ -121,21 +119,7 @@ describe('small budgets: depth before breadth', () => {
   });
 
   it('at a small budget the best-ranked event is served whole before lower-ranked overviews', () => {
-    const events = Array.from({ length: 10 }, (_, i) => {
-      const uri = `${U}/memories/events/e${i}.md`;
-      const c: Candidate = {
-        uri,
-        baseUri: uri,
-        category: 'events',
-        score: 1 - i / 20,
-        rankedScore: 1 - i / 20,
-        level: 2,
-        abstract: 'x',
-        origin: 'self',
-        isDirectory: false,
-      };
-      return c;
-    });
+    const events = rankedEvents(10, 'e', 20);
     const body = (i: number) =>
       `# Summary\nevent ${i} lead line\n# ChatLog:\n${'we talked about the weather and the garden. '.repeat(12)}`;
     const contents = new Map(events.map((c, i) => [c.baseUri, body(i)]));
