@@ -59,14 +59,17 @@ describe('query excerpts', () => {
     expect(text).not.toContain('item 0,');
   });
 
-  it('the line after a matching question is served with it: it holds the answer', () => {
+  it.each([
+    ['ends the line', '[D2:21] Bo: Which shelter did you adopt the greyhound from?'],
+    ['is followed by a caption', '[D2:21] Bo: Which shelter did you adopt the greyhound from? [shares a photo]'],
+  ])('the line after a matching question (the "?" %s) is served with it: it holds the answer', (_, question) => {
     const chat = [
       ...Array.from({ length: 20 }, (_, i) => `[D2:${i + 1}] Bo: the weather was fine on day ${i + 1}.`),
-      '[D2:21] Bo: Which shelter did you adopt the greyhound from?',
+      question,
       '[D2:22] Cy: Elm Street, last spring.',
       '[D2:23] Bo: I adopted a cat once.',
     ].join('\n');
-    const text = queryExcerpt(chat, focusWeights(focusTerms('Where did they adopt the greyhound?'), [chat]), 32)!;
+    const text = queryExcerpt(chat, focusWeights(focusTerms('Where did they adopt the greyhound?'), [chat]), 36)!;
     expect(text).toContain('[D2:22] Cy: Elm Street, last spring.');
     expect(text).toContain('[D2:21]');
   });

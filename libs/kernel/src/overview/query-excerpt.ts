@@ -105,7 +105,7 @@ export function queryExcerpt(content: string, weights: ReadonlyMap<string, numbe
 /**
  * Each line's score: the sum over the terms it contains of the term's request weight times its rarity
  * among this body's lines (log(1 + lines / lines holding it)). Headings, blank lines and the head's own
- * line (`skip`) score 0. Then a question (a matching line ending in `?`) lends its score to the next
+ * line (`skip`) score 0. Then a question (a matching line holding a `?`) lends its score to the next
  * line: in a chat log that is the reply. One pass per term over the lines.
  */
 function lineScores(lines: readonly string[], weights: ReadonlyMap<string, number>, skip: number): number[] {
@@ -122,7 +122,7 @@ function lineScores(lines: readonly string[], weights: ReadonlyMap<string, numbe
     for (const at of holders) scores[at] += weight;
   }
   for (let at = lines.length - 2; at >= 0; at--) {
-    if (scores[at]! > 0 && lines[at]!.endsWith('?') && usable[at + 1])
+    if (scores[at]! > 0 && lines[at]!.includes('?') && usable[at + 1])
       scores[at + 1] = Math.max(scores[at + 1]!, scores[at]!);
   }
   return scores;
