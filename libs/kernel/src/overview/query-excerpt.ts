@@ -12,6 +12,8 @@ export const MAX_FOCUS_TERMS = 24;
 /** Lines considered per body (a longer body's tail is not excerpted). */
 const MAX_LINES = 2000;
 const GAP = '…';
+/** The head may take 1/HEAD_SHARE of an excerpt's allowance. */
+const HEAD_SHARE = 8;
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/gu;
 const LATIN_WORD = /[\p{L}\p{N}]+/gu;
 const HEADING = /^#{1,6}\s/;
@@ -80,8 +82,9 @@ export function queryExcerpt(content: string, weights: ReadonlyMap<string, numbe
     if (score > 0) scored.push({ at, score, tokens: estimateTokens(lines[at]!) + 1 });
   });
   if (scored.length === 0) return null;
-  // A head that says what the memory is: the summary's first line, cut to a quarter of the allowance.
-  const head = cutToTokens(headLine, Math.floor(allowance / 4));
+  // A head that says what the memory is: the summary's first line, cut to an eighth of the allowance
+  // (its date and who come first; a quarter left fewer lines for the evidence, docs/context.md "Excerpts").
+  const head = cutToTokens(headLine, Math.floor(allowance / HEAD_SHARE));
   let used = head ? estimateTokens(head) + 1 : 0;
   const picked: number[] = [];
   for (const s of scored.sort((a, b) => b.score - a.score || a.at - b.at)) {
