@@ -52,6 +52,14 @@ export function focusTerms(query: string): string[] {
   return [...out].slice(0, MAX_FOCUS_TERMS);
 }
 
+/**
+ * How much a term found in `holding` of `total` texts tells them apart: log(1 + total / holding). Serves
+ * both levels: the request's bodies (focusWeights) and one body's lines (lineScores).
+ */
+function rarity(total: number, holding: number): number {
+  return Math.log(1 + total / Math.max(1, holding));
+}
+
 /** Term weights over a set of bodies: rarer terms count more (log inverse share of bodies holding them). */
 export function focusWeights(terms: readonly string[], bodies: readonly string[]): Map<string, number> {
   const lowered = bodies.map((b) => b.toLowerCase());
@@ -59,7 +67,7 @@ export function focusWeights(terms: readonly string[], bodies: readonly string[]
   const weights = new Map<string, number>();
   for (const t of terms) {
     const df = lowered.reduce((k, b) => k + (b.includes(t) ? 1 : 0), 0);
-    weights.set(t, Math.log(1 + n / Math.max(1, df)));
+    weights.set(t, rarity(n, df));
   }
   return weights;
 }
@@ -121,7 +129,7 @@ function lineScores(lines: readonly string[], weights: ReadonlyMap<string, numbe
     lowered.forEach((l, at) => {
       if (usable[at] && l.includes(term)) holders.push(at);
     });
-    const weight = w * Math.log(1 + n / Math.max(1, holders.length));
+    const weight = w * rarity(n, holders.length);
     for (const at of holders) scores[at] += weight;
   }
   for (let at = lines.length - 2; at >= 0; at--) {

@@ -22,8 +22,8 @@ const MAX_ROUNDS = 3;
  * at 1600 and 3200 a larger reserve cost breadth (session layout at 3200: 0.861 → 0.841).
  */
 export const DEPTH_RESERVE = 0.4;
-export const DEPTH_RESERVE_MIN = 480;
-export const DEPTH_RESERVE_MAX = 0.6;
+const DEPTH_RESERVE_MIN = 480;
+const DEPTH_RESERVE_MAX = 0.6;
 
 /** Tokens the first breadth pass may use out of `maxTokens`. */
 export function breadthShare(maxTokens: number): number {
