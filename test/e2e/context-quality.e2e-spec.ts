@@ -2,7 +2,7 @@
 // directory overviews that only repeat it are withdrawn and counted in `stats.redundant`), the user
 // root is never labelled a resource, and a directory ranks after the found files it summarises.
 import { startTestApp, TestApp } from '@app/testing';
-import { context, devAs, entriesOf, seed } from './context-support';
+import { context, devAs, entriesOf, seed, seedMany } from './context-support';
 
 describe('context quality (issue 14)', () => {
   let app: TestApp;
@@ -144,6 +144,28 @@ describe('context quality (issue 14)', () => {
     expect(entry.text).toContain(turns[30]);
     expect(entry.text).toContain(turns[31]);
     expect(entry.text.split('the kayak Ann bought').length - 1).toBeLessThanOrEqual(1);
+  });
+
+  it('at 800 tokens the depth reserve serves the two best ~240-token events whole', async () => {
+    const as = devAs('quality-depth', 'default');
+    const U = 'viking://user/default/memories/events';
+    // Ten ~20-token turns: a whole event (~240 tokens) that fits twice beside the overviews only when
+    // the first breadth pass stops at 320 tokens (a 40% reserve stops it at 480 and only one fits).
+    const LINES = 10;
+    const line = (i: number, t: number) =>
+      `[D${i}:${t}] Ann: the heron by the pond stood still again, we watched it for a while, number ${t}.`;
+    const files = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [
+        `${U}/heron-${String(i).padStart(2, '0')}.md`,
+        `# Summary\nHeron watch, part ${i}.\n# ChatLog:\n${Array.from({ length: LINES }, (_, t) => line(i, t)).join('\n')}\n`,
+      ]),
+    );
+    await seedMany(app, as, files);
+    const r = await context(app, { query: 'the heron by the pond', max_tokens: 800 }, as);
+    expect(r.status).toBe(200);
+    const events = entriesOf(r).filter((e) => e.uri.startsWith(`${U}/heron-`));
+    expect(events.slice(0, 2).map((e) => e.detail)).toEqual(['full', 'full']);
+    expect(r.body.result.stats.used_tokens).toBeLessThanOrEqual(800);
   });
 
   it('explain: a URI cooled by the session ledger is reported as cooled', async () => {
