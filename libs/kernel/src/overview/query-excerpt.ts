@@ -16,6 +16,8 @@ const GAP = '…';
 const HEAD_SHARE = 8;
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/gu;
 const LATIN_WORD = /[\p{L}\p{N}]+/gu;
+/** A question mark, ASCII or full-width: Chinese and Japanese chat write `？`. */
+const QUESTION = /[?？]/;
 const HEADING = /^#{1,6}\s/;
 /** Function words, and question words that every line would "match" (also left out of directory topics). */
 export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
@@ -116,7 +118,7 @@ export function queryExcerpt(content: string, weights: ReadonlyMap<string, numbe
 /**
  * Each line's score: the sum over the terms it contains of the term's request weight times its rarity
  * among this body's lines (log(1 + lines / lines holding it)). Headings, blank lines and the head's own
- * line (`skip`) score 0. Then a question (a matching line holding a `?`) lends its score to the next
+ * line (`skip`) score 0. Then a question (a matching line holding a `?` or `？`) lends its score to the next
  * line: in a chat log that is the reply. One pass per term over the lines.
  */
 function lineScores(lines: readonly string[], weights: ReadonlyMap<string, number>, skip: number): number[] {
@@ -133,7 +135,7 @@ function lineScores(lines: readonly string[], weights: ReadonlyMap<string, numbe
     for (const at of holders) scores[at] += weight;
   }
   for (let at = lines.length - 2; at >= 0; at--) {
-    if (scores[at]! > 0 && lines[at]!.includes('?') && usable[at + 1])
+    if (scores[at]! > 0 && QUESTION.test(lines[at]!) && usable[at + 1])
       scores[at + 1] = Math.max(scores[at + 1]!, scores[at]!);
   }
   return scores;
