@@ -146,6 +146,27 @@ describe('context quality (issue 14)', () => {
     expect(entry.text.split('the kayak Ann bought').length - 1).toBeLessThanOrEqual(1);
   });
 
+  it('a Chinese chat log: the reply after a full-width ？ question is served with it', async () => {
+    const as = devAs('quality-excerpt-zh', 'default');
+    const uri = 'viking://user/default/memories/events/2024-06-09-move.md';
+    // The plain overview (this summary) sets the excerpt's allowance: long enough for two turns.
+    const summary =
+      '2024年6月9日，李娜和王磊聊了搬家、马拉松训练、公司的季度报告、夏天的旅行计划和两个人都想看的电影。';
+    const turns = Array.from(
+      { length: 60 },
+      (_, i) => `[D4:${i + 1}] ${i % 2 ? '王磊' : '李娜'}: 今天天气不错，我们聊聊花园，第${i + 1}句。`,
+    );
+    turns[30] = '[D4:31] 李娜: 你新家的钢琴是从哪家琴行买的？';
+    turns[31] = '[D4:32] 王磊: 城西那家老店，上个月。';
+    await seed(app, as, uri, `# Summary\n${summary}\n# 2024-06-09 ChatLog:\n${turns.join('\n')}\n`);
+    const r = await context(app, { query: '王磊的钢琴在哪里买的', max_tokens: 300 }, as);
+    expect(r.status).toBe(200);
+    const entry = entriesOf(r).find((e) => e.uri === uri)!;
+    expect(entry.detail).toBe('overview');
+    expect(entry.text).toContain(turns[30]);
+    expect(entry.text).toContain(turns[31]);
+  });
+
   it('at 800 tokens the depth reserve serves the two best ~240-token events whole', async () => {
     const as = devAs('quality-depth', 'default');
     const U = 'viking://user/default/memories/events';
