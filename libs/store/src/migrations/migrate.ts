@@ -3,13 +3,15 @@ import { MIGRATIONS, Migration } from './migrations';
 
 /** Applies every migration newer than the database's version, each in its own transaction. */
 export async function migrate(db: Db, migrations: Migration[] = MIGRATIONS): Promise<number[]> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
   const applied: number[] = [];
   await db.transaction(
     async (tx) => {
-      // Serialises concurrent start-ups of several processes against one PostgreSQL server.
+      // Serialises concurrent start-ups of several processes against one PostgreSQL server. The
+      // bookkeeping table is created under the lock too: two concurrent CREATE TABLE IF NOT EXISTS
+      // collide in the catalogue (pg_type_typname_nsp_index) and one process failed to start.
       if (tx.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(4242001)');
+      await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
       const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
       const done = new Set(rows.map((r) => Number(r.version)));
       for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
