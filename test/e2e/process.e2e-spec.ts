@@ -28,16 +28,21 @@ describe('the built server as a process (npm start)', () => {
     expect(child.output()).not.toContain('    at ');
   });
 
-  it('serves on the configured port, and keeps data across a restart (embedded store on disk)', async () => {
+  /** A server on a free port over the embedded store in `dir`. */
+  const serverEnv = async (dir: string) => {
     const port = await freePort();
     const env = {
       PORT: String(port),
       HOST: '127.0.0.1',
       REDIS_URL: process.env.REDIS_URL ?? '',
-      MUNINN_DATA_DIR: dataDir,
+      MUNINN_DATA_DIR: dir,
       MUNINN_QUEUE_PREFIX: `proc-${port}`,
     };
-    const url = `http://127.0.0.1:${port}`;
+    return { env, url: `http://127.0.0.1:${port}` };
+  };
+
+  it('serves on the configured port, and keeps data across a restart (embedded store on disk)', async () => {
+    const { env, url } = await serverEnv(dataDir);
     let child = run(env);
     try {
       await waitHealthy(url).catch((err: Error) => {
@@ -64,6 +69,39 @@ describe('the built server as a process (npm start)', () => {
       expect(docs.status).toBe(200);
     } finally {
       await child.kill('SIGTERM');
+    }
+  }, 120000);
+
+  it('a second process on the same embedded store refuses to start, naming the folder; the first keeps serving', async () => {
+    // PGlite would let both open the folder and keep only one side's writes (docs/architecture.md).
+    const shared = mkdtempSync(join(tmpdir(), 'muninn-proc-lock-'));
+    const first = await serverEnv(shared);
+    const owner = run(first.env);
+    let second: ReturnType<typeof run> | null = null;
+    try {
+      await waitHealthy(first.url).catch((err: Error) => {
+        throw new Error(`${err.message}: ${owner.output()}`);
+      });
+      second = run((await serverEnv(shared)).env);
+      const stillRunning = new Promise((r) => setTimeout(() => r('still running'), 45_000).unref());
+      expect(await Promise.race([second.exited(), stillRunning])).toBe(1);
+      expect(second.output()).toContain(`The embedded store in ${join(shared, 'pgdata')} is open in another process`);
+      expect(second.output()).toContain('DATABASE_URL');
+      const w = await fetch(`${first.url}/api/v1/content/write`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          uri: 'viking://~/memories/entities/owner.md',
+          content: 'still mine',
+          mode: 'create',
+          wait: true,
+        }),
+      });
+      expect(w.status).toBe(200);
+    } finally {
+      await owner.kill('SIGTERM');
+      if (second?.child.exitCode === null && second.child.signalCode === null) await second.kill('SIGKILL');
+      rmSync(shared, { recursive: true, force: true });
     }
   }, 120000);
 });

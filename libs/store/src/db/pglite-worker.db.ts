@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { lockDataDir } from './data-dir-lock';
 import { Db, TransactionOptions } from './db.port';
 import { pgliteWorkerMain, WorkerOp, WorkerPaths, WorkerReply } from './pglite-worker.main';
 import { PGLITE_SESSION_SETTINGS } from './session-settings';
@@ -49,19 +50,24 @@ export class PgliteWorkerDb implements Db {
   private constructor(
     private readonly dataDir: string | null,
     private readonly statementTimeoutMs: number,
+    /** Releases the data folder's lock (held by the process, so a restarted worker keeps it). */
+    private readonly unlock: (() => void) | null,
   ) {}
 
   /** Opens (creating if needed) the database in `dataDir` in a new worker; `memory://` keeps it in memory. */
   static async open(dataDir: string, opts: { statementTimeoutMs?: number } = {}): Promise<PgliteWorkerDb> {
     const dir = dataDir.startsWith('memory://') ? null : dataDir;
     if (dir) mkdirSync(dir, { recursive: true });
-    const db = new PgliteWorkerDb(dir, opts.statementTimeoutMs ?? 0);
+    // One process per folder: PGlite would let a second one open it and lose one side's writes.
+    const unlock = dir ? lockDataDir(dir) : null;
+    const db = new PgliteWorkerDb(dir, opts.statementTimeoutMs ?? 0, unlock);
     db.spawn();
     try {
       await db.call({ t: 'open', dataDir: dir, init: PGLITE_SESSION_SETTINGS }, 0);
       db.opened = true;
     } catch (err) {
       await db.worker.terminate();
+      unlock?.();
       throw err;
     }
     return db;
@@ -125,6 +131,11 @@ export class PgliteWorkerDb implements Db {
     await this.worker.terminate();
     for (const p of this.pending.values()) p.reject(storeRestarted('the store was closed'));
     this.pending.clear();
+    try {
+      this.unlock?.();
+    } catch (err) {
+      this.logger.warn(`data folder lock not released: ${(err as Error).message}`);
+    }
   }
 
   private spawn(): void {
