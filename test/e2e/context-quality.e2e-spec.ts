@@ -124,47 +124,65 @@ describe('context quality (issue 14)', () => {
     expect(all.some((e) => e.directory && e.score > lowest)).toBe(true);
   });
 
-  it('an excerpt of a long chat log: the head once, the rare word over the speaker names, the reply to a matching question', async () => {
-    const as = devAs('quality-excerpt', 'default');
-    const uri = 'viking://user/default/memories/events/2024-06-01-kayak.md';
-    const summary =
-      'Ann and Bo caught up on 1 June 2024. They talked about the kayak Ann bought, the weather on the coast, ' +
-      'the plans for the summer, the new job Bo starts in July, and a long list of films they both want to see.';
-    const turns = Array.from(
-      { length: 60 },
-      (_, i) => `[D1:${i + 1}] ${i % 2 ? 'Bo' : 'Ann'}: chatting about the weather and the garden, number ${i + 1}.`,
-    );
-    turns[30] = '[D1:31] Bo: Where did you buy the kayak, Ann?';
-    turns[31] = '[D1:32] Ann: At the harbour shop on Pier 9, last spring.';
-    await seed(app, as, uri, `# Summary\n${summary}\n# 2024-06-01 ChatLog:\n${turns.join('\n')}\n`);
-    const r = await context(app, { query: 'Where did Ann buy her kayak?', max_tokens: 300 }, as);
+  /**
+   * Seeds a 60-turn chat log (`turns` where given, filler elsewhere) under `summary` and asks for context
+   * at 300 tokens: the entry it is served as, an excerpt (overview tier). The summary, as the plain
+   * overview, sets the excerpt's allowance.
+   */
+  const excerptOf = async (
+    tenant: string,
+    log: { uri: string; summary: string; day: string; filler: (i: number) => string; turns: Record<number, string> },
+    query: string,
+  ) => {
+    const as = devAs(tenant, 'default');
+    const lines = Array.from({ length: 60 }, (_, i) => log.turns[i] ?? log.filler(i));
+    await seed(app, as, log.uri, `# Summary\n${log.summary}\n# ${log.day} ChatLog:\n${lines.join('\n')}\n`);
+    const r = await context(app, { query, max_tokens: 300 }, as);
     expect(r.status).toBe(200);
-    const entry = entriesOf(r).find((e) => e.uri === uri)!;
+    const entry = entriesOf(r).find((e) => e.uri === log.uri)!;
     expect(entry.detail).toBe('overview');
-    expect(entry.text).toContain(turns[30]);
-    expect(entry.text).toContain(turns[31]);
-    expect(entry.text.split('the kayak Ann bought').length - 1).toBeLessThanOrEqual(1);
+    return entry.text;
+  };
+
+  it('an excerpt of a long chat log: the head once, the rare word over the speaker names, the reply to a matching question', async () => {
+    const turns = {
+      30: '[D1:31] Bo: Where did you buy the kayak, Ann?',
+      31: '[D1:32] Ann: At the harbour shop on Pier 9, last spring.',
+    };
+    const text = await excerptOf(
+      'quality-excerpt',
+      {
+        uri: 'viking://user/default/memories/events/2024-06-01-kayak.md',
+        summary:
+          'Ann and Bo caught up on 1 June 2024. They talked about the kayak Ann bought, the weather on the coast, ' +
+          'the plans for the summer, the new job Bo starts in July, and a long list of films they both want to see.',
+        day: '2024-06-01',
+        filler: (i) =>
+          `[D1:${i + 1}] ${i % 2 ? 'Bo' : 'Ann'}: chatting about the weather and the garden, number ${i + 1}.`,
+        turns,
+      },
+      'Where did Ann buy her kayak?',
+    );
+    expect(text).toContain(turns[30]);
+    expect(text).toContain(turns[31]);
+    expect(text.split('the kayak Ann bought').length - 1).toBeLessThanOrEqual(1);
   });
 
   it('a Chinese chat log: the reply after a full-width ？ question is served with it', async () => {
-    const as = devAs('quality-excerpt-zh', 'default');
-    const uri = 'viking://user/default/memories/events/2024-06-09-move.md';
-    // The plain overview (this summary) sets the excerpt's allowance: long enough for two turns.
-    const summary =
-      '2024年6月9日，李娜和王磊聊了搬家、马拉松训练、公司的季度报告、夏天的旅行计划和两个人都想看的电影。';
-    const turns = Array.from(
-      { length: 60 },
-      (_, i) => `[D4:${i + 1}] ${i % 2 ? '王磊' : '李娜'}: 今天天气不错，我们聊聊花园，第${i + 1}句。`,
+    const turns = { 30: '[D4:31] 李娜: 你新家的钢琴是从哪家琴行买的？', 31: '[D4:32] 王磊: 城西那家老店，上个月。' };
+    const text = await excerptOf(
+      'quality-excerpt-zh',
+      {
+        uri: 'viking://user/default/memories/events/2024-06-09-move.md',
+        summary: '2024年6月9日，李娜和王磊聊了搬家、马拉松训练、公司的季度报告、夏天的旅行计划和两个人都想看的电影。',
+        day: '2024-06-09',
+        filler: (i) => `[D4:${i + 1}] ${i % 2 ? '王磊' : '李娜'}: 今天天气不错，我们聊聊花园，第${i + 1}句。`,
+        turns,
+      },
+      '王磊的钢琴在哪里买的',
     );
-    turns[30] = '[D4:31] 李娜: 你新家的钢琴是从哪家琴行买的？';
-    turns[31] = '[D4:32] 王磊: 城西那家老店，上个月。';
-    await seed(app, as, uri, `# Summary\n${summary}\n# 2024-06-09 ChatLog:\n${turns.join('\n')}\n`);
-    const r = await context(app, { query: '王磊的钢琴在哪里买的', max_tokens: 300 }, as);
-    expect(r.status).toBe(200);
-    const entry = entriesOf(r).find((e) => e.uri === uri)!;
-    expect(entry.detail).toBe('overview');
-    expect(entry.text).toContain(turns[30]);
-    expect(entry.text).toContain(turns[31]);
+    expect(text).toContain(turns[30]);
+    expect(text).toContain(turns[31]);
   });
 
   it('at 800 tokens the depth reserve serves the two best ~240-token events whole', async () => {
