@@ -67,6 +67,15 @@ describe('the built server as a process (npm start)', () => {
       expect(await r.json()).toEqual({ status: 'ok', result: 'survives restarts' });
       const docs = await fetch(`${url}/docs`);
       expect(docs.status).toBe(200);
+      // Another embedder (here another dimension) does not re-embed the stored vectors by itself: the
+      // retriever says so at start-up, with the route that does it.
+      expect(await child.kill('SIGTERM')).toBe('SIGTERM');
+      child = run({ ...env, EMBEDDING_DIM: '256' });
+      await waitHealthy(url);
+      const warned =
+        /(\d+) nodes hold vectors of another embedder than local-hash:v1:256: .*POST \/api\/v1\/content\/reindex/;
+      for (let i = 0; i < 100 && !warned.test(child.output()); i += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(Number(warned.exec(child.output())?.[1])).toBeGreaterThanOrEqual(1);
     } finally {
       await child.kill('SIGTERM');
     }

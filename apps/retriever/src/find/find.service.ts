@@ -2,7 +2,15 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { FindJob, FindResult } from '@app/contracts';
 import { Embedder, EMBEDDER } from '@app/embed';
 import { StageTimer } from '@app/kernel';
-import { Db, ensureVectorIndex, NodeSearchQuery, NodeSearchRepository, STORE_DB } from '@app/store';
+import {
+  countForeignVectors,
+  Db,
+  ensureVectorIndex,
+  FOREIGN_VECTORS_CAP,
+  NodeSearchQuery,
+  NodeSearchRepository,
+  STORE_DB,
+} from '@app/store';
 import { toFindResult } from './find-result';
 import { queryTerms } from './query-terms';
 
@@ -28,6 +36,25 @@ export class FindService implements OnApplicationBootstrap {
       (err: Error) =>
         this.logger.warn(`vector index for ${this.embedder.dim}-d not built (${err.message}); searching without it`),
     );
+    void this.warnForeignVectors();
+  }
+
+  /**
+   * After an embedder change (provider, model or EMBEDDING_DIM) the stored vectors are not re-embedded
+   * by themselves: say so once at start-up, with the count and the route that does it.
+   */
+  private async warnForeignVectors(): Promise<void> {
+    try {
+      const n = await countForeignVectors(this.db, this.embedder.id);
+      if (n === 0) return;
+      const count = n > FOREIGN_VECTORS_CAP ? `more than ${FOREIGN_VECTORS_CAP}` : String(n);
+      this.logger.warn(
+        `${count} nodes hold vectors of another embedder than ${this.embedder.id}: search finds them by ` +
+          `their text only until POST /api/v1/content/reindex re-embeds them`,
+      );
+    } catch (err) {
+      this.logger.warn(`could not count vectors of other embedders (${(err as Error).message})`);
+    }
   }
 
   /**

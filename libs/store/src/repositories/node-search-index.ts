@@ -32,3 +32,19 @@ export async function ensureVectorIndex(db: Db, dim: number): Promise<boolean> {
   }
   return true;
 }
+
+/** Most rows {@link countForeignVectors} counts: enough to say "many", bounded at start-up. */
+export const FOREIGN_VECTORS_CAP = 100_000;
+
+/**
+ * How many nodes hold a vector from an embedder other than `embedderId`, up to
+ * {@link FOREIGN_VECTORS_CAP} (then CAP + 1). Search ignores such vectors (the dimensions or the space
+ * differ), so those nodes are found by their text only until a reindex re-embeds them.
+ */
+export async function countForeignVectors(db: Db, embedderId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number | string }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM nodes WHERE embedder_id IS NOT NULL AND embedder_id <> $1 LIMIT $2) s`,
+    [embedderId, FOREIGN_VECTORS_CAP + 1],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
