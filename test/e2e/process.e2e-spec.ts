@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDist, freePort, startAppProcess, waitHealthy } from '@app/testing';
@@ -111,6 +112,25 @@ describe('the built server as a process (npm start)', () => {
       await owner.kill('SIGTERM');
       if (second?.child.exitCode === null && second.child.signalCode === null) await second.kill('SIGKILL');
       rmSync(shared, { recursive: true, force: true });
+    }
+  }, 120000);
+
+  it('exits with one clear line when its port is taken, after releasing the store folder', async () => {
+    const { env } = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-port-')));
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(Number(env.PORT), '127.0.0.1', r));
+    try {
+      const child = run(env);
+      expect(await child.exited()).toBe(1);
+      expect(child.output()).toContain(
+        `muninn: cannot listen on 127.0.0.1:${env.PORT} (address in use); stop the other server or set PORT`,
+      );
+      expect(child.output()).not.toContain('    at ');
+      // The app was closed before exiting: the next start finds no lock of a process that is gone.
+      expect(existsSync(join(env.MUNINN_DATA_DIR, 'pgdata.lock'))).toBe(false);
+    } finally {
+      await new Promise((r) => taken.close(r));
+      rmSync(env.MUNINN_DATA_DIR, { recursive: true, force: true });
     }
   }, 120000);
 });

@@ -5,6 +5,7 @@ import { bootConfig } from '@app/config';
 import { appLogger, ensureRedisReachable, startTracing } from '@app/queue';
 import { GatewayModule } from './gateway.module';
 import { configureHttpApp, createHttpAdapter } from './http/configure-app';
+import { listenOrExit } from './http/listen';
 
 async function main() {
   const config = bootConfig();
@@ -14,7 +15,7 @@ async function main() {
   const http = createHttpAdapter(config);
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), http, { logger });
   configureHttpApp(app);
-  await app.listen(config.http.port, config.http.host);
+  await listenOrExit(app, config);
 }
 
 void main();

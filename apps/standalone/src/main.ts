@@ -5,6 +5,7 @@ import { bootConfig } from '@app/config';
 import { appLogger, ensureRedisReachable, startTracing } from '@app/queue';
 import { StandaloneModule } from './standalone.module';
 import { configureHttpApp, createHttpAdapter } from '../../gateway/src/http/configure-app';
+import { listenOrExit } from '../../gateway/src/http/listen';
 
 /** `npm start`: every app in one process, same queues and code paths as the multi-process deployment. */
 async function main() {
@@ -19,7 +20,7 @@ async function main() {
     },
   );
   configureHttpApp(app);
-  await app.listen(config.http.port, config.http.host);
+  await listenOrExit(app, config);
   process.stdout.write(`muninn: listening on http://${config.http.host}:${config.http.port} (docs at /docs)\n`);
 }
 
