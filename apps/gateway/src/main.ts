@@ -4,8 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { bootConfig } from '@app/config';
 import { appLogger, ensureRedisReachable, startTracing } from '@app/queue';
 import { GatewayModule } from './gateway.module';
-import { configureHttpApp, createHttpAdapter } from './http/configure-app';
-import { listenOrExit } from './http/listen';
+import { configureHttpApp, createHttpAdapter, listenOrExit } from './http/configure-app';
 
 async function main() {
   const config = bootConfig();

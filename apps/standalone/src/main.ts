@@ -4,8 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { bootConfig } from '@app/config';
 import { appLogger, ensureRedisReachable, startTracing } from '@app/queue';
 import { StandaloneModule } from './standalone.module';
-import { configureHttpApp, createHttpAdapter } from '../../gateway/src/http/configure-app';
-import { listenOrExit } from '../../gateway/src/http/listen';
+import { configureHttpApp, createHttpAdapter, listenOrExit } from '../../gateway/src/http/configure-app';
 
 /** `npm start`: every app in one process, same queues and code paths as the multi-process deployment. */
 async function main() {
