@@ -34,14 +34,14 @@ interface Owner {
 }
 
 /** Takes the folder's lock or throws UNAVAILABLE naming the folder and its holder; returns the release. */
-export function lockDataDir(dir: string, now: () => number = Date.now): () => void {
+export function lockDataDir(dir: string): () => void {
   const path = `${realpathSync(dir)}.lock`;
   const me: Owner = { pid: process.pid, host: hostname() };
   if (!tryCreate(path, me)) {
     const holder = readOwner(path);
-    if (!isStale(path, holder, now())) throw lockedError(dir, path, holder);
+    if (!isStale(path, holder, me.host)) throw lockedError(dir, path, holder);
     // Move the stale file aside first: of two processes taking it over at once, one rename wins.
-    const aside = `${path}.stale-${process.pid}-${now()}`;
+    const aside = `${path}.stale-${process.pid}-${Date.now()}`;
     try {
       renameSync(path, aside);
       unlinkSync(aside);
@@ -86,11 +86,11 @@ function readOwner(path: string): Owner | null {
   }
 }
 
-/** Gone from this host, or untouched for longer than STALE_MS (also a lock file that cannot be read). */
-function isStale(path: string, holder: Owner | null, at: number): boolean {
-  if (holder && holder.host === hostname() && !alive(holder.pid)) return true;
+/** Its process gone from this host (`host`), or untouched for longer than STALE_MS (so is an unreadable lock). */
+function isStale(path: string, holder: Owner | null, host: string): boolean {
+  if (holder && holder.host === host && !alive(holder.pid)) return true;
   try {
-    return at - statSync(path).mtimeMs > STALE_MS;
+    return Date.now() - statSync(path).mtimeMs > STALE_MS;
   } catch {
     return true; // removed meanwhile
   }

@@ -1,7 +1,10 @@
 import { Db } from '../db/db.port';
 import { MIGRATIONS, Migration } from './migrations';
 
-/** Applies every migration newer than the database's version, each in its own transaction. */
+/**
+ * Applies every migration newer than the database's version, all in one transaction under the
+ * migration lock (docs/architecture.md, "Migrations at start-up"); returns the versions it applied.
+ */
 export async function migrate(db: Db, migrations: Migration[] = MIGRATIONS): Promise<number[]> {
   const applied: number[] = [];
   await db.transaction(
