@@ -81,7 +81,8 @@ const llm =
       })
     : null;
 const llmTimeoutMs = Number(flag('llm-timeout-ms', '120000'));
-// --dump keeps every served block for inspection (local only: it holds dataset text).
+// --dump keeps every served block for inspection (local only: it holds dataset text), with the memories holding
+// each evidence turn; with --diagnose also each question's /find order.
 const dump = onOff('dump', false);
 const dumps: unknown[] = [];
 // --oracle: the assembly ceiling (see where it is used); its numbers are labelled and never the result.
@@ -252,9 +253,9 @@ async function runConversation(
         for (const e of (result.entries ?? []) as { category: string; detail: string }[])
           mix[`${e.category}/${e.detail}`] = (mix[`${e.category}/${e.detail}`] ?? 0) + 1;
         if (dump) {
-          const holders = files
-            .filter((f) => q.evidence.some((id) => f.content.includes(`[${id}]`)))
-            .map((f) => f.path);
+          const holders = Object.fromEntries(
+            q.evidence.map((id) => [id, files.filter((f) => f.content.includes(`[${id}]`)).map((f) => f.path)]),
+          );
           const entries = ((result.entries ?? []) as { uri: string; detail: string; score: number }[]).map(
             (e) => `${e.uri.replace(/^.*\/memories\//, '')} ${e.detail} ${e.score.toFixed(3)}`,
           );
@@ -292,6 +293,7 @@ async function runConversation(
           .map((f) => `viking://user/${USER}/memories/${f.path}`),
       );
       const rank = hits.findIndex((h) => holders.has(h.uri)) + 1;
+      if (dump) dumps.push({ id: q.id, find: hits.map((h) => h.uri.replace(/^.*\/memories\//, '')) });
       findRanks.push({ category: q.category, rank });
       const ranked = bm25.rank(q.question).slice(0, 100);
       const holds = (i: number) => q.evidence.some((id) => files[i].content.includes(`[${id}]`));
