@@ -5,6 +5,7 @@
  * `process.env` inside the kernel is invisible to dependency-cruiser: .ci/check-kernel-env.sh covers it.
  */
 const SPEC = '\\.(spec|e2e-spec)\\.ts$';
+const TESTING = '^libs/(testing|kernel/src/testing)/';
 
 // The "may import" column of architecture.md for the other libs. Reported as warnings: the hard
 // rules are the ones the style guide names (kernel, contracts, config, apps).
@@ -87,9 +88,11 @@ module.exports = {
     {
       name: 'production-not-to-testing',
       severity: 'error',
-      comment: 'libs/testing is test-only (the build excludes it); app and lib code must not import it.',
-      from: { path: '^(apps|libs)/', pathNot: [SPEC, '^libs/testing/'] },
-      to: { path: '^libs/testing/' },
+      comment:
+        'libs/testing and libs/kernel/src/testing (fixtures for kernel specs, which may import only the kernel) ' +
+        'are test-only (the build excludes them); app and lib code must not import them.',
+      from: { path: '^(apps|libs)/', pathNot: [SPEC, TESTING] },
+      to: { path: TESTING },
     },
     {
       name: 'production-not-to-dev-deps',

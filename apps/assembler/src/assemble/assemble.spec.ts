@@ -1,6 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { AssembleJob } from '@app/contracts';
-import { Candidate, ContentRead, Identity } from '@app/kernel';
+import { ContentRead, Identity } from '@app/kernel';
+import { candidate } from '@app/kernel/testing/candidate';
 import { AssembleProcessor } from './assemble.processor';
 import { AssembleService } from './assemble.service';
 import type { BodyReaderService } from './body-reader.service';
@@ -12,20 +13,8 @@ const identity: Identity = { accountId: 'acme', userId: 'ann', role: 'user', act
 const U = 'viking://user/ann';
 const BODY = 'The kestrel hovers over the meadow at dawn, then stoops on a vole. '.repeat(3).trim();
 
-function cand(name: string, score: number): Candidate {
-  const uri = `${U}/memories/events/${name}.md`;
-  return {
-    uri,
-    baseUri: uri,
-    category: 'events',
-    score,
-    rankedScore: score,
-    level: 2,
-    abstract: `${name}: a kestrel note`,
-    origin: 'self',
-    isDirectory: false,
-  };
-}
+const cand = (name: string, score: number) =>
+  candidate(`${U}/memories/events/${name}.md`, 'events', { score, abstract: `${name}: a kestrel note` });
 
 function withBodies(bodies: Record<string, string>) {
   const asked: ContentRead[][] = [];

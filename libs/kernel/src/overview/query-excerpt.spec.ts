@@ -1,3 +1,4 @@
+import { candidate } from '../testing/candidate';
 import { Candidate } from '../tiering/candidate';
 import { breadthShare, planEntries } from '../planning/plan-entries';
 import { focusTerms, focusWeights, queryExcerpt } from './query-excerpt';
@@ -10,20 +11,7 @@ const turns = Array.from(
 turns[27] = '[D1:28] Ann: I adopted a greyhound named Biscuit from the shelter last week.';
 const BODY = `# Summary\nMonday 8 May 2023, session 1, Ann and Bo.\n[D1:1] Ann: hello\n# 2023-05-08 ChatLog:\n${turns.join('\n')}\n`;
 
-/** An own event-memory candidate (kernel specs build their inputs by hand: they import only the kernel). */
-function eventCandidate(uri: string, score: number, abstract: string): Candidate {
-  return {
-    uri,
-    baseUri: uri,
-    category: 'events',
-    score,
-    rankedScore: score,
-    level: 2,
-    abstract,
-    origin: 'self',
-    isDirectory: false,
-  };
-}
+const eventCandidate = (uri: string, score: number, abstract: string) => candidate(uri, 'events', { score, abstract });
 
 describe('query excerpts', () => {
   it('focus terms: stemmed words without function words; CJK pairs', () => {

@@ -1,7 +1,7 @@
 import { estimateTokens } from '../budget/token-estimate';
 import { renderEntry } from '../render/render-entry';
+import { candidate as cand } from '../testing/candidate';
 import { Candidate } from '../tiering/candidate';
-import { Category } from '../tiering/category';
 import { DetailPins, normalizeDetail, NO_PINS } from '../tiering/detail-pins';
 import { contentUriFor, normalizeReadContent } from '../tiering/tier-text';
 import { perEntryCap } from '../budget/per-entry-cap';
@@ -9,22 +9,6 @@ import { planEntries } from './plan-entries';
 import { planContentReads } from './read-policy';
 
 const U = 'viking://user/test_user';
-
-function cand(baseUri: string, category: Category, over: Partial<Candidate> = {}): Candidate {
-  const score = over.score ?? 0.5;
-  return {
-    uri: baseUri,
-    baseUri,
-    category,
-    score,
-    rankedScore: score,
-    level: 2,
-    abstract: '',
-    origin: 'self',
-    isDirectory: false,
-    ...over,
-  };
-}
 
 /** Read what the policy asks for (failures → ""), then plan: the assembler's steps in miniature. */
 function assemble(

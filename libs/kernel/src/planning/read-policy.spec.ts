@@ -1,27 +1,10 @@
-import { Candidate } from '../tiering/candidate';
-import { Category } from '../tiering/category';
+import { candidate as cand } from '../testing/candidate';
 import { normalizeDetail, NO_PINS } from '../tiering/detail-pins';
 import { contentUriFor } from '../tiering/tier-text';
 import { planEntries } from './plan-entries';
 import { needsBody, planContentReads } from './read-policy';
 
 const U = 'viking://user/test_user';
-
-function cand(baseUri: string, category: Category, over: Partial<Candidate> = {}): Candidate {
-  const score = over.score ?? 0.5;
-  return {
-    uri: baseUri,
-    baseUri,
-    category,
-    score,
-    rankedScore: score,
-    level: 2,
-    abstract: '',
-    origin: 'self',
-    isDirectory: false,
-    ...over,
-  };
-}
 
 const eventBody = (gist: string, filler: string) => `# Summary\n${gist}\n\n# ChatLog:\n${filler}`;
 

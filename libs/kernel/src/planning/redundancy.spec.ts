@@ -1,24 +1,11 @@
+import { candidate } from '../testing/candidate';
 import { Candidate } from '../tiering/candidate';
 import { planEntries } from './plan-entries';
 import { redundantEntries, shingles } from './redundancy';
 
 const U = 'viking://user/default';
 
-function cand(baseUri: string, over: Partial<Candidate> = {}): Candidate {
-  const score = over.score ?? 0.5;
-  return {
-    uri: baseUri,
-    baseUri,
-    category: 'preferences',
-    score,
-    rankedScore: score,
-    level: 2,
-    abstract: '',
-    origin: 'self',
-    isDirectory: false,
-    ...over,
-  };
-}
+const cand = (baseUri: string, over: Partial<Candidate> = {}) => candidate(baseUri, 'preferences', over);
 
 describe('redundantEntries', () => {
   it('withdraws the lower-ranked of two near-copies, keeps distinct texts', () => {

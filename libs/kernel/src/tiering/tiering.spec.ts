@@ -1,24 +1,15 @@
+import { candidate } from '../testing/candidate';
 import { Candidate } from './candidate';
 import { Category } from './category';
 import { detailStat, normalizeDetail, pinFor } from './detail-pins';
 import { contentUriFor, normalizeReadContent, overviewFromContent, tierText } from './tier-text';
 import { tiersDownFrom, tierWindow } from './tier-window';
 
-function cand(category: Category, over: Partial<Candidate> = {}): Candidate {
-  const baseUri = over.baseUri ?? `viking://user/u/memories/${category}/x.md`;
-  return {
-    uri: baseUri,
-    baseUri,
-    category,
-    score: 0.5,
-    rankedScore: 0.5,
-    level: 2,
+const cand = (category: Category, over: Partial<Candidate> = {}) =>
+  candidate(over.baseUri ?? `viking://user/u/memories/${category}/x.md`, category, {
     abstract: 'has abstract',
-    origin: 'self',
-    isDirectory: false,
     ...over,
-  };
-}
+  });
 
 describe('tier table', () => {
   it.each([
