@@ -96,37 +96,7 @@ export function urisOf(r: TestResponse): string[] {
   return entriesOf(r).map((e) => e.uri);
 }
 
-/** The `stats` keys of docs/contract.md#stats in emission order (optional ones included only when present). */
-export const STATS_KEYS = [
-  'searched',
-  'candidates',
-  'excluded',
-  'origins',
-  'peer_scope',
-  'quotas',
-  'retrieval_errors',
-  'max_tokens',
-  'used_tokens',
-  'per_entry_cap',
-  'returned',
-  'dropped',
-  'deduped',
-  'detail',
-  'tier_counts',
-  'fill',
-  'purpose',
-  'query_expansion',
-  'planned_queries',
-  'score_threshold',
-  'other_peer_penalties',
-  'rewrite',
-  'rewrite_usage',
-  'dedup',
-  'ignored',
-  'deprecated',
-  // Muninn's own key, always last: candidates withdrawn as redundant (docs/context.md).
-  'redundant',
-];
+export { STATS_KEYS } from '@app/kernel/testing/stats-keys';
 
 // ---------------------------------------------------------------------------------------------
 // The jobs behind one request. Completed jobs stay in Redis for two minutes (libs/queue job-options),

@@ -1,59 +1,17 @@
+import { runRetrieval } from '../testing/retrieval-scenario';
 import { Identity } from '../identity/identity';
-import { FindHit, FindResultLike } from './find-hit';
-import { normalizePenalties } from './penalties';
-import { resolveQuotas, QuotaMap, RECALL_DEFAULT_QUOTAS } from './quotas';
-import { mergeRetrievalResults, RetrievalOutcome } from './retrieval-merge';
-import { PeerScope, planRetrievalCalls, RetrievalCall } from './retrieval-plan';
+import { FindHit } from './find-hit';
+import { resolveQuotas, RECALL_DEFAULT_QUOTAS } from './quotas';
 
 const tester: Identity = { accountId: 'acme', userId: 'test_user', role: 'user', actorPeerId: 'current' };
 const plain: Identity = { ...tester, actorPeerId: null };
 const U = 'viking://user/test_user';
 
-type Find = (call: RetrievalCall) => FindResultLike | Error;
-
-interface Scenario {
-  identity: Identity;
-  quotas?: QuotaMap | null;
-  limit?: number;
-  peerScope?: PeerScope;
-  queries?: string[];
-  excluded?: string[];
-  find?: Find;
-}
-
-function run(s: Scenario) {
-  const excluded = new Set(s.excluded ?? []);
-  const quotas = s.quotas ?? null;
-  const calls = planRetrievalCalls({
-    identity: s.identity,
-    quotas,
-    limit: s.limit ?? 10,
-    peerScope: s.peerScope ?? 'all',
-    queries: s.queries ?? ['q'],
-    excludedCount: excluded.size,
-  });
-  const outcomes: RetrievalOutcome[] = calls.map((call) => {
-    const found = (s.find ?? (() => ({})))(call);
-    return found instanceof Error
-      ? { call, error: { name: found.name, message: found.message } }
-      : { call, result: found };
-  });
-  const merged = mergeRetrievalResults({
-    identity: s.identity,
-    quotas,
-    limit: s.limit ?? 10,
-    penalties: normalizePenalties(null),
-    excluded,
-    outcomes,
-  });
-  return { calls, targets: calls.map((c) => c.targetUri), ...merged };
-}
-
 const hit = (uri: string, score: number, abstract = `abs ${uri}`): FindHit => ({ uri, score, abstract });
 
 describe('merging retrieval results', () => {
   it('actor, self and other-peer hits rank by penalised score and origin', () => {
-    const merged = run({
+    const merged = runRetrieval({
       identity: tester,
       quotas: { ...RECALL_DEFAULT_QUOTAS },
       find: (call) => {
@@ -81,7 +39,7 @@ describe('merging retrieval results', () => {
 
   it('an actor resource hit is actor_peer', () => {
     const actorUri = `${U}/peers/current/resources/actor-faq.md`;
-    const merged = run({
+    const merged = runRetrieval({
       identity: tester,
       quotas: { resources: 2 },
       find: (call) => (call.targetUri.endsWith('/peers/current/resources') ? { resources: [hit(actorUri, 0.91)] } : {}),
@@ -93,7 +51,7 @@ describe('merging retrieval results', () => {
 
   it('profile.md is never a candidate and duplicate URIs collapse', () => {
     const event = `${U}/memories/events/e.md`;
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       quotas: { events: 5 },
       peerScope: 'actor',
@@ -104,7 +62,7 @@ describe('merging retrieval results', () => {
   });
 
   it('flat mode keeps the owning list for categories', () => {
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       peerScope: 'actor',
       find: () => ({
@@ -119,7 +77,7 @@ describe('merging retrieval results', () => {
 
   it('flat mode: first owning list wins, best score kept, peer scan keeps only other peers, cut to limit', () => {
     const shared = 'viking://resources/backup/memories/events/log.md';
-    const merged = run({
+    const merged = runRetrieval({
       identity: tester,
       limit: 2,
       find: (call) =>
@@ -146,7 +104,7 @@ describe('merging retrieval results', () => {
       score,
       abstract: '',
     });
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       peerScope: 'actor',
       limit: 4,
@@ -169,7 +127,7 @@ describe('merging retrieval results', () => {
       ['events/2023/05/25/p2.md', 0.5, 0.5],
       ['events/2023/050.md', 0.4, 0.4],
     ]);
-    const wider = run({
+    const wider = runRetrieval({
       identity: plain,
       peerScope: 'actor',
       limit: 10,
@@ -189,7 +147,7 @@ describe('merging retrieval results', () => {
   });
 
   it('excluded URIs are dropped and counted', () => {
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       peerScope: 'actor',
       excluded: ['viking://resources/a.md'],
@@ -201,7 +159,7 @@ describe('merging retrieval results', () => {
   });
 
   it('a directory is excluded by its de-suffixed URI too', () => {
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       quotas: { entities: 2 },
       peerScope: 'actor',
@@ -213,7 +171,7 @@ describe('merging retrieval results', () => {
   });
 
   it('every call failing yields no candidates and capped error strings', () => {
-    const merged = run({
+    const merged = runRetrieval({
       identity: tester,
       quotas: resolveQuotas(null, 'coding'),
       find: () => Object.assign(new Error('embedder down '.repeat(30)), { name: 'RuntimeError' }),
@@ -226,7 +184,7 @@ describe('merging retrieval results', () => {
   });
 
   it('a failing bucket reports 0 searched while the other still serves', () => {
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       quotas: { events: 2, entities: 2 },
       peerScope: 'actor',
@@ -241,7 +199,7 @@ describe('merging retrieval results', () => {
   });
 
   it('a directory hit becomes the directory URI', () => {
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       quotas: { entities: 1 },
       peerScope: 'actor',
@@ -264,7 +222,7 @@ describe('merging retrieval results', () => {
 
   it('bucketed: quota cut per bucket, cross-bucket dedupe keeps the higher raw score at the first position, stable sort', () => {
     const both = `${U}/memories/events/both.md`;
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       quotas: { events: 2, entities: 1 },
       peerScope: 'actor',
@@ -286,7 +244,7 @@ describe('merging retrieval results', () => {
   });
 
   it('stable order for equal ranked scores follows bucket then retrieval order', () => {
-    const merged = run({
+    const merged = runRetrieval({
       identity: plain,
       quotas: { entities: 2, events: 2 },
       peerScope: 'actor',

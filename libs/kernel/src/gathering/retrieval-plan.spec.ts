@@ -1,60 +1,18 @@
+import { runRetrieval } from '../testing/retrieval-scenario';
 import { Identity } from '../identity/identity';
-import { FindHit, FindResultLike } from './find-hit';
-import { normalizePenalties } from './penalties';
-import { resolveQuotas, QuotaMap, RECALL_DEFAULT_QUOTAS } from './quotas';
-import { mergeRetrievalResults, RetrievalOutcome } from './retrieval-merge';
-import { PeerScope, planRetrievalCalls, RetrievalCall } from './retrieval-plan';
+import { FindHit } from './find-hit';
+import { resolveQuotas, RECALL_DEFAULT_QUOTAS } from './quotas';
 
 const devRoot: Identity = { accountId: 'default', userId: 'default', role: 'root', actorPeerId: null };
 const tester: Identity = { accountId: 'acme', userId: 'test_user', role: 'user', actorPeerId: 'current' };
 const plain: Identity = { ...tester, actorPeerId: null };
 const U = 'viking://user/test_user';
 
-type Find = (call: RetrievalCall) => FindResultLike | Error;
-
-interface Scenario {
-  identity: Identity;
-  quotas?: QuotaMap | null;
-  limit?: number;
-  peerScope?: PeerScope;
-  queries?: string[];
-  excluded?: string[];
-  find?: Find;
-}
-
-function run(s: Scenario) {
-  const excluded = new Set(s.excluded ?? []);
-  const quotas = s.quotas ?? null;
-  const calls = planRetrievalCalls({
-    identity: s.identity,
-    quotas,
-    limit: s.limit ?? 10,
-    peerScope: s.peerScope ?? 'all',
-    queries: s.queries ?? ['q'],
-    excludedCount: excluded.size,
-  });
-  const outcomes: RetrievalOutcome[] = calls.map((call) => {
-    const found = (s.find ?? (() => ({})))(call);
-    return found instanceof Error
-      ? { call, error: { name: found.name, message: found.message } }
-      : { call, result: found };
-  });
-  const merged = mergeRetrievalResults({
-    identity: s.identity,
-    quotas,
-    limit: s.limit ?? 10,
-    penalties: normalizePenalties(null),
-    excluded,
-    outcomes,
-  });
-  return { calls, targets: calls.map((c) => c.targetUri), ...merged };
-}
-
 const hit = (uri: string, score: number, abstract = `abs ${uri}`): FindHit => ({ uri, score, abstract });
 
 describe('retrieval plan', () => {
   it('flat default asks for 10 on the default targets, then scans peers for 40 without the actor', () => {
-    const { calls } = run({ identity: plain });
+    const { calls } = runRetrieval({ identity: plain });
     expect(calls).toEqual([
       { bucket: null, query: 'q', targetUri: '', openContext: false, limit: 10, contextTypeFilter: null },
       { bucket: null, query: 'q', targetUri: `${U}/peers`, openContext: true, limit: 40, contextTypeFilter: null },
@@ -117,21 +75,26 @@ describe('retrieval plan', () => {
       targets: [`${U}/memories/events`, `${U}/memories/entities`, `${U}/memories/preferences`],
     },
   ])('$name', ({ scenario, targets }) => {
-    expect(run(scenario).targets).toEqual(targets);
+    expect(runRetrieval(scenario).targets).toEqual(targets);
   });
 
   it('peer_scope actor never targets …/peers', () => {
-    const { targets } = run({ identity: tester, quotas: { ...RECALL_DEFAULT_QUOTAS }, peerScope: 'actor' });
+    const { targets } = runRetrieval({ identity: tester, quotas: { ...RECALL_DEFAULT_QUOTAS }, peerScope: 'actor' });
     expect(targets.some((t) => t.endsWith('/peers'))).toBe(false);
   });
 
   it('every call over-fetches to 7 for quota 4 with three exclusions', () => {
-    const { calls } = run({ identity: tester, quotas: { events: 4 }, peerScope: 'actor', excluded: ['a', 'b', 'c'] });
+    const { calls } = runRetrieval({
+      identity: tester,
+      quotas: { events: 4 },
+      peerScope: 'actor',
+      excluded: ['a', 'b', 'c'],
+    });
     expect(calls.map((c) => c.limit)).toEqual([7, 7]);
   });
 
   it('fans out once per planned query, own scopes before peer scans, blanks dropped', () => {
-    const { calls } = run({ identity: plain, quotas: { events: 2 }, queries: ['q', '', 'q2'] });
+    const { calls } = runRetrieval({ identity: plain, quotas: { events: 2 }, queries: ['q', '', 'q2'] });
     expect(calls.map((c) => [c.query, c.targetUri, c.limit, c.contextTypeFilter])).toEqual([
       ['q', `${U}/memories/events`, 2, 'memory'],
       ['q2', `${U}/memories/events`, 2, 'memory'],
@@ -141,13 +104,13 @@ describe('retrieval plan', () => {
   });
 
   it('searches the empty query once when no query is planned', () => {
-    expect(run({ identity: plain, queries: [], peerScope: 'actor' }).calls.map((c) => c.query)).toEqual(['']);
+    expect(runRetrieval({ identity: plain, queries: [], peerScope: 'actor' }).calls.map((c) => c.query)).toEqual(['']);
   });
 });
 
 describe('retrieval plan: quotas beat limit', () => {
   it('the coding preset is not truncated by limit 1', () => {
-    const { candidates } = run({
+    const { candidates } = runRetrieval({
       identity: tester,
       quotas: resolveQuotas(null, 'coding'),
       limit: 1,

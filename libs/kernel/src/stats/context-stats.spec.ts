@@ -1,37 +1,8 @@
+import { STATS_KEYS } from '../testing/stats-keys';
 import { normalizePenalties } from '../gathering/penalties';
 import { planEntries } from '../planning/plan-entries';
 import { deprecatedStats } from '../request/recall-fold';
 import { buildContextStats, StatsInput } from './context-stats';
-
-const ORDER = [
-  'searched',
-  'candidates',
-  'excluded',
-  'origins',
-  'peer_scope',
-  'quotas',
-  'retrieval_errors',
-  'max_tokens',
-  'used_tokens',
-  'per_entry_cap',
-  'returned',
-  'dropped',
-  'deduped',
-  'detail',
-  'tier_counts',
-  'fill',
-  'purpose',
-  'query_expansion',
-  'planned_queries',
-  'score_threshold',
-  'other_peer_penalties',
-  'rewrite',
-  'rewrite_usage',
-  'dedup',
-  'ignored',
-  'deprecated',
-  'redundant',
-];
 
 function input(over: Partial<StatsInput> = {}): StatsInput {
   return {
@@ -77,7 +48,7 @@ describe('buildContextStats', () => {
     { name: 'only deprecation (recall)', over: { deprecated: deprecatedStats(['render']) } },
   ])('keeps the contract order: $name', ({ over }) => {
     const keys = Object.keys(buildContextStats(input(over)));
-    expect(keys).toEqual(ORDER.filter((key) => keys.includes(key)));
+    expect(keys).toEqual(STATS_KEYS.filter((key) => keys.includes(key)));
   });
 
   it.each([
