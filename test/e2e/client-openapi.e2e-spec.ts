@@ -84,6 +84,7 @@ describe("generated client vs the server's OpenAPI document", () => {
       'other_peer_penalty',
       'rewrite',
       'rewrite_max_bullets',
+      'explain',
     ]) {
       expect([field, field in request.properties]).toEqual([field, true]);
     }
