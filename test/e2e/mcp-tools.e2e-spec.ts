@@ -49,42 +49,10 @@ describe('MCP tools (api_key mode, user alice)', () => {
     await app.close();
   });
 
-  it('cases 1-4: tools/list has the 15 reference tools (+ legacy recall) with portable schemas', async () => {
+  // Cases 1-4: the exact tool list and the explicit-typed schemas are checked in mcp.e2e-spec.ts; here, what each
+  // tool's schema promises.
+  it('cases 1-4: tools/list schemas carry the reference enums and required fields', async () => {
     const { tools } = await client.listTools();
-    const names = tools.map((t) => t.name);
-    for (const n of [
-      'find',
-      'search',
-      'read',
-      'list',
-      'tree',
-      'remember',
-      'write',
-      'edit',
-      'add_resource',
-      'list_watches',
-      'cancel_watch',
-      'grep',
-      'glob',
-      'forget',
-      'health',
-    ]) {
-      expect(names).toContain(n);
-    }
-    expect(names).toHaveLength(16);
-    const walk = (node: any, path: string) => {
-      expect([path, typeof node.type, node.anyOf, node.$ref, node.$defs]).toEqual([
-        path,
-        'string',
-        undefined,
-        undefined,
-        undefined,
-      ]);
-      expect([path, 'default' in node && node.default === null]).toEqual([path, false]);
-      for (const [k, v] of Object.entries(node.properties ?? {})) walk(v, `${path}.${k}`);
-      if (node.items) walk(node.items, `${path}[]`);
-    };
-    for (const t of tools) walk(t.inputSchema, t.name);
     const by = (n: string) => tools.find((t) => t.name === n)!.inputSchema as any;
     expect(by('search').properties.mode.enum).toEqual(['list', 'context']);
     expect(by('write').properties.mode.enum).toEqual(['replace', 'append', 'create']);

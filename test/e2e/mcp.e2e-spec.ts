@@ -33,14 +33,16 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 
 /** Every schema node names one explicit JSON type; no anyOf/oneOf/allOf/$ref anywhere. */
 function assertExplicitTypes(schema: any, path: string): void {
-  expect([path, schema.anyOf, schema.oneOf, schema.allOf, schema.$ref]).toEqual([
+  expect([path, schema.anyOf, schema.oneOf, schema.allOf, schema.$ref, schema.$defs]).toEqual([
     path,
+    undefined,
     undefined,
     undefined,
     undefined,
     undefined,
   ]);
   expect([path, typeof schema.type]).toEqual([path, 'string']);
+  expect([path, 'default' in schema && schema.default === null]).toEqual([path, false]);
   for (const [k, v] of Object.entries(schema.properties ?? {})) assertExplicitTypes(v, `${path}.${k}`);
   if (schema.items) assertExplicitTypes(schema.items, `${path}[]`);
   if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
