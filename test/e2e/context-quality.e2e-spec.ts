@@ -1,7 +1,7 @@
 // Issue 14, end to end: the README's first session serves the memory and nothing redundant (the
 // directory overviews that only repeat it are withdrawn and counted in `stats.redundant`), the user
 // root is never labelled a resource, and a directory ranks after the found files it summarises.
-import { startTestApp, TestApp } from '@app/testing';
+import { eventually, startTestApp, TestApp } from '@app/testing';
 import { context, devAs, entriesOf, seed, seedMany } from './context-support';
 
 describe('context quality (issue 14)', () => {
@@ -38,6 +38,45 @@ describe('context quality (issue 14)', () => {
     expect(entries[0]!.text).toBe('Prefers vim keybindings and dark themes.');
     expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
     expect(Object.keys(r.body.result.stats).at(-1)).toBe('redundant');
+  });
+
+  it('after a session commit: the memories it wrote, no directory overview that only repeats them', async () => {
+    // The extractor writes dated folders and nested summaries; their overviews (`# 12 … - 02/: 02: 1 item — …`,
+    // the user root's `— entities; events;`) only restate the memories, and must not take the block.
+    const as = devAs('quality-commit', 'default');
+    const call = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+      app.request(method, path, { ...as, ...(body === undefined ? {} : { body }) });
+    const sid = (await call('POST', '/api/v1/sessions', {})).body.result.session_id as string;
+    await call('POST', `/api/v1/sessions/${sid}/messages/batch`, {
+      messages: [
+        { role: 'user', content: 'I just moved to Lisbon last week and started learning Portuguese.' },
+        { role: 'assistant', content: 'Congratulations on the move! How are the lessons going?' },
+        {
+          role: 'user',
+          content: 'Slowly. My tutor Ana says my nasal vowels need work. Also I prefer tea over coffee.',
+        },
+      ],
+    });
+    const task = (await call('POST', `/api/v1/sessions/${sid}/commit`, {})).body.result.task_id as string;
+    const done = await eventually(async () => {
+      const t = (await call('GET', `/api/v1/tasks/${task}`)).body.result;
+      return t?.status === 'completed' || t?.status === 'failed' ? t : null;
+    });
+    expect(done.status).toBe('completed');
+    // Directory summaries are refreshed after the memory writes: let every queue go idle.
+    expect((await call('POST', '/api/v1/system/wait', { timeout: 30 })).status).toBe(200);
+    const r = await context(app, { query: 'where did the user move?', mode: 'context', max_tokens: 400 }, as);
+    expect(r.status).toBe(200);
+    const entries = entriesOf(r);
+    const files = entries.filter((e) => e.uri.endsWith('.md'));
+    expect(files.some((e) => e.text.includes('moved to Lisbon'))).toBe(true);
+    // The dated event folders and the user root hold nothing but the one served event part: their overviews
+    // only repeat it (a bare URI pointer may stay). Other folders (preferences: "tea") add facts and may serve.
+    const repeats = entries.filter(
+      (e) => e.detail !== 'uri' && (/\/memories\/events(\/\d+)*$/.test(e.uri) || e.uri === 'viking://user/default'),
+    );
+    expect(repeats.map((e) => `${e.uri} ${e.text}`)).toEqual([]);
+    expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
   });
 
   it('explain: a note per candidate — served, redundant, excluded, cooled — bounded and consistent with entries', async () => {

@@ -225,6 +225,23 @@ export function planEntries(input: PlanInput): PlanOutput {
     fill.spareUpgrades += upgrade('full', false);
     fill.spareUpgrades += widen();
   };
+  // Withdraws the served entries the others already carry; true when any went.
+  const withdrawRedundant = (): boolean => {
+    const texts = slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory }));
+    const gone = redundantEntries(texts);
+    if (gone.size === 0) return false;
+    redundant += gone.size;
+    for (const i of gone) {
+      const n = note(slots[i]!.candidate);
+      if (n) {
+        n.outcome = 'redundant';
+        n.why.push('redundant: at least 80% of its text is carried by the other served entries');
+      }
+    }
+    slots = slots.filter((_, i) => !gone.has(i));
+    recount();
+    return true;
+  };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (round === 0) {
       // Value per token: breadth may take only part of the budget at first, so the best-ranked entries
@@ -237,20 +254,13 @@ export function planEntries(input: PlanInput): PlanOutput {
     }
     floor(maxTokens, true);
     deepen();
-    if (round === MAX_ROUNDS - 1) break;
-    const texts = slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory }));
-    const gone = redundantEntries(texts);
-    if (gone.size === 0) break;
-    redundant += gone.size;
-    for (const i of gone) {
-      const n = note(slots[i]!.candidate);
-      if (n) {
-        n.outcome = 'redundant';
-        n.why.push('redundant: at least 80% of its text is carried by the other served entries');
-      }
+    if (!withdrawRedundant()) break;
+    // What the last round placed is checked too, but not refilled: its budget only deepens what stays, and
+    // what a deepening turned from a bare URI into text is checked once more.
+    if (round === MAX_ROUNDS - 1) {
+      deepen();
+      withdrawRedundant();
     }
-    slots = slots.filter((_, i) => !gone.has(i));
-    recount();
   }
   fill.floorTokens = floorTokens;
   // Candidates for which no tier ever fitted (placed, deduped and withdrawn ones are settled).

@@ -68,6 +68,25 @@ describe('redundantEntries', () => {
     expect([...out].sort()).toEqual([2, 3]);
   });
 
+  it('a nested abstract that names its children bare (no abstracts of their own yet) is scaffolding too', () => {
+    const event =
+      '# Summary\nWednesday 2 December 2026, user and assistant.\n[user]: I just moved to Lisbon last week.';
+    const root =
+      `# default\n\n2 items in viking://user/default.\n\nDates: 2026-12-02.\n\n` +
+      `- memories/: memories: 3 items (2026-12-02) — entities; events; preferences: 2 items (2026-12-02) — default: 1 item — #…\n- sessions/`;
+    expect(shingles(root, true).size).toBe(0);
+    expect([
+      ...redundantEntries([
+        { text: event, isDirectory: false },
+        { text: root, isDirectory: true },
+      ]),
+    ]).toEqual([1]);
+    // A gist of several words is content: `— Ann adopted a greyhound; bar` keeps its words.
+    expect(shingles('- a/: a: 2 items — Ann adopted a greyhound; bar', true)).toEqual(
+      new Set(['ann adopted a', 'adopted a greyhound']),
+    );
+  });
+
   it('is linear: 2,000 entries of 2,000 characters are checked quickly and correctly', () => {
     const items = Array.from({ length: 2000 }, (_, i) => ({
       text: `entry ${i} ${'w'.repeat(5)} `.repeat(120),
@@ -101,6 +120,22 @@ describe('planEntries: redundancy', () => {
     expect(entries.map((e) => e.uri)).toEqual([file.baseUri]);
     expect(stats.redundant).toBe(1);
     expect(stats.returned).toBe(1);
+  });
+
+  it('what the last refill round places is checked too: no redundant overview is left at the end', () => {
+    // Each round withdraws the one listing that fitted and refills with the next; the last refill used to stay.
+    const memory = 'Prefers vim keybindings and dark themes.';
+    const file = cand(`${U}/memories/preferences/vim.md`, { abstract: memory, score: 0.9 });
+    const dirs = [1, 2, 3, 4, 5].map((i) =>
+      cand(`${U}/memories/d${i}`, { uri: `${U}/memories/d${i}/.overview.md`, isDirectory: true, score: 0.5 - i / 100 }),
+    );
+    const contents = new Map(
+      dirs.map((d) => [d.uri, `# ${d.baseUri.slice(-2)}\n\n1 item in ${d.baseUri}.\n\n- vim.md: ${memory}`]),
+    );
+    // Room for the file and one listing at a time; the listings are reserve candidates (placed in every round).
+    const { entries, stats } = planEntries({ candidates: [file, ...dirs], contents, maxTokens: 110, primary: 1 });
+    expect(entries.map((e) => e.uri)).toEqual([file.baseUri]);
+    expect(stats.redundant).toBe(3);
   });
 
   it('budget freed by a withdrawn entry is spent on a candidate that did not fit', () => {
