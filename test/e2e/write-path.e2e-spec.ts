@@ -249,6 +249,38 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     expect(await states()).toEqual([]);
   });
 
+  it('one batch into several branches: their common ancestor lists every branch with its summary', async () => {
+    // One index job for all files: each new directory's summary must reach the shared ancestor, not only
+    // the first branch's (a session commit writes entities/, events/2026/12/02/ and preferences/ at once).
+    const root = 'viking://resources/branches';
+    const files = {
+      'zeta/inner/deeper/one.md': 'kestrels hover over the meadow',
+      'alpha/two.md': 'herons wait in the shallows',
+      'mid/x/three.md': 'swifts sleep on the wing',
+    };
+    const r = await app.request('POST', BATCH, {
+      body: {
+        root_uri: root,
+        operations: Object.entries(files).map(([path, content]) => ({
+          uri: `${root}/${path}`,
+          content,
+          mode: 'create',
+        })),
+        wait: true,
+      },
+    });
+    expect(r.status).toBe(200);
+    // No later write or deferred job is needed: the batch's own index job leaves the ancestor complete.
+    const text = await overview(root);
+    expect(text).toContain('3 items in');
+    for (const [branch, word] of [
+      ['alpha', 'herons'],
+      ['mid', 'swifts'],
+      ['zeta', 'kestrels'],
+    ])
+      expect([branch, text.includes(`- ${branch}/: ${branch}: 1 item`) && text.includes(word)]).toEqual([branch, true]);
+  });
+
   it('a deep path: every new directory on the way gets a summary', async () => {
     // Deeper than the 16 levels one index job refreshes inline, within MUNINN_URI_MAX_DEPTH (32).
     const segs = Array.from({ length: 26 }, (_, i) => `d${i}`).join('/');

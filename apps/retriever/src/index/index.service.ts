@@ -53,14 +53,10 @@ export class IndexService {
     }
     // Deepest first, so each summary is built from its children's fresh ones; a directory the job
     // created is refreshed now, one that only gained or lost children may be coalesced (deferred).
-    const own = new Set(ownDirs);
-    const done = new Set<string>();
     let directories: SidecarStatus = 'skipped';
     await timer.time('sidecar', async () => {
-      for (const dir of [...new Set([...ownDirs, ...parents])].sort((a, b) => b.length - a.length)) {
-        const status = await this.sidecars.refresh(job.accountId, dir, own.has(dir), done, timer);
-        if (parents.has(dir)) directories = merge(directories, status);
-      }
+      const statuses = await this.sidecars.refresh(job.accountId, [...ownDirs, ...parents], new Set(ownDirs), timer);
+      for (const dir of parents) directories = merge(directories, statuses.get(dir) ?? 'skipped');
     });
     await timer.time('outbox', () => this.repo.finishOutbox(job.outboxId));
     return { indexed, embedderId: this.embedder.id, directories };

@@ -16,7 +16,7 @@ export class SidecarProcessor extends QueueProcessor<QueueName.Sidecar> {
   }
 
   protected async run(j: SidecarJob): Promise<SidecarResult> {
-    const status = await this.service.refresh(j.accountId, j.uri, true);
+    const status = (await this.service.refresh(j.accountId, [j.uri], new Set([j.uri]))).get(j.uri);
     return { refreshed: status === 'complete' ? 1 : 0 };
   }
 }

@@ -34,48 +34,59 @@ export class SidecarService {
   ) {}
 
   /**
-   * Refreshes `uri`'s summary (at once when `force`d, else unless it was refreshed moments ago), then
-   * each ancestor whose listing changed. Returns what became of `uri`'s own summary. Directories in
-   * `done` were refreshed earlier in the same job and are not refreshed again. `timer` gets the parts
-   * (`sidecar_claim`, `sidecar_read`, `sidecar_text`, `sidecar_embed`, `sidecar_store`, `sidecar_schedule`).
+   * Refreshes the summaries of `dirs` (at once for those in `forced`, else unless refreshed moments ago) and
+   * then each ancestor whose listing changed, one depth at a time from the deepest: a parent is refreshed
+   * after every child this call changes, and once. (Walking each directory's chain up on its own refreshed a
+   * shared parent with the first chain and skipped it for the others, whose new abstracts it never listed.)
+   * Returns what became of each refreshed directory's summary. `timer` gets the parts (`sidecar_claim`,
+   * `sidecar_read`, `sidecar_text`, `sidecar_embed`, `sidecar_store`, `sidecar_schedule`).
    */
   async refresh(
     accountId: string,
-    uri: string,
-    force: boolean,
-    done = new Set<string>(),
+    dirs: Iterable<string>,
+    forced: ReadonlySet<string>,
     timer = new StageTimer(() => 0),
-  ): Promise<SidecarStatus> {
-    let first: SidecarStatus = 'skipped';
-    let dir: string | null = uri;
-    for (let level = 0; dir; level++) {
-      if (done.has(dir)) {
-        if (level === 0) first = 'complete';
-        break;
+  ): Promise<Map<string, SidecarStatus>> {
+    // Pending directory → how many levels above a directory of `dirs` it is.
+    const pending = new Map<string, number>();
+    for (const dir of dirs) pending.set(dir, 0);
+    const out = new Map<string, SidecarStatus>();
+    while (pending.size > 0) {
+      let depth = 0;
+      for (const dir of pending.keys()) depth = Math.max(depth, depthOf(dir));
+      for (const [dir, level] of [...pending].filter(([d]) => depthOf(d) === depth)) {
+        pending.delete(dir);
+        if (level === INLINE_LEVELS) {
+          await timer.time('sidecar_schedule', () => this.schedule(accountId, dir, 0));
+          continue;
+        }
+        const { status, changed } = await this.refreshOne(accountId, dir, forced.has(dir), timer);
+        out.set(dir, status);
+        const parent = changed ? parentDirectory(dir) : null;
+        if (parent) pending.set(parent, Math.min(pending.get(parent) ?? INLINE_LEVELS, level + 1));
       }
-      if (level === INLINE_LEVELS) {
-        await timer.time('sidecar_schedule', () => this.schedule(accountId, dir as string, 0));
-        break;
-      }
-      const at: string = dir;
-      const claim = await timer.time('sidecar_claim', () =>
-        this.repo.claimSidecar(accountId, at, this.config.indexing.sidecarIntervalMs, force && level === 0),
-      );
-      if (claim.state === 'missing') break;
-      if (claim.state === 'deferred') {
-        // Already due before this claim: the refresh that will clear the mark has not claimed yet, so
-        // it reads the children after this job's write; its job needs no second enqueue.
-        if (!claim.scheduled) await timer.time('sidecar_schedule', () => this.schedule(accountId, at, claim.delayMs));
-        if (level === 0) first = 'deferred';
-        break;
-      }
-      const abstractChanged = await this.recompute(accountId, dir, claim, timer);
-      done.add(dir);
-      if (level === 0) first = 'complete';
-      if (!abstractChanged) break;
-      dir = parentDirectory(dir);
     }
-    return first;
+    return out;
+  }
+
+  /** One directory: claimed and recomputed, deferred into a coalesced job, or gone. */
+  private async refreshOne(
+    accountId: string,
+    dir: string,
+    force: boolean,
+    timer: StageTimer,
+  ): Promise<{ status: SidecarStatus; changed: boolean }> {
+    const claim = await timer.time('sidecar_claim', () =>
+      this.repo.claimSidecar(accountId, dir, this.config.indexing.sidecarIntervalMs, force),
+    );
+    if (claim.state === 'missing') return { status: 'skipped', changed: false };
+    if (claim.state === 'deferred') {
+      // Already due before this claim: the refresh that will clear the mark has not claimed yet, so
+      // it reads the children after this job's write; its job needs no second enqueue.
+      if (!claim.scheduled) await timer.time('sidecar_schedule', () => this.schedule(accountId, dir, claim.delayMs));
+      return { status: 'deferred', changed: false };
+    }
+    return { status: 'complete', changed: await this.recompute(accountId, dir, claim, timer) };
   }
 
   /** Recomputes and stores one directory's summary; true when its abstract (what its parent lists) changed. */
@@ -134,4 +145,11 @@ export class SidecarService {
       redisErrors.error('sidecar refresh left to the relay', err);
     }
   }
+}
+
+/** Path segments of a URI: a parent has one fewer than its children. */
+function depthOf(uri: string): number {
+  let n = 0;
+  for (let i = uri.indexOf('://') + 3; i < uri.length; i++) if (uri.charCodeAt(i) === 47) n += 1;
+  return n;
 }

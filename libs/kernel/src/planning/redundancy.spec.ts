@@ -75,6 +75,14 @@ describe('redundantEntries', () => {
       `# default\n\n2 items in viking://user/default.\n\nDates: 2026-12-02.\n\n` +
       `- memories/: memories: 3 items (2026-12-02) — entities; events; preferences: 2 items (2026-12-02) — default: 1 item — #…\n- sessions/`;
     expect(shingles(root, true).size).toBe(0);
+    // Abstracts cut at their length limit keep the scaffolding's shape: `entities: 1…`, `(2026-12-02; user,…`.
+    expect(
+      shingles(
+        'default: 2 items (2026-12-02) — memories: 3 items (2026-12-02; item, user) — entities: 1…; sessions',
+        true,
+      ).size,
+    ).toBe(0);
+    expect(shingles('- entities/: entities: 1 item — mentioned: 3 items (2026-12-02; user,…', true).size).toBe(0);
     expect([
       ...redundantEntries([
         { text: event, isDirectory: false },

@@ -11,10 +11,11 @@ const SHINGLE = 3;
 // Letters, digits, and single CJK ideographs/kana/hangul as tokens of their own (no segmenter: linear and cheap).
 const TOKEN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}]+/gu;
 // Our own directory sidecars (libs/kernel indexing): `# name`, `N items in uri.`, the `Dates:`/`Topics:`
-// summary derived from the children, `- child:`, `name: N items (…) —`, and a child that stands in a
-// nested abstract's `— a; b; c` list by its bare name (it had no abstract of its own yet): `— entities; events;`.
+// summary derived from the children, `- child:`, `name: N items (…) —` (also cut short: `name: 1…`,
+// `name: 3 items (2026-12-02; user,…`), and a child that stands in a nested abstract's `— a; b; c` list by its
+// bare name (it had no abstract of its own yet): `— entities; events;`.
 const SIDECAR_NOISE =
-  /^#[^\n]*$|^\d{1,9} items? in \S+$|^(?:Dates|Topics): [^\n]*$|^- [^\s:]+:?|[^\s:]{1,64}: \d{1,9} items?(?: \([^)\n]*\))?|… and \d+ more|(?<=(?:—|;) )[^\s:;—]{1,64}(?=;|$| —)/gm;
+  /^#[^\n]*$|^\d{1,9} items? in \S+$|^(?:Dates|Topics): [^\n]*$|^- [^\s:]+:?|[^\s:]{1,64}: \d{1,9}(?: items?(?: \([^)\n]*(?:\)|…))?|…)|… and \d+ more|(?<=(?:—|;) )[^\s:;—]{1,64}(?=;|$| —)/gm;
 
 export interface RedundancyText {
   text: string;
