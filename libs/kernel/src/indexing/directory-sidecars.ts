@@ -6,6 +6,8 @@ const TOPICS = 8;
 const MIN_SHARED = 2;
 const WORD = /\p{L}[\p{L}\p{N}'-]{3,}/gu;
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
+// A subdirectory's abstract counts its own children (`events: 1 item — …`): the count is no topic.
+const ITEM_COUNT = /\b\d{1,9} items?\b/g;
 
 export interface SidecarChild {
   uri: string;
@@ -81,7 +83,7 @@ function summarise(children: SidecarChild[]): { dates: string; topics: string[] 
       if (!last || m[0] > last) last = m[0];
     }
     const words = new Set<string>();
-    for (const m of c.abstract.toLowerCase().matchAll(WORD)) {
+    for (const m of c.abstract.replace(ITEM_COUNT, ' ').toLowerCase().matchAll(WORD)) {
       const w = m[0].replace(/['-]+$/, '');
       if (w.length >= 4 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w)) words.add(w);
     }

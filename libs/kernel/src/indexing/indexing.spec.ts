@@ -62,6 +62,17 @@ describe('directorySidecars', () => {
     // One child: its own abstract says it better than a summary.
     const one = directorySidecars('viking://user/u/memories/x', [kid('a.md', 'Prefers vim and dark themes.')]);
     expect(one.overview).not.toMatch(/Topics:|Dates:/);
+    // Subdirectories' abstracts count their children (`1 item`, `3 items`): that word is not a topic.
+    const dir = (name: string, abstract: string) => ({
+      uri: `viking://user/u/memories/${name}`,
+      kind: 'directory' as const,
+      abstract,
+    });
+    const memories = directorySidecars('viking://user/u/memories', [
+      dir('entities', 'entities: 1 item — mentioned: 3 items (2026-12-02; user,…'),
+      dir('events', 'events: 1 item — 2026: 1 item — 12: 1 item — # Summary…'),
+    ]);
+    expect(memories.overview).not.toMatch(/Topics: .*item/);
   });
 
   it('is deterministic', () => {
