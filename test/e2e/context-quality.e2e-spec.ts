@@ -2,7 +2,7 @@
 // directory overviews that only repeat it are withdrawn and counted in `stats.redundant`), the user
 // root is never labelled a resource, and a directory ranks after the found files it summarises.
 import { eventually, startTestApp, TestApp } from '@app/testing';
-import { context, devAs, entriesOf, seed, seedMany } from './context-support';
+import { context, devAs, entriesOf, seed, seedMany, urisOf } from './context-support';
 
 describe('context quality (issue 14)', () => {
   let app: TestApp;
@@ -38,6 +38,27 @@ describe('context quality (issue 14)', () => {
     expect(entries[0]!.text).toBe('Prefers vim keybindings and dark themes.');
     expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
     expect(Object.keys(r.body.result.stats).at(-1)).toBe('redundant');
+  });
+
+  it("a new tenant's first memory passes the agent plugin's score threshold (0.35)", async () => {
+    // With directory summaries counted as documents, each word of the one memory was in almost every node
+    // of the tenant (the file, preferences/, memories/, the user root) and weighed next to nothing beside a
+    // query word the tenant lacks ("user"): the memory scored 0.23 and the plugin's recall served nothing.
+    const as = devAs('quality-threshold', 'default');
+    await seed(
+      app,
+      as,
+      'viking://user/default/memories/preferences/drinks.md',
+      'Prefers green tea over coffee in the morning.',
+    );
+    expect((await app.request('POST', '/api/v1/system/wait', { ...as, body: { timeout: 30 } })).status).toBe(200);
+    const r = await context(
+      app,
+      { query: 'does the user prefer tea or coffee?', mode: 'context', purpose: 'coding', score_threshold: 0.35 },
+      as,
+    );
+    expect(r.status).toBe(200);
+    expect(urisOf(r)).toEqual(['viking://user/default/memories/preferences/drinks.md']);
   });
 
   it('after a session commit: the memories it wrote, no directory overview that only repeats them', async () => {

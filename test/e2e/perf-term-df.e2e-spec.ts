@@ -32,7 +32,7 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
     for (const t of terms) {
       const { rows } = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM nodes WHERE account_id = $1 AND ($2::text IS NULL OR owner_user_id IS NULL OR owner_user_id = $2)
-           AND search_tsv @@ plainto_tsquery('muninn', $3)`,
+           AND kind = 'file' AND search_tsv @@ plainto_tsquery('muninn', $3)`,
         [who.accountId, who.role === 'root' ? null : who.userId, t],
       );
       out[t] = rows[0].n;
@@ -62,6 +62,26 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
     const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
     expect((await new TermStats().weigh(db, bob, ['durian']))[0].idf).toBeCloseTo(idf(2, 1), 10);
     expect((await new TermStats().weigh(db, root, ['durian']))[0].idf).toBeCloseTo(idf(3, 1), 10);
+  });
+
+  it('counts files only: a directory summary repeating its children adds nothing, nor to the node count', async () => {
+    const dir = (uri: string, text: string) =>
+      bulkInsertIndexed(
+        db,
+        ACCOUNT,
+        [{ uri, kind: 'directory', content: '', abstract: text, searchText: text, embedding: null }],
+        null,
+      );
+    const before = await stats(bob, ['durian', 'apple']);
+    await dir('viking://user/bob/memories', 'memories: 1 item — Bob grows apples and durians');
+    await dir('viking://user/bob', 'bob: 1 item — memories: 1 item — Bob grows apples and durians');
+    expect(await stats(bob, ['durian', 'apple'])).toEqual(before);
+    expect((await new TermStats().weigh(db, bob, ['durian']))[0].idf).toBeCloseTo(
+      Math.log(1 + (2 - 1 + 0.5) / (1 + 0.5)),
+      10,
+    );
+    await db.query(`DELETE FROM nodes WHERE account_id = $1 AND kind = 'directory'`, [ACCOUNT]);
+    expect(await stats(bob, ['durian', 'apple'])).toEqual(before);
   });
 
   it('follows updates and deletes, and ignores updates that leave the text alone', async () => {
