@@ -61,6 +61,28 @@ describe('context quality (issue 14)', () => {
     expect(urisOf(r)).toEqual(['viking://user/default/memories/preferences/drinks.md']);
   });
 
+  it('at a small budget the best hit keeps its text when only the per-entry cap would make it a bare URI', async () => {
+    const as = devAs('quality-cap', 'default');
+    const dir = 'viking://user/default/memories/entities';
+    await seedMany(app, as, {
+      [`${dir}/postgres.md`]:
+        'The billing service moved to Postgres 16 on 2026-11-20; the rollback plan is in runbooks/billing.md. '.repeat(
+          3,
+        ),
+      ...Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`${dir}/note-${i}.md`, `Billing note ${i}.`])),
+    });
+    const r = await context(
+      app,
+      { query: 'when did the billing service move to Postgres?', mode: 'context', max_tokens: 300 },
+      as,
+    );
+    expect(r.status).toBe(200);
+    const entries = entriesOf(r);
+    expect(r.body.result.stats.per_entry_cap).toBeLessThan(80);
+    expect([entries[0]!.uri, entries[0]!.detail]).toEqual([`${dir}/postgres.md`, 'abstract']);
+    expect(entries[0]!.text).toContain('Postgres 16');
+  });
+
   it('after a session commit: the memories it wrote, no directory overview that only repeats them', async () => {
     // The extractor writes dated folders and nested summaries; their overviews (`# 12 … - 02/: 02: 1 item — …`,
     // the user root's `— entities; events;`) only restate the memories, and must not take the block.

@@ -118,6 +118,24 @@ describe('planEntries: worked examples of planning', () => {
     expect(stats.usedTokens).toBe(55);
   });
 
+  it('spare budget gives the best-ranked entry its abstract back when only the cap made it a bare URI', () => {
+    // 10 candidates at 300 tokens: a cap of 60. The best hit's 70-token abstract is over it, the nine short
+    // ones leave room: it used to stay a bare URI above nine served abstracts.
+    const first = cand(`${U}/memories/entities/postgres.md`, 'entities', {
+      abstract: 'The billing service moved to Postgres 16 on 2026-11-20; rollback plan in runbooks/billing.md. '.repeat(
+        3,
+      ),
+      score: 0.9,
+    });
+    const rest = Array.from({ length: 9 }, (_, i) =>
+      cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity ${i}`, score: 0.5 - i / 100 }),
+    );
+    const { entries, stats } = assemble([first, ...rest], {}, 300);
+    expect(stats.perEntryCap).toBeLessThan(entries[0]!.tokens);
+    expect(entries.map((e) => [e.uri, e.detail])[0]).toEqual([first.baseUri, 'abstract']);
+    expect(stats.usedTokens).toBeLessThanOrEqual(300);
+  });
+
   it('three entities with ~200-char abstracts at 64 tokens', () => {
     const cs = [0, 1, 2].map((i) =>
       cand(`${U}/memories/entities/e${i}.md`, 'entities', { abstract: `entity ${i} `.repeat(20) }),

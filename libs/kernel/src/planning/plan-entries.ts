@@ -222,6 +222,9 @@ export function planEntries(input: PlanInput): PlanOutput {
     recount();
     fill.overviewUpgrades += upgrade('overview', true);
     fill.fullUpgrades += upgrade('full', true);
+    // Over the cap, best-ranked first: an entry the cap pushed down to its bare URI (an abstract of 78 tokens
+    // against a cap of 60) gets its one line of text back before lower-ranked entries deepen.
+    fill.spareUpgrades += upgrade('abstract', false);
     fill.spareUpgrades += upgrade('full', false);
     fill.spareUpgrades += widen();
   };

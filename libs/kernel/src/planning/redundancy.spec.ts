@@ -83,6 +83,14 @@ describe('redundantEntries', () => {
       ).size,
     ).toBe(0);
     expect(shingles('- entities/: entities: 1 item — mentioned: 3 items (2026-12-02; user,…', true).size).toBe(0);
+    // What a listing leaves of a gist cut to one word is no content either.
+    const events = 'events: 1 item — 2026: 1 item — 12: 1 item — 02: 1 item — # Summary…';
+    expect([
+      ...redundantEntries([
+        { text: event, isDirectory: false },
+        { text: events, isDirectory: true },
+      ]),
+    ]).toEqual([1]);
     expect([
       ...redundantEntries([
         { text: event, isDirectory: false },

@@ -63,7 +63,9 @@ export function redundantEntries(items: readonly RedundancyText[]): Set<number> 
     const counts = item.isDirectory ? all : files;
     let covered = 0;
     for (const s of set) if ((counts.get(s) ?? 0) > 1) covered += 1;
-    const empty = set.size === 0 && item.isDirectory;
+    // A directory whose listing leaves less than one shingle of its own (`— # Summary…`, a gist cut to a word)
+    // says nothing the scaffolding does not.
+    const empty = item.isDirectory && (set.size === 0 || (set.size === 1 && [...set][0]!.split(' ').length < SHINGLE));
     if (!empty && (set.size === 0 || covered < REDUNDANT_COVERAGE * set.size)) continue;
     out.add(i);
     add(all, set, -1);
