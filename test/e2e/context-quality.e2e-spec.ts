@@ -2,7 +2,7 @@
 // directory overviews that only repeat it are withdrawn and counted in `stats.redundant`), the user
 // root is never labelled a resource, and a directory ranks after the found files it summarises.
 import { eventually, startTestApp, TestApp } from '@app/testing';
-import { context, devAs, entriesOf, seed, seedMany, urisOf } from './context-support';
+import { As, context, devAs, entriesOf, post, seed, seedMany, urisOf } from './context-support';
 
 describe('context quality (issue 14)', () => {
   let app: TestApp;
@@ -12,6 +12,8 @@ describe('context quality (issue 14)', () => {
   afterAll(async () => {
     await app.close();
   });
+  /** Lets every queue go idle: directory summaries are refreshed after the writes that change them. */
+  const idle = async (as: As) => expect((await post(app, '/api/v1/system/wait', { timeout: 30 }, as)).status).toBe(200);
 
   it("the README's first session: the memory, nothing redundant", async () => {
     const as = devAs('quality-first', 'default');
@@ -51,7 +53,7 @@ describe('context quality (issue 14)', () => {
       'viking://user/default/memories/preferences/drinks.md',
       'Prefers green tea over coffee in the morning.',
     );
-    expect((await app.request('POST', '/api/v1/system/wait', { ...as, body: { timeout: 30 } })).status).toBe(200);
+    await idle(as);
     const r = await context(
       app,
       { query: 'does the user prefer tea or coffee?', mode: 'context', purpose: 'coding', score_threshold: 0.35 },
@@ -87,27 +89,29 @@ describe('context quality (issue 14)', () => {
     // The extractor writes dated folders and nested summaries; their overviews (`# 12 … - 02/: 02: 1 item — …`,
     // the user root's `— entities; events;`) only restate the memories, and must not take the block.
     const as = devAs('quality-commit', 'default');
-    const call = (method: 'GET' | 'POST', path: string, body?: unknown) =>
-      app.request(method, path, { ...as, ...(body === undefined ? {} : { body }) });
-    const sid = (await call('POST', '/api/v1/sessions', {})).body.result.session_id as string;
-    await call('POST', `/api/v1/sessions/${sid}/messages/batch`, {
-      messages: [
-        { role: 'user', content: 'I just moved to Lisbon last week and started learning Portuguese.' },
-        { role: 'assistant', content: 'Congratulations on the move! How are the lessons going?' },
-        {
-          role: 'user',
-          content: 'Slowly. My tutor Ana says my nasal vowels need work. Also I prefer tea over coffee.',
-        },
-      ],
-    });
-    const task = (await call('POST', `/api/v1/sessions/${sid}/commit`, {})).body.result.task_id as string;
+    const sid = (await post(app, '/api/v1/sessions', {}, as)).body.result.session_id as string;
+    await post(
+      app,
+      `/api/v1/sessions/${sid}/messages/batch`,
+      {
+        messages: [
+          { role: 'user', content: 'I just moved to Lisbon last week and started learning Portuguese.' },
+          { role: 'assistant', content: 'Congratulations on the move! How are the lessons going?' },
+          {
+            role: 'user',
+            content: 'Slowly. My tutor Ana says my nasal vowels need work. Also I prefer tea over coffee.',
+          },
+        ],
+      },
+      as,
+    );
+    const task = (await post(app, `/api/v1/sessions/${sid}/commit`, {}, as)).body.result.task_id as string;
     const done = await eventually(async () => {
-      const t = (await call('GET', `/api/v1/tasks/${task}`)).body.result;
+      const t = (await app.request('GET', `/api/v1/tasks/${task}`, as)).body.result;
       return t?.status === 'completed' || t?.status === 'failed' ? t : null;
     });
     expect(done.status).toBe('completed');
-    // Directory summaries are refreshed after the memory writes: let every queue go idle.
-    expect((await call('POST', '/api/v1/system/wait', { timeout: 30 })).status).toBe(200);
+    await idle(as);
     const r = await context(app, { query: 'where did the user move?', mode: 'context', max_tokens: 400 }, as);
     expect(r.status).toBe(200);
     const entries = entriesOf(r);
