@@ -77,6 +77,7 @@ describe('context defaults', () => {
       rewrite_usage: null,
       dedup: { turns: 0, status: 'off', cooled: 0, turn: null },
       redundant: 0,
+      weak: 0,
     });
   });
 

@@ -39,7 +39,7 @@ describe('context quality (issue 14)', () => {
     expect(entries.map((e) => e.uri)).toEqual(['viking://user/default/memories/preferences/editor.md']);
     expect(entries[0]!.text).toBe('Prefers vim keybindings and dark themes.');
     expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
-    expect(Object.keys(r.body.result.stats).at(-1)).toBe('redundant');
+    expect(Object.keys(r.body.result.stats).slice(-2)).toEqual(['redundant', 'weak']);
   });
 
   it("a new tenant's first memory passes the agent plugin's score threshold (0.35)", async () => {
@@ -71,7 +71,7 @@ describe('context quality (issue 14)', () => {
         'The billing service moved to Postgres 16 on 2026-11-20; the rollback plan is in runbooks/billing.md. '.repeat(
           3,
         ),
-      ...Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`${dir}/note-${i}.md`, `Billing note ${i}.`])),
+      ...Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`${dir}/note-${i}.md`, `Billing service note ${i}.`])),
     });
     const r = await context(
       app,
@@ -126,6 +126,54 @@ describe('context quality (issue 14)', () => {
     expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
   });
 
+  it('one remembered sentence naming three things is served once; the nodes far below the best are weak, not served', async () => {
+    // The extractor quotes a sentence in the event part and in an entity file per name (each line ending in its
+    // message id). Every node of a small tenant is a hit: its user root and folders score a tenth of the best.
+    const as = devAs('quality-quotes', 'default');
+    await seed(app, as, 'viking://resources/handbook.md', 'The deploy window is Tuesday 14:00 UTC.');
+    const commit = async (user: string, assistant: string) => {
+      const sid = (await post(app, '/api/v1/sessions', {}, as)).body.result.session_id as string;
+      const messages = [
+        { role: 'user', content: user },
+        { role: 'assistant', content: assistant },
+      ];
+      await post(app, `/api/v1/sessions/${sid}/messages/batch`, { messages }, as);
+      const task = (await post(app, `/api/v1/sessions/${sid}/commit`, {}, as)).body.result.task_id as string;
+      const done = await eventually(async () => {
+        const t = (await app.request('GET', `/api/v1/tasks/${task}`, as)).body.result;
+        return t?.status === 'completed' || t?.status === 'failed' ? t : null;
+      });
+      expect(done.status).toBe('completed');
+      return done.result.memory_uris as string[];
+    };
+    const said = 'I moved from Berlin to Lisbon in March 2026 and now work remotely for Acme billing.';
+    const uris = await commit(said, 'Noted, Lisbon it is.');
+    expect(uris.filter((u) => u.includes('/entities/mentioned/'))).toHaveLength(3);
+    await idle(as);
+    const moved = await context(app, { query: 'where does the user live?', mode: 'context', max_tokens: 400 }, as);
+    expect(moved.status).toBe(200);
+    expect(entriesOf(moved).filter((e) => e.text.includes('from Berlin to Lisbon'))).toHaveLength(1);
+    expect(moved.body.result.stats.redundant).toBeGreaterThanOrEqual(2);
+
+    await commit(
+      'We decided the billing service will migrate to Postgres 16 next sprint. Maria owns the migration.',
+      'Got it: Postgres 16 migration next sprint, owner Maria.',
+    );
+    await idle(as);
+    const body = { query: 'who owns the database migration?', mode: 'context', max_tokens: 300, explain: true };
+    const r = await context(app, body, as);
+    expect(r.status).toBe(200);
+    const { entries, stats, explain } = r.body.result;
+    expect(entriesOf(r).filter((e) => e.text.includes('Maria owns the migration'))).toHaveLength(1);
+    expect(entries.some((e: { uri: string }) => e.uri.startsWith('viking://resources'))).toBe(false);
+    const weak = explain.entries.filter((e: { outcome: string }) => e.outcome === 'weak');
+    expect(weak.length).toBeGreaterThanOrEqual(1);
+    expect(weak).toHaveLength(stats.weak);
+    const served = new Set(entries.map((e: { uri: string }) => e.uri));
+    expect(weak.filter((e: { uri: string }) => served.has(e.uri))).toEqual([]);
+    expect(weak[0].why.at(-1)).toMatch(/^weak: score 0\.\d{3} is under 15% of the best \(0\.\d{3}\)$/);
+  });
+
   it('explain: a note per candidate — served, redundant, excluded, cooled — bounded and consistent with entries', async () => {
     const as = devAs('quality-explain', 'default');
     const U = 'viking://user/default/memories';
@@ -159,6 +207,7 @@ describe('context quality (issue 14)', () => {
     expect(candidates).toHaveLength(stats.candidates);
     expect(candidates.filter((e: { outcome: string }) => e.outcome === 'redundant')).toHaveLength(stats.redundant);
     expect(candidates.filter((e: { outcome: string }) => e.outcome === 'dropped')).toHaveLength(stats.dropped);
+    expect(candidates.filter((e: { outcome: string }) => e.outcome === 'weak')).toHaveLength(stats.weak);
     expect(explain.entries.find((e: { uri: string }) => e.uri === `${U}/preferences/okapi-plush.md`)).toMatchObject({
       outcome: 'excluded',
       rank: null,

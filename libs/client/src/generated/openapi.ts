@@ -1354,7 +1354,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.
+             * @description Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, redundant, weak, excluded or cooled, with scores, origin and reasons), at most 200 entries.
              * @default false
              */
             explain?: boolean | null;
@@ -1523,6 +1523,8 @@ export interface components {
             deprecated?: components["schemas"]["DeprecatedStatsDto"];
             /** @description Muninn, after the contract keys: entries withdrawn as their text is carried by other served entries. */
             redundant: number;
+            /** @description Muninn, after `redundant`: candidates not served because their ranked score is under 15% of the best candidate's. */
+            weak: number;
         };
         ExplainEntryDto: {
             uri: string;
@@ -1538,7 +1540,7 @@ export interface components {
             ranked_score: number | null;
             directory: boolean;
             /** @enum {string} */
-            outcome: "served" | "deduped" | "redundant" | "dropped" | "excluded" | "cooled";
+            outcome: "served" | "deduped" | "redundant" | "weak" | "dropped" | "excluded" | "cooled";
             /**
              * @description Tier served (served entries only).
              * @enum {string|null}

@@ -4,7 +4,10 @@ import { ABSTRACT_LIMIT, cutAtWord, OVERVIEW_LIMIT } from './node-abstract';
 /** Topic words named by a directory summary, and the fewest children that must share one. */
 const TOPICS = 8;
 const MIN_SHARED = 2;
-const WORD = /\p{L}[\p{L}\p{N}'-]{3,}/gu;
+// A word starts at a word boundary: inside `msg_1dbd18…` no word starts at its `d`.
+const WORD = /(?<![\p{L}\p{N}_])\p{L}[\p{L}\p{N}'-]{3,}/gu;
+// Identifiers (message ids, hashes, UUID parts: `dbd1832857941b88…`) are no topics; `mp3`, `python3` are.
+const IDENTIFIER = /\p{N}.*\p{N}/u;
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 // A subdirectory's abstract counts its own children (`events: 1 item — …`): the count is no topic.
 const ITEM_COUNT = /\b\d{1,9} items?\b/g;
@@ -85,7 +88,7 @@ function summarise(children: SidecarChild[]): { dates: string; topics: string[] 
     const words = new Set<string>();
     for (const m of c.abstract.replace(ITEM_COUNT, ' ').toLowerCase().matchAll(WORD)) {
       const w = m[0].replace(/['-]+$/, '');
-      if (w.length >= 4 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w)) words.add(w);
+      if (w.length >= 4 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w) && !IDENTIFIER.test(w)) words.add(w);
     }
     for (const w of words) shared.set(w, (shared.get(w) ?? 0) + 1);
   }

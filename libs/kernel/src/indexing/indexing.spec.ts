@@ -73,6 +73,16 @@ describe('directorySidecars', () => {
       dir('events', 'events: 1 item — 2026: 1 item — 12: 1 item — # Summary…'),
     ]);
     expect(memories.overview).not.toMatch(/Topics: .*item/);
+    // The offline extractor's quote lines end in a message id: neither its hex run nor a piece of it is a topic.
+    const quoted = directorySidecars('viking://user/u/memories/entities/mentioned', [
+      kid('acme.md', '# Acme - [user]: Moved to Lisbon for Acme billing. (msg_1dbd1832857941b884e9099fc4de5662)'),
+      kid('lisbon.md', '# Lisbon - [user]: Moved to Lisbon for Acme billing. (msg_1dbd1832857941b884e9099fc4de5662)'),
+      kid('python.md', '# Python - python3 scripts for billing (msg_a9f00000000000000000000000000001)'),
+      kid('py.md', '# Py - python3 again (msg_b7c00000000000000000000000000002)'),
+    ]);
+    expect(quoted.overview).toMatch(/Topics: .*billing/);
+    expect(quoted.overview).toMatch(/Topics: .*python3/);
+    expect(quoted.overview).not.toMatch(/Topics: .*(?:dbd18|1dbd|msg)/);
   });
 
   it('is deterministic', () => {

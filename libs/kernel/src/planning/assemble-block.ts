@@ -4,7 +4,7 @@ import { Candidate } from '../tiering/candidate';
 import { normalizeDetail } from '../tiering/detail-pins';
 import { EntryJson, entryToJson } from './assembled-entry';
 import { ExplainEntry } from './explain';
-import { planEntries, PlanStats } from './plan-entries';
+import { planEntries, PlanStats, strongCandidates } from './plan-entries';
 import { ContentRead, planContentReads } from './read-policy';
 import { StageTimer } from '../stats/stage-timer';
 
@@ -30,8 +30,10 @@ export interface AssembledBlock {
 
 /** The bodies worth reading for this block, in rank order (docs/contract.md#tiers-and-budget). */
 export function planBlockReads(req: BlockRequest): ContentRead[] {
-  const cap = perEntryCap(req.maxTokens, Math.min(req.candidates.length, req.primary ?? req.candidates.length));
-  return planContentReads(req.candidates, cap, normalizeDetail(req.detail));
+  // The planner sets weak candidates aside before anything else: their bodies are never needed.
+  const candidates = strongCandidates(req.candidates);
+  const cap = perEntryCap(req.maxTokens, Math.min(candidates.length, req.primary ?? candidates.length));
+  return planContentReads(candidates, cap, normalizeDetail(req.detail));
 }
 
 /**

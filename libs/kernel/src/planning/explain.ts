@@ -5,7 +5,7 @@ import { Tier } from '../tiering/tier';
 /** Most candidates `explain` reports (the rest are counted in `omitted`): the answer stays bounded. */
 export const MAX_EXPLAINED = 200;
 
-export type ExplainOutcome = 'served' | 'deduped' | 'redundant' | 'dropped' | 'excluded' | 'cooled';
+export type ExplainOutcome = 'served' | 'deduped' | 'redundant' | 'weak' | 'dropped' | 'excluded' | 'cooled';
 
 /** One candidate's story (docs/context.md, "Explain"), snake_case on the wire. */
 export interface ExplainEntry {
@@ -36,7 +36,7 @@ export interface ExplainBlock {
 export interface PlanNote {
   start: Tier;
   ceiling: Tier;
-  outcome: 'served' | 'deduped' | 'redundant' | 'dropped';
+  outcome: 'served' | 'deduped' | 'redundant' | 'weak' | 'dropped';
   why: string[];
 }
 

@@ -9,9 +9,16 @@ import { contentUriFor, tierText } from '../tiering/tier-text';
 import { focusTerms, focusWeights, queryExcerpt } from '../overview/query-excerpt';
 import { AssembledEntry, entryFor } from './assembled-entry';
 import { explainCandidate, ExplainEntry, PlanNote } from './explain';
-import { redundantEntries } from './redundancy';
+import { redundantEntries, RedundancyText } from './redundancy';
 
 const SEPARATOR_TOKENS = 1;
+/**
+ * A candidate whose score is under this share of the best candidate's is not served (docs/context.md,
+ * "Weak candidates"): in a small tenant every node is a hit, and an unrelated listing at 5% of the best
+ * score took budget the best hits needed. Measured on bench:locomo: neutral at 0.15 (every layout within
+ * ±0.008), 0.3 cost the facts layout 0.027 at 3200.
+ */
+export const RELATIVE_FLOOR = 0.15;
 /** Redundancy rounds: each frees budget that the next refills; two rounds settle in practice. */
 const MAX_ROUNDS = 3;
 /**
@@ -24,6 +31,18 @@ const MAX_ROUNDS = 3;
 export const DEPTH_RESERVE = 0.4;
 const DEPTH_RESERVE_MIN = 480;
 const DEPTH_RESERVE_MAX = 0.6;
+
+/**
+ * The candidates worth planning: those scoring at least {@link RELATIVE_FLOOR} of the best (rank order kept).
+ * Raw scores: the other-peer penalty ranks (docs/contract.md#candidates-from-hits), it never filters.
+ */
+export function strongCandidates(candidates: readonly Candidate[]): Candidate[] {
+  const best = bestScore(candidates);
+  if (best <= 0) return [...candidates];
+  return candidates.filter((c) => c.score >= RELATIVE_FLOOR * best);
+}
+
+const bestScore = (candidates: readonly Candidate[]) => candidates.reduce((max, c) => Math.max(max, c.score), 0);
 
 /** Tokens the first breadth pass may use out of `maxTokens`. */
 export function breadthShare(maxTokens: number): number {
@@ -67,6 +86,8 @@ export interface PlanStats {
   deduped: number;
   /** Served-then-withdrawn entries whose text the other entries already carry (docs/context.md, "Redundancy"). */
   redundant: number;
+  /** Candidates under {@link RELATIVE_FLOOR} of the best score, never planned (docs/context.md, "Weak candidates"). */
+  weak: number;
   detail: DetailStat;
   tierCounts: Partial<Record<Tier, number>>;
   fill: FillStats;
@@ -98,7 +119,9 @@ function build(candidate: Candidate, tier: Tier, text: string): AssembledEntry {
  * carry (near-duplicates, directory listings of served files) and spend what they held on the
  * candidates and upgrades that did not fit, for a few rounds.
  */
-export function planEntries(input: PlanInput): PlanOutput {
+export function planEntries(request: PlanInput): PlanOutput {
+  // Weak candidates take no part: they neither shrink the per-entry cap nor take budget (nor are read).
+  const input: PlanInput = { ...request, candidates: strongCandidates(request.candidates) };
   const maxTokens = Math.max(1, Math.trunc(input.maxTokens));
   const pins = input.pins ?? NO_PINS;
   const primary = Math.min(input.candidates.length, input.primary ?? input.candidates.length);
@@ -229,11 +252,14 @@ export function planEntries(input: PlanInput): PlanOutput {
     fill.spareUpgrades += widen();
   };
   // Withdraws the served entries the others already carry; true when any went.
+  // Texts withdrawn in earlier rounds: they still cover the directory listings that name them.
+  const withdrawn: RedundancyText[] = [];
   const withdrawRedundant = (): boolean => {
     const texts = slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory }));
-    const gone = redundantEntries(texts);
+    const gone = redundantEntries(texts, withdrawn);
     if (gone.size === 0) return false;
     redundant += gone.size;
+    for (const i of gone) withdrawn.push(texts[i]!);
     for (const i of gone) {
       const n = note(slots[i]!.candidate);
       if (n) {
@@ -273,9 +299,17 @@ export function planEntries(input: PlanInput): PlanOutput {
   let explain: ExplainEntry[] | undefined;
   if (input.explain) {
     const served = new Map(slots.map((slot) => [slot.candidate, slot.entry]));
-    explain = input.candidates.map((candidate, i) => {
+    const best = bestScore(request.candidates);
+    const strong = new Set(input.candidates);
+    explain = request.candidates.map((candidate, i) => {
       const entry = served.get(candidate);
       const n = note(candidate)!;
+      if (!strong.has(candidate)) {
+        n.outcome = 'weak';
+        n.why.push(
+          `weak: score ${candidate.score.toFixed(3)} is under ${RELATIVE_FLOOR * 100}% of the best (${best.toFixed(3)})`,
+        );
+      }
       const plainOverview = tierText(candidate, 'overview', input.contents);
       const excerpted = entry?.detail === 'overview' && textOf(candidate, 'overview') !== plainOverview;
       if (excerpted) {
@@ -297,6 +331,7 @@ export function planEntries(input: PlanInput): PlanOutput {
       dropped,
       deduped,
       redundant,
+      weak: request.candidates.length - input.candidates.length,
       detail: detailStat(pins),
       tierCounts,
       fill,

@@ -11,7 +11,7 @@ const eventBody = (gist: string, filler: string) => `# Summary\n${gist}\n\n# Cha
 describe('planEntries: mechanics', () => {
   it('keeps placing after a drop (no early stop)', () => {
     const big = cand(`viking://resources/${'b'.repeat(200)}`, 'resources', { score: 0.9, abstract: 'big' });
-    const small = cand('viking://resources/s.md', 'resources', { score: 0.1, abstract: 'ok' });
+    const small = cand('viking://resources/s.md', 'resources', { score: 0.5, abstract: 'ok' });
     const { entries, stats } = planEntries({ candidates: [big, small], contents: new Map(), maxTokens: 30 });
     expect(stats.dropped).toBe(1);
     expect(entries.map((e) => e.uri)).toEqual(['viking://resources/s.md']);

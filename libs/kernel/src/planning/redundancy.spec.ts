@@ -103,6 +103,56 @@ describe('redundantEntries', () => {
     );
   });
 
+  it('a quote of a served event part is redundant although its message id is new (the MCP remember case)', () => {
+    const said = 'I moved from Berlin to Lisbon in March 2026 and now work remotely for Acme billing.';
+    const event =
+      `# Summary\nWednesday 2 December 2026, user and assistant.\n[user]: ${said}\n` +
+      '# 2026-12-02 (Wednesday) ChatLog:\n[assistant]: Noted, Lisbon it is.';
+    const quote = (name: string) => `# ${name}\n- 2026-12-02 [user]: ${said} (msg_1dbd1832857941b884e9099fc4de5662)`;
+    const mentioned =
+      'mentioned: 3 items (2026-12-02; acme, berlin, billing, lisbon, march, moved, remotely) — ' +
+      '# Acme - 2026-12-02 [user]: I moved from Berlin to Lisbon…; # Berlin - 2026-12-02 [user]: I moved from Berlin to…; # Lisbon -…';
+    const out = redundantEntries([
+      { text: event, isDirectory: false },
+      { text: quote('Acme'), isDirectory: false },
+      { text: quote('Berlin'), isDirectory: false },
+      { text: mentioned, isDirectory: true },
+    ]);
+    expect([...out].sort()).toEqual([1, 2, 3]);
+    // The id is no content, the words around it are: `python3` and a short hex stay.
+    expect(shingles('uses python3 and git sha 1a2b')).toEqual(
+      new Set(['uses python3 and', 'python3 and git', 'and git sha', 'git sha 1a2b']),
+    );
+    expect(shingles('(msg_1dbd1832857941b884e9099fc4de5662)').size).toBe(0);
+    // Gists are shingled one by one; one cut to less than a shingle says nothing, a whole short one does.
+    expect(shingles('d: 2 items — Ann adopted a greyhound…; # Lisbon -…', true)).toEqual(
+      new Set(['ann adopted a', 'adopted a greyhound']),
+    );
+    expect(shingles('d: 2 items — Ann adopted a greyhound; Prefers tea', true)).toEqual(
+      new Set(['ann adopted a', 'adopted a greyhound', 'prefers tea']),
+    );
+  });
+
+  it('files withdrawn earlier still cover a listing that names them; never a file', () => {
+    const said = 'Moved from Berlin to Lisbon in March and now works remotely for Acme billing.';
+    const event = `# Summary\nWednesday, user and assistant.\n[user]: ${said}`;
+    const quote = (name: string) => `# ${name}\n- 2026-12-02 [user]: ${said}`;
+    const listing =
+      '# mentioned\n\n3 items in viking://user/u/memories/entities/mentioned.\n\n' +
+      ['Acme', 'Berlin', 'Lisbon']
+        .map((n) => `- ${n.toLowerCase()}.md: # ${n} - 2026-12-02 [user]: ${said}`)
+        .join('\n');
+    const withdrawn = ['Acme', 'Berlin', 'Lisbon'].map((n) => ({ text: quote(n), isDirectory: false }));
+    const items = [
+      { text: event, isDirectory: false },
+      { text: listing, isDirectory: true },
+    ];
+    expect(redundantEntries(items).size).toBe(0);
+    expect([...redundantEntries(items, withdrawn)]).toEqual([1]);
+    // A withdrawn text never makes a served file redundant: of two copies one always stays.
+    expect(redundantEntries([{ text: quote('Acme'), isDirectory: false }], withdrawn).size).toBe(0);
+  });
+
   it('is linear: 2,000 entries of 2,000 characters are checked quickly and correctly', () => {
     const items = Array.from({ length: 2000 }, (_, i) => ({
       text: `entry ${i} ${'w'.repeat(5)} `.repeat(120),
@@ -168,6 +218,39 @@ describe('planEntries: redundancy', () => {
     expect(entries.map((e) => e.uri)).toEqual([a.baseUri, c.baseUri]);
     expect(stats.redundant).toBe(1);
     expect(stats.usedTokens).toBeLessThanOrEqual(budget);
+  });
+});
+
+describe('planEntries: weak candidates', () => {
+  it('a candidate under 15% of the best score is not planned: no budget, no share of the cap, explained', () => {
+    const fact = 'We decided the billing service will migrate to Postgres 16 next sprint. Maria owns the migration.';
+    const best = cand(`${U}/memories/entities/mentioned/postgres.md`, { abstract: fact, score: 0.43 });
+    const event = cand(`${U}/memories/events/p1.md`, {
+      abstract: 'Maria leads the migration with two engineers from the payments team.',
+      score: 0.36,
+    });
+    // In a small tenant every node is a hit: an unrelated listing and a foreign entity at a twentieth of the best.
+    const listing = cand('viking://resources', {
+      isDirectory: true,
+      abstract: 'The deploy window is Tuesday.',
+      score: 0.02,
+    });
+    const other = cand(`${U}/memories/entities/mentioned/lisbon.md`, { abstract: 'Moved to Lisbon.', score: 0.019 });
+    const candidates = [best, event, listing, other];
+    const { entries, stats, explain } = planEntries({ candidates, contents: new Map(), maxTokens: 300, explain: true });
+    expect(entries.map((e) => e.uri)).toEqual([best.baseUri, event.baseUri]);
+    expect(stats.weak).toBe(2);
+    // The cap is the budget shared by the two that count, not by four.
+    expect(stats.perEntryCap).toBe(
+      planEntries({ candidates: [best, event], contents: new Map(), maxTokens: 300 }).stats.perEntryCap,
+    );
+    expect(explain!.map((e) => e.outcome)).toEqual(['served', 'served', 'weak', 'weak']);
+    expect(explain![2]!.why).toContain('weak: score 0.020 is under 15% of the best (0.430)');
+    // At exactly the share a candidate stays; with no positive score nothing is weak.
+    const edge = cand(`${U}/memories/x.md`, { abstract: 'edge case text', score: 0.43 * 0.15 });
+    expect(planEntries({ candidates: [best, edge], contents: new Map(), maxTokens: 300 }).stats.weak).toBe(0);
+    const zero = [0, 0].map((score, i) => cand(`${U}/memories/z${i}.md`, { abstract: `z ${i}`, score }));
+    expect(planEntries({ candidates: zero, contents: new Map(), maxTokens: 300 }).stats.weak).toBe(0);
   });
 });
 

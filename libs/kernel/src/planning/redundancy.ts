@@ -17,24 +17,44 @@ const TOKEN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaf
 const SIDECAR_NOISE =
   /^#[^\n]*$|^\d{1,9} items? in \S+$|^(?:Dates|Topics): [^\n]*$|^- [^\s:]+:?|[^\s:]{1,64}: \d{1,9}(?: items?(?: \([^)\n]*(?:\)|…))?|…)|… and \d+ more|(?<=(?:—|;) )[^\s:;—]{1,64}(?=;|$| —)/gm;
 
+// Opaque identifiers (message ids a quote line ends with, hashes): ASCII runs of 16+ with 2+ digits. They
+// make every copy of a quote look new, and say nothing to the reader.
+const LONG_WORD = /[A-Za-z0-9_]{16,}/g;
+const TWO_DIGITS = /[0-9].*[0-9]/;
+// A listing joins its children's gists (`— a gist…; b gist; c`): a shingle across two gists is no content.
+const GIST_BREAK = /(\s*(?:—|;|…|\n)\s*)/;
+
 export interface RedundancyText {
   text: string;
   /** Directory overviews: the listing's scaffolding (names, counts) is not content. */
   isDirectory: boolean;
 }
 
-/** Distinct shingles of a text (a text shorter than one shingle is its own single shingle). */
+/**
+ * Distinct shingles of a text (a text shorter than one shingle is its own single shingle). A directory's
+ * listing is shingled gist by gist, and a gist cut short to less than one shingle (`# Lisbon -…`) is dropped.
+ */
 export function shingles(text: string, isDirectory = false): Set<string> {
-  const source = isDirectory ? text.replace(SIDECAR_NOISE, ' ') : text;
-  const tokens = source.toLowerCase().match(TOKEN) ?? [];
+  const plain = text.replace(LONG_WORD, (w) => (TWO_DIGITS.test(w) && /[A-Za-z]/.test(w) ? ' ' : w));
   const out = new Set<string>();
-  if (tokens.length === 0) return out;
-  if (tokens.length < SHINGLE) {
-    out.add(tokens.join(' '));
+  if (!isDirectory) {
+    addShingles(plain, out, true);
     return out;
   }
-  for (let i = 0; i + SHINGLE <= tokens.length; i++) out.add(`${tokens[i]} ${tokens[i + 1]} ${tokens[i + 2]}`);
+  // split() with a capturing group alternates piece, break, piece, …: a piece is cut when its break opens with `…`.
+  const parts = plain.replace(SIDECAR_NOISE, ' ').split(GIST_BREAK);
+  for (let i = 0; i < parts.length; i += 2) addShingles(parts[i]!, out, !parts[i + 1]?.trimStart().startsWith('…'));
   return out;
+}
+
+function addShingles(text: string, out: Set<string>, keepShort: boolean): void {
+  const tokens = text.toLowerCase().match(TOKEN) ?? [];
+  if (tokens.length === 0) return;
+  if (tokens.length < SHINGLE) {
+    if (keepShort) out.add(tokens.join(' '));
+    return;
+  }
+  for (let i = 0; i + SHINGLE <= tokens.length; i++) out.add(`${tokens[i]} ${tokens[i + 1]} ${tokens[i + 2]}`);
 }
 
 /**
@@ -42,12 +62,18 @@ export function shingles(text: string, isDirectory = false): Set<string> {
  * first, so of two near-copies the better-ranked one stays; an entry removed no longer covers others.
  * A directory listing never makes a file redundant (the listing summarises the file, not the reverse:
  * directory hits must not crowd out the files they list), and a directory with no content of its own
- * once its scaffolding is set aside is redundant too.
+ * once its scaffolding is set aside is redundant too. A file withdrawn as redundant (here or in an earlier
+ * round: `withdrawn`) still covers a directory's listing of it: what it said is served by the others.
  */
-export function redundantEntries(items: readonly RedundancyText[]): Set<number> {
+export function redundantEntries(
+  items: readonly RedundancyText[],
+  withdrawn: readonly RedundancyText[] = [],
+): Set<number> {
   const sets = items.map((item) => shingles(item.text, item.isDirectory));
   const all = new Map<string, number>();
   const files = new Map<string, number>();
+  const carried = new Set<string>();
+  for (const w of withdrawn) if (!w.isDirectory) for (const s of shingles(w.text)) carried.add(s);
   const add = (map: Map<string, number>, set: Set<string>, by: number) => {
     for (const s of set) map.set(s, (map.get(s) ?? 0) + by);
   };
@@ -62,14 +88,17 @@ export function redundantEntries(items: readonly RedundancyText[]): Set<number> 
     if (!item.text) continue;
     const counts = item.isDirectory ? all : files;
     let covered = 0;
-    for (const s of set) if ((counts.get(s) ?? 0) > 1) covered += 1;
+    for (const s of set) if ((counts.get(s) ?? 0) > 1 || (item.isDirectory && carried.has(s))) covered += 1;
     // A directory whose listing leaves less than one shingle of its own (`— # Summary…`, a gist cut to a word)
     // says nothing the scaffolding does not.
     const empty = item.isDirectory && (set.size === 0 || (set.size === 1 && [...set][0]!.split(' ').length < SHINGLE));
     if (!empty && (set.size === 0 || covered < REDUNDANT_COVERAGE * set.size)) continue;
     out.add(i);
     add(all, set, -1);
-    if (!item.isDirectory) add(files, set, -1);
+    if (!item.isDirectory) {
+      add(files, set, -1);
+      for (const s of set) carried.add(s);
+    }
   }
   return out;
 }

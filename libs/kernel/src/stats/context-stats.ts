@@ -76,6 +76,8 @@ export interface ContextStats {
   deprecated?: DeprecatedStats;
   /** Muninn's own, after the contract's keys: entries withdrawn as redundant (docs/context.md, "Redundancy"). */
   redundant: number;
+  /** Muninn's own: candidates not planned, scoring under a share of the best (docs/context.md, "Weak candidates"). */
+  weak: number;
 }
 
 /** Assemble `stats` with every key in docs/contract.md#stats order, so `JSON.stringify` emits the contract's order. */
@@ -117,5 +119,6 @@ export function buildContextStats(input: StatsInput): ContextStats {
   if (input.deprecated) stats.deprecated = input.deprecated;
   // Assigned last so it is emitted after every contract key, whichever optional ones are present.
   stats.redundant = plan.redundant ?? 0;
+  stats.weak = plan.weak ?? 0;
   return stats;
 }

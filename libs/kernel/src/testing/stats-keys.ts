@@ -30,6 +30,7 @@ export const STATS_KEYS = [
   'dedup',
   'ignored',
   'deprecated',
-  // Muninn's own key, always last: candidates withdrawn as redundant (docs/context.md).
+  // Muninn's own keys, always last: candidates withdrawn as redundant, and weak ones (docs/context.md).
   'redundant',
+  'weak',
 ];

@@ -82,7 +82,7 @@ export class ContextSearchRequestDto extends ContextOptionsDto {
   @BodyField(CONTEXT_FIELDS.explain, {
     description:
       'Context mode only (Muninn): add `result.explain`, a note per candidate (served, degraded, dropped, deduped, ' +
-      'redundant, excluded or cooled, with scores, origin and reasons), at most 200 entries.',
+      'redundant, weak, excluded or cooled, with scores, origin and reasons), at most 200 entries.',
   })
   explain?: boolean | null;
 

@@ -235,6 +235,13 @@ export class ContextStatsDto {
     description: 'Muninn, after the contract keys: entries withdrawn as their text is carried by other served entries.',
   })
   redundant!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      "Muninn, after `redundant`: candidates not served because their score is under 15% of the best candidate's.",
+  })
+  weak!: number;
 }
 
 /** One candidate in `result.explain` (docs/context.md, "Explain"). */
@@ -260,7 +267,7 @@ export class ExplainEntryDto {
   @ApiProperty()
   directory!: boolean;
 
-  @ApiProperty({ enum: ['served', 'deduped', 'redundant', 'dropped', 'excluded', 'cooled'] })
+  @ApiProperty({ enum: ['served', 'deduped', 'redundant', 'weak', 'dropped', 'excluded', 'cooled'] })
   outcome!: string;
 
   @ApiProperty({ enum: TIERS, nullable: true, description: 'Tier served (served entries only).' })
