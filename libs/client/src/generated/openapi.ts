@@ -1523,7 +1523,7 @@ export interface components {
             deprecated?: components["schemas"]["DeprecatedStatsDto"];
             /** @description Muninn, after the contract keys: entries withdrawn as their text is carried by other served entries. */
             redundant: number;
-            /** @description Muninn, after `redundant`: candidates not served because their ranked score is under 15% of the best candidate's. */
+            /** @description Muninn, after `redundant`: candidates not served because their score is under 15% of the best candidate's. */
             weak: number;
         };
         ExplainEntryDto: {
