@@ -99,8 +99,8 @@ describe('peer memory routing (docs/sessions.md "Peer memories")', () => {
     expect(spaces(both, 'entities')).toEqual(['bob', 'self']);
     const bobPref = both.memories.find((m) => m.peerId === 'bob' && m.memoryType === 'preferences')!;
     expect(bobPref.path).toBe('preferences/bob/sailing.md');
-    expect(bobPref.content).toContain('(u1)');
-    expect(bobPref.content).not.toContain('(u2)');
+    expect(bobPref.content).toContain('I love sailing.');
+    expect(bobPref.content).not.toContain('green tea');
     // Self memory off: nothing in the own space; peer memory off: everything in it.
     const peerOnly = extractOffline(input(talk, { self: false, peer: true }));
     expect(peerOnly.memories.length).toBeGreaterThan(0);

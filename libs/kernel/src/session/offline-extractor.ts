@@ -158,9 +158,11 @@ export function namesIn(sentence: string, known?: ReadonlySet<string>): string[]
 
 /**
  * A quote line: the whole turn (up to 600 characters), not only the sentence that matched — its
- * context ("…since my kids were born") belongs to it, as bench:locomo's harness quotes.
+ * context ("…since my kids were born") belongs to it, as bench:locomo's harness quotes. Date and
+ * speaker, no message id: the id (`msg_` + 32 hex, ~10 tokens) told the reader nothing and cost every
+ * served quote line its tokens (docs/sessions.md, "Offline extractor").
  */
-const quote = (t: Turn, date: string) => `- ${date} [${t.speaker}]: ${clip(t.text, 600)} (${t.id})`;
+const quote = (t: Turn, date: string) => `- ${date} [${t.speaker}]: ${clip(t.text, 600)}`;
 
 function entityMemories(turns: Turn[], opts: OfflineExtractorOptions, router: MemoryRouter): ProposedMemory[] {
   const speakers = new Set(turns.map((t) => t.speaker.toLowerCase()));
@@ -269,8 +271,8 @@ function preferenceMemories(
 }
 
 /**
- * Merges quote lines into a file's content: each line once (matched by its message id), new lines
- * appended, the heading written when the file is new. Replaying the same archive changes nothing.
+ * Merges quote lines into a file's content: each line once (matched by its whole text: date, speaker and
+ * words), new lines appended, the heading written when the file is new. Replaying the same archive changes nothing.
  */
 export function mergeQuotes(existing: string | null, title: string, lines: string): string {
   const base = existing && existing.trim() ? existing.replace(/\s+$/, '') : title;

@@ -194,7 +194,10 @@ describe('offline extractor', () => {
     expect(ev).toMatch(/^# Summary\nThursday 20 August 2026, alice and assistant and user\./);
     expect(ev).toContain('# 2026-08-20 (Thursday) ChatLog:');
     expect(ev).toContain('<!-- MEMORY_FIELDS');
-    expect(a.memories.find((m) => m.path.endsWith('marguerite.md'))!.content).toContain('(m2)');
+    // A quote is date, speaker and the whole turn; the message id is not served.
+    const marguerite = a.memories.find((m) => m.path.endsWith('marguerite.md'))!.content;
+    expect(marguerite).toContain('- 2026-08-20 [assistant]: Noted. Should I ask Marguerite about the Zanzibar schema?');
+    expect(marguerite).not.toContain('(m2)');
     for (const s of WORKING_MEMORY_SECTIONS) expect(a.overview).toContain(`## ${s}`);
     expect(a.abstract).toMatch(/2 turns, 3 messages$/);
   });
