@@ -174,6 +174,54 @@ describe('context quality (issue 14)', () => {
     expect(weak[0].why.at(-1)).toMatch(/^weak: score 0\.\d{3} is under 15% of the best \(0\.\d{3}\)$/);
   });
 
+  it('across turns: an entry repeating what the session was given in its last dedup_turns is not served again', async () => {
+    // The ledger cools URIs; the same words under another URI (the event part quoting what an entity file
+    // quotes) used to come back on the next turn, as soon as the entity file was cooled.
+    const as = devAs('quality-turns', 'default');
+    const M = 'viking://user/default/memories';
+    const said = [
+      '[user]: We decided the billing service will migrate to Postgres 16 next sprint. Maria owns the migration.',
+      '[assistant]: Got it: Postgres 16 migration next sprint, owner Maria.',
+    ];
+    await seedMany(app, as, {
+      [`${M}/entities/mentioned/postgres.md`]: `# Postgres\n${said.map((l) => `- 2026-12-02 ${l}`).join('\n')}`,
+      [`${M}/events/2026/12/02/s1_p1.md`]: `# Summary\n${said[0]}\n# 2026-12-02 (Wednesday) ChatLog:\n${said[1]}`,
+    });
+    await idle(as);
+    const sid = (await post(app, '/api/v1/sessions', {}, as)).body.result.session_id as string;
+    const body = {
+      query: 'who owns the Postgres migration?',
+      mode: 'context',
+      max_tokens: 800,
+      session_id: sid,
+      dedup_turns: 3,
+      explain: true,
+    };
+    const carrying = (r: Awaited<ReturnType<typeof context>>) =>
+      entriesOf(r).filter((e) => e.detail !== 'uri' && e.text.includes('Maria owns the migration'));
+    const first = await context(app, body, as);
+    expect(first.status).toBe(200);
+    expect(carrying(first)).toHaveLength(1);
+    const told = carrying(first)[0]!.uri;
+    await post(app, `/api/v1/sessions/${sid}/messages`, { role: 'user', content: 'And who reviews it?' }, as);
+    // Written after the first turn: new to the session.
+    const review = `${M}/events/2026/12/02/s2_p1.md`;
+    await seed(app, as, review, '# Summary\n[user]: Maria reviews the rollback plan of the Postgres migration.');
+    await idle(as);
+    const next = await context(app, body, as);
+    expect(next.status).toBe(200);
+    const { stats, explain } = next.body.result;
+    expect(stats.dedup.cooled).toBeGreaterThanOrEqual(1);
+    expect(explain.entries.find((e: { uri: string }) => e.uri === told)).toMatchObject({ outcome: 'cooled' });
+    expect(carrying(next)).toEqual([]);
+    const repeat = explain.entries.find(
+      (e: { uri: string; outcome: string }) => e.outcome === 'redundant' && e.uri !== told && e.uri.endsWith('.md'),
+    );
+    expect(repeat.why.at(-1)).toMatch(/served in earlier turns of the session$/);
+    // What is new still comes: the rollback review.
+    expect(urisOf(next)).toContain(review);
+  });
+
   it('explain: a note per candidate — served, redundant, excluded, cooled — bounded and consistent with entries', async () => {
     const as = devAs('quality-explain', 'default');
     const U = 'viking://user/default/memories';

@@ -47,6 +47,7 @@ export * from './planning/assembled-entry';
 export * from './planning/read-policy';
 export * from './planning/plan-entries';
 export * from './planning/redundancy';
+export * from './planning/seen-entries';
 export * from './planning/explain';
 export * from './planning/assemble-block';
 

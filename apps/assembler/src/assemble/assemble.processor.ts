@@ -18,7 +18,8 @@ export class AssembleProcessor extends QueueProcessor<QueueName.Assemble> {
       typeof j.identity.accountId === 'string' &&
       Array.isArray(j.candidates) &&
       Number.isFinite(j.maxTokens) &&
-      j.maxTokens >= 1
+      j.maxTokens >= 1 &&
+      (j.seen === undefined || Array.isArray(j.seen))
     );
   }
 

@@ -14,7 +14,8 @@ export class AssembleService {
   /** `timer`, when given, gets the `body_read`, `plan` and `render` stages. */
   async assemble(job: AssembleJob, timer = new StageTimer(() => 0)): Promise<AssembleResult> {
     const reads = planBlockReads(job);
-    const contents = await timer.time('body_read', () => this.bodies.read(job.identity, reads, job.candidates));
+    const known = [...job.candidates, ...(job.seen ?? []).map((s) => s.candidate)];
+    const contents = await timer.time('body_read', () => this.bodies.read(job.identity, reads, known));
     return { ...assembleBlock(job, contents, timer), bodiesRead: reads.length };
   }
 }

@@ -19,6 +19,8 @@ import {
   planRetrievalCalls,
   RewriteStatus,
   RewriteUsage,
+  SeenEntry,
+  seenEntries,
 } from '@app/kernel';
 import { explainBlock, explainExcluded } from '@app/kernel';
 import { AssembleClient } from '@app/queue';
@@ -97,8 +99,10 @@ export class ContextPipelineService {
         outcomes,
       }),
     );
+    // What the session was given in its last turns and these searches found again (docs/context.md, "Across turns").
+    const seen = ledger ? seenEntries(merged.excludedCandidates, ledger.cooled, ledger.data) : [];
     const { block: assembled, error: assembleError } = await stages.time('assemble', () =>
-      this.assemble(caller, merged.candidates, p, deadline, stages),
+      this.assemble(caller, merged.candidates, seen, p, deadline, stages),
     );
 
     let rewrite: { status: RewriteStatus; digest: string; usage: RewriteUsage | null } = {
@@ -153,6 +157,7 @@ export class ContextPipelineService {
   private async assemble(
     caller: Identity,
     candidates: Candidate[],
+    seen: SeenEntry[],
     p: ContextParams,
     deadline: number,
     stages: RequestStages,
@@ -165,6 +170,7 @@ export class ContextPipelineService {
       query: p.query,
       explain: p.explain === true,
       primary: p.primary,
+      ...(seen.length ? { seen } : {}),
     };
     try {
       return {

@@ -1,4 +1,4 @@
-import type { Candidate, EntryJson, ExplainEntry, Identity, PlanStats, StageTimings } from '@app/kernel';
+import type { Candidate, EntryJson, ExplainEntry, Identity, PlanStats, SeenEntry, StageTimings } from '@app/kernel';
 
 /** Payload of an `assemble` job: ranked candidates to read, budget and render (docs/contract.md#tiers-and-budget). */
 export interface AssembleJob {
@@ -15,6 +15,8 @@ export interface AssembleJob {
   primary?: number;
   /** Return a note per candidate (docs/context.md, "Explain"). */
   explain?: boolean;
+  /** Hits the session's ledger cooled, with the tier served then (at most MAX_SEEN; docs/context.md, "Across turns"). */
+  seen?: SeenEntry[];
 }
 
 /** Result of an `assemble` job. `rendered` is always produced; the gateway blanks it when asked. */

@@ -23,25 +23,27 @@ export interface BuildContext {
 export function buildCandidates(
   items: ReadonlyArray<{ hit: FindHit; bucket: BucketKey | null }>,
   context: BuildContext,
-): { candidates: Candidate[]; excluded: number; excludedUris: string[] } {
+): { candidates: Candidate[]; excluded: number; excludedUris: string[]; excludedCandidates: Candidate[] } {
   const candidates: Candidate[] = [];
   const excludedUris: string[] = [];
+  // The excluded hits as candidates: the cooled ones say what the session was already given (docs/context.md).
+  const excludedCandidates: Candidate[] = [];
   let excluded = 0;
   for (const { hit, bucket } of items) {
     const uri = hitUri(hit);
     if (!uri) continue;
     const { baseUri, isDirectory } = stripSidecarSuffix(uri);
     if (baseUri.endsWith('/profile.md')) continue;
-    if (context.excluded.has(uri) || context.excluded.has(baseUri)) {
-      excluded += 1;
-      excludedUris.push(baseUri);
-      continue;
-    }
     const category = categoryFor(uri, bucket, hit.category);
     const origin = originForUri(baseUri, context.userId, context.actorPeerId);
     const score = hitScore(hit);
     const penalty = origin === 'other_peer' ? context.penalties[category] : 0;
-    candidates.push({
+    const isExcluded = context.excluded.has(uri) || context.excluded.has(baseUri);
+    if (isExcluded) {
+      excluded += 1;
+      excludedUris.push(baseUri);
+    }
+    (isExcluded ? excludedCandidates : candidates).push({
       uri,
       baseUri,
       category,
@@ -53,7 +55,7 @@ export function buildCandidates(
       isDirectory,
     });
   }
-  return { candidates, excluded, excludedUris };
+  return { candidates, excluded, excludedUris, excludedCandidates };
 }
 
 /**

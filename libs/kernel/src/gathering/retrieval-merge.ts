@@ -30,6 +30,8 @@ export interface MergeResult {
   excluded: number;
   /** Base URIs of the hits dropped as excluded or cooled (for `explain`), distinct. */
   excludedUris: string[];
+  /** Those hits as candidates, distinct by base URI, best first (cooled ones: docs/context.md, "Across turns"). */
+  excludedCandidates: Candidate[];
   /** Every failure formatted `"<Name>: <message>"`; `stats` keeps the first five. */
   retrievalErrors: string[];
 }
@@ -62,6 +64,7 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
   const searched: Record<string, number> = {};
   let excluded = 0;
   const excludedUris = new Set<string>();
+  const excludedCandidates: Candidate[] = [];
 
   if (input.quotas === null) {
     const owners = new Map<string, BucketKey | null>();
@@ -87,7 +90,15 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     excluded += built.excluded;
     for (const uri of built.excludedUris) excludedUris.add(uri);
     const candidates = rankCandidates(built.candidates).slice(0, Math.max(0, input.limit));
-    return { candidates, searched, excluded, excludedUris: [...excludedUris], retrievalErrors: errors };
+    const hidden = rankCandidates(built.excludedCandidates);
+    return {
+      candidates,
+      searched,
+      excluded,
+      excludedUris: [...excludedUris],
+      excludedCandidates: hidden,
+      retrievalErrors: errors,
+    };
   }
 
   const perBucket: Candidate[] = [];
@@ -109,8 +120,17 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     );
     excluded += built.excluded;
     for (const uri of built.excludedUris) excludedUris.add(uri);
+    excludedCandidates.push(...built.excludedCandidates);
     perBucket.push(...rankCandidates(built.candidates).slice(0, quota));
   }
   const candidates = rankCandidates(dedupeCandidates(perBucket));
-  return { candidates, searched, excluded, excludedUris: [...excludedUris], retrievalErrors: errors };
+  const hidden = rankCandidates(dedupeCandidates(excludedCandidates));
+  return {
+    candidates,
+    searched,
+    excluded,
+    excludedUris: [...excludedUris],
+    excludedCandidates: hidden,
+    retrievalErrors: errors,
+  };
 }

@@ -6,6 +6,8 @@ import { EntryJson, entryToJson } from './assembled-entry';
 import { ExplainEntry } from './explain';
 import { planEntries, PlanStats, strongCandidates } from './plan-entries';
 import { ContentRead, planContentReads } from './read-policy';
+import { SeenEntry } from './seen-entries';
+import { contentUriFor } from '../tiering/tier-text';
 import { StageTimer } from '../stats/stage-timer';
 
 /** What one context block is assembled from (the `assemble` job without its identity). */
@@ -18,6 +20,8 @@ export interface BlockRequest {
   query?: string;
   primary?: number;
   explain?: boolean;
+  /** Entries served in earlier turns of the session, found again by this request (docs/context.md, "Across turns"). */
+  seen?: readonly SeenEntry[];
 }
 
 /** A planned and rendered block (docs/contract.md#tiers-and-budget, #rendered-block). */
@@ -33,7 +37,16 @@ export function planBlockReads(req: BlockRequest): ContentRead[] {
   // The planner sets weak candidates aside before anything else: their bodies are never needed.
   const candidates = strongCandidates(req.candidates);
   const cap = perEntryCap(req.maxTokens, Math.min(candidates.length, req.primary ?? candidates.length));
-  return planContentReads(candidates, cap, normalizeDetail(req.detail));
+  const reads = planContentReads(candidates, cap, normalizeDetail(req.detail));
+  // An earlier turn's entry served from its body: that body says what the agent holds.
+  const have = new Set(reads.map((r) => r.uri));
+  for (const { candidate, detail } of req.seen ?? []) {
+    const uri = contentUriFor(candidate);
+    if (detail === 'abstract' || have.has(uri)) continue;
+    have.add(uri);
+    reads.push({ uri, openContext: candidate.origin === 'other_peer' });
+  }
+  return reads;
 }
 
 /**
@@ -55,6 +68,7 @@ export function assembleBlock(
       query: req.query,
       explain: req.explain === true,
       primary: req.primary,
+      seen: req.seen,
     }),
   );
   return {

@@ -10,6 +10,7 @@ import { focusTerms, focusWeights, queryExcerpt } from '../overview/query-excerp
 import { AssembledEntry, entryFor } from './assembled-entry';
 import { explainCandidate, ExplainEntry, PlanNote } from './explain';
 import { redundantEntries, RedundancyText } from './redundancy';
+import { SeenEntry } from './seen-entries';
 
 const SEPARATOR_TOKENS = 1;
 /**
@@ -67,6 +68,8 @@ export interface PlanInput {
   primary?: number;
   /** Keep a note per candidate of what happened to it and why (docs/context.md, "Explain"). */
   explain?: boolean;
+  /** Entries served in the session's last `dedup_turns` that this request's searches found again. */
+  seen?: readonly SeenEntry[];
 }
 
 export interface FillStats {
@@ -254,9 +257,13 @@ export function planEntries(request: PlanInput): PlanOutput {
   // Withdraws the served entries the others already carry; true when any went.
   // Texts withdrawn in earlier rounds: they still cover the directory listings that name them.
   const withdrawn: RedundancyText[] = [];
+  const seen = heldTexts(input);
+  const carriedBy = seen.length
+    ? 'the other served entries and those served in earlier turns of the session'
+    : 'the other served entries';
   const withdrawRedundant = (): boolean => {
     const texts = slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory }));
-    const gone = redundantEntries(texts, withdrawn);
+    const gone = redundantEntries(texts, withdrawn, seen);
     if (gone.size === 0) return false;
     redundant += gone.size;
     for (const i of gone) withdrawn.push(texts[i]!);
@@ -264,7 +271,7 @@ export function planEntries(request: PlanInput): PlanOutput {
       const n = note(slots[i]!.candidate);
       if (n) {
         n.outcome = 'redundant';
-        n.why.push('redundant: at least 80% of its text is carried by the other served entries');
+        n.why.push(`redundant: at least 80% of its text is carried by ${carriedBy}`);
       }
     }
     slots = slots.filter((_, i) => !gone.has(i));
@@ -338,6 +345,17 @@ export function planEntries(request: PlanInput): PlanOutput {
     },
     ...(explain ? { explain } : {}),
   };
+}
+
+/**
+ * What the agent was given in earlier turns, as near as the store can say: the recorded tier's text (a memory
+ * overview was a query-focused excerpt of the body then; its plain overview stands in for it).
+ */
+function heldTexts(input: PlanInput): RedundancyText[] {
+  return (input.seen ?? []).flatMap(({ candidate, detail }) => {
+    const text = tierText(candidate, detail, input.contents) ?? tierText(candidate, 'abstract', input.contents);
+    return text ? [{ text, isDirectory: candidate.isDirectory }] : [];
+  });
 }
 
 /** Share of the per-entry cap an excerpt may take when first placed; leftover budget widens it later. */

@@ -2,6 +2,7 @@ import { candidate } from '../testing/candidate';
 import { Candidate } from '../tiering/candidate';
 import { planEntries } from './plan-entries';
 import { redundantEntries, shingles } from './redundancy';
+import { MAX_SEEN, seenEntries } from './seen-entries';
 
 const U = 'viking://user/default';
 
@@ -251,6 +252,72 @@ describe('planEntries: weak candidates', () => {
     expect(planEntries({ candidates: [best, edge], contents: new Map(), maxTokens: 300 }).stats.weak).toBe(0);
     const zero = [0, 0].map((score, i) => cand(`${U}/memories/z${i}.md`, { abstract: `z ${i}`, score }));
     expect(planEntries({ candidates: zero, contents: new Map(), maxTokens: 300 }).stats.weak).toBe(0);
+  });
+});
+
+describe('planEntries: across turns', () => {
+  const fact = 'We decided the billing service will migrate to Postgres 16 next sprint. Maria owns the migration.';
+  const entity = cand(`${U}/memories/entities/mentioned/postgres.md`, {
+    abstract: `# Postgres\n- 2026-12-02 [user]: ${fact}`,
+    score: 0.43,
+  });
+  const event = cand(`${U}/memories/events/p1.md`, {
+    abstract: `# Summary\n[user]: ${fact}`,
+    score: 0.36,
+  });
+  const other = cand(`${U}/memories/events/p2.md`, {
+    abstract: 'Maria also reviews the rollback plan on Friday.',
+    score: 0.3,
+  });
+
+  it("an entry repeating what an earlier turn served is redundant; the ledger's tier says what was served", () => {
+    const first = planEntries({ candidates: [entity, event, other], contents: new Map(), maxTokens: 800 });
+    expect(first.entries.map((e) => e.uri)).toEqual([entity.baseUri, other.baseUri]);
+    // Next turn the ledger cools the entity file: without it, its event-part copy would be served again.
+    const alone = planEntries({ candidates: [event, other], contents: new Map(), maxTokens: 800 });
+    expect(alone.entries.map((e) => e.uri)).toEqual([event.baseUri, other.baseUri]);
+    const next = planEntries({
+      candidates: [event, other],
+      contents: new Map(),
+      maxTokens: 800,
+      explain: true,
+      seen: [{ candidate: entity, detail: 'abstract' }],
+    });
+    expect(next.entries.map((e) => e.uri)).toEqual([other.baseUri]);
+    expect(next.stats.redundant).toBe(1);
+    expect(next.explain![0]!.why.at(-1)).toBe(
+      'redundant: at least 80% of its text is carried by the other served entries and those served in earlier turns of the session',
+    );
+    // A full body served earlier covers what its abstract does not; its abstract alone does not.
+    const body = `# Summary\n${'Billing history. '.repeat(3)}\n${fact}`;
+    const long = cand(`${U}/memories/events/long.md`, { abstract: '# Summary Billing history.', score: 0.5 });
+    const contents = new Map([[long.baseUri, body]]);
+    const seenAt = (detail: 'abstract' | 'full') =>
+      planEntries({ candidates: [event], contents, maxTokens: 800, seen: [{ candidate: long, detail }] }).entries
+        .length;
+    expect(seenAt('abstract')).toBe(1);
+    expect(seenAt('full')).toBe(0);
+  });
+});
+
+describe('seenEntries', () => {
+  it('the cooled hits with the tier the ledger recorded (abstract when unknown), at most MAX_SEEN', () => {
+    const a = cand(`${U}/a.md`);
+    const b = cand(`${U}/d`, { uri: `${U}/d/.overview.md`, isDirectory: true });
+    const c = cand(`${U}/c.md`);
+    const ledger = { entries: { [a.baseUri]: { turn: 1, detail: 'full' }, [b.baseUri]: { turn: 1, detail: 'bogus' } } };
+    expect(seenEntries([a, b, c], [a.baseUri, b.baseUri], ledger)).toEqual([
+      { candidate: a, detail: 'full' },
+      { candidate: b, detail: 'abstract' },
+    ]);
+    const many = Array.from({ length: MAX_SEEN + 5 }, (_, i) => cand(`${U}/m${i}.md`));
+    expect(
+      seenEntries(
+        many,
+        many.map((m) => m.baseUri),
+        {},
+      ),
+    ).toHaveLength(MAX_SEEN);
   });
 });
 

@@ -63,17 +63,22 @@ function addShingles(text: string, out: Set<string>, keepShort: boolean): void {
  * A directory listing never makes a file redundant (the listing summarises the file, not the reverse:
  * directory hits must not crowd out the files they list), and a directory with no content of its own
  * once its scaffolding is set aside is redundant too. A file withdrawn as redundant (here or in an earlier
- * round: `withdrawn`) still covers a directory's listing of it: what it said is served by the others.
+ * round: `withdrawn`) still covers a directory's listing of it: what it said is served by the others. What
+ * the session was given in earlier turns (`seen`) covers every entry.
  */
 export function redundantEntries(
   items: readonly RedundancyText[],
   withdrawn: readonly RedundancyText[] = [],
+  seen: readonly RedundancyText[] = [],
 ): Set<number> {
   const sets = items.map((item) => shingles(item.text, item.isDirectory));
   const all = new Map<string, number>();
   const files = new Map<string, number>();
   const carried = new Set<string>();
   for (const w of withdrawn) if (!w.isDirectory) for (const s of shingles(w.text)) carried.add(s);
+  // Served in an earlier turn of the session (docs/context.md, "Across turns"): the agent holds it, so it covers all.
+  const held = new Set<string>();
+  for (const w of seen) for (const s of shingles(w.text, w.isDirectory)) held.add(s);
   const add = (map: Map<string, number>, set: Set<string>, by: number) => {
     for (const s of set) map.set(s, (map.get(s) ?? 0) + by);
   };
@@ -88,7 +93,8 @@ export function redundantEntries(
     if (!item.text) continue;
     const counts = item.isDirectory ? all : files;
     let covered = 0;
-    for (const s of set) if ((counts.get(s) ?? 0) > 1 || (item.isDirectory && carried.has(s))) covered += 1;
+    for (const s of set)
+      if ((counts.get(s) ?? 0) > 1 || held.has(s) || (item.isDirectory && carried.has(s))) covered += 1;
     // A directory whose listing leaves less than one shingle of its own (`— # Summary…`, a gist cut to a word)
     // says nothing the scaffolding does not.
     const empty = item.isDirectory && (set.size === 0 || (set.size === 1 && [...set][0]!.split(' ').length < SHINGLE));
