@@ -1,7 +1,7 @@
 import { QueueName } from '@app/contracts';
 import { JobBus } from '@app/queue';
 import { Db, STORE_DB } from '@app/store';
-import { startTestApp, storeModes, TestApp, eventually } from '@app/testing';
+import { startTestApp, storeModes, TestApp, eventually, uniqueTestPrefix } from '@app/testing';
 
 const WRITE = '/api/v1/content/write';
 const BATCH = '/api/v1/content/batch-write';
@@ -289,4 +289,32 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     expect(r.status).toBe(200);
     await eventually(async () => (await overview('viking://resources/deep')).includes('d0/'));
   });
+});
+
+describe.each(storeModes())('write path across store lifetimes (store: %s)', (store) => {
+  it('a new store on a Redis that still holds the old store’s finished index jobs: every write is indexed', async () => {
+    // Index job ids are derived from the outbox entry, so a writer's enqueue and the relay's name the same job.
+    // A fresh store (a wiped data folder, a new database) numbers its entries from 1 again; finished jobs of the
+    // old store kept under those ids made each new add a no-op, and `wait:true` reported the old job's result.
+    const prefix = uniqueTestPrefix('lifetimes');
+    const write = async (app: TestApp, uri: string, content: string) => {
+      const r = await app.request('POST', WRITE, { body: { uri, content, mode: 'create', wait: true } });
+      expect(r.status).toBe(200);
+      expect(r.body.result.vector_status).toBe('complete');
+    };
+    const first = await startTestApp({ store, env: { MUNINN_QUEUE_PREFIX: prefix } });
+    for (let i = 0; i < 3; i++) await write(first, `viking://resources/old-${i}.md`, `old note ${i}`);
+    await first.close();
+    const second = await startTestApp({ store, env: { MUNINN_QUEUE_PREFIX: prefix } });
+    try {
+      await write(second, 'viking://resources/fresh.md', 'a fresh axolotl note');
+      const r = await second.request('POST', '/api/v1/search/find', {
+        body: { query: 'axolotl', target_uri: 'viking://resources', limit: 5 },
+      });
+      const files = (r.body.result.resources as { uri: string }[]).map((h) => h.uri).filter((u) => !u.includes('/.'));
+      expect(files).toEqual(['viking://resources/fresh.md']);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
 });

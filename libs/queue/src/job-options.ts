@@ -74,10 +74,14 @@ export function sessionIdleKey(job: { accountId: string; userId: string; session
 
 /**
  * Deterministic id of the index job of one outbox entry: the gateway's enqueue right after the commit
- * and any later re-enqueue by the relay name the same job, so a duplicate add is a no-op.
+ * and any later re-enqueue by the relay name the same job, so a duplicate add is a no-op. The entry's
+ * creation stamp is part of it: a new store (a wiped data folder, a new database) numbers its entries
+ * from 1 again, and finished jobs of the old one, still kept in Redis under the bare ids, turned every
+ * add into a no-op (docs/architecture.md, "Write path"). Jobs enqueued before the stamp keep the old form.
  */
-export function indexJobId(job: Pick<IndexJob, 'accountId' | 'outboxId'>): string {
-  return `idx-${Buffer.from(job.accountId).toString('base64url')}-${job.outboxId}`;
+export function indexJobId(job: Pick<IndexJob, 'accountId' | 'outboxId' | 'stamp'>): string {
+  const id = `idx-${Buffer.from(job.accountId).toString('base64url')}-${job.outboxId}`;
+  return job.stamp ? `${id}-${job.stamp}` : id;
 }
 
 /** Coalescing key of a directory's sidecar job: at most one waiting (and one running) per directory. */

@@ -78,4 +78,13 @@ describe('typed queue clients over the in-process job bus', () => {
     await expect(client.waitFor(id, 1000)).resolves.toEqual({ indexed: 1 });
     expect(ran).toEqual([7]);
   });
+
+  it("an index job id names the entry's creation stamp: entry 7 of a new store is not entry 7 of the old one", () => {
+    const old = indexJobId({ accountId: 'acme', outboxId: 7, stamp: '1796203334043000' });
+    const fresh = indexJobId({ accountId: 'acme', outboxId: 7, stamp: '1796207721038123' });
+    expect(old).not.toBe(fresh);
+    expect(fresh).toBe('idx-YWNtZQ-7-1796207721038123');
+    // A payload from before stamps existed keeps the old form (an index job run twice is harmless: idempotent).
+    expect(indexJobId({ accountId: 'acme', outboxId: 7 })).toBe('idx-YWNtZQ-7');
+  });
 });

@@ -16,6 +16,7 @@ export class IndexProcessor extends QueueProcessor<QueueName.Index> {
       !!j &&
       typeof j.accountId === 'string' &&
       Number.isSafeInteger(j.outboxId) &&
+      (j.stamp === undefined || (typeof j.stamp === 'string' && /^\d{1,20}$/.test(j.stamp))) &&
       (j.op === 'upsert' || j.op === 'delete') &&
       Array.isArray(j.uris) &&
       j.uris.every((u) => typeof u === 'string' && u.startsWith('viking://'))

@@ -9,6 +9,8 @@ export interface IndexJob {
   accountId: string;
   /** Id of the outbox entry (also the `rev` the write gave the nodes). */
   outboxId: number;
+  /** The entry's creation time in µs (decimal): with the id, names the entry across store lifetimes. */
+  stamp?: string;
   op: 'upsert' | 'delete';
   uris: string[];
 }

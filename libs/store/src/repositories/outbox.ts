@@ -8,9 +8,19 @@ interface OutboxRow {
   account_id: string;
   op: 'upsert' | 'delete';
   uris: string[];
+  stamp: string;
 }
 
-const toJob = (r: OutboxRow): IndexJob => ({ accountId: r.account_id, outboxId: Number(r.id), op: r.op, uris: r.uris });
+const toJob = (r: OutboxRow): IndexJob => ({
+  accountId: r.account_id,
+  outboxId: Number(r.id),
+  stamp: String(r.stamp),
+  op: r.op,
+  uris: r.uris,
+});
+
+// The entry's creation time in microseconds: with its id, it names the entry across store lifetimes.
+const ROW = `id, account_id, op, uris, (extract(epoch FROM created_at) * 1000000)::bigint::text AS stamp`;
 
 /**
  * Records, inside the write's own transaction, that `uris` need indexing. The writer enqueues the job
@@ -25,7 +35,7 @@ export async function insertOutbox(
 ): Promise<IndexJob> {
   const { rows } = await tx.query<OutboxRow>(
     `INSERT INTO index_outbox (account_id, op, uris, due_at) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
-     RETURNING id, account_id, op, uris`,
+     RETURNING ${ROW}`,
     [accountId, op, uris, graceMs],
   );
   return toJob(rows[0]);
@@ -46,7 +56,7 @@ export class OutboxRepository {
   async relayDue(limit: number, retryMs: number, enqueue: (jobs: IndexJob[]) => Promise<void>): Promise<number> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<OutboxRow>(
-        `SELECT id, account_id, op, uris FROM index_outbox WHERE due_at <= now() ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT ${ROW} FROM index_outbox WHERE due_at <= now() ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       );
       if (rows.length === 0) return 0;
