@@ -115,6 +115,48 @@ describe('the built server as a process (npm start)', () => {
     }
   }, 120000);
 
+  it('a second deployment (another store) on a queue prefix in use refuses to start; it starts once the first stops', async () => {
+    // Two deployments sharing queues answered each other's finds from their own stores: searches came back
+    // empty every other time, or with the other deployment's memories (docs/operations.md).
+    const a = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-fence-a-')));
+    const b = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-fence-b-')));
+    const prefix = a.env.MUNINN_QUEUE_PREFIX;
+    const fenced = { ...b.env, MUNINN_QUEUE_PREFIX: prefix, MUNINN_QUEUE_FENCE_TTL_MS: '1500' };
+    const owner = run({ ...a.env, MUNINN_QUEUE_FENCE_TTL_MS: '1500' });
+    let second: ReturnType<typeof run> | null = null;
+    try {
+      await waitHealthy(a.url).catch((err: Error) => {
+        throw new Error(`${err.message}: ${owner.output()}`);
+      });
+      second = run(fenced);
+      const stillRunning = new Promise((r) => setTimeout(() => r('still running'), 45_000).unref());
+      expect(await Promise.race([second.exited(), stillRunning])).toBe(1);
+      expect(second.output()).toContain(`muninn: the queue prefix '${prefix}' on Redis`);
+      expect(second.output()).toContain('in use by another Muninn deployment (another store)');
+      expect(second.output()).toContain('MUNINN_QUEUE_PREFIX');
+      // The first one never shared its queues: its write is indexed by its own retriever.
+      const write = async (url: string, uri: string) =>
+        fetch(`${url}/api/v1/content/write`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ uri, content: 'a fenced okapi', mode: 'create', wait: true }),
+        });
+      expect((await write(a.url, 'viking://resources/a.md')).status).toBe(200);
+      await owner.kill('SIGTERM');
+      // Once the first is gone its claim lapses within one TTL (released at once on a graceful close).
+      second = run(fenced);
+      await waitHealthy(b.url).catch((err: Error) => {
+        throw new Error(`${err.message}: ${second?.output()}`);
+      });
+      expect((await write(b.url, 'viking://resources/b.md')).status).toBe(200);
+    } finally {
+      if (owner.child.exitCode === null && owner.child.signalCode === null) await owner.kill('SIGKILL');
+      if (second?.child.exitCode === null && second.child.signalCode === null) await second.kill('SIGTERM');
+      rmSync(a.env.MUNINN_DATA_DIR, { recursive: true, force: true });
+      rmSync(b.env.MUNINN_DATA_DIR, { recursive: true, force: true });
+    }
+  }, 150000);
+
   it('exits with one clear line when its port is taken, after releasing the store folder', async () => {
     const { env } = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-port-')));
     const taken = createServer();

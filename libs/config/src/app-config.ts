@@ -32,6 +32,8 @@ export interface AppConfig {
   queues: {
     transport: 'bullmq' | 'inprocess';
     prefix: string;
+    /** Life of this deployment's claim on the prefix without a heartbeat (docs/operations.md). */
+    fenceTtlMs: number;
     workerConcurrency: number;
     requestDeadlineMs: number;
     writeWaitMs: number;

@@ -101,6 +101,13 @@ export class EnvDto {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(1000)
+  @Max(600000)
+  MUNINN_QUEUE_FENCE_TTL_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(100)
   @Max(600000)
   MUNINN_REQUEST_DEADLINE_MS?: number;

@@ -76,6 +76,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     queues: {
       transport: dto.MUNINN_TRANSPORT ?? 'bullmq',
       prefix: dto.MUNINN_QUEUE_PREFIX ?? 'muninn',
+      fenceTtlMs: dto.MUNINN_QUEUE_FENCE_TTL_MS ?? 15000,
       workerConcurrency: dto.MUNINN_WORKER_CONCURRENCY ?? 16,
       requestDeadlineMs: dto.MUNINN_REQUEST_DEADLINE_MS ?? 10000,
       writeWaitMs: dto.MUNINN_WRITE_WAIT_MS ?? 30000,

@@ -8,3 +8,4 @@ export * from './queues/jobs';
 export * from './queues/job-failure';
 export * from './queues/job-meta';
 export * from './queues/extract-job';
+export * from './queues/deployment';

@@ -19,3 +19,4 @@ export * from './tracing';
 export * from './periodic-relay';
 export * from './job-stages';
 export * from './queue-activity';
+export * from './deployment-fence';

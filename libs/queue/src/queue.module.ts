@@ -4,7 +4,8 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
 import { InMemoryLedgerStore } from '@app/kernel';
-import { QueueName } from '@app/contracts';
+import { DEPLOYMENT_ID, QueueName } from '@app/contracts';
+import { DeploymentFence } from './deployment-fence';
 import { BullJobBus } from './bull-job-bus';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
@@ -28,6 +29,7 @@ export class QueueModule implements OnApplicationShutdown {
   constructor(
     @Inject(JobBus) private readonly bus: JobBus,
     @Inject(REDIS) private readonly redis: Redis | null,
+    @Inject(DeploymentFence) private readonly fence: DeploymentFence | null,
   ) {}
 
   /**
@@ -44,6 +46,7 @@ export class QueueModule implements OnApplicationShutdown {
 
   async onApplicationShutdown() {
     if (this.bus instanceof BullJobBus) await this.bus.close();
+    await this.fence?.release();
     if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect());
   }
 }
@@ -61,6 +64,7 @@ function inProcess(config: AppConfig): DynamicModule {
       { provide: JobBus, useValue: bus },
       { provide: InProcessJobBus, useValue: bus },
       { provide: REDIS, useValue: null },
+      { provide: DeploymentFence, useValue: null },
       { provide: LEDGER_STORE, useValue: new InMemoryLedgerStore() },
       { provide: QueueActivity, useValue: new InMemoryQueueActivity(failureBounds(config)) },
       ...QUEUE_CLIENTS,
@@ -113,6 +117,18 @@ function bullmq(config: AppConfig): DynamicModule {
         useFactory: () => watchRedisClient(new Redis({ ...conn.producer, lazyConnect: false }), 'shared client'),
       },
       { provide: LEDGER_STORE, inject: [REDIS], useFactory: (redis: Redis) => new RedisLedgerStore(redis) },
+      {
+        // Resolved while providers are built, before any worker starts: a conflicting deployment never consumes a job.
+        provide: DeploymentFence,
+        inject: [REDIS, { token: DEPLOYMENT_ID, optional: true }],
+        useFactory: async (redis: Redis, id: string | null | undefined) => {
+          if (!id) return null;
+          const fence = new DeploymentFence(redis, `${prefix}:deployment`, id, config.queues.fenceTtlMs);
+          const { host, port, db } = redisOptions(config.redis.url);
+          await fence.claim(`'${prefix}' on Redis ${host}:${port}/${db}`);
+          return fence;
+        },
+      },
       {
         provide: QueueActivity,
         inject: [REDIS],

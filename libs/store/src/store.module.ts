@@ -1,5 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
+import { DEPLOYMENT_ID } from '@app/contracts';
 import { Db } from './db/db.port';
 import { openStore } from './open-store';
 import { tracedDb } from './db/traced.db';
@@ -70,9 +71,16 @@ export const STORE_DB = Symbol('STORE_DB');
       useFactory: (db: Db) => new SessionToolResultRepository(db),
     },
     { provide: UploadTokenRepository, inject: [STORE_DB], useFactory: (db: Db) => new UploadTokenRepository(db) },
+    {
+      provide: DEPLOYMENT_ID,
+      inject: [STORE_DB],
+      useFactory: async (db: Db) =>
+        (await db.query<{ id: string }>('SELECT id FROM deployment ORDER BY created_at LIMIT 1')).rows[0]?.id ?? null,
+    },
   ],
   exports: [
     STORE_DB,
+    DEPLOYMENT_ID,
     NodeRepository,
     NodeFsRepository,
     NodeScanRepository,

@@ -3,6 +3,7 @@ import { SESSION_MIGRATIONS } from './session-migrations';
 import { REINDEX_ROOT_MIGRATION } from './reindex-root.migration';
 import { SIDECAR_STATE_MIGRATION } from './sidecar-state.migration';
 import { TERM_DF_FILES_MIGRATION, TERM_DF_MIGRATION } from './term-df.migration';
+import { DEPLOYMENT_MIGRATION } from './deployment.migration';
 import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
 
@@ -167,4 +168,5 @@ GROUP BY account_id, chunk;
   TERM_DF_MIGRATION,
   TOOL_RESULTS_MIGRATION,
   TERM_DF_FILES_MIGRATION,
+  DEPLOYMENT_MIGRATION,
 ];
