@@ -65,6 +65,14 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
   let excluded = 0;
   const excludedUris = new Set<string>();
   const excludedCandidates: Candidate[] = [];
+  const answer = (candidates: Candidate[], hidden: Candidate[]): MergeResult => ({
+    candidates,
+    searched,
+    excluded,
+    excludedUris: [...excludedUris],
+    excludedCandidates: rankCandidates(hidden),
+    retrievalErrors: errors,
+  });
 
   if (input.quotas === null) {
     const owners = new Map<string, BucketKey | null>();
@@ -89,16 +97,7 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     );
     excluded += built.excluded;
     for (const uri of built.excludedUris) excludedUris.add(uri);
-    const candidates = rankCandidates(built.candidates).slice(0, Math.max(0, input.limit));
-    const hidden = rankCandidates(built.excludedCandidates);
-    return {
-      candidates,
-      searched,
-      excluded,
-      excludedUris: [...excludedUris],
-      excludedCandidates: hidden,
-      retrievalErrors: errors,
-    };
+    return answer(rankCandidates(built.candidates).slice(0, Math.max(0, input.limit)), built.excludedCandidates);
   }
 
   const perBucket: Candidate[] = [];
@@ -123,14 +122,5 @@ export function mergeRetrievalResults(input: MergeInput): MergeResult {
     excludedCandidates.push(...built.excludedCandidates);
     perBucket.push(...rankCandidates(built.candidates).slice(0, quota));
   }
-  const candidates = rankCandidates(dedupeCandidates(perBucket));
-  const hidden = rankCandidates(dedupeCandidates(excludedCandidates));
-  return {
-    candidates,
-    searched,
-    excluded,
-    excludedUris: [...excludedUris],
-    excludedCandidates: hidden,
-    retrievalErrors: errors,
-  };
+  return answer(rankCandidates(dedupeCandidates(perBucket)), dedupeCandidates(excludedCandidates));
 }
