@@ -14,6 +14,18 @@ describe('context quality (issue 14)', () => {
   });
   /** Lets every queue go idle: directory summaries are refreshed after the writes that change them. */
   const idle = async (as: As) => expect((await post(app, '/api/v1/system/wait', { timeout: 30 }, as)).status).toBe(200);
+  /** Posts `messages` to a new session, commits it and waits for the extractor's task; returns the task result. */
+  const commitSession = async (as: As, messages: { role: string; content: string }[]) => {
+    const sid = (await post(app, '/api/v1/sessions', {}, as)).body.result.session_id as string;
+    await post(app, `/api/v1/sessions/${sid}/messages/batch`, { messages }, as);
+    const task = (await post(app, `/api/v1/sessions/${sid}/commit`, {}, as)).body.result.task_id as string;
+    const done = await eventually(async () => {
+      const t = (await app.request('GET', `/api/v1/tasks/${task}`, as)).body.result;
+      return t?.status === 'completed' || t?.status === 'failed' ? t : null;
+    });
+    expect(done.status).toBe('completed');
+    return done.result as { memory_uris: string[] };
+  };
 
   it("the README's first session: the memory, nothing redundant", async () => {
     const as = devAs('quality-first', 'default');
@@ -89,28 +101,11 @@ describe('context quality (issue 14)', () => {
     // The extractor writes dated folders and nested summaries; their overviews (`# 12 … - 02/: 02: 1 item — …`,
     // the user root's `— entities; events;`) only restate the memories, and must not take the block.
     const as = devAs('quality-commit', 'default');
-    const sid = (await post(app, '/api/v1/sessions', {}, as)).body.result.session_id as string;
-    await post(
-      app,
-      `/api/v1/sessions/${sid}/messages/batch`,
-      {
-        messages: [
-          { role: 'user', content: 'I just moved to Lisbon last week and started learning Portuguese.' },
-          { role: 'assistant', content: 'Congratulations on the move! How are the lessons going?' },
-          {
-            role: 'user',
-            content: 'Slowly. My tutor Ana says my nasal vowels need work. Also I prefer tea over coffee.',
-          },
-        ],
-      },
-      as,
-    );
-    const task = (await post(app, `/api/v1/sessions/${sid}/commit`, {}, as)).body.result.task_id as string;
-    const done = await eventually(async () => {
-      const t = (await app.request('GET', `/api/v1/tasks/${task}`, as)).body.result;
-      return t?.status === 'completed' || t?.status === 'failed' ? t : null;
-    });
-    expect(done.status).toBe('completed');
+    await commitSession(as, [
+      { role: 'user', content: 'I just moved to Lisbon last week and started learning Portuguese.' },
+      { role: 'assistant', content: 'Congratulations on the move! How are the lessons going?' },
+      { role: 'user', content: 'Slowly. My tutor Ana says my nasal vowels need work. Also I prefer tea over coffee.' },
+    ]);
     await idle(as);
     const r = await context(app, { query: 'where did the user move?', mode: 'context', max_tokens: 400 }, as);
     expect(r.status).toBe(200);
@@ -131,21 +126,13 @@ describe('context quality (issue 14)', () => {
     // message id). Every node of a small tenant is a hit: its user root and folders score a tenth of the best.
     const as = devAs('quality-quotes', 'default');
     await seed(app, as, 'viking://resources/handbook.md', 'The deploy window is Tuesday 14:00 UTC.');
-    const commit = async (user: string, assistant: string) => {
-      const sid = (await post(app, '/api/v1/sessions', {}, as)).body.result.session_id as string;
-      const messages = [
-        { role: 'user', content: user },
-        { role: 'assistant', content: assistant },
-      ];
-      await post(app, `/api/v1/sessions/${sid}/messages/batch`, { messages }, as);
-      const task = (await post(app, `/api/v1/sessions/${sid}/commit`, {}, as)).body.result.task_id as string;
-      const done = await eventually(async () => {
-        const t = (await app.request('GET', `/api/v1/tasks/${task}`, as)).body.result;
-        return t?.status === 'completed' || t?.status === 'failed' ? t : null;
-      });
-      expect(done.status).toBe('completed');
-      return done.result.memory_uris as string[];
-    };
+    const commit = async (user: string, assistant: string) =>
+      (
+        await commitSession(as, [
+          { role: 'user', content: user },
+          { role: 'assistant', content: assistant },
+        ])
+      ).memory_uris;
     const said = 'I moved from Berlin to Lisbon in March 2026 and now work remotely for Acme billing.';
     const uris = await commit(said, 'Noted, Lisbon it is.');
     expect(uris.filter((u) => u.includes('/entities/mentioned/'))).toHaveLength(3);

@@ -50,7 +50,8 @@ export function turnClock(totalMessageCount: unknown, liveMessages: number): num
   return Math.max(total, liveMessages);
 }
 
-function entriesOf(data: Readonly<Record<string, unknown>>): Record<string, unknown> {
+/** The ledger's `entries` object (URI → record), or {} when it is missing or not an object. */
+export function entriesOf(data: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const entries = data['entries'];
   return isPlainObject(entries) ? entries : {};
 }

@@ -1,3 +1,4 @@
+import { entriesOf } from '../ledger/recall-ledger';
 import { Candidate } from '../tiering/candidate';
 import { Tier } from '../tiering/tier';
 
@@ -25,7 +26,7 @@ export function seenEntries(
   ledger: Readonly<Record<string, unknown>>,
 ): SeenEntry[] {
   const cooledSet = new Set(cooled);
-  const records = (ledger['entries'] ?? {}) as Record<string, unknown>;
+  const records = entriesOf(ledger);
   const out: SeenEntry[] = [];
   for (const candidate of excluded) {
     const uri = cooledSet.has(candidate.baseUri)
