@@ -3,7 +3,7 @@
 // rule, content errors, the reindex guard, the actor header on session routes, system/wait and the
 // root key's allowlist.
 import { Client } from 'pg';
-import { startTestApp, TestApp } from '@app/testing';
+import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
 import { IndexProcessor } from '../../apps/retriever/src/index/index.processor';
 
 const ROOT_KEY = 'fs-cases-root-key-0123456789';
@@ -11,6 +11,7 @@ const ROOT_KEY = 'fs-cases-root-key-0123456789';
 describe('fs, content and system cases (api_key mode)', () => {
   let app: TestApp;
   let alice: string;
+  let bob: string;
   const get = (path: string, key = alice, headers: Record<string, string> = {}) =>
     app.request('GET', path, { key, headers });
   const post = (path: string, body: unknown, key = alice, headers: Record<string, string> = {}) =>
@@ -29,6 +30,7 @@ describe('fs, content and system cases (api_key mode)', () => {
       const u = await post('/api/v1/admin/accounts/cases/users', { user_id: user, role: 'user' }, boss);
       expect(u.status).toBe(200);
       if (user === 'alice') alice = u.body.result.user_key;
+      else bob = u.body.result.user_key;
     }
     for (const [uri, body] of [
       ['viking://resources/ls/top.md', 'top\n'],
@@ -58,6 +60,43 @@ describe('fs, content and system cases (api_key mode)', () => {
       'NOT_FOUND',
       'Directory not found: viking://resources/missing',
     ]);
+  });
+
+  it("a new user's standing directories list and scan as empty; anything else missing stays 404", async () => {
+    // bob has written nothing: his space, its default folders and the shared scope roots are not stored yet.
+    for (const uri of ['viking://~/memories', 'viking://user/bob', 'viking://user/bob/sessions', 'viking://agent']) {
+      const ls = await get(`/api/v1/fs/ls?uri=${uri}&output=original`, bob);
+      expect([uri, ls.status, ls.body.result]).toEqual([uri, 200, []]);
+    }
+    expect((await get('/api/v1/fs/tree?uri=viking://user/bob/memories', bob)).body.result).toEqual([]);
+    const grep = await post('/api/v1/search/grep', { uri: 'viking://user/bob/memories', pattern: 'x' }, bob);
+    expect([grep.status, grep.body.result.count]).toEqual([200, 0]);
+    const glob = await post('/api/v1/search/glob', { uri: 'viking://user/bob/skills', pattern: '**' }, bob);
+    expect([glob.status, glob.body.result.count]).toEqual([200, 0]);
+    const mcp = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': bob },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list', arguments: { uri: 'viking://~/memories' } },
+      }),
+    });
+    const [answer] = parseMcpBody(mcp.headers.get('content-type'), await mcp.text());
+    expect([answer.result.isError, answer.result.content]).toEqual([
+      undefined,
+      [{ type: 'text', text: '(no entries under viking://~/memories)' }],
+    ]);
+    // Only those places stand: a folder below them, and stat of one not yet written, are still not found.
+    const below = await get('/api/v1/fs/ls?uri=viking://user/bob/memories/events', bob);
+    expect([below.status, below.body.error.message]).toEqual([
+      404,
+      'Directory not found: viking://user/bob/memories/events',
+    ]);
+    expect((await get('/api/v1/fs/stat?uri=viking://user/bob/memories', bob)).status).toBe(404);
+    // Another user's space is still refused, standing or not.
+    expect((await get('/api/v1/fs/ls?uri=viking://user/alice/memories', bob)).status).toBe(403);
   });
 
   it('case 39: simple recursive original listing is URI strings that content/write accepts', async () => {

@@ -5,6 +5,7 @@ import {
   baseName,
   canonicalizeUri,
   Identity,
+  isStandingDirectory,
   KernelError,
   KernelErrorCode,
   normalizeSearchTags,
@@ -207,12 +208,12 @@ export class FsService {
   private async requireDirectory(caller: Identity, uri: string): Promise<void> {
     if (uri === 'viking://' || uri === USER_CONTAINER) return;
     const dir = await this.listing.entry(caller, uri);
-    if (!dir || dir.kind !== 'directory') {
-      throw new KernelError(KernelErrorCode.NotFound, `Directory not found: ${uri}`, {
-        type: 'directory',
-        resource: uri,
-      });
-    }
+    // A standing directory not yet written lists as empty (docs/fs-and-mcp.md, "Standing directories").
+    if (dir?.kind === 'directory' || (!dir && isStandingDirectory(caller, uri))) return;
+    throw new KernelError(KernelErrorCode.NotFound, `Directory not found: ${uri}`, {
+      type: 'directory',
+      resource: uri,
+    });
   }
 }
 

@@ -6,6 +6,7 @@ import {
   canRead,
   globToRegex,
   Identity,
+  isStandingDirectory,
   KernelError,
   KernelErrorCode,
   permissionDenied,
@@ -43,7 +44,7 @@ export class ScanService {
       maxFiles: this.config.fs.scanMaxFiles,
       maxLines: this.bound(dto.node_limit ?? 256),
     });
-    if (result.kind !== 'grep' || !result.found) throw notFound(uri);
+    if (result.kind !== 'grep' || !this.exists(caller, uri, result.found)) throw notFound(uri);
     const n = result.matches.length;
     return { matches: result.matches, count: n, match_count: n, files_scanned: result.filesScanned };
   }
@@ -58,7 +59,7 @@ export class ScanService {
     const regex = globToRegex(dto.pattern, 'pattern', this.config.filter.maxPatternLength);
     const limit = this.bound(dto.node_limit ?? 256);
     const result = await this.call({ kind: 'glob', identity: caller, uri, regex, limit });
-    if (result.kind !== 'glob' || !result.found) throw notFound(uri);
+    if (result.kind !== 'glob' || !this.exists(caller, uri, result.found)) throw notFound(uri);
     return { matches: result.matches, count: result.matches.length };
   }
 
@@ -73,6 +74,11 @@ export class ScanService {
     const uri = canonicalizeUri(raw, caller.userId);
     if (!canRead(caller, uri)) throw permissionDenied(`Access denied for ${uri}`, uri);
     return uri;
+  }
+
+  /** A standing directory not yet written scans as empty (docs/fs-and-mcp.md, "Standing directories"). */
+  private exists(caller: Identity, uri: string, found: boolean): boolean {
+    return found || isStandingDirectory(caller, uri);
   }
 
   /** null, 0 or negative mean "unlimited", which is the server bound; anything above it is capped. */

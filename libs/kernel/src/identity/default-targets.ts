@@ -38,3 +38,27 @@ export function userRootTargets(identity: Identity): string[] {
     `${root}/peers/${actor}/resources`,
   ];
 }
+
+/**
+ * The directories every caller has before anything is written (docs/fs-and-mcp.md, "Standing directories"):
+ * the shared scope roots and the caller's own space with its default folders. They list as empty rather than
+ * 404 until a write creates them, so an agent that lists `viking://~/memories` of a new user gets an empty
+ * listing, not an error.
+ */
+export function standingDirectories(identity: Identity): string[] {
+  const root = userRoot(identity.userId);
+  return [
+    RESOURCES_ROOT,
+    'viking://agent',
+    AGENT_SKILLS_ROOT,
+    root,
+    `${root}/memories`,
+    `${root}/resources`,
+    `${root}/skills`,
+    `${root}/sessions`,
+  ];
+}
+
+export function isStandingDirectory(identity: Identity, uri: string): boolean {
+  return standingDirectories(identity).includes(uri);
+}
