@@ -77,8 +77,11 @@ suite('tracing: one request, spans from every process it touched', () => {
       MUNINN_QUEUE_PREFIX: `tracing-${port}`,
       MUNINN_OTLP_TRACES_URL: `http://127.0.0.1:${otlpPort}/v1/traces`,
     };
-    // The extractor too: /ready wants a worker on every queue, session commits included.
-    procs = (['gateway', 'retriever', 'assembler', 'extractor'] as const).map((app) => startAppProcess(app, env));
+    // The extractor too: /ready wants a worker on every queue, session commits included. It logs at `log`
+    // level here so its start-up lines show the log format.
+    procs = (['gateway', 'retriever', 'assembler', 'extractor'] as const).map((app) =>
+      startAppProcess(app, app === 'extractor' ? { ...env, LOG_LEVEL: 'log' } : env),
+    );
     await waitReady(url);
   }, 240000);
 
@@ -143,5 +146,47 @@ suite('tracing: one request, spans from every process it touched', () => {
     }
     const stores = got.filter((s) => s.name === 'store query' && s.service !== 'muninn-gateway');
     expect(stores.every((s) => byId.get(s.parentSpanId ?? '')?.name.endsWith(' process'))).toBe(true);
+  }, 120000);
+
+  it('a session commit is one trace down to the extractor, which logs JSON lines with the request id', async () => {
+    const call = (method: string, path: string, body?: unknown, requestId = `other-${Math.random()}`) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ result: any }>);
+    const sid = (await call('POST', '/api/v1/sessions', {})).result.session_id as string;
+    await call('POST', `/api/v1/sessions/${sid}/messages`, { role: 'user', content: 'I adopted a quokka named Pip.' });
+    const task = (await call('POST', `/api/v1/sessions/${sid}/commit`, {}, 'trace-commit-7')).result.task_id as string;
+    await settled(async () => (await call('GET', `/api/v1/tasks/${task}`)).result?.status === 'completed');
+
+    let traceId = '';
+    await settled(() => {
+      traceId = spans.find((s) => s.attributes['muninn.request_id'] === 'trace-commit-7')?.traceId ?? '';
+      return spans.some(
+        (s) => s.traceId === traceId && s.service === 'muninn-extractor' && s.name === 'extract process',
+      );
+    });
+    const got = spans.filter((s) => s.traceId === traceId);
+    const byId = new Map(got.map((s) => [s.spanId, s]));
+    const extract = got.find((s) => s.service === 'muninn-extractor' && s.name === 'extract process')!;
+    const producer = byId.get(extract.parentSpanId ?? '');
+    expect([producer?.service, producer?.name]).toEqual(['muninn-gateway', 'extract send']);
+    // The memories it wrote are stored under the same trace.
+    expect(got.some((s) => s.service === 'muninn-extractor' && s.name === 'store query')).toBe(true);
+
+    const lines = procs[3]
+      .output()
+      .split('\n')
+      .filter((l) => l.trim());
+    expect(lines.length).toBeGreaterThan(0);
+    const notJson = lines.filter((l) => {
+      try {
+        return (JSON.parse(l) as { app?: string }).app !== 'extractor';
+      } catch {
+        return true;
+      }
+    });
+    expect(notJson).toEqual([]);
   }, 120000);
 });

@@ -1,8 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional, Provider, Type } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
+import { randomUUID } from 'node:crypto';
+import { SpanKind } from '@opentelemetry/api';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Job, UnrecoverableError } from 'bullmq';
-import { QueueName } from '@app/contracts';
+import { JobMeta, QueueName, splitJobMeta } from '@app/contracts';
+import { runInWorkContext } from './job-context';
+import { inSpan } from './tracing';
 import { InProcessJobBus } from './in-process-job-bus';
 import { watchRedisClient } from './redis-error-log';
 import { FailureNote, JobOutcome, QueueActivity } from './queue-activity';
@@ -58,6 +62,25 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
       });
       throw err;
     }
+  }
+
+  /**
+   * Runs `work` on the payload without its meta, inside the job's request id (every log line and every
+   * job the work adds carries it) and a consumer span under the producer's trace (docs/operations.md,
+   * "Request ids and deadlines").
+   */
+  protected inJobContext<T>(
+    queue: QueueName,
+    raw: unknown,
+    jobId: string | undefined,
+    work: (data: unknown, meta: JobMeta) => Promise<T>,
+  ): Promise<T> {
+    const { data, meta } = splitJobMeta(raw);
+    const requestId = meta.requestId ?? `job-${jobId ?? randomUUID()}`;
+    const span = `${queue} process`;
+    return runInWorkContext({ requestId }, () =>
+      inSpan(span, SpanKind.CONSUMER, () => work(data, meta), meta.traceparent),
+    );
   }
 
   private count(queue: QueueName, outcome: JobOutcome, failure?: FailureNote): void {

@@ -71,13 +71,8 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
    * (BullMQ with attempts left); the in-process bus never retries.
    */
   async handle(raw: unknown, job: Omit<JobRun, 'meta'> = {}, retryable = false): Promise<ResultOf<Q>> {
-    const { data, meta } = splitJobMeta(raw);
-    const run: JobRun = { ...job, meta };
-    const requestId = meta.requestId ?? `job-${job.id ?? randomUUID()}`;
-    const work = () => this.guarded(data, run);
-    const span = `${this.queue} process`;
-    return this.counted(this.queue, data, retryable, () =>
-      runInWorkContext({ requestId }, () => inSpan(span, SpanKind.CONSUMER, work, meta.traceparent)),
+    return this.counted(this.queue, raw, retryable, () =>
+      this.inJobContext(this.queue, raw, job.id, (data, meta) => this.guarded(data, { ...job, meta })),
     );
   }
 

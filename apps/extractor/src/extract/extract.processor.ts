@@ -16,15 +16,18 @@ export class ExtractProcessor extends ConsumerHost {
 
   process(job: Job<ExtractJob>) {
     this.logger.debug(`extract ${job.id} (attempt ${job.attemptsMade + 1})`);
-    return this.handle(job.data, job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
+    return this.handle(job.data, job.attemptsMade + 1 >= (job.opts.attempts ?? 1), job.id);
   }
 
-  handle(data: unknown, finalAttempt = true) {
-    return this.counted(QueueName.Extract, data, !finalAttempt, () => {
-      if (!isExtractJob(data))
-        throw new UnrecoverableError(`malformed extract job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-      return this.service.run(data, finalAttempt);
-    });
+  handle(raw: unknown, finalAttempt = true, jobId?: string) {
+    return this.counted(QueueName.Extract, raw, !finalAttempt, () =>
+      // In the commit's request id and trace: extraction's log lines, model calls and memory writes follow it.
+      this.inJobContext(QueueName.Extract, raw, jobId, async (data) => {
+        if (!isExtractJob(data))
+          throw new UnrecoverableError(`malformed extract job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+        return this.service.run(data, finalAttempt);
+      }),
+    );
   }
 }
 

@@ -12,16 +12,18 @@ export class IdleCommitProcessor extends ConsumerHost {
   }
 
   process(job: Job<SessionIdleJob>) {
-    return this.handle(job.data, hasRetryLeft(job));
+    return this.handle(job.data, hasRetryLeft(job), job.id);
   }
 
-  handle(data: unknown, retryable = false) {
-    return this.counted(QueueName.SessionIdle, data, retryable, () => {
-      const j = data as SessionIdleJob;
-      if (!j || typeof j.accountId !== 'string' || typeof j.userId !== 'string' || typeof j.sessionId !== 'string') {
-        throw new UnrecoverableError(`malformed session-idle job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-      }
-      return this.service.run(j);
-    });
+  handle(raw: unknown, retryable = false, jobId?: string) {
+    return this.counted(QueueName.SessionIdle, raw, retryable, () =>
+      this.inJobContext(QueueName.SessionIdle, raw, jobId, async (data) => {
+        const j = data as SessionIdleJob;
+        if (!j || typeof j.accountId !== 'string' || typeof j.userId !== 'string' || typeof j.sessionId !== 'string') {
+          throw new UnrecoverableError(`malformed session-idle job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
+        }
+        return this.service.run(j);
+      }),
+    );
   }
 }
