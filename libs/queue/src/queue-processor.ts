@@ -1,13 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { SpanKind } from '@opentelemetry/api';
 import { Job, UnrecoverableError } from 'bullmq';
-import { JobMeta, JobOf, jobFailureMessage, ResultOf, splitJobMeta } from '@app/contracts';
+import { JobMeta, JobOf, jobFailureMessage, ResultOf } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { ConsumerHost, hasRetryLeft } from './consumer';
-import { runInWorkContext } from './job-context';
 import { isRequestScoped } from './job-options';
-import { inSpan } from './tracing';
 import { QueueKey } from './job-bus.port';
 
 const CALLER_MISTAKES: ReadonlySet<string> = new Set([
