@@ -161,6 +161,31 @@ describe('context quality (issue 14)', () => {
     expect(weak[0].why.at(-1)).toMatch(/^weak: score 0\.\d{3} is under 15% of the best \(0\.\d{3}\)$/);
   });
 
+  it('a lone remembered exchange is served once at any budget: no dated folder repeats the entity quote', async () => {
+    // MCP `remember` of one exchange in a new tenant: the entity files quote it, the event part holds it, and the
+    // dated folder's listing repeats the event part's gist. Served at 400 tokens, the folder used to come back
+    // beside the entity file after the event part was withdrawn as redundant.
+    const as = devAs('quality-lone', 'default');
+    await commitSession(as, [
+      { role: 'user', content: 'We chose Postgres 16 for the billing service; Maria owns the migration, due Friday.' },
+      { role: 'assistant', content: 'Noted: Postgres 16, Maria owns the migration, due Friday.' },
+    ]);
+    await idle(as);
+    for (const max_tokens of [200, 400, 800, 1600]) {
+      const r = await context(
+        app,
+        { query: 'who owns the billing migration?', mode: 'context', max_tokens, explain: true },
+        as,
+      );
+      expect(r.status).toBe(200);
+      const carrying = entriesOf(r).filter((e) => e.text.includes('Maria owns the migration'));
+      expect({ max_tokens, carrying: carrying.map((e) => e.uri) }).toEqual({
+        max_tokens,
+        carrying: [expect.any(String)],
+      });
+    }
+  });
+
   it('across turns: an entry repeating what the session was given in its last dedup_turns is not served again', async () => {
     // The ledger cools URIs; the same words under another URI (the event part quoting what an entity file
     // quotes) used to come back on the next turn, as soon as the entity file was cooled.

@@ -266,7 +266,12 @@ export function planEntries(request: PlanInput): PlanOutput {
     const gone = redundantEntries(texts, withdrawn, seen);
     if (gone.size === 0) return false;
     redundant += gone.size;
-    for (const i of gone) withdrawn.push(texts[i]!);
+    // A withdrawn file covers what a listing quotes of it, its abstract (the gist a listing is built from)
+    // included: a file whose matching text the block already carries is not worth its listing line either.
+    for (const i of gone) {
+      const { text, isDirectory } = texts[i]!;
+      withdrawn.push({ text: isDirectory ? text : `${text}\n${slots[i]!.candidate.abstract}`, isDirectory });
+    }
     for (const i of gone) {
       const n = note(slots[i]!.candidate);
       if (n) {

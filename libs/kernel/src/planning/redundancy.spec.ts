@@ -154,6 +154,12 @@ describe('redundantEntries', () => {
     expect(redundantEntries([{ text: quote('Acme'), isDirectory: false }], withdrawn).size).toBe(0);
   });
 
+  it('a listed name that is an opaque identifier leaves no word of its own behind', () => {
+    const listing =
+      '# 02\n\n1 item in viking://u/events/2026/12/02.\n\n- mcp_store_250080b8ebdf_archive_001_p1.md: we chose postgres';
+    expect([...shingles(listing, true)]).toEqual(['we chose postgres']);
+  });
+
   it('is linear: 2,000 entries of 2,000 characters are checked quickly and correctly', () => {
     const items = Array.from({ length: 2000 }, (_, i) => ({
       text: `entry ${i} ${'w'.repeat(5)} `.repeat(120),

@@ -35,14 +35,17 @@ export interface RedundancyText {
  * listing is shingled gist by gist, and a gist cut short to less than one shingle (`# Lisbon -…`) is dropped.
  */
 export function shingles(text: string, isDirectory = false): Set<string> {
-  const plain = text.replace(LONG_WORD, (w) => (TWO_DIGITS.test(w) && /[A-Za-z]/.test(w) ? ' ' : w));
+  // Scaffolding first: an identifier removed before it would leave a listed name's `.md:` behind as a word.
+  const plain = (isDirectory ? text.replace(SIDECAR_NOISE, ' ') : text).replace(LONG_WORD, (w) =>
+    TWO_DIGITS.test(w) && /[A-Za-z]/.test(w) ? ' ' : w,
+  );
   const out = new Set<string>();
   if (!isDirectory) {
     addShingles(plain, out, true);
     return out;
   }
   // split() with a capturing group alternates piece, break, piece, …: a piece is cut when its break opens with `…`.
-  const parts = plain.replace(SIDECAR_NOISE, ' ').split(GIST_BREAK);
+  const parts = plain.split(GIST_BREAK);
   for (let i = 0; i < parts.length; i += 2) addShingles(parts[i]!, out, !parts[i + 1]?.trimStart().startsWith('…'));
   return out;
 }
