@@ -11,6 +11,12 @@ const IDENTIFIER = /\p{N}.*\p{N}/u;
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 // A subdirectory's abstract counts its own children (`events: 1 item — …`): the count is no topic.
 const ITEM_COUNT = /\b\d{1,9} items?\b/g;
+// Our own memory formats' scaffolding is no topic either: speaker labels and turn tags (`[assistant]:`,
+// `[D1:3]`), the chat roles (`user and assistant.`), the event part's `# Summary` and `… ChatLog:` headings,
+// and the weekday and month names of its date line (the `Dates:` line states the span). Every child of a dated
+// folder shares them.
+const SCAFFOLDING =
+  /\[[^\]\n]{1,64}\]|#[ \t]*Summary\b|\bChatLog\b|\b(?:user|assistant|system|tool)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b/giu;
 
 export interface SidecarChild {
   uri: string;
@@ -86,7 +92,7 @@ function summarise(children: SidecarChild[]): { dates: string; topics: string[] 
       if (!last || m[0] > last) last = m[0];
     }
     const words = new Set<string>();
-    for (const m of c.abstract.replace(ITEM_COUNT, ' ').toLowerCase().matchAll(WORD)) {
+    for (const m of c.abstract.replace(ITEM_COUNT, ' ').replace(SCAFFOLDING, ' ').toLowerCase().matchAll(WORD)) {
       const w = m[0].replace(/['-]+$/, '');
       if (w.length >= 4 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w) && !IDENTIFIER.test(w)) words.add(w);
     }

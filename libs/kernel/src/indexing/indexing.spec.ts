@@ -83,6 +83,17 @@ describe('directorySidecars', () => {
     expect(quoted.overview).toMatch(/Topics: .*billing/);
     expect(quoted.overview).toMatch(/Topics: .*python3/);
     expect(quoted.overview).not.toMatch(/Topics: .*(?:dbd18|1dbd|msg)/);
+    // Two event parts of one day share only their format's scaffolding: labels, headings, the date line's names.
+    const part = (n: number, said: string) =>
+      kid(
+        `s_p${n}.md`,
+        `# Summary\nWednesday 2 December 2026, user and assistant.\n[assistant]: ${said}\n# 2026-12-02 (Wednesday) ChatLog:`,
+      );
+    const day = directorySidecars('viking://user/u/memories/events', [
+      part(1, 'Noted, the billing migration is due Friday.'),
+      part(2, 'Noted, the billing dashboard moved to Grafana.'),
+    ]);
+    expect(day.overview).toContain('Topics: billing, noted.');
   });
 
   it('is deterministic', () => {
