@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { KernelError, KernelErrorCode } from '@app/kernel';
+import { KernelError, KernelErrorCode, userRoot } from '@app/kernel';
 import { Db } from '../db/db.port';
 
 export type UserRole = 'admin' | 'user';
@@ -45,6 +45,22 @@ export function keyServerSecret(keySecret: string | null, rootApiKey: string | n
   if (keySecret) return keySecret;
   return rootApiKey ? createHmac('sha256', rootApiKey).update('muninn seeded user keys', 'utf8').digest('hex') : null;
 }
+
+/**
+ * The tables a deleted account's rows are removed from, besides `accounts` itself: `users` and `api_keys` go
+ * by cascade from it, and a session's messages, archives, tool results and usage records from `sessions`. A
+ * new table keyed by account_id belongs here: test/e2e/admin-deletion.e2e-spec.ts fails while any table keeps
+ * rows of a deleted account.
+ */
+const ACCOUNT_TABLES = [
+  'nodes',
+  'sessions',
+  'session_tasks',
+  'upload_tokens',
+  'term_df',
+  'sidecar_state',
+  'index_outbox',
+] as const;
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
 
@@ -131,8 +147,9 @@ export class IdentityRepository {
       const { rowCount } = await tx.query('DELETE FROM accounts WHERE account_id = $1', [accountId]);
       if (rowCount === 0)
         throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
-      await tx.query('DELETE FROM nodes WHERE account_id = $1', [accountId]);
-      await tx.query('DELETE FROM sessions WHERE account_id = $1', [accountId]);
+      // Everything else keyed by the account goes with it (sessions take their messages, archives, tool results
+      // and usage records by cascade): nothing of a deleted tenant stays behind, and a re-created account starts empty.
+      for (const table of ACCOUNT_TABLES) await tx.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId]);
     });
   }
 
@@ -199,6 +216,17 @@ export class IdentityRepository {
         });
       await tx.query('DELETE FROM nodes WHERE account_id = $1 AND owner_user_id = $2', [accountId, userId]);
       await tx.query('DELETE FROM sessions WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+      await tx.query('DELETE FROM session_tasks WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+      await tx.query('DELETE FROM upload_tokens WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+      // The user's own nodes are gone, so their owner view's term counts net to zero: drop the rows, which no
+      // reader would ever compact (docs/architecture.md, "Performance"). And the summary state of their folders.
+      await tx.query('DELETE FROM term_df WHERE account_id = $1 AND owner_id = $2', [accountId, userId]);
+      const root = userRoot(userId);
+      await tx.query('DELETE FROM sidecar_state WHERE account_id = $1 AND (uri = $2 OR starts_with(uri, $3))', [
+        accountId,
+        root,
+        `${root}/`,
+      ]);
     });
   }
 
