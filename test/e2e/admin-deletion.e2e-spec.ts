@@ -1,7 +1,7 @@
 // docs/limits-and-security.md, "Tenant data on deletion and in MCP": deleting a user or an account through
 // the admin routes leaves no row of theirs in any table of the store, on PGlite and on PostgreSQL.
 import { Db, STORE_DB } from '@app/store';
-import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
+import { callMcpTool, eventually, startTestApp, storeModes, TestApp } from '@app/testing';
 
 const ROOT = 'admin-deletion-root-key-0123456789';
 const ACCOUNT = 'gone';
@@ -50,17 +50,8 @@ describe.each(storeModes())('deleting a user or an account leaves nothing behind
     });
     const task = (await call('POST', `/api/v1/sessions/${sid}/commit`, key, {})).body.result.task_id as string;
     await eventually(async () => (await call('GET', `/api/v1/tasks/${task}`, key)).body.result?.status === 'completed');
-    const mcp = await fetch(`${app.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'add_resource', arguments: { path: '/tmp/notes.md' } },
-      }),
-    });
-    expect(mcp.status).toBe(200);
+    const mcp = await callMcpTool(app.url, key, 'add_resource', { path: '/tmp/notes.md' });
+    expect([mcp.status, mcp.result.isError]).toEqual([200, undefined]);
     expect((await call('POST', '/api/v1/system/wait', key, { timeout: 30 })).status).toBe(200);
   };
 

@@ -3,7 +3,7 @@
 // rule, content errors, the reindex guard, the actor header on session routes, system/wait and the
 // root key's allowlist.
 import { Client } from 'pg';
-import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
+import { callMcpTool, startTestApp, TestApp } from '@app/testing';
 import { IndexProcessor } from '../../apps/retriever/src/index/index.processor';
 
 const ROOT_KEY = 'fs-cases-root-key-0123456789';
@@ -73,17 +73,7 @@ describe('fs, content and system cases (api_key mode)', () => {
     expect([grep.status, grep.body.result.count]).toEqual([200, 0]);
     const glob = await post('/api/v1/search/glob', { uri: 'viking://user/bob/skills', pattern: '**' }, bob);
     expect([glob.status, glob.body.result.count]).toEqual([200, 0]);
-    const mcp = await fetch(`${app.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': bob },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'list', arguments: { uri: 'viking://~/memories' } },
-      }),
-    });
-    const [answer] = parseMcpBody(mcp.headers.get('content-type'), await mcp.text());
+    const answer = await callMcpTool(app.url, bob, 'list', { uri: 'viking://~/memories' });
     expect([answer.result.isError, answer.result.content]).toEqual([
       undefined,
       [{ type: 'text', text: '(no entries under viking://~/memories)' }],

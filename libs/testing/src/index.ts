@@ -18,5 +18,5 @@ export {
 export { buildDist, startAppProcess, waitHealthy, waitReady, type AppProcess } from './app-process';
 export * from './own-redis';
 export { freePort } from './free-port';
-export { parseMcpBody } from './mcp-body';
+export { callMcpTool, parseMcpBody } from './mcp-body';
 export { eventually, type PollOptions } from './eventually';

@@ -18,3 +18,19 @@ export function parseMcpBody(contentType: string | null, text: string): any[] {
   const value: unknown = JSON.parse(text);
   return Array.isArray(value) ? value : [value];
 }
+
+/** One MCP `tools/call` over HTTP with an API key; resolves with the HTTP status and the call's JSON-RPC result. */
+export async function callMcpTool(
+  url: string,
+  key: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ status: number; result: any }> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const [answer] = parseMcpBody(res.headers.get('content-type'), await res.text());
+  return { status: res.status, result: answer?.result };
+}
