@@ -89,6 +89,18 @@ describe('fs, content and system cases (api_key mode)', () => {
     expect((await get('/api/v1/fs/ls?uri=viking://user/alice/memories', bob)).status).toBe(403);
   });
 
+  it('a query parameter of the wrong type is reported as that, not as a range it cannot be in', async () => {
+    const r = await get('/api/v1/fs/ls?uri=viking://resources/ls&limit=abc');
+    expect([r.status, r.body.error.message, r.body.error.details.validation_errors]).toEqual([
+      400,
+      'Invalid request parameters: query.limit: Input should be a valid integer',
+      [{ loc: ['query', 'limit'], message: 'Input should be a valid integer', type: 'int_type' }],
+    ]);
+    // In range checks still apply to a value of the right type.
+    const big = await get('/api/v1/fs/ls?uri=viking://resources/ls&limit=100001');
+    expect(big.body.error.details.validation_errors.map((e: { type: string }) => e.type)).toEqual(['less_than_equal']);
+  });
+
   it('case 39: simple recursive original listing is URI strings that content/write accepts', async () => {
     const r = await get('/api/v1/fs/ls?uri=viking://resources/ls&simple=true&recursive=true&output=original');
     expect(r.body.result).toEqual(

@@ -10,11 +10,24 @@ export function toIssues(errors: ValidationError[], loc: (string | number)[] = [
   const out: ValidationIssue[] = [];
   for (const e of errors) {
     const here = [...loc, e.property];
-    for (const [name, message] of Object.entries(e.constraints ?? {})) out.push(issue(name, message, here, e));
+    const own = Object.entries(e.constraints ?? {}).map(([name, message]) => issue(name, message, here, e));
+    // A value of the wrong type has no range: `limit=abc` is "a valid integer", not "less than or equal to
+    // 100000" (class-validator runs every decorator and lists the last-declared first), as pydantic reports it.
+    const wrongType = own.filter((i) => TYPE_ISSUES.has(i.type));
+    out.push(...(wrongType.length ? wrongType : own));
     if (e.children?.length) out.push(...toIssues(e.children, here));
   }
   return out;
 }
+
+const TYPE_ISSUES: ReadonlySet<string> = new Set([
+  'int_type',
+  'float_type',
+  'string_type',
+  'bool_type',
+  'list_type',
+  'dict_type',
+]);
 
 function issue(name: string, message: string, loc: (string | number)[], _e: ValidationError): ValidationIssue {
   switch (name) {
