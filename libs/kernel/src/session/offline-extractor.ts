@@ -132,6 +132,14 @@ export const NOT_NAMES: ReadonlySet<string> = new Set(
 );
 
 /**
+ * A word of {@link NOT_NAMES}, or a weekday in the plural ("Lessons are on Thursdays."). Only weekdays: other
+ * plurals of the list are names often enough ("Mays Landing").
+ */
+function notAName(word: string): boolean {
+  return NOT_NAMES.has(word) || (word.endsWith('days') && NOT_NAMES.has(word.slice(0, -1)));
+}
+
+/**
  * Names in a sentence: runs of capitalised words not at the sentence start — or also there when the
  * name is `known` (seen mid-sentence elsewhere in the archive, so "Marguerite called." counts too).
  */
@@ -144,10 +152,10 @@ export function namesIn(sentence: string, known?: ReadonlySet<string>): string[]
     run = [];
   };
   const opening = trimNonLetters(words[0] ?? '');
-  const startsKnown = !!known && known.has(slug(opening)) && !NOT_NAMES.has(opening);
+  const startsKnown = !!known && known.has(slug(opening)) && !notAName(opening);
   for (let i = 0; i < words.length; i++) {
     const w = trimNonLetters(words[i]);
-    const capital = (i > 0 || startsKnown) && /^[A-Z][a-z]{2,}$/.test(w) && !NOT_NAMES.has(w);
+    const capital = (i > 0 || startsKnown) && /^[A-Z][a-z]{2,}$/.test(w) && !notAName(w);
     if (capital) run.push(w);
     else flush();
     if (/[,;:]/.test(words[i].slice(-1))) flush();

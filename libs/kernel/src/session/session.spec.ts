@@ -210,6 +210,9 @@ describe('offline extractor', () => {
     expect(parts.length).toBeGreaterThan(2);
     expect(parts.flat()).toHaveLength(40);
     expect(namesIn('Then Alice met Bob in Paris')).toEqual(['Alice', 'Bob', 'Paris']);
+    // Days and months are no names, in the plural either; a name ending in s still is.
+    expect(namesIn('Lessons with Ines are on Thursdays and Mondays')).toEqual(['Ines']);
+    expect(namesIn('We met Marcus in Mays Landing')).toEqual(['Marcus', 'Mays Landing']);
     const mem = extractOffline(input([msg('a', 'user', 'I told Bob about it', { peer_id: 'bob' })]));
     expect(mem.memories.some((m) => m.path.includes('/bob.md'))).toBe(false);
   });
