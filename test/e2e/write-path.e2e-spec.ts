@@ -1,6 +1,7 @@
 import { QueueName } from '@app/contracts';
 import { JobBus } from '@app/queue';
-import { Db, STORE_DB } from '@app/store';
+import { Db, NodeIndexRepository, STORE_DB } from '@app/store';
+import { INDEX_CHUNK } from '../../apps/retriever/src/index/index.service';
 import { startTestApp, storeModes, TestApp, eventually, uniqueTestPrefix } from '@app/testing';
 
 const WRITE = '/api/v1/content/write';
@@ -43,6 +44,41 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     expect(r.body.error.code).toBe('NOT_FOUND');
     expect((await app.request('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(`${root}/a.md`)}`)).status).toBe(404);
     expect((await app.request('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(root)}`)).status).toBe(404);
+  });
+
+  it('a moved subtree of 600 files is indexed in steps of INDEX_CHUNK, every file searchable at its new place', async () => {
+    // One outbox entry names every moved file; as one read, embedder call and UPDATE it ran past the statement
+    // timeout for a few thousand files, and the moved files never became searchable.
+    const from = 'viking://resources/move-big';
+    const to = 'viking://resources/moved-big';
+    for (let b = 0; b < 3; b++) {
+      const operations = Array.from({ length: 200 }, (_, i) => ({
+        uri: `${from}/d${b}/n${i}.md`,
+        content: `moved note ${b}-${i} mentions quokka${b * 200 + i}`,
+        mode: 'create',
+      }));
+      expect((await app.request('POST', BATCH, { body: { root_uri: from, operations, wait: true } })).status).toBe(200);
+    }
+    const repo = app.nest.get(NodeIndexRepository, { strict: false });
+    const stores = jest.spyOn(repo, 'storeFileIndexes');
+    try {
+      const mv = await app.request('POST', '/api/v1/fs/mv', { body: { from_uri: from, to_uri: to } });
+      expect(mv.status).toBe(200);
+      const db = app.nest.get<Db>(STORE_DB);
+      const pending = async () =>
+        (
+          await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM nodes WHERE uri LIKE $1 AND kind = 'file' AND (indexed_at IS NULL OR embedding IS NULL)`,
+            [`${to}/%`],
+          )
+        ).rows[0]!.n;
+      await eventually(async () => (await pending()) === 0, { ms: 60_000 });
+      const steps = stores.mock.calls.filter(([, files]) => files.some((f) => f.uri.startsWith(`${to}/`)));
+      expect(steps.map(([, files]) => files.length)).toEqual([INDEX_CHUNK, INDEX_CHUNK, 600 - 2 * INDEX_CHUNK]);
+    } finally {
+      stores.mockRestore();
+    }
+    expect(await found('quokka437', `${to}/d2/n37.md`)).toBe(true);
   });
 
   it('concurrent creates of one new file: exactly one wins, every other gets 409', async () => {

@@ -2,13 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { IndexJob, IndexResult, SidecarStatus } from '@app/contracts';
 import { fileAbstract, searchText, StageTimer } from '@app/kernel';
 import { Embedder } from '@app/embed';
-import { FileIndex, NodeIndexRepository } from '@app/store';
+import { FileIndex, IndexInput, NodeIndexRepository } from '@app/store';
 import { baseNameWords, embeddingText, INDEX_EMBEDDER, parentDirectory } from './index-text';
 import { SidecarService } from './sidecar.service';
 
 /**
  * Makes the nodes of one outbox entry searchable: abstracts, lexical text and embeddings for all its
- * files at once (one embedder call, one statement), then the summaries of the directories involved.
+ * files in steps of {@link INDEX_CHUNK} (one embedder call and one statement each), then the summaries of the
+ * directories involved.
  * The entry is deleted last, so a crash at any point leaves it for the relay; every step is idempotent.
  */
 @Injectable()
@@ -25,29 +26,16 @@ export class IndexService {
     const parents = new Set<string>();
     const ownDirs: string[] = [];
     if (job.op === 'upsert') {
-      const nodes = await timer.time('read', () => this.repo.nodesForIndex(job.accountId, job.uris));
-      const files = nodes.filter((n) => n.kind === 'file');
-      const texts = timer.timeSync('text', () =>
-        files.map((f) => {
-          const abstract = fileAbstract(f.uri, f.content);
-          return { abstract, search: searchText(baseNameWords(f.uri), abstract, f.content.slice(0, 20000)) };
-        }),
-      );
-      const vectors = files.length
-        ? await timer.time('embed', () =>
-            this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))),
-          )
-        : [];
-      const updates: FileIndex[] = files.map((f, i) => ({
-        uri: f.uri,
-        rev: f.rev,
-        abstract: texts[i].abstract,
-        searchText: texts[i].search,
-        embedding: vectors[i],
-      }));
-      indexed = await timer.time('sql', () => this.repo.storeFileIndexes(job.accountId, updates, this.embedder.id));
-      for (const f of files) addParent(parents, f.uri);
-      for (const d of nodes) if (d.kind === 'directory') ownDirs.push(d.uri);
+      // In steps of INDEX_CHUNK files: a moved subtree is one outbox entry of up to 10,000 files, and as one read,
+      // one embedder call and one UPDATE it ran past the store's statement timeout (5,021 files under load), so
+      // the moved files never became searchable. Each step is idempotent (the rev check), so a retry redoes it.
+      for (let at = 0; at < job.uris.length; at += INDEX_CHUNK) {
+        const chunk = job.uris.slice(at, at + INDEX_CHUNK);
+        const nodes = await timer.time('read', () => this.repo.nodesForIndex(job.accountId, chunk));
+        indexed += await this.indexFiles(job.accountId, nodes, timer);
+        for (const n of nodes) if (n.kind === 'file') addParent(parents, n.uri);
+        for (const d of nodes) if (d.kind === 'directory') ownDirs.push(d.uri);
+      }
     } else {
       for (const uri of job.uris) addParent(parents, uri);
     }
@@ -61,7 +49,34 @@ export class IndexService {
     await timer.time('outbox', () => this.repo.finishOutbox(job.outboxId));
     return { indexed, embedderId: this.embedder.id, directories };
   }
+
+  /** Abstracts, lexical text and embeddings of the files among `nodes`: one embedder call, one statement. */
+  private async indexFiles(accountId: string, nodes: IndexInput[], timer: StageTimer): Promise<number> {
+    const files = nodes.filter((n) => n.kind === 'file');
+    const texts = timer.timeSync('text', () =>
+      files.map((f) => {
+        const abstract = fileAbstract(f.uri, f.content);
+        return { abstract, search: searchText(baseNameWords(f.uri), abstract, f.content.slice(0, 20000)) };
+      }),
+    );
+    const vectors = files.length
+      ? await timer.time('embed', () =>
+          this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))),
+        )
+      : [];
+    const updates: FileIndex[] = files.map((f, i) => ({
+      uri: f.uri,
+      rev: f.rev,
+      abstract: texts[i].abstract,
+      searchText: texts[i].search,
+      embedding: vectors[i],
+    }));
+    return timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates, this.embedder.id));
+  }
 }
+
+/** Files per step of an index job (read, embed, store): the most one batch-write holds. */
+export const INDEX_CHUNK = 256;
 
 function addParent(into: Set<string>, uri: string): void {
   const p = parentDirectory(uri);
