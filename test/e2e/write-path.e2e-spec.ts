@@ -1,6 +1,6 @@
 import { QueueName } from '@app/contracts';
 import { JobBus } from '@app/queue';
-import { Db, NodeIndexRepository, STORE_DB } from '@app/store';
+import { bulkInsertIndexed, Db, DELETE_STEP, NodeIndexRepository, STORE_DB } from '@app/store';
 import { INDEX_CHUNK } from '../../apps/retriever/src/index/index.service';
 import { startTestApp, storeModes, TestApp, eventually, uniqueTestPrefix } from '@app/testing';
 
@@ -79,6 +79,40 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
       stores.mockRestore();
     }
     expect(await found('quokka437', `${to}/d2/n37.md`)).toBe(true);
+  });
+
+  it('a recursive delete of more nodes than one DELETE_STEP removes them all, in one request', async () => {
+    const root = 'viking://resources/delete-big';
+    const db = app.nest.get<Db>(STORE_DB);
+    const n = DELETE_STEP + 400;
+    const node = (uri: string, kind: 'file' | 'directory') => ({
+      uri,
+      kind,
+      content: kind === 'file' ? `note ${uri}` : '',
+      abstract: '',
+      searchText: kind === 'file' ? `note wallaby ${uri}` : '',
+      embedding: null,
+    });
+    await bulkInsertIndexed(db, 'default', [node(root, 'directory')], null);
+    for (let at = 0; at < n; at += 500)
+      await bulkInsertIndexed(
+        db,
+        'default',
+        Array.from({ length: Math.min(500, n - at) }, (_, i) => node(`${root}/f${at + i}.md`, 'file')),
+        null,
+      );
+    const r = await app.request('DELETE', `/api/v1/fs?uri=${encodeURIComponent(root)}&recursive=true`);
+    expect([r.status, r.body.result?.estimated_deleted_count]).toEqual([200, n + 1]);
+    const left = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM nodes WHERE account_id = 'default' AND (uri = $1 OR uri LIKE $2)`,
+      [root, `${root}/%`],
+    );
+    expect(left.rows[0]!.n).toBe(0);
+    // The lexeme counts went down with every step.
+    const df = await db.query<{ n: string | null }>(
+      `SELECT sum(delta)::text AS n FROM term_df WHERE account_id = 'default' AND lexeme = 'wallabi'`,
+    );
+    expect(Number(df.rows[0]!.n ?? 0)).toBe(0);
   });
 
   it('concurrent creates of one new file: exactly one wins, every other gets 409', async () => {

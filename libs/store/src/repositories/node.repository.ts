@@ -128,12 +128,20 @@ export class NodeRepository {
           );
         }
       }
-      const scope = scopeSql(identity, 3);
-      const { rows } = await tx.query<{ uri: string }>(
-        `DELETE FROM nodes WHERE (uri = $1 OR uri LIKE $2 || '/%') AND ${scope.sql} RETURNING uri`,
-        [uri, escapeLike(uri, true), ...scope.params],
-      );
-      const deleted = rows.map((r) => r.uri).sort();
+      const scope = scopeSql(identity, 4);
+      // In steps of DELETE_STEP rows, inside the one transaction: a subtree of tens of thousands of nodes as
+      // one statement would run past the store's statement timeout, and the delete would never succeed.
+      const deleted: string[] = [];
+      for (;;) {
+        const { rows } = await tx.query<{ uri: string }>(
+          `WITH doomed AS (SELECT uri FROM nodes WHERE (uri = $1 OR uri LIKE $2 || '/%') AND ${scope.sql} LIMIT $3)
+           DELETE FROM nodes n USING doomed d WHERE n.account_id = $4 AND n.uri = d.uri RETURNING n.uri`,
+          [uri, escapeLike(uri, true), DELETE_STEP, ...scope.params],
+        );
+        deleted.push(...rows.map((r) => r.uri));
+        if (rows.length < DELETE_STEP) break;
+      }
+      deleted.sort();
       // The index job of a delete refreshes the summary of the directory that held the node.
       const index = deleted.length ? await insertOutbox(tx, identity.accountId, 'delete', [uri], this.graceMs) : null;
       return { deleted, index };
@@ -150,6 +158,9 @@ export class NodeRepository {
     return rows[0] ? toNodeRecord(rows[0]) : null;
   }
 }
+
+/** Most nodes one statement of a recursive delete removes (docs/architecture.md, "Write path"). */
+export const DELETE_STEP = 2000;
 
 /** Escapes LIKE wildcards in a URI used as a prefix pattern. */
 function escapeLike(uri: string, asPrefix = false): string {
