@@ -13,7 +13,7 @@ describe('fs and scan routes under hostile input', () => {
   };
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { MUNINN_SCAN_MAX_RESULTS: '50' } });
+    app = await startTestApp({ env: { MUNINN_SCAN_MAX_RESULTS: '50', MUNINN_MOVE_MAX_BYTES: '100000' } });
     // One line of 200k 'a's with no closing 'b': the classic backtracking bait for (a+)+b-style patterns.
     const bait = `${'a'.repeat(200_000)}\n`;
     expect(
@@ -96,6 +96,33 @@ describe('fs and scan routes under hostile input', () => {
         tags: Array.from({ length: 65 }, (_, i) => `k${i}=v`),
       }),
       'tags',
+    );
+  });
+
+  it('mv of more content than MUNINN_MOVE_MAX_BYTES is a 400 naming from_uri, and moves nothing', async () => {
+    // The move copies every body through the gateway: 10,000 large files would be gigabytes in its memory.
+    const r = await post('/api/v1/fs/mv', { from_uri: 'viking://resources/h', to_uri: 'viking://resources/h2' });
+    expect([r.status, r.body.error.code, r.body.error.details.field, r.body.error.details.limit_bytes]).toEqual([
+      400,
+      'INVALID_ARGUMENT',
+      'from_uri',
+      100000,
+    ]);
+    expect(r.body.error.message).toMatch(
+      /^cannot move more than 100000 bytes of content at once \(2\d{5} under viking:\/\/resources\/h\)$/,
+    );
+    expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/h/bait.md')).status).toBe(200);
+    expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/h2')).status).toBe(404);
+    // Under the bound a move goes through.
+    const small = 'viking://resources/h-small/note.md';
+    expect((await post('/api/v1/content/write', { uri: small, content: 'small', mode: 'create' })).status).toBe(200);
+    const ok = await post('/api/v1/fs/mv', {
+      from_uri: 'viking://resources/h-small',
+      to_uri: 'viking://resources/h-moved',
+    });
+    expect(ok.status).toBe(200);
+    expect((await app.request('GET', '/api/v1/content/read?uri=viking://resources/h-moved/note.md')).body.result).toBe(
+      'small',
     );
   });
 

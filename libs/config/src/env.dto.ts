@@ -226,6 +226,14 @@ export class EnvDto {
   @Max(100000)
   MUNINN_TREE_MAX_NODES?: number;
 
+  /** Content bytes one `fs/mv` moves at most (docs/fs-and-mcp.md, "Limits"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024 * 1024)
+  MUNINN_MOVE_MAX_BYTES?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -66,6 +66,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       scanMaxFiles: dto.MUNINN_SCAN_MAX_FILES ?? 10000,
       scanMaxResults: dto.MUNINN_SCAN_MAX_RESULTS ?? 1000,
       treeMaxNodes: dto.MUNINN_TREE_MAX_NODES ?? 10000,
+      moveMaxBytes: dto.MUNINN_MOVE_MAX_BYTES ?? 64 * 1024 * 1024,
       readMaxUris: dto.MUNINN_MCP_READ_MAX_URIS ?? 50,
     },
     uploads: {
@@ -217,6 +218,7 @@ const DECLARED = [
   'MUNINN_SCAN_MAX_FILES',
   'MUNINN_SCAN_MAX_RESULTS',
   'MUNINN_TREE_MAX_NODES',
+  'MUNINN_MOVE_MAX_BYTES',
   'MUNINN_MCP_READ_MAX_URIS',
   'MUNINN_PUBLIC_BASE_URL',
   'MUNINN_UPLOAD_TOKEN_TTL_S',

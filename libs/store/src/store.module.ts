@@ -39,7 +39,7 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: NodeFsRepository,
       inject: [STORE_DB, APP_CONFIG],
-      useFactory: (db: Db, cfg: AppConfig) => new NodeFsRepository(db, cfg.indexing.outboxGraceMs),
+      useFactory: (db: Db, cfg: AppConfig) => new NodeFsRepository(db, cfg.indexing.outboxGraceMs, cfg.fs.moveMaxBytes),
     },
     { provide: NodeScanRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeScanRepository(db) },
     { provide: OutboxRepository, inject: [STORE_DB], useFactory: (db: Db) => new OutboxRepository(db) },

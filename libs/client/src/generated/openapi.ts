@@ -1077,6 +1077,10 @@ export interface components {
             rel_path?: string;
         };
         MvDto: {
+            /**
+             * @description The file or directory to move: at most 10,000 nodes and `MUNINN_MOVE_MAX_BYTES` of content (64 MiB by
+             *     default) in one move; over either, 400 naming this field.
+             */
             from_uri: string;
             to_uri: string;
         };

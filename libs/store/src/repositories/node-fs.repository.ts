@@ -8,6 +8,11 @@ import { assertWritable } from './write-access';
 
 /** Largest subtree one `mv` moves (it is one transaction). */
 export const MAX_MOVE_NODES = 10_000;
+/**
+ * Most content one `mv` moves by default (64 MiB; `MUNINN_MOVE_MAX_BYTES`): the move copies every body through
+ * this process, so without it 10,000 large files would be gigabytes in one gateway's memory.
+ */
+export const MAX_MOVE_BYTES = 64 * 1024 * 1024;
 
 interface MovedRow {
   uri: string;
@@ -21,6 +26,7 @@ export class NodeFsRepository {
   constructor(
     private readonly db: Db,
     private readonly graceMs = OUTBOX_GRACE_MS,
+    private readonly maxMoveBytes = MAX_MOVE_BYTES,
   ) {}
 
   /**
@@ -37,19 +43,29 @@ export class NodeFsRepository {
     return this.db.transaction(async (tx) => {
       const scope = scopeSql(identity, 3);
       const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
-      const { rows } = await tx.query<MovedRow>(
-        `SELECT uri, kind, content, tags FROM nodes WHERE (uri = $1 OR uri LIKE $2) AND ${scope.sql}
+      // Sizes first: the subtree's bodies are read into this process only once they are known to fit.
+      const sized = await tx.query<{ uri: string; bytes: number }>(
+        `SELECT uri, octet_length(content)::int AS bytes FROM nodes WHERE (uri = $1 OR uri LIKE $2) AND ${scope.sql}
          ORDER BY uri LIMIT ${MAX_MOVE_NODES + 1}${lock}`,
         [from, below(from), ...scope.params],
       );
-      const source = rows.find((r) => r.uri === from);
-      if (!source) {
+      if (!sized.rows.some((r) => r.uri === from)) {
         throw new KernelError(KernelErrorCode.NotFound, `File not found: ${from}`, { type: 'file', resource: from });
       }
-      if (rows.length > MAX_MOVE_NODES) {
+      if (sized.rows.length > MAX_MOVE_NODES) {
         const message = `cannot move more than ${MAX_MOVE_NODES} nodes at once: ${from}`;
         throw invalidArgument(message, { field: 'from_uri', limit: MAX_MOVE_NODES });
       }
+      const bytes = sized.rows.reduce((sum, r) => sum + r.bytes, 0);
+      if (bytes > this.maxMoveBytes) {
+        const message = `cannot move more than ${this.maxMoveBytes} bytes of content at once (${bytes} under ${from})`;
+        throw invalidArgument(message, { field: 'from_uri', limit_bytes: this.maxMoveBytes });
+      }
+      const { rows } = await tx.query<MovedRow>(
+        `SELECT uri, kind, content, tags FROM nodes WHERE uri = ANY($1::text[]) AND ${scopeSql(identity, 2).sql} ORDER BY uri`,
+        [sized.rows.map((r) => r.uri), ...scope.params],
+      );
+      const source = rows.find((r) => r.uri === from)!;
       const dest = await tx.query<{ kind: string }>(`SELECT kind FROM nodes WHERE account_id = $1 AND uri = $2`, [
         identity.accountId,
         to,

@@ -147,6 +147,10 @@ export class TreeQueryDto extends WalkQueryDto {
 }
 
 export class MvDto {
+  /**
+   * The file or directory to move: at most 10,000 nodes and `MUNINN_MOVE_MAX_BYTES` of content (64 MiB by
+   * default) in one move; over either, 400 naming this field.
+   */
   @IsDefined()
   @IsString()
   @MaxLength(4096)
