@@ -181,3 +181,57 @@ describe('sessions: hostile inputs', () => {
     expect((await app.request('PATCH', '/api/v1/sessions/h', { body: {} })).status).toBe(405);
   });
 });
+
+/** A session posted to for ever without a commit: bounded in messages and in tokens (docs/sessions.md, "Bounds"). */
+describe('sessions: uncommitted messages are bounded', () => {
+  let app: TestApp;
+  const post = (path: string, body: unknown) => app.request('POST', path, { body });
+  const live = async (sid: string) => (await app.request('GET', `/api/v1/sessions/${sid}`)).body.result.message_count;
+  const batch = (n: number, text: (i: number) => string) => ({
+    messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: text(i) })),
+  });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: { MUNINN_SESSION_MAX_LIVE_MESSAGES: '100', MUNINN_SESSION_MAX_LIVE_TOKENS: '1000' },
+    });
+  }, 60_000);
+  afterAll(() => app?.close());
+
+  it('past the message bound: 413 naming messages, nothing stored; a commit makes room', async () => {
+    await post('/api/v1/sessions', { session_id: 'many' });
+    for (let i = 0; i < 2; i++)
+      expect(
+        (
+          await post(
+            '/api/v1/sessions/many/messages/batch',
+            batch(50, (j) => `m${i}-${j}`),
+          )
+        ).status,
+      ).toBe(200);
+    const over = await post('/api/v1/sessions/many/messages', { role: 'user', content: 'one more' });
+    expect([over.status, over.body.error.code, over.body.error.details.field]).toEqual([
+      413,
+      'PAYLOAD_TOO_LARGE',
+      'messages',
+    ]);
+    expect(over.body.error.message).toBe(
+      'Session many would hold 101 messages (at most 100) not yet committed: commit it first (POST /api/v1/sessions/many/commit)',
+    );
+    expect(await live('many')).toBe(100);
+    const commit = await post('/api/v1/sessions/many/commit', {});
+    expect(commit.status).toBe(200);
+    expect((await post('/api/v1/sessions/many/messages', { role: 'user', content: 'one more' })).status).toBe(200);
+    expect(await live('many')).toBe(1);
+  });
+
+  it('past the token bound: 413 naming messages, the batch stored in none of its parts', async () => {
+    await post('/api/v1/sessions', { session_id: 'long' });
+    const words = (i: number) => `${'lorem ipsum dolor sit amet '.repeat(30)} ${i}`; // ~200 tokens each
+    expect((await post('/api/v1/sessions/long/messages/batch', batch(4, words))).status).toBe(200);
+    const over = await post('/api/v1/sessions/long/messages/batch', batch(2, words));
+    expect([over.status, over.body.error.details.field]).toEqual([413, 'messages']);
+    expect(over.body.error.message).toMatch(/^Session long would hold \d+ tokens \(at most 1000\) not yet committed/);
+    expect(await live('long')).toBe(4);
+  });
+});

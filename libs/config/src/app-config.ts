@@ -94,6 +94,9 @@ export interface AppConfig {
     messageMaxChars: number;
     messageMaxParts: number;
     batchMax: number;
+    /** Uncommitted messages, and their token estimate, one session holds at most (413 past either). */
+    maxLiveMessages: number;
+    maxLiveTokens: number;
     extractTimeoutMs: number;
     extractPromptChars: number;
     /** New sessions get the default automatic-commit policy unless they say `null` (MUNINN_SESSION_AUTO_COMMIT_DEFAULT). */

@@ -491,6 +491,22 @@ export class EnvDto {
   @Max(1000)
   MUNINN_SESSION_BATCH_MAX?: number;
 
+  /** Uncommitted messages one session holds at most (docs/sessions.md, "Bounds"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(1_000_000)
+  MUNINN_SESSION_MAX_LIVE_MESSAGES?: number;
+
+  /** Token estimate of the uncommitted messages one session holds at most (docs/sessions.md, "Bounds"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(100_000_000)
+  MUNINN_SESSION_MAX_LIVE_TOKENS?: number;
+
   @IsOptional()
   @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
   @IsNumber()

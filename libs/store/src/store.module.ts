@@ -49,7 +49,11 @@ export const STORE_DB = Symbol('STORE_DB');
       useFactory: (db: Db, cfg: AppConfig) =>
         new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey)),
     },
-    { provide: SessionRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionRepository(db) },
+    {
+      provide: SessionRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new SessionRepository(db, cfg.sessions),
+    },
     {
       provide: SessionArchiveRepository,
       inject: [STORE_DB, APP_CONFIG],
