@@ -1,6 +1,6 @@
 // docs/limits-and-security.md, "Tenant data on deletion and in MCP": deleting a user or an account through
 // the admin routes leaves no row of theirs in any table of the store, on PGlite and on PostgreSQL.
-import { Db, STORE_DB } from '@app/store';
+import { bulkInsertIndexed, Db, STORE_DB } from '@app/store';
 import { callMcpTool, eventually, startTestApp, storeModes, TestApp } from '@app/testing';
 
 const ROOT = 'admin-deletion-root-key-0123456789';
@@ -68,6 +68,17 @@ describe.each(storeModes())('deleting a user or an account leaves nothing behind
   it("a deleted user's rows are gone from every table; the rest of the account is untouched", async () => {
     await fill(dave, 'dave');
     await fill(boss, 'boss');
+    // More of dave's nodes (and term rows) than one statement of the deletion removes: it deletes in steps.
+    const many = Array.from({ length: 5100 }, (_, i) => ({
+      uri: `viking://user/dave/memories/bulk/n${i}.md`,
+      kind: 'file' as const,
+      content: `bulk ${i}`,
+      abstract: '',
+      searchText: `bulk note numbat${i}`,
+      embedding: null,
+    }));
+    for (let at = 0; at < many.length; at += 1000)
+      await bulkInsertIndexed(db, ACCOUNT, many.slice(at, at + 1000), null);
     const of = (user: string) => ({
       nodes: `nodes WHERE account_id = '${ACCOUNT}' AND owner_user_id = '${user}'`,
       sessions: `sessions WHERE account_id = '${ACCOUNT}' AND user_id = '${user}'`,

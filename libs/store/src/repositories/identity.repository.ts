@@ -62,6 +62,26 @@ const ACCOUNT_TABLES = [
   'index_outbox',
 ] as const;
 
+/**
+ * Rows one statement of a user's or account's deletion removes at most; a session takes its messages with
+ * it, so sessions go fewer at a time. Everything stays in the one transaction, and no statement of a large
+ * tenant's deletion runs past the store's statement timeout.
+ */
+const DELETE_ROWS_STEP = 5000;
+const STEP_OF: Readonly<Record<string, number>> = { sessions: 20 };
+
+/** Deletes the rows `where` selects from `table` in statements of at most a step of rows each (by ctid). */
+async function deleteInSteps(tx: Pick<Db, 'query'>, table: string, where: string, params: unknown[]): Promise<void> {
+  const step = STEP_OF[table] ?? DELETE_ROWS_STEP;
+  for (;;) {
+    const { rowCount } = await tx.query(
+      `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where} LIMIT ${step}))`,
+      params,
+    );
+    if ((rowCount ?? 0) < step) return;
+  }
+}
+
 const iso = (v: unknown) => new Date(v as string).toISOString();
 
 /** Accounts, users and their hashed API keys. */
@@ -149,7 +169,7 @@ export class IdentityRepository {
         throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
       // Everything else keyed by the account goes with it (sessions take their messages, archives, tool results
       // and usage records by cascade): nothing of a deleted tenant stays behind, and a re-created account starts empty.
-      for (const table of ACCOUNT_TABLES) await tx.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId]);
+      for (const table of ACCOUNT_TABLES) await deleteInSteps(tx, table, 'account_id = $1', [accountId]);
     });
   }
 
@@ -214,15 +234,16 @@ export class IdentityRepository {
           account_id: accountId,
           user_id: userId,
         });
-      await tx.query('DELETE FROM nodes WHERE account_id = $1 AND owner_user_id = $2', [accountId, userId]);
-      await tx.query('DELETE FROM sessions WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
-      await tx.query('DELETE FROM session_tasks WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
-      await tx.query('DELETE FROM upload_tokens WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+      const mine = [accountId, userId];
+      await deleteInSteps(tx, 'nodes', 'account_id = $1 AND owner_user_id = $2', mine);
+      await deleteInSteps(tx, 'sessions', 'account_id = $1 AND user_id = $2', mine);
+      await deleteInSteps(tx, 'session_tasks', 'account_id = $1 AND user_id = $2', mine);
+      await deleteInSteps(tx, 'upload_tokens', 'account_id = $1 AND user_id = $2', mine);
       // The user's own nodes are gone, so their owner view's term counts net to zero: drop the rows, which no
       // reader would ever compact (docs/architecture.md, "Performance"). And the summary state of their folders.
-      await tx.query('DELETE FROM term_df WHERE account_id = $1 AND owner_id = $2', [accountId, userId]);
+      await deleteInSteps(tx, 'term_df', 'account_id = $1 AND owner_id = $2', mine);
       const root = userRoot(userId);
-      await tx.query('DELETE FROM sidecar_state WHERE account_id = $1 AND (uri = $2 OR starts_with(uri, $3))', [
+      await deleteInSteps(tx, 'sidecar_state', 'account_id = $1 AND (uri = $2 OR starts_with(uri, $3))', [
         accountId,
         root,
         `${root}/`,
