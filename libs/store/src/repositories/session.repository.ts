@@ -51,13 +51,13 @@ const notFound = (sessionId: string) =>
     resource: sessionId,
   });
 
-/** Sessions and their live messages, always those of the calling user (the actor header never applies here). */
 /** How much not yet committed one session may hold (`MUNINN_SESSION_MAX_LIVE_MESSAGES`, `…_TOKENS`). */
 export interface LiveBounds {
   maxLiveMessages: number;
   maxLiveTokens: number;
 }
 
+/** Sessions and their live messages, always those of the calling user (the actor header never applies here). */
 export class SessionRepository {
   constructor(
     private readonly db: Db,
