@@ -45,7 +45,7 @@ export class NodeFsRepository {
       const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
       // Sizes first: the subtree's bodies are read into this process only once they are known to fit.
       const sized = await tx.query<{ uri: string; bytes: number }>(
-        `SELECT uri, octet_length(content)::int AS bytes FROM nodes WHERE (uri = $1 OR uri LIKE $2) AND ${scope.sql}
+        `SELECT uri, coalesce(octet_length(content), 0)::int AS bytes FROM nodes WHERE (uri = $1 OR uri LIKE $2) AND ${scope.sql}
          ORDER BY uri LIMIT ${MAX_MOVE_NODES + 1}${lock}`,
         [from, below(from), ...scope.params],
       );
