@@ -2,7 +2,7 @@ import { QueueName } from '@app/contracts';
 import { JobBus } from '@app/queue';
 import { bulkInsertIndexed, Db, DELETE_STEP, NodeIndexRepository, STORE_DB } from '@app/store';
 import { INDEX_CHUNK } from '../../apps/retriever/src/index/index.service';
-import { startTestApp, storeModes, TestApp, eventually, uniqueTestPrefix } from '@app/testing';
+import { deletePrefix, startTestApp, storeModes, TestApp, eventually, uniqueTestPrefix } from '@app/testing';
 
 const WRITE = '/api/v1/content/write';
 const BATCH = '/api/v1/content/batch-write';
@@ -385,6 +385,7 @@ describe.each(storeModes())('write path across store lifetimes (store: %s)', (st
       expect(files).toEqual(['viking://resources/fresh.md']);
     } finally {
       await second.close();
+      await deletePrefix(second.config.redis.url, prefix);
     }
   }, 120_000);
 });

@@ -1,4 +1,4 @@
-export { startRedisForTests, uniqueTestPrefix, type TestRedis } from './redis-server';
+export { deletePrefix, startRedisForTests, uniqueTestPrefix, type TestRedis } from './redis-server';
 export { createTestDatabase, assertTestPostgres, type TestDatabase } from './postgres-server';
 export {
   startTestApp,

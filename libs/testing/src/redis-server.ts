@@ -31,6 +31,36 @@ export async function startRedisForTests(env: NodeJS.ProcessEnv = process.env): 
   return startRedisContainer();
 }
 
+/**
+ * Deletes every key under `prefix:` (SCAN, then UNLINK in pages), for a prefix this run made itself
+ * ({@link uniqueTestPrefix}): BullMQ keeps up to 5,000 finished jobs per queue until later jobs of the same
+ * queue trim them, so a test app's queues outlive it. On the machine's shared Redis they grew to 2 GB over a
+ * few days of runs. Best effort and bounded: a Redis that is away (fault tests) is left alone.
+ */
+export async function deletePrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } catch {
+    /* away or refusing: nothing to clean now */
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** A key/queue prefix no other test run uses, e.g. `test-find-3f9a1c0b2d4e`. */
 export function uniqueTestPrefix(label = 'run'): string {
   return `test-${label}-${randomBytes(6).toString('hex')}`;

@@ -7,7 +7,7 @@ import { AppConfig, loadConfig } from '@app/config';
 import { configureHttpApp, createHttpAdapter } from '../../../apps/gateway/src/http/configure-app';
 import { StandaloneModule } from '../../../apps/standalone/src/standalone.module';
 import { createTestDatabase, TestDatabase } from './postgres-server';
-import { uniqueTestPrefix } from './redis-server';
+import { deletePrefix, uniqueTestPrefix } from './redis-server';
 
 export type StoreMode = 'pglite' | 'postgres';
 
@@ -55,9 +55,11 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     if (!base) throw new Error('store "postgres" needs MUNINN_TEST_DATABASE_URL');
     db = await createTestDatabase(base);
   }
+  // A prefix of its own unless the suite chose one (a suite that restarts on one prefix keeps its keys).
+  const ownPrefix = opts.env?.MUNINN_QUEUE_PREFIX ? null : uniqueTestPrefix();
   const config = loadConfig({
     REDIS_URL: process.env.REDIS_URL,
-    MUNINN_QUEUE_PREFIX: uniqueTestPrefix(),
+    ...(ownPrefix ? { MUNINN_QUEUE_PREFIX: ownPrefix } : {}),
     MUNINN_DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
@@ -103,6 +105,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     async close(c = {}) {
       await app.close();
       if (db) await db.drop();
+      if (ownPrefix && !c.keepData) await deletePrefix(config.redis.url, ownPrefix);
       if (!c.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
