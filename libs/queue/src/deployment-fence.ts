@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 
-/** How long a claim lives without a heartbeat: a crashed deployment frees its prefix after this. */
-export const FENCE_TTL_MS = 15_000;
 const RETRY_MS = 500;
 
 // Refresh our claim, or take the key back if it expired (Redis restarted empty); report whose it is.
@@ -31,7 +29,8 @@ export class DeploymentFence {
     private readonly redis: Redis,
     private readonly key: string,
     private readonly id: string,
-    private readonly ttlMs = FENCE_TTL_MS,
+    /** How long a claim lives without a heartbeat (`MUNINN_QUEUE_FENCE_TTL_MS`): a crashed deployment frees its prefix after it. */
+    private readonly ttlMs: number,
   ) {}
 
   /** Claims the prefix, waiting up to one TTL for another holder to go; then keeps it alive. */

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { KernelError, KernelErrorCode, userRoot } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { deleteInSteps } from './delete-steps';
 
 export type UserRole = 'admin' | 'user';
 
@@ -69,18 +70,7 @@ const ACCOUNT_TABLES = [
  */
 const DELETE_ROWS_STEP = 5000;
 const STEP_OF: Readonly<Record<string, number>> = { sessions: 20 };
-
-/** Deletes the rows `where` selects from `table` in statements of at most a step of rows each (by ctid). */
-async function deleteInSteps(tx: Pick<Db, 'query'>, table: string, where: string, params: unknown[]): Promise<void> {
-  const step = STEP_OF[table] ?? DELETE_ROWS_STEP;
-  for (;;) {
-    const { rowCount } = await tx.query(
-      `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where} LIMIT ${step}))`,
-      params,
-    );
-    if ((rowCount ?? 0) < step) return;
-  }
-}
+const stepOf = (table: string) => STEP_OF[table] ?? DELETE_ROWS_STEP;
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
 
@@ -169,7 +159,7 @@ export class IdentityRepository {
         throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
       // Everything else keyed by the account goes with it (sessions take their messages, archives, tool results
       // and usage records by cascade): nothing of a deleted tenant stays behind, and a re-created account starts empty.
-      for (const table of ACCOUNT_TABLES) await deleteInSteps(tx, table, 'account_id = $1', [accountId]);
+      for (const table of ACCOUNT_TABLES) await deleteInSteps(tx, table, 'account_id = $1', [accountId], stepOf(table));
     });
   }
 
@@ -235,19 +225,21 @@ export class IdentityRepository {
           user_id: userId,
         });
       const mine = [accountId, userId];
-      await deleteInSteps(tx, 'nodes', 'account_id = $1 AND owner_user_id = $2', mine);
-      await deleteInSteps(tx, 'sessions', 'account_id = $1 AND user_id = $2', mine);
-      await deleteInSteps(tx, 'session_tasks', 'account_id = $1 AND user_id = $2', mine);
-      await deleteInSteps(tx, 'upload_tokens', 'account_id = $1 AND user_id = $2', mine);
+      await deleteInSteps(tx, 'nodes', 'account_id = $1 AND owner_user_id = $2', mine, stepOf('nodes'));
+      await deleteInSteps(tx, 'sessions', 'account_id = $1 AND user_id = $2', mine, stepOf('sessions'));
+      await deleteInSteps(tx, 'session_tasks', 'account_id = $1 AND user_id = $2', mine, stepOf('session_tasks'));
+      await deleteInSteps(tx, 'upload_tokens', 'account_id = $1 AND user_id = $2', mine, stepOf('upload_tokens'));
       // The user's own nodes are gone, so their owner view's term counts net to zero: drop the rows, which no
       // reader would ever compact (docs/architecture.md, "Performance"). And the summary state of their folders.
-      await deleteInSteps(tx, 'term_df', 'account_id = $1 AND owner_id = $2', mine);
+      await deleteInSteps(tx, 'term_df', 'account_id = $1 AND owner_id = $2', mine, stepOf('term_df'));
       const root = userRoot(userId);
-      await deleteInSteps(tx, 'sidecar_state', 'account_id = $1 AND (uri = $2 OR starts_with(uri, $3))', [
-        accountId,
-        root,
-        `${root}/`,
-      ]);
+      await deleteInSteps(
+        tx,
+        'sidecar_state',
+        'account_id = $1 AND (uri = $2 OR starts_with(uri, $3))',
+        [accountId, root, `${root}/`],
+        stepOf('sidecar_state'),
+      );
     });
   }
 

@@ -2,17 +2,12 @@ import { IndexJob } from '@app/contracts';
 import { canWrite, Identity, invalidArgument, isUnder, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { ensureDirectories, writeNodes } from './node-write';
-import { insertOutbox, OUTBOX_GRACE_MS } from './outbox';
+import { insertOutbox } from './outbox';
 import { scopeSql } from './scope';
 import { assertWritable } from './write-access';
 
 /** Largest subtree one `mv` moves (it is one transaction). */
 export const MAX_MOVE_NODES = 10_000;
-/**
- * Most content one `mv` moves by default (64 MiB; `MUNINN_MOVE_MAX_BYTES`): the move copies every body through
- * this process, so without it 10,000 large files would be gigabytes in one gateway's memory.
- */
-export const MAX_MOVE_BYTES = 64 * 1024 * 1024;
 
 interface MovedRow {
   uri: string;
@@ -25,8 +20,12 @@ interface MovedRow {
 export class NodeFsRepository {
   constructor(
     private readonly db: Db,
-    private readonly graceMs = OUTBOX_GRACE_MS,
-    private readonly maxMoveBytes = MAX_MOVE_BYTES,
+    private readonly graceMs: number,
+    /**
+     * Most content one `mv` moves (`MUNINN_MOVE_MAX_BYTES`): the move copies every body through this process, so
+     * without it 10,000 large files would be gigabytes in one gateway's memory.
+     */
+    private readonly maxMoveBytes: number,
   ) {}
 
   /**

@@ -4,6 +4,7 @@ import { Db } from '../db/db.port';
 import { NODE_COLUMNS, NodeRow, toNodeRecord } from './node-row';
 import { NodeRecord } from './node.types';
 import { ensureDirectories, WriteItem, WriteManyOutcome, writeNodes, WriteOp } from './node-write';
+import { deleteInSteps } from './delete-steps';
 import { insertOutbox, OUTBOX_GRACE_MS } from './outbox';
 import { scopeSql } from './scope';
 import { assertWritable } from './write-access';
@@ -128,20 +129,12 @@ export class NodeRepository {
           );
         }
       }
-      const scope = scopeSql(identity, 4);
+      const scope = scopeSql(identity, 3);
       // In steps of DELETE_STEP rows, inside the one transaction: a subtree of tens of thousands of nodes as
       // one statement would run past the store's statement timeout, and the delete would never succeed.
-      const deleted: string[] = [];
-      for (;;) {
-        const { rows } = await tx.query<{ uri: string }>(
-          `WITH doomed AS (SELECT uri FROM nodes WHERE (uri = $1 OR uri LIKE $2 || '/%') AND ${scope.sql} LIMIT $3)
-           DELETE FROM nodes n USING doomed d WHERE n.account_id = $4 AND n.uri = d.uri RETURNING n.uri`,
-          [uri, escapeLike(uri, true), DELETE_STEP, ...scope.params],
-        );
-        deleted.push(...rows.map((r) => r.uri));
-        if (rows.length < DELETE_STEP) break;
-      }
-      deleted.sort();
+      const where = `(uri = $1 OR uri LIKE $2 || '/%') AND ${scope.sql}`;
+      const params = [uri, escapeLike(uri, true), ...scope.params];
+      const deleted = (await deleteInSteps(tx, 'nodes', where, params, DELETE_STEP, 'uri')).sort();
       // The index job of a delete refreshes the summary of the directory that held the node.
       const index = deleted.length ? await insertOutbox(tx, identity.accountId, 'delete', [uri], this.graceMs) : null;
       return { deleted, index };

@@ -61,7 +61,7 @@ export interface LiveBounds {
 export class SessionRepository {
   constructor(
     private readonly db: Db,
-    private readonly live: LiveBounds = { maxLiveMessages: 10_000, maxLiveTokens: 2_000_000 },
+    private readonly live: LiveBounds,
   ) {}
 
   /** Creates a session (a fresh id unless one is given); an existing id is a conflict. */
