@@ -21,7 +21,7 @@ suite('write race on one new file (PostgreSQL)', () => {
   beforeAll(async () => {
     pg = await createTestDatabase(PG!);
     db = await openStore({ databaseUrl: pg.url, dataDir: 'memory://unused', statementTimeoutMs: 10_000 });
-    nodes = new NodeRepository(db, 60_000);
+    nodes = new NodeRepository(db, { graceMs: 60_000 });
     probe = new Client({ connectionString: pg.url });
     await probe.connect();
   }, 120_000);
@@ -57,7 +57,7 @@ suite('write race on one new file (PostgreSQL)', () => {
     let inserted!: () => void;
     const ready = new Promise<void>((r) => (inserted = r));
     const winner = db.transaction(async (tx) => {
-      await writeNodes(tx, alice, [{ uri, mode: 'upsert', content: first }], 60_000);
+      await writeNodes(tx, alice, [{ uri, mode: 'upsert', content: first }], { graceMs: 60_000 });
       inserted();
       await held;
     });

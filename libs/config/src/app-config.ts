@@ -19,7 +19,13 @@ export interface AppConfig {
     keyCacheMaxEntries: number;
   };
   redis: { url: string };
-  store: { databaseUrl: string | null; dataDir: string; statementTimeoutMs: number };
+  store: {
+    databaseUrl: string | null;
+    dataDir: string;
+    statementTimeoutMs: number;
+    /** What one account may store (docs/limits-and-security.md, "Storage quota"). */
+    quota: { maxNodes: number; maxContentBytes: number };
+  };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };
   /** Bounds of tree walks, grep/glob scans and batch MCP reads (see docs/fs-and-mcp.md#limits). */

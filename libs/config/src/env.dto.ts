@@ -234,6 +234,22 @@ export class EnvDto {
   @Max(1024 * 1024 * 1024)
   MUNINN_MOVE_MAX_BYTES?: number;
 
+  /** Files and directories one account may hold (docs/limits-and-security.md, "Storage quota"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(1_000_000_000)
+  MUNINN_ACCOUNT_MAX_NODES?: number;
+
+  /** UTF-8 bytes of file content one account may hold (docs/limits-and-security.md, "Storage quota"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(Number.MAX_SAFE_INTEGER)
+  MUNINN_ACCOUNT_MAX_CONTENT_BYTES?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -56,6 +56,10 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       databaseUrl: dto.DATABASE_URL ?? null,
       dataDir: dto.MUNINN_DATA_DIR ?? './.muninn',
       statementTimeoutMs: dto.MUNINN_STATEMENT_TIMEOUT_MS ?? 5000,
+      quota: {
+        maxNodes: dto.MUNINN_ACCOUNT_MAX_NODES ?? 1_000_000,
+        maxContentBytes: dto.MUNINN_ACCOUNT_MAX_CONTENT_BYTES ?? 1024 * 1024 * 1024,
+      },
     },
     filter: {
       maxNodes: dto.MUNINN_FILTER_MAX_NODES ?? 500,
@@ -221,6 +225,8 @@ const DECLARED = [
   'MUNINN_SCAN_MAX_RESULTS',
   'MUNINN_TREE_MAX_NODES',
   'MUNINN_MOVE_MAX_BYTES',
+  'MUNINN_ACCOUNT_MAX_NODES',
+  'MUNINN_ACCOUNT_MAX_CONTENT_BYTES',
   'MUNINN_MCP_READ_MAX_URIS',
   'MUNINN_PUBLIC_BASE_URL',
   'MUNINN_UPLOAD_TOKEN_TTL_S',

@@ -29,3 +29,4 @@ export * from './repositories/node-fs.repository';
 export * from './repositories/node-scan.repository';
 export * from './repositories/node-search-term-stats';
 export * from './repositories/upload-token.repository';
+export * from './repositories/account-usage';

@@ -10,6 +10,7 @@ import { NodeFsRepository } from './repositories/node-fs.repository';
 import { NodeListRepository } from './repositories/node-list.repository';
 import { NodeScanRepository } from './repositories/node-scan.repository';
 import { NodeRepository } from './repositories/node.repository';
+import { WriteOptions } from './repositories/node-write';
 import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
 import { SessionArchiveRepository } from './repositories/session-archive.repository';
@@ -17,6 +18,12 @@ import { SessionTaskRepository } from './repositories/session-task.repository';
 import { SessionUsageRepository } from './repositories/session-usage.repository';
 import { SessionToolResultRepository } from './repositories/session-tool-result.repository';
 import { UploadTokenRepository } from './repositories/upload-token.repository';
+
+/** How every write path applies writes: the outbox grace and the account storage quota. */
+const writeOptions = (cfg: AppConfig): WriteOptions => ({
+  graceMs: cfg.indexing.outboxGraceMs,
+  quota: cfg.store.quota,
+});
 
 /** DI token for the opened {@link Db}. */
 export const STORE_DB = Symbol('STORE_DB');
@@ -32,14 +39,15 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: NodeRepository,
       inject: [STORE_DB, APP_CONFIG],
-      useFactory: (db: Db, cfg: AppConfig) => new NodeRepository(db, cfg.indexing.outboxGraceMs),
+      useFactory: (db: Db, cfg: AppConfig) => new NodeRepository(db, writeOptions(cfg)),
     },
     { provide: NodeIndexRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeIndexRepository(db) },
     { provide: NodeListRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeListRepository(db) },
     {
       provide: NodeFsRepository,
       inject: [STORE_DB, APP_CONFIG],
-      useFactory: (db: Db, cfg: AppConfig) => new NodeFsRepository(db, cfg.indexing.outboxGraceMs, cfg.fs.moveMaxBytes),
+      useFactory: (db: Db, cfg: AppConfig) =>
+        new NodeFsRepository(db, cfg.indexing.outboxGraceMs, cfg.fs.moveMaxBytes, cfg.store.quota),
     },
     { provide: NodeScanRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeScanRepository(db) },
     { provide: OutboxRepository, inject: [STORE_DB], useFactory: (db: Db) => new OutboxRepository(db) },
@@ -57,13 +65,13 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: SessionArchiveRepository,
       inject: [STORE_DB, APP_CONFIG],
-      useFactory: (db: Db, cfg: AppConfig) => new SessionArchiveRepository(db, cfg.indexing.outboxGraceMs),
+      useFactory: (db: Db, cfg: AppConfig) => new SessionArchiveRepository(db, writeOptions(cfg)),
     },
     {
       provide: SessionTaskRepository,
       inject: [STORE_DB, APP_CONFIG],
       useFactory: (db: Db, cfg: AppConfig) =>
-        new SessionTaskRepository(db, cfg.indexing.outboxGraceMs, {
+        new SessionTaskRepository(db, writeOptions(cfg), {
           ttlMs: cfg.sessions.taskTtlMs,
           failedTtlMs: cfg.sessions.failedTaskTtlMs,
         }),

@@ -44,6 +44,8 @@ const PERMANENT = new Set([
   KernelErrorCode.NotFound,
   KernelErrorCode.AlreadyExists,
   KernelErrorCode.FailedPrecondition,
+  // The account's storage quota (docs/limits-and-security.md): retrying within seconds would only fail again.
+  KernelErrorCode.PayloadTooLarge,
 ]);
 const permanent = (err: unknown) => err instanceof KernelError && PERMANENT.has(err.code);
 

@@ -58,7 +58,7 @@ export class FsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Move a file or directory; its index follows' })
   @ApiOkEnvelope('object')
-  @ApiErrors(409)
+  @ApiErrors(409, 413)
   mv(@Caller() c: Identity, @Body() b: MvDto) {
     return this.fs.mv(c, b.from_uri, b.to_uri);
   }
@@ -74,7 +74,7 @@ export class FsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a directory and its parents' })
   @ApiOkEnvelope('object')
-  @ApiErrors(409)
+  @ApiErrors(409, 413)
   mkdir(@Caller() c: Identity, @Body() b: MkdirDto) {
     return this.fs.mkdir(c, b.uri, b.description);
   }

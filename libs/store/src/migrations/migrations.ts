@@ -4,6 +4,7 @@ import { REINDEX_ROOT_MIGRATION } from './reindex-root.migration';
 import { SIDECAR_STATE_MIGRATION } from './sidecar-state.migration';
 import { TERM_DF_FILES_MIGRATION, TERM_DF_MIGRATION } from './term-df.migration';
 import { DEPLOYMENT_MIGRATION } from './deployment.migration';
+import { ACCOUNT_USAGE_MIGRATION } from './account-usage.migration';
 import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
 
@@ -169,4 +170,5 @@ GROUP BY account_id, chunk;
   TOOL_RESULTS_MIGRATION,
   TERM_DF_FILES_MIGRATION,
   DEPLOYMENT_MIGRATION,
+  ACCOUNT_USAGE_MIGRATION,
 ];

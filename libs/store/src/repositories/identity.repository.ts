@@ -55,6 +55,7 @@ export function keyServerSecret(keySecret: string | null, rootApiKey: string | n
  */
 const ACCOUNT_TABLES = [
   'nodes',
+  'account_usage',
   'sessions',
   'session_tasks',
   'upload_tokens',

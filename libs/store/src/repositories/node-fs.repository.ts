@@ -1,6 +1,7 @@
 import { IndexJob } from '@app/contracts';
 import { canWrite, Identity, invalidArgument, isUnder, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { AccountQuota, enforceQuota } from './account-usage';
 import { ensureDirectories, writeNodes } from './node-write';
 import { insertOutbox } from './outbox';
 import { scopeSql } from './scope';
@@ -26,6 +27,8 @@ export class NodeFsRepository {
      * without it 10,000 large files would be gigabytes in one gateway's memory.
      */
     private readonly maxMoveBytes: number,
+    /** Checked once the move is done: a move frees its source, so only what it adds on balance counts. */
+    private readonly quota?: AccountQuota,
   ) {}
 
   /**
@@ -91,7 +94,7 @@ export class NodeFsRepository {
           mode: 'create' as const,
           tags: f.tags ?? [],
         }));
-        const written = await writeNodes(tx, identity, ops, this.graceMs);
+        const written = await writeNodes(tx, identity, ops, { graceMs: this.graceMs });
         if (written.index) jobs.push(written.index);
       }
       await tx.query(`DELETE FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[])`, [
@@ -99,6 +102,10 @@ export class NodeFsRepository {
         rows.map((r) => r.uri),
       ]);
       jobs.push(await insertOutbox(tx, identity.accountId, 'delete', [from], this.graceMs));
+      await enforceQuota(tx, identity.accountId, this.quota, {
+        nodes: createdDirs.length + files.length - rows.length,
+        contentBytes: 0,
+      });
       return jobs;
     });
   }

@@ -1,6 +1,7 @@
 import { IndexJob } from '@app/contracts';
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { AccountQuota, enforceQuota } from './account-usage';
 import { ancestors, nodePath } from './node-path';
 import { insertOutbox } from './outbox';
 import { scopeSql } from './scope';
@@ -37,6 +38,15 @@ export interface WriteManyOutcome {
   index: IndexJob | null;
 }
 
+/** How a write is applied: the outbox grace of its index entry, and the account quota it must stay within. */
+export interface WriteOptions {
+  graceMs?: number;
+  /** Absent: not checked here (a move checks once its source is gone, docs/limits-and-security.md). */
+  quota?: AccountQuota;
+}
+
+type Update = { uri: string; content: string; tags: string[] | null; oldBytes: number };
+
 interface Existing {
   uri: string;
   kind: 'file' | 'directory';
@@ -51,12 +61,13 @@ interface Existing {
  * updated in one, and one outbox entry naming every node that needs indexing. Any failure aborts all.
  * An `upsert` that loses such a race becomes an update of the winner's row (locked, merged, written), so
  * two writers of one new file both succeed; a `create` that loses is refused with ALREADY_EXISTS.
+ * With `opts.quota`, a write that takes the account past it is refused once applied (it all rolls back).
  */
 export async function writeNodes(
   tx: Tx,
   identity: Identity,
   ops: WriteOp[],
-  graceMs?: number,
+  opts: WriteOptions = {},
 ): Promise<WriteManyOutcome> {
   const parents = [...new Set(ops.map((o) => nodePath(o.uri).parentUri).filter((p): p is string => !!p))];
   const createdDirectories = await ensureDirectories(tx, identity, parents);
@@ -66,7 +77,7 @@ export async function writeNodes(
     ops.map((o) => o.uri),
   );
   const inserts: { uri: string; content: string; tags: string[] }[] = [];
-  const updates: { uri: string; content: string; tags: string[] | null }[] = [];
+  const updates: Update[] = [];
   const items = ops.map((op): WriteItem => {
     const old = existing.get(op.uri);
     if (old?.kind === 'directory') {
@@ -101,7 +112,7 @@ export async function writeNodes(
   });
   const toIndex = [...inserts.map((i) => i.uri), ...updates.map((u) => u.uri), ...createdDirectories];
   if (toIndex.length === 0) return { items, createdDirectories, index: null };
-  const index = await insertOutbox(tx, identity.accountId, 'upsert', toIndex, graceMs);
+  const index = await insertOutbox(tx, identity.accountId, 'upsert', toIndex, opts.graceMs);
   const lost = new Set(await insertFiles(tx, identity, inserts, index.outboxId));
   if (lost.size > 0) {
     // Another transaction created these files after our lock read found nothing, and committed.
@@ -122,20 +133,23 @@ export async function writeNodes(
     });
   }
   await updateFiles(tx, identity, updates, index.outboxId);
+  const inserted = inserts.filter((i) => !lost.has(i.uri));
+  await enforceQuota(tx, identity.accountId, opts.quota, {
+    nodes: createdDirectories.length + inserted.length,
+    contentBytes:
+      inserted.reduce((sum, i) => sum + Buffer.byteLength(i.content, 'utf8'), 0) +
+      updates.reduce((sum, u) => sum + Buffer.byteLength(u.content, 'utf8') - u.oldBytes, 0),
+  });
   return { items, createdDirectories, index };
 }
 
 /** An upsert or replace of an existing file: queued in `updates` unless content and tags already match. */
-function planUpdate(
-  op: WriteOp,
-  old: Existing,
-  updates: { uri: string; content: string; tags: string[] | null }[],
-): WriteItem {
+function planUpdate(op: WriteOp, old: Existing, updates: Update[]): WriteItem {
   const content = op.merge ? op.merge(old.content) : op.content;
   const size = Buffer.byteLength(content, 'utf8');
   const sameTags = op.tags === undefined || sameList(op.tags, old.tags ?? []);
   if (content === old.content && sameTags) return { uri: op.uri, created: false, changed: false, size };
-  updates.push({ uri: op.uri, content, tags: op.tags ?? null });
+  updates.push({ uri: op.uri, content, tags: op.tags ?? null, oldBytes: Buffer.byteLength(old.content, 'utf8') });
   return { uri: op.uri, created: false, changed: true, size };
 }
 
@@ -227,12 +241,7 @@ async function insertFiles(
   return sorted.filter((f) => !won.has(f.uri)).map((f) => f.uri);
 }
 
-async function updateFiles(
-  tx: Tx,
-  identity: Identity,
-  files: { uri: string; content: string; tags: string[] | null }[],
-  rev: number,
-) {
+async function updateFiles(tx: Tx, identity: Identity, files: Update[], rev: number) {
   if (files.length === 0) return;
   await tx.query(
     `UPDATE nodes n SET content = u.content,

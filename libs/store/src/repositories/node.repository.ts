@@ -3,7 +3,8 @@ import { canChangeSubtree, Identity, KernelError, KernelErrorCode } from '@app/k
 import { Db } from '../db/db.port';
 import { NODE_COLUMNS, NodeRow, toNodeRecord } from './node-row';
 import { NodeRecord } from './node.types';
-import { ensureDirectories, WriteItem, WriteManyOutcome, writeNodes, WriteOp } from './node-write';
+import { ensureDirectories, WriteItem, WriteManyOutcome, writeNodes, WriteOp, WriteOptions } from './node-write';
+import { enforceQuota } from './account-usage';
 import { deleteInSteps } from './delete-steps';
 import { insertOutbox, OUTBOX_GRACE_MS } from './outbox';
 import { scopeSql } from './scope';
@@ -15,7 +16,7 @@ type Tx = Pick<Db, 'query' | 'kind'>;
 export class NodeRepository {
   constructor(
     private readonly db: Db,
-    private readonly graceMs = OUTBOX_GRACE_MS,
+    private readonly options: WriteOptions = { graceMs: OUTBOX_GRACE_MS },
   ) {}
 
   /** One node, or null when it does not exist or lies outside the caller's view. */
@@ -73,7 +74,7 @@ export class NodeRepository {
   /** Writes several files in one transaction: all of them, or none (the first failure aborts the batch). */
   async writeMany(identity: Identity, ops: WriteOp[]): Promise<WriteManyOutcome> {
     for (const op of ops) assertWritable(identity, op.uri);
-    return this.db.transaction((tx) => writeNodes(tx, identity, ops, this.graceMs));
+    return this.db.transaction((tx) => writeNodes(tx, identity, ops, this.options));
   }
 
   /** Creates a directory and its parents; succeeds when it already exists. */
@@ -81,7 +82,10 @@ export class NodeRepository {
     assertWritable(identity, uri);
     return this.db.transaction(async (tx) => {
       const created = await ensureDirectories(tx, identity, [uri]);
-      const index = created.length ? await insertOutbox(tx, identity.accountId, 'upsert', created, this.graceMs) : null;
+      const index = created.length
+        ? await insertOutbox(tx, identity.accountId, 'upsert', created, this.options.graceMs)
+        : null;
+      await enforceQuota(tx, identity.accountId, this.options.quota, { nodes: created.length, contentBytes: 0 });
       return { created, index };
     });
   }
@@ -136,7 +140,9 @@ export class NodeRepository {
       const params = [uri, escapeLike(uri, true), ...scope.params];
       const deleted = (await deleteInSteps(tx, 'nodes', where, params, DELETE_STEP, 'uri')).sort();
       // The index job of a delete refreshes the summary of the directory that held the node.
-      const index = deleted.length ? await insertOutbox(tx, identity.accountId, 'delete', [uri], this.graceMs) : null;
+      const index = deleted.length
+        ? await insertOutbox(tx, identity.accountId, 'delete', [uri], this.options.graceMs)
+        : null;
       return { deleted, index };
     });
   }

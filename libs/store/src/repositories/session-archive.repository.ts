@@ -12,7 +12,7 @@ import {
   TurnBudget,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { WriteManyOutcome, WriteOp } from './node-write';
+import { WriteManyOutcome, WriteOp, WriteOptions } from './node-write';
 import { memoryDiff, messagesJsonl, writeArchiveFiles, writeExtraction } from './session-files';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
 
@@ -88,7 +88,7 @@ const ARCHIVE_COLUMNS = 'archive_index, status, messages, overview, abstract, ov
 export class SessionArchiveRepository {
   constructor(
     private readonly db: Db,
-    private readonly graceMs?: number,
+    private readonly write: WriteOptions = {},
   ) {}
 
   /**
@@ -107,7 +107,7 @@ export class SessionArchiveRepository {
           type: 'session',
           resource: sessionId,
         });
-      const extraction = await writeExtraction(tx, identity, writes, this.graceMs);
+      const extraction = await writeExtraction(tx, identity, writes, this.write);
       const dir = `${sessionUri(identity.userId, sessionId)}/manual_extract`;
       const diff = memoryDiff(dir, extraction);
       await writeArchiveFiles(tx, identity, dir, [

@@ -1,6 +1,6 @@
 import { Identity, stripMemoryFields } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { ensureDirectories, WriteManyOutcome, writeNodes, WriteOp } from './node-write';
+import { ensureDirectories, WriteManyOutcome, writeNodes, WriteOp, WriteOptions } from './node-write';
 import { nodePath } from './node-path';
 import { sessionUri } from './session-rows';
 
@@ -96,7 +96,7 @@ export async function writeExtraction(
   tx: Tx,
   identity: Identity,
   writes: WriteOp[],
-  graceMs?: number,
+  opts: WriteOptions = {},
 ): Promise<ExtractionWrite> {
   if (writes.length === 0)
     return { written: { items: [], createdDirectories: [], index: null }, before: new Map(), after: new Map() };
@@ -105,7 +105,7 @@ export async function writeExtraction(
     identity.accountId,
     writes.map((w) => w.uri),
   );
-  const written = await writeNodes(tx, identity, writes, graceMs);
+  const written = await writeNodes(tx, identity, writes, opts);
   const changed = written.items.filter((i) => i.changed).map((i) => i.uri);
   return { written, before, after: await contentsOf(tx, identity.accountId, changed) };
 }

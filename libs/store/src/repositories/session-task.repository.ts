@@ -1,7 +1,7 @@
 import { ExtractJob } from '@app/contracts';
 import { Identity, KernelError, KernelErrorCode, sanitiseTaskError } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { WriteManyOutcome, WriteOp } from './node-write';
+import { WriteManyOutcome, WriteOp, WriteOptions } from './node-write';
 import { archiveUri } from './session-archive.repository';
 import { memoryDiff, writeArchiveFiles, writeExtraction } from './session-files';
 import { consumeUsage, UsageConsumed } from './session-usage.repository';
@@ -96,7 +96,7 @@ const LIVE = (ttl: string, failedTtl: string) =>
 export class SessionTaskRepository {
   constructor(
     private readonly db: Db,
-    private readonly graceMs?: number,
+    private readonly write: WriteOptions = {},
     private readonly retention: TaskRetention = DEFAULT_RETENTION,
   ) {}
 
@@ -249,7 +249,7 @@ export class SessionTaskRepository {
         await finishCancelled(tx, job);
         return null;
       }
-      const extraction = await writeExtraction(tx, identity, out.writes, this.graceMs);
+      const extraction = await writeExtraction(tx, identity, out.writes, this.write);
       const written = extraction.written;
       const usage = await consumeUsage(tx, identity, job.sessionId, job.archiveIndex);
       const result = out.result(written, usage);

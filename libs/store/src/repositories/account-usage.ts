@@ -1,0 +1,85 @@
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { Db } from '../db/db.port';
+
+type Tx = Pick<Db, 'query'>;
+
+/** What one account may store (docs/limits-and-security.md, "Storage quota"). */
+export interface AccountQuota {
+  /** Files and directories. */
+  maxNodes: number;
+  /** UTF-8 bytes of file content. */
+  maxContentBytes: number;
+}
+
+export interface AccountUsage {
+  nodes: number;
+  contentBytes: number;
+}
+
+/** An account whose usage is spread over more delta rows than this has them folded by the next check. */
+export const USAGE_COMPACT_ROWS = 64;
+
+/** The account's usage as this transaction sees it (its own writes included): one index lookup. */
+export async function readUsage(tx: Tx, accountId: string): Promise<AccountUsage & { rows: number }> {
+  const { rows } = await tx.query<{ nodes: string | null; content_bytes: string | null; rows: number }>(
+    `SELECT sum(nodes) AS nodes, sum(content_bytes) AS content_bytes, count(*)::int AS rows
+     FROM account_usage WHERE account_id = $1`,
+    [accountId],
+  );
+  const r = rows[0];
+  return { nodes: Number(r?.nodes ?? 0), contentBytes: Number(r?.content_bytes ?? 0), rows: r?.rows ?? 0 };
+}
+
+/**
+ * Refuses (413, PAYLOAD_TOO_LARGE) a transaction that grew an account past its quota: call it after the
+ * writes, with what they added. Writes that add nothing (or free space) always pass, so an account over
+ * its quota (a lowered limit) can still delete, shrink and move. Two concurrent writes can each pass
+ * with the other's rows not yet visible, so the quota can be exceeded by one write's worth per writer.
+ */
+export async function enforceQuota(
+  tx: Tx,
+  accountId: string,
+  quota: AccountQuota | undefined,
+  added: AccountUsage,
+): Promise<void> {
+  if (!quota || (added.nodes <= 0 && added.contentBytes <= 0)) return;
+  const usage = await readUsage(tx, accountId);
+  if (usage.rows > USAGE_COMPACT_ROWS) await compactUsage(tx, accountId);
+  if (added.nodes > 0 && usage.nodes > quota.maxNodes) {
+    throw new KernelError(
+      KernelErrorCode.PayloadTooLarge,
+      `account storage quota exceeded: this write would make ${usage.nodes} files and directories, more than the account's ${quota.maxNodes} (MUNINN_ACCOUNT_MAX_NODES)`,
+      { limit: 'account_nodes', max: quota.maxNodes, used: usage.nodes - added.nodes, requested: added.nodes },
+    );
+  }
+  if (added.contentBytes > 0 && usage.contentBytes > quota.maxContentBytes) {
+    throw new KernelError(
+      KernelErrorCode.PayloadTooLarge,
+      `account storage quota exceeded: this write would make ${usage.contentBytes} bytes of content, more than the account's ${quota.maxContentBytes} (MUNINN_ACCOUNT_MAX_CONTENT_BYTES)`,
+      {
+        limit: 'account_content_bytes',
+        max: quota.maxContentBytes,
+        used: usage.contentBytes - added.contentBytes,
+        requested: added.contentBytes,
+      },
+    );
+  }
+}
+
+/**
+ * Folds an account's delta rows into one, in one statement of the caller's transaction. Writers only
+ * insert, so they are never blocked; the advisory lock keeps two folds of one account apart (the second
+ * skips).
+ */
+export async function compactUsage(tx: Tx, accountId: string): Promise<number> {
+  const { rows } = await tx.query<{ folded: number }>(
+    `WITH lock AS (SELECT pg_try_advisory_xact_lock(4242093, hashtext($1)) AS ok),
+          d AS (DELETE FROM account_usage WHERE account_id = $1 AND (SELECT ok FROM lock)
+                RETURNING nodes, content_bytes),
+          i AS (INSERT INTO account_usage (account_id, nodes, content_bytes)
+                SELECT $1, sum(nodes), sum(content_bytes) FROM d HAVING count(*) > 0)
+     SELECT count(*)::int AS folded FROM d`,
+    [accountId],
+  );
+  return rows[0]?.folded ?? 0;
+}

@@ -1,0 +1,150 @@
+import { Db, readUsage, STORE_DB, USAGE_COMPACT_ROWS } from '@app/store';
+import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
+
+// Storage quota per account (docs/limits-and-security.md, "Storage quota"): the store keeps each
+// account's usage; a write that takes an account past MUNINN_ACCOUNT_MAX_NODES or
+// MUNINN_ACCOUNT_MAX_CONTENT_BYTES is refused whole (413, naming the limit), other accounts write on,
+// and writes that free space always pass.
+const MAX_NODES = 12;
+const MAX_BYTES = 4096;
+
+describe.each(storeModes())('account storage quota (store: %s)', (store) => {
+  let app: TestApp;
+  let db: Db;
+  const as = (account: string) => ({ 'X-OpenViking-Account': account, 'X-OpenViking-User': 'u' });
+  const write = (account: string, uri: string, content: string, mode = 'create') =>
+    app.request('POST', '/api/v1/content/write', { headers: as(account), body: { uri, content, mode } });
+  const read = (account: string, uri: string) =>
+    app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(uri)}`, { headers: as(account) });
+  const post = (account: string, path: string, body: unknown) =>
+    app.request('POST', path, { headers: as(account), body });
+  /** What the nodes themselves hold, counted. */
+  const counted = async (account: string) => {
+    const { rows } = await db.query<{ nodes: number; bytes: string }>(
+      `SELECT count(*)::int AS nodes, coalesce(sum(octet_length(content)), 0)::text AS bytes FROM nodes WHERE account_id = $1`,
+      [account],
+    );
+    return { nodes: rows[0].nodes, contentBytes: Number(rows[0].bytes) };
+  };
+  const usage = async (account: string) => {
+    const { nodes, contentBytes } = await readUsage(db, account);
+    return { nodes, contentBytes };
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      store,
+      env: { MUNINN_ACCOUNT_MAX_NODES: String(MAX_NODES), MUNINN_ACCOUNT_MAX_CONTENT_BYTES: String(MAX_BYTES) },
+    });
+    db = app.nest.get<Db>(STORE_DB);
+  }, 120_000);
+  afterAll(() => app?.close());
+
+  it('refuses the write that passes the node quota, whole; another account writes on; freeing a node lets one in', async () => {
+    let refused: Awaited<ReturnType<typeof write>> | null = null;
+    let last = -1;
+    for (let i = 0; i < MAX_NODES + 2 && !refused; i++) {
+      const r = await write('quota-a', `viking://resources/q/f${i}.md`, 'x');
+      if (r.status === 200) last = i;
+      else refused = r;
+    }
+    expect(refused?.status).toBe(413);
+    expect(refused?.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(refused?.body.error.message).toContain('MUNINN_ACCOUNT_MAX_NODES');
+    expect(refused?.body.error.details).toMatchObject({ limit: 'account_nodes', max: MAX_NODES, requested: 1 });
+    expect((await read('quota-a', `viking://resources/q/f${last + 1}.md`)).status).toBe(404);
+    const full = await counted('quota-a');
+    expect(full.nodes).toBe(MAX_NODES);
+    expect(await usage('quota-a')).toEqual(full);
+
+    // Isolation: the other account is not limited by this one's usage.
+    expect((await write('quota-b', 'viking://resources/q/f0.md', 'x')).status).toBe(200);
+    // A directory is a node too.
+    const mkdir = await post('quota-a', '/api/v1/fs/mkdir', { uri: 'viking://resources/newdir' });
+    expect(mkdir.status).toBe(413);
+    expect(mkdir.body.error.details.limit).toBe('account_nodes');
+    // A move adds nothing on balance and passes at the limit.
+    const mv = await post('quota-a', '/api/v1/fs/mv', {
+      from_uri: 'viking://resources/q/f0.md',
+      to_uri: 'viking://resources/q/moved.md',
+    });
+    expect(mv.status).toBe(200);
+    expect(await usage('quota-a')).toEqual(await counted('quota-a'));
+
+    // One node freed: a batch of two is refused whole, one write passes.
+    const del = await app.request('DELETE', `/api/v1/fs?uri=${encodeURIComponent('viking://resources/q/f1.md')}`, {
+      headers: as('quota-a'),
+    });
+    expect(del.status).toBe(200);
+    const batch = await post('quota-a', '/api/v1/content/batch-write', {
+      root_uri: 'viking://resources/q',
+      operations: [
+        { uri: 'viking://resources/q/b1.md', content: 'x', mode: 'create' },
+        { uri: 'viking://resources/q/b2.md', content: 'x', mode: 'create' },
+      ],
+    });
+    expect(batch.status).toBe(413);
+    expect((await read('quota-a', 'viking://resources/q/b1.md')).status).toBe(404);
+    expect((await write('quota-a', 'viking://resources/q/b1.md', 'x')).status).toBe(200);
+    expect(await usage('quota-a')).toEqual(await counted('quota-a'));
+  });
+
+  it('counts content bytes: a growing write past the quota is refused, a shrinking one passes', async () => {
+    const big = 'a'.repeat(3000);
+    expect((await write('quota-c', 'viking://resources/big.md', big)).status).toBe(200);
+    const over = await write('quota-c', 'viking://resources/more.md', 'b'.repeat(2000));
+    expect(over.status).toBe(413);
+    expect(over.body.error.details).toMatchObject({ limit: 'account_content_bytes', max: MAX_BYTES, requested: 2000 });
+    expect(over.body.error.message).toContain('MUNINN_ACCOUNT_MAX_CONTENT_BYTES');
+    // Multi-byte text counts in UTF-8 bytes, as stored: 1,500 characters of 'é' are 3,000 bytes.
+    const wide = await write('quota-c', 'viking://resources/wide.md', 'é'.repeat(1500));
+    expect(wide.status).toBe(413);
+    expect((await write('quota-c', 'viking://resources/big.md', 'small', 'replace')).status).toBe(200);
+    expect((await write('quota-c', 'viking://resources/more.md', 'b'.repeat(2000))).status).toBe(200);
+    expect(await usage('quota-c')).toEqual(await counted('quota-c'));
+    expect((await counted('quota-c')).contentBytes).toBe(5 + 2000);
+  });
+
+  it('stays exact through many updates, index jobs and a fold of its delta rows', async () => {
+    for (let i = 0; i < USAGE_COMPACT_ROWS + 6; i++) {
+      const r = await write('quota-d', 'viking://resources/grow.md', 'g'.repeat(i + 1), i ? 'replace' : 'create');
+      expect(r.status).toBe(200);
+    }
+    // Index jobs update the same rows (vectors, summaries) without touching content.
+    await eventually(async () => {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM nodes WHERE account_id = 'quota-d' AND indexed_at IS NULL`,
+      );
+      return rows[0].n === 0 ? true : null;
+    });
+    expect(await usage('quota-d')).toEqual(await counted('quota-d'));
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM account_usage WHERE account_id = 'quota-d'`,
+    );
+    expect(rows[0].n).toBeLessThanOrEqual(USAGE_COMPACT_ROWS + 1);
+  });
+
+  it('a commit whose memories would pass the quota fails its task with the reason', async () => {
+    for (let i = 0; i < MAX_NODES; i++) await write('quota-e', `viking://resources/fill/f${i}.md`, 'x');
+    expect((await counted('quota-e')).nodes).toBe(MAX_NODES);
+    const created = await post('quota-e', '/api/v1/sessions', { session_id: 'full' });
+    expect(created.status).toBe(200);
+    const added = await post('quota-e', '/api/v1/sessions/full/messages', {
+      role: 'user',
+      content: 'I prefer dark themes and vim keybindings. Maria owns the database migration.',
+    });
+    expect(added.status).toBe(200);
+    const commit = await post('quota-e', '/api/v1/sessions/full/commit', {});
+    expect(commit.status).toBe(200);
+    const task = await eventually(async () => {
+      const r = await app.request('GET', `/api/v1/tasks/${commit.body.result.task_id}`, { headers: as('quota-e') });
+      return ['completed', 'failed'].includes(r.body.result?.status) ? r.body.result : null;
+    });
+    expect(task.status).toBe('failed');
+    expect(task.error).toContain('account storage quota exceeded');
+    const memories = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM nodes WHERE account_id = 'quota-e' AND uri LIKE 'viking://user/u/memories/%' AND kind = 'file'`,
+    );
+    expect(memories.rows[0].n).toBe(0);
+  });
+});
