@@ -97,9 +97,9 @@ function rankedEvents(n: number, prefix: string, step: number): Candidate[] {
 }
 
 describe('small budgets: depth before breadth', () => {
-  it('breadth first takes 60% of a large budget, and leaves at least 480 tokens (at most 60%) for depth', () => {
-    expect(breadthShare(3200)).toBe(1920);
-    expect(breadthShare(1600)).toBe(960);
+  it('breadth first takes 70% of a large budget, and leaves at least 480 tokens (at most 60%) for depth', () => {
+    expect(breadthShare(3200)).toBe(2240);
+    expect(breadthShare(1600)).toBe(1120);
     expect(breadthShare(800)).toBe(320);
     expect(breadthShare(400)).toBe(160);
   });
