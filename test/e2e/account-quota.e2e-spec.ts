@@ -56,6 +56,13 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
     const full = await counted('quota-a');
     expect(full.nodes).toBe(MAX_NODES);
     expect(await usage('quota-a')).toEqual(full);
+    const status = await app.request('GET', '/api/v1/system/status', { headers: as('quota-a') });
+    expect(status.body.result.storage).toEqual({
+      nodes: MAX_NODES,
+      content_bytes: full.contentBytes,
+      max_nodes: MAX_NODES,
+      max_content_bytes: MAX_BYTES,
+    });
 
     // Isolation: the other account is not limited by this one's usage.
     expect((await write('quota-b', 'viking://resources/q/f0.md', 'x')).status).toBe(200);

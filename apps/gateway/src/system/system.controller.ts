@@ -2,6 +2,7 @@ import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '@app/kernel';
+import { NodeRepository } from '@app/store';
 import { Caller } from '../auth/caller.decorator';
 import { IdentityService } from '../auth/identity.service';
 import { Public } from '../auth/public.decorator';
@@ -20,6 +21,7 @@ export class SystemController {
     private readonly metrics: MetricsService,
     private readonly waiter: QueueWaitService,
     private readonly identities: IdentityService,
+    private readonly nodes: NodeRepository,
   ) {}
 
   @Get('health')
@@ -71,12 +73,28 @@ export class SystemController {
   }
 
   @Get('api/v1/system/status')
-  @ApiOperation({ summary: 'Whether the server is initialised, and who is calling' })
+  @ApiOperation({
+    summary:
+      "Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`)",
+  })
   @ApiOkEnvelope('object')
   async status(@Caller() c: Identity) {
     // Initialised: the store (migrated at start-up) answers now; a caller resolved from it cannot say less.
     const { checks } = await this.health.report();
-    return { initialized: checks.store === 'up', user: c.userId, account_id: c.accountId, role: c.role };
+    const usage = await this.nodes.storage(c.accountId);
+    return {
+      initialized: checks.store === 'up',
+      user: c.userId,
+      account_id: c.accountId,
+      role: c.role,
+      // After the contract's keys: what the account stores against MUNINN_ACCOUNT_MAX_* (docs/limits-and-security.md).
+      storage: {
+        nodes: usage.nodes,
+        content_bytes: usage.contentBytes,
+        max_nodes: usage.quota?.maxNodes ?? null,
+        max_content_bytes: usage.quota?.maxContentBytes ?? null,
+      },
+    };
   }
 
   @Post('api/v1/system/wait')

@@ -789,7 +789,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the server is initialised, and who is calling */
+        /** Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`) */
         get: operations["SystemController_status"];
         put?: never;
         post?: never;
