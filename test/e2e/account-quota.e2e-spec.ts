@@ -1,5 +1,5 @@
 import { Db, readUsage, STORE_DB, USAGE_COMPACT_ROWS } from '@app/store';
-import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
+import { callMcpTool, eventually, startTestApp, storeModes, TestApp } from '@app/testing';
 
 // Storage quota per account (docs/limits-and-security.md, "Storage quota"): the store keeps each
 // account's usage; a write that takes an account past MUNINN_ACCOUNT_MAX_NODES or
@@ -129,6 +129,19 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
       `SELECT count(*)::int AS n FROM account_usage WHERE account_id = 'quota-d'`,
     );
     expect(rows[0].n).toBeLessThanOrEqual(USAGE_COMPACT_ROWS + 1);
+  });
+
+  it('an MCP write past the quota is a tool error naming it, never a protocol error', async () => {
+    // Dev mode without account headers: the `default` account, which MCP calls reach too.
+    for (let i = 0; i < MAX_NODES; i++) await write('default', `viking://resources/m/f${i}.md`, 'x');
+    const r = await callMcpTool(app.url, 'unused-in-dev-mode', 'write', {
+      uri: 'viking://resources/m/over.md',
+      content: 'one too many',
+    });
+    expect(r.status).toBe(200);
+    expect(r.result.isError).toBe(true);
+    expect(r.result.content[0].text).toContain('account storage quota exceeded');
+    expect((await read('default', 'viking://resources/m/over.md')).status).toBe(404);
   });
 
   it('a commit whose memories would pass the quota fails its task with the reason', async () => {
