@@ -7,6 +7,7 @@ import { callMcpTool, eventually, startTestApp, storeModes, TestApp } from '@app
 // and writes that free space always pass.
 const MAX_NODES = 12;
 const MAX_BYTES = 4096;
+const MAX_SESSIONS = 3;
 
 describe.each(storeModes())('account storage quota (store: %s)', (store) => {
   let app: TestApp;
@@ -34,7 +35,11 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
   beforeAll(async () => {
     app = await startTestApp({
       store,
-      env: { MUNINN_ACCOUNT_MAX_NODES: String(MAX_NODES), MUNINN_ACCOUNT_MAX_CONTENT_BYTES: String(MAX_BYTES) },
+      env: {
+        MUNINN_ACCOUNT_MAX_NODES: String(MAX_NODES),
+        MUNINN_ACCOUNT_MAX_CONTENT_BYTES: String(MAX_BYTES),
+        MUNINN_ACCOUNT_MAX_SESSIONS: String(MAX_SESSIONS),
+      },
     });
     db = app.nest.get<Db>(STORE_DB);
   }, 120_000);
@@ -166,5 +171,38 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
       `SELECT count(*)::int AS n FROM nodes WHERE account_id = 'quota-e' AND uri LIKE 'viking://user/u/memories/%' AND kind = 'file'`,
     );
     expect(memories.rows[0].n).toBe(0);
+  });
+
+  it('bounds the sessions of an account: creating or auto-creating one more is 413, existing ones go on', async () => {
+    for (let i = 0; i < MAX_SESSIONS; i++) {
+      expect((await post('quota-f', '/api/v1/sessions', { session_id: `s${i}` })).status).toBe(200);
+    }
+    const over = await post('quota-f', '/api/v1/sessions', { session_id: 'one-more' });
+    expect(over.status).toBe(413);
+    expect(over.body.error.details).toMatchObject({ limit: 'account_sessions', max: MAX_SESSIONS, used: MAX_SESSIONS });
+    expect(over.body.error.message).toContain('MUNINN_ACCOUNT_MAX_SESSIONS');
+    // A first message to a new id materialises a session: refused the same way.
+    const implicit = await post('quota-f', '/api/v1/sessions/implicit/messages', { role: 'user', content: 'hello' });
+    expect(implicit.status).toBe(413);
+    // The existing sessions take messages, and an existing id is still a conflict, not a quota error.
+    expect((await post('quota-f', '/api/v1/sessions/s0/messages', { role: 'user', content: 'hi' })).status).toBe(200);
+    expect((await post('quota-f', '/api/v1/sessions', { session_id: 's1' })).body.error.code).toBe('ALREADY_EXISTS');
+    // A context request naming a new session is still answered (statelessly).
+    const ctx = await post('quota-f', '/api/v1/search/search', {
+      query: 'hello',
+      mode: 'context',
+      session_id: 'ctx-new',
+      max_tokens: 300,
+    });
+    expect(ctx.status).toBe(200);
+    // Another account is not limited by this one; deleting a session makes room.
+    expect((await post('quota-g', '/api/v1/sessions', { session_id: 'mine' })).status).toBe(200);
+    const del = await app.request('DELETE', '/api/v1/sessions/s2', { headers: as('quota-f') });
+    expect(del.status).toBe(200);
+    expect((await post('quota-f', '/api/v1/sessions', { session_id: 'one-more' })).status).toBe(200);
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM sessions WHERE account_id = 'quota-f'`,
+    );
+    expect(rows[0].n).toBe(MAX_SESSIONS);
   });
 });

@@ -24,7 +24,7 @@ export interface AppConfig {
     dataDir: string;
     statementTimeoutMs: number;
     /** What one account may store (docs/limits-and-security.md, "Storage quota"). */
-    quota: { maxNodes: number; maxContentBytes: number };
+    quota: { maxNodes: number; maxContentBytes: number; maxSessions: number };
   };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };

@@ -250,6 +250,14 @@ export class EnvDto {
   @Max(Number.MAX_SAFE_INTEGER)
   MUNINN_ACCOUNT_MAX_CONTENT_BYTES?: number;
 
+  /** Sessions one account may hold (docs/limits-and-security.md, "Storage quota"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  MUNINN_ACCOUNT_MAX_SESSIONS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

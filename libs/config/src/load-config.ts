@@ -59,6 +59,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       quota: {
         maxNodes: dto.MUNINN_ACCOUNT_MAX_NODES ?? 1_000_000,
         maxContentBytes: dto.MUNINN_ACCOUNT_MAX_CONTENT_BYTES ?? 1024 * 1024 * 1024,
+        maxSessions: dto.MUNINN_ACCOUNT_MAX_SESSIONS ?? 100_000,
       },
     },
     filter: {
@@ -227,6 +228,7 @@ const DECLARED = [
   'MUNINN_MOVE_MAX_BYTES',
   'MUNINN_ACCOUNT_MAX_NODES',
   'MUNINN_ACCOUNT_MAX_CONTENT_BYTES',
+  'MUNINN_ACCOUNT_MAX_SESSIONS',
   'MUNINN_MCP_READ_MAX_URIS',
   'MUNINN_PUBLIC_BASE_URL',
   'MUNINN_UPLOAD_TOKEN_TTL_S',

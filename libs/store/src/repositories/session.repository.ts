@@ -62,14 +62,32 @@ export class SessionRepository {
   constructor(
     private readonly db: Db,
     private readonly live: LiveBounds,
+    /** Sessions one account holds at most (MUNINN_ACCOUNT_MAX_SESSIONS; docs/limits-and-security.md, "Storage quota"). */
+    private readonly maxSessions = Number.MAX_SAFE_INTEGER,
   ) {}
 
   /** Creates a session (a fresh id unless one is given); an existing id is a conflict. */
   async create(identity: Identity, sessionId?: string, settings: SessionSettings = {}): Promise<SessionRecord> {
     const id = sessionId || randomUUID();
-    const { rowCount } = await this.db.query(
-      `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags, memory_policy)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb) ON CONFLICT DO NOTHING`,
+    if (await this.find(identity, id))
+      throw new KernelError(KernelErrorCode.Conflict, `Session already exists: ${id}`, { session_id: id });
+    const created = await this.insertWithinQuota(identity, id, settings);
+    if (!created) throw new KernelError(KernelErrorCode.Conflict, `Session already exists: ${id}`, { session_id: id });
+    return (await this.find(identity, id)) as SessionRecord;
+  }
+
+  /**
+   * Inserts the session unless the account already holds `maxSessions` (413 naming the limit) or it exists
+   * (false). The count runs only for a session that does not exist yet, over the primary key's account prefix.
+   */
+  private async insertWithinQuota(identity: Identity, id: string, settings: SessionSettings): Promise<boolean> {
+    const { rows } = await this.db.query<{ inserted: number; held: number }>(
+      `WITH held AS (SELECT count(*)::int AS n FROM sessions WHERE account_id = $1),
+            ins AS (
+              INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags, memory_policy)
+              SELECT $1, $2, $3, $4::jsonb, $5, $6::jsonb WHERE (SELECT n FROM held) < $7
+              ON CONFLICT DO NOTHING RETURNING 1)
+       SELECT (SELECT count(*)::int FROM ins) AS inserted, (SELECT n FROM held) AS held`,
       [
         identity.accountId,
         identity.userId,
@@ -77,11 +95,19 @@ export class SessionRepository {
         jsonOrNull(settings.autoCommitPolicy),
         settings.eventTags ?? [],
         jsonOrNull(settings.memoryPolicy),
+        this.maxSessions,
       ],
     );
-    if (rowCount === 0)
-      throw new KernelError(KernelErrorCode.Conflict, `Session already exists: ${id}`, { session_id: id });
-    return (await this.find(identity, id)) as SessionRecord;
+    const { inserted, held } = rows[0]!;
+    if (inserted > 0) return true;
+    if (held >= this.maxSessions) {
+      throw new KernelError(
+        KernelErrorCode.PayloadTooLarge,
+        `account storage quota exceeded: the account holds ${held} sessions, its most (MUNINN_ACCOUNT_MAX_SESSIONS); delete or reuse one`,
+        { limit: 'account_sessions', max: this.maxSessions, used: held, requested: 1 },
+      );
+    }
+    return false;
   }
 
   /** The session, or null. */
@@ -99,12 +125,13 @@ export class SessionRepository {
     sessionId: string,
     settings: SessionSettings = {},
   ): Promise<{ session: SessionRecord; created: boolean }> {
-    const { rowCount } = await this.db.query(
-      `INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags)
-       VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING`,
-      [identity.accountId, identity.userId, sessionId, jsonOrNull(settings.autoCommitPolicy), settings.eventTags ?? []],
-    );
-    return { session: (await this.find(identity, sessionId)) as SessionRecord, created: rowCount > 0 };
+    const existing = await this.find(identity, sessionId);
+    if (existing) return { session: existing, created: false };
+    const created = await this.insertWithinQuota(identity, sessionId, {
+      autoCommitPolicy: settings.autoCommitPolicy,
+      eventTags: settings.eventTags,
+    });
+    return { session: (await this.find(identity, sessionId)) as SessionRecord, created };
   }
 
   async list(identity: Identity, limit = 100): Promise<SessionRecord[]> {
