@@ -46,24 +46,30 @@ export async function enforceQuota(
   const usage = await readUsage(tx, accountId);
   if (usage.rows > USAGE_COMPACT_ROWS) await compactUsage(tx, accountId);
   if (added.nodes > 0 && usage.nodes > quota.maxNodes) {
-    throw new KernelError(
-      KernelErrorCode.PayloadTooLarge,
-      `account storage quota exceeded: this write would make ${usage.nodes} files and directories, more than the account's ${quota.maxNodes} (MUNINN_ACCOUNT_MAX_NODES)`,
-      { limit: 'account_nodes', max: quota.maxNodes, used: usage.nodes - added.nodes, requested: added.nodes },
-    );
+    const what = `this write would make ${usage.nodes} files and directories, more than the account's ${quota.maxNodes} (MUNINN_ACCOUNT_MAX_NODES)`;
+    throw quotaExceeded(what, 'account_nodes', quota.maxNodes, usage.nodes - added.nodes, added.nodes);
   }
   if (added.contentBytes > 0 && usage.contentBytes > quota.maxContentBytes) {
-    throw new KernelError(
-      KernelErrorCode.PayloadTooLarge,
-      `account storage quota exceeded: this write would make ${usage.contentBytes} bytes of content, more than the account's ${quota.maxContentBytes} (MUNINN_ACCOUNT_MAX_CONTENT_BYTES)`,
-      {
-        limit: 'account_content_bytes',
-        max: quota.maxContentBytes,
-        used: usage.contentBytes - added.contentBytes,
-        requested: added.contentBytes,
-      },
-    );
+    const what = `this write would make ${usage.contentBytes} bytes of content, more than the account's ${quota.maxContentBytes} (MUNINN_ACCOUNT_MAX_CONTENT_BYTES)`;
+    const used = usage.contentBytes - added.contentBytes;
+    throw quotaExceeded(what, 'account_content_bytes', quota.maxContentBytes, used, added.contentBytes);
   }
+}
+
+/** The one shape of every storage-quota refusal: 413 naming the limit, with the account's figures. */
+export function quotaExceeded(
+  what: string,
+  limit: 'account_nodes' | 'account_content_bytes' | 'account_sessions',
+  max: number,
+  used: number,
+  requested: number,
+): KernelError {
+  return new KernelError(KernelErrorCode.PayloadTooLarge, `account storage quota exceeded: ${what}`, {
+    limit,
+    max,
+    used,
+    requested,
+  });
 }
 
 /**

@@ -45,7 +45,8 @@ export interface WriteOptions {
   quota?: AccountQuota;
 }
 
-type Update = { uri: string; content: string; tags: string[] | null; oldBytes: number };
+/** `growth`: the content's UTF-8 bytes minus the stored body's (for the quota). */
+type Update = { uri: string; content: string; tags: string[] | null; growth: number };
 
 interface Existing {
   uri: string;
@@ -133,12 +134,11 @@ export async function writeNodes(
     });
   }
   await updateFiles(tx, identity, updates, index.outboxId);
-  const inserted = inserts.filter((i) => !lost.has(i.uri));
+  // Sizes were measured once, when the operations were planned; a lost insert's item became an update.
+  const created = items.filter((i) => i.created);
   await enforceQuota(tx, identity.accountId, opts.quota, {
-    nodes: createdDirectories.length + inserted.length,
-    contentBytes:
-      inserted.reduce((sum, i) => sum + Buffer.byteLength(i.content, 'utf8'), 0) +
-      updates.reduce((sum, u) => sum + Buffer.byteLength(u.content, 'utf8') - u.oldBytes, 0),
+    nodes: createdDirectories.length + created.length,
+    contentBytes: created.reduce((sum, i) => sum + i.size, 0) + updates.reduce((sum, u) => sum + u.growth, 0),
   });
   return { items, createdDirectories, index };
 }
@@ -149,7 +149,7 @@ function planUpdate(op: WriteOp, old: Existing, updates: Update[]): WriteItem {
   const size = Buffer.byteLength(content, 'utf8');
   const sameTags = op.tags === undefined || sameList(op.tags, old.tags ?? []);
   if (content === old.content && sameTags) return { uri: op.uri, created: false, changed: false, size };
-  updates.push({ uri: op.uri, content, tags: op.tags ?? null, oldBytes: Buffer.byteLength(old.content, 'utf8') });
+  updates.push({ uri: op.uri, content, tags: op.tags ?? null, growth: size - Buffer.byteLength(old.content, 'utf8') });
   return { uri: op.uri, created: false, changed: true, size };
 }
 

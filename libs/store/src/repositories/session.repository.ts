@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Identity, KernelError, KernelErrorCode, planTurnRetention, SessionMessage } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { quotaExceeded } from './account-usage';
 import { retentionMessage } from './session-archive.repository';
 import { deleteSessionFiles } from './session-files';
 import { insertToolResults, NewToolResult } from './session-tool-result.repository';
@@ -101,11 +102,8 @@ export class SessionRepository {
     const { inserted, held } = rows[0]!;
     if (inserted > 0) return true;
     if (held >= this.maxSessions) {
-      throw new KernelError(
-        KernelErrorCode.PayloadTooLarge,
-        `account storage quota exceeded: the account holds ${held} sessions, its most (MUNINN_ACCOUNT_MAX_SESSIONS); delete or reuse one`,
-        { limit: 'account_sessions', max: this.maxSessions, used: held, requested: 1 },
-      );
+      const what = `the account holds ${held} sessions, its most (MUNINN_ACCOUNT_MAX_SESSIONS); delete or reuse one`;
+      throw quotaExceeded(what, 'account_sessions', this.maxSessions, held, 1);
     }
     return false;
   }
