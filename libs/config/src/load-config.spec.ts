@@ -59,6 +59,23 @@ describe('loadConfig', () => {
     expect(problems.some((p) => p.includes('MUNINN_TOOL_RESULT_READ_MAX_CHARS'))).toBe(true);
   });
 
+  it('account storage quota: defaults, typed values, bounds', () => {
+    expect(loadConfig({}).store.quota).toEqual({
+      maxNodes: 1_000_000,
+      maxContentBytes: 1024 * 1024 * 1024,
+      maxSessions: 100_000,
+    });
+    const c = loadConfig({ MUNINN_ACCOUNT_MAX_NODES: '50', MUNINN_ACCOUNT_MAX_SESSIONS: '2' });
+    expect([c.store.quota.maxNodes, c.store.quota.maxSessions]).toEqual([50, 2]);
+    const problems = problemsOf({
+      MUNINN_ACCOUNT_MAX_NODES: '5',
+      MUNINN_ACCOUNT_MAX_CONTENT_BYTES: '100',
+      MUNINN_ACCOUNT_MAX_SESSIONS: 'many',
+    });
+    for (const name of ['MUNINN_ACCOUNT_MAX_NODES', 'MUNINN_ACCOUNT_MAX_CONTENT_BYTES', 'MUNINN_ACCOUNT_MAX_SESSIONS'])
+      expect(problems.some((p) => p.includes(name))).toBe(true);
+  });
+
   it('the server memory policy is bounded JSON, parsed; its meaning is checked by the extractor', () => {
     expect(loadConfig({}).sessions.defaultMemoryPolicy).toBeNull();
     const c = loadConfig({ MUNINN_SESSION_MEMORY_POLICY: '{"memory_types":["events"]}' });
