@@ -205,4 +205,21 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
     );
     expect(rows[0].n).toBe(MAX_SESSIONS);
   });
+
+  it('the OpenAPI document lists the 413 of every route a quota can refuse', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    const routes = [
+      '/api/v1/content/write',
+      '/api/v1/content/batch-write',
+      '/api/v1/fs/mkdir',
+      '/api/v1/fs/mv',
+      '/api/v1/sessions',
+      '/api/v1/sessions/{sessionId}/messages',
+      '/api/v1/sessions/{sessionId}/messages/batch',
+    ];
+    for (const route of routes) {
+      const codes = Object.keys(doc.paths[route].post.responses);
+      expect({ route, codes }).toEqual({ route, codes: expect.arrayContaining(['413']) });
+    }
+  });
 });

@@ -44,7 +44,7 @@ export class SessionsController {
   @ApiOperation({ summary: 'Create a session (409 when the given id exists)' })
   @ApiBody({ type: CreateSessionDto, required: false })
   @ApiOkEnvelope('object', { telemetry: true })
-  @ApiErrors(409)
+  @ApiErrors(409, 413)
   async create(@Caller() c: Identity, @Body() raw: unknown) {
     return this.sessions.create(c, await validateBody(CreateSessionDto, raw, { unknownKeys: 'ignore' }));
   }
@@ -84,6 +84,7 @@ export class SessionsController {
   @ApiOperation({ summary: 'Append a message (creates the session when missing); may trigger an automatic commit' })
   @ApiBody({ type: AddMessageDto })
   @ApiOkEnvelope('object', { telemetry: true })
+  @ApiErrors(413)
   async addMessage(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
     return this.sessions.addMessage(c, p.sessionId, await validateBody(AddMessageDto, raw, { unknownKeys: 'ignore' }));
   }
@@ -94,6 +95,7 @@ export class SessionsController {
   @ApiOperation({ summary: 'Append up to MUNINN_SESSION_BATCH_MAX messages, all or nothing' })
   @ApiBody({ type: AddMessagesBatchDto })
   @ApiOkEnvelope('object', { telemetry: true })
+  @ApiErrors(413)
   async addBatch(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
     return this.sessions.addBatch(
       c,
