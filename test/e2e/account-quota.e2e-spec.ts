@@ -19,13 +19,22 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
     app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(uri)}`, { headers: as(account) });
   const post = (account: string, path: string, body: unknown) =>
     app.request('POST', path, { headers: as(account), body });
-  /** What the nodes themselves hold, counted. */
+  /** What the nodes and the live session messages themselves hold, counted. */
   const counted = async (account: string) => {
-    const { rows } = await db.query<{ nodes: number; bytes: string }>(
-      `SELECT count(*)::int AS nodes, coalesce(sum(octet_length(content)), 0)::text AS bytes FROM nodes WHERE account_id = $1`,
+    const { rows } = await db.query<{ nodes: number; bytes: string; messages: string }>(
+      `SELECT count(*)::int AS nodes, coalesce(sum(octet_length(content)), 0)::text AS bytes,
+         (SELECT coalesce(sum(octet_length(content) + coalesce(octet_length(parts::text), 0) + octet_length(extra::text)), 0)
+            FROM messages WHERE account_id = $1)::text AS messages
+       FROM nodes WHERE account_id = $1`,
       [account],
     );
-    return { nodes: rows[0].nodes, contentBytes: Number(rows[0].bytes) };
+    return { nodes: rows[0].nodes, contentBytes: Number(rows[0].bytes) + Number(rows[0].messages) };
+  };
+  const liveMessages = async (account: string) => {
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE account_id = $1`, [
+      account,
+    ]);
+    return rows[0].n;
   };
   const usage = async (account: string) => {
     const { nodes, contentBytes } = await readUsage(db, account);
@@ -171,6 +180,69 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
       `SELECT count(*)::int AS n FROM nodes WHERE account_id = 'quota-e' AND uri LIKE 'viking://user/u/memories/%' AND kind = 'file'`,
     );
     expect(memories.rows[0].n).toBe(0);
+  });
+
+  it('counts live session messages as content: an append past the quota is 413 whole, deleting the session frees it', async () => {
+    // A message is stored as its text and its parts (the text again) and client fields: ~1,650 bytes here.
+    const msg = (content: string) => ({ role: 'user', content });
+    expect((await post('quota-m', '/api/v1/sessions/chat/messages', msg('m'.repeat(800)))).status).toBe(200);
+    expect((await post('quota-m', '/api/v1/sessions/chat/messages', msg('n'.repeat(800)))).status).toBe(200);
+    const status = await app.request('GET', '/api/v1/system/status', { headers: as('quota-m') });
+    expect(status.body.result.storage.content_bytes).toBe((await counted('quota-m')).contentBytes);
+    expect(status.body.result.storage.content_bytes).toBeGreaterThan(2 * 800);
+    const over = await post('quota-m', '/api/v1/sessions/chat/messages', msg('o'.repeat(800)));
+    expect(over.status).toBe(413);
+    expect(over.body.error.details).toMatchObject({ limit: 'account_content_bytes', max: MAX_BYTES });
+    expect(over.body.error.message).toContain('MUNINN_ACCOUNT_MAX_CONTENT_BYTES');
+    // A batch is refused whole: neither message stays, in this session or a new one.
+    const batch = await post('quota-m', '/api/v1/sessions/other/messages/batch', {
+      messages: [msg('a'.repeat(200)), msg('b'.repeat(600))],
+    });
+    expect(batch.status).toBe(413);
+    expect(await liveMessages('quota-m')).toBe(2);
+    // Another account is not limited by this one.
+    expect((await post('quota-n', '/api/v1/sessions/chat/messages', msg('o'.repeat(800)))).status).toBe(200);
+    expect(await usage('quota-m')).toEqual(await counted('quota-m'));
+    // Deleting the session takes its messages' bytes with it.
+    expect((await app.request('DELETE', '/api/v1/sessions/chat', { headers: as('quota-m') })).status).toBe(200);
+    expect(await liveMessages('quota-m')).toBe(0);
+    expect(await usage('quota-m')).toEqual(await counted('quota-m'));
+    expect((await post('quota-m', '/api/v1/sessions/chat/messages', msg('o'.repeat(800)))).status).toBe(200);
+  });
+
+  it('a commit moves the live bytes into its archive, exactly; an MCP remember past the quota stores nothing', async () => {
+    const said = 'I prefer dark themes and vim keybindings. Maria owns the database migration.';
+    expect((await post('quota-k', '/api/v1/sessions/c/messages', { role: 'user', content: said })).status).toBe(200);
+    const commit = await post('quota-k', '/api/v1/sessions/c/commit', {});
+    expect(commit.status).toBe(200);
+    await eventually(async () => {
+      const r = await app.request('GET', `/api/v1/tasks/${commit.body.result.task_id}`, { headers: as('quota-k') });
+      return ['completed', 'failed'].includes(r.body.result?.status) ? r.body.result : null;
+    });
+    expect(await liveMessages('quota-k')).toBe(0);
+    expect(await usage('quota-k')).toEqual(await counted('quota-k'));
+    // `remember` in dev mode writes to the `default` account (at its node quota after the MCP test above):
+    // grow one of its files until 500 bytes are left.
+    const filler = 'viking://resources/m/f0.md';
+    if ((await read('default', filler)).status === 404) expect((await write('default', filler, 'x')).status).toBe(200);
+    const left = MAX_BYTES - (await counted('default')).contentBytes;
+    expect((await write('default', filler, 'f'.repeat(left - 500 + 1), 'replace')).status).toBe(200);
+    const sessionsBefore = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM sessions WHERE account_id = 'default'`,
+    );
+    const r = await callMcpTool(app.url, 'unused-in-dev-mode', 'remember', {
+      messages: [
+        { role: 'user', content: 'u'.repeat(300) },
+        { role: 'assistant', content: 'a'.repeat(300) },
+      ],
+    });
+    expect(r.result.isError).toBe(true);
+    expect(r.result.content[0].text).toContain('account storage quota exceeded');
+    const sessionsAfter = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM sessions WHERE account_id = 'default'`,
+    );
+    expect(sessionsAfter.rows[0].n).toBe(sessionsBefore.rows[0].n);
+    expect(await usage('default')).toEqual(await counted('default'));
   });
 
   it('bounds the sessions of an account: creating or auto-creating one more is 413, existing ones go on', async () => {

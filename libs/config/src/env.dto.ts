@@ -242,7 +242,7 @@ export class EnvDto {
   @Max(1_000_000_000)
   MUNINN_ACCOUNT_MAX_NODES?: number;
 
-  /** UTF-8 bytes of file content one account may hold (docs/limits-and-security.md, "Storage quota"). */
+  /** UTF-8 bytes of file content and live session messages one account may hold (docs/limits-and-security.md, "Storage quota"). */
   @IsOptional()
   @Transform(toInt)
   @IsInt()

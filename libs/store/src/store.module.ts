@@ -60,7 +60,7 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: SessionRepository,
       inject: [STORE_DB, APP_CONFIG],
-      useFactory: (db: Db, cfg: AppConfig) => new SessionRepository(db, cfg.sessions, cfg.store.quota.maxSessions),
+      useFactory: (db: Db, cfg: AppConfig) => new SessionRepository(db, cfg.sessions, cfg.store.quota),
     },
     {
       provide: SessionArchiveRepository,

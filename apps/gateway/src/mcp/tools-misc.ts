@@ -53,11 +53,19 @@ export const REMEMBER_TOOL: McpTool = {
     }
     const sessionId = `mcp-store-${randomBytes(6).toString('hex')}`;
     let stored = 0;
-    for (const m of messages) {
-      const content = m.content as string;
-      if (!content.trim()) continue;
-      await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content });
-      stored += 1;
+    try {
+      for (const m of messages) {
+        const content = m.content as string;
+        if (!content.trim()) continue;
+        await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content });
+        stored += 1;
+      }
+    } catch (err) {
+      // A refused message (the account's storage quota) would leave the session and the earlier messages
+      // nobody commits, counted against the account: remove it, so the call stores all or nothing. The
+      // refusal is what the agent is told, whatever the removal finds.
+      await d.sessions.remove(caller, sessionId).catch(() => undefined);
+      throw err;
     }
     // The count names every message given, skipped empty ones included (the reference's text).
     if (stored > 0) await d.commits.commit(caller, sessionId, {});

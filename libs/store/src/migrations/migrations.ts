@@ -5,6 +5,7 @@ import { SIDECAR_STATE_MIGRATION } from './sidecar-state.migration';
 import { TERM_DF_FILES_MIGRATION, TERM_DF_MIGRATION } from './term-df.migration';
 import { DEPLOYMENT_MIGRATION } from './deployment.migration';
 import { ACCOUNT_USAGE_MIGRATION } from './account-usage.migration';
+import { MESSAGE_USAGE_MIGRATION } from './message-usage.migration';
 import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
 
@@ -171,4 +172,5 @@ GROUP BY account_id, chunk;
   TERM_DF_FILES_MIGRATION,
   DEPLOYMENT_MIGRATION,
   ACCOUNT_USAGE_MIGRATION,
+  MESSAGE_USAGE_MIGRATION,
 ];

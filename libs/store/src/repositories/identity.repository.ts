@@ -51,12 +51,13 @@ export function keyServerSecret(keySecret: string | null, rootApiKey: string | n
  * The tables a deleted account's rows are removed from, besides `accounts` itself: `users` and `api_keys` go
  * by cascade from it, and a session's messages, archives, tool results and usage records from `sessions`. A
  * new table keyed by account_id belongs here: test/e2e/admin-deletion.e2e-spec.ts fails while any table keeps
- * rows of a deleted account.
+ * rows of a deleted account. `account_usage` comes after `nodes` and `sessions`: deleting them (and the
+ * messages sessions take) appends the usage triggers' negative rows, which its own deletion then removes.
  */
 const ACCOUNT_TABLES = [
   'nodes',
-  'account_usage',
   'sessions',
+  'account_usage',
   'session_tasks',
   'upload_tokens',
   'term_df',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Identity, KernelError, KernelErrorCode, planTurnRetention, SessionMessage } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { quotaExceeded } from './account-usage';
+import { AccountQuota, enforceQuota, quotaExceeded } from './account-usage';
 import { retentionMessage } from './session-archive.repository';
 import { deleteSessionFiles } from './session-files';
 import { insertToolResults, NewToolResult } from './session-tool-result.repository';
@@ -58,14 +58,25 @@ export interface LiveBounds {
   maxLiveTokens: number;
 }
 
+/**
+ * What one account may keep in sessions (docs/limits-and-security.md, "Storage quota"): at most `maxSessions`
+ * sessions (MUNINN_ACCOUNT_MAX_SESSIONS), and live messages count toward the content bytes of its quota.
+ */
+export interface SessionQuota extends AccountQuota {
+  maxSessions: number;
+}
+
 /** Sessions and their live messages, always those of the calling user (the actor header never applies here). */
 export class SessionRepository {
+  private readonly maxSessions: number;
+
   constructor(
     private readonly db: Db,
     private readonly live: LiveBounds,
-    /** Sessions one account holds at most (MUNINN_ACCOUNT_MAX_SESSIONS; docs/limits-and-security.md, "Storage quota"). */
-    private readonly maxSessions = Number.MAX_SAFE_INTEGER,
-  ) {}
+    private readonly quota?: SessionQuota,
+  ) {
+    this.maxSessions = quota?.maxSessions ?? Number.MAX_SAFE_INTEGER;
+  }
 
   /** Creates a session (a fresh id unless one is given); an existing id is a conflict. */
   async create(identity: Identity, sessionId?: string, settings: SessionSettings = {}): Promise<SessionRecord> {
@@ -187,7 +198,9 @@ export class SessionRepository {
 
   /**
    * Appends messages atomically (all or none) and advances the session's message counter (the
-   * ledger's clock), `pending_tokens` and `last_message_at` in the same transaction.
+   * ledger's clock), `pending_tokens` and `last_message_at` in the same transaction. The messages and the
+   * tool-result files they carry count toward the account's storage quota: an append that leaves the account
+   * over it is refused whole (413 naming the limit).
    */
   async addMessages(
     identity: Identity,
@@ -214,11 +227,14 @@ export class SessionRepository {
       await this.checkLive(tx, identity, sessionId, msgs.length, tokens);
       const first = rows[0].total_message_count - msgs.length + 1;
       const out: MessageRecord[] = [];
+      const added = { nodes: 0, contentBytes: 0 };
       for (const [i, msg] of msgs.entries()) {
         const id = msg.id ?? `msg_${randomUUID().replace(/-/g, '')}`;
-        const ins = await tx.query<{ created_at: Date | string }>(
+        // bytes: what the usage trigger counts for the row (message_bytes, migration 94).
+        const ins = await tx.query<{ created_at: Date | string; bytes: string }>(
           `INSERT INTO messages (account_id, user_id, session_id, seq, message_id, role, content, parts, extra, tokens)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10) RETURNING created_at`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10)
+           RETURNING created_at, message_bytes(content, parts, extra)::text AS bytes`,
           [
             identity.accountId,
             identity.userId,
@@ -232,9 +248,12 @@ export class SessionRepository {
             msg.tokens ?? 0,
           ],
         );
+        added.contentBytes += Number(ins.rows[0].bytes);
         if (msg.toolResults?.length) {
           const results = msg.toolResults.map((r) => ({ ...r, messageId: id }));
           await insertToolResults(tx, identity, sessionId, results);
+          added.nodes += results.length;
+          for (const r of results) added.contentBytes += Buffer.byteLength(r.content, 'utf8');
         }
         out.push({
           id,
@@ -244,6 +263,7 @@ export class SessionRepository {
           created_at: new Date(ins.rows[0].created_at).toISOString(),
         });
       }
+      await enforceQuota(tx, identity.accountId, this.quota, added);
       if (rows[0].retention_mode === 'turn_budget') await this.turnPending(tx, identity, sessionId, rows[0]);
       const { rows: s } = await tx.query<SessionRow>(
         `${SESSION_SELECT} WHERE s.account_id = $1 AND s.user_id = $2 AND s.session_id = $3`,
