@@ -76,6 +76,8 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
       content_bytes: full.contentBytes,
       max_nodes: MAX_NODES,
       max_content_bytes: MAX_BYTES,
+      sessions: 0,
+      max_sessions: MAX_SESSIONS,
     });
 
     // Isolation: the other account is not limited by this one's usage.
@@ -249,6 +251,8 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
     for (let i = 0; i < MAX_SESSIONS; i++) {
       expect((await post('quota-f', '/api/v1/sessions', { session_id: `s${i}` })).status).toBe(200);
     }
+    const status = await app.request('GET', '/api/v1/system/status', { headers: as('quota-f') });
+    expect(status.body.result.storage).toMatchObject({ sessions: MAX_SESSIONS, max_sessions: MAX_SESSIONS });
     const over = await post('quota-f', '/api/v1/sessions', { session_id: 'one-more' });
     expect(over.status).toBe(413);
     expect(over.body.error.details).toMatchObject({ limit: 'account_sessions', max: MAX_SESSIONS, used: MAX_SESSIONS });

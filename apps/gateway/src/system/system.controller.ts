@@ -2,7 +2,7 @@ import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '@app/kernel';
-import { NodeRepository } from '@app/store';
+import { NodeRepository, SessionRepository } from '@app/store';
 import { Caller } from '../auth/caller.decorator';
 import { IdentityService } from '../auth/identity.service';
 import { Public } from '../auth/public.decorator';
@@ -22,6 +22,7 @@ export class SystemController {
     private readonly waiter: QueueWaitService,
     private readonly identities: IdentityService,
     private readonly nodes: NodeRepository,
+    private readonly sessions: SessionRepository,
   ) {}
 
   @Get('health')
@@ -81,7 +82,10 @@ export class SystemController {
   async status(@Caller() c: Identity) {
     // Initialised: the store (migrated at start-up) answers now; a caller resolved from it cannot say less.
     const { checks } = await this.health.report();
-    const usage = await this.nodes.storage(c.accountId);
+    const [usage, held] = await Promise.all([
+      this.nodes.storage(c.accountId),
+      this.sessions.accountSessions(c.accountId),
+    ]);
     return {
       initialized: checks.store === 'up',
       user: c.userId,
@@ -93,6 +97,8 @@ export class SystemController {
         content_bytes: usage.contentBytes,
         max_nodes: usage.quota?.maxNodes ?? null,
         max_content_bytes: usage.quota?.maxContentBytes ?? null,
+        sessions: held.sessions,
+        max_sessions: held.maxSessions,
       },
     };
   }

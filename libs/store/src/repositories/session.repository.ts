@@ -119,6 +119,15 @@ export class SessionRepository {
     return false;
   }
 
+  /** Sessions the account holds, against `maxSessions` (null: unbounded); for `system/status`. */
+  async accountSessions(accountId: string): Promise<{ sessions: number; maxSessions: number | null }> {
+    const { rows } = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sessions WHERE account_id = $1',
+      [accountId],
+    );
+    return { sessions: rows[0]!.n, maxSessions: this.quota?.maxSessions ?? null };
+  }
+
   /** The session, or null. */
   async find(identity: Identity, sessionId: string): Promise<SessionRecord | null> {
     const { rows } = await this.db.query<SessionRow>(
