@@ -288,6 +288,42 @@ describe('sessions: contract cases (server default policy on)', () => {
     });
   });
 
+  it('turn-budget retention: pending_tokens stays exact when the kept turn is longer than the first tail read', async () => {
+    const say = (role: string, content: string) => ({ role, content });
+    const budget = { retention_mode: 'turn_budget', keep_recent_turn_count: 1, retained_message_token_budget: 100000 };
+    // No automatic commit: this suite's default policy would commit at 100 messages.
+    await post('/api/v1/sessions', { session_id: 'tb-long', auto_commit_policy: null });
+    await post('/api/v1/sessions/tb-long/messages/batch', {
+      messages: [
+        say('user', 'First question.'),
+        say('assistant', 'First answer.'),
+        say('user', 'Second question about the harbour.'),
+        say('assistant', 'Second answer about the harbour.'),
+      ],
+    });
+    // The first commit keeps the second turn: its tokens are the commit's estimated_active_tokens.
+    const first = (await post('/api/v1/sessions/tb-long/commit', budget)).body.result;
+    expect((await task(first.task_id)).status).toBe('completed');
+    const secondTurn = first.estimated_active_tokens;
+    expect(secondTurn).toBeGreaterThan(0);
+    // One new turn of 151 messages: longer than the 64 newest messages the pending figure reads first, so
+    // the plan keeps that whole read and reads further back, to the second turn it pushes out.
+    const steps = Array.from({ length: 150 }, (_, i) => say('assistant', `Step ${i} of a long tool-driven answer.`));
+    await post('/api/v1/sessions/tb-long/messages/batch', {
+      messages: [say('user', 'Third question.'), ...steps.slice(0, 99)],
+    });
+    await post('/api/v1/sessions/tb-long/messages/batch', { messages: steps.slice(99) });
+    expect((await get('/api/v1/sessions/tb-long')).body.result.pending_tokens).toBe(secondTurn);
+    // And a commit archives exactly that turn.
+    const again = (await post('/api/v1/sessions/tb-long/commit', budget)).body.result;
+    expect((await task(again.task_id)).status).toBe('completed');
+    const archived = (await get('/api/v1/sessions/tb-long/archives/archive_002')).body.result.messages;
+    expect(archived.map((m: { parts: { text: string }[] }) => m.parts[0].text)).toEqual([
+      'Second question about the harbour.',
+      'Second answer about the harbour.',
+    ]);
+  });
+
   it('case 24: a viking:// image URL with {calendar:today} is expanded before storage', async () => {
     const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '/');
     const before = today();

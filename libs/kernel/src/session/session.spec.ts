@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import {
   archiveName,
   autoCommitDue,
@@ -10,6 +11,7 @@ import {
   namesIn,
   nextArchiveIndex,
   planTurnRetention,
+  planTurnRetentionOfTail,
   expandPathVariables,
   expandPartUris,
   normaliseAutoCommitPolicy,
@@ -296,6 +298,36 @@ describe('turn-budget retention', () => {
     });
     expect(planTurnRetention(talk, { turns: 2, tokenBudget: 1, minTailSteps: 0 }).archive).toBe(5);
     expect(planTurnRetention([], { turns: 2, tokenBudget: 1, minTailSteps: 1 }).archive).toBe(0);
+  });
+
+  it('plans from a tail exactly as from every message, or asks for a longer tail', () => {
+    const message = fc.record({
+      role: fc.constantFrom('user', 'assistant', 'tool'),
+      messageKind: fc.option(fc.constant('tool_transport'), { nil: undefined }),
+      tokens: fc.integer({ min: 0, max: 40 }),
+    });
+    const budget = fc.record({
+      turns: fc.integer({ min: 0, max: 5 }),
+      tokenBudget: fc.integer({ min: 1, max: 200 }),
+      minTailSteps: fc.integer({ min: 0, max: 3 }),
+    });
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 60 }), budget, fc.nat(), (msgs, b, cut) => {
+        const whole = planTurnRetention(msgs, b);
+        // Grow the tail as the store does (x4) until it decides; it always decides on the whole list.
+        let plan = null;
+        for (let k = msgs.length ? 1 + (cut % msgs.length) : 0; !plan; k = Math.min(msgs.length, k * 4 || 1)) {
+          plan = planTurnRetentionOfTail(msgs.slice(msgs.length - k), msgs.length, b);
+          if (!plan) expect(k).toBeLessThan(msgs.length);
+        }
+        expect(plan).toEqual(whole);
+      }),
+      { numRuns: 2000 },
+    );
+    // A tail that is kept whole says nothing of what is before it.
+    expect(planTurnRetentionOfTail(talk.slice(2), talk.length, { turns: 5, tokenBudget: 100, minTailSteps: 1 })).toBe(
+      null,
+    );
   });
 });
 

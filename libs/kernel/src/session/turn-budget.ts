@@ -74,3 +74,20 @@ export function planTurnRetention(msgs: RetentionMessage[], b: TurnBudget): Turn
   const retainedTokens = suffix[keepFrom];
   return { archive: keepFrom, retainedTokens, budgetExceeded: retainedTokens > b.tokenBudget };
 }
+
+/**
+ * {@link planTurnRetention} from the newest messages only, so a session's pending figure after each append
+ * reads a tail, not every live message. `tail` is the newest `tail.length` of `total` live messages, oldest
+ * first. A plan that archives part of the tail is the plan of all of them: what is kept starts at a turn or
+ * step boundary inside the tail, and the walk from the newest message reaches it before it reaches any older
+ * message (an older turn the walk would meet next holds at least the tokens of the tail's first partial one,
+ * so it stops the walk exactly as that partial one did). A plan that keeps the whole tail may keep older
+ * messages too: null, read a longer tail.
+ */
+export function planTurnRetentionOfTail(tail: RetentionMessage[], total: number, b: TurnBudget): TurnPlan | null {
+  const plan = planTurnRetention(tail, b);
+  const older = total - tail.length;
+  if (older <= 0) return plan;
+  if (plan.archive === 0) return null;
+  return { ...plan, archive: plan.archive + older };
+}
