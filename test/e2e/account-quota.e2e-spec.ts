@@ -21,14 +21,17 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
     app.request('POST', path, { headers: as(account), body });
   /** What the nodes and the live session messages themselves hold, counted. */
   const counted = async (account: string) => {
-    const { rows } = await db.query<{ nodes: number; bytes: string; messages: string }>(
+    const { rows } = await db.query<{ nodes: number; bytes: string; messages: string; records: string }>(
       `SELECT count(*)::int AS nodes, coalesce(sum(octet_length(content)), 0)::text AS bytes,
          (SELECT coalesce(sum(octet_length(content) + coalesce(octet_length(parts::text), 0) + octet_length(extra::text)), 0)
-            FROM messages WHERE account_id = $1)::text AS messages
+            FROM messages WHERE account_id = $1)::text AS messages,
+         (SELECT coalesce(sum(octet_length(uri) + coalesce(octet_length(skill::text), 0)), 0)
+            FROM session_usage WHERE account_id = $1)::text AS records
        FROM nodes WHERE account_id = $1`,
       [account],
     );
-    return { nodes: rows[0].nodes, contentBytes: Number(rows[0].bytes) + Number(rows[0].messages) };
+    const { bytes, messages, records } = rows[0];
+    return { nodes: rows[0].nodes, contentBytes: Number(bytes) + Number(messages) + Number(records) };
   };
   const liveMessages = async (account: string) => {
     const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE account_id = $1`, [
@@ -212,6 +215,22 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
     expect((await post('quota-m', '/api/v1/sessions/chat/messages', msg('o'.repeat(800)))).status).toBe(200);
   });
 
+  it('counts usage records (POST …/used) as content: a skill call past the quota is 413, deleting the session frees them', async () => {
+    expect((await post('quota-r', '/api/v1/sessions', { session_id: 'r' })).status).toBe(200);
+    const skill = (n: number) => ({ skill: { uri: 'viking://agent/skills/s', input: 'i'.repeat(n), output: 'ok' } });
+    expect((await post('quota-r', '/api/v1/sessions/r/used', skill(3000))).status).toBe(200);
+    const over = await post('quota-r', '/api/v1/sessions/r/used', skill(2000));
+    expect(over.status).toBe(413);
+    expect(over.body.error.details).toMatchObject({ limit: 'account_content_bytes', max: MAX_BYTES });
+    expect(await usage('quota-r')).toEqual(await counted('quota-r'));
+    // Deleting the session frees them (a commit consuming them: sessions-used e2e).
+    expect((await app.request('DELETE', '/api/v1/sessions/r', { headers: as('quota-r') })).status).toBe(200);
+    expect(await usage('quota-r')).toEqual({ nodes: 0, contentBytes: 0 });
+    expect((await post('quota-r', '/api/v1/sessions', { session_id: 'r2' })).status).toBe(200);
+    expect((await post('quota-r', '/api/v1/sessions/r2/used', skill(3500))).status).toBe(200);
+    expect(await usage('quota-r')).toEqual(await counted('quota-r'));
+  });
+
   it('a commit moves the live bytes into its archive, exactly; an MCP remember past the quota stores nothing', async () => {
     const said = 'I prefer dark themes and vim keybindings. Maria owns the database migration.';
     expect((await post('quota-k', '/api/v1/sessions/c/messages', { role: 'user', content: said })).status).toBe(200);
@@ -292,6 +311,7 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
       '/api/v1/sessions',
       '/api/v1/sessions/{sessionId}/messages',
       '/api/v1/sessions/{sessionId}/messages/batch',
+      '/api/v1/sessions/{sessionId}/used',
     ];
     for (const route of routes) {
       const codes = Object.keys(doc.paths[route].post.responses);

@@ -1,4 +1,4 @@
-import { Db, SessionTaskRepository, STORE_DB } from '@app/store';
+import { Db, readUsage, SessionTaskRepository, STORE_DB } from '@app/store';
 import { startTestApp, storeModes, TestApp } from '@app/testing';
 import { eventually } from './sessions-support';
 
@@ -33,7 +33,14 @@ describe.each(storeModes())('sessions: usage records (POST …/used) [%s]', (sto
   };
 
   beforeAll(async () => {
-    app = await startTestApp({ store, env: { MUNINN_URI_LIST_MAX_ITEMS: '5', MUNINN_MESSAGE_MAX_CHARS: '1000' } });
+    app = await startTestApp({
+      store,
+      env: {
+        MUNINN_URI_LIST_MAX_ITEMS: '5',
+        MUNINN_MESSAGE_MAX_CHARS: '1000',
+        MUNINN_SESSION_MAX_USAGE_RECORDS: '100',
+      },
+    });
     db = app.nest.get<Db>(STORE_DB);
     for (const name of ['a.md', 'b.md']) {
       const w = await post('/api/v1/content/write', {
@@ -72,6 +79,39 @@ describe.each(storeModes())('sessions: usage records (POST …/used) [%s]', (sto
     const again = await commitAndWait('u1');
     expect([again.result.usage_events_extracted, again.result.active_count_updated]).toEqual([0, 0]);
     expect(await activeCount(`${MEM}/a.md`)).toBe(2);
+  });
+
+  it('a session holds at most MUNINN_SESSION_MAX_USAGE_RECORDS records until a commit consumes (deletes) them', async () => {
+    await post('/api/v1/sessions', { session_id: 'u-many' });
+    const five = { contexts: [1, 2, 3, 4, 5].map((i) => `${MEM}/n${i}.md`) };
+    for (let i = 0; i < 20; i++) expect((await post('/api/v1/sessions/u-many/used', five)).status).toBe(200);
+    const over = await post('/api/v1/sessions/u-many/used', { contexts: [`${MEM}/a.md`] });
+    expect([over.status, over.body.error.code, over.body.error.details]).toEqual([
+      413,
+      'PAYLOAD_TOO_LARGE',
+      { field: 'contexts', usage_records: 100, max_usage_records: 100 },
+    ]);
+    expect(over.body.error.message).toBe(
+      'Session u-many would hold 101 usage records (at most 100) not yet committed: commit it first (POST /api/v1/sessions/u-many/commit)',
+    );
+    expect(await openRecords('u-many')).toBe(100);
+    const t = await commitAndWait('u-many');
+    expect(t.result.usage_events_extracted).toBe(100);
+    // Consumed records are gone, not kept marked: the session holds none, and takes new ones.
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM session_usage WHERE session_id = 'u-many'`,
+    );
+    expect(rows[0].n).toBe(0);
+    // …and the account's usage lost their bytes with them: it still equals what its rows hold.
+    const held = await db.query<{ bytes: string }>(
+      `SELECT ((SELECT coalesce(sum(octet_length(content)), 0) FROM nodes WHERE account_id = 'default')
+         + (SELECT coalesce(sum(octet_length(content) + coalesce(octet_length(parts::text), 0) + octet_length(extra::text)), 0)
+              FROM messages WHERE account_id = 'default')
+         + (SELECT coalesce(sum(octet_length(uri) + coalesce(octet_length(skill::text), 0)), 0)
+              FROM session_usage WHERE account_id = 'default'))::text AS bytes`,
+    );
+    expect((await readUsage(db, 'default')).contentBytes).toBe(Number(held.rows[0].bytes));
+    expect((await post('/api/v1/sessions/u-many/used', five)).status).toBe(200);
   });
 
   it('a replayed completion of the same job counts nothing twice', async () => {

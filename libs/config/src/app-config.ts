@@ -103,6 +103,8 @@ export interface AppConfig {
     /** Uncommitted messages, and their token estimate, one session holds at most (413 past either). */
     maxLiveMessages: number;
     maxLiveTokens: number;
+    /** Usage records (`POST …/used`) one session holds until a commit consumes them (413 past it). */
+    maxUsageRecords: number;
     extractTimeoutMs: number;
     extractPromptChars: number;
     /** New sessions get the default automatic-commit policy unless they say `null` (MUNINN_SESSION_AUTO_COMMIT_DEFAULT). */

@@ -242,7 +242,7 @@ export class EnvDto {
   @Max(1_000_000_000)
   MUNINN_ACCOUNT_MAX_NODES?: number;
 
-  /** UTF-8 bytes of file content and live session messages one account may hold (docs/limits-and-security.md, "Storage quota"). */
+  /** UTF-8 bytes of file content, live session messages and usage records one account may hold (docs/limits-and-security.md, "Storage quota"). */
   @IsOptional()
   @Transform(toInt)
   @IsInt()
@@ -530,6 +530,14 @@ export class EnvDto {
   @Min(1000)
   @Max(100_000_000)
   MUNINN_SESSION_MAX_LIVE_TOKENS?: number;
+
+  /** Usage records (`POST /sessions/{id}/used`) one session holds until a commit consumes them (docs/sessions.md, "Usage records"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(1_000_000)
+  MUNINN_SESSION_MAX_USAGE_RECORDS?: number;
 
   @IsOptional()
   @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))

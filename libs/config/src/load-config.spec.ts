@@ -76,6 +76,15 @@ describe('loadConfig', () => {
       expect(problems.some((p) => p.includes(name))).toBe(true);
   });
 
+  it('usage records a session holds: default, typed value, bounds', () => {
+    expect(loadConfig({}).sessions.maxUsageRecords).toBe(10_000);
+    expect(loadConfig({ MUNINN_SESSION_MAX_USAGE_RECORDS: '250' }).sessions.maxUsageRecords).toBe(250);
+    for (const bad of ['99', '1000001', 'lots'])
+      expect(problemsOf({ MUNINN_SESSION_MAX_USAGE_RECORDS: bad }).join(' ')).toContain(
+        'MUNINN_SESSION_MAX_USAGE_RECORDS',
+      );
+  });
+
   it('the server memory policy is bounded JSON, parsed; its meaning is checked by the extractor', () => {
     expect(loadConfig({}).sessions.defaultMemoryPolicy).toBeNull();
     const c = loadConfig({ MUNINN_SESSION_MEMORY_POLICY: '{"memory_types":["events"]}' });

@@ -76,7 +76,12 @@ export const STORE_DB = Symbol('STORE_DB');
           failedTtlMs: cfg.sessions.failedTaskTtlMs,
         }),
     },
-    { provide: SessionUsageRepository, inject: [STORE_DB], useFactory: (db: Db) => new SessionUsageRepository(db) },
+    {
+      provide: SessionUsageRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) =>
+        new SessionUsageRepository(db, cfg.sessions.maxUsageRecords, cfg.store.quota),
+    },
     {
       provide: SessionToolResultRepository,
       inject: [STORE_DB],

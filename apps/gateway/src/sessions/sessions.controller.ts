@@ -143,6 +143,7 @@ export class SessionsController {
   })
   @ApiBody({ type: RecordUsedDto, required: false })
   @ApiOkEnvelope('object')
+  @ApiErrors(413)
   async used(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
     return this.usage.record(c, p.sessionId, await validateBody(RecordUsedDto, raw, { unknownKeys: 'ignore' }));
   }

@@ -6,6 +6,7 @@ import { TERM_DF_FILES_MIGRATION, TERM_DF_MIGRATION } from './term-df.migration'
 import { DEPLOYMENT_MIGRATION } from './deployment.migration';
 import { ACCOUNT_USAGE_MIGRATION } from './account-usage.migration';
 import { MESSAGE_USAGE_MIGRATION } from './message-usage.migration';
+import { USAGE_RECORDS_MIGRATION } from './usage-records.migration';
 import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
 
@@ -173,4 +174,5 @@ GROUP BY account_id, chunk;
   DEPLOYMENT_MIGRATION,
   ACCOUNT_USAGE_MIGRATION,
   MESSAGE_USAGE_MIGRATION,
+  USAGE_RECORDS_MIGRATION,
 ];

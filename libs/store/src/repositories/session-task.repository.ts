@@ -251,7 +251,7 @@ export class SessionTaskRepository {
       }
       const extraction = await writeExtraction(tx, identity, out.writes, this.write);
       const written = extraction.written;
-      const usage = await consumeUsage(tx, identity, job.sessionId, job.archiveIndex);
+      const usage = await consumeUsage(tx, identity, job.sessionId);
       const result = out.result(written, usage);
       const diff = out.memoryDiff
         ? memoryDiff(archiveUri(job.userId, job.sessionId, job.archiveIndex), extraction)

@@ -1,5 +1,6 @@
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { AccountQuota, enforceQuota } from './account-usage';
 import { scopeSql } from './scope';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -21,16 +22,26 @@ export interface UsageConsumed {
 /**
  * Usage records of `POST /sessions/{id}/used`, persisted (the reference keeps them only in the
  * request's memory) and consumed by the session's next commit (docs/sessions.md "Usage records").
+ * A session holds at most `maxRecords` of them uncommitted (MUNINN_SESSION_MAX_USAGE_RECORDS), and they
+ * count toward the account's content bytes.
  */
 export class SessionUsageRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly maxRecords = Number.MAX_SAFE_INTEGER,
+    private readonly quota?: AccountQuota,
+  ) {}
 
-  /** Stores the entries for the caller's session; a missing session is NOT_FOUND and stores nothing. */
+  /**
+   * Stores the entries for the caller's session, all or none: a missing session is NOT_FOUND, a session
+   * that would hold more than `maxRecords` records, or an account past its quota, 413.
+   */
   async record(identity: Identity, sessionId: string, entries: UsageEntry[]): Promise<void> {
     await this.db.transaction(async (tx) => {
-      // KEY SHARE: a concurrent delete waits for this insert (or this one sees the session gone).
+      // NO KEY UPDATE: one session's records are counted and added one call at a time, and a concurrent
+      // delete waits for this insert (or this one sees the session gone).
       const { rows } = await tx.query(
-        'SELECT 1 FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR KEY SHARE',
+        'SELECT 1 FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR NO KEY UPDATE',
         [identity.accountId, identity.userId, sessionId],
       );
       if (rows.length === 0)
@@ -39,9 +50,14 @@ export class SessionUsageRepository {
           resource: sessionId,
         });
       if (entries.length === 0) return;
-      await tx.query(
-        `INSERT INTO session_usage (account_id, user_id, session_id, kind, uri, skill)
-         SELECT $1, $2, $3, t.kind, t.uri, t.skill::jsonb FROM unnest($4::text[], $5::text[], $6::text[]) AS t(kind, uri, skill)`,
+      await this.checkHeld(tx, identity, sessionId, entries.length);
+      // bytes: what the usage trigger counts for the rows (usage_record_bytes, migration 95).
+      const { rows: added } = await tx.query<{ bytes: string }>(
+        `WITH ins AS (
+           INSERT INTO session_usage (account_id, user_id, session_id, kind, uri, skill)
+           SELECT $1, $2, $3, t.kind, t.uri, t.skill::jsonb FROM unnest($4::text[], $5::text[], $6::text[]) AS t(kind, uri, skill)
+           RETURNING usage_record_bytes(uri, skill) AS bytes)
+         SELECT coalesce(sum(bytes), 0)::text AS bytes FROM ins`,
         [
           identity.accountId,
           identity.userId,
@@ -51,25 +67,38 @@ export class SessionUsageRepository {
           entries.map((e) => (e.skill ? JSON.stringify(e.skill) : null)),
         ],
       );
+      await enforceQuota(tx, identity.accountId, this.quota, { nodes: 0, contentBytes: Number(added[0]!.bytes) });
     });
+  }
+
+  /** 413 when the session would hold more than `maxRecords` records not yet consumed by a commit. */
+  private async checkHeld(tx: Pick<Db, 'query'>, identity: Identity, sessionId: string, adding: number) {
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM session_usage
+        WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND consumed_by IS NULL`,
+      [identity.accountId, identity.userId, sessionId],
+    );
+    const held = rows[0]!.n;
+    if (held + adding <= this.maxRecords) return;
+    throw new KernelError(
+      KernelErrorCode.PayloadTooLarge,
+      `Session ${sessionId} would hold ${held + adding} usage records (at most ${this.maxRecords}) not yet committed: commit it first (POST /api/v1/sessions/${sessionId}/commit)`,
+      { field: 'contexts', usage_records: held, max_usage_records: this.maxRecords },
+    );
   }
 }
 
 /**
- * Inside a commit's completing transaction: marks the session's unconsumed usage records consumed by
- * `archiveIndex` and adds, per node the owner can see, how many records name it to its `active_count`.
- * The caller runs it only while the task is not yet completed, so a replayed job counts nothing twice.
+ * Inside a commit's completing transaction: deletes the session's usage records (nothing reads them after
+ * this) and adds, per node the owner can see, how many records name it to its `active_count`. The caller
+ * runs it only while the task is not yet completed, so a replayed job counts nothing twice.
  */
-export async function consumeUsage(
-  tx: Tx,
-  identity: Identity,
-  sessionId: string,
-  archiveIndex: number,
-): Promise<UsageConsumed> {
+export async function consumeUsage(tx: Tx, identity: Identity, sessionId: string): Promise<UsageConsumed> {
+  // consumed_by IS NULL: every row since migration 95; the condition lets the partial index serve it.
   const { rows } = await tx.query<{ uri: string }>(
-    `UPDATE session_usage SET consumed_by = $4
+    `DELETE FROM session_usage
      WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND consumed_by IS NULL RETURNING uri`,
-    [identity.accountId, identity.userId, sessionId, archiveIndex],
+    [identity.accountId, identity.userId, sessionId],
   );
   if (rows.length === 0) return { events: 0, nodes: 0 };
   const scope = scopeSql(identity, 2, 'n');
