@@ -319,3 +319,59 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
     }
   });
 });
+
+// Users per account (docs/limits-and-security.md, "Storage quota"): an account admin's key registers users
+// (each with a key) up to MUNINN_ACCOUNT_MAX_USERS; the admin made with the account counts.
+describe.each(storeModes())('account user quota (store: %s)', (store) => {
+  const ROOT = 'root-key-for-user-quota-0123456789';
+  const MAX_USERS = 3;
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ store, rootApiKey: ROOT, env: { MUNINN_ACCOUNT_MAX_USERS: String(MAX_USERS) } });
+  }, 120_000);
+  afterAll(() => app?.close());
+  const account = async (id: string) => {
+    const r = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: id, admin_user_id: 'boss' },
+    });
+    expect(r.status).toBe(200);
+    return r.body.result.user_key as string;
+  };
+  const register = (key: string, id: string, user: string) =>
+    app.request('POST', `/api/v1/admin/accounts/${id}/users`, { key, body: { user_id: user, role: 'user' } });
+
+  it('registering one user past the bound is 413 naming it; an existing id is still 409; deleting one makes room', async () => {
+    const admin = await account('team');
+    expect((await register(admin, 'team', 'u1')).status).toBe(200);
+    expect((await register(admin, 'team', 'u2')).status).toBe(200);
+    const over = await register(admin, 'team', 'u3');
+    expect([over.status, over.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    expect(over.body.error.details).toEqual({ limit: 'account_users', max: MAX_USERS, used: MAX_USERS, requested: 1 });
+    expect(over.body.error.message).toContain('the account holds 3 users, its most (MUNINN_ACCOUNT_MAX_USERS)');
+    expect((await register(admin, 'team', 'u1')).status).toBe(409);
+    const users = await app.request('GET', '/api/v1/admin/accounts/team/users', { key: admin });
+    expect(users.body.result.map((u: { user_id: string }) => u.user_id)).toEqual(['boss', 'u1', 'u2']);
+    // Another account registers on; a deleted user frees a place.
+    const other = await account('crew');
+    expect((await register(other, 'crew', 'u3')).status).toBe(200);
+    expect((await app.request('DELETE', '/api/v1/admin/accounts/team/users/u2', { key: admin })).status).toBe(200);
+    expect((await register(admin, 'team', 'u3')).status).toBe(200);
+  });
+
+  it('concurrent registrations cannot pass the bound together', async () => {
+    const admin = await account('rush');
+    const answers = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e', 'f'].map((u) => register(admin, 'rush', u).then((r) => r.status)),
+    );
+    expect(answers.filter((s) => s === 200)).toHaveLength(MAX_USERS - 1);
+    expect(answers.filter((s) => s === 413)).toHaveLength(6 - (MAX_USERS - 1));
+    const users = await app.request('GET', '/api/v1/admin/accounts/rush/users', { key: admin });
+    expect(users.body.result).toHaveLength(MAX_USERS);
+  });
+
+  it('the OpenAPI document lists the 413 of user registration', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths['/api/v1/admin/accounts/{accountId}/users'].post.responses)).toContain('413');
+  });
+});

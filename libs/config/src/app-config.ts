@@ -23,8 +23,8 @@ export interface AppConfig {
     databaseUrl: string | null;
     dataDir: string;
     statementTimeoutMs: number;
-    /** What one account may store (docs/limits-and-security.md, "Storage quota"). */
-    quota: { maxNodes: number; maxContentBytes: number; maxSessions: number };
+    /** What one account may store and register (docs/limits-and-security.md, "Storage quota"). */
+    quota: { maxNodes: number; maxContentBytes: number; maxSessions: number; maxUsers: number };
   };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };

@@ -258,6 +258,14 @@ export class EnvDto {
   @Max(100_000_000)
   MUNINN_ACCOUNT_MAX_SESSIONS?: number;
 
+  /** Users (with their keys) one account may register (docs/limits-and-security.md, "Storage quota"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  MUNINN_ACCOUNT_MAX_USERS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -64,16 +64,22 @@ describe('loadConfig', () => {
       maxNodes: 1_000_000,
       maxContentBytes: 1024 * 1024 * 1024,
       maxSessions: 100_000,
+      maxUsers: 10_000,
     });
-    const c = loadConfig({ MUNINN_ACCOUNT_MAX_NODES: '50', MUNINN_ACCOUNT_MAX_SESSIONS: '2' });
-    expect([c.store.quota.maxNodes, c.store.quota.maxSessions]).toEqual([50, 2]);
+    const c = loadConfig({
+      MUNINN_ACCOUNT_MAX_NODES: '50',
+      MUNINN_ACCOUNT_MAX_SESSIONS: '2',
+      MUNINN_ACCOUNT_MAX_USERS: '3',
+    });
+    expect([c.store.quota.maxNodes, c.store.quota.maxSessions, c.store.quota.maxUsers]).toEqual([50, 2, 3]);
     const problems = problemsOf({
       MUNINN_ACCOUNT_MAX_NODES: '5',
       MUNINN_ACCOUNT_MAX_CONTENT_BYTES: '100',
       MUNINN_ACCOUNT_MAX_SESSIONS: 'many',
+      MUNINN_ACCOUNT_MAX_USERS: '0',
     });
-    for (const name of ['MUNINN_ACCOUNT_MAX_NODES', 'MUNINN_ACCOUNT_MAX_CONTENT_BYTES', 'MUNINN_ACCOUNT_MAX_SESSIONS'])
-      expect(problems.some((p) => p.includes(name))).toBe(true);
+    const names = ['NODES', 'CONTENT_BYTES', 'SESSIONS', 'USERS'].map((n) => `MUNINN_ACCOUNT_MAX_${n}`);
+    for (const name of names) expect(problems.some((p) => p.includes(name))).toBe(true);
   });
 
   it('usage records a session holds: default, typed value, bounds', () => {

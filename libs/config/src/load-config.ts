@@ -60,6 +60,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         maxNodes: dto.MUNINN_ACCOUNT_MAX_NODES ?? 1_000_000,
         maxContentBytes: dto.MUNINN_ACCOUNT_MAX_CONTENT_BYTES ?? 1024 * 1024 * 1024,
         maxSessions: dto.MUNINN_ACCOUNT_MAX_SESSIONS ?? 100_000,
+        maxUsers: dto.MUNINN_ACCOUNT_MAX_USERS ?? 10_000,
       },
     },
     filter: {
@@ -230,6 +231,7 @@ const DECLARED = [
   'MUNINN_ACCOUNT_MAX_NODES',
   'MUNINN_ACCOUNT_MAX_CONTENT_BYTES',
   'MUNINN_ACCOUNT_MAX_SESSIONS',
+  'MUNINN_ACCOUNT_MAX_USERS',
   'MUNINN_MCP_READ_MAX_URIS',
   'MUNINN_PUBLIC_BASE_URL',
   'MUNINN_UPLOAD_TOKEN_TTL_S',

@@ -55,7 +55,7 @@ export const STORE_DB = Symbol('STORE_DB');
       provide: IdentityRepository,
       inject: [STORE_DB, APP_CONFIG],
       useFactory: (db: Db, cfg: AppConfig) =>
-        new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey)),
+        new IdentityRepository(db, keyServerSecret(cfg.auth.keySecret, cfg.auth.rootApiKey), cfg.store.quota.maxUsers),
     },
     {
       provide: SessionRepository,

@@ -33,7 +33,8 @@ export class AdminController {
 
   @Post(':accountId/users')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Register a user; returns its key once' })
+  @ApiErrors(413)
+  @ApiOperation({ summary: 'Register a user; returns its key once (at most MUNINN_ACCOUNT_MAX_USERS per account)' })
   createUser(@Caller() c: Identity, @Param('accountId') accountId: string, @Body() b: CreateUserDto) {
     return this.admin.createUser(c, accountId, b.user_id, b.role ?? 'user', b.seed);
   }

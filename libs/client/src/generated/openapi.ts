@@ -49,7 +49,7 @@ export interface paths {
         /** List the users of an account */
         get: operations["AdminController_listUsers"];
         put?: never;
-        /** Register a user; returns its key once */
+        /** Register a user; returns its key once (at most MUNINN_ACCOUNT_MAX_USERS per account) */
         post: operations["AdminController_createUser"];
         delete?: never;
         options?: never;
@@ -2206,6 +2206,15 @@ export interface operations {
             };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -59,7 +59,7 @@ export async function enforceQuota(
 /** The one shape of every storage-quota refusal: 413 naming the limit, with the account's figures. */
 export function quotaExceeded(
   what: string,
-  limit: 'account_nodes' | 'account_content_bytes' | 'account_sessions',
+  limit: 'account_nodes' | 'account_content_bytes' | 'account_sessions' | 'account_users',
   max: number,
   used: number,
   requested: number,

@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { KernelError, KernelErrorCode, userRoot } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { deleteInSteps } from './delete-steps';
+import { quotaExceeded } from './account-usage';
 
 export type UserRole = 'admin' | 'user';
 
@@ -82,6 +83,8 @@ export class IdentityRepository {
   constructor(
     private readonly db: Db,
     private readonly serverSecret: string | null = null,
+    /** Users one account may register (MUNINN_ACCOUNT_MAX_USERS; docs/limits-and-security.md, "Storage quota"). */
+    private readonly maxUsers = Number.MAX_SAFE_INTEGER,
   ) {}
 
   private keyFor(accountId: string, userId: string, seed: string | undefined): string {
@@ -173,6 +176,9 @@ export class IdentityRepository {
   ): Promise<{ account_id: string; user_id: string; role: UserRole; user_key: string }> {
     await this.getAccount(accountId);
     return this.db.transaction(async (tx) => {
+      // The account row's lock makes count-then-insert exact: concurrent registrations take turns.
+      await tx.query('SELECT 1 FROM accounts WHERE account_id = $1 FOR UPDATE', [accountId]);
+      await this.checkUsers(tx, accountId, userId);
       const { rowCount } = await tx.query(
         'INSERT INTO users (account_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
         [accountId, userId, role],
@@ -190,6 +196,18 @@ export class IdentityRepository {
       ]);
       return { account_id: accountId, user_id: userId, role, user_key: key };
     });
+  }
+
+  /** 413 when the account already holds `maxUsers` users; an existing user id is left to the insert's 409. */
+  private async checkUsers(tx: Pick<Db, 'query'>, accountId: string, userId: string): Promise<void> {
+    const { rows } = await tx.query<{ n: number; exists: boolean }>(
+      `SELECT count(*)::int AS n, bool_or(user_id = $2) AS exists FROM users WHERE account_id = $1`,
+      [accountId, userId],
+    );
+    const { n, exists } = rows[0]!;
+    if (exists || n < this.maxUsers) return;
+    const what = `the account holds ${n} users, its most (MUNINN_ACCOUNT_MAX_USERS); delete one first`;
+    throw quotaExceeded(what, 'account_users', this.maxUsers, n, 1);
   }
 
   async listUsers(accountId: string): Promise<UserRecord[]> {
