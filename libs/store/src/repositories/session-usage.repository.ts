@@ -1,6 +1,6 @@
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { AccountQuota, enforceQuota } from './account-usage';
+import { AccountQuota, judgeUsage } from './account-usage';
 import { scopeSql } from './scope';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -50,14 +50,24 @@ export class SessionUsageRepository {
           resource: sessionId,
         });
       if (entries.length === 0) return;
-      await this.checkHeld(tx, identity, sessionId, entries.length);
-      // bytes: what the usage trigger counts for the rows (usage_record_bytes, migration 95).
-      const { rows: added } = await tx.query<{ bytes: string }>(
-        `WITH ins AS (
+      // One statement after the lock (its snapshot then sees every committed record): the records held,
+      // the insert unless it would pass `maxRecords`, the bytes the usage trigger counts for the new rows
+      // (usage_record_bytes, migration 95) and the account's usage before them.
+      const { rows: counted } = await tx.query<RecordCount>(
+        `WITH held AS (
+           SELECT count(*)::int AS n FROM session_usage
+            WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND consumed_by IS NULL),
+         ins AS (
            INSERT INTO session_usage (account_id, user_id, session_id, kind, uri, skill)
            SELECT $1, $2, $3, t.kind, t.uri, t.skill::jsonb FROM unnest($4::text[], $5::text[], $6::text[]) AS t(kind, uri, skill)
-           RETURNING usage_record_bytes(uri, skill) AS bytes)
-         SELECT coalesce(sum(bytes), 0)::text AS bytes FROM ins`,
+            WHERE (SELECT n FROM held) + cardinality($4::text[]) <= $7::bigint
+           RETURNING usage_record_bytes(uri, skill) AS bytes),
+         used AS (
+           SELECT coalesce(sum(nodes), 0) AS nodes, coalesce(sum(content_bytes), 0) AS content_bytes, count(*)::int AS n
+             FROM account_usage WHERE account_id = $1)
+         SELECT (SELECT n FROM held) AS held, (SELECT coalesce(sum(bytes), 0) FROM ins)::text AS bytes,
+                used.nodes::text AS nodes, used.content_bytes::text AS content_bytes, used.n + 1 AS usage_rows
+           FROM used`,
         [
           identity.accountId,
           identity.userId,
@@ -65,27 +75,33 @@ export class SessionUsageRepository {
           entries.map((e) => e.kind),
           entries.map((e) => e.uri),
           entries.map((e) => (e.skill ? JSON.stringify(e.skill) : null)),
+          this.maxRecords,
         ],
       );
-      await enforceQuota(tx, identity.accountId, this.quota, { nodes: 0, contentBytes: Number(added[0]!.bytes) });
+      const c = counted[0]!;
+      if (c.held + entries.length > this.maxRecords) throw this.tooMany(sessionId, c.held, entries.length);
+      const bytes = Number(c.bytes);
+      const usage = { nodes: Number(c.nodes), contentBytes: Number(c.content_bytes) + bytes, rows: c.usage_rows };
+      await judgeUsage(tx, identity.accountId, this.quota, { nodes: 0, contentBytes: bytes }, usage);
     });
   }
 
-  /** 413 when the session would hold more than `maxRecords` records not yet consumed by a commit. */
-  private async checkHeld(tx: Pick<Db, 'query'>, identity: Identity, sessionId: string, adding: number) {
-    const { rows } = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM session_usage
-        WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND consumed_by IS NULL`,
-      [identity.accountId, identity.userId, sessionId],
-    );
-    const held = rows[0]!.n;
-    if (held + adding <= this.maxRecords) return;
-    throw new KernelError(
+  /** 413: the session would hold more than `maxRecords` records not yet consumed by a commit. */
+  private tooMany(sessionId: string, held: number, adding: number): KernelError {
+    return new KernelError(
       KernelErrorCode.PayloadTooLarge,
       `Session ${sessionId} would hold ${held + adding} usage records (at most ${this.maxRecords}) not yet committed: commit it first (POST /api/v1/sessions/${sessionId}/commit)`,
       { field: 'contexts', usage_records: held, max_usage_records: this.maxRecords },
     );
   }
+}
+
+interface RecordCount {
+  held: number;
+  bytes: string;
+  nodes: string;
+  content_bytes: string;
+  usage_rows: number;
 }
 
 /**
