@@ -1,5 +1,6 @@
 import { Db, readUsage, STORE_DB, USAGE_COMPACT_ROWS } from '@app/store';
 import { callMcpTool, eventually, startTestApp, storeModes, TestApp } from '@app/testing';
+import { countedUsage } from './usage-support';
 
 // Storage quota per account (docs/limits-and-security.md, "Storage quota"): the store keeps each
 // account's usage; a write that takes an account past MUNINN_ACCOUNT_MAX_NODES or
@@ -19,20 +20,7 @@ describe.each(storeModes())('account storage quota (store: %s)', (store) => {
     app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(uri)}`, { headers: as(account) });
   const post = (account: string, path: string, body: unknown) =>
     app.request('POST', path, { headers: as(account), body });
-  /** What the nodes and the live session messages themselves hold, counted. */
-  const counted = async (account: string) => {
-    const { rows } = await db.query<{ nodes: number; bytes: string; messages: string; records: string }>(
-      `SELECT count(*)::int AS nodes, coalesce(sum(octet_length(content)), 0)::text AS bytes,
-         (SELECT coalesce(sum(octet_length(content) + coalesce(octet_length(parts::text), 0) + octet_length(extra::text)), 0)
-            FROM messages WHERE account_id = $1)::text AS messages,
-         (SELECT coalesce(sum(octet_length(uri) + coalesce(octet_length(skill::text), 0)), 0)
-            FROM session_usage WHERE account_id = $1)::text AS records
-       FROM nodes WHERE account_id = $1`,
-      [account],
-    );
-    const { bytes, messages, records } = rows[0];
-    return { nodes: rows[0].nodes, contentBytes: Number(bytes) + Number(messages) + Number(records) };
-  };
+  const counted = (account: string) => countedUsage(db, account);
   const liveMessages = async (account: string) => {
     const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE account_id = $1`, [
       account,

@@ -1,6 +1,7 @@
 import { Db, readUsage, SessionTaskRepository, STORE_DB } from '@app/store';
 import { startTestApp, storeModes, TestApp } from '@app/testing';
 import { eventually } from './sessions-support';
+import { countedUsage } from './usage-support';
 
 const MEM = 'viking://user/default/memories/used';
 
@@ -103,14 +104,7 @@ describe.each(storeModes())('sessions: usage records (POST …/used) [%s]', (sto
     );
     expect(rows[0].n).toBe(0);
     // …and the account's usage lost their bytes with them: it still equals what its rows hold.
-    const held = await db.query<{ bytes: string }>(
-      `SELECT ((SELECT coalesce(sum(octet_length(content)), 0) FROM nodes WHERE account_id = 'default')
-         + (SELECT coalesce(sum(octet_length(content) + coalesce(octet_length(parts::text), 0) + octet_length(extra::text)), 0)
-              FROM messages WHERE account_id = 'default')
-         + (SELECT coalesce(sum(octet_length(uri) + coalesce(octet_length(skill::text), 0)), 0)
-              FROM session_usage WHERE account_id = 'default'))::text AS bytes`,
-    );
-    expect((await readUsage(db, 'default')).contentBytes).toBe(Number(held.rows[0].bytes));
+    expect((await readUsage(db, 'default')).contentBytes).toBe((await countedUsage(db, 'default')).contentBytes);
     expect((await post('/api/v1/sessions/u-many/used', five)).status).toBe(200);
   });
 

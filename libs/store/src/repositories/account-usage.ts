@@ -43,21 +43,7 @@ export async function enforceQuota(
   added: AccountUsage,
 ): Promise<void> {
   if (!quota || (added.nodes <= 0 && added.contentBytes <= 0)) return;
-  await judgeUsage(tx, accountId, quota, added, await readUsage(tx, accountId));
-}
-
-/**
- * {@link enforceQuota} on a usage the caller already read, what this transaction added included (a write
- * that reads the usage in its own statement saves a round trip).
- */
-export async function judgeUsage(
-  tx: Tx,
-  accountId: string,
-  quota: AccountQuota | undefined,
-  added: AccountUsage,
-  usage: AccountUsage & { rows: number },
-): Promise<void> {
-  if (!quota || (added.nodes <= 0 && added.contentBytes <= 0)) return;
+  const usage = await readUsage(tx, accountId);
   if (usage.rows > USAGE_COMPACT_ROWS) await compactUsage(tx, accountId);
   if (added.nodes > 0 && usage.nodes > quota.maxNodes) {
     const what = `this write would make ${usage.nodes} files and directories, more than the account's ${quota.maxNodes} (MUNINN_ACCOUNT_MAX_NODES)`;

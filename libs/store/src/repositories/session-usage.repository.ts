@@ -1,6 +1,6 @@
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { AccountQuota, judgeUsage } from './account-usage';
+import { AccountQuota, enforceQuota } from './account-usage';
 import { scopeSql } from './scope';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -50,10 +50,10 @@ export class SessionUsageRepository {
           resource: sessionId,
         });
       if (entries.length === 0) return;
-      // One statement after the lock (its snapshot then sees every committed record): the records held,
-      // the insert unless it would pass `maxRecords`, the bytes the usage trigger counts for the new rows
-      // (usage_record_bytes, migration 95) and the account's usage before them.
-      const { rows: counted } = await tx.query<RecordCount>(
+      // One statement after the lock (its snapshot then sees every committed record): the records held, the
+      // insert unless it would pass `maxRecords`, and the bytes the usage trigger counts for the new rows
+      // (usage_record_bytes, migration 95).
+      const { rows: counted } = await tx.query<{ held: number; bytes: string }>(
         `WITH held AS (
            SELECT count(*)::int AS n FROM session_usage
             WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND consumed_by IS NULL),
@@ -61,13 +61,8 @@ export class SessionUsageRepository {
            INSERT INTO session_usage (account_id, user_id, session_id, kind, uri, skill)
            SELECT $1, $2, $3, t.kind, t.uri, t.skill::jsonb FROM unnest($4::text[], $5::text[], $6::text[]) AS t(kind, uri, skill)
             WHERE (SELECT n FROM held) + cardinality($4::text[]) <= $7::bigint
-           RETURNING usage_record_bytes(uri, skill) AS bytes),
-         used AS (
-           SELECT coalesce(sum(nodes), 0) AS nodes, coalesce(sum(content_bytes), 0) AS content_bytes, count(*)::int AS n
-             FROM account_usage WHERE account_id = $1)
-         SELECT (SELECT n FROM held) AS held, (SELECT coalesce(sum(bytes), 0) FROM ins)::text AS bytes,
-                used.nodes::text AS nodes, used.content_bytes::text AS content_bytes, used.n + 1 AS usage_rows
-           FROM used`,
+           RETURNING usage_record_bytes(uri, skill) AS bytes)
+         SELECT (SELECT n FROM held) AS held, (SELECT coalesce(sum(bytes), 0) FROM ins)::text AS bytes`,
         [
           identity.accountId,
           identity.userId,
@@ -78,11 +73,9 @@ export class SessionUsageRepository {
           this.maxRecords,
         ],
       );
-      const c = counted[0]!;
-      if (c.held + entries.length > this.maxRecords) throw this.tooMany(sessionId, c.held, entries.length);
-      const bytes = Number(c.bytes);
-      const usage = { nodes: Number(c.nodes), contentBytes: Number(c.content_bytes) + bytes, rows: c.usage_rows };
-      await judgeUsage(tx, identity.accountId, this.quota, { nodes: 0, contentBytes: bytes }, usage);
+      const { held, bytes } = counted[0]!;
+      if (held + entries.length > this.maxRecords) throw this.tooMany(sessionId, held, entries.length);
+      await enforceQuota(tx, identity.accountId, this.quota, { nodes: 0, contentBytes: Number(bytes) });
     });
   }
 
@@ -94,14 +87,6 @@ export class SessionUsageRepository {
       { field: 'contexts', usage_records: held, max_usage_records: this.maxRecords },
     );
   }
-}
-
-interface RecordCount {
-  held: number;
-  bytes: string;
-  nodes: string;
-  content_bytes: string;
-  usage_rows: number;
 }
 
 /**
