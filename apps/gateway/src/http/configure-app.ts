@@ -27,6 +27,10 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
     clientErrorHandler: envelopeClientError,
     frameworkErrors: envelopeFrameworkError,
     genReqId: (req: IncomingMessage) => requestIdOf(req.headers['x-request-id']),
+    // The request gate refuses these keys with their location (docs/limits-and-security.md, "Request
+    // bounds") before any handler reads the body; Fastify's own refusal said only "not valid JSON".
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
   });
 }
 
@@ -50,6 +54,12 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     'multipart/form-data',
     { parseAs: 'buffer', bodyLimit: config.uploads.maxBytes + 64 * 1024 },
     (_req, body, done) => done(null, body),
+  );
+  // `application/…+json` (JSON:API, problem+json) is JSON too: the gate lets it through, so the parser must.
+  fastify.addContentTypeParser(
+    /^application\/[\w.-]+\+json\s*(;|$)/i,
+    { parseAs: 'string' },
+    fastify.getDefaultJsonParser('ignore', 'ignore'),
   );
   installRequestGate(fastify, {
     devMode: config.auth.mode === 'dev',

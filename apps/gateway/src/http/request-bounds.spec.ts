@@ -27,6 +27,12 @@ describe('boundsIssue', () => {
   it('finds NUL in values and keys, at any depth', () => {
     expect(check({ a: [{ b: 'x\u0000' }] })).toMatchObject({ loc: ['body', 'a', 0, 'b'], type: 'string_nul' });
     expect(check({ ['k\u0000']: 1 })).toMatchObject({ loc: ['body', 'k\u0000'], type: 'string_nul' });
+    expect(check({ a: ['ok', 'x\ud800y'] })).toMatchObject({
+      loc: ['body', 'a', 1],
+      type: 'string_unpaired_surrogate',
+    });
+    expect(check({ ['k\udc00']: 1 })).toMatchObject({ loc: ['body', 'k\udc00'], type: 'string_unpaired_surrogate' });
+    expect(check({ a: '😀 \ud83d\ude00 𠮷' })).toBeNull();
   });
 
   it('refuses reserved keys at any depth, naming where (a nested `constructor` broke the DTO transform)', () => {

@@ -22,6 +22,14 @@ const USED = /^\/api\/v1\/sessions\/[^/]+\/used/;
 const FREE_TEXT = new Set(['query', 'content', 'content_base64', 'text', 'description', 'abstract', 'input', 'output']);
 const VIKING = 'viking://';
 /**
+ * A surrogate code unit that is not half of a pair. JSON's `\ud800` escape makes one; UTF-8 cannot
+ * encode it, so PostgreSQL refused the JSON columns (a 500) and text columns got U+FFFD instead of
+ * what the client sent. With the `u` flag a well-formed pair is one code point outside `Cs`, so
+ * this matches only the unpaired halves, in one linear scan.
+ */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/**
  * Keys no body may carry: `__proto__` would reach the prototype, and the DTO transform reads a
  * nested object's `constructor` as its class (a string there throws inside class-transformer).
  */
@@ -63,7 +71,8 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
 /**
  * One iterative pass over a parsed body or query, before any handler sees it
  * (docs/limits-and-security.md, "Request bounds"): nesting depth, NUL characters (PostgreSQL text
- * cannot store them) in any string or key, reserved keys (`constructor`, `__proto__`, `prototype`),
+ * cannot store them) and unpaired surrogates (UTF-8 has no encoding for them) in any string or key,
+ * reserved keys (`constructor`, `__proto__`, `prototype`),
  * the named field bounds, and the length, segment length and depth of every `viking://` URI. Returns the first problem found, naming where it is.
  */
 export function boundsIssue(input: unknown, where: 'body' | 'query', route: string, l: Limits): ValidationIssue | null {
@@ -100,6 +109,7 @@ export function boundsIssue(input: unknown, where: 'body' | 'query', route: stri
     }
     for (const key of Object.keys(value)) {
       if (key.includes('\u0000')) return nul([...loc, key]);
+      if (UNPAIRED_SURROGATE.test(key)) return unpaired([...loc, key]);
       if (RESERVED_KEYS.has(key)) return reserved([...loc, key]);
       stack.push({ value: (value as Record<string, unknown>)[key], loc: [...loc, key], field: key });
     }
@@ -115,6 +125,7 @@ function stringIssue(
   l: Limits,
 ): ValidationIssue | null {
   if (value.includes('\u0000')) return nul(loc);
+  if (UNPAIRED_SURROGATE.test(value)) return unpaired(loc);
   if (bound?.maxChars !== undefined && value.length > bound.maxChars) return tooLong(loc, bound.maxChars);
   if (freeText || !value.startsWith(VIKING)) return null;
   if (value.length > l.uriMaxChars) return tooLong(loc, l.uriMaxChars);
@@ -155,6 +166,14 @@ function reserved(loc: Loc): ValidationIssue {
     loc,
     message: 'Input should not use a reserved key (constructor, __proto__, prototype)',
     type: 'reserved_key',
+  };
+}
+
+function unpaired(loc: Loc): ValidationIssue {
+  return {
+    loc,
+    message: 'Input should not contain unpaired UTF-16 surrogates (\\ud800-\\udfff without their pair)',
+    type: 'string_unpaired_surrogate',
   };
 }
 
