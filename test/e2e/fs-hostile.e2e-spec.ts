@@ -47,6 +47,19 @@ describe('fs and scan routes under hostile input', () => {
     }
   });
 
+  it('grep refuses bracket ranges and quantified boundaries PostgreSQL cannot compile (they were a 500)', async () => {
+    for (const pattern of ['[z-a]', '[\\uDFFF-\\uD800]', '[\\d-z]', '[a-\\d]', '[a-a-z]', '\\b*']) {
+      const r = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern });
+      expect([pattern, r.status, r.body.error?.code]).toEqual([pattern, 400, 'INVALID_ARGUMENT']);
+      expect(r.body.error.message.startsWith('pattern ')).toBe(true);
+      expect(r.text).not.toContain('invalid regular expression');
+    }
+    const ok = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'line [!--]?1[0-9-]? ' });
+    expect([ok.status, ok.body.result.count]).toEqual([200, 11]);
+    const glob = await post('/api/v1/search/glob', { uri: 'viking://resources/h', pattern: '[a-c-e]*.md' });
+    expect([glob.status, glob.body.result.matches]).toEqual([200, ['viking://resources/h/bait.md']]);
+  });
+
   it('grep over a 200k-character line with an allowed pattern answers, bounded by the server result cap', async () => {
     const r = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'a*a*a*a*a*b' });
     expect([r.status, r.body.result.matches]).toEqual([200, []]);

@@ -16,6 +16,11 @@ describe('toSafeRegex', () => {
     { name: 'escaped brackets and braces', pattern: '\\[x\\]\\{1\\}', out: '\\[x\\]\\{1\\}' },
     { name: 'bounded repetition', pattern: 'a{2,100}b{3}c{1,}', out: 'a{2,100}b{3}c{1,}' },
     { name: 'non-ASCII literals', pattern: '咖啡|café', out: '咖啡|café' },
+    { name: 'a - first or last in brackets', pattern: '[-a][a-]', out: '[-a][a-]' },
+    { name: 'a range ending in -', pattern: '[!--]', out: '[!--]' },
+    { name: 'ranges between escapes', pattern: '[\\t-\\r\\x41-Z]', out: '[\\t-\\r\\u0041-Z]' },
+    { name: 'an escaped - between letters', pattern: '[a\\-z]', out: '[a\\-z]' },
+    { name: 'a range of astral characters', pattern: '[😀-😃]', out: '[😀-😃]' },
   ])('accepts $name', ({ pattern, out }) => {
     expect(toSafeRegex(pattern, F, 256)).toBe(out);
   });
@@ -46,6 +51,12 @@ describe('toSafeRegex', () => {
     { name: 'a Unicode property', pattern: '\\p{L}', why: /escape \\p/ },
     { name: '\\W inside brackets', pattern: '[\\W]', why: /inside brackets/ },
     { name: 'a trailing backslash', pattern: 'abc\\', why: /lone backslash/ },
+    { name: 'a reversed range', pattern: '[z-a]', why: /reversed range z-a/ },
+    { name: 'a reversed range of escapes', pattern: '[\\uDFFF-\\uD800]', why: /reversed range/ },
+    { name: 'a class as a range start', pattern: '[\\d-z]', why: /class escape as a range end/ },
+    { name: 'a class as a range end', pattern: '[a-\\w]', why: /class escape as a range end/ },
+    { name: 'a - after a range', pattern: '[a-a-z]', why: /right after the range a-a/ },
+    { name: 'a repeated word boundary', pattern: '\\b*', why: /nothing to repeat/ },
   ])('refuses $name', ({ pattern, why }) => {
     let error: unknown;
     try {

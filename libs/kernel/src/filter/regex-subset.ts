@@ -40,7 +40,11 @@ export function toSafeRegex(pattern: string, field: string, maxLength: number): 
     const c = pattern[i]!;
     if (c === '\\') {
       const [text, width] = escape(pattern, i, false, fail);
-      atom(text);
+      // A word boundary matches no character: PostgreSQL refuses `\y*` ("quantifier operand invalid").
+      if (text === '\\y' || text === '\\Y') {
+        out += text;
+        last = { kind: 'none' };
+      } else atom(text);
       i += width;
     } else if (c === '[') {
       const [text, width] = bracket(pattern, i, fail);
@@ -119,7 +123,21 @@ function escape(pattern: string, i: number, inBracket: boolean, fail: Fail): [st
   throw fail(`uses the escape \\${e}, which is not supported`);
 }
 
-/** A bracket expression `[...]` at `i`; ranges and the escapes above, no POSIX `[:class:]` forms. */
+/** One member of a bracket expression: its PostgreSQL text, and its code point unless it is a class (`\\d`). */
+interface Member {
+  text: string;
+  source: string;
+  point: number | null;
+}
+
+const CONTROL_POINTS: Record<string, number> = { t: 9, n: 10, r: 13, f: 12, v: 11 };
+
+/**
+ * A bracket expression `[...]` at `i`; ranges and the escapes above, no POSIX `[:class:]` forms. A range
+ * must run from a character to a character not below it, and cannot be followed by another `-`:
+ * PostgreSQL refuses `[z-a]`, `[\\d-z]` and `[a-a-z]` ("invalid character range") where JavaScript reads
+ * the last two as literals.
+ */
 function bracket(pattern: string, i: number, fail: Fail): [string, number] {
   let j = i + 1;
   let out = '[';
@@ -129,21 +147,47 @@ function bracket(pattern: string, i: number, fail: Fail): [string, number] {
   }
   // `[]…]` and `[^]` mean different things in different engines.
   if (pattern[j] === ']') throw fail('has a bracket expression starting with ]; write \\]');
-  while (j < pattern.length && pattern[j] !== ']') {
+  const next = (): Member => {
     const c = pattern[j]!;
     if (c === '\\') {
       const [text, width] = escape(pattern, j, true, fail);
-      out += text;
+      const source = pattern.slice(j, j + width);
       j += width;
-    } else if (c === '[' && /[:=.]/.test(pattern[j + 1] ?? '')) {
-      throw fail('uses a POSIX class such as [:alpha:], which is not supported');
-    } else {
-      out += c;
-      j += 1;
+      return { text, source, point: escapedPoint(source) };
     }
+    if (c === '[' && /[:=.]/.test(pattern[j + 1] ?? '')) {
+      throw fail('uses a POSIX class such as [:alpha:], which is not supported');
+    }
+    const point = pattern.codePointAt(j)!;
+    const text = String.fromCodePoint(point);
+    j += text.length;
+    return { text, source: text, point };
+  };
+  const isRange = () => pattern[j] === '-' && j + 1 < pattern.length && pattern[j + 1] !== ']';
+  while (j < pattern.length && pattern[j] !== ']') {
+    const from = next();
+    out += from.text;
+    if (!isRange()) continue;
+    j += 1;
+    const to = next();
+    if (from.point === null || to.point === null) {
+      throw fail(`uses a class escape as a range end (${from.source}-${to.source}); write the - as \\-`);
+    }
+    if (from.point > to.point) throw fail(`has the reversed range ${from.source}-${to.source}`);
+    if (isRange()) throw fail(`has a - right after the range ${from.source}-${to.source}; write \\-`);
+    out += `-${to.text}`;
   }
   if (j >= pattern.length) throw fail('has an unclosed [');
   return [`${out}]`, j - i + 1];
+}
+
+/** The code point an escape inside brackets stands for (`escape` accepted it), or null for a class. */
+function escapedPoint(source: string): number | null {
+  const e = source[1]!;
+  if (CLASS_ESCAPES.has(e)) return null;
+  if (e in CONTROL_POINTS) return CONTROL_POINTS[e]!;
+  if (e === 'x' || e === 'u') return parseInt(source.slice(2), 16);
+  return e.codePointAt(0)!;
 }
 
 /** A `{n}`, `{n,}` or `{n,m}` bound at `i`, each number at most MAX_REGEX_REPEAT. */

@@ -21,6 +21,8 @@ describe('globToRegex', () => {
     ['(x)+', '(x)+', true],
     ['笔记/*.md', '笔记/a.md', true],
     ['**/zzz_*.xyz', 'q/zzz_1.xyz', true],
+    ['[a-c-e]', '-', true],
+    ['[a-c-e]', 'd', false],
   ])('%s vs %s → %s', (glob, path, want) => {
     expect(matches(glob, path)).toBe(want);
   });

@@ -56,18 +56,22 @@ function bracket(pattern: string, start: number, field: string): [string, number
   }
   let body = '';
   let prev: string | null = null;
+  // A `-` right after a range is a literal: PostgreSQL refuses `a-c-e` ("invalid character range").
+  let afterRange = false;
   while (i < pattern.length && (pattern[i] !== ']' || prev === null)) {
     const c = pattern[i]!;
     const next = pattern[i + 1];
-    if (c === '-' && prev !== null && next !== undefined && next !== ']') {
+    if (c === '-' && prev !== null && !afterRange && next !== undefined && next !== ']') {
       if (next < prev) throw invalidArgument(`${field} has an out-of-order range ${prev}-${next}`, { field });
       body += `-${escapeInClass(next)}`;
       prev = next;
+      afterRange = true;
       i += 2;
       continue;
     }
     body += escapeInClass(c);
     prev = c;
+    afterRange = false;
     i += 1;
   }
   if (i >= pattern.length) throw invalidArgument(`${field} has an unclosed [`, { field });

@@ -1,5 +1,6 @@
 import { Identity } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { refusedPattern } from './regex-refusal';
 import { scopeSql } from './scope';
 
 // Grep and glob over a caller's tree (docs/fs-and-mcp.md, "Grep and glob"). Both run as one SQL
@@ -57,14 +58,16 @@ export class NodeScanRepository {
     const op = q.caseInsensitive ? '~*' : '~';
     const n = base.length;
     type Row = { uri: string; context_type: GrepRow['contextType']; line: number; content: string };
-    const { rows } = await this.db.query<Row>(
-      `WITH files AS (${files})
+    const { rows } = await this.db
+      .query<Row>(
+        `WITH files AS (${files})
        SELECT f.uri, f.context_type, l.n::int AS line, l.text AS content
        FROM files f CROSS JOIN LATERAL string_to_table(f.content, E'\\n') WITH ORDINALITY AS l(text, n)
        WHERE l.text ${op} $${n + 1}
        ORDER BY f.uri, l.n LIMIT $${n + 2}`,
-      [...base, q.regex, q.maxLines],
-    );
+        [...base, q.regex, q.maxLines],
+      )
+      .catch(refusedPattern('pattern'));
     const count = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${files}) f`, base);
     return {
       rows: rows.map((r) => ({ uri: r.uri, contextType: r.context_type, line: Number(r.line), content: r.content })),
@@ -76,12 +79,14 @@ export class NodeScanRepository {
   async glob(identity: Identity, uri: string, regex: string, limit: number): Promise<GlobRow[]> {
     const scope = scopeSql(identity, 4);
     const start = uri === 'viking://' ? uri.length + 1 : uri.length + 2;
-    const { rows } = await this.db.query<GlobRow>(
-      `SELECT uri, kind FROM nodes
+    const { rows } = await this.db
+      .query<GlobRow>(
+        `SELECT uri, kind FROM nodes
        WHERE uri LIKE $1 AND substr(uri, $2) ~ $3 AND substr(uri, $2) !~ '(^|/)\\.' AND ${scope.sql}
        ORDER BY uri LIMIT $${4 + scope.params.length}`,
-      [prefixPattern(uri), start, regex, ...scope.params, limit],
-    );
+        [prefixPattern(uri), start, regex, ...scope.params, limit],
+      )
+      .catch(refusedPattern('pattern'));
     return rows;
   }
 }

@@ -1,8 +1,9 @@
-import { invalidArgument, StageTimer } from '@app/kernel';
+import { StageTimer } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { filterToSql, SqlFragment } from './node-search-filter';
 import { NodeSearchHit, NodeSearchQuery, RankingWeights } from './node-search.types';
 import { DF_CAP, TermStats, TermWeight, tsQuoted } from './node-search-term-stats';
+import { refusedPattern } from './regex-refusal';
 import { scopeSql } from './scope';
 
 /** Measured on LoCoMo + a Chinese set (bench/find-eval.ts): lexical carries the ranking, vectors add recall. */
@@ -26,7 +27,6 @@ export const BM25_B = 0.75;
  * the notes that state a fact.
  */
 export const LENGTH_PIVOT = 2;
-const INVALID_REGULAR_EXPRESSION = '2201B';
 
 interface Row {
   uri: string;
@@ -77,12 +77,7 @@ export class NodeSearchRepository {
     // candidates the vector scan returns, and raising ef_search to the candidate count (a transaction
     // of four round trips) bought no recall against an exact scan (measured at 10k and 100k nodes).
     const { rows } = await time('sql', () =>
-      this.db.query<Row>(plan.sql, plan.params).catch((err: { code?: string; message?: string }) => {
-        // A `regex` filter can pass JavaScript's syntax check and still be refused by PostgreSQL.
-        if (err?.code === INVALID_REGULAR_EXPRESSION)
-          throw invalidArgument(`filter regex is not valid: ${err.message}`);
-        throw err;
-      }),
+      this.db.query<Row>(plan.sql, plan.params).catch(refusedPattern('filter regex')),
     );
     return time('score', () => this.rank(rows, limit, q.scoreThreshold ?? 0));
   }
