@@ -89,6 +89,50 @@ describe('hostile encodings', () => {
     expect(msg.error.message).toContain('unpaired');
   });
 
+  it('a /mcp body that is not JSON is a JSON-RPC parse error (-32700), not the REST envelope', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    for (const raw of ['{bad', '']) {
+      const r = await app.request('POST', '/mcp', { raw, headers });
+      expect([JSON.stringify(raw), r.status, r.body.jsonrpc, r.body.id, r.body.error?.code]).toEqual([
+        JSON.stringify(raw),
+        400,
+        '2.0',
+        null,
+        -32700,
+      ]);
+      expect(r.body.status).toBeUndefined();
+    }
+    const proto = await app.request('POST', '/mcp', { raw: '{"jsonrpc":"2.0","id":1,"__proto__":{}}', headers });
+    expect([proto.status, proto.body.error?.code]).toEqual([400, -32001]);
+    expect(proto.body.error.message).toContain('__proto__');
+  });
+
+  it('MCP remember with a malformed message is a tool error naming it (an input error, not a logged 500)', async () => {
+    const res = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: {
+          name: 'remember',
+          arguments: {
+            messages: [
+              { role: 'user', content: 'ok' },
+              { role: null, content: 5 },
+            ],
+          },
+        },
+      }),
+    });
+    const [msg] = parseMcpBody(res.headers.get('content-type'), await res.text());
+    expect(msg.result.isError).toBe(true);
+    expect(msg.result.content[0].text).toBe(
+      "Error executing tool remember: messages.1: each message needs role 'user' or 'assistant' and a string content",
+    );
+  });
+
   it('a `__proto__` key at any depth is a 400 naming where, not "Body is not valid JSON"', async () => {
     const cases: [string, string, (string | number)[]][] = [
       ['/api/v1/search/find', '{"query":"q","uri":[{"__proto__":"viking://"}]}', ['body', 'uri', 0, '__proto__']],

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { KernelError } from '@app/kernel';
 import { errorEnvelope, validationEnvelope } from './error-envelope';
+import { isJsonParseError, jsonRpcError, MCP_PATH } from './json-rpc-error';
 import { RequestValidationError } from './request-validation.error';
 import { routedMethods } from './route-methods';
 import { codeOfStatus, statusOf } from './status-of';
@@ -25,7 +26,10 @@ export class DomainExceptionFilter implements ExceptionFilter {
       return;
     }
     const { status, body } = this.render(exception);
-    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+    const url = host.switchToHttp().getRequest<FastifyRequest>()?.url ?? '';
+    // On /mcp, Fastify's own refusals (a body that is not JSON, say) come here before the MCP controller.
+    const payload = MCP_PATH.test(url) ? jsonRpcError(body, isJsonParseError(exception)) : body;
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
   }
 
   /** Status and body for any thrown value (also used by the Fastify-level error handler). */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@app/config';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { DomainExceptionFilter } from './domain-exception.filter';
+import { jsonRpcError, MCP_PATH } from './json-rpc-error';
 import { isLoopbackHost, isLoopbackOrigin } from './loopback';
 import { boundsIssue } from './request-bounds';
 import { RequestValidationError } from './request-validation.error';
@@ -24,7 +25,6 @@ export interface GateOptions {
 /** Routes that serve no tenant data and need no identity (the `@Public()` handlers and Swagger's own). */
 const PUBLIC = /^\/(health|ready|metrics|openapi\.(json|yaml)|docs)(\/|$|\?)/;
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
-const MCP = /^\/mcp(\/|\?|$)/;
 
 export function isPublicPath(url: string): boolean {
   return PUBLIC.test(url);
@@ -40,7 +40,7 @@ export function installRequestGate(fastify: FastifyInstance, opts: GateOptions):
   const filter = new DomainExceptionFilter();
   const refuse = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
     const { status, body } = filter.render(err);
-    const payload = MCP.test(req.url) ? jsonRpcError(body) : body;
+    const payload = MCP_PATH.test(req.url) ? jsonRpcError(body) : body;
     if (err instanceof KernelError && typeof err.details?.retry_after_s === 'number') {
       void reply.header('retry-after', String(err.details.retry_after_s));
     }
@@ -57,11 +57,11 @@ export function installRequestGate(fastify: FastifyInstance, opts: GateOptions):
   fastify.addHook('preValidation', async (req, reply) => {
     if (isPublicPath(req.url)) return;
     const route = req.url.split('?')[0];
-    if (MCP.test(route) && Array.isArray(req.body) && req.body.length > opts.limits.mcpMaxBatch) {
+    if (MCP_PATH.test(route) && Array.isArray(req.body) && req.body.length > opts.limits.mcpMaxBatch) {
       const message = `A JSON-RPC batch should have at most ${opts.limits.mcpMaxBatch} messages, not ${req.body.length}`;
       return refuse(req, reply, new RequestValidationError([{ loc: ['body'], message, type: 'too_long' }]));
     }
-    if (MCP.test(route) && Array.isArray(req.body) && req.body.length > 1 && opts.charge) {
+    if (MCP_PATH.test(route) && Array.isArray(req.body) && req.body.length > 1 && opts.charge) {
       try {
         await opts.charge(req, req.body.length - 1);
       } catch (err) {
@@ -125,10 +125,4 @@ function checkBodyType(req: FastifyRequest): number {
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** The MCP endpoint answers refusals in a JSON-RPC error body (as its exception filter does). */
-function jsonRpcError(body: unknown) {
-  const message = (body as { error?: { message?: string } }).error?.message ?? 'Refused';
-  return { jsonrpc: '2.0', id: null, error: { code: -32001, message } };
 }

@@ -1,9 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
-
-/** JSON-RPC error code MCP servers use for a request the server refuses before any method runs. */
-const REFUSED = -32001;
+import { jsonRpcError } from '../http/json-rpc-error';
 
 /**
  * Errors before the MCP transport takes over (authentication, a bad actor header) keep the REST
@@ -17,10 +15,6 @@ export class McpExceptionFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (reply.sent) return;
     const { status, body } = this.domain.render(exception);
-    const message = (body as { error?: { message?: string } }).error?.message ?? 'Internal server error';
-    void reply
-      .status(status)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send({ jsonrpc: '2.0', id: null, error: { code: REFUSED, message } });
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(jsonRpcError(body));
   }
 }

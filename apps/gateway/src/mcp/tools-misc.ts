@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '@app/config';
+import { invalidArgument } from '@app/kernel';
 import type { UploadLink } from '../content/upload.service';
 import type { McpTool } from './mcp-tool';
 
@@ -48,7 +49,9 @@ export const REMEMBER_TOOL: McpTool = {
     for (const [i, m] of messages.entries()) {
       const roleOk = m?.role === 'user' || m?.role === 'assistant';
       if (!m || typeof m !== 'object' || !roleOk || typeof m.content !== 'string') {
-        throw new Error(`messages.${i}: each message needs role 'user' or 'assistant' and a string content`);
+        throw invalidArgument(`messages.${i}: each message needs role 'user' or 'assistant' and a string content`, {
+          field: `messages.${i}`,
+        });
       }
     }
     const sessionId = `mcp-store-${randomBytes(6).toString('hex')}`;
