@@ -1,6 +1,7 @@
 /**
  * Hostile encodings at the request gate (docs/limits-and-security.md, "Request bounds"): unpaired
- * UTF-16 surrogates, prototype keys at any depth, and the `application/…+json` media types.
+ * UTF-16 surrogates, prototype keys at any depth, the `application/…+json` media types, and identity
+ * headers over the id rules.
  */
 import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
 
@@ -131,6 +132,28 @@ describe('hostile encodings', () => {
     expect(msg.result.content[0].text).toBe(
       "Error executing tool remember: messages.1: each message needs role 'user' or 'assistant' and a string content",
     );
+  });
+
+  it('identity headers follow the id rules and MUNINN_ID_MAX_CHARS, naming the header', async () => {
+    const find = (headers: Record<string, string>) =>
+      app.request('POST', '/api/v1/search/find', { body: { query: 'q' }, headers });
+    const cases: [Record<string, string>, string][] = [
+      [{ 'x-openviking-actor-peer': 'p'.repeat(129) }, 'X-OpenViking-Actor-Peer'],
+      [{ 'x-openviking-account': '..' }, 'X-OpenViking-Account'],
+      [{ 'x-openviking-account': 'a'.repeat(129) }, 'X-OpenViking-Account'],
+      [{ 'x-openviking-user': 'a b' }, 'X-OpenViking-User'],
+    ];
+    for (const [headers, field] of cases) {
+      const r = await find(headers);
+      expect([field, r.status, r.body.error?.code, r.body.error?.details?.field]).toEqual([
+        field,
+        400,
+        'INVALID_ARGUMENT',
+        field,
+      ]);
+    }
+    const ok = await find({ 'x-openviking-actor-peer': 'p'.repeat(128), 'x-openviking-account': 'a'.repeat(128) });
+    expect(ok.status).toBe(200);
   });
 
   it('a `__proto__` key at any depth is a 400 naming where, not "Body is not valid JSON"', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, KernelError, KernelErrorCode, validateActorPeer } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, validateActorPeer, validateHeaderId } from '@app/kernel';
 import { IdentityRepository, UploadTokenRepository } from '@app/store';
 import { invalidUploadToken, UPLOAD_ROUTE } from '../http/upload-route';
 import { readsActorPeer } from './actor-peer-paths';
@@ -33,7 +33,9 @@ export class IdentityService {
   }
 
   async resolve(input: AuthInput): Promise<Identity> {
-    const actorPeerId = readsActorPeer(input.path) ? validateActorPeer(input.header('x-openviking-actor-peer')) : null;
+    const actorPeerId = readsActorPeer(input.path)
+      ? validateActorPeer(input.header('x-openviking-actor-peer'), this.config.limits.idMaxChars)
+      : null;
     if (!this.rootKey) assertLoopbackPeer(input);
     // A one-shot upload token stands for the caller who minted it (as that user is now), actor peer included.
     if (input.path === UPLOAD_ROUTE && input.uploadToken !== undefined) return this.uploadIdentity(input.uploadToken);
@@ -70,8 +72,9 @@ export class IdentityService {
   }
 
   private devIdentity(input: AuthInput, actorPeerId: string | null): Identity {
-    const accountId = input.header('x-openviking-account')?.trim() || 'default';
-    const userId = input.header('x-openviking-user')?.trim() || 'default';
+    const max = this.config.limits.idMaxChars;
+    const accountId = validateHeaderId(input.header('x-openviking-account'), 'account_id', max) ?? 'default';
+    const userId = validateHeaderId(input.header('x-openviking-user'), 'user_id', max) ?? 'default';
     return { accountId, userId, role: 'root', actorPeerId };
   }
 
