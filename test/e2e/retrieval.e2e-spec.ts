@@ -483,7 +483,11 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
         { query: 'q', tags: ['a='] },
         "invalid search tag 'a=': key and value must both be non-empty",
       ],
-      ['unparsable since', { query: 'q', since: 'yesterday' }, "Invalid isoformat string: 'yesterday'"],
+      [
+        'unparsable since',
+        { query: 'q', since: 'yesterday' },
+        "since: Invalid isoformat string: 'yesterday' (expected 30d-style relative, YYYY-MM-DD or ISO-8601)",
+      ],
       [
         'inverted range',
         { query: 'q', since: '2026-02-01', until: '2026-01-01' },
@@ -502,7 +506,7 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
       [
         'bad time_range value',
         { query: 'q', filter: { op: 'time_range', field: 'updated_at', gte: 'soon' } },
-        "Invalid isoformat string: 'soon'",
+        "filter.gte: Invalid isoformat string: 'soon' (expected 30d-style relative, YYYY-MM-DD or ISO-8601)",
       ],
       [
         'legacy uid-less target',
@@ -522,6 +526,24 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
         }
       },
     );
+
+    it('domain refusals of dates and filters name their field in details.field', async () => {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ query: 'q', since: '2020-02-30' }, 'since'],
+        [{ query: 'q', until: 'later' }, 'until'],
+        [{ query: 'q', filter: { op: 'range', field: 'created_at', gte: 'not a date' } }, 'filter.gte'],
+        [{ query: 'q', filter: { op: 'must', field: 'uri', conds: [1] } }, 'filter.conds'],
+        [
+          { query: 'q', filter: { op: 'and', conds: [{ op: 'must', field: 'owner', conds: ['x'] }] } },
+          'filter.conds[0].field',
+        ],
+      ];
+      for (const [body, field] of cases) {
+        const r = await app.request('POST', FIND, { key: alice, body });
+        expect([field, r.status, r.body.error?.details?.field]).toEqual([field, 400, field]);
+        expect(r.body.error.message.startsWith(field)).toBe(true);
+      }
+    });
 
     it('context-only fields in list mode → 400 naming them', async () => {
       const r = await app.request('POST', SEARCH, {

@@ -58,18 +58,20 @@ export function normalizeFilterTree(
 ): FilterNode | null {
   if (value === null || value === undefined) return null;
   if (path === 'filter') assertFilterWithinLimits(value, limits, path);
-  if (!isPlainObject(value)) throw invalidArgument(`${path} must be an object`);
+  if (!isPlainObject(value)) throw invalidArgument(`${path} must be an object`, { field: `${path}` });
   if (path === 'filter' && Object.keys(value).length === 0) return null;
   const op = value['op'];
   if (typeof op !== 'string' || !OPS.has(op)) {
-    throw invalidArgument(`${path}.op must be one of: ${FILTER_OPS.join(', ')}`);
+    throw invalidArgument(`${path}.op must be one of: ${FILTER_OPS.join(', ')}`, { field: `${path}.op` });
   }
   if (GROUP_OPS.has(op)) {
     const conds = value['conds'];
-    if (!Array.isArray(conds)) throw invalidArgument(`${path}.conds must be a list of filters`);
+    if (!Array.isArray(conds))
+      throw invalidArgument(`${path}.conds must be a list of filters`, { field: `${path}.conds` });
     const children = conds.map((child: unknown, index) => {
       const node = normalizeFilterTree(child, `${path}.conds[${index}]`, limits);
-      if (!node) throw invalidArgument(`${path}.conds[${index}] must be an object`);
+      if (!node)
+        throw invalidArgument(`${path}.conds[${index}] must be an object`, { field: `${path}.conds[${index}]` });
       return node;
     });
     const flat =
@@ -79,7 +81,7 @@ export function normalizeFilterTree(
     return { op: op as FilterGroup['op'], conds: flat };
   }
   if (typeof value['field'] !== 'string' || value['field'] === '') {
-    throw invalidArgument(`${path}.field must be a non-empty string`);
+    throw invalidArgument(`${path}.field must be a non-empty string`, { field: `${path}.field` });
   }
   return { ...value } as FilterLeaf;
 }

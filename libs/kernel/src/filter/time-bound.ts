@@ -32,9 +32,19 @@ function parseIso(value: string): Date | null {
   return new Date(local.getTime() - offsetMinutes(zone) * 60e3);
 }
 
+/** Names the field: the same text for `since` and for a filter's `gte` left callers guessing which. */
+function unparsable(label: string, text: string) {
+  return invalidArgument(
+    `${label}: Invalid isoformat string: '${text}' (expected 30d-style relative, YYYY-MM-DD or ISO-8601)`,
+    { field: label },
+  );
+}
+
 function checked(date: Date, label: string): Date {
   const year = date.getUTCFullYear();
-  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) throw invalidArgument(`${label} is out of range`);
+  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) {
+    throw invalidArgument(`${label} is out of range`, { field: label });
+  }
   return date;
 }
 
@@ -55,11 +65,11 @@ export function parseTimeBound(
   if (dateOnly) {
     const [, y, m, d] = dateOnly;
     const date = isUpperBound ? utcDate(+y!, +m!, +d!, 23, 59, 59, 999) : utcDate(+y!, +m!, +d!);
-    if (!date) throw invalidArgument(`Invalid isoformat string: '${text}'`);
+    if (!date) throw unparsable(label, text);
     return date;
   }
   const parsed = parseIso(text);
-  if (!parsed) throw invalidArgument(`Invalid isoformat string: '${text}'`);
+  if (!parsed) throw unparsable(label, text);
   return checked(parsed, label);
 }
 

@@ -82,10 +82,11 @@ type Ctx = { level: number; alias: string; now: Date; maxPatternLength: number }
 type Bind = (value: unknown) => string;
 
 function translate(node: FilterNode, path: string, ctx: Ctx, bind: Bind): string {
-  if (!isPlainObject(node as unknown)) throw invalidArgument(`${path} must be an object`);
+  if (!isPlainObject(node as unknown)) throw invalidArgument(`${path} must be an object`, { field: `${path}` });
   if (node.op === 'and' || node.op === 'or') {
     const conds = (node as { conds?: unknown }).conds;
-    if (!Array.isArray(conds)) throw invalidArgument(`${path}.conds must be a list of filters`);
+    if (!Array.isArray(conds))
+      throw invalidArgument(`${path}.conds must be a list of filters`, { field: `${path}.conds` });
     if (conds.length === 0) return node.op === 'and' ? 'TRUE' : 'FALSE';
     const parts = conds.map((c, i) => translate(c as FilterNode, `${path}.conds[${i}]`, ctx, bind));
     return `(${parts.join(node.op === 'and' ? ' AND ' : ' OR ')})`;
@@ -96,6 +97,7 @@ function translate(node: FilterNode, path: string, ctx: Ctx, bind: Bind): string
   if (!spec) {
     throw invalidArgument(
       `${path}.field '${String(leaf.field)}' is not searchable; use one of: ${FILTER_FIELDS.join(', ')}`,
+      { field: `${path}.field` },
     );
   }
   switch (spec.type) {
@@ -150,7 +152,8 @@ const BOUNDS = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 function timeLeaf(leaf: FilterLeaf, path: string, column: string, now: Date, bind: Bind): string {
   if (leaf.op !== 'range' && leaf.op !== 'range_out' && leaf.op !== 'time_range') throw unsupported(leaf, path);
   const parts = boundsOf(leaf, path).map(([key, value]) => {
-    if (typeof value !== 'string') throw invalidArgument(`${path}.${key} must be an ISO-8601 date or time string`);
+    if (typeof value !== 'string')
+      throw invalidArgument(`${path}.${key} must be an ISO-8601 date or time string`, { field: `${path}.${key}` });
     const at = parseTimeBound(value, now, key === 'lte' || key === 'lt', `${path}.${key}`);
     return `${column} ${BOUNDS[key]} ${bind(at.toISOString())}::timestamptz`;
   });
@@ -164,7 +167,7 @@ function levelLeaf(leaf: FilterLeaf, path: string, level: number): boolean {
     case 'must_not': {
       const conds = leaf['conds'];
       if (!Array.isArray(conds) || conds.some((c) => !Number.isInteger(typeof c === 'string' ? Number(c) : c))) {
-        throw invalidArgument(`${path}.conds must be a list of integer levels`);
+        throw invalidArgument(`${path}.conds must be a list of integer levels`, { field: `${path}.conds` });
       }
       const hit = conds.map(Number).includes(level);
       return leaf.op === 'must' ? hit : !hit;
@@ -173,7 +176,7 @@ function levelLeaf(leaf: FilterLeaf, path: string, level: number): boolean {
     case 'range_out': {
       const inside = boundsOf(leaf, path).every(([key, value]) => {
         if (typeof value !== 'number' || !Number.isFinite(value))
-          throw invalidArgument(`${path}.${key} must be a number`);
+          throw invalidArgument(`${path}.${key} must be a number`, { field: `${path}.${key}` });
         return key === 'gte'
           ? level >= value
           : key === 'gt'
@@ -193,14 +196,14 @@ function boundsOf(leaf: FilterLeaf, path: string): [keyof typeof BOUNDS, unknown
   const found = (Object.keys(BOUNDS) as (keyof typeof BOUNDS)[])
     .filter((key) => leaf[key] !== undefined && leaf[key] !== null)
     .map((key) => [key, leaf[key]] as [keyof typeof BOUNDS, unknown]);
-  if (found.length === 0) throw invalidArgument(`${path} needs at least one of gte, gt, lte, lt`);
+  if (found.length === 0) throw invalidArgument(`${path} needs at least one of gte, gt, lte, lt`, { field: `${path}` });
   return found;
 }
 
 function strings(leaf: FilterLeaf, path: string): string[] {
   const conds = leaf['conds'];
   if (!Array.isArray(conds) || conds.some((c) => typeof c !== 'string')) {
-    throw invalidArgument(`${path}.conds must be a list of strings`);
+    throw invalidArgument(`${path}.conds must be a list of strings`, { field: `${path}.conds` });
   }
   return conds as string[];
 }
@@ -209,7 +212,7 @@ function strings(leaf: FilterLeaf, path: string): string[] {
 function operand(leaf: FilterLeaf, path: string, key: 'prefix' | 'substring'): string {
   const value =
     leaf[key] ?? (Array.isArray(leaf['conds']) && leaf['conds'].length === 1 ? leaf['conds'][0] : undefined);
-  if (typeof value !== 'string') throw invalidArgument(`${path}.${key} must be a string`);
+  if (typeof value !== 'string') throw invalidArgument(`${path}.${key} must be a string`, { field: `${path}.${key}` });
   return value;
 }
 
@@ -220,7 +223,7 @@ function pattern(leaf: FilterLeaf, path: string, maxLength: number): string {
 }
 
 function unsupported(leaf: FilterLeaf, path: string) {
-  return invalidArgument(`${path}.op '${leaf.op}' is not supported on field '${leaf.field}'`);
+  return invalidArgument(`${path}.op '${leaf.op}' is not supported on field '${leaf.field}'`, { field: `${path}.op` });
 }
 
 function escapeLike(value: string): string {
