@@ -139,6 +139,57 @@ describe('fs and scan routes under hostile input', () => {
     );
   });
 
+  it('batch-write refuses what /content/write refuses: 400 naming the operation, nothing of the batch stored', async () => {
+    // Audit finding 6: a batch skipped the write rules; a file at viking://~/memories broke every later memory write.
+    const refused: [string, 'create' | 'replace' | 'upsert'][] = [
+      ['viking://~/resources/.relations.json', 'create'],
+      ['viking://~/resources/tool.exe', 'create'],
+      ['viking://~/resources/tool.exe', 'upsert'],
+      ['viking://~/resources/Makefile', 'create'],
+      ['viking://~/peers/x.md', 'create'],
+      ['viking://~/sessions/s1/history/h.md', 'create'],
+      ['viking://~/memories', 'create'],
+      ['viking://~/memories', 'upsert'],
+      ['viking://~/skills', 'upsert'],
+    ];
+    for (const [uri, mode] of refused) {
+      const single = await post('/api/v1/content/write', {
+        uri,
+        content: 'x',
+        mode: mode === 'upsert' ? 'create' : mode,
+      });
+      expect([uri, single.status]).toEqual([uri, 400]);
+      const batch = await post('/api/v1/content/batch-write', {
+        root_uri: 'viking://~',
+        operations: [
+          { uri: 'viking://~/resources/fine.md', content: 'fine', mode: 'create' },
+          { uri, content: 'x', mode },
+        ],
+      });
+      expect([uri, mode, batch.status, batch.body.error?.code, batch.body.error?.details?.field]).toEqual([
+        uri,
+        mode,
+        400,
+        'INVALID_ARGUMENT',
+        'operations[1].uri',
+      ]);
+      expect(batch.body.error.message).toContain('operations[1]');
+    }
+    expect((await app.request('GET', '/api/v1/fs/stat?uri=viking://~/resources/fine.md')).status).toBe(404);
+    // A single write refuses a file at any standing directory, whatever the mode.
+    for (const uri of ['viking://resources', 'viking://agent/skills', 'viking://~', 'viking://~/sessions']) {
+      const r = await post('/api/v1/content/write', { uri, content: 'x', mode: 'replace' });
+      expect([uri, r.status, r.body.error?.details?.field]).toEqual([uri, 400, 'uri']);
+    }
+    // The user's memories stay a directory: a memory write still goes through.
+    const memory = await post('/api/v1/content/write', {
+      uri: 'viking://~/memories/pref.md',
+      content: 'tea',
+      mode: 'create',
+    });
+    expect(memory.status).toBe(200);
+  });
+
   it("mv and grep stay inside the caller's tree: unsafe segments are refused", async () => {
     const dots = await post('/api/v1/fs/mv', {
       from_uri: 'viking://resources/h',

@@ -10,6 +10,7 @@ import {
   canWrite,
   checkContentWrite,
   checkReindexTarget,
+  invalidArgument,
   normalizeSearchTags,
   stripMemoryFields,
 } from '@app/kernel';
@@ -300,6 +301,8 @@ export class ContentService {
   }
 }
 
+type BatchOp = BatchWriteDto['operations'][number];
+
 function sliceLines(text: string, offset: number, limit: number): string {
   if (offset === 0 && limit < 0) return text;
   const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
@@ -315,22 +318,44 @@ function rootUriOf(uri: string): string {
     : `viking://${segs.slice(0, -1).join('/')}`;
 }
 
-function validateBatch(root: string, ops: { uri: string; content?: string; content_base64?: string }[]) {
+/**
+ * Every operation passes the rules a single `/content/write` passes (`checkContentWrite`) and the
+ * batch's own; the first refusal fails the whole batch, naming the operation (docs/fs-and-mcp.md,
+ * "Content writes").
+ */
+function validateBatch(root: string, ops: BatchOp[]) {
   const seen = new Set<string>();
-  for (const op of ops) {
-    if (!op.uri.startsWith(`${root}/`))
-      throw new KernelError(
-        KernelErrorCode.InvalidArgument,
-        `operation target ${op.uri} is not under root_uri ${root}`,
-      );
-    if (seen.has(op.uri))
-      throw new KernelError(KernelErrorCode.InvalidArgument, `duplicate operation target: ${op.uri}`);
-    seen.add(op.uri);
-    if ((op.content === undefined) === (op.content_base64 === undefined)) {
-      throw new KernelError(
-        KernelErrorCode.InvalidArgument,
-        `exactly one of content or content_base64 is required: ${op.uri}`,
-      );
-    }
+  ops.forEach((op, i) =>
+    atOperation(i, () => {
+      if (!op.uri.startsWith(`${root}/`))
+        throw invalidArgument(`operation target ${op.uri} is not under root_uri ${root}`, { field: 'uri' });
+      if (seen.has(op.uri)) throw invalidArgument(`duplicate operation target: ${op.uri}`, { field: 'uri' });
+      seen.add(op.uri);
+      if ((op.content === undefined) === (op.content_base64 === undefined)) {
+        throw invalidArgument(`exactly one of content or content_base64 is required: ${op.uri}`, {
+          field: 'content',
+        });
+      }
+      checkContentWrite(op.uri, op.mode ?? 'replace');
+      // A single write keeps a directory's sidecar on the directory; a batch only writes files.
+      if (SIDECAR_LEAF.test(op.uri))
+        throw invalidArgument(`batch-write does not write directory sidecars; use /content/write: ${op.uri}`, {
+          field: 'uri',
+        });
+    }),
+  );
+}
+
+/** Runs one operation's checks; a refusal names the operation: `operations[<i>].<field>`. */
+function atOperation(i: number, check: () => void): void {
+  try {
+    check();
+  } catch (e) {
+    if (!(e instanceof KernelError)) throw e;
+    const field = typeof e.details?.field === 'string' ? `.${e.details.field}` : '';
+    throw new KernelError(e.code, `operations[${i}]: ${e.message}`, {
+      ...e.details,
+      field: `operations[${i}]${field}`,
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { KernelError } from '../kernel.error';
 import { globToRegex } from './glob-pattern';
 import { treeOrder } from './tree-order';
+import { checkContentWrite, WriteMode } from './write-rules';
 
 describe('globToRegex', () => {
   const matches = (glob: string, path: string) => new RegExp(globToRegex(glob, 'pattern', 256)).test(path);
@@ -69,5 +70,41 @@ describe('treeOrder', () => {
     expect(top.entries.map((x) => x.rel)).toEqual(['sub', '.hidden', 'aaa.md', 'top.md']);
     const cut = treeOrder(base, all, { levelLimit: 3, nodeLimit: 1, showHidden: false });
     expect([cut.entries.length, cut.truncated]).toEqual([1, true]);
+  });
+});
+
+describe('checkContentWrite', () => {
+  const refusal = (uri: string, mode: WriteMode, field?: string) => {
+    try {
+      checkContentWrite(uri, mode, field);
+      return null;
+    } catch (e) {
+      return { code: (e as KernelError).code, field: (e as KernelError).details?.field };
+    }
+  };
+
+  it.each([
+    'viking://user',
+    'viking://resources',
+    'viking://agent',
+    'viking://agent/skills',
+    'viking://user/eve',
+    'viking://user/eve/memories',
+    'viking://user/eve/resources',
+    'viking://user/eve/skills',
+    'viking://user/eve/sessions',
+  ])('no file takes the place of the standing directory %s, in any mode', (uri) => {
+    for (const mode of ['replace', 'append', 'create', 'upsert'] as const)
+      expect([mode, refusal(uri, mode)]).toEqual([mode, { code: 'INVALID_ARGUMENT', field: 'uri' }]);
+  });
+
+  it('upsert passes the rules of create; the refusal names the given field', () => {
+    expect(refusal('viking://resources/tool.exe', 'upsert', 'operations[3].uri')).toEqual({
+      code: 'INVALID_ARGUMENT',
+      field: 'operations[3].uri',
+    });
+    expect(refusal('viking://resources/tool.exe', 'replace')).toBeNull();
+    expect(refusal('viking://user/eve/skills/s.md', 'upsert')).toBeNull();
+    expect(refusal('viking://resources/skills', 'replace')).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { userRoot } from '../uri/uri-path';
+import { uriSegments, userRoot } from '../uri/uri-path';
 import { ContextType, Identity } from './identity';
 
 export const RESOURCES_ROOT = 'viking://resources';
@@ -46,7 +46,22 @@ export function userRootTargets(identity: Identity): string[] {
  * listing, not an error.
  */
 export function standingDirectories(identity: Identity): string[] {
-  const root = userRoot(identity.userId);
+  return standingDirectoriesOf(identity.userId);
+}
+
+export function isStandingDirectory(identity: Identity, uri: string): boolean {
+  return standingDirectories(identity).includes(uri);
+}
+
+/** Whether `uri` (canonical) is a standing directory of whichever user space it lies in, or a shared one. */
+export function isStandingPath(uri: string): boolean {
+  const [scope, owner] = uriSegments(uri);
+  // Outside a user space the owner is irrelevant: only the shared roots can match.
+  return standingDirectoriesOf(scope === 'user' ? (owner ?? '') : '').includes(uri);
+}
+
+function standingDirectoriesOf(userId: string): string[] {
+  const root = userRoot(userId);
   return [
     RESOURCES_ROOT,
     'viking://agent',
@@ -57,8 +72,4 @@ export function standingDirectories(identity: Identity): string[] {
     `${root}/skills`,
     `${root}/sessions`,
   ];
-}
-
-export function isStandingDirectory(identity: Identity, uri: string): boolean {
-  return standingDirectories(identity).includes(uri);
 }
