@@ -201,6 +201,57 @@ describe('keys and roles', () => {
       (await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/handbook/a.md', { key: userKey })).status,
     ).toBe(404);
   });
+
+  it('a move removes its source: mv passes the delete rules at its source and the write rules at its destination', async () => {
+    // Audit finding 1: a user moved a shared directory into their private space, and anyone moved a scope root.
+    const acct = await admin('', ROOT, { account_id: 'movers', admin_user_id: 'boss' });
+    const bossKey = acct.body.result.user_key as string;
+    const userKey = (await admin('/movers/users', bossKey, { user_id: 'pat' })).body.result.user_key as string;
+    const write = (key: string, uri: string) =>
+      app.request('POST', WRITE, { key, body: { uri, content: `text of ${uri}`, mode: 'create' } });
+    const mv = (key: string, from_uri: string, to_uri: string) =>
+      app.request('POST', '/api/v1/fs/mv', { key, body: { from_uri, to_uri } });
+    const stat = async (key: string, uri: string) =>
+      (await app.request('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(uri)}`, { key })).status;
+    expect((await write(userKey, 'viking://resources/proj/spec.md')).status).toBe(200);
+    expect((await write(bossKey, 'viking://agent/skills/s.md')).status).toBe(200);
+    const refused = [
+      [userKey, 'viking://resources/proj', 'viking://~/resources/mine', 'Moving a directory of the shared resources'],
+      [userKey, 'viking://resources', 'viking://~/resources/all', 'namespace root requires root access'],
+      [userKey, 'viking://user/pat', 'viking://resources/pat', 'namespace root requires root access'],
+      [bossKey, 'viking://resources', 'viking://~/resources/all', 'namespace root requires root access'],
+      [bossKey, 'viking://agent', 'viking://~/resources/agent', 'namespace root requires root access'],
+    ];
+    for (const [key, from, to, message] of refused) {
+      const r = await mv(key, from, to);
+      expect([from, r.status, r.body.error?.code]).toEqual([from, 403, 'PERMISSION_DENIED']);
+      expect(r.body.error.message).toContain(message);
+    }
+    expect(await stat(bossKey, 'viking://resources/proj/spec.md')).toBe(200);
+    expect(await stat(bossKey, 'viking://agent/skills/s.md')).toBe(200);
+    expect(await stat(userKey, 'viking://~/resources/mine')).toBe(404);
+    // A single shared file is the user's to delete, so also to move; the destination takes the write rules.
+    for (const to of [
+      'viking://~/memories',
+      'viking://~/sessions/s1/history/x.md',
+      'viking://resources/.relations.json',
+    ]) {
+      const r = await mv(userKey, 'viking://resources/proj/spec.md', to);
+      expect([to, r.status, r.body.error?.code, r.body.error?.details?.field]).toEqual([
+        to,
+        400,
+        'INVALID_ARGUMENT',
+        'to_uri',
+      ]);
+    }
+    expect((await mv(userKey, 'viking://resources/proj/spec.md', 'viking://resources/proj/spec2.md')).status).toBe(200);
+    // Files of a moved directory that would land in a managed place are refused the same way.
+    const peers = await mv(bossKey, 'viking://resources/proj', 'viking://~/peers/p1');
+    expect([peers.status, peers.body.error?.details?.field]).toEqual([400, 'to_uri']);
+    // An admin moves the shared directory.
+    expect((await mv(bossKey, 'viking://resources/proj', 'viking://resources/proj2')).status).toBe(200);
+    expect(await stat(userKey, 'viking://resources/proj2/spec2.md')).toBe(200);
+  });
 });
 
 describe('smaller defects', () => {

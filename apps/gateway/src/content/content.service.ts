@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { IndexJob } from '@app/contracts';
 import {
-  canChangeSubtree,
+  assertSubtreeChangeable,
   Identity,
   KernelError,
   KernelErrorCode,
@@ -186,15 +186,7 @@ export class ContentService {
     if (!root)
       throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     const recursive = root.kind === 'directory' && (dto.recursive ?? true);
-    if (recursive && !canChangeSubtree(caller, uri)) {
-      throw new KernelError(
-        KernelErrorCode.PermissionDenied,
-        `Reindexing a directory of the shared resources tree needs role admin: ${uri}`,
-        {
-          resource: uri,
-        },
-      );
-    }
+    if (recursive) assertSubtreeChangeable(caller, uri, 'Reindexing');
     const subtree = recursive ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
     const nodes = [root, ...subtree].sort((a, b) =>

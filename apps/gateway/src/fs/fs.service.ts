@@ -159,7 +159,13 @@ export class FsService {
     return { uri };
   }
 
+  /**
+   * A move removes its source, so the source passes the rules of deleting it (namespace roots here, a
+   * shared directory in the store's move) and every moved file the write rules at its new place
+   * (docs/fs-and-mcp.md, "Access rules").
+   */
   async mv(caller: Identity, rawFrom: string, rawTo: string) {
+    assertDeletable(caller, canonicalizeUri(rawFrom, caller.userId), 'Moving');
     const from = this.content.readableUri(caller, rawFrom);
     const to = this.content.readableUri(caller, rawTo);
     for (const job of await this.fsOps.move(caller, from, to)) await this.dispatcher.dispatch(job);

@@ -1,4 +1,6 @@
+import { Identity } from '../identity/identity';
 import { KernelError } from '../kernel.error';
+import { assertDeletable, assertSubtreeChangeable } from './delete-guard';
 import { globToRegex } from './glob-pattern';
 import { treeOrder } from './tree-order';
 import { checkContentWrite, WriteMode } from './write-rules';
@@ -106,5 +108,26 @@ describe('checkContentWrite', () => {
     expect(refusal('viking://resources/tool.exe', 'replace')).toBeNull();
     expect(refusal('viking://user/eve/skills/s.md', 'upsert')).toBeNull();
     expect(refusal('viking://resources/skills', 'replace')).toBeNull();
+  });
+});
+
+describe('removal guards', () => {
+  const user: Identity = { accountId: 'a', userId: 'pat', role: 'user', actorPeerId: null };
+  const admin: Identity = { ...user, role: 'admin' };
+
+  it('a move of a namespace root is refused like its delete, and says so', () => {
+    expect(() => assertDeletable(admin, 'viking://resources', 'Moving')).toThrow(
+      'Moving viking://resources is not supported: namespace root requires root access.',
+    );
+    expect(() => assertDeletable(admin, 'viking://user', 'Moving')).toThrow('move a file or directory below it');
+    expect(() => assertDeletable({ ...admin, role: 'root' }, 'viking://resources', 'Moving')).not.toThrow();
+  });
+
+  it('a shared directory changes as a whole only for admins; a user space stays its owner’s', () => {
+    expect(() => assertSubtreeChangeable(user, 'viking://resources/proj', 'Moving')).toThrow(
+      'Moving a directory of the shared resources tree needs role admin: viking://resources/proj',
+    );
+    expect(() => assertSubtreeChangeable(admin, 'viking://resources/proj', 'Moving')).not.toThrow();
+    expect(() => assertSubtreeChangeable(user, 'viking://user/pat/resources/x')).not.toThrow();
   });
 });

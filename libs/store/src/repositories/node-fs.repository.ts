@@ -1,5 +1,14 @@
 import { IndexJob } from '@app/contracts';
-import { canWrite, Identity, invalidArgument, isUnder, KernelError, KernelErrorCode } from '@app/kernel';
+import {
+  assertSubtreeChangeable,
+  canWrite,
+  checkContentWrite,
+  Identity,
+  invalidArgument,
+  isUnder,
+  KernelError,
+  KernelErrorCode,
+} from '@app/kernel';
 import { Db } from '../db/db.port';
 import { AccountQuota, enforceQuota } from './account-usage';
 import { ensureDirectories, writeNodes } from './node-write';
@@ -46,14 +55,17 @@ export class NodeFsRepository {
       const scope = scopeSql(identity, 3);
       const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
       // Sizes first: the subtree's bodies are read into this process only once they are known to fit.
-      const sized = await tx.query<{ uri: string; bytes: number }>(
-        `SELECT uri, coalesce(octet_length(content), 0)::int AS bytes FROM nodes WHERE (uri = $1 OR uri LIKE $2) AND ${scope.sql}
+      const sized = await tx.query<{ uri: string; kind: 'file' | 'directory'; bytes: number }>(
+        `SELECT uri, kind, coalesce(octet_length(content), 0)::int AS bytes FROM nodes WHERE (uri = $1 OR uri LIKE $2) AND ${scope.sql}
          ORDER BY uri LIMIT ${MAX_MOVE_NODES + 1}${lock}`,
         [from, below(from), ...scope.params],
       );
-      if (!sized.rows.some((r) => r.uri === from)) {
+      const head = sized.rows.find((r) => r.uri === from);
+      if (!head) {
         throw new KernelError(KernelErrorCode.NotFound, `File not found: ${from}`, { type: 'file', resource: from });
       }
+      // Moving a directory removes its whole subtree: the rule of a recursive delete of it.
+      if (head.kind === 'directory') assertSubtreeChangeable(identity, from, 'Moving');
       if (sized.rows.length > MAX_MOVE_NODES) {
         const message = `cannot move more than ${MAX_MOVE_NODES} nodes at once: ${from}`;
         throw invalidArgument(message, { field: 'from_uri', limit: MAX_MOVE_NODES });
@@ -80,13 +92,15 @@ export class NodeFsRepository {
         throw new KernelError(KernelErrorCode.AlreadyExists, `File already exists: ${to}`, { resource: to });
       }
       const target = (uri: string) => to + uri.slice(from.length);
+      const files = rows.filter((r) => r.kind === 'file');
+      // Each file lands through the write rules at its new place, as a create of it would.
+      for (const f of files) checkContentWrite(target(f.uri), 'create', 'to_uri');
       const dirs = rows.filter((r) => r.kind === 'directory').map((r) => target(r.uri));
       const jobs: IndexJob[] = [];
       const createdDirs = await ensureDirectories(tx, identity, dirs);
       if (createdDirs.length) {
         jobs.push(await insertOutbox(tx, identity.accountId, 'upsert', createdDirs, this.graceMs));
       }
-      const files = rows.filter((r) => r.kind === 'file');
       if (files.length) {
         const ops = files.map((f) => ({
           uri: target(f.uri),

@@ -1,5 +1,5 @@
 import { IndexJob } from '@app/contracts';
-import { canChangeSubtree, Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { assertSubtreeChangeable, Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { NODE_COLUMNS, NodeRow, toNodeRecord } from './node-row';
 import { NodeRecord } from './node.types';
@@ -116,15 +116,7 @@ export class NodeRepository {
     return this.db.transaction(async (tx) => {
       const node = await this.lockRow(tx, identity, uri);
       if (!node) return { deleted: [], index: null };
-      if (node.kind === 'directory' && recursive && !canChangeSubtree(identity, uri)) {
-        throw new KernelError(
-          KernelErrorCode.PermissionDenied,
-          `Deleting a directory of the shared resources tree needs role admin: ${uri}`,
-          {
-            resource: uri,
-          },
-        );
-      }
+      if (node.kind === 'directory' && recursive) assertSubtreeChangeable(identity, uri);
       if (node.kind === 'directory' && !recursive) {
         const inner = scopeSql(identity, 2);
         const { rows } = await tx.query<{ n: number }>(
