@@ -95,6 +95,25 @@ describe('sessions: hostile inputs', () => {
       'source_message_ids',
     );
     refused(await post('/api/v1/sessions/bad%2Fid/messages', { role: 'user', content: 'x' }), 'session_id');
+    // null is absence, not an empty message; a text part needs a string text (it stored 5 or nothing).
+    refused(
+      await post('/api/v1/sessions/h/messages', { role: 'user', content: null }),
+      "Either 'content' or 'parts' must be provided",
+    );
+    refused(
+      await post('/api/v1/sessions/h/messages', { role: 'user', parts: [{ type: 'text' }] }),
+      'body.parts[0].text',
+    );
+    refused(
+      await post('/api/v1/sessions/h/messages', {
+        role: 'user',
+        parts: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 5 },
+        ],
+      }),
+      'body.parts[1].text',
+    );
     const big = await post('/api/v1/sessions/h/messages', { role: 'user', content: 'z'.repeat(70_000) });
     expect(big.status).toBe(413);
     // Extra keys are ignored, as the plugins expect; nothing above was stored.
@@ -106,6 +125,9 @@ describe('sessions: hostile inputs', () => {
     });
     expect(ok.status).toBe(200);
     expect(ok.body.result.message_count).toBe(1);
+    // The bound is the content's own characters: exactly 2,000 fit (the parts' JSON made it 2,027).
+    const exact = await post('/api/v1/sessions/h-exact/messages', { role: 'user', content: 'e'.repeat(2000) });
+    expect([exact.status, exact.body.result?.message_count]).toEqual([200, 1]);
   });
 
   it('batch: over the count bound; one bad item stores nothing', async () => {

@@ -23,7 +23,8 @@ const invalid = (field: string, message: string) =>
  * (`messages[3]`). See docs/sessions.md "Messages".
  */
 export function buildMessages(dto: AddMessageDto, limits: AppConfig['sessions'], field: string): NewMessage[] {
-  if (dto.content === undefined && dto.parts === undefined) {
+  // `null` is absence (the reference's optional fields), not an empty message.
+  if (dto.content == null && dto.parts == null) {
     throw invalid(field, "Either 'content' or 'parts' must be provided");
   }
   if (dto.parts && dto.parts.length > limits.messageMaxParts) {
@@ -37,6 +38,9 @@ export function buildMessages(dto: AddMessageDto, limits: AppConfig['sessions'],
     ? normaliseParts(dto.parts).map((p) => expandPartUris(p, now))
     : [{ type: 'text', text: dto.content ?? '' }];
   for (const [i, p] of parts.entries()) {
+    if (p.type === 'text' && typeof p.text !== 'string') {
+      throw invalid(`${field}.parts[${i}].text`, `${field}.parts[${i}].text: a text part needs a string text`);
+    }
     if (p.type !== 'image_url') continue;
     const img = p.image_url;
     const url =
@@ -44,12 +48,15 @@ export function buildMessages(dto: AddMessageDto, limits: AppConfig['sessions'],
     if (typeof url !== 'string' || url.trim() === '')
       throw invalid(`${field}.parts[${i}].image_url`, 'image_url part requires a non-empty URL');
   }
-  const size = JSON.stringify(parts).length;
+  // Content is bounded by its own characters (a message of exactly the bound fits); parts by their JSON,
+  // since their structure is stored too.
+  const size = dto.parts ? JSON.stringify(parts).length : (dto.content ?? '').length;
   if (size > limits.messageMaxChars) {
     const which = dto.parts ? `${field}.parts` : `${field}.content`;
+    const what = dto.parts ? `take ${size} characters as JSON` : `is ${size} characters`;
     throw invalid(
       which,
-      `${which} is ${size} characters; at most ${limits.messageMaxChars} are allowed (MUNINN_SESSION_MESSAGE_MAX_CHARS)`,
+      `${which} ${what}; at most ${limits.messageMaxChars} are allowed (MUNINN_SESSION_MESSAGE_MAX_CHARS)`,
     );
   }
   const extra: Record<string, unknown> = {};
