@@ -128,6 +128,40 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
     expect(done.result.memories_extracted.memory_edit ?? 0).toBeGreaterThanOrEqual(0);
   });
 
+  it('sessions whose ids slug alike (Col-A, col.a, col_a) keep one event file each on one day (docs/sessions.md "Event file names")', async () => {
+    const said = {
+      'Col-A': 'Alpha session: I work at Contoso on the billing team.',
+      'col.a': 'Beta session: my sister Jane lives in Oslo.',
+      col_a: 'Gamma session: the standup moved to nine thirty.',
+    };
+    const events: Record<string, string[]> = {};
+    for (const [sid, content] of Object.entries(said)) {
+      const m = await post(`/api/v1/sessions/${sid}/messages`, {
+        role: 'user',
+        content,
+        created_at: '2026-12-03T09:00:00Z',
+      });
+      expect(m.status).toBe(200);
+      const c = (await post(`/api/v1/sessions/${sid}/commit`)).body.result;
+      const done = await task(c.task_id);
+      expect(done.status).toBe('completed');
+      events[sid] = done.result.memory_uris.filter((u: string) => u.includes('/memories/events/2026/12/03/'));
+      expect(events[sid]).toHaveLength(1);
+    }
+    const uris = Object.values(events).flat();
+    expect(new Set(uris).size).toBe(3);
+    // The id that is its own slug keeps the readable name; the others add a hash of the exact id.
+    expect(events.col_a[0]).toBe('viking://user/default/memories/events/2026/12/03/col_a_archive_001_p1.md');
+    expect(events['Col-A'][0]).toMatch(/\/col_a-[0-9a-f]{16}_archive_001_p1\.md$/);
+    expect(events['col.a'][0]).toMatch(/\/col_a-[0-9a-f]{16}_archive_001_p1\.md$/);
+    // Each file still holds its own session's words, and only those (before: Beta overwrote Alpha).
+    for (const [sid, content] of Object.entries(said)) {
+      const body = String((await get(`/api/v1/content/read?uri=${encodeURIComponent(events[sid][0])}`)).body.result);
+      expect(body).toContain(content);
+      for (const other of Object.values(said)) if (other !== content) expect(body).not.toContain(other);
+    }
+  });
+
   it('skips: empty session, all within the keep window; commit of an unknown session is 404', async () => {
     await post('/api/v1/sessions', { session_id: 'empty' });
     expect((await post('/api/v1/sessions/empty/commit')).body.result).toMatchObject({

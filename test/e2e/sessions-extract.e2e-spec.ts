@@ -65,7 +65,7 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
     expect(t.result.token_usage.llm).toMatchObject({ prompt_tokens: 321, completion_tokens: 45, total_tokens: 366 });
     expect(t.result.memory_uris.sort()).toEqual([
       'viking://user/default/memories/entities/person/ottoline.md',
-      'viking://user/default/memories/events/2026/03/02/ottoline_visit_archive_001_1.md',
+      'viking://user/default/memories/events/2026/03/02/ottoline_visit-m1_archive_001_1.md',
       'viking://user/default/memories/preferences/default/reviews.md',
       'viking://user/default/memories/profile.md',
     ]);
@@ -121,6 +121,29 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
     expect((await get(`/api/v1/sessions/f-${_name}/context`)).body.result.latest_archive_overview).toContain(
       '## Key Facts & Decisions',
     );
+  });
+
+  it('two sessions whose model names one event alike keep two event files (docs/sessions.md "Event file names")', async () => {
+    const answer = (summary: string) =>
+      JSON.stringify({
+        events: [{ event_name: 'Weekly sync', summary, from: 0, to: 0 }],
+        overview: workingMemory('Sync'),
+      });
+    const files: string[] = [];
+    for (const [sid, summary] of [
+      ['Sync-A', 'Alpha: the weekly sync moved to Monday.'],
+      ['sync.a', 'Beta: the weekly sync is cancelled in July.'],
+    ]) {
+      next = answer(summary);
+      const t = await commitAndWait(sid, [{ role: 'user', content: summary, created_at: '2026-06-01T09:00:00Z' }]);
+      expect(t.result.extractor).toBe('model');
+      const uri = t.result.memory_uris.find((u: string) => u.includes('/events/2026/06/01/'));
+      expect(uri).toMatch(/\/weekly_sync-sync_a-[0-9a-f]{16}_archive_001_1\.md$/);
+      expect(await read(uri)).toContain(summary);
+      files.push(uri);
+    }
+    expect(files[0]).not.toBe(files[1]);
+    expect(await read(files[0])).toContain('Alpha: the weekly sync moved to Monday.');
   });
 
   it('query expansion sees the newest archive overview of the session', async () => {

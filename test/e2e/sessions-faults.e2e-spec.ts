@@ -162,7 +162,7 @@ suite('sessions under faults (real processes)', () => {
     expect(t.status).toBe('completed');
     expect(t.result.extractor).toBe('model');
     const files = await sql<{ uri: string }>(
-      "SELECT uri FROM nodes WHERE kind = 'file' AND (uri LIKE '%ottoline_visit_archive_001%' OR uri LIKE '%/entities/person/ottoline.md')",
+      "SELECT uri FROM nodes WHERE kind = 'file' AND (uri LIKE '%ottoline_visit-crash_archive_001%' OR uri LIKE '%/entities/person/ottoline.md')",
     );
     expect(files.map((f) => f.uri).sort()).toEqual([...t.result.memory_uris].sort());
     expect(files).toHaveLength(2);

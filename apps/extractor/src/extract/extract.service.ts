@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ExtractJob, ExtractResult, ManualExtractJob, ManualExtractResult } from '@app/contracts';
@@ -36,6 +37,8 @@ const TASK_VISIBLE_MS = 5_000;
 const PREDECESSOR_MS = 20_000;
 /** Peer spaces whose pages the model is shown (an archive may name many peers; the prompt stays bounded). */
 const PEER_SPACES = 4;
+/** Hex SHA-256 of a session id: the kernel names event files with it (`sessionFileKey`, docs/sessions.md "Event file names"). */
+const sessionDigest = (sessionId: string) => createHash('sha256').update(sessionId, 'utf8').digest('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PERMANENT = new Set([
   KernelErrorCode.InvalidArgument,
@@ -98,6 +101,7 @@ export class ExtractService {
       const input = {
         userId: job.userId,
         sessionId: job.sessionId,
+        sessionDigest: sessionDigest(job.sessionId),
         archiveIndex: job.archiveIndex,
         messages: archive.messages,
         nowIso: new Date().toISOString(),
@@ -150,6 +154,7 @@ export class ExtractService {
     const input = {
       userId: job.userId,
       sessionId: job.sessionId,
+      sessionDigest: sessionDigest(job.sessionId),
       archiveIndex: 0,
       messages,
       nowIso: new Date().toISOString(),

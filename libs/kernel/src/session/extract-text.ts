@@ -12,6 +12,25 @@ export function slug(text: string, max = 60): string {
   return words.join('_').slice(0, max).replace(/_+$/, '');
 }
 
+/** Characters of a session's slug in event file names, and hex digits of the hash added when the slug is lossy. */
+const SESSION_SLUG_CHARS = 40;
+const SESSION_HASH_HEX = 16;
+
+/**
+ * The session's part of an event file name (docs/sessions.md "Event file names"): the session id itself
+ * when its slug is the id (lower-case letters and digits joined by single `_`, at most 40 characters),
+ * else the slug (`session` when empty) + `-` + the first 16 hex digits of the id's SHA-256. `slug` never
+ * writes `-`, so a hashed key never equals a plain one, and two ids share a key only by sharing 64 bits
+ * of hash: `Col-A` and `col.a` (both `col_a`) no longer overwrite each other's events. The digest is
+ * the caller's (the kernel imports no crypto, docs/architecture.md); it must be of `sessionId` exactly.
+ */
+export function sessionFileKey(sessionId: string, sha256Hex: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256Hex)) throw new Error('sessionFileKey needs the hex SHA-256 of the session id');
+  const readable = slug(sessionId, SESSION_SLUG_CHARS);
+  if (readable === sessionId) return readable;
+  return `${readable || 'session'}-${sha256Hex.slice(0, SESSION_HASH_HEX)}`;
+}
+
 /** The text cut to `max` characters on a word boundary when possible, with an ellipsis. */
 export function clip(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();

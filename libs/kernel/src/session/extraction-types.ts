@@ -5,6 +5,8 @@ import { SessionMessage } from './session-message';
 export interface ExtractionInput {
   userId: string;
   sessionId: string;
+  /** Hex SHA-256 of `sessionId`, from the caller: event file names carry it when the id's slug is lossy (`sessionFileKey`). */
+  sessionDigest: string;
   archiveIndex: number;
   messages: SessionMessage[];
   /** ISO time of the commit: the date of events whose messages carry no date of their own. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   effectiveExtraction,
   extractOffline,
@@ -21,6 +22,7 @@ const msg = (id: string, role: string, text: string, peer?: string): SessionMess
 const input = (messages: SessionMessage[], policy = { self: true, peer: true }): ExtractionInput => ({
   userId: 'alice',
   sessionId: 's1',
+  sessionDigest: createHash('sha256').update('s1').digest('hex'),
   archiveIndex: 1,
   messages,
   nowIso: '2026-08-22T00:00:00Z',

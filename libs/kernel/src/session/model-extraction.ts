@@ -1,5 +1,5 @@
 import { archiveName } from './commit-plan';
-import { clip, eventDate, slug } from './extract-text';
+import { clip, eventDate, sessionFileKey, slug } from './extract-text';
 import { Extraction, ExtractionInput, ProposedMemory } from './extraction-types';
 import { MemoryRouter, MemoryTarget, SELF_ONLY } from './memory-routing';
 import { turnLine, turnsOf } from './turns';
@@ -87,6 +87,7 @@ export function parseModelExtraction(answer: string, input: ExtractionInput, use
   const turns = turnsOf(input.messages);
   const router = new MemoryRouter(input.routing ?? SELF_ONLY, input.messages);
   const memories: ProposedMemory[] = [];
+  const sessionKey = sessionFileKey(input.sessionId, input.sessionDigest);
   // Routed to the item's space (a model-named peer must be allowed; unroutable items are dropped).
   const push = (m: ProposedMemory, target: MemoryTarget | undefined) => {
     if (target !== undefined) memories.push(target ? { ...m, peerId: target } : m);
@@ -137,7 +138,9 @@ export function parseModelExtraction(answer: string, input: ExtractionInput, use
     const to = Math.max(from, Math.min(turns.length - 1, Number.isInteger(ev.to) ? (ev.to as number) : from));
     const range = turns.slice(from, to + 1);
     const date = eventDate(range[0]?.createdAt, input.nowIso);
-    const name = `${slug(text(ev.event_name, 100)) || 'event'}_${archiveName(input.archiveIndex)}_${i + 1}`;
+    // The model names the event; the session key keeps two sessions' events apart, after a `-` that neither
+    // slug writes before it, so (event name, session) pairs never share a name (docs/sessions.md "Event file names").
+    const name = `${slug(text(ev.event_name, 100)) || 'event'}-${sessionKey}_${archiveName(input.archiveIndex)}_${i + 1}`;
     const fields = { event_name: name, summary, ranges: `${from}-${to}`, version: 1, memory_type: 'events' };
     const body = `# Summary\n${summary}\n# ${date.iso} (${date.weekday}) ChatLog:\n${range.map(turnLine).join('\n')}\n`;
     const event: ProposedMemory = {

@@ -1,6 +1,6 @@
 import { estimateTokens } from '../budget/token-estimate';
 import { archiveName } from './commit-plan';
-import { clip, eventDate, sentences, slug } from './extract-text';
+import { clip, eventDate, sentences, sessionFileKey, slug } from './extract-text';
 import {
   DEFAULT_OFFLINE_EXTRACTOR,
   Extraction,
@@ -80,7 +80,8 @@ function eventMemories(
   router: MemoryRouter,
 ): ProposedMemory[] {
   const parts = partsByTokens(turns, opts.partTokens);
-  const sid = slug(input.sessionId, 40) || 'session';
+  // One name per session: two sessions' events never share a file (docs/sessions.md "Event file names").
+  const sid = sessionFileKey(input.sessionId, input.sessionDigest);
   return parts.flatMap((part, i) => {
     const date = eventDate(part[0].createdAt, input.nowIso);
     const who = [...new Set(part.map((t) => t.speaker))].join(' and ');

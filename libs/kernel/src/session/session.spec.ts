@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   archiveName,
   autoCommitDue,
@@ -22,6 +23,7 @@ import {
   sanitiseTaskError,
   SessionMessage,
   sessionContext,
+  sessionFileKey,
   splitToolAggregate,
   turnsOf,
   WORKING_MEMORY_SECTIONS,
@@ -35,6 +37,8 @@ const msg = (id: string, role: string, text: string, extra: Partial<SessionMessa
   ...extra,
 });
 
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+
 const input = (messages: SessionMessage[], over: Partial<ExtractionInput> = {}): ExtractionInput => ({
   userId: 'alice',
   sessionId: 's1',
@@ -44,6 +48,7 @@ const input = (messages: SessionMessage[], over: Partial<ExtractionInput> = {}):
   previousOverview: '',
   eventTags: [],
   ...over,
+  sessionDigest: sha256(over.sessionId ?? 's1'),
 });
 
 describe('commit rules', () => {
@@ -218,6 +223,34 @@ describe('offline extractor', () => {
     expect(mem.memories.some((m) => m.path.includes('/bob.md'))).toBe(false);
   });
 
+  it('two sessions never name one event file: a lossy slug carries a hash of the exact id (docs/sessions.md "Event file names")', () => {
+    const eventPaths = (sessionId: string) =>
+      extractOffline(input(talk, { sessionId }))
+        .memories.filter((m) => m.memoryType === 'events')
+        .map((m) => m.path);
+    // An id that is its own slug keeps the readable name (and the name it had before hashes).
+    expect(eventPaths('col_a')).toEqual(['events/2026/08/20/col_a_archive_003_p1.md']);
+    const upper = eventPaths('Col-A');
+    const dotted = eventPaths('col.a');
+    expect(upper).toEqual([`events/2026/08/20/col_a-${sha256('Col-A').slice(0, 16)}_archive_003_p1.md`]);
+    expect(dotted).toEqual([`events/2026/08/20/col_a-${sha256('col.a').slice(0, 16)}_archive_003_p1.md`]);
+    expect(new Set([...upper, ...dotted, ...eventPaths('col_a')]).size).toBe(3);
+    // Ids without a letter or digit, and ids sharing their first 40 slug characters.
+    expect(new Set([...eventPaths('.'), ...eventPaths('..'), ...eventPaths('_')]).size).toBe(3);
+    expect(eventPaths('..')[0]).toMatch(/\/session-[0-9a-f]{16}_archive_003_p1\.md$/);
+    const long = 'a'.repeat(40);
+    expect(new Set([...eventPaths(long), ...eventPaths(`${long}b`), ...eventPaths(`${long}c`)]).size).toBe(3);
+    expect(eventPaths(long)).toEqual([`events/2026/08/20/${long}_archive_003_p1.md`]);
+    // The extraction id in the trailer names the same key.
+    const fields = extractOffline(input(talk, { sessionId: 'Col-A' })).memories[0].content;
+    expect(fields).toContain(`"source_extraction_id": "col_a-${sha256('Col-A').slice(0, 16)}/archive_003"`);
+  });
+
+  it('the session key refuses a digest that is not a hex SHA-256', () => {
+    expect(() => sessionFileKey('s1', 'abc')).toThrow('SHA-256');
+    expect(sessionFileKey('s1', sha256('s1'))).toBe('s1');
+  });
+
   it('merging quotes adds each line once (a replay changes nothing)', () => {
     const once = mergeQuotes(null, '# Marguerite', '- q1 (m1)\n- q2 (m2)');
     expect(mergeQuotes(once, '# Marguerite', '- q2 (m2)')).toBe(once);
@@ -247,11 +280,31 @@ describe('model extraction answers', () => {
     const e = parseModelExtraction(`Here you go:\n\`\`\`json\n${answer}\n\`\`\``, input(talk), 'alice')!;
     expect(e.memories.map((m) => m.path).sort()).toEqual([
       'entities/place/lisbon.md',
-      'events/2026/08/20/moved_to_lisbon_archive_003_1.md',
+      'events/2026/08/20/moved_to_lisbon-s1_archive_003_1.md',
       'preferences/alice/etc.md',
       'profile.md',
     ]);
     expect(e.overview).toContain('## Open Issues');
+  });
+
+  it('two sessions whose model names the same event write two files (the session key after a `-`)', () => {
+    const answer = JSON.stringify({
+      events: [{ event_name: 'Moved to Lisbon', summary: 'User moved to Lisbon in May.', from: 0, to: 1 }],
+    });
+    const path = (sessionId: string) =>
+      parseModelExtraction(answer, input(talk, { sessionId }), 'alice')!.memories[0].path;
+    expect(path('Col-A')).toBe(
+      `events/2026/08/20/moved_to_lisbon-col_a-${sha256('Col-A').slice(0, 16)}_archive_003_1.md`,
+    );
+    expect(path('col.a')).not.toBe(path('Col-A'));
+    // (event "a b", session "c") and (event "a", session "b_c") would have met without the `-`.
+    const named = (event: string, sessionId: string) =>
+      parseModelExtraction(
+        JSON.stringify({ events: [{ event_name: event, summary: 'x', from: 0, to: 0 }] }),
+        input(talk, { sessionId }),
+        'alice',
+      )!.memories[0].path;
+    expect(named('a b', 'c')).not.toBe(named('a', 'b_c'));
   });
 
   it('malformed or empty answers are null (the caller falls back)', () => {
