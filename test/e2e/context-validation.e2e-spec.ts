@@ -169,6 +169,42 @@ describe('context validation and routing', () => {
     expect(extra.body.error.message).toBe('Invalid request parameters: body.bogus: Extra inputs are not permitted');
   });
 
+  it("session_id follows the session routes' rule in context, list and /recall; no session is made of a refused one", async () => {
+    const sessions = async () =>
+      (await app.request('GET', '/api/v1/sessions', { key: alice })).body.result.map(
+        (s: { session_id: string }) => s.session_id,
+      );
+    const before = await sessions();
+    // Before: each of these made a session (viking://user/alice/sessions/a/b, …) that GET and DELETE refused.
+    for (const id of ['a/b', '../x', '😀', 'a b', '.', '..', 'x'.repeat(129)]) {
+      const r = await ctx({ query: 'plain fox', session_id: id, dedup_turns: 3 });
+      expectInvalid(r);
+      expect(r.body.error.message.startsWith('Invalid request parameters: body.session_id: ')).toBe(true);
+      expectInvalid(await post(app, RECALL, { query: 'plain fox', session_id: id }, { key: alice }));
+      const list = await search({ query: 'plain fox', session_id: id });
+      expectInvalid(list);
+      expect(list.text).toContain('session_id');
+    }
+    expect((await ctx({ query: 'q', session_id: 'a/b' })).body.error.details.validation_errors[0]).toMatchObject({
+      loc: ['body', 'session_id'],
+      type: 'string_pattern_mismatch',
+    });
+    expect(await sessions()).toEqual(before);
+    // No session, and the ids the plugins send (docs/contract.md, "Context request body"), still work.
+    expect((await ctx({ query: 'plain fox', session_id: '' })).status).toBe(200);
+    expect((await ctx({ query: 'plain fox', session_id: null })).status).toBe(200);
+    const plugin = 'cc-7f3e1c2a-9b8d-4e6f-a1b2-c3d4e5f60718';
+    expect((await ctx({ query: 'plain fox', session_id: plugin, dedup_turns: 3 })).status).toBe(200);
+    expect(
+      (await post(app, RECALL, { query: 'plain fox', session_id: 'v1.session@host' }, { key: alice })).status,
+    ).toBe(200);
+    expect(await sessions()).toEqual(expect.arrayContaining([plugin, 'v1.session@host']));
+    // The bound is in the OpenAPI document.
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    for (const schema of ['ContextSearchRequestDto', 'RecallRequestDto', 'SearchListRequestDto'])
+      expect(new RegExp(doc.components.schemas[schema].properties.session_id.pattern).test('a/b')).toBe(false);
+  });
+
   it('validation errors are 400 (never 422) with loc starting "body" and the "Invalid request parameters: " prefix', async () => {
     for (const body of [
       { mode: 'context', query: 'q', max_tokens: 10 },

@@ -24,7 +24,8 @@ export function rawRequest(
         host: url.hostname,
         port: url.port,
         method,
-        path: url.pathname + url.search,
+        // As given (curl --path-as-is): URL parsing would fold `%2E%2E` segments before the server saw them.
+        path: path.startsWith('/') ? path : url.pathname + url.search,
         headers: opts.headers ?? {},
         setHost: !hasHost(opts.headers),
       },

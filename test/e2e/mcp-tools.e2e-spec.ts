@@ -232,6 +232,21 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect((await call('read', { uris: 'viking://resources/t/notes.md' })).text).toBe('# Notes\n');
   });
 
+  it('search and recall refuse a session_id the session routes refuse, and make no session of it', async () => {
+    const { tools } = await client.listTools();
+    const prop = (n: string) => (tools.find((t) => t.name === n)!.inputSchema as any).properties.session_id;
+    for (const name of ['search', 'recall']) expect(new RegExp(prop(name).pattern).test('..')).toBe(false);
+    const before = (await app.request('GET', '/api/v1/sessions', { key })).body.result.length;
+    for (const session_id of ['a/b', '..']) {
+      const search = await call('search', { query: 'anything', mode: 'context', session_id, dedup_turns: 3 });
+      expect([search.isError, search.text.includes('session_id')]).toEqual([true, true]);
+      const recall = await call('recall', { query: 'anything', session_id });
+      expect([recall.isError, recall.text.includes('session_id')]).toEqual([true, true]);
+    }
+    expect((await app.request('GET', '/api/v1/sessions', { key })).body.result).toHaveLength(before);
+    expect((await call('search', { query: 'anything', mode: 'context', session_id: 'mcp-ok.1' })).isError).toBe(false);
+  });
+
   it('cases 11, 15, 31: health, remember and add_resource validation texts', async () => {
     expect((await call('health')).text).toBe('OpenViking is healthy (service initialized, storage: VikingFS)');
     const stored = await call('remember', {

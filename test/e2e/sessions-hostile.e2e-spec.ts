@@ -1,4 +1,5 @@
 import { startTestApp, TestApp } from '@app/testing';
+import { rawRequest } from './hostile-support';
 
 /** Every new session route refuses bad input with a clear 400 (or 413) naming the field, never a 500. */
 describe('sessions: hostile inputs', () => {
@@ -55,6 +56,34 @@ describe('sessions: hostile inputs', () => {
       'tags',
     );
     refused(await post('/api/v1/sessions', undefined, '[1,2]'), 'body');
+  });
+
+  it('session ids "." and ".." are refused in the body and in the path, as peer ids are (docs/sessions.md "Session ids")', async () => {
+    refused(await post('/api/v1/sessions', { session_id: '..' }), 'session_id');
+    refused(await post('/api/v1/sessions', { session_id: '.' }), 'session_id');
+    // Sent as is (curl --path-as-is): before, `%2E%2E` committed into viking://user/default/sessions/../history/….
+    const raw = (method: string, path: string, body?: unknown) =>
+      rawRequest(
+        app.url,
+        method,
+        path,
+        body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {},
+      );
+    for (const id of ['%2E', '%2E%2E', '%2e%2e']) {
+      refused(await raw('POST', `/api/v1/sessions/${id}/messages`, { role: 'user', content: 'x' }), 'session_id');
+      refused(await raw('POST', `/api/v1/sessions/${id}/commit`, {}), 'session_id');
+      refused(await raw('GET', `/api/v1/sessions/${id}?auto_create=true`), 'session_id');
+      refused(await raw('DELETE', `/api/v1/sessions/${id}`), 'session_id');
+    }
+    // Nothing was created: no such session, and no node under a `.` or `..` session directory.
+    const ids = (await get('/api/v1/sessions')).body.result.map((x: { session_id: string }) => x.session_id);
+    expect(ids.filter((id: string) => id === '.' || id === '..')).toEqual([]);
+    const tree = await get(`/api/v1/fs/tree?uri=${encodeURIComponent('viking://user/default/sessions')}`);
+    expect(tree.text).not.toContain('sessions/..');
+    expect(tree.text).not.toContain('sessions/./');
+    // Dots inside an id are still fine.
+    expect((await post('/api/v1/sessions', { session_id: '...' })).status).toBe(200);
+    expect((await post('/api/v1/sessions', { session_id: 'v1.2' })).status).toBe(200);
   });
 
   it('messages: missing or malformed content, bounds from config, peer ids, image parts, kinds', async () => {

@@ -6,6 +6,7 @@ export interface RuleSchema {
   minimum?: number;
   maximum?: number;
   enum?: string[];
+  pattern?: string;
   items?: RuleSchema;
   maxItems?: number;
   additionalProperties?: boolean | RuleSchema;
@@ -33,6 +34,14 @@ export const rules = {
     rule({ type: 'string' }, (v) =>
       typeof v === 'string' ? ok(v) : bad('Input should be a valid string', 'string_type'),
     ),
+  /** A string matching `pattern` (ECMAScript source; also the schema's `pattern`), pydantic's message when not. */
+  pattern: (pattern: string): Rule => {
+    const re = new RegExp(pattern);
+    return rule({ type: 'string', pattern }, (v) => {
+      if (typeof v !== 'string') return bad('Input should be a valid string', 'string_type');
+      return re.test(v) ? ok(v) : bad(`String should match pattern '${pattern}'`, 'string_pattern_mismatch');
+    });
+  },
   int: (min?: number, max?: number): Rule =>
     rule({ type: 'integer', minimum: min, maximum: max }, (v) => {
       let n: number;

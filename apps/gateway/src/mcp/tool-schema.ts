@@ -19,6 +19,7 @@ export interface PropSpec {
   itemRequired?: string[];
   maxItems?: number;
   maxLength?: number;
+  pattern?: string;
   minimum?: number;
   maximum?: number;
 }
@@ -35,6 +36,7 @@ export function fromField(field: FieldSpec, doc: Partial<PropSpec> & { descripti
   if (s.minimum !== undefined) p.minimum = s.minimum;
   if (s.maximum !== undefined) p.maximum = s.maximum;
   if (s.maxItems !== undefined) p.maxItems = s.maxItems;
+  if (s.pattern !== undefined) p.pattern = s.pattern;
   if (s.type === 'array' && s.items?.type) p.of = s.items.type;
   if (s.type === 'object' && typeof s.additionalProperties === 'object') p.of = s.additionalProperties.type;
   const t = typeofJson(field.default);
@@ -76,6 +78,7 @@ function node(name: string, p: PropSpec): Record<string, unknown> {
   if (p.enum) out['enum'] = [...p.enum];
   if (p.default !== undefined && p.default !== null) out['default'] = p.default;
   if (p.maxLength !== undefined) out['maxLength'] = p.maxLength;
+  if (p.pattern !== undefined) out['pattern'] = p.pattern;
   if (p.minimum !== undefined) out['minimum'] = p.minimum;
   if (p.maximum !== undefined) out['maximum'] = p.maximum;
   if (p.type === 'array') {

@@ -1732,6 +1732,8 @@ export interface components {
             events?: components["schemas"]["EventTagsDto"];
         };
         CreateSessionDto: {
+            /** @description Session id to use; the server generates one when omitted or empty. */
+            session_id?: string;
             /** @description Automatic-commit policy (thresholds are clamped); null or absent: off. */
             auto_commit_policy?: {
                 [key: string]: unknown;
@@ -1743,8 +1745,6 @@ export interface components {
             memory_policy?: {
                 [key: string]: unknown;
             } | null;
-            /** @description Session id to use; the server generates one when omitted or empty. */
-            session_id?: string;
             memory_extraction_config?: components["schemas"]["MemoryExtractionConfigDto"];
             telemetry?: Record<string, never>;
         };

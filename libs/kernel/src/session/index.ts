@@ -14,3 +14,4 @@ export * from './memory-routing';
 export * from './turn-budget';
 export * from './tool-output';
 export * from './tool-result-search';
+export * from './session-id';

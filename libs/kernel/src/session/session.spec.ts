@@ -21,6 +21,8 @@ import {
   partsByTokens,
   planCommit,
   sanitiseTaskError,
+  assertSessionId,
+  isSessionId,
   SessionMessage,
   sessionContext,
   sessionFileKey,
@@ -175,6 +177,19 @@ describe('session context view', () => {
     expect(fits.latest_archive_overview).toBe(overview);
     const tight = sessionContext([{ status: 'done', overview, overviewTokens: 0, messages: [] }], live, active + 49);
     expect(tight.latest_archive_overview).toBe('');
+  });
+});
+
+describe('session ids (docs/sessions.md "Session ids")', () => {
+  it('1–128 of [a-zA-Z0-9_.@-], not "." or "..": the routes, the search fields and the store share the rule', () => {
+    for (const ok of ['s1', 'cc-7f3e1c2a-9b8d', 'v1.2', '...', '.a', 'a..', 'x@y@z', 'x'.repeat(128)])
+      expect([ok, isSessionId(ok)]).toEqual([ok, true]);
+    for (const bad of ['', '.', '..', 'a/b', '../x', 'a b', '😀', 'x'.repeat(129), 'a\u0000'])
+      expect([bad, isSessionId(bad)]).toEqual([bad, false]);
+    expect(() => assertSessionId('..')).toThrow(
+      expect.objectContaining({ details: { field: 'session_id', value: '..' } }),
+    );
+    expect(() => assertSessionId('ok')).not.toThrow();
   });
 });
 

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Identity, KernelError, KernelErrorCode, planTurnRetentionOfTail, SessionMessage } from '@app/kernel';
+import {
+  assertSessionId,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  planTurnRetentionOfTail,
+  SessionMessage,
+} from '@app/kernel';
 import { Db } from '../db/db.port';
 import { AccountQuota, enforceQuota, quotaExceeded } from './account-usage';
 import { retentionMessage } from './session-archive.repository';
@@ -96,6 +103,8 @@ export class SessionRepository {
    * (false). The count runs only for a session that does not exist yet, over the primary key's account prefix.
    */
   private async insertWithinQuota(identity: Identity, id: string, settings: SessionSettings): Promise<boolean> {
+    // No session the routes could not address: it would be listed and counted but never read or deleted.
+    assertSessionId(id);
     const { rows } = await this.db.query<{ inserted: number; held: number }>(
       `WITH held AS (SELECT count(*)::int AS n FROM sessions WHERE account_id = $1),
             ins AS (

@@ -1,4 +1,4 @@
-import { CONTEXT_BOUNDS, CONTEXT_DEFAULTS } from '@app/kernel';
+import { CONTEXT_BOUNDS, CONTEXT_DEFAULTS, SESSION_ID_OR_EMPTY_PATTERN } from '@app/kernel';
 import { FieldSpec, rules } from '../../http/body-schema';
 
 const strOrList = rules.union(
@@ -43,8 +43,12 @@ export const FIND_FIELDS = {
   },
 } satisfies Record<string, FieldSpec>;
 
-/** `/search` only: the session (context mode) and the mode switch. */
+/**
+ * `/search` only: the session (context mode) and the mode switch. `session_id` follows the session routes'
+ * rule (docs/sessions.md "Session ids"; `""` means none): context mode materialises the session it names, and
+ * one the routes could not address could never be read or deleted. /recall and the MCP tools share the field.
+ */
 export const SEARCH_FIELDS = {
-  session_id: { rule: rules.str(), nullable: true },
+  session_id: { rule: rules.pattern(SESSION_ID_OR_EMPTY_PATTERN), nullable: true },
   mode: { rule: rules.literal('list', 'context'), default: 'list' },
 } satisfies Record<string, FieldSpec>;

@@ -16,10 +16,11 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { SESSION_ID_MESSAGE, SESSION_ID_OR_EMPTY_PATTERN, SESSION_ID_PATTERN } from '@app/kernel';
 import { toBoolean, toInteger } from '../../http/query-transforms';
 
-const SESSION_ID = /^[a-zA-Z0-9_.@-]{1,128}$/;
-const SESSION_ID_MESSAGE = 'session_id must match ^[a-zA-Z0-9_.@-]{1,128}$';
+// The kernel's one session id rule (docs/sessions.md "Session ids"): `.` and `..` are refused too.
+const SESSION_ID = new RegExp(SESSION_ID_PATTERN);
 
 /**
  * `{"events": {"tags": ["k=v", …]}}`: default tags of the session's event memories. Their bounds are
@@ -44,9 +45,11 @@ export class MemoryExtractionConfigDto {
 /** Body of POST /sessions; unknown keys are ignored (as the reference does). */
 export class CreateSessionDto {
   /** Session id to use; the server generates one when omitted or empty. */
+  // The pattern is written out: the OpenAPI build plugin reads only a literal from @Matches.
+  @ApiPropertyOptional({ pattern: SESSION_ID_OR_EMPTY_PATTERN })
   @IsOptional()
   @IsString()
-  @Matches(/^([a-zA-Z0-9_.@-]{1,128})?$/, { message: SESSION_ID_MESSAGE })
+  @Matches(new RegExp(SESSION_ID_OR_EMPTY_PATTERN), { message: SESSION_ID_MESSAGE })
   session_id?: string;
 
   /** Automatic-commit policy (thresholds are clamped); null or absent: off. */
@@ -226,6 +229,7 @@ export class ContextQueryDto {
 }
 
 export class SessionIdParamDto {
+  @ApiProperty({ pattern: SESSION_ID_PATTERN })
   @IsDefined()
   @IsString()
   @Matches(SESSION_ID, { message: SESSION_ID_MESSAGE })
