@@ -152,8 +152,8 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
     expect(new Set(uris).size).toBe(3);
     // The id that is its own slug keeps the readable name; the others add a hash of the exact id.
     expect(events.col_a[0]).toBe('viking://user/default/memories/events/2026/12/03/col_a_archive_001_p1.md');
-    expect(events['Col-A'][0]).toMatch(/\/col_a-[0-9a-f]{16}_archive_001_p1\.md$/);
-    expect(events['col.a'][0]).toMatch(/\/col_a-[0-9a-f]{16}_archive_001_p1\.md$/);
+    expect(events['Col-A'][0]).toMatch(/\/col_a\.[0-9a-f]{16}_archive_001_p1\.md$/);
+    expect(events['col.a'][0]).toMatch(/\/col_a\.[0-9a-f]{16}_archive_001_p1\.md$/);
     // Each file still holds its own session's words, and only those (before: Beta overwrote Alpha).
     for (const [sid, content] of Object.entries(said)) {
       const body = String((await get(`/api/v1/content/read?uri=${encodeURIComponent(events[sid][0])}`)).body.result);

@@ -138,7 +138,7 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
       const t = await commitAndWait(sid, [{ role: 'user', content: summary, created_at: '2026-06-01T09:00:00Z' }]);
       expect(t.result.extractor).toBe('model');
       const uri = t.result.memory_uris.find((u: string) => u.includes('/events/2026/06/01/'));
-      expect(uri).toMatch(/\/weekly_sync-sync_a-[0-9a-f]{16}_archive_001_1\.md$/);
+      expect(uri).toMatch(/\/weekly_sync-sync_a\.[0-9a-f]{16}_archive_001_1\.md$/);
       expect(await read(uri)).toContain(summary);
       files.push(uri);
     }

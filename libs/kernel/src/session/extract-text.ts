@@ -15,20 +15,22 @@ export function slug(text: string, max = 60): string {
 /** Characters of a session's slug in event file names, and hex digits of the hash added when the slug is lossy. */
 const SESSION_SLUG_CHARS = 40;
 const SESSION_HASH_HEX = 16;
+/** Ids used as they are: what a file name can hold unchanged and never reads as hidden or hashed. */
+const PLAIN_SESSION_KEY = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
 /**
  * The session's part of an event file name (docs/sessions.md "Event file names"): the session id itself
- * when its slug is the id (lower-case letters and digits joined by single `_`, at most 40 characters),
- * else the slug (`session` when empty) + `-` + the first 16 hex digits of the id's SHA-256. `slug` never
- * writes `-`, so a hashed key never equals a plain one, and two ids share a key only by sharing 64 bits
- * of hash: `Col-A` and `col.a` (both `col_a`) no longer overwrite each other's events. The digest is
- * the caller's (the kernel imports no crypto, docs/architecture.md); it must be of `sessionId` exactly.
+ * when it is lower-case letters, digits, `_` and `-` (at most 40 characters, a letter or digit first:
+ * `s1`, `cc-7f3e…`, most UUIDs), else its slug (`session` when empty) + `.` + the first 16 hex digits of
+ * the id's SHA-256. A plain key never holds `.`, so a hashed key never equals one, and two ids share a
+ * key only by sharing 64 bits of hash: `Col-A` and `col.a` no longer overwrite each other's events. A
+ * hash costs about 8 tokens in every URI of the block, so ids that need none keep their own name. The
+ * digest is the caller's (the kernel imports no crypto, docs/architecture.md); it must be of `sessionId`.
  */
 export function sessionFileKey(sessionId: string, sha256Hex: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256Hex)) throw new Error('sessionFileKey needs the hex SHA-256 of the session id');
-  const readable = slug(sessionId, SESSION_SLUG_CHARS);
-  if (readable === sessionId) return readable;
-  return `${readable || 'session'}-${sha256Hex.slice(0, SESSION_HASH_HEX)}`;
+  if (PLAIN_SESSION_KEY.test(sessionId)) return sessionId;
+  return `${slug(sessionId, SESSION_SLUG_CHARS) || 'session'}.${sha256Hex.slice(0, SESSION_HASH_HEX)}`;
 }
 
 /** The text cut to `max` characters on a word boundary when possible, with an ellipsis. */

@@ -238,27 +238,31 @@ describe('offline extractor', () => {
     expect(mem.memories.some((m) => m.path.includes('/bob.md'))).toBe(false);
   });
 
-  it('two sessions never name one event file: a lossy slug carries a hash of the exact id (docs/sessions.md "Event file names")', () => {
+  it('two sessions never name one event file: an id a file name cannot hold carries a hash of itself (docs/sessions.md "Event file names")', () => {
     const eventPaths = (sessionId: string) =>
       extractOffline(input(talk, { sessionId }))
         .memories.filter((m) => m.memoryType === 'events')
         .map((m) => m.path);
-    // An id that is its own slug keeps the readable name (and the name it had before hashes).
+    // Lower-case ids with digits, `_` and `-` keep their own readable name.
     expect(eventPaths('col_a')).toEqual(['events/2026/08/20/col_a_archive_003_p1.md']);
+    expect(eventPaths('cc-7f3e-01')).toEqual(['events/2026/08/20/cc-7f3e-01_archive_003_p1.md']);
     const upper = eventPaths('Col-A');
     const dotted = eventPaths('col.a');
-    expect(upper).toEqual([`events/2026/08/20/col_a-${sha256('Col-A').slice(0, 16)}_archive_003_p1.md`]);
-    expect(dotted).toEqual([`events/2026/08/20/col_a-${sha256('col.a').slice(0, 16)}_archive_003_p1.md`]);
-    expect(new Set([...upper, ...dotted, ...eventPaths('col_a')]).size).toBe(3);
-    // Ids without a letter or digit, and ids sharing their first 40 slug characters.
-    expect(new Set([...eventPaths('.'), ...eventPaths('..'), ...eventPaths('_')]).size).toBe(3);
-    expect(eventPaths('..')[0]).toMatch(/\/session-[0-9a-f]{16}_archive_003_p1\.md$/);
+    expect(upper).toEqual([`events/2026/08/20/col_a.${sha256('Col-A').slice(0, 16)}_archive_003_p1.md`]);
+    expect(dotted).toEqual([`events/2026/08/20/col_a.${sha256('col.a').slice(0, 16)}_archive_003_p1.md`]);
+    expect(new Set([...upper, ...dotted, ...eventPaths('col_a'), ...eventPaths('col-a')]).size).toBe(4);
+    // A plain id spelled like another id's hashed key is still its own (plain keys never hold `.`).
+    const spoof = `col_a.${sha256('Col-A').slice(0, 16)}`;
+    expect(eventPaths(spoof)[0]).not.toBe(upper[0]);
+    // Ids without a letter or digit, a leading `_` or `-`, and ids sharing their first 40 characters.
+    expect(new Set([...eventPaths('.'), ...eventPaths('..'), ...eventPaths('_'), ...eventPaths('-')]).size).toBe(4);
+    expect(eventPaths('..')[0]).toMatch(/\/session\.[0-9a-f]{16}_archive_003_p1\.md$/);
     const long = 'a'.repeat(40);
     expect(new Set([...eventPaths(long), ...eventPaths(`${long}b`), ...eventPaths(`${long}c`)]).size).toBe(3);
     expect(eventPaths(long)).toEqual([`events/2026/08/20/${long}_archive_003_p1.md`]);
     // The extraction id in the trailer names the same key.
     const fields = extractOffline(input(talk, { sessionId: 'Col-A' })).memories[0].content;
-    expect(fields).toContain(`"source_extraction_id": "col_a-${sha256('Col-A').slice(0, 16)}/archive_003"`);
+    expect(fields).toContain(`"source_extraction_id": "col_a.${sha256('Col-A').slice(0, 16)}/archive_003"`);
   });
 
   it('the session key refuses a digest that is not a hex SHA-256', () => {
@@ -309,7 +313,7 @@ describe('model extraction answers', () => {
     const path = (sessionId: string) =>
       parseModelExtraction(answer, input(talk, { sessionId }), 'alice')!.memories[0].path;
     expect(path('Col-A')).toBe(
-      `events/2026/08/20/moved_to_lisbon-col_a-${sha256('Col-A').slice(0, 16)}_archive_003_1.md`,
+      `events/2026/08/20/moved_to_lisbon-col_a.${sha256('Col-A').slice(0, 16)}_archive_003_1.md`,
     );
     expect(path('col.a')).not.toBe(path('Col-A'));
     // (event "a b", session "c") and (event "a", session "b_c") would have met without the `-`.
