@@ -17,6 +17,14 @@ describe('hostile encodings', () => {
 
   afterAll(() => app.close());
 
+  /** One MCP tools/call over HTTP, the raw response (dev mode: no key). */
+  const callTool = (name: string, args: Record<string, unknown>) =>
+    fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+
   it('an unpaired surrogate anywhere in a body is a 400 naming the field, and nothing is stored', async () => {
     // Each of these was a 500 (PostgreSQL refused the JSON column) or stored U+FFFD instead of what was sent.
     const cases: [string, unknown, (string | number)[]][] = [
@@ -73,16 +81,7 @@ describe('hostile encodings', () => {
   });
 
   it('an MCP tool call carrying an unpaired surrogate is a JSON-RPC error naming the argument', async () => {
-    const res = await fetch(`${app.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tools/call',
-        params: { name: 'remember', arguments: { content: LONE } },
-      }),
-    });
+    const res = await callTool('remember', { content: LONE });
     expect(res.status).toBe(400);
     const [msg] = parseMcpBody(res.headers.get('content-type'), await res.text());
     expect(msg.id ?? null).toBeNull();
@@ -109,23 +108,11 @@ describe('hostile encodings', () => {
   });
 
   it('MCP remember with a malformed message is a tool error naming it (an input error, not a logged 500)', async () => {
-    const res = await fetch(`${app.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: {
-          name: 'remember',
-          arguments: {
-            messages: [
-              { role: 'user', content: 'ok' },
-              { role: null, content: 5 },
-            ],
-          },
-        },
-      }),
+    const res = await callTool('remember', {
+      messages: [
+        { role: 'user', content: 'ok' },
+        { role: null, content: 5 },
+      ],
     });
     const [msg] = parseMcpBody(res.headers.get('content-type'), await res.text());
     expect(msg.result.isError).toBe(true);
