@@ -21,6 +21,7 @@ import {
   directorySidecars,
   fileAbstract,
   Identity,
+  MEMORY_ABSTRACT_LIMIT,
   openContext,
   planRetrievalCalls,
   resolveFindTargets,
@@ -161,7 +162,7 @@ async function seed(app: TestApp, store: 'postgres' | 'pglite', n: number): Prom
     const files = Array.from({ length: Math.min(500, n - start) }, (_, i) =>
       syntheticFile(7, start + i, USER, Math.max(200, n / 4)),
     );
-    const abstracts = files.map((f) => fileAbstract(f.uri, f.content));
+    const abstracts = files.map((f) => fileAbstract(f.uri, f.content, MEMORY_ABSTRACT_LIMIT));
     const vectors = await embedder.embed(
       abstracts.map((a, i) => `${files[i].uri.slice(files[i].uri.lastIndexOf('/') + 1)}\n${a}`),
     );

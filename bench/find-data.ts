@@ -3,7 +3,7 @@
  * into indexed nodes with the same kernel functions and embedder input the retriever's IndexService uses.
  */
 import type { Embedder } from '@app/embed';
-import { fileAbstract, searchText } from '@app/kernel';
+import { fileAbstract, MEMORY_ABSTRACT_LIMIT, searchText } from '@app/kernel';
 import type { IndexedNodeInput } from '@app/store';
 
 export { loadLocomo, loadZh } from './eval-corpora';
@@ -23,7 +23,7 @@ export async function indexFiles(
   embedder: Embedder,
   files: { uri: string; content: string; tags?: string[] }[],
 ): Promise<IndexedNodeInput[]> {
-  const abstracts = files.map((f) => fileAbstract(f.uri, f.content));
+  const abstracts = files.map((f) => fileAbstract(f.uri, f.content, MEMORY_ABSTRACT_LIMIT));
   const vectors = await embedder.embed(files.map((f, i) => `${baseNameWords(f.uri)}\n${abstracts[i]}`.slice(0, 8000)));
   return files.map((f, i) => ({
     uri: f.uri,

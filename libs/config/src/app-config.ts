@@ -51,7 +51,7 @@ export interface AppConfig {
     failureMaxChars: number;
   };
   /** The write path: outbox relay and coalesced directory summaries (see docs/architecture.md#write-path). */
-  indexing: { outboxGraceMs: number; outboxPollMs: number; sidecarIntervalMs: number };
+  indexing: { outboxGraceMs: number; outboxPollMs: number; sidecarIntervalMs: number; memoryAbstractMaxChars: number };
   ledger: { ttlSeconds: number };
   /** Request bounds (docs/limits-and-security.md#request-bounds). */
   limits: {

@@ -154,6 +154,15 @@ export class EnvDto {
   @Max(600000)
   MUNINN_SIDECAR_INTERVAL_MS?: number;
 
+  // A memory file's stored abstract is its body up to this many characters (docs/limits-and-security.md,
+  // "Work per byte"): what find answers carry per hit, through Redis and back to the client.
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(1000000)
+  MUNINN_MEMORY_ABSTRACT_MAX_CHARS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -94,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       outboxGraceMs: dto.MUNINN_OUTBOX_GRACE_MS ?? 10000,
       outboxPollMs: dto.MUNINN_OUTBOX_POLL_MS ?? 1000,
       sidecarIntervalMs: dto.MUNINN_SIDECAR_INTERVAL_MS ?? 500,
+      memoryAbstractMaxChars: dto.MUNINN_MEMORY_ABSTRACT_MAX_CHARS ?? 16000,
     },
     ledger: { ttlSeconds: dto.MUNINN_LEDGER_TTL_S ?? 7 * 24 * 3600 },
     limits: {
@@ -182,6 +183,7 @@ const DECLARED = [
   'MUNINN_OUTBOX_GRACE_MS',
   'MUNINN_OUTBOX_POLL_MS',
   'MUNINN_SIDECAR_INTERVAL_MS',
+  'MUNINN_MEMORY_ABSTRACT_MAX_CHARS',
   'MUNINN_BODY_LIMIT_BYTES',
   'MUNINN_WORKER_CONCURRENCY',
   'MUNINN_LEDGER_TTL_S',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AssembleJob, AssembleResult } from '@app/contracts';
-import { assembleBlock, planBlockReads, StageTimer } from '@app/kernel';
+import { assembleBlock, bodyReadChars, planBlockReads, StageTimer } from '@app/kernel';
 import { BodyReaderService } from './body-reader.service';
 
 /**
@@ -15,7 +15,8 @@ export class AssembleService {
   async assemble(job: AssembleJob, timer = new StageTimer(() => 0)): Promise<AssembleResult> {
     const reads = planBlockReads(job);
     const known = [...job.candidates, ...(job.seen ?? []).map((s) => s.candidate)];
-    const contents = await timer.time('body_read', () => this.bodies.read(job.identity, reads, known));
+    const maxChars = bodyReadChars(job.maxTokens);
+    const contents = await timer.time('body_read', () => this.bodies.read(job.identity, reads, known, maxChars));
     return { ...assembleBlock(job, contents, timer), bodiesRead: reads.length };
   }
 }

@@ -16,7 +16,13 @@ export class BodyReaderService {
 
   constructor(private readonly nodes: NodeRepository) {}
 
-  async read(identity: Identity, reads: ContentRead[], candidates: Candidate[]): Promise<Map<string, string>> {
+  /** `maxChars` of each body at most (`bodyReadChars`, docs/limits-and-security.md "Work per byte"). */
+  async read(
+    identity: Identity,
+    reads: ContentRead[],
+    candidates: Candidate[],
+    maxChars: number,
+  ): Promise<Map<string, string>> {
     const contents = new Map<string, string>();
     const groups: [Identity, ContentRead[]][] = [
       [identity, reads.filter((r) => !r.openContext)],
@@ -31,7 +37,7 @@ export class BodyReaderService {
         const nodeUris = group.map((r) =>
           r.uri.endsWith(OVERVIEW_SIDECAR) ? r.uri.slice(0, -OVERVIEW_SIDECAR.length) : r.uri,
         );
-        const nodes = await this.nodes.getMany(who, nodeUris).catch((err: unknown) => {
+        const nodes = await this.nodes.getMany(who, nodeUris, maxChars).catch((err: unknown) => {
           const why = err instanceof Error ? err.message : String(err);
           this.logger.warn(`reading ${nodeUris.length} bodies failed, planning without them: ${why}`);
           return [];

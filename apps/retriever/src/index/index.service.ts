@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IndexJob, IndexResult, SidecarStatus } from '@app/contracts';
 import { fileAbstract, searchText, StageTimer } from '@app/kernel';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { Embedder } from '@app/embed';
 import { FileIndex, IndexInput, NodeIndexRepository } from '@app/store';
 import { baseNameWords, embeddingText, INDEX_EMBEDDER, parentDirectory } from './index-text';
@@ -18,6 +19,7 @@ export class IndexService {
     private readonly repo: NodeIndexRepository,
     private readonly sidecars: SidecarService,
     @Inject(INDEX_EMBEDDER) private readonly embedder: Embedder,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** `timer` gets the stages: `read`, `text`, `embed`, `sql`, `sidecar` (and its parts), `outbox`. */
@@ -55,7 +57,7 @@ export class IndexService {
     const files = nodes.filter((n) => n.kind === 'file');
     const texts = timer.timeSync('text', () =>
       files.map((f) => {
-        const abstract = fileAbstract(f.uri, f.content);
+        const abstract = fileAbstract(f.uri, f.content, this.config.indexing.memoryAbstractMaxChars);
         return { abstract, search: searchText(baseNameWords(f.uri), abstract, f.content.slice(0, 20000)) };
       }),
     );

@@ -1,5 +1,5 @@
 import { directorySidecars } from './directory-sidecars';
-import { fileAbstract } from './node-abstract';
+import { fileAbstract, MEMORY_ABSTRACT_LIMIT } from './node-abstract';
 import { searchText } from './search-text';
 
 describe('fileAbstract', () => {
@@ -18,13 +18,25 @@ describe('fileAbstract', () => {
     ],
     ['resource without title', 'viking://resources/a.txt', 'plain text body', 'plain text body'],
   ])('%s', (_name, uri, content, expected) => {
-    expect(fileAbstract(uri, content)).toBe(expected);
+    expect(fileAbstract(uri, content, MEMORY_ABSTRACT_LIMIT)).toBe(expected);
   });
 
   it('cuts long summaries at a word boundary within 256 code points', () => {
-    const a = fileAbstract('viking://resources/x.md', 'word '.repeat(200));
+    const a = fileAbstract('viking://resources/x.md', 'word '.repeat(200), MEMORY_ABSTRACT_LIMIT);
     expect([...a].length).toBeLessThanOrEqual(256);
     expect(a.endsWith('…')).toBe(true);
+  });
+
+  it('keeps a memory body whole up to the memory limit, and cuts a longer one there at a word', () => {
+    const uri = 'viking://user/u/memories/events/e.md';
+    const small = 'Moved to Lisbon in May. '.repeat(10).trim();
+    expect(fileAbstract(uri, small, 1000)).toBe(small);
+    const big = fileAbstract(uri, 'Moved to Lisbon in May. '.repeat(1000), 1000);
+    expect([...big].length).toBeLessThanOrEqual(1000);
+    expect(big.startsWith('Moved to Lisbon in May. Moved')).toBe(true);
+    expect(big.endsWith('…')).toBe(true);
+    // Astral characters count as one each, as the limit is code points.
+    expect([...fileAbstract(uri, '😀'.repeat(1500), 1000)].length).toBe(1000);
   });
 });
 

@@ -3,17 +3,20 @@ import { cutCodePoints } from '../text/py-text';
 
 /** Longest abstract kept for a non-memory file or a directory (the contract's L0 size). */
 export const ABSTRACT_LIMIT = 256;
+/** Default of MUNINN_MEMORY_ABSTRACT_MAX_CHARS: a memory's abstract is its body up to this many code points. */
+export const MEMORY_ABSTRACT_LIMIT = 16000;
 /** Longest directory overview (the contract's L1 size). */
 export const OVERVIEW_LIMIT = 4000;
 
 /**
- * The abstract of a file node: for memory files the whole stripped body (it doubles as embedding
- * text, docs/contract.md#tiers-and-sidecars); for other files a short extractive summary: the first paragraph that is
- * not a heading
- * or code fence, led by the title when there is one, cut to {@link ABSTRACT_LIMIT} code points.
+ * The abstract of a file node: for memory files the stripped body (it doubles as embedding text,
+ * docs/contract.md#tiers-and-sidecars), cut at `memoryLimit` code points (docs/limits-and-security.md,
+ * "Work per byte": a 9.5 MB memory made every find hit, its trip through Redis and its directory's
+ * summary 9.5 MB); for other files a short extractive summary: the first paragraph that is not a
+ * heading or code fence, led by the title when there is one, cut to {@link ABSTRACT_LIMIT} code points.
  */
-export function fileAbstract(uri: string, content: string): string {
-  if (uri.includes('/memories/')) return stripMemoryFields(content);
+export function fileAbstract(uri: string, content: string, memoryLimit: number): string {
+  if (uri.includes('/memories/')) return cutAtWord(stripMemoryFields(content), memoryLimit);
   const blocks = content
     .replace(/\r\n/g, '\n')
     .split(/\n\s*\n/)
@@ -27,7 +30,8 @@ export function fileAbstract(uri: string, content: string): string {
 
 /** Cuts to `limit` code points, preferring the last word boundary, with an ellipsis when cut. */
 export function cutAtWord(text: string, limit: number): string {
-  if ([...text].length <= limit) return text;
+  // Counted up to the limit only: a multi-megabyte body is not spread into code points to be measured.
+  if (cutCodePoints(text, limit).length === text.length) return text;
   const head = cutCodePoints(text, limit - 1);
   const space = head.lastIndexOf(' ');
   return `${space > limit * 0.6 ? head.slice(0, space) : head}…`;

@@ -2,7 +2,8 @@ import { candidate as cand } from '../testing/candidate';
 import { normalizeDetail, NO_PINS } from '../tiering/detail-pins';
 import { contentUriFor } from '../tiering/tier-text';
 import { planEntries } from './plan-entries';
-import { needsBody, planContentReads } from './read-policy';
+import { estimateTokens } from '../budget/token-estimate';
+import { BODY_READ_MIN_CHARS, bodyReadChars, needsBody, planContentReads } from './read-policy';
 
 const U = 'viking://user/test_user';
 
@@ -140,5 +141,17 @@ describe('read policy', () => {
       { uri: peer.baseUri, openContext: true },
       { uri: 'viking://resources/docs/.overview.md', openContext: false },
     ]);
+  });
+});
+
+describe('bodyReadChars', () => {
+  it('reads at least the floor, and always more than any budget could serve at full', () => {
+    expect(bodyReadChars(64)).toBe(BODY_READ_MIN_CHARS);
+    for (const maxTokens of [64, 800, 1600, 3200, 8191, 32000]) {
+      const read = bodyReadChars(maxTokens);
+      // The cheapest text there is (a quarter token a character) cut at the read bound is still over budget.
+      expect(estimateTokens(' '.repeat(read))).toBeGreaterThan(maxTokens);
+      expect(estimateTokens('a'.repeat(read))).toBeGreaterThan(maxTokens);
+    }
   });
 });

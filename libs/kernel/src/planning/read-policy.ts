@@ -22,6 +22,20 @@ export function oversizedAbstractNeedsBody(candidate: Candidate, cap: number): b
   return text !== '' && entryTokens(entryFor(candidate, 'abstract', text)) > cap;
 }
 
+/** Characters of a body read at least, whatever the budget: an excerpt looks for its lines in them. */
+export const BODY_READ_MIN_CHARS = 65536;
+
+/**
+ * How much of each body an assembly reads (docs/limits-and-security.md, "Work per byte"). Every
+ * character costs at least a quarter token (`estimateTokens`), so a body cut at 8 × `maxTokens`
+ * characters is still over any budget and can never be served `full` by mistake; what is cut is only
+ * the text an `overview` excerpt could have picked its lines from. Twenty 9.5 MB memories made one
+ * context request read, estimate and scan 190 MB (4.5 s with the event loop held).
+ */
+export function bodyReadChars(maxTokens: number): number {
+  return Math.max(BODY_READ_MIN_CHARS, 8 * maxTokens);
+}
+
 /** The read policy (docs/contract.md#tier-texts): read a body only if a body-backed tier is reachable. */
 export function needsBody(candidate: Candidate, cap: number, pins: DetailPins = NO_PINS): boolean {
   return needsContent(candidate, pinFor(pins, candidate.category)) || oversizedAbstractNeedsBody(candidate, cap);

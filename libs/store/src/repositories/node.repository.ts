@@ -30,12 +30,17 @@ export class NodeRepository {
   }
 
   /** Several nodes at once (missing or invisible ones are simply absent). */
-  async getMany(identity: Identity, uris: string[]): Promise<NodeRecord[]> {
+  /** The nodes at `uris` the caller can see; `maxContentChars` cuts each `content` in the store. */
+  async getMany(identity: Identity, uris: string[], maxContentChars?: number): Promise<NodeRecord[]> {
     if (uris.length === 0) return [];
-    const scope = scopeSql(identity, 2);
+    const scope = scopeSql(identity, 3);
+    const columns = NODE_COLUMNS.replace(
+      'content,',
+      'CASE WHEN $2::int IS NULL THEN content ELSE left(content, $2) END AS content,',
+    );
     const { rows } = await this.db.query<NodeRow>(
-      `SELECT ${NODE_COLUMNS} FROM nodes WHERE uri = ANY($1::text[]) AND ${scope.sql}`,
-      [uris, ...scope.params],
+      `SELECT ${columns} FROM nodes WHERE uri = ANY($1::text[]) AND ${scope.sql}`,
+      [uris, maxContentChars ?? null, ...scope.params],
     );
     return rows.map(toNodeRecord);
   }

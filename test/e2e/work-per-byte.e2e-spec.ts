@@ -1,0 +1,68 @@
+/**
+ * docs/limits-and-security.md, "Work per byte": a memory far larger than any block costs what the
+ * block and the find answer can use, not its size. Its stored abstract (what every find hit carries,
+ * through Redis) is cut at MUNINN_MEMORY_ABSTRACT_MAX_CHARS, and an assembly reads at most
+ * `bodyReadChars(max_tokens)` of its body.
+ */
+import { bodyReadChars } from '@app/kernel';
+import { startTestApp, TestApp } from '@app/testing';
+
+const HUGE = 'viking://user/default/memories/events/kestrel-log.md';
+const SMALL = 'viking://user/default/memories/events/kestrel-note.md';
+const LINE = 'Kestrel migration step done, checked the ledger and moved on. ';
+/** ~600,000 characters: the word `ospreyfinale` only past what an assembly reads. */
+const BODY = `# Summary\nKestrel migration log.\n\n# Notes\n${`${LINE}\n`.repeat(9400)}ospreyfinale closing line.\n`;
+
+describe('work per byte', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { MUNINN_MEMORY_ABSTRACT_MAX_CHARS: '2000' } });
+    for (const [uri, content] of [
+      [HUGE, BODY],
+      [SMALL, 'Kestrel migration: the last step is the ledger check.'],
+    ]) {
+      const w = await app.request('POST', '/api/v1/content/write', {
+        body: { uri, content, mode: 'create', wait: true },
+      });
+      expect(w.status).toBe(200);
+    }
+  }, 60_000);
+
+  afterAll(() => app.close());
+
+  it('a huge memory is found with an abstract cut at the configured bound; a small one stays whole', async () => {
+    expect(BODY.length).toBeGreaterThan(bodyReadChars(32000));
+    const r = await app.request('POST', '/api/v1/search/find', { body: { query: 'kestrel migration ledger' } });
+    expect(r.status).toBe(200);
+    const hits = r.body.result.memories as { uri: string; abstract: string }[];
+    const huge = hits.find((h) => h.uri === HUGE)!;
+    const small = hits.find((h) => h.uri === SMALL)!;
+    expect([...huge.abstract].length).toBeLessThanOrEqual(2000);
+    expect(huge.abstract.startsWith('# Summary\nKestrel migration log.')).toBe(true);
+    expect(huge.abstract.endsWith('…')).toBe(true);
+    expect(small.abstract).toBe('Kestrel migration: the last step is the ledger check.');
+    // The whole body is still what a read returns.
+    const read = await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(HUGE)}`);
+    expect(read.body.result.trimEnd()).toBe(BODY.trimEnd());
+  });
+
+  it('a context block serves the huge memory as an excerpt within budget, never as a cut "full" body', async () => {
+    const r = await app.request('POST', '/api/v1/search/search', {
+      body: { query: 'kestrel migration ledger', mode: 'context', max_tokens: 1600, explain: true },
+    });
+    expect(r.status).toBe(200);
+    const { entries, stats, rendered } = r.body.result;
+    const huge = (entries as { uri: string; detail: string; text: string }[]).find((e) => e.uri === HUGE);
+    expect(huge?.detail).toBe('overview');
+    expect(huge!.text).toContain('Kestrel migration');
+    expect(stats.used_tokens).toBeLessThanOrEqual(1600);
+    expect(rendered).not.toContain('ospreyfinale');
+    // At the largest budget, too, the cut body stays over it: no entry is the huge memory at full.
+    const big = await app.request('POST', '/api/v1/search/search', {
+      body: { query: 'kestrel migration ledger', mode: 'context', max_tokens: 32000 },
+    });
+    const atBig = (big.body.result.entries as { uri: string; detail: string }[]).find((e) => e.uri === HUGE);
+    expect(atBig?.detail).toBe('overview');
+  });
+});
