@@ -5,7 +5,7 @@
  * `bodyReadChars(max_tokens)` of its body.
  */
 import { bodyReadChars } from '@app/kernel';
-import { startTestApp, TestApp } from '@app/testing';
+import { callMcpTool, startTestApp, TestApp } from '@app/testing';
 
 const HUGE = 'viking://user/default/memories/events/kestrel-log.md';
 const SMALL = 'viking://user/default/memories/events/kestrel-note.md';
@@ -17,7 +17,9 @@ describe('work per byte', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { MUNINN_MEMORY_ABSTRACT_MAX_CHARS: '2000' } });
+    app = await startTestApp({
+      env: { MUNINN_MEMORY_ABSTRACT_MAX_CHARS: '2000', MUNINN_MCP_READ_MAX_CHARS: '50000' },
+    });
     for (const [uri, content] of [
       [HUGE, BODY],
       [SMALL, 'Kestrel migration: the last step is the ledger check.'],
@@ -64,5 +66,19 @@ describe('work per byte', () => {
     });
     const atBig = (big.body.result.entries as { uri: string; detail: string }[]).find((e) => e.uri === HUGE);
     expect(atBig?.detail).toBe('overview');
+  });
+
+  it('MCP read answers at most MUNINN_MCP_READ_MAX_CHARS over all its URIs, each URI read once', async () => {
+    const { result } = await callMcpTool(app.url, 'dev', 'read', { uris: [SMALL, HUGE, HUGE, SMALL] });
+    const text = result.content[0].text as string;
+    // Four sections; the huge body is cut at what was left of the bound, its repeat is not read again.
+    expect(text.split(/^=== viking:\/\//m)).toHaveLength(5);
+    expect(text.length).toBeLessThan(50000 + 2000);
+    expect(text).toContain('Kestrel migration: the last step is the ledger check.');
+    expect(text).toContain('[cut: this answer reached MUNINN_MCP_READ_MAX_CHARS (50000 characters)');
+    expect(text).not.toContain('ospreyfinale');
+    // One file alone is answered whole when it fits.
+    const one = await callMcpTool(app.url, 'dev', 'read', { uris: [SMALL] });
+    expect(one.result.content[0].text).toBe('Kestrel migration: the last step is the ledger check.');
   });
 });

@@ -67,6 +67,7 @@ export interface AppConfig {
     messageMaxChars: number;
     descriptionMaxChars: number;
     mcpMaxBatch: number;
+    mcpReadMaxChars: number;
     idMaxChars: number;
     /** Largest `timeout` (seconds) a caller may ask any wait for: writes, reindex, system/wait. */
     waitMaxSeconds: number;

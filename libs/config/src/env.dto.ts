@@ -394,6 +394,14 @@ export class EnvDto {
   @Max(1000)
   MUNINN_MCP_MAX_BATCH?: number;
 
+  // Characters one MCP `read` answers at most, over all its URIs (docs/fs-and-mcp.md#limits).
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(10000000)
+  MUNINN_MCP_READ_MAX_CHARS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

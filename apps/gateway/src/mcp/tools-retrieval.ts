@@ -14,7 +14,6 @@ import { contextText, listText, NO_CONTEXT_TEXT, NO_RECALL_TEXT } from './tool-t
 
 const CONTEXT_TYPES = 'Restrict to `memory`, `resource` or `skill`.';
 /** Reads a batch `read` runs at once. */
-const READ_CONCURRENCY = 10;
 const errors = new DomainExceptionFilter();
 
 const listAnswer = (e: SearchEnvelope): ToolOutput => {
@@ -192,16 +191,60 @@ export const READ_TOOL: McpTool = {
       throw new KernelError(KernelErrorCode.InvalidArgument, message, { field: 'uris', limit: max });
     }
     const level = args['level'] as 'abstract' | 'overview' | 'full' | undefined;
-    const texts = await mapLimited(uris, READ_CONCURRENCY, (uri) => readOne(caller, uri, level, d));
+    const texts = await readWithin(uris, d.config.limits.mcpReadMaxChars, (uri, room) =>
+      readOne(caller, uri, level, d, room),
+    );
     if (texts.length === 1) return texts[0]!;
     return texts.map((t, i) => `=== ${uris[i]} ===\n${t}`).join('\n\n');
   },
 };
 
+/**
+ * The URIs' texts in order within `maxChars` over all of them (docs/fs-and-mcp.md#limits): each distinct
+ * URI is read and answered once, from the store only up to the room left, and a text that meets the bound is cut
+ * with a note naming it. Fifty 9.5 MB files (or one repeated fifty times) made one call answer 199 MB
+ * and a batch of sixteen 3.2 GB, with 6 GB of server memory.
+ */
+async function readWithin(
+  uris: string[],
+  maxChars: number,
+  read: (uri: string, room: number) => Promise<string>,
+): Promise<string[]> {
+  const note = `[cut: this answer reached MUNINN_MCP_READ_MAX_CHARS (${maxChars} characters); read fewer URIs, or GET /api/v1/content/read one file]`;
+  const done = new Map<string, string>();
+  let used = 0;
+  for (const uri of uris) {
+    if (done.has(uri)) continue;
+    const room = maxChars - used;
+    if (room <= 0) {
+      done.set(uri, note);
+      continue;
+    }
+    // One character more than the room tells a text that fits from one that had to be cut.
+    const text = await read(uri, room + 1);
+    const cut = text.length > room ? `${text.slice(0, room)}\n${note}` : text;
+    used += Math.min(text.length, room);
+    done.set(uri, cut);
+  }
+  // A URI given again answers once: repeating one file fifty times was the cheapest way to a huge answer.
+  const answered = new Set<string>();
+  return uris.map((uri) => {
+    if (answered.has(uri)) return '[the same URI as above]';
+    answered.add(uri);
+    return done.get(uri)!;
+  });
+}
+
 /** One URI of a batch read: storage failures come back as text, so one bad URI never fails the batch. */
-async function readOne(caller: Identity, raw: string, level: string | undefined, d: ToolDeps): Promise<string> {
+async function readOne(
+  caller: Identity,
+  raw: string,
+  level: string | undefined,
+  d: ToolDeps,
+  maxChars: number,
+): Promise<string> {
   try {
-    const answer = await d.reader.read(caller, raw, (level ?? 'full') as 'full');
+    const answer = await d.reader.read(caller, raw, (level ?? 'full') as 'full', maxChars);
     if (answer.kind === 'directory' && !level) {
       return `Directory URI is not readable as a file: ${answer.uri}. List it first, then read a file URI.`;
     }
