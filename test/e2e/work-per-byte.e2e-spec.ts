@@ -5,6 +5,9 @@
  * `bodyReadChars(max_tokens)` of its body.
  */
 import { bodyReadChars } from '@app/kernel';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { QueueName } from '@app/contracts';
 import { callMcpTool, startTestApp, TestApp } from '@app/testing';
 
 const HUGE = 'viking://user/default/memories/events/kestrel-log.md';
@@ -80,5 +83,15 @@ describe('work per byte', () => {
     // One file alone is answered whole when it fits.
     const one = await callMcpTool(app.url, 'dev', 'read', { uris: [SMALL] });
     expect(one.result.content[0].text).toBe('Kestrel migration: the last step is the ledger check.');
+  });
+
+  it('a request-path result leaves Redis within seconds, and its queue keeps a short event stream', async () => {
+    const find = app.nest.get<Queue>(getQueueToken(QueueName.Find));
+    expect(find.opts.streams?.events?.maxLen).toBe(2000);
+    expect(app.nest.get<Queue>(getQueueToken(QueueName.Index)).opts.streams?.events?.maxLen).toBe(10000);
+    const r = await app.request('POST', '/api/v1/search/find', { body: { query: 'kestrel ledger' } });
+    expect(r.status).toBe(200);
+    const [job] = await find.getCompleted(0, 0);
+    expect(job?.opts.removeOnComplete).toEqual({ age: 10, count: 1000 });
   });
 });

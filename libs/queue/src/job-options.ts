@@ -15,14 +15,16 @@ export function jobOptions(queue: QueueName): JobsOptions {
     // Nobody waits for a sidecar job; the store's sidecar_due mark is what makes it durable.
     case QueueName.Sidecar:
       return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 500 } };
-    // Request-path jobs are awaited under a deadline; a retry after the deadline helps nobody.
+    // Request-path jobs are awaited under a deadline; a retry after the deadline helps nobody. Their
+    // results (find hits, grep lines) went back to a waiter seconds ago: kept 10 s, not 120 s, since a
+    // tenant's large results held Redis memory (docs/limits-and-security.md, "Work per byte").
     case QueueName.Find:
     case QueueName.Scan:
     case QueueName.SessionExtract:
     case QueueName.Assemble:
     case QueueName.Expand:
     case QueueName.Digest:
-      return { ...keep, attempts: 1 };
+      return { ...keep, removeOnComplete: { age: 10, count: 1000 }, attempts: 1 };
     // A commit's extraction is retried (a worker killed mid-job, a predecessor still running); the task
     // id is the job id, and the job is idempotent, so a retry never duplicates a memory.
     case QueueName.Extract:
@@ -87,4 +89,26 @@ export function indexJobId(job: Pick<IndexJob, 'accountId' | 'outboxId' | 'stamp
 /** Coalescing key of a directory's sidecar job: at most one waiting (and one running) per directory. */
 export function sidecarKey(accountId: string, uri: string): string {
   return `sc-${Buffer.from(`${accountId}\u0000${uri}`).toString('base64url')}`;
+}
+
+/**
+ * Entries kept in a queue's event stream (BullMQ's default is 10,000). Each `completed` event carries the
+ * job's result, so on request-path queues, whose results are consumed as they arrive, the stream keeps
+ * 2,000 entries (a few hundred jobs) instead of the last 2,000 jobs' results.
+ */
+export function eventStreamLength(queue: QueueName): number {
+  return isRequestPath(queue) ? 2000 : 10000;
+}
+
+const REQUEST_PATH: ReadonlySet<QueueName> = new Set([
+  QueueName.Find,
+  QueueName.Scan,
+  QueueName.SessionExtract,
+  QueueName.Assemble,
+  QueueName.Expand,
+  QueueName.Digest,
+]);
+
+function isRequestPath(queue: QueueName): boolean {
+  return REQUEST_PATH.has(queue);
 }

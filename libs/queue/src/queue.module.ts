@@ -9,6 +9,7 @@ import { DeploymentFence } from './deployment-fence';
 import { BullJobBus } from './bull-job-bus';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
+import { eventStreamLength } from './job-options';
 import { QUEUE_CLIENTS } from './queue-clients';
 import { redisOptions, redisRetryStrategy } from './redis-connection';
 import { watchRedisClient } from './redis-error-log';
@@ -107,7 +108,9 @@ function bullmq(config: AppConfig): DynamicModule {
     global: true,
     imports: [
       BullModule.forRoot({ connection: conn.blocking, prefix }),
-      BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
+      BullModule.registerQueue(
+        ...ALL_QUEUES.map((name) => ({ name, streams: { events: { maxLen: eventStreamLength(name) } } })),
+      ),
     ],
     providers: [
       busProvider,
