@@ -3,7 +3,7 @@ import { normalizeDetail, NO_PINS } from '../tiering/detail-pins';
 import { contentUriFor } from '../tiering/tier-text';
 import { planEntries } from './plan-entries';
 import { estimateTokens } from '../budget/token-estimate';
-import { BODY_READ_MIN_CHARS, bodyReadChars, needsBody, planContentReads } from './read-policy';
+import { BODY_READ_MAX_CHARS, BODY_READ_MIN_CHARS, bodyReadChars, needsBody, planContentReads } from './read-policy';
 
 const U = 'viking://user/test_user';
 
@@ -147,6 +147,7 @@ describe('read policy', () => {
 describe('bodyReadChars', () => {
   it('reads at least the floor, and always more than any budget could serve at full', () => {
     expect(bodyReadChars(64)).toBe(BODY_READ_MIN_CHARS);
+    expect(bodyReadChars(250000)).toBe(BODY_READ_MAX_CHARS);
     for (const maxTokens of [64, 800, 1600, 3200, 8191, 32000]) {
       const read = bodyReadChars(maxTokens);
       // The cheapest text there is (a quarter token a character) cut at the read bound is still over budget.

@@ -24,16 +24,20 @@ export function oversizedAbstractNeedsBody(candidate: Candidate, cap: number): b
 
 /** Characters of a body read at least, whatever the budget: an excerpt looks for its lines in them. */
 export const BODY_READ_MIN_CHARS = 65536;
+/** And at most: only a `max_chars` alias over 4 M characters asks for more than 8 × 131,072 tokens. */
+export const BODY_READ_MAX_CHARS = 1048576;
 
 /**
  * How much of each body an assembly reads (docs/limits-and-security.md, "Work per byte"). Every
  * character costs at least a quarter token (`estimateTokens`), so a body cut at 8 × `maxTokens`
  * characters is still over any budget and can never be served `full` by mistake; what is cut is only
  * the text an `overview` excerpt could have picked its lines from. Twenty 9.5 MB memories made one
- * context request read, estimate and scan 190 MB (4.5 s with the event loop held).
+ * context request read, estimate and scan 190 MB (4.5 s with the event loop held). Budgets over
+ * 131,072 tokens exist only through the `max_chars` alias (no upper clamp, docs/contract.md); there a
+ * body over {@link BODY_READ_MAX_CHARS} is served from that prefix.
  */
 export function bodyReadChars(maxTokens: number): number {
-  return Math.max(BODY_READ_MIN_CHARS, 8 * maxTokens);
+  return Math.min(BODY_READ_MAX_CHARS, Math.max(BODY_READ_MIN_CHARS, 8 * maxTokens));
 }
 
 /** The read policy (docs/contract.md#tier-texts): read a body only if a body-backed tier is reachable. */
