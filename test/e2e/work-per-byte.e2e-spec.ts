@@ -21,7 +21,7 @@ describe('work per byte', () => {
 
   beforeAll(async () => {
     app = await startTestApp({
-      env: { MUNINN_MEMORY_ABSTRACT_MAX_CHARS: '2000', MUNINN_MCP_READ_MAX_CHARS: '50000' },
+      env: { MUNINN_MEMORY_ABSTRACT_MAX_CHARS: '2000', MUNINN_MCP_READ_MAX_CHARS: '50000', MUNINN_TREE_MAX_NODES: '6' },
     });
     for (const [uri, content] of [
       [HUGE, BODY],
@@ -93,5 +93,24 @@ describe('work per byte', () => {
     expect(r.status).toBe(200);
     const [job] = await find.getCompleted(0, 0);
     expect(job?.opts.removeOnComplete).toEqual({ age: 10, count: 1000 });
+  });
+
+  it('an MCP tree line carries at most 256 characters of abstract; a listing at most the tree bound', async () => {
+    const { result } = await callMcpTool(app.url, 'dev', 'tree', {
+      uri: 'viking://user/default/memories/events',
+      include_abstract: true,
+    });
+    const text = result.content[0].text as string;
+    const line = text.split('\n').find((l) => l.trim().startsWith('- # Summary Kestrel migration log.'))!;
+    expect([...line.trim()].length).toBeLessThanOrEqual(2 + 256);
+    expect(line.endsWith('…')).toBe(true);
+    for (let i = 0; i < 9; i++) {
+      const w = await app.request('POST', '/api/v1/content/write', {
+        body: { uri: `viking://resources/many/f${i}.md`, content: `file ${i}`, mode: 'create' },
+      });
+      expect(w.status).toBe(200);
+    }
+    const ls = await app.request('GET', '/api/v1/fs/ls?uri=viking://resources/many&limit=100000&simple=true');
+    expect([ls.status, ls.body.result.length]).toEqual([200, 6]);
   });
 });

@@ -38,7 +38,8 @@ export class FsService {
 
   async ls(caller: Identity, q: LsQueryDto) {
     const uri = this.listableUri(caller, q.uri);
-    const limit = q.limit ?? q.node_limit ?? 1000;
+    // At most the tree bound, as a walk: a recursive listing of 100,000 entries read that many rows.
+    const limit = Math.min(q.limit ?? q.node_limit ?? 1000, this.config.fs.treeMaxNodes);
     // Sorting happens before the limit, so a sorted listing reads up to the tree bound first.
     const fetch = { recursive: q.recursive, limit: q.sort_by ? this.config.fs.treeMaxNodes : limit + HIDDEN_SLACK };
     let items: NodeEntry[];

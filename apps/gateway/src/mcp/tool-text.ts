@@ -1,6 +1,8 @@
 // The text an MCP tool answers with (docs/contract.md#mcp-tools). The full REST `result` travels beside it as
 // `structuredContent`, so a program can read entries and stats while an agent reads the text.
 
+import { cutAtWord } from '@app/kernel';
+
 export const NO_CONTEXT_TEXT = 'No matching context found.';
 export const NO_RECALL_TEXT = 'No relevant memories found.';
 
@@ -52,6 +54,22 @@ export interface TreeLine {
   abstract?: string;
 }
 
+/** Characters of a file's abstract on its tree line: a memory's abstract is its body (up to 16,000). */
+const TREE_ABSTRACT_CHARS = 256;
+
+/**
+ * One line of abstract: cut first (a tree of 1,000 memories carried 16 MB), then lines joined by one
+ * space by splitting, not by `\s*\n\s*`, which rescans every long run of blanks without a newline.
+ */
+function treeAbstract(text: string): string {
+  const head = cutAtWord(text, TREE_ABSTRACT_CHARS);
+  return head
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
+}
+
 export function treeText(
   uri: string,
   levelLimit: number,
@@ -65,7 +83,7 @@ export function treeText(
     const indent = '  '.repeat(e.depth - 1);
     const name = e.rel.split('/').pop()!;
     out.push(e.kind === 'directory' ? `${indent}${name}/` : `${indent}${name} (${e.size} B)`);
-    const abstract = (e.abstract ?? '').replace(/\s*\n\s*/g, ' ').trim();
+    const abstract = treeAbstract(e.abstract ?? '');
     if (includeAbstract && e.kind === 'file' && abstract) out.push(`${indent}  - ${abstract}`);
   }
   if (n >= nodeLimit) {
