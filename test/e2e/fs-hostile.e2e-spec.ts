@@ -1,7 +1,9 @@
 // Hostile inputs to the fs, grep/glob and MCP file tools: every bound is a 400 naming the field, a
 // pattern that could backtrack is refused before any scan, and a scan over a large hostile body
 // still answers (the regex runs in the store's non-backtracking engine under the statement timeout).
-import { startTestApp, TestApp } from '@app/testing';
+// Grep's work and answer are bounded: bytes read, characters per line, and rate-limit points per MCP
+// pattern (docs/fs-and-mcp.md, "Grep and glob").
+import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
 
 describe('fs and scan routes under hostile input', () => {
   let app: TestApp;
@@ -13,7 +15,15 @@ describe('fs and scan routes under hostile input', () => {
   };
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { MUNINN_SCAN_MAX_RESULTS: '50', MUNINN_MOVE_MAX_BYTES: '100000' } });
+    app = await startTestApp({
+      env: {
+        MUNINN_SCAN_MAX_RESULTS: '50',
+        MUNINN_MOVE_MAX_BYTES: '100000',
+        // bait.md (200 KB) and many.md fit; the three 100 KB files of `cap/` do not.
+        MUNINN_SCAN_MAX_BYTES: '250000',
+        MUNINN_SCAN_MAX_LINE_CHARS: '100',
+      },
+    });
     // One line of 200k 'a's with no closing 'b': the classic backtracking bait for (a+)+b-style patterns.
     const bait = `${'a'.repeat(200_000)}\n`;
     expect(
@@ -67,6 +77,61 @@ describe('fs and scan routes under hostile input', () => {
     expect(capped.body.result.count).toBe(50);
     const small = await post('/api/v1/search/grep', { uri: 'viking://resources/h', pattern: 'needle', node_limit: 3 });
     expect(small.body.result.matches.map((m: { line: number }) => m.line)).toEqual([1, 2, 3]);
+  });
+
+  it('grep reads files in URI order up to MUNINN_SCAN_MAX_BYTES and says which it skipped', async () => {
+    // 100 KB each: a and b fit in 250,000 bytes, c would pass it. Before the bound every file was read
+    // (a tenant's 991 MB took 4 s of the shared store per grep).
+    for (const name of ['a', 'b', 'c']) {
+      const content = `${'filler line\n'.repeat(8333)}needle in ${name}`;
+      const w = await post('/api/v1/content/write', {
+        uri: `viking://resources/cap/${name}.md`,
+        content,
+        mode: 'create',
+        wait: true,
+      });
+      expect(w.status).toBe(200);
+    }
+    const r = await post('/api/v1/search/grep', { uri: 'viking://resources/cap', pattern: 'needle' });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body.result)).toEqual([
+      'matches',
+      'count',
+      'match_count',
+      'files_scanned',
+      'files_skipped',
+      'truncated',
+    ]);
+    const { matches, files_scanned, files_skipped, truncated } = r.body.result;
+    expect(matches.map((m: { content: string }) => m.content)).toEqual(['needle in a', 'needle in b']);
+    expect([files_scanned, files_skipped, truncated]).toEqual([2, 1, true]);
+    // One file under the bound is read whole, and nothing is skipped.
+    const one = await post('/api/v1/search/grep', { uri: 'viking://resources/cap/c.md', pattern: 'needle' });
+    expect([one.body.result.count, one.body.result.files_skipped, one.body.result.truncated]).toEqual([1, 0, false]);
+  });
+
+  it('a matching line longer than MUNINN_SCAN_MAX_LINE_CHARS comes back cut around its match, marked with …', async () => {
+    // A 10 KB-per-line file made a 40 MB answer for one grep (kept twice in Redis) before the cut.
+    const line = `${'x'.repeat(5000)}MATCH${'y'.repeat(5000)}`;
+    const content = [line, 'short MATCH', `MATCH${'z'.repeat(300)}`].join('\n');
+    const w = await post('/api/v1/content/write', {
+      uri: 'viking://resources/long/l.md',
+      content,
+      mode: 'create',
+      wait: true,
+    });
+    expect(w.status).toBe(200);
+    const r = await post('/api/v1/search/grep', { uri: 'viking://resources/long', pattern: 'MATCH' });
+    const [mid, short, head] = r.body.result.matches.map((m: { content: string }) => m.content);
+    expect(mid).toBe(`…${'x'.repeat(50)}MATCH${'y'.repeat(45)}…`);
+    expect(short).toBe('short MATCH');
+    expect(head).toBe(`MATCH${'z'.repeat(95)}…`);
+    const insensitive = await post('/api/v1/search/grep', {
+      uri: 'viking://resources/long',
+      pattern: 'match',
+      case_insensitive: true,
+    });
+    expect(insensitive.body.result.matches[0].content).toBe(mid);
   });
 
   it('glob: long star runs stay linear; bad brackets and oversized patterns are 400', async () => {
@@ -202,5 +267,67 @@ describe('fs and scan routes under hostile input', () => {
       exclude_uri: 'not-a-uri',
     });
     expect([excl.status, excl.body.error.code]).toEqual([400, 'INVALID_URI']);
+  });
+});
+
+describe('MCP grep with several patterns', () => {
+  const ROOT = 'fs-hostile-rate-root-0123456789';
+  let app: TestApp;
+  let key = '';
+
+  beforeAll(async () => {
+    app = await startTestApp({ rootApiKey: ROOT, env: { MUNINN_RATE_KEY_PER_MINUTE: '6' } });
+    const r = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'greps', admin_user_id: 'boss' },
+    });
+    key = r.body.result.user_key;
+  });
+
+  afterAll(() => app.close());
+
+  const grep = async (patterns: string[]) => {
+    const res = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': key,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'grep', arguments: { uri: 'viking://resources', pattern: patterns } },
+      }),
+    });
+    const [msg] = parseMcpBody(res.headers.get('content-type'), await res.text());
+    return msg.result as { isError?: boolean; content: { text: string }[] };
+  };
+
+  it('counts one request per pattern against the rate limit (each is its own scan)', async () => {
+    // 4 patterns: 4 of the key's 6 points. One admitted call used to run 10 scans for 1 point.
+    expect((await grep(['zzq1', 'zzq2', 'zzq3', 'zzq4'])).isError).toBeUndefined();
+    // 1 admitted + 2 more would be 7: the call is refused before any scan runs.
+    const over = await grep(['zzq5', 'zzq6', 'zzq7']);
+    expect(over.isError).toBe(true);
+    expect(over.content[0]!.text).toContain('Rate limit exceeded');
+    const next = await app.request('GET', '/api/v1/system/status', { key });
+    expect(next.status).toBe(429);
+  });
+
+  it('refuses more than 10 patterns in one call', async () => {
+    const r = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': ROOT },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'grep', arguments: { uri: 'viking://resources', pattern: Array(11).fill('a') } },
+      }),
+    });
+    const [msg] = parseMcpBody(r.headers.get('content-type'), await r.text());
+    expect(msg.result?.isError ?? msg.error).toBeTruthy();
   });
 });

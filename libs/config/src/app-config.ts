@@ -29,7 +29,16 @@ export interface AppConfig {
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };
   /** Bounds of tree walks, grep/glob scans and batch MCP reads (see docs/fs-and-mcp.md#limits). */
-  fs: { scanMaxFiles: number; scanMaxResults: number; treeMaxNodes: number; moveMaxBytes: number; readMaxUris: number };
+  fs: {
+    scanMaxFiles: number;
+    scanMaxResults: number;
+    /** Content bytes one grep reads, and characters of one line it returns (docs/fs-and-mcp.md, "Grep and glob"). */
+    scanMaxBytes: number;
+    scanMaxLineChars: number;
+    treeMaxNodes: number;
+    moveMaxBytes: number;
+    readMaxUris: number;
+  };
   /**
    * One-shot upload links of the MCP `add_resource` tool (docs/fs-and-mcp.md, "add_resource"):
    * the origin named in them (null: inferred from the request), their lifetime, the largest file.

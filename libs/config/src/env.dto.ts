@@ -228,6 +228,22 @@ export class EnvDto {
   @Max(100000)
   MUNINN_SCAN_MAX_RESULTS?: number;
 
+  /** Content bytes one grep reads: files in URI order until the next would pass this (docs/fs-and-mcp.md, "Grep and glob"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024 * 1024)
+  MUNINN_SCAN_MAX_BYTES?: number;
+
+  /** Characters of one matching line a grep returns; a longer line is cut around its match (docs/fs-and-mcp.md, "Grep and glob"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(1_000_000)
+  MUNINN_SCAN_MAX_LINE_CHARS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

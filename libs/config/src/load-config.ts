@@ -71,6 +71,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     fs: {
       scanMaxFiles: dto.MUNINN_SCAN_MAX_FILES ?? 10000,
       scanMaxResults: dto.MUNINN_SCAN_MAX_RESULTS ?? 1000,
+      scanMaxBytes: dto.MUNINN_SCAN_MAX_BYTES ?? 32 * 1024 * 1024,
+      scanMaxLineChars: dto.MUNINN_SCAN_MAX_LINE_CHARS ?? 1000,
       treeMaxNodes: dto.MUNINN_TREE_MAX_NODES ?? 10000,
       moveMaxBytes: dto.MUNINN_MOVE_MAX_BYTES ?? 64 * 1024 * 1024,
       readMaxUris: dto.MUNINN_MCP_READ_MAX_URIS ?? 50,
@@ -230,6 +232,8 @@ const DECLARED = [
   'MUNINN_ACCOUNT_MAX_QUEUED',
   'MUNINN_SCAN_MAX_FILES',
   'MUNINN_SCAN_MAX_RESULTS',
+  'MUNINN_SCAN_MAX_BYTES',
+  'MUNINN_SCAN_MAX_LINE_CHARS',
   'MUNINN_TREE_MAX_NODES',
   'MUNINN_MOVE_MAX_BYTES',
   'MUNINN_ACCOUNT_MAX_NODES',

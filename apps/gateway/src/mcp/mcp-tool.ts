@@ -26,6 +26,11 @@ export interface ToolDeps {
   sessions: SessionsService;
   commits: SessionCommitService;
   uploads: UploadService;
+  /**
+   * Counts `points` more requests against the caller's rate limits, for a call that does the work of
+   * several (docs/limits-and-security.md, "Rate limits and fairness"); 429 error when over.
+   */
+  charge(caller: Identity, points: number): Promise<void>;
 }
 
 /** Per-request facts a tool may need besides its arguments. */

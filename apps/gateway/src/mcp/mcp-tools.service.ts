@@ -52,7 +52,8 @@ export class McpToolsService {
     uploads: UploadService,
     private readonly admission: AdmissionService,
   ) {
-    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits, uploads };
+    const charge = (caller: Identity, points: number) => admission.consume(caller, points);
+    this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits, uploads, charge };
   }
 
   /** A fresh server bound to `caller` (stateless transport: one per request). */

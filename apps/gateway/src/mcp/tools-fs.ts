@@ -184,6 +184,9 @@ export const GREP_TOOL: McpTool = {
   required: ['uri', 'pattern'],
   run: async (caller, args, d) => {
     const patterns = args['pattern'] as string[];
+    // Each pattern is its own scan, so each one past the first counts as one more request against the
+    // caller's rate limit, as each further message of a JSON-RPC batch does (docs/fs-and-mcp.md, "MCP tools").
+    if (patterns.length > 1) await d.charge(caller, patterns.length - 1);
     const perPattern = await mapLimited(patterns, GREP_CONCURRENCY, async (pattern): Promise<GrepLine[]> => {
       try {
         const r = await d.scans.grep(caller, {

@@ -43,10 +43,22 @@ export class ScanService {
       excludeUri: exclude,
       maxFiles: this.config.fs.scanMaxFiles,
       maxLines: this.bound(dto.node_limit ?? 256),
+      maxBytes: this.config.fs.scanMaxBytes,
+      maxLineChars: this.config.fs.scanMaxLineChars,
     });
     if (result.kind !== 'grep' || !this.exists(caller, uri, result.found)) throw notFound(uri);
     const n = result.matches.length;
-    return { matches: result.matches, count: n, match_count: n, files_scanned: result.filesScanned };
+    // New keys after the reference's: files left unread by MUNINN_SCAN_MAX_BYTES or MUNINN_SCAN_MAX_FILES
+    // (docs/fs-and-mcp.md, "Grep and glob").
+    const skipped = result.filesSkipped;
+    return {
+      matches: result.matches,
+      count: n,
+      match_count: n,
+      files_scanned: result.filesScanned,
+      files_skipped: skipped,
+      truncated: skipped > 0,
+    };
   }
 
   async glob(caller: Identity, dto: GlobRequestDto) {

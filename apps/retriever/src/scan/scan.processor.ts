@@ -34,6 +34,7 @@ function isScanJob(d: unknown): d is ScanJob {
   if (!common) return false;
   if (j.kind === 'glob') return Number.isInteger(j.limit);
   return (
-    j.kind === 'grep' && Number.isInteger(j.levelLimit) && Number.isInteger(j.maxFiles) && Number.isInteger(j.maxLines)
+    j.kind === 'grep' &&
+    [j.levelLimit, j.maxFiles, j.maxLines, j.maxBytes, j.maxLineChars].every((n) => Number.isInteger(n))
   );
 }

@@ -18,8 +18,8 @@ export class ScanService {
 
   private async grep(job: GrepScan): Promise<ScanResult> {
     const base = job.uri === 'viking://' ? true : await this.listing.entry(job.identity, job.uri);
-    if (!base) return { kind: 'grep', matches: [], filesScanned: 0, found: false };
-    const { rows, filesScanned } = await this.scans.grep(job.identity, {
+    if (!base) return { kind: 'grep', matches: [], filesScanned: 0, filesSkipped: 0, found: false };
+    const { rows, filesScanned, filesSkipped } = await this.scans.grep(job.identity, {
       uri: job.uri,
       regex: job.regex,
       caseInsensitive: job.caseInsensitive,
@@ -27,6 +27,8 @@ export class ScanService {
       excludeUri: job.excludeUri,
       maxFiles: job.maxFiles,
       maxLines: job.maxLines,
+      maxBytes: job.maxBytes,
+      maxLineChars: job.maxLineChars,
     });
     // Line numbers refer to the visible text: matches inside a memory file's MEMORY_FIELDS trailer go.
     const memoryFiles = [...new Set(rows.filter((r) => r.contextType === 'memory').map((r) => r.uri))];
@@ -37,7 +39,7 @@ export class ScanService {
     const matches: GrepMatch[] = rows
       .filter((r) => !visibleLines.has(r.uri) || r.line <= visibleLines.get(r.uri)!)
       .map((r) => ({ uri: r.uri, line: r.line, content: r.content }));
-    return { kind: 'grep', matches, filesScanned, found: true };
+    return { kind: 'grep', matches, filesScanned, filesSkipped, found: true };
   }
 
   private async glob(job: GlobScan): Promise<ScanResult> {

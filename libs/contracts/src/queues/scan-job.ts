@@ -17,6 +17,10 @@ export interface GrepScan {
   excludeUri: string | null;
   maxFiles: number;
   maxLines: number;
+  /** Content bytes read at most, whole files in URI order (docs/fs-and-mcp.md, "Grep and glob"). */
+  maxBytes: number;
+  /** Characters of one returned line at most; a longer line is cut around its match. */
+  maxLineChars: number;
 }
 
 export interface GlobScan {
@@ -34,5 +38,5 @@ export interface GrepMatch {
 }
 
 export type ScanResult =
-  | { kind: 'grep'; matches: GrepMatch[]; filesScanned: number; found: boolean }
+  | { kind: 'grep'; matches: GrepMatch[]; filesScanned: number; filesSkipped: number; found: boolean }
   | { kind: 'glob'; matches: string[]; found: boolean };
