@@ -284,7 +284,8 @@ function preferenceMemories(
  * words), new lines appended, the heading written when the file is new. Replaying the same archive changes nothing.
  */
 export function mergeQuotes(existing: string | null, title: string, lines: string): string {
-  const base = existing && existing.trim() ? existing.replace(/\s+$/, '') : title;
+  // trimEnd, not /\s+$/: that regex rescans every blank run not at the end (a 20,000-space run: 153 ms).
+  const base = existing && existing.trim() ? existing.trimEnd() : title;
   const have = new Set(base.split('\n'));
   const add = lines.split('\n').filter((l) => l.trim() && !have.has(l));
   return `${[base, ...add].join('\n')}\n`;

@@ -276,6 +276,11 @@ describe('offline extractor', () => {
     expect(mergeQuotes(once, '# Marguerite', '- q3 (m3)')).toBe(`${once}- q3 (m3)\n`);
   });
 
+  it("merging into a file with a long blank run inside is linear (the file is the user's; /\\s+$/ was quadratic)", () => {
+    const existing = `# Bob\n- q1 ${' '.repeat(300_000)}end\n\n\n`;
+    expect(mergeQuotes(existing, '# Bob', '- q2')).toBe(`${existing.trimEnd()}\n- q2\n`);
+  });
+
   it('hostile text (long runs of spaces and punctuation) is handled whole (a quadratic scan would hit the test timeout)', () => {
     const evil = `${' '.repeat(200_000)}x${'!'.repeat(200_000)}`;
     const out = extractOffline(input([msg('e', 'user', evil)]));
