@@ -173,6 +173,16 @@ export function namesIn(sentence: string, known?: ReadonlySet<string>): string[]
  */
 const quote = (t: Turn, date: string) => `- ${date} [${t.speaker}]: ${clip(t.text, 600)}`;
 
+/**
+ * The turn's quote line, built at most once: `clip` reads the whole turn, so building it for every
+ * sentence that names something made a turn cost sentences × length — a 90,000-character turn took
+ * ~1 s, and a commit of 80 such turns held the event loop for minutes (docs/sessions.md "Offline extractor").
+ */
+function quoteOnce(t: Turn, date: string): () => string {
+  let line: string | undefined;
+  return () => (line ??= quote(t, date));
+}
+
 function entityMemories(turns: Turn[], opts: OfflineExtractorOptions, router: MemoryRouter): ProposedMemory[] {
   const speakers = new Set(turns.map((t) => t.speaker.toLowerCase()));
   const byName = new Map<string, { name: string; key: string; target: MemoryTarget; lines: string[] }>();
@@ -189,15 +199,14 @@ function entityMemories(turns: Turn[], opts: OfflineExtractorOptions, router: Me
     n.includes(' ') || (lower.get(n.toLowerCase()) ?? 0) < (capital.get(n.toLowerCase()) ?? 0);
   const known = new Set([...capital.keys()].filter(properNoun).map((n) => slug(n)));
   for (const t of turns) {
-    const date = eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso;
+    const line = quoteOnce(t, eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso);
     for (const s of sentences(t.text)) {
       for (const name of namesIn(s, known)) {
         const key = slug(name);
         if (!key || !known.has(key) || speakers.has(name.toLowerCase())) continue;
         for (const target of router.targetsOf([t])) {
           const e = byName.get(keyAt(target, key)) ?? { name, key, target, lines: [] };
-          const line = quote(t, date);
-          if (e.lines.length < opts.quotesPerFile && !e.lines.includes(line)) e.lines.push(line);
+          if (e.lines.length < opts.quotesPerFile && !e.lines.includes(line())) e.lines.push(line());
           byName.set(keyAt(target, key), e);
         }
       }
@@ -246,7 +255,7 @@ function preferenceMemories(
 ): ProposedMemory[] {
   const byTopic = new Map<string, { topic: string; target: MemoryTarget; lines: string[] }>();
   for (const t of turns.filter((x) => x.role === 'user')) {
-    const date = eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso;
+    const line = quoteOnce(t, eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso);
     for (const s of sentences(t.text)) {
       const topics: string[] = [];
       const p = PREFERENCE.exec(s);
@@ -256,8 +265,7 @@ function preferenceMemories(
       for (const topic of topics.filter(Boolean)) {
         for (const target of router.targetsOf([t])) {
           const p = byTopic.get(keyAt(target, topic)) ?? { topic, target, lines: [] };
-          const line = quote(t, date);
-          if (p.lines.length < opts.quotesPerFile && !p.lines.includes(line)) p.lines.push(line);
+          if (p.lines.length < opts.quotesPerFile && !p.lines.includes(line())) p.lines.push(line());
           byTopic.set(keyAt(target, topic), p);
         }
       }

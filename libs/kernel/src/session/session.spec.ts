@@ -205,6 +205,8 @@ describe('offline extractor', () => {
   it('is deterministic and writes events with a date line and lead, entities and preferences with quotes', () => {
     const a = extractOffline(input(talk));
     expect(extractOffline(input(talk))).toEqual(a);
+    // The whole output, pinned (recorded before quote lines were built once per turn).
+    expect(sha256(JSON.stringify(a))).toBe('9ed24115fbc0351120108aa8aaa5045a5b20aa2c9cbf07428da686973d482848');
     const paths = a.memories.map((m) => m.path);
     expect(paths).toContain('events/2026/08/20/s1_archive_003_p1.md');
     expect(paths).toContain('entities/mentioned/marguerite.md');

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { extractOffline, ExtractionInput, SessionMessage } from '..';
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+
+const NAMES = ['Marguerite', 'Tobias', 'Caroline', 'Priya', 'Lisbon', 'Kyoto', 'Hendrix', 'Ravensworth'];
+const TOPICS = ['hiking', 'painting', 'jazz', 'coffee', 'pottery', 'chess', 'sushi'];
+
+/** Sentence `i` of a long, deterministic conversation: names mid-sentence, likes, favourites, questions, dates. */
+function sentence(i: number): string {
+  const n = NAMES[(i * 5) % NAMES.length];
+  const t = TOPICS[(i * 3) % TOPICS.length];
+  switch (i % 6) {
+    case 0:
+      return `Yesterday I went out with ${n} and we talked about ${t} for hours.`;
+    case 1:
+      return `I love ${t} more than anything else these days, honestly.`;
+    case 2:
+      return `My favourite ${t} spot is near the river where ${n} lives.`;
+    case 3:
+      return `Did you ever try ${t} with ${n} on 12 May 2023?`;
+    case 4:
+      return `On Thursday ${n} said the ${t} class moved to the 3rd of June ${2020 + (i % 5)}.`;
+    default:
+      return `We also enjoy ${t} when the weather is good and ${n} joins in.`;
+  }
+}
+
+/** `turns` turns of about `chars` characters each, alternating user and assistant. */
+function conversation(turns: number, chars: number): ExtractionInput {
+  let next = 0;
+  const messages: SessionMessage[] = Array.from({ length: turns }, (_, m) => {
+    const words: string[] = [];
+    for (let len = 0; len < chars; next++) {
+      words.push(sentence(next));
+      len += words[words.length - 1].length + 1;
+    }
+    return {
+      id: `m${m}`,
+      role: m % 2 ? 'assistant' : 'user',
+      parts: [{ type: 'text', text: words.join(' ') }],
+      created_at: `2023-05-${String(1 + (m % 28)).padStart(2, '0')}T10:00:00Z`,
+    };
+  });
+  return {
+    userId: 'alice',
+    sessionId: 's-big1',
+    sessionDigest: sha256('s-big1'),
+    archiveIndex: 1,
+    messages,
+    nowIso: '2023-06-01T00:00:00Z',
+    previousOverview: '',
+    eventTags: [],
+  };
+}
+
+/**
+ * Characters the extraction hands to the string builtins that scan their whole receiver (regex
+ * replace, split and match, trim, case mapping): a count of work that no clock or machine load moves.
+ */
+function charactersScanned(run: () => void): number {
+  const proto = String.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const names = ['replace', 'replaceAll', 'split', 'match', 'matchAll', 'trim', 'toLowerCase', 'toUpperCase'];
+  const originals = names.map((n) => proto[n]);
+  let scanned = 0;
+  names.forEach((n, i) => {
+    proto[n] = function (this: string, ...args: unknown[]) {
+      scanned += this.length;
+      return originals[i].apply(this, args);
+    };
+  });
+  try {
+    run();
+  } finally {
+    names.forEach((n, i) => (proto[n] = originals[i]));
+  }
+  return scanned;
+}
+
+describe('offline extractor at the session limits (docs/sessions.md "Offline extractor")', () => {
+  it('gives the output it gave before the work was made linear (pinned digests)', () => {
+    // Digests of the whole extraction (memories, overview, abstract), recorded before the change.
+    const out = extractOffline(conversation(6, 3_000));
+    expect(out.memories).toHaveLength(21);
+    expect(sha256(JSON.stringify(out))).toBe('5e18f2541073cb4a0ad5d4f4ffffa956744443e7e4647d1c715152b4babeb9f0');
+    expect(sha256(JSON.stringify(extractOffline(conversation(2, 40_000))))).toBe(
+      '4065b43ee6e18ff2791db45a00936dcee833916419bacd58c88f9bce1df01167',
+    );
+  });
+
+  it('does work linear in the text: four times longer turns, or four times as many, scan about four times as much', () => {
+    // A quote line read the whole turn for every sentence naming something: a turn of L characters then
+    // cost ~L²/60, and a commit of 80 turns of 90,000 characters held the event loop for minutes.
+    const base = charactersScanned(() => extractOffline(conversation(4, 5_000)));
+    const longer = charactersScanned(() => extractOffline(conversation(4, 20_000)));
+    const more = charactersScanned(() => extractOffline(conversation(16, 5_000)));
+    expect(more / base).toBeLessThan(4.5);
+    expect(longer / base).toBeLessThan(4.5);
+    // And a constant per input character (~21 now; ~250 when each quote line re-read its turn).
+    const input = conversation(4, 20_000).messages.reduce((n, m) => n + String(m.parts[0].text).length, 0);
+    expect(longer / input).toBeLessThan(40);
+  });
+
+  it('extracts a turn of 2,000,000 characters whole: events, the names and the preferences', () => {
+    const out = extractOffline(conversation(1, 2_000_000));
+    const byType = (t: string) => out.memories.filter((m) => m.memoryType === t);
+    expect(byType('events')).toHaveLength(1);
+    expect(byType('entities').map((m) => m.path)).toEqual(
+      expect.arrayContaining(NAMES.map((n) => `entities/mentioned/${n.toLowerCase()}.md`)),
+    );
+    expect(byType('preferences').length).toBeGreaterThanOrEqual(TOPICS.length);
+    for (const m of [...byType('entities'), ...byType('preferences')])
+      for (const line of m.content.split('\n')) expect(line.length).toBeLessThan(700);
+  });
+});
