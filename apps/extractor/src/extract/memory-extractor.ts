@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
@@ -5,7 +6,7 @@ import {
   Extraction,
   ExtractionInput,
   extractionPrompt,
-  extractOffline,
+  extractOfflineInSteps,
   parseModelExtraction,
   slug,
 } from '@app/kernel';
@@ -39,9 +40,9 @@ export class MemoryExtractor {
   }
 
   async extract(input: ExtractionInput, existing: ExistingPage[]): Promise<ExtractorRun> {
-    const offline = () => extractOffline(input);
+    const offline = () => inTurns(extractOfflineInSteps(input));
     if (!this.modelConfigured)
-      return { extraction: offline(), extractor: 'offline', fallbackReason: null, usage: null };
+      return { extraction: await offline(), extractor: 'offline', fallbackReason: null, usage: null };
     let usage: ExtractorRun['usage'] = null;
     try {
       const messages = extractionPrompt(input, existing, this.config.sessions.extractPromptChars);
@@ -51,14 +52,27 @@ export class MemoryExtractor {
         : null;
       const parsed = parseModelExtraction(answer.text, input, slug(input.userId) || 'user');
       if (!parsed)
-        return { extraction: offline(), extractor: 'offline', fallbackReason: 'unusable model answer', usage };
+        return { extraction: await offline(), extractor: 'offline', fallbackReason: 'unusable model answer', usage };
       // A model answer without a usable summary keeps its memories; the summary comes from the offline one.
-      if (!parsed.overview) ({ overview: parsed.overview, abstract: parsed.abstract } = offline());
+      if (!parsed.overview) ({ overview: parsed.overview, abstract: parsed.abstract } = await offline());
       return { extraction: parsed, extractor: 'model', fallbackReason: null, usage };
     } catch (err) {
       const reason = (err as Error).message;
       this.logger.warn(`model extraction failed, using the offline extractor: ${reason}`);
-      return { extraction: offline(), extractor: 'offline', fallbackReason: reason.slice(0, 200), usage };
+      return { extraction: await offline(), extractor: 'offline', fallbackReason: reason.slice(0, 200), usage };
     }
+  }
+}
+
+/**
+ * Runs the kernel's stepped extraction, giving the event loop a turn between steps: the offline
+ * extractor on a commit at the session limits is ~0.6 s of CPU, which would otherwise stall every
+ * request and BullMQ's lock renewal of this process (docs/sessions.md "Offline extractor").
+ */
+async function inTurns<T>(steps: Generator<void, T, void>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await nextTurn();
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { extractOffline, ExtractionInput, SessionMessage } from '..';
+import { extractOffline, extractOfflineInSteps, ExtractionInput, OFFLINE_STEP_CHARS, SessionMessage } from '..';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
@@ -99,6 +99,19 @@ describe('offline extractor at the session limits (docs/sessions.md "Offline ext
     // And a constant per input character (~21 now; ~250 when each quote line re-read its turn).
     const input = conversation(4, 20_000).messages.reduce((n, m) => n + String(m.parts[0].text).length, 0);
     expect(longer / input).toBeLessThan(40);
+  });
+
+  it('in steps: the same output, with a pause after about every OFFLINE_STEP_CHARS characters read', () => {
+    const input = conversation(12, 250_000);
+    const steps = extractOfflineInSteps(input);
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    expect(step.value).toEqual(extractOffline(input));
+    // Three passes over 3,000,000 characters (names counted, names quoted, user turns' preferences),
+    // plus a pause after the events and one before the summary.
+    expect(pauses).toBe(Math.floor(12 / 2) + Math.floor(12 / 2) + Math.floor(6 / 2) + 2);
+    expect(OFFLINE_STEP_CHARS).toBe(500_000);
   });
 
   it('extracts a turn of 2,000,000 characters whole: events, the names and the preferences', () => {

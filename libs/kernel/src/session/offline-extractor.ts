@@ -37,14 +37,48 @@ export function extractOffline(
   input: ExtractionInput,
   opts: OfflineExtractorOptions = DEFAULT_OFFLINE_EXTRACTOR,
 ): Extraction {
+  const steps = extractOfflineInSteps(input, opts);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Characters of turn text read between two pauses of {@link extractOfflineInSteps} (~25 ms of work, bench:extract). */
+export const OFFLINE_STEP_CHARS = 500_000;
+
+/**
+ * {@link extractOffline} in steps: the generator pauses (yields) after about every
+ * {@link OFFLINE_STEP_CHARS} characters read, so a caller with an event loop can let other work run
+ * between steps. A commit at the session limits (1.8M tokens) is otherwise one block of CPU
+ * (docs/sessions.md "Offline extractor"). Same output as {@link extractOffline}.
+ */
+export function* extractOfflineInSteps(
+  input: ExtractionInput,
+  opts: OfflineExtractorOptions = DEFAULT_OFFLINE_EXTRACTOR,
+): Generator<void, Extraction, void> {
   const turns = turnsOf(input.messages);
   const router = new MemoryRouter(input.routing ?? SELF_ONLY, input.messages);
-  const memories: ProposedMemory[] = [
-    ...eventMemories(input, turns, opts, router),
-    ...entityMemories(turns, opts, router),
-    ...preferenceMemories(input.userId, turns, opts, router),
-  ];
-  return { memories, ...workingMemory(input, turns) };
+  const pace = new Pace(OFFLINE_STEP_CHARS);
+  const events = eventMemories(input, turns, opts, router);
+  yield;
+  const entities = yield* entityMemories(turns, opts, router, pace);
+  const preferences = yield* preferenceMemories(input.userId, turns, opts, router, pace);
+  yield;
+  return { memories: [...events, ...entities, ...preferences], ...workingMemory(input, turns) };
+}
+
+/** Counts characters read and says when a step's worth has gone by. */
+class Pace {
+  private read = 0;
+  constructor(private readonly step: number) {}
+
+  due(chars: number): boolean {
+    this.read += chars;
+    if (this.read < this.step) return false;
+    this.read = 0;
+    return true;
+  }
 }
 
 /**
@@ -183,7 +217,12 @@ function quoteOnce(t: Turn, date: string): () => string {
   return () => (line ??= quote(t, date));
 }
 
-function entityMemories(turns: Turn[], opts: OfflineExtractorOptions, router: MemoryRouter): ProposedMemory[] {
+function* entityMemories(
+  turns: Turn[],
+  opts: OfflineExtractorOptions,
+  router: MemoryRouter,
+  pace: Pace,
+): Generator<void, ProposedMemory[], void> {
   const speakers = new Set(turns.map((t) => t.speaker.toLowerCase()));
   const byName = new Map<string, { name: string; key: string; target: MemoryTarget; lines: string[] }>();
   // A proper noun is rarely written in lower case: words the archive writes lower-case more often than
@@ -194,6 +233,7 @@ function entityMemories(turns: Turn[], opts: OfflineExtractorOptions, router: Me
     for (const w of t.text.match(/\b[a-z][a-z'’-]+/g) ?? []) lower.set(w, (lower.get(w) ?? 0) + 1);
     for (const s of sentences(t.text))
       for (const n of namesIn(s)) capital.set(n.toLowerCase(), (capital.get(n.toLowerCase()) ?? 0) + 1);
+    if (pace.due(t.text.length)) yield;
   }
   const properNoun = (n: string) =>
     n.includes(' ') || (lower.get(n.toLowerCase()) ?? 0) < (capital.get(n.toLowerCase()) ?? 0);
@@ -211,6 +251,7 @@ function entityMemories(turns: Turn[], opts: OfflineExtractorOptions, router: Me
         }
       }
     }
+    if (pace.due(t.text.length)) yield;
   }
   return [...byName.values()].slice(0, opts.maxFiles).map((e) =>
     at(
@@ -247,12 +288,13 @@ const FILLER = new Set([
   'our',
 ]);
 
-function preferenceMemories(
+function* preferenceMemories(
   userId: string,
   turns: Turn[],
   opts: OfflineExtractorOptions,
   router: MemoryRouter,
-): ProposedMemory[] {
+  pace: Pace,
+): Generator<void, ProposedMemory[], void> {
   const byTopic = new Map<string, { topic: string; target: MemoryTarget; lines: string[] }>();
   for (const t of turns.filter((x) => x.role === 'user')) {
     const line = quoteOnce(t, eventDate(t.createdAt, '1970-01-01T00:00:00Z').iso);
@@ -270,6 +312,7 @@ function preferenceMemories(
         }
       }
     }
+    if (pace.due(t.text.length)) yield;
   }
   // The contract's `preferences/{user}/…`: whose preference it is — the user's id, or the peer's in a peer space.
   const owner = (target: MemoryTarget) => slug(target ?? userId, 60) || 'user';
