@@ -8,11 +8,14 @@
  * Each extractor runs BENCH_EXTRACT_CONCURRENCY jobs at once (default 1, so the figure is per process).
  * BENCH_EXTRACT_COMMITS sessions (default 40) of 6 messages are posted first; then every session is
  * committed and the clock runs until every task is completed. Figures are for one noisy machine.
+ * BENCH_EXTRACT_MODE=big instead times the offline extractor on one commit at the session limits
+ * (bench/extract-big.ts).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase, freePort, startFakeLlmServer, waitHealthy } from '@app/testing';
+import { bigCommitBench } from './extract-big';
 
 const COMMITS = Number(process.env.BENCH_EXTRACT_COMMITS ?? 40);
 const DELAY = Number(process.env.BENCH_EXTRACT_DELAY_MS ?? 250);
@@ -107,6 +110,7 @@ async function run(n: number, base: string, llmUrl: string): Promise<{ n: number
 }
 
 async function main() {
+  if (process.env.BENCH_EXTRACT_MODE === 'big') return bigCommitBench();
   const base = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
   if (!base) {
     console.log(
