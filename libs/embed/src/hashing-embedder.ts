@@ -20,6 +20,9 @@ export const DEFAULT_HASHING_WEIGHTS: Readonly<HashingWeights> = { words: 0.45, 
 const VERSION = 'v1';
 const SEEDS = { words: 0x9e3779b1, bigrams: 0x85ebca77, grams: 0xc2b2ae3d } as const;
 
+/** Texts embedded between two yields to the event loop (each at most ~8,000 characters when indexing). */
+const YIELD_EVERY = 16;
+
 /**
  * Offline embedder: signed feature hashing of words, word bigrams and character n-grams (CJK via
  * Intl.Segmenter plus character bigrams), sublinear tf. Deterministic, no model files, ~0 start-up.
@@ -39,8 +42,17 @@ export class HashingEmbedder implements Embedder {
     this.id = `local-hash:${VERSION}:${this.dim}${custom ? `:w${w.words}-${w.bigrams}-${w.grams}` : ''}`;
   }
 
+  /**
+   * Yields to the event loop every {@link YIELD_EVERY} texts: an index job's batch (a commit writes ~100
+   * memories) was one block of about half a second on the process's event loop.
+   */
   async embed(texts: string[]): Promise<Float32Array[]> {
-    return texts.map((t) => this.embedOne(t));
+    const out: Float32Array[] = [];
+    for (const [i, t] of texts.entries()) {
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      out.push(this.embedOne(t));
+    }
+    return out;
   }
 
   /** Synchronous form of `embed` for a single text. */

@@ -55,12 +55,17 @@ export class IndexService {
   /** Abstracts, lexical text and embeddings of the files among `nodes`: one embedder call, one statement. */
   private async indexFiles(accountId: string, nodes: IndexInput[], timer: StageTimer): Promise<number> {
     const files = nodes.filter((n) => n.kind === 'file');
-    const texts = timer.timeSync('text', () =>
-      files.map((f) => {
+    // A yield between files: a commit's ~100 memories took ~560 ms of text analysis in one block
+    // (docs/sessions.md, "Offline extractor").
+    const texts = await timer.time('text', async () => {
+      const out: { abstract: string; search: string }[] = [];
+      for (const f of files) {
+        if (out.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
         const abstract = fileAbstract(f.uri, f.content, this.config.indexing.memoryAbstractMaxChars);
-        return { abstract, search: searchText(baseNameWords(f.uri), abstract, f.content.slice(0, 20000)) };
-      }),
-    );
+        out.push({ abstract, search: searchText(baseNameWords(f.uri), abstract, f.content.slice(0, 20000)) });
+      }
+      return out;
+    });
     const vectors = files.length
       ? await timer.time('embed', () =>
           this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))),
