@@ -9,59 +9,14 @@
 import { createHash } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { Extraction, ExtractionInput, extractOffline, extractOfflineInSteps, SessionMessage } from '@app/kernel';
+import { Extraction, ExtractionInput, extractOffline, extractOfflineInSteps } from '@app/kernel';
+import { syntheticConversation } from '@app/kernel/testing/synthetic-conversation';
 
 const CHARS = Number(process.env.BENCH_EXTRACT_BIG_CHARS ?? 90_000);
 const SIZES = (process.env.BENCH_EXTRACT_BIG_MESSAGES ?? '8,20,40,80').split(',').map(Number);
 
-const NAMES = ['Marguerite', 'Tobias', 'Caroline', 'Melanie', 'Oscar', 'Priya', 'Lisbon', 'Kyoto', 'Hendrix'];
-const TOPICS = ['hiking', 'painting', 'jazz', 'coffee', 'pottery', 'chess', 'sushi', 'gardening', 'poetry'];
-
-function sentence(i: number): string {
-  const n = NAMES[(i * 7) % NAMES.length];
-  const t = TOPICS[(i * 5) % TOPICS.length];
-  switch (i % 6) {
-    case 0:
-      return `Yesterday I went out with ${n} and we talked about ${t} for hours.`;
-    case 1:
-      return `I love ${t} more than anything else these days, honestly.`;
-    case 2:
-      return `My favourite ${t} spot is near the river where ${n} lives.`;
-    case 3:
-      return `Did you ever try ${t} with ${n} on 12 May 2023?`;
-    case 4:
-      return `On Thursday ${n} said the ${t} class moved to the 3rd of June ${2020 + (i % 5)}.`;
-    default:
-      return `We also enjoy ${t} when the weather is good and ${n} joins in.`;
-  }
-}
-
 function commit(messages: number): ExtractionInput {
-  let next = 0;
-  const list: SessionMessage[] = Array.from({ length: messages }, (_, m) => {
-    const out: string[] = [];
-    for (let len = 0; len < CHARS; next++) {
-      const s = sentence(next);
-      out.push(s);
-      len += s.length + 1;
-    }
-    return {
-      id: `msg_${m}`,
-      role: m % 2 ? 'assistant' : 'user',
-      parts: [{ type: 'text', text: out.join(' ').slice(0, CHARS) }],
-      created_at: `2023-05-${String(1 + (m % 28)).padStart(2, '0')}T10:00:00Z`,
-    };
-  });
-  return {
-    userId: 'u1',
-    sessionId: 's-big1',
-    sessionDigest: createHash('sha256').update('s-big1').digest('hex'),
-    archiveIndex: 1,
-    messages: list,
-    nowIso: '2023-06-01T00:00:00Z',
-    previousOverview: '',
-    eventTags: [],
-  };
+  return syntheticConversation(messages, CHARS, createHash('sha256').update('s-big1').digest('hex'));
 }
 
 /** Wall time and longest event-loop stall of `work`, with a timer ticking beside it. */

@@ -1,58 +1,10 @@
 import { createHash } from 'node:crypto';
-import { extractOffline, extractOfflineInSteps, ExtractionInput, OFFLINE_STEP_CHARS, SessionMessage } from '..';
+import { extractOffline, extractOfflineInSteps, OFFLINE_STEP_CHARS } from '..';
+import { SYNTHETIC_NAMES, SYNTHETIC_TOPICS, syntheticConversation } from '../testing/synthetic-conversation';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
-const NAMES = ['Marguerite', 'Tobias', 'Caroline', 'Priya', 'Lisbon', 'Kyoto', 'Hendrix', 'Ravensworth'];
-const TOPICS = ['hiking', 'painting', 'jazz', 'coffee', 'pottery', 'chess', 'sushi'];
-
-/** Sentence `i` of a long, deterministic conversation: names mid-sentence, likes, favourites, questions, dates. */
-function sentence(i: number): string {
-  const n = NAMES[(i * 5) % NAMES.length];
-  const t = TOPICS[(i * 3) % TOPICS.length];
-  switch (i % 6) {
-    case 0:
-      return `Yesterday I went out with ${n} and we talked about ${t} for hours.`;
-    case 1:
-      return `I love ${t} more than anything else these days, honestly.`;
-    case 2:
-      return `My favourite ${t} spot is near the river where ${n} lives.`;
-    case 3:
-      return `Did you ever try ${t} with ${n} on 12 May 2023?`;
-    case 4:
-      return `On Thursday ${n} said the ${t} class moved to the 3rd of June ${2020 + (i % 5)}.`;
-    default:
-      return `We also enjoy ${t} when the weather is good and ${n} joins in.`;
-  }
-}
-
-/** `turns` turns of about `chars` characters each, alternating user and assistant. */
-function conversation(turns: number, chars: number): ExtractionInput {
-  let next = 0;
-  const messages: SessionMessage[] = Array.from({ length: turns }, (_, m) => {
-    const words: string[] = [];
-    for (let len = 0; len < chars; next++) {
-      words.push(sentence(next));
-      len += words[words.length - 1].length + 1;
-    }
-    return {
-      id: `m${m}`,
-      role: m % 2 ? 'assistant' : 'user',
-      parts: [{ type: 'text', text: words.join(' ') }],
-      created_at: `2023-05-${String(1 + (m % 28)).padStart(2, '0')}T10:00:00Z`,
-    };
-  });
-  return {
-    userId: 'alice',
-    sessionId: 's-big1',
-    sessionDigest: sha256('s-big1'),
-    archiveIndex: 1,
-    messages,
-    nowIso: '2023-06-01T00:00:00Z',
-    previousOverview: '',
-    eventTags: [],
-  };
-}
+const conversation = (turns: number, chars: number) => syntheticConversation(turns, chars, sha256('s-big1'));
 
 /**
  * Characters the extraction hands to the string builtins that scan their whole receiver (regex
@@ -119,9 +71,9 @@ describe('offline extractor at the session limits (docs/sessions.md "Offline ext
     const byType = (t: string) => out.memories.filter((m) => m.memoryType === t);
     expect(byType('events')).toHaveLength(1);
     expect(byType('entities').map((m) => m.path)).toEqual(
-      expect.arrayContaining(NAMES.map((n) => `entities/mentioned/${n.toLowerCase()}.md`)),
+      expect.arrayContaining(SYNTHETIC_NAMES.map((n) => `entities/mentioned/${n.toLowerCase()}.md`)),
     );
-    expect(byType('preferences').length).toBeGreaterThanOrEqual(TOPICS.length);
+    expect(byType('preferences').length).toBeGreaterThanOrEqual(SYNTHETIC_TOPICS.length);
     for (const m of [...byType('entities'), ...byType('preferences')])
       for (const line of m.content.split('\n')) expect(line.length).toBeLessThan(700);
   });
