@@ -114,3 +114,51 @@ describe('work per byte', () => {
     expect([ls.status, ls.body.result.length]).toEqual([200, 6]);
   });
 });
+
+describe("an account's scan lane", () => {
+  const ROOT = 'work-per-byte-root-key-0123456789';
+  let app: TestApp;
+  const keys: Record<string, string> = {};
+  const grep = (key: string) =>
+    app.request('POST', '/api/v1/search/grep', { key, body: { uri: 'viking://resources', pattern: 'x' } });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      rootApiKey: ROOT,
+      env: { MUNINN_ACCOUNT_MAX_SCANS: '1', MUNINN_ACCOUNT_MAX_QUEUED: '0' },
+    });
+    for (const account of ['sa', 'sb']) {
+      const r = await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT,
+        body: { account_id: account, admin_user_id: 'boss' },
+      });
+      keys[account] = r.body.result.user_key;
+    }
+  }, 60_000);
+
+  afterAll(() => app.close());
+
+  it('holds one grep per account at a time: the next is 429 `scans` while other requests and accounts run', async () => {
+    const scans = app.nest.get<Queue>(getQueueToken(QueueName.Scan));
+    await scans.pause();
+    try {
+      const held = grep(keys.sa);
+      // The held grep's job waits in the paused queue, so its scan slot stays taken.
+      for (let i = 0; i < 500 && (await scans.getJobCountByTypes('waiting')) === 0; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const second = await grep(keys.sa);
+      expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'scans']);
+      expect(second.body.error.message).toContain('greps and globs in flight for account sa');
+      // A request that scans nothing still has its request slot, and another account its own scan lane.
+      expect((await app.request('GET', '/api/v1/system/status', { key: keys.sa })).status).toBe(200);
+      const other = grep(keys.sb);
+      await scans.resume();
+      expect((await held).status).toBe(200);
+      expect((await other).status).toBe(200);
+    } finally {
+      await scans.resume();
+    }
+    expect((await grep(keys.sa)).status).toBe(200);
+  });
+});

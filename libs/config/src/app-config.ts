@@ -88,6 +88,7 @@ export interface AppConfig {
     accountPerMinute: number;
     accountMaxInflight: number;
     accountMaxQueued: number;
+    accountMaxScans: number;
   };
   embedding: {
     provider: 'local' | 'openai';

@@ -465,6 +465,14 @@ export class EnvDto {
   @Max(100000)
   MUNINN_ACCOUNT_MAX_QUEUED?: number;
 
+  // Greps and globs of one account running at once on one gateway (docs/limits-and-security.md).
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  MUNINN_ACCOUNT_MAX_SCANS?: number;
+
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';

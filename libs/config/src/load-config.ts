@@ -122,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       accountPerMinute: dto.MUNINN_RATE_ACCOUNT_PER_MINUTE ?? 12000,
       accountMaxInflight: dto.MUNINN_ACCOUNT_MAX_INFLIGHT ?? 8,
       accountMaxQueued: dto.MUNINN_ACCOUNT_MAX_QUEUED ?? 64,
+      accountMaxScans: dto.MUNINN_ACCOUNT_MAX_SCANS ?? 2,
     },
     embedding: {
       provider: embedBase ? 'openai' : 'local',
@@ -230,6 +231,7 @@ const DECLARED = [
   'MUNINN_RATE_ACCOUNT_PER_MINUTE',
   'MUNINN_ACCOUNT_MAX_INFLIGHT',
   'MUNINN_ACCOUNT_MAX_QUEUED',
+  'MUNINN_ACCOUNT_MAX_SCANS',
   'MUNINN_SCAN_MAX_FILES',
   'MUNINN_SCAN_MAX_RESULTS',
   'MUNINN_SCAN_MAX_BYTES',

@@ -23,6 +23,7 @@ export class AdmissionService {
   private readonly perKey: RateLimiterAbstract | null;
   private readonly perAccount: RateLimiterAbstract | null;
   private readonly slots = new Map<string, AccountSlots>();
+  private readonly scanSlots = new Map<string, AccountSlots>();
   private readonly rate: AppConfig['rate'];
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() @Inject(REDIS) redis: Redis | null) {
@@ -50,11 +51,31 @@ export class AdmissionService {
    * Waits for one of the account's in-flight slots on this gateway; returns its release (idempotent).
    * 429 when the account's waiting line is full, or when the wait outlasts `maxWaitMs`.
    */
-  async enter(caller: Identity, maxWaitMs: number): Promise<() => void> {
+  enter(caller: Identity, maxWaitMs: number): Promise<() => void> {
+    return this.enterLane(this.slots, this.rate.accountMaxInflight, 'inflight', caller, maxWaitMs);
+  }
+
+  /**
+   * A slot of the account's scan lane (grep, glob), taken inside its request slot: a scan reads up to
+   * MUNINN_SCAN_MAX_BYTES and the embedded store runs one statement at a time, so eight of one tenant's
+   * greps at once held other tenants' store work for seconds (docs/limits-and-security.md, "Rate limits
+   * and fairness").
+   */
+  enterScan(caller: Identity, maxWaitMs: number): Promise<() => void> {
+    return this.enterLane(this.scanSlots, this.rate.accountMaxScans, 'scans', caller, maxWaitMs);
+  }
+
+  private async enterLane(
+    lanes: Map<string, AccountSlots>,
+    limit: number,
+    kind: 'inflight' | 'scans',
+    caller: Identity,
+    maxWaitMs: number,
+  ): Promise<() => void> {
     if (!this.applies(caller)) return () => undefined;
     const account = caller.accountId;
-    let s = this.slots.get(account);
-    if (!s) this.slots.set(account, (s = { running: 0, waiting: [] }));
+    let s = lanes.get(account);
+    if (!s) lanes.set(account, (s = { running: 0, waiting: [] }));
     const slots = s;
     let released = false;
     const release = () => {
@@ -63,13 +84,13 @@ export class AdmissionService {
       const next = slots.waiting.shift();
       if (next)
         next(); // the slot passes straight to the next waiting request of this account
-      else if (--slots.running === 0) this.slots.delete(account);
+      else if (--slots.running === 0) lanes.delete(account);
     };
-    if (slots.running < this.rate.accountMaxInflight) {
+    if (slots.running < limit) {
       slots.running++;
       return release;
     }
-    if (slots.waiting.length >= this.rate.accountMaxQueued) throw busy(account, this.rate.accountMaxInflight);
+    if (slots.waiting.length >= this.rate.accountMaxQueued) throw busy(account, limit, kind);
     await new Promise<void>((resolve, reject) => {
       const wake = () => {
         clearTimeout(timer);
@@ -78,7 +99,7 @@ export class AdmissionService {
       const timer = setTimeout(() => {
         const i = slots.waiting.indexOf(wake);
         if (i >= 0) slots.waiting.splice(i, 1);
-        reject(busy(account, this.rate.accountMaxInflight));
+        reject(busy(account, limit, kind));
       }, maxWaitMs);
       slots.waiting.push(wake);
     });
@@ -123,12 +144,13 @@ async function take(
   }
 }
 
-function busy(account: string, inflight: number): KernelError {
+function busy(account: string, running: number, kind: 'inflight' | 'scans'): KernelError {
+  const what = kind === 'scans' ? 'greps and globs' : 'requests';
   return new KernelError(
     KernelErrorCode.ResourceExhausted,
-    `Too many requests in flight for account ${account} (${inflight} running, line full); retry shortly`,
+    `Too many ${what} in flight for account ${account} (${running} running, line full); retry shortly`,
     {
-      limit: 'inflight',
+      limit: kind,
       retry_after_s: 1,
     },
   );

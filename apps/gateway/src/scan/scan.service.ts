@@ -13,6 +13,7 @@ import {
   toSafeRegex,
 } from '@app/kernel';
 import { ScanClient } from '@app/queue';
+import { AdmissionService } from '../http/admission.service';
 import { GlobRequestDto, GrepRequestDto } from './dto/scan.dto';
 
 /**
@@ -24,6 +25,7 @@ export class ScanService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly scans: ScanClient,
+    private readonly admission: AdmissionService,
   ) {}
 
   async grep(caller: Identity, dto: GrepRequestDto) {
@@ -99,9 +101,16 @@ export class ScanService {
     return limit === null || limit <= 0 ? max : Math.min(limit, max);
   }
 
-  private call(job: ScanJob): Promise<ScanResult> {
-    // Failures arrive decoded by the bus, as the KernelError the retriever reported.
-    return this.scans.call(job, this.config.queues.requestDeadlineMs);
+  /** One scan on the retriever, in one of the account's scan slots (REST and each MCP pattern alike). */
+  private async call(job: ScanJob): Promise<ScanResult> {
+    const deadline = this.config.queues.requestDeadlineMs;
+    const release = await this.admission.enterScan(job.identity, deadline);
+    try {
+      // Failures arrive decoded by the bus, as the KernelError the retriever reported.
+      return await this.scans.call(job, deadline);
+    } finally {
+      release();
+    }
   }
 }
 
