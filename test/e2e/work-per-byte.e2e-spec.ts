@@ -149,6 +149,7 @@ describe("an account's scan lane", () => {
       }
       const second = await grep(keys.sa);
       expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'scans']);
+      expect(second.headers.get('retry-after')).toBe('1');
       expect(second.body.error.message).toContain('greps and globs in flight for account sa');
       // A request that scans nothing still has its request slot, and another account its own scan lane.
       expect((await app.request('GET', '/api/v1/system/status', { key: keys.sa })).status).toBe(200);

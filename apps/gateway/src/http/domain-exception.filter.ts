@@ -29,6 +29,9 @@ export class DomainExceptionFilter implements ExceptionFilter {
     const url = host.switchToHttp().getRequest<FastifyRequest>()?.url ?? '';
     // On /mcp, Fastify's own refusals (a body that is not JSON, say) come here before the MCP controller.
     const payload = MCP_PATH.test(url) ? jsonRpcError(body, isJsonParseError(exception)) : body;
+    // A refusal decided inside a handler (an account's scan lane) says when to retry, as the gate's do.
+    const retry = exception instanceof KernelError ? exception.details?.retry_after_s : undefined;
+    if (typeof retry === 'number') void reply.header('retry-after', String(retry));
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
   }
 
