@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Embedder } from './embedder.port';
 import { hash32 } from './feature-hash';
 import { analyze, WeightedTokens } from './text-analyzer';
@@ -49,7 +50,7 @@ export class HashingEmbedder implements Embedder {
   async embed(texts: string[]): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (const [i, t] of texts.entries()) {
-      if (i > 0 && i % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (i > 0 && i % YIELD_EVERY === 0) await nextTurn();
       out.push(this.embedOne(t));
     }
     return out;

@@ -7,6 +7,10 @@ import { IndexJob, QueueName } from '@app/contracts';
  */
 export function jobOptions(queue: QueueName): JobsOptions {
   const keep = { removeOnComplete: { age: 120, count: 5000 }, removeOnFail: { age: 24 * 3600, count: 5000 } };
+  // Request-path jobs are awaited under a deadline; a retry after the deadline helps nobody. Their
+  // results (find hits, grep lines) went back to a waiter seconds ago: kept 10 s, not 120 s, since a
+  // tenant's large results held Redis memory (docs/limits-and-security.md, "Work per byte").
+  if (isRequestPath(queue)) return { ...keep, removeOnComplete: { age: 10, count: 1000 }, attempts: 1 };
   switch (queue) {
     // A failed index job is removed: its outbox entry stays, and the relay must be able to add the
     // same job id again later (an id still held by a failed job would make that add a no-op).
@@ -15,16 +19,6 @@ export function jobOptions(queue: QueueName): JobsOptions {
     // Nobody waits for a sidecar job; the store's sidecar_due mark is what makes it durable.
     case QueueName.Sidecar:
       return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 500 } };
-    // Request-path jobs are awaited under a deadline; a retry after the deadline helps nobody. Their
-    // results (find hits, grep lines) went back to a waiter seconds ago: kept 10 s, not 120 s, since a
-    // tenant's large results held Redis memory (docs/limits-and-security.md, "Work per byte").
-    case QueueName.Find:
-    case QueueName.Scan:
-    case QueueName.SessionExtract:
-    case QueueName.Assemble:
-    case QueueName.Expand:
-    case QueueName.Digest:
-      return { ...keep, removeOnComplete: { age: 10, count: 1000 }, attempts: 1 };
     // A commit's extraction is retried (a worker killed mid-job, a predecessor still running); the task
     // id is the job id, and the job is idempotent, so a retry never duplicates a memory.
     case QueueName.Extract:
@@ -100,15 +94,16 @@ export function eventStreamLength(queue: QueueName): number {
   return isRequestPath(queue) ? 2000 : 10000;
 }
 
-const REQUEST_PATH: ReadonlySet<QueueName> = new Set([
+/** Queues whose jobs answer a waiting request (one list for their retention and their event stream). */
+const REQUEST_PATH = [
   QueueName.Find,
   QueueName.Scan,
   QueueName.SessionExtract,
   QueueName.Assemble,
   QueueName.Expand,
   QueueName.Digest,
-]);
+] as const;
 
-function isRequestPath(queue: QueueName): boolean {
-  return REQUEST_PATH.has(queue);
+function isRequestPath(queue: QueueName): queue is (typeof REQUEST_PATH)[number] {
+  return (REQUEST_PATH as readonly QueueName[]).includes(queue);
 }

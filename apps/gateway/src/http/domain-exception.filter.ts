@@ -25,14 +25,21 @@ export class DomainExceptionFilter implements ExceptionFilter {
       void reply.send(errorEnvelope('UNKNOWN', 'Method Not Allowed'));
       return;
     }
+    void this.reply(reply, host.switchToHttp().getRequest<FastifyRequest>()?.url ?? '', exception);
+  }
+
+  /**
+   * Answers `exception` on `reply`: the envelope, or on /mcp a JSON-RPC error body (Fastify's own
+   * refusals, a body that is not JSON say, reach no MCP controller), with `Retry-After` when the
+   * refusal says when to retry. The one way every error is answered: this filter, the request gate
+   * and the MCP controller's filter.
+   */
+  reply(reply: FastifyReply, url: string, exception: unknown): FastifyReply {
     const { status, body } = this.render(exception);
-    const url = host.switchToHttp().getRequest<FastifyRequest>()?.url ?? '';
-    // On /mcp, Fastify's own refusals (a body that is not JSON, say) come here before the MCP controller.
     const payload = MCP_PATH.test(url) ? jsonRpcError(body, isJsonParseError(exception)) : body;
-    // A refusal decided inside a handler (an account's scan lane) says when to retry, as the gate's do.
     const retry = exception instanceof KernelError ? exception.details?.retry_after_s : undefined;
     if (typeof retry === 'number') void reply.header('retry-after', String(retry));
-    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
+    return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
   }
 
   /** Status and body for any thrown value (also used by the Fastify-level error handler). */

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@app/config';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { DomainExceptionFilter } from './domain-exception.filter';
-import { jsonRpcError, MCP_PATH } from './json-rpc-error';
+import { MCP_PATH } from './json-rpc-error';
 import { isLoopbackHost, isLoopbackOrigin } from './loopback';
 import { boundsIssue } from './request-bounds';
 import { RequestValidationError } from './request-validation.error';
@@ -38,14 +38,7 @@ export function isPublicPath(url: string): boolean {
  */
 export function installRequestGate(fastify: FastifyInstance, opts: GateOptions): void {
   const filter = new DomainExceptionFilter();
-  const refuse = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
-    const { status, body } = filter.render(err);
-    const payload = MCP_PATH.test(req.url) ? jsonRpcError(body) : body;
-    if (err instanceof KernelError && typeof err.details?.retry_after_s === 'number') {
-      void reply.header('retry-after', String(err.details.retry_after_s));
-    }
-    return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
-  };
+  const refuse = (req: FastifyRequest, reply: FastifyReply, err: unknown) => filter.reply(reply, req.url, err);
   fastify.addHook('onRequest', async (req, reply) => {
     try {
       await gate(req, reply, opts);

@@ -1,7 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
-import { jsonRpcError } from '../http/json-rpc-error';
 
 /**
  * Errors before the MCP transport takes over (authentication, a bad actor header) keep the REST
@@ -14,7 +13,6 @@ export class McpExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost) {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (reply.sent) return;
-    const { status, body } = this.domain.render(exception);
-    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(jsonRpcError(body));
+    void this.domain.reply(reply, '/mcp', exception);
   }
 }

@@ -35,14 +35,13 @@ export class McpReadService {
   ) {}
 
   /** `maxChars`: the body is read (in the store) and answered up to that many characters. */
-  async read(caller: Identity, rawUri: string, level: ReadLevel, maxChars?: number): Promise<ReadAnswer> {
+  async read(caller: Identity, rawUri: string, level: ReadLevel, maxChars: number): Promise<ReadAnswer> {
     const uri = canonicalizeUri(rawUri, caller.userId).replace(SIDECAR, '');
     // The actor view applies as on GET /content/read: another peer's URI is a 403 (PERMISSION_DENIED)
     // even when a peer_scope "all" context entry carried it (the entry's text was in that answer).
     const who = caller;
     this.content.readableUri(who, uri);
-    const [node] =
-      maxChars === undefined ? [await this.nodes.get(who, uri)] : await this.nodes.getMany(who, [uri], maxChars);
+    const [node] = await this.nodes.getMany(who, [uri], maxChars);
     if (!node) throw new KernelError(KernelErrorCode.NotFound, `Not found: ${uri}`, { resource: uri });
     if (node.kind === 'directory') {
       const text = await this.content.sidecar(who, uri, level === 'abstract' ? 'abstract' : 'overview');
@@ -55,6 +54,6 @@ export class McpReadService {
         : level === 'abstract'
           ? pyStrip(node.abstract)
           : overviewFromContent({ baseUri: uri, isDirectory: false }, body);
-    return { uri, kind: 'file', level, text: maxChars === undefined ? text : text.slice(0, maxChars) };
+    return { uri, kind: 'file', level, text: text.slice(0, maxChars) };
   }
 }

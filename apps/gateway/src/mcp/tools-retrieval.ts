@@ -13,7 +13,6 @@ import { contextText, listText, NO_CONTEXT_TEXT, NO_RECALL_TEXT } from './tool-t
 // find, search, read and the legacy recall (docs/fs-and-mcp.md, "MCP tools").
 
 const CONTEXT_TYPES = 'Restrict to `memory`, `resource` or `skill`.';
-/** Reads a batch `read` runs at once. */
 const errors = new DomainExceptionFilter();
 
 const listAnswer = (e: SearchEnvelope): ToolOutput => {
@@ -211,28 +210,27 @@ async function readWithin(
   read: (uri: string, room: number) => Promise<string>,
 ): Promise<string[]> {
   const note = `[cut: this answer reached MUNINN_MCP_READ_MAX_CHARS (${maxChars} characters); read fewer URIs, or GET /api/v1/content/read one file]`;
-  const done = new Map<string, string>();
+  const answered = new Set<string>();
+  const out: string[] = [];
   let used = 0;
   for (const uri of uris) {
-    if (done.has(uri)) continue;
+    // A URI given again answers once: repeating one file fifty times was the cheapest way to a huge answer.
+    if (answered.has(uri)) {
+      out.push('[the same URI as above]');
+      continue;
+    }
+    answered.add(uri);
     const room = maxChars - used;
     if (room <= 0) {
-      done.set(uri, note);
+      out.push(note);
       continue;
     }
     // One character more than the room tells a text that fits from one that had to be cut.
     const text = await read(uri, room + 1);
-    const cut = text.length > room ? `${text.slice(0, room)}\n${note}` : text;
+    out.push(text.length > room ? `${text.slice(0, room)}\n${note}` : text);
     used += Math.min(text.length, room);
-    done.set(uri, cut);
   }
-  // A URI given again answers once: repeating one file fifty times was the cheapest way to a huge answer.
-  const answered = new Set<string>();
-  return uris.map((uri) => {
-    if (answered.has(uri)) return '[the same URI as above]';
-    answered.add(uri);
-    return done.get(uri)!;
-  });
+  return out;
 }
 
 /** One URI of a batch read: storage failures come back as text, so one bad URI never fails the batch. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { IndexJob, IndexResult, SidecarStatus } from '@app/contracts';
 import { fileAbstract, searchText, StageTimer } from '@app/kernel';
@@ -60,7 +61,7 @@ export class IndexService {
     const texts = await timer.time('text', async () => {
       const out: { abstract: string; search: string }[] = [];
       for (const f of files) {
-        if (out.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (out.length > 0) await nextTurn();
         const abstract = fileAbstract(f.uri, f.content, this.config.indexing.memoryAbstractMaxChars);
         out.push({ abstract, search: searchText(baseNameWords(f.uri), abstract, f.content.slice(0, 20000)) });
       }

@@ -29,8 +29,10 @@ export class NodeRepository {
     return rows[0] ? toNodeRecord(rows[0]) : null;
   }
 
-  /** Several nodes at once (missing or invisible ones are simply absent). */
-  /** The nodes at `uris` the caller can see; `maxContentChars` cuts each `content` in the store. */
+  /**
+   * Several nodes at once (missing or invisible ones are simply absent); `maxContentChars` cuts each
+   * `content` in the store.
+   */
   async getMany(identity: Identity, uris: string[], maxContentChars?: number): Promise<NodeRecord[]> {
     if (uris.length === 0) return [];
     const scope = scopeSql(identity, 3);
