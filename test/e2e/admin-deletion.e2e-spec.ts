@@ -83,6 +83,7 @@ describe.each(storeModes())('deleting a user or an account leaves nothing behind
       nodes: `nodes WHERE account_id = '${ACCOUNT}' AND owner_user_id = '${user}'`,
       sessions: `sessions WHERE account_id = '${ACCOUNT}' AND user_id = '${user}'`,
       tasks: `session_tasks WHERE account_id = '${ACCOUNT}' AND user_id = '${user}'`,
+      marks: `session_archive_marks WHERE account_id = '${ACCOUNT}' AND user_id = '${user}'`,
       uploads: `upload_tokens WHERE account_id = '${ACCOUNT}' AND user_id = '${user}'`,
       terms: `term_df WHERE account_id = '${ACCOUNT}' AND owner_id = '${user}'`,
       folders: `sidecar_state WHERE account_id = '${ACCOUNT}' AND starts_with(uri, 'viking://user/${user}')`,
@@ -96,7 +97,7 @@ describe.each(storeModes())('deleting a user or an account leaves nothing behind
     const bossBefore = await tally('boss');
 
     expect((await call('DELETE', `/api/v1/admin/accounts/${ACCOUNT}/users/dave`, boss)).status).toBe(200);
-    expect(await tally('dave')).toEqual({ nodes: 0, sessions: 0, tasks: 0, uploads: 0, terms: 0, folders: 0 });
+    expect(await tally('dave')).toEqual({ nodes: 0, sessions: 0, tasks: 0, marks: 0, uploads: 0, terms: 0, folders: 0 });
     expect(await tally('boss')).toEqual(bossBefore);
     const found = await call('POST', '/api/v1/search/find', boss, { query: 'green tea morning' });
     expect(

@@ -244,4 +244,37 @@ describe.each(storeModes())('sessions: commit → extraction → served memory (
     expect(ent.status).toBe(200);
     expect((await app.request('DELETE', '/api/v1/sessions/plan-1')).status).toBe(404);
   });
+
+  it('a deleted session id used again numbers on from its last archive: the old events of the day stay (docs/sessions.md "Archive numbers")', async () => {
+    const day = '/memories/events/2026/12/04/';
+    const commitSaying = async (content: string) => {
+      expect(
+        (await post('/api/v1/sessions/reused/messages', { role: 'user', content, created_at: '2026-12-04T08:00:00Z' }))
+          .status,
+      ).toBe(200);
+      const c = (await post('/api/v1/sessions/reused/commit')).body.result;
+      const done = await task(c.task_id);
+      expect(done.status).toBe('completed');
+      return {
+        archive: c.archive_uri as string,
+        events: done.result.memory_uris.filter((u: string) => u.includes(day)),
+      };
+    };
+    const first = await commitSaying('First life: the Lisbon offsite is booked for May.');
+    expect(first.archive.endsWith('/reused/history/archive_001')).toBe(true);
+    expect((await app.request('DELETE', '/api/v1/sessions/reused')).status).toBe(200);
+    const second = await commitSaying('Second life: the Oslo offsite replaces it in June.');
+    // Before: archive_001 again, and its event file replaced the first life's one of the same day.
+    expect(second.archive.endsWith('/reused/history/archive_002')).toBe(true);
+    expect(first.events).toEqual(['viking://user/default/memories/events/2026/12/04/reused_archive_001_p1.md']);
+    expect(second.events).toEqual(['viking://user/default/memories/events/2026/12/04/reused_archive_002_p1.md']);
+    const read = async (uri: string) =>
+      String((await get(`/api/v1/content/read?uri=${encodeURIComponent(uri)}`)).body.result);
+    expect(await read(first.events[0])).toContain('Lisbon offsite');
+    expect(await read(first.events[0])).not.toContain('Oslo');
+    expect(await read(second.events[0])).toContain('Oslo offsite');
+    // The re-created session lists only its own archive.
+    expect((await get('/api/v1/sessions/reused/archives/archive_002')).status).toBe(200);
+    expect((await get('/api/v1/sessions/reused/archives/archive_001')).status).toBe(404);
+  });
 });

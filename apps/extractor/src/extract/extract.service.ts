@@ -87,7 +87,9 @@ export class ExtractService {
     }
     const owner = { accountId: job.accountId, userId: job.userId };
     const archive = await this.archives.get(owner, job.sessionId, job.archiveIndex);
-    if (!archive) {
+    // Another task's archive under this number cannot happen (numbers are never reused, docs/sessions.md
+    // "Archive numbers"), but a job must never extract an archive that is not its own.
+    if (!archive || archive.taskId !== job.taskId) {
       await this.tasks.fail(job, `Session '${job.sessionId}' no longer exists`);
       return { status: 'failed' };
     }

@@ -11,9 +11,14 @@ export function parseArchiveName(name: string): number | null {
   return n >= 1 ? n : null;
 }
 
-/** The next archive's index: one past both the commit count and the highest archive (a deleted row never reuses a number). */
-export function nextArchiveIndex(commitCount: number, highestArchive: number): number {
-  return Math.max(commitCount, highestArchive) + 1;
+/**
+ * The next archive's index: one past the commit count, the highest archive and the highest index the
+ * session id ever used (`mark`, kept past a deletion of the session): a number is never used twice by
+ * one session id of a user, so its event files never land on an earlier session's (docs/sessions.md,
+ * "Archive numbers").
+ */
+export function nextArchiveIndex(commitCount: number, highestArchive: number, mark = 0): number {
+  return Math.max(commitCount, highestArchive, mark) + 1;
 }
 
 export type CommitPlan =

@@ -63,10 +63,12 @@ describe('commit rules', () => {
     expect(parseArchiveName('notes')).toBeNull();
   });
 
-  it('the next index is past both the commit count and the highest archive', () => {
+  it('the next index is past the commit count, the highest archive and the mark of a deleted session', () => {
     expect(nextArchiveIndex(0, 0)).toBe(1);
     expect(nextArchiveIndex(2, 5)).toBe(6);
     expect(nextArchiveIndex(7, 5)).toBe(8);
+    expect(nextArchiveIndex(0, 0, 4)).toBe(5);
+    expect(nextArchiveIndex(7, 5, 4)).toBe(8);
   });
 
   it('a commit archives all but the keep window, or skips', () => {

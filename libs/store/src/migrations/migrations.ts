@@ -9,6 +9,7 @@ import { MESSAGE_USAGE_MIGRATION } from './message-usage.migration';
 import { USAGE_RECORDS_MIGRATION } from './usage-records.migration';
 import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
+import { SESSION_ARCHIVE_MARKS_MIGRATION } from './session-archive-marks.migration';
 
 export type { Migration } from './migration';
 
@@ -175,4 +176,5 @@ GROUP BY account_id, chunk;
   ACCOUNT_USAGE_MIGRATION,
   MESSAGE_USAGE_MIGRATION,
   USAGE_RECORDS_MIGRATION,
+  SESSION_ARCHIVE_MARKS_MIGRATION,
 ];

@@ -58,6 +58,7 @@ export function keyServerSecret(keySecret: string | null, rootApiKey: string | n
 const ACCOUNT_TABLES = [
   'nodes',
   'sessions',
+  'session_archive_marks',
   'account_usage',
   'session_tasks',
   'upload_tokens',
@@ -247,6 +248,13 @@ export class IdentityRepository {
       const mine = [accountId, userId];
       await deleteInSteps(tx, 'nodes', 'account_id = $1 AND owner_user_id = $2', mine, stepOf('nodes'));
       await deleteInSteps(tx, 'sessions', 'account_id = $1 AND user_id = $2', mine, stepOf('sessions'));
+      await deleteInSteps(
+        tx,
+        'session_archive_marks',
+        'account_id = $1 AND user_id = $2',
+        mine,
+        stepOf('session_archive_marks'),
+      );
       await deleteInSteps(tx, 'session_tasks', 'account_id = $1 AND user_id = $2', mine, stepOf('session_tasks'));
       await deleteInSteps(tx, 'upload_tokens', 'account_id = $1 AND user_id = $2', mine, stepOf('upload_tokens'));
       // The user's own nodes are gone, so their owner view's term counts net to zero: drop the rows, which no

@@ -144,11 +144,18 @@ export class SessionArchiveRepository {
       }
       const taken = live.slice(0, plan.archiveCount);
       const activeTokens = live.slice(plan.archiveCount).reduce((n, m) => n + Number(m.tokens), 0);
-      const { rows: hi } = await tx.query<{ n: number | null }>(
-        'SELECT max(archive_index) AS n FROM session_archives WHERE account_id = $1 AND user_id = $2 AND session_id = $3',
-        [identity.accountId, identity.userId, sessionId],
+      const owned = [identity.accountId, identity.userId, sessionId];
+      const { rows: hi } = await tx.query<{ n: number | null; mark: number | null }>(
+        `SELECT (SELECT max(archive_index) FROM session_archives WHERE account_id = $1 AND user_id = $2 AND session_id = $3) AS n,
+                (SELECT highest_index FROM session_archive_marks WHERE account_id = $1 AND user_id = $2 AND session_id = $3) AS mark`,
+        owned,
       );
-      const index = nextArchiveIndex(Number(sess[0].commit_count), Number(hi[0]?.n ?? 0));
+      const index = nextArchiveIndex(Number(sess[0].commit_count), Number(hi[0]?.n ?? 0), Number(hi[0]?.mark ?? 0));
+      await tx.query(
+        `INSERT INTO session_archive_marks (account_id, user_id, session_id, highest_index) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (account_id, user_id, session_id) DO UPDATE SET highest_index = excluded.highest_index`,
+        [...owned, index],
+      );
       const taskId = randomUUID();
       const archived = taken.map(toSessionMessage);
       await tx.query(
