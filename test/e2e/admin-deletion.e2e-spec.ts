@@ -97,7 +97,15 @@ describe.each(storeModes())('deleting a user or an account leaves nothing behind
     const bossBefore = await tally('boss');
 
     expect((await call('DELETE', `/api/v1/admin/accounts/${ACCOUNT}/users/dave`, boss)).status).toBe(200);
-    expect(await tally('dave')).toEqual({ nodes: 0, sessions: 0, tasks: 0, marks: 0, uploads: 0, terms: 0, folders: 0 });
+    expect(await tally('dave')).toEqual({
+      nodes: 0,
+      sessions: 0,
+      tasks: 0,
+      marks: 0,
+      uploads: 0,
+      terms: 0,
+      folders: 0,
+    });
     expect(await tally('boss')).toEqual(bossBefore);
     const found = await call('POST', '/api/v1/search/find', boss, { query: 'green tea morning' });
     expect(
