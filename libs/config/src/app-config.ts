@@ -50,6 +50,11 @@ export interface AppConfig {
     /** Life of this deployment's claim on the prefix without a heartbeat (docs/operations.md). */
     fenceTtlMs: number;
     workerConcurrency: number;
+    /**
+     * Window of the per-account work counts that order the background queues (index, sidecar,
+     * extract); 0: first in, first out (docs/limits-and-security.md, "Fair background queues").
+     */
+    fairWindowMs: number;
     requestDeadlineMs: number;
     writeWaitMs: number;
     /**

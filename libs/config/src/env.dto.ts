@@ -177,6 +177,14 @@ export class EnvDto {
   @Max(256)
   MUNINN_WORKER_CONCURRENCY?: number;
 
+  // 0 turns fair ordering off (first in, first out); at most an hour (docs/limits-and-security.md).
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600000)
+  MUNINN_FAIR_WINDOW_MS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -5,7 +5,8 @@ import { JobOf, QueueName, ResultOf } from '@app/contracts';
 import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 import { decodeJobFailure } from './job-failure-decode';
 import { currentJobMeta, withJobMeta } from './job-context';
-import { jobOptions } from './job-options';
+import { FairOrder } from './fair-order';
+import { fairShare, jobOptions } from './job-options';
 import { inSpan } from './tracing';
 
 /** {@link JobBus} over BullMQ: results come back through one shared `QueueEvents` stream per queue. */
@@ -15,6 +16,8 @@ export class BullJobBus extends JobBus {
   constructor(
     private readonly queues: Map<QueueName, Queue>,
     private readonly makeEvents: (queue: QueueName) => QueueEvents,
+    /** Orders the background queues by each account's recent work; null: first in, first out. */
+    private readonly fair: FairOrder | null = null,
   ) {
     super();
     // waitUntilFinished adds one listener per call in flight; hundreds in flight are normal here.
@@ -73,12 +76,20 @@ export class BullJobBus extends JobBus {
     return q;
   }
 
-  /** Adds one job in a producer span; its meta (request id, trace parent, deadline) is taken inside it. */
+  /**
+   * Adds one job in a producer span; its meta (request id, trace parent, deadline) is taken inside it.
+   * A background job gets its place in the fair order here, so every producer (the gateway, the relays,
+   * the extractor) adds it the same way: a job of such a queue without a priority would run before all.
+   */
   private add(queue: QueueName, payload: unknown, deadlineAt?: number, jobId?: string, extra: JobsOptions = {}) {
     const opts: JobsOptions = { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) };
+    const share = this.fair ? fairShare(queue, payload) : null;
     return inSpan(`${queue} send`, SpanKind.PRODUCER, () => {
       const data = withJobMeta(payload, currentJobMeta(deadlineAt));
-      return this.whileConnected(queue, (q) => q.add(queue, data, opts));
+      return this.whileConnected(queue, async (q) => {
+        const priority = share && this.fair ? await this.fair.priority(queue, share) : undefined;
+        return q.add(queue, data, priority ? { ...opts, priority } : opts);
+      });
     });
   }
 

@@ -20,3 +20,4 @@ export * from './periodic-relay';
 export * from './job-stages';
 export * from './queue-activity';
 export * from './deployment-fence';
+export * from './fair-order';

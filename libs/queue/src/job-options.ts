@@ -1,5 +1,5 @@
 import { JobsOptions, WorkerOptions } from 'bullmq';
-import { IndexJob, QueueName } from '@app/contracts';
+import { ExtractJob, IndexJob, QueueName, SidecarJob } from '@app/contracts';
 
 /**
  * Job options per queue, decided here only. Completed jobs are kept briefly (not removed at once):
@@ -31,6 +31,34 @@ export function jobOptions(queue: QueueName): JobsOptions {
     // Each run re-reads the session and decides again, so a lost or failed idle job only delays a commit.
     case QueueName.SessionIdle:
       return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 1000 } };
+  }
+}
+
+/** Whose work a background job is, and how much of it, for its queue's fair order. */
+export interface FairShare {
+  account: string;
+  weight: number;
+}
+
+/**
+ * The account and weight a job counts under in its queue's fair order (docs/limits-and-security.md,
+ * "Fair background queues"), or null for a queue served first in, first out: request-path queues
+ * (each tenant's requests are already bounded at the gateway) and idle commits (a short read each; the
+ * commit one makes is an extract job, which is fair).
+ */
+export function fairShare(queue: QueueName, payload: unknown): FairShare | null {
+  if (isRequestPath(queue)) return null;
+  switch (queue) {
+    // A write of many files (a batch, a moved subtree) is as much work as that many single writes.
+    case QueueName.Index: {
+      const job = payload as IndexJob;
+      return { account: job.accountId, weight: Math.max(1, job.uris.length) };
+    }
+    case QueueName.Sidecar:
+    case QueueName.Extract:
+      return { account: (payload as SidecarJob | ExtractJob).accountId, weight: 1 };
+    case QueueName.SessionIdle:
+      return null;
   }
 }
 

@@ -7,6 +7,7 @@ import { InMemoryLedgerStore } from '@app/kernel';
 import { DEPLOYMENT_ID, QueueName } from '@app/contracts';
 import { DeploymentFence } from './deployment-fence';
 import { BullJobBus } from './bull-job-bus';
+import { FairOrder } from './fair-order';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
 import { eventStreamLength } from './job-options';
@@ -95,11 +96,14 @@ function bullmq(config: AppConfig): DynamicModule {
   const prefix = config.queues.prefix;
   const busProvider: Provider = {
     provide: JobBus,
-    inject: ALL_QUEUES.map((q) => getQueueToken(q)),
-    useFactory: (...queues: Queue[]) => {
+    inject: [REDIS, ...ALL_QUEUES.map((q) => getQueueToken(q))],
+    useFactory: (redis: Redis, ...queues: Queue[]) => {
       queues.forEach((q, i) => watchRedisClient(q, `queue ${ALL_QUEUES[i]}`));
-      return new BullJobBus(new Map(ALL_QUEUES.map((q, i) => [q, queues[i]])), (q) =>
-        watchRedisClient(new QueueEvents(q, { connection: conn.blocking, prefix }), `events ${q}`),
+      const windowMs = config.queues.fairWindowMs;
+      return new BullJobBus(
+        new Map(ALL_QUEUES.map((q, i) => [q, queues[i]])),
+        (q) => watchRedisClient(new QueueEvents(q, { connection: conn.blocking, prefix }), `events ${q}`),
+        windowMs > 0 ? new FairOrder(redis, prefix, windowMs) : null,
       );
     },
   };
