@@ -49,6 +49,31 @@ describe.each(storeModes())('term statistics kept by the store (store: %s)', (st
   }, 120000);
   afterAll(() => app.close());
 
+  it('a word no file held when it was first searched is matched as soon as a file holds it', async () => {
+    const carol: Identity = { accountId: 'df-fresh', userId: 'carol', role: 'user', actorPeerId: null };
+    const weights = new TermStats(); // one instance, as a retriever keeps it, with its cache
+    const df = async () => (await weights.weigh(db, carol, ['quillmarkzz']))[0].df;
+    expect(await df()).toBe(0);
+    const text = 'A note about quillmarkzz written just now.';
+    await bulkInsertIndexed(
+      db,
+      'df-fresh',
+      [
+        {
+          uri: 'viking://resources/q.md',
+          kind: 'file',
+          content: text,
+          abstract: text,
+          searchText: text,
+          embedding: null,
+        },
+      ],
+      null,
+    );
+    // Before: the 0 was remembered for a minute, and a search leaves a 0-frequency word out of matching.
+    expect(await df()).toBe(1);
+  });
+
   it('counts shared nodes and the user own, never another user', async () => {
     await put('viking://resources/fruit/a.md', 'apples and bananas');
     await put('viking://user/alice/memories/x.md', 'Alice likes apples and cherries');

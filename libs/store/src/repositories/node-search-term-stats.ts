@@ -54,8 +54,12 @@ export class TermStats {
       total = read.total;
       this.cache.set(key, total);
       for (const t of missing) {
-        df.set(t, read.df.get(t) ?? 0);
-        this.cache.set(key + t, read.df.get(t) ?? 0);
+        const d = read.df.get(t) ?? 0;
+        df.set(t, d);
+        // A term nothing holds yet is not remembered: a search leaves it out of lexical matching, so a
+        // cached 0 hid a file written with that word a moment later from every lexical match of the
+        // next minute (an agent searching for what it just stored). Reading it again is one index probe.
+        if (d > 0) this.cache.set(key + t, d);
       }
       if (read.crowded.length) this.compact(tx, identity.accountId, read.crowded);
     }
