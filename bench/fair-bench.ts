@@ -5,21 +5,28 @@
  * MUNINN_TEST_DATABASE_URL; skipped when neither is set), each run on a fresh standalone process
  * (`dist/`, api_key mode, default limits).
  *
- * Per run: tenant A batch-writes BENCH_FAIR_BATCH files per request (default 50, `wait:false`) on
- * BENCH_FAIR_C connections (default 4) for BENCH_FAIR_SECONDS (default 10). From the second second,
- * tenant B writes one new file every 500 ms (`wait:false`) and polls `find` every 50 ms until that file
- * is a hit. Printed per store: B's write-to-searchable p50 / p95 / max, A's files acknowledged, and the
- * ratio of B's p50 without and with the fair order. docs/limits-and-security.md "Fair background queues".
+ * Indexing is made the bottleneck the way a hosted deployment meets it: embeddings come from a provider
+ * stand-in (an OpenAI-compatible `/embeddings` server in this process) answering after
+ * BENCH_FAIR_EMBED_MS (default 300, a remote API under load). Tenant A (4 users, 2 connections each)
+ * sends single writes (`wait:false`) as fast as its rate limits allow for BENCH_FAIR_SECONDS (default
+ * 20). From the second second, tenant B writes one file, polls `find` every 100 ms until it is a hit,
+ * rests 500 ms and writes the next. Printed per store: A's writes acknowledged, B's write-to-searchable p50 / p95 / max,
+ * and the ratio of B's p50 without and with the fair order.
+ * docs/limits-and-security.md "Fair background queues".
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
 
-const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 10);
-const BATCH = Number(process.env.BENCH_FAIR_BATCH ?? 50);
-const CONNECTIONS = Number(process.env.BENCH_FAIR_C ?? 4);
+const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 20);
+const EMBED_MS = Number(process.env.BENCH_FAIR_EMBED_MS ?? 300);
+const DIM = 64;
+const A_USERS = 4;
+const A_CONNECTIONS_PER_USER = 2;
 const ROOT = 'bench-fair-root-key-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -38,35 +45,58 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
 
-/** Tenant A's flood: batches of new files until the deadline; returns the files acknowledged. */
-async function floodA(url: string, key: string, until: number): Promise<number> {
+/** Tenant A's flood: new single files until the deadline, 2 connections per key; returns the writes acknowledged. */
+async function floodA(url: string, keys: string[], until: number): Promise<number> {
   let acked = 0;
   let next = 0;
   await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < until) {
-        const b = next++;
-        const operations = Array.from({ length: BATCH }, (_, k) => ({
-          uri: `viking://resources/flood/b${b}-${k}.md`,
-          content: `Flood batch ${b} note ${k}: copper lantern meadow report number ${b * BATCH + k}.`,
-          mode: 'create',
-        }));
-        const r = await api(url, '/api/v1/content/batch-write', key, {
-          root_uri: 'viking://resources/flood',
-          operations,
-        });
-        if (r.status === 200) acked += BATCH;
-        else await sleep(100); // a 429: the flood is at its rate limit
-      }
-    }),
+    keys.flatMap((key) =>
+      Array.from({ length: A_CONNECTIONS_PER_USER }, async () => {
+        while (Date.now() < until) {
+          const i = next++;
+          const r = await api(url, '/api/v1/content/write', key, {
+            uri: `viking://resources/flood/n${i}.md`,
+            content: `Flood note ${i}: copper lantern meadow report.`,
+            mode: 'create',
+          });
+          if (r.status === 200) acked++;
+          else await sleep(100); // a 429: the flood is at its rate limit
+        }
+      }),
+    ),
   );
   return acked;
 }
 
-/** Tenant B: one write every 500 ms, each timed until `find` serves it. */
+/** An OpenAI-compatible `/embeddings` provider that answers after EMBED_MS (vectors from the text's characters). */
+async function slowEmbeddings() {
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (d) => (raw += d));
+    req.on('end', () => {
+      const input = (JSON.parse(raw) as { input: string[] | string }).input;
+      const texts = Array.isArray(input) ? input : [input];
+      const data = texts.map((t, index) => ({
+        index,
+        embedding: Array.from({ length: DIM }, (_, k) => ((t.charCodeAt(k % Math.max(1, t.length)) || 1) % 13) + 1),
+      }));
+      setTimeout(
+        () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data })),
+        EMBED_MS,
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() };
+}
+
+/**
+ * Tenant B: writes one file, polls `find` every 100 ms until it is a hit, rests 500 ms, and again until
+ * the deadline (one poll at a time, so B stays far below its own rate limit).
+ */
 async function probeB(url: string, key: string, from: number, until: number): Promise<number[]> {
   await sleep(Math.max(0, from - Date.now()));
-  const waits: Promise<number>[] = [];
+  const waits: number[] = [];
   for (let i = 0; Date.now() < until; i++) {
     const word = `quillmark${'abcdefghij'[i % 10]}${'klmnopqrst'[Math.floor(i / 10) % 10]}z`;
     const t0 = performance.now();
@@ -76,22 +106,19 @@ async function probeB(url: string, key: string, from: number, until: number): Pr
       mode: 'create',
     });
     if (w.status !== 200) throw new Error(`B's write: ${w.status} ${JSON.stringify(w.body).slice(0, 200)}`);
-    waits.push(
-      (async () => {
-        for (;;) {
-          const r = await api(url, '/api/v1/search/find', key, { query: word, limit: 3 });
-          if (r.status === 200 && r.body.result.resources.some((h: { uri: string }) => h.uri.endsWith(`/n${i}.md`)))
-            return performance.now() - t0;
-          await sleep(50);
-        }
-      })(),
-    );
+    for (;;) {
+      const r = await api(url, '/api/v1/search/find', key, { query: word, limit: 3 });
+      if (r.status !== 200) throw new Error(`B's find: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      if (r.body.result.resources.some((h: { uri: string }) => h.uri.endsWith(`/n${i}.md`))) break;
+      await sleep(100);
+    }
+    waits.push(performance.now() - t0);
     await sleep(500);
   }
-  return Promise.all(waits);
+  return waits;
 }
 
-async function run(store: 'pglite' | 'postgres', fairWindowMs: number, pgBase?: string) {
+async function run(store: 'pglite' | 'postgres', fairWindowMs: number, embeddingsUrl: string, pgBase?: string) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'muninn-fair-'));
@@ -101,26 +128,36 @@ async function run(store: 'pglite' | 'postgres', fairWindowMs: number, pgBase?: 
       PATH: process.env.PATH ?? '',
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'error',
+      LOG_LEVEL: process.env.BENCH_FAIR_LOG_LEVEL ?? 'error',
       MUNINN_ROOT_API_KEY: ROOT,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       MUNINN_QUEUE_PREFIX: `bench-fair-${port}`,
       MUNINN_DATA_DIR: dataDir,
       MUNINN_FAIR_WINDOW_MS: String(fairWindowMs),
+      EMBEDDING_BASE_URL: embeddingsUrl,
+      EMBEDDING_MODEL: 'bench-slow',
+      EMBEDDING_DIM: String(DIM),
       ...(db ? { DATABASE_URL: db.url } : {}),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
     await waitHealthy(url, 120_000);
-    const keys: string[] = [];
-    for (const t of ['a', 'b']) {
-      const r = await api(url, '/api/v1/admin/accounts', ROOT, { account_id: `tenant-${t}`, admin_user_id: 'agent' });
-      keys.push(r.body.result.user_key);
+    const keysA: string[] = [];
+    const a = await api(url, '/api/v1/admin/accounts', ROOT, { account_id: 'tenant-a', admin_user_id: 'agent' });
+    keysA.push(a.body.result.user_key);
+    for (let u = 1; u < A_USERS; u++) {
+      const r = await api(url, '/api/v1/admin/accounts/tenant-a/users', keysA[0], {
+        user_id: `agent${u}`,
+        role: 'user',
+      });
+      keysA.push(r.body.result.user_key);
     }
+    const b = await api(url, '/api/v1/admin/accounts', ROOT, { account_id: 'tenant-b', admin_user_id: 'agent' });
+    const keyB = b.body.result.user_key as string;
     const start = Date.now();
     const until = start + SECONDS * 1000;
-    const [acked, waits] = await Promise.all([floodA(url, keys[0], until), probeB(url, keys[1], start + 1000, until)]);
+    const [acked, waits] = await Promise.all([floodA(url, keysA, until), probeB(url, keyB, start + 1000, until)]);
     return { acked, waits };
   } finally {
     child.kill('SIGKILL');
@@ -136,6 +173,7 @@ async function main() {
   const pgBase = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
   const stores = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',') as ('pglite' | 'postgres')[];
   const rows: string[] = [];
+  const embeddings = await slowEmbeddings();
   for (const store of stores) {
     if (store === 'postgres' && !pgBase) {
       console.log('postgres: skipped (no MUNINN_BENCH_DATABASE_URL or MUNINN_TEST_DATABASE_URL)');
@@ -146,7 +184,7 @@ async function main() {
       ['FIFO (window 0)', 0],
       ['fair (window 10 s)', 10_000],
     ] as const) {
-      const { acked, waits } = await run(store, window, pgBase);
+      const { acked, waits } = await run(store, window, embeddings.url, pgBase);
       p50.push(pct(waits, 50));
       const f = (x: number) => (x / 1000).toFixed(2);
       rows.push(
@@ -156,8 +194,11 @@ async function main() {
     }
     rows.push(`| ${store} | ratio FIFO / fair (p50) | | | ${(p50[0] / p50[1]).toFixed(1)}× | | |`);
   }
-  console.log(`\nA: batches of ${BATCH} on ${CONNECTIONS} connections for ${SECONDS} s; B: one write per 500 ms\n`);
-  console.log("| store | order | A's files acked | B's writes | B searchable p50 s | p95 s | max s |");
+  embeddings.close();
+  console.log(
+    `\nA: single writes, ${A_USERS} keys × ${A_CONNECTIONS_PER_USER} connections for ${SECONDS} s; B: one write at a time, 500 ms apart; embeddings answer after ${EMBED_MS} ms\n`,
+  );
+  console.log("| store | order | A's writes acked | B's writes | B searchable p50 s | p95 s | max s |");
   console.log('|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
 }
