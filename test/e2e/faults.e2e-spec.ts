@@ -165,8 +165,10 @@ suite('faults across real processes', () => {
       // Heavy requests in flight (some find jobs active), then the worker dies; more requests queue up behind it.
       const inFlight = Array.from({ length: 12 }, () => context());
       await new Promise((r) => setTimeout(r, 150));
-      const killedAt = Date.now();
       expect(await retriever.kill('SIGKILL')).toBe('SIGKILL');
+      // Taken once the process is gone: a job it finished between a stamp taken before the signal and its
+      // death (CI saw one) is no replay; only a finish after this can be the restarted worker's.
+      const killedAt = Date.now();
       // Readiness notices that nothing consumes `find` any more (liveness does not: the gateway is fine).
       await settled(async () => {
         const r = await fetch(`${url}/ready`);

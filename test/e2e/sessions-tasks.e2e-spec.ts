@@ -166,7 +166,11 @@ describe('sessions: tasks — running, cancellation, expiry', () => {
     } finally {
       await extractQueue.resume();
     }
-    await eventually(async () => (await extractQueue.getJobCounts('waiting', 'active')).waiting === 0);
+    // Extract jobs wait as `prioritized` (the fair order); neither list may still hold one.
+    await eventually(async () => {
+      const c = await extractQueue.getJobCounts('waiting', 'prioritized');
+      return c.waiting + c.prioritized === 0;
+    });
     await eventually(async () => (await extractQueue.getJobCounts('active')).active === 0);
     expect((await task(id)).status).toBe('cancelled');
     const file = await call(
