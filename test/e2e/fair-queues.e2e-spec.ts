@@ -1,5 +1,4 @@
 import { Job, Queue } from 'bullmq';
-import { Client } from 'pg';
 import {
   AppProcess,
   buildDist,
@@ -40,15 +39,6 @@ suite('fair background queues (real processes)', () => {
     const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
     expect(r.status).toBe(200);
     return r.body.result.user_key as string;
-  };
-  const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
-    const c = new Client({ connectionString: db.url });
-    await c.connect();
-    try {
-      return (await c.query(text, params)).rows as T[];
-    } finally {
-      await c.end();
-    }
   };
   /** The queue's finished jobs in the order the (single) worker took them. */
   const taken = async (name: string): Promise<Job[]> => {
@@ -140,11 +130,13 @@ suite('fair background queues (real processes)', () => {
     expect(extracted.slice(0, betaCommit).filter((j) => j.data.accountId === 'alpha').length).toBeLessThanOrEqual(1);
 
     // Nothing of alpha's is starved: every write is indexed (its outbox entry goes last), every commit completes.
-    await settled(async () => (await sql<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox'))[0].n === 0);
+    await settled(
+      async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox'))[0].n === 0,
+    );
     await settled(
       async () =>
-        (await sql<{ n: number }>("SELECT count(*)::int AS n FROM session_tasks WHERE status <> 'completed'"))[0].n ===
-        0,
+        (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM session_tasks WHERE status <> 'completed'"))[0]
+          .n === 0,
     );
   }, 240_000);
 });

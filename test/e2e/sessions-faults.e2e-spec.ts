@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import {
   AppProcess,
   buildDist,
@@ -46,15 +45,6 @@ suite('sessions under faults (real processes)', () => {
     });
     return { status: r.status, body: (await r.json()) as any };
   };
-  const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
-    const c = new Client({ connectionString: db.url });
-    await c.connect();
-    try {
-      return (await c.query(text, params)).rows as T[];
-    } finally {
-      await c.end();
-    }
-  };
   const taskDone = (id: string) =>
     settled(async () => {
       const r = await call('GET', `/api/v1/tasks/${id}`);
@@ -98,14 +88,14 @@ suite('sessions under faults (real processes)', () => {
     const r = await call('POST', '/api/v1/sessions/down/commit', {});
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('UNAVAILABLE');
-    const [s] = await sql<{ commit_count: number; pending_tokens: number }>(
+    const [s] = await db.query<{ commit_count: number; pending_tokens: number }>(
       "SELECT commit_count, pending_tokens FROM sessions WHERE session_id = 'down'",
     );
     expect(s.commit_count).toBe(0);
     expect(s.pending_tokens).toBeGreaterThan(0);
-    expect(await sql("SELECT 1 FROM session_archives WHERE session_id = 'down'")).toHaveLength(0);
-    expect(await sql("SELECT 1 FROM session_tasks WHERE resource_id = 'down'")).toHaveLength(0);
-    expect(await sql("SELECT 1 FROM messages WHERE session_id = 'down'")).toHaveLength(2);
+    expect(await db.query("SELECT 1 FROM session_archives WHERE session_id = 'down'")).toHaveLength(0);
+    expect(await db.query("SELECT 1 FROM session_tasks WHERE resource_id = 'down'")).toHaveLength(0);
+    expect(await db.query("SELECT 1 FROM messages WHERE session_id = 'down'")).toHaveLength(2);
 
     await redis.start();
     const ok = await settled(async () => {
@@ -161,14 +151,14 @@ suite('sessions under faults (real processes)', () => {
     const t = await taskDone(c.task_id);
     expect(t.status).toBe('completed');
     expect(t.result.extractor).toBe('model');
-    const files = await sql<{ uri: string }>(
+    const files = await db.query<{ uri: string }>(
       "SELECT uri FROM nodes WHERE kind = 'file' AND (uri LIKE '%ottoline_visit-crash_archive_001%' OR uri LIKE '%/entities/person/ottoline.md')",
     );
     expect(files.map((f) => f.uri).sort()).toEqual([...t.result.memory_uris].sort());
     expect(files).toHaveLength(2);
-    expect(await sql("SELECT 1 FROM session_tasks WHERE resource_id = 'crash' AND status = 'completed'")).toHaveLength(
-      1,
-    );
+    expect(
+      await db.query("SELECT 1 FROM session_tasks WHERE resource_id = 'crash' AND status = 'completed'"),
+    ).toHaveLength(1);
     // Findable once indexed.
     await settled(async () => {
       const r = await call('POST', '/api/v1/search/find', {

@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import {
   AppProcess,
   buildDist,
@@ -47,15 +46,6 @@ suite('write path under faults (real processes)', () => {
       (r) => r.status,
       () => 0,
     );
-  const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
-    const c = new Client({ connectionString: db.url });
-    await c.connect();
-    try {
-      return (await c.query(text, params)).rows as T[];
-    } finally {
-      await c.end();
-    }
-  };
 
   /** Writes up to `n` new files with 6 writers; `at(i)` runs before write i (to inject a fault; false stops). */
   async function storm(tag: string, n: number, at: (i: number) => Promise<boolean | void>) {
@@ -86,7 +76,7 @@ suite('write path under faults (real processes)', () => {
   /** Acknowledged ⊆ stored, and every stored file becomes findable through the API; the outbox drains. */
   async function reconcile(tag: string, acked: string[]) {
     const stored = (
-      await sql<{ uri: string }>(`SELECT uri FROM nodes WHERE uri LIKE $1 AND kind = 'file'`, [
+      await db.query<{ uri: string }>(`SELECT uri FROM nodes WHERE uri LIKE $1 AND kind = 'file'`, [
         `viking://resources/${tag}/%`,
       ])
     ).map((r) => r.uri);
@@ -107,7 +97,9 @@ suite('write path under faults (real processes)', () => {
       for (let k = 0; k < left.length; k += 8) await Promise.all(left.slice(k, k + 8).map(found));
       return pending.size === 0;
     }, 120_000);
-    await settled(async () => (await sql<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox'))[0].n === 0);
+    await settled(
+      async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox'))[0].n === 0,
+    );
     return { acked: acked.length, stored: stored.length };
   }
 

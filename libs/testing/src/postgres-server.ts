@@ -6,6 +6,11 @@ export interface TestDatabase {
   url: string;
   name: string;
   drop(): Promise<void>;
+  /**
+   * Runs one statement on a connection of its own and returns its rows: suites that stop and restart
+   * servers on purpose hold no connection between their checks.
+   */
+  query<T>(text: string, params?: unknown[]): Promise<T[]>;
 }
 
 // Only databases with this shape are ever created or dropped here.
@@ -31,7 +36,9 @@ export async function createTestDatabase(
     await drop();
     throw error;
   }
-  return { url, name, drop };
+  const query = <T>(text: string, params: unknown[] = []): Promise<T[]> =>
+    withClient(url, async (client) => (await client.query(text, params)).rows as T[]);
+  return { url, name, drop, query };
 }
 
 /**
