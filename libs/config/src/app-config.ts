@@ -65,7 +65,14 @@ export interface AppConfig {
     failureMaxChars: number;
   };
   /** The write path: outbox relay and coalesced directory summaries (see docs/architecture.md#write-path). */
-  indexing: { outboxGraceMs: number; outboxPollMs: number; sidecarIntervalMs: number; memoryAbstractMaxChars: number };
+  indexing: {
+    outboxGraceMs: number;
+    outboxPollMs: number;
+    /** Files of one account awaiting indexing before its writes are refused (0: unbounded). */
+    accountMaxPending: number;
+    sidecarIntervalMs: number;
+    memoryAbstractMaxChars: number;
+  };
   ledger: { ttlSeconds: number };
   /** Request bounds (docs/limits-and-security.md#request-bounds). */
   limits: {

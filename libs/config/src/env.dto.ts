@@ -140,6 +140,15 @@ export class EnvDto {
   @Max(3600000)
   MUNINN_OUTBOX_GRACE_MS?: number;
 
+  // Files of one account written but not yet indexed before its next write is refused with 429
+  // (docs/limits-and-security.md, "Index backlog"); 0 turns the bound off.
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10000000)
+  MUNINN_ACCOUNT_MAX_PENDING_INDEX?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

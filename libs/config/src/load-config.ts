@@ -96,6 +96,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     indexing: {
       outboxGraceMs: dto.MUNINN_OUTBOX_GRACE_MS ?? 10000,
       outboxPollMs: dto.MUNINN_OUTBOX_POLL_MS ?? 1000,
+      accountMaxPending: dto.MUNINN_ACCOUNT_MAX_PENDING_INDEX ?? 10000,
       sidecarIntervalMs: dto.MUNINN_SIDECAR_INTERVAL_MS ?? 500,
       memoryAbstractMaxChars: dto.MUNINN_MEMORY_ABSTRACT_MAX_CHARS ?? 16000,
     },
@@ -187,6 +188,7 @@ const DECLARED = [
   'MUNINN_WRITE_WAIT_MS',
   'MUNINN_OUTBOX_GRACE_MS',
   'MUNINN_OUTBOX_POLL_MS',
+  'MUNINN_ACCOUNT_MAX_PENDING_INDEX',
   'MUNINN_SIDECAR_INTERVAL_MS',
   'MUNINN_MEMORY_ABSTRACT_MAX_CHARS',
   'MUNINN_BODY_LIMIT_BYTES',

@@ -22,7 +22,7 @@ export class ContentController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Write a file (create, replace or append); indexing follows, `wait` waits for it' })
   @ApiOkEnvelope(WriteResultDto)
-  @ApiErrors(409, 504)
+  @ApiErrors(409, 429, 504)
   write(@Caller() c: Identity, @Body() b: WriteContentDto) {
     return this.content.write(c, b);
   }
@@ -31,7 +31,7 @@ export class ContentController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Write up to 256 files under one directory in one transaction (all or none)' })
   @ApiOkEnvelope(BatchWriteResultDto)
-  @ApiErrors(409, 504)
+  @ApiErrors(409, 429, 504)
   batchWrite(@Caller() c: Identity, @Body() b: BatchWriteDto) {
     return this.content.batchWrite(c, b);
   }

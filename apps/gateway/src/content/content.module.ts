@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { SystemModule } from '../system/system.module';
 import { ContentController } from './content.controller';
 import { ContentService } from './content.service';
+import { IndexBacklogService } from './index-backlog.service';
 import { IndexDispatchService } from './index-dispatch.service';
 import { UploadController } from './upload.controller';
 import { UploadService } from './upload.service';
@@ -13,7 +14,7 @@ import { UploadService } from './upload.service';
 @Module({
   imports: [SystemModule],
   controllers: [ContentController, UploadController],
-  providers: [ContentService, IndexDispatchService, UploadService],
-  exports: [ContentService, IndexDispatchService, UploadService],
+  providers: [ContentService, IndexBacklogService, IndexDispatchService, UploadService],
+  exports: [ContentService, IndexBacklogService, IndexDispatchService, UploadService],
 })
 export class ContentModule {}

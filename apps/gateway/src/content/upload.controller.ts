@@ -28,7 +28,7 @@ export class UploadController {
     schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
   })
   @ApiOkEnvelope(WriteResultDto)
-  @ApiErrors(400, 401, 403, 409, 413, 415)
+  @ApiErrors(400, 401, 403, 409, 413, 415, 429)
   upload(@Query() q: UploadQueryDto, @Req() req: FastifyRequest) {
     if (!q.token)
       throw new KernelError(

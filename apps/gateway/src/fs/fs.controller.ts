@@ -74,7 +74,7 @@ export class FsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a directory and its parents' })
   @ApiOkEnvelope('object')
-  @ApiErrors(409, 413)
+  @ApiErrors(409, 413, 429)
   mkdir(@Caller() c: Identity, @Body() b: MkdirDto) {
     return this.fs.mkdir(c, b.uri, b.description);
   }

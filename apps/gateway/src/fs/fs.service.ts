@@ -15,6 +15,7 @@ import {
 } from '@app/kernel';
 import { NodeEntry, NodeFsRepository, NodeListRepository, NodeRepository } from '@app/store';
 import { ContentService } from '../content/content.service';
+import { IndexBacklogService } from '../content/index-backlog.service';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { LsQueryDto, SetTagsDto, TreeQueryDto } from './dto/fs.dto';
 
@@ -34,6 +35,7 @@ export class FsService {
     private readonly dispatcher: IndexDispatchService,
     private readonly listing: NodeListRepository,
     private readonly fsOps: NodeFsRepository,
+    private readonly backlog: IndexBacklogService,
   ) {}
 
   async ls(caller: Identity, q: LsQueryDto) {
@@ -154,6 +156,7 @@ export class FsService {
         resource: uri,
         type: 'directory',
       });
+    await this.backlog.assertRoom(caller);
     const { index } = await this.nodes.mkdir(caller, uri);
     if (description?.trim()) await this.nodes.setDescription(caller, uri, description.trim());
     if (index) await this.dispatcher.dispatch(index);

@@ -10,6 +10,8 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'ALREADY_EXISTS / CONFLICT',
   412: 'FAILED_PRECONDITION',
   413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: "RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry",
   503: 'UNAVAILABLE: Redis or the store is unreachable',
   504: 'DEADLINE_EXCEEDED',
 };

@@ -2571,6 +2571,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description DEADLINE_EXCEEDED */
             504: {
                 headers: {
@@ -2654,6 +2663,15 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3120,7 +3138,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3698,6 +3726,15 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

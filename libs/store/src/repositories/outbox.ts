@@ -101,6 +101,20 @@ export class OutboxRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Files of the account written but not yet indexed, counted over at most `upTo` of its entries (each
+   * names one file or more, so the sum reaches `upTo` whenever the true figure does): one index range
+   * of `index_outbox_account`, never more than `upTo` rows (docs/limits-and-security.md, "Index backlog").
+   */
+  async pendingFiles(accountId: string, upTo: number): Promise<number> {
+    const { rows } = await this.db.query<{ n: string | number }>(
+      `SELECT coalesce(sum(cardinality(uris)), 0)::bigint AS n
+       FROM (SELECT uris FROM index_outbox WHERE account_id = $1 LIMIT $2) t`,
+      [accountId, upTo],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** Entries not yet indexed (metrics, tests). */
   async count(): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox');

@@ -1,0 +1,151 @@
+import {
+  AppProcess,
+  buildDist,
+  createTestDatabase,
+  eventually,
+  freePort,
+  parseMcpBody,
+  startAppProcess,
+  TestDatabase,
+  waitHealthy,
+} from '@app/testing';
+
+// docs/limits-and-security.md, "Index backlog". A gateway runs alone at first, so nothing is indexed and
+// every write adds to its account's backlog; a retriever started later drains it.
+const PG = process.env.MUNINN_TEST_DATABASE_URL;
+const suite = PG ? describe : describe.skip;
+const ROOT = 'root-key-index-backlog-0123456789';
+const MAX = 5;
+
+suite('index backlog bound (real processes)', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let url: string;
+  const procs: AppProcess[] = [];
+  let alpha: string;
+  let beta: string;
+
+  const call = async (method: string, path: string, key: string, body?: unknown) => {
+    const r = await fetch(`${url}${path}`, {
+      method,
+      headers: body === undefined ? { 'x-api-key': key } : { 'content-type': 'application/json', 'x-api-key': key },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as any };
+  };
+  const write = (key: string, uri: string, extra: Record<string, unknown> = {}) =>
+    call('POST', '/api/v1/content/write', key, { uri, content: `note ${uri}`, mode: 'create', ...extra });
+  const tool = async (key: string, name: string, args: Record<string, unknown>) => {
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    const [msg] = parseMcpBody(res.headers.get('content-type'), await res.text());
+    return msg.result as { isError?: boolean; content: { text: string }[] };
+  };
+  const pendingRows = async (account: string) =>
+    (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox WHERE account_id = $1', [account]))[0]!
+      .n;
+  const account = async (id: string) => {
+    const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
+    expect(r.status).toBe(200);
+    return r.body.result.user_key as string;
+  };
+
+  beforeAll(async () => {
+    buildDist();
+    db = await createTestDatabase(PG as string);
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL as string,
+      MUNINN_QUEUE_PREFIX: `backlog-${port}-${Date.now()}`,
+      MUNINN_ROOT_API_KEY: ROOT,
+      MUNINN_ACCOUNT_MAX_PENDING_INDEX: String(MAX),
+    };
+    procs.push(startAppProcess('gateway', env));
+    await waitHealthy(url);
+    alpha = await account('alpha');
+    beta = await account('beta');
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.kill('SIGKILL')));
+    await db?.drop();
+  });
+
+  it("refuses an account's writes while its unindexed files reach the bound, names the limit, and lets other work through", async () => {
+    for (let i = 0; i < MAX; i++) expect((await write(alpha, `viking://resources/a${i}.md`)).status).toBe(200);
+    // The count is remembered for a second per account, so the refusal comes within a few more writes.
+    let extra = 0;
+    const refused = await eventually(
+      async () => {
+        const r = await write(alpha, `viking://resources/x${extra}.md`);
+        if (r.status === 200) extra += 1;
+        return r.status === 429 ? r : null;
+      },
+      { ms: 15_000, pollMs: 200 },
+    );
+    expect(extra).toBeLessThanOrEqual(10);
+    expect(refused.body.error.code).toBe('RESOURCE_EXHAUSTED');
+    expect(refused.body.error.message).toContain('MUNINN_ACCOUNT_MAX_PENDING_INDEX');
+    expect(refused.body.error.details).toMatchObject({ limit: 'index_backlog', max: MAX, retry_after_s: 1 });
+    expect(refused.body.error.details.pending).toBeGreaterThanOrEqual(MAX);
+    expect(refused.retryAfter).toBe('1');
+    // Refused before anything was stored: the file does not exist and the backlog did not grow.
+    const rows = await pendingRows('alpha');
+    expect(rows).toBe(MAX + extra);
+    expect((await call('GET', `/api/v1/content/read?uri=viking://resources/x${extra}.md`, alpha)).status).toBe(404);
+
+    // Every write path of the account is refused the same way.
+    const batch = await call('POST', '/api/v1/content/batch-write', alpha, {
+      root_uri: 'viking://resources/b',
+      operations: [{ uri: 'viking://resources/b/1.md', content: 'one' }],
+      wait: false,
+    });
+    expect([batch.status, batch.body.error.details.limit]).toEqual([429, 'index_backlog']);
+    const mkdir = await call('POST', '/api/v1/fs/mkdir', alpha, { uri: 'viking://resources/dir' });
+    expect([mkdir.status, mkdir.body.error.details.limit]).toEqual([429, 'index_backlog']);
+    const mcp = await tool(alpha, 'write', { uri: 'viking://resources/m.md', content: 'x', mode: 'create' });
+    expect(mcp.isError).toBe(true);
+    expect(mcp.content[0]!.text).toContain('Index backlog full');
+    expect(await pendingRows('alpha')).toBe(rows);
+
+    // Reading, deleting and another tenant's writes are not held back.
+    expect((await call('GET', '/api/v1/content/read?uri=viking://resources/a0.md', alpha)).status).toBe(200);
+    expect((await call('DELETE', '/api/v1/fs?uri=viking://resources/a1.md', alpha)).status).toBe(200);
+    expect((await write(beta, 'viking://resources/b0.md')).status).toBe(200);
+  });
+
+  it('an upload link refused for the backlog stays usable, and writes pass again once a retriever drains it', async () => {
+    const link = await tool(alpha, 'add_resource', { path: '/home/boss/guide.md' });
+    expect(link.isError).toBeFalsy();
+    const uploadUrl = /(http:\/\/\S+\/api\/v1\/resources\/temp_upload\?token=[A-Za-z0-9_-]+)/.exec(
+      link.content[0]!.text,
+    )![1]!;
+    const upload = () => {
+      const form = new FormData();
+      form.append('file', new Blob(['# Guide\nPress the big red button.\n']), 'guide.md');
+      return fetch(uploadUrl, { method: 'POST', body: form });
+    };
+    const held = await upload();
+    expect([held.status, ((await held.json()) as any).error.details.limit]).toEqual([429, 'index_backlog']);
+
+    procs.push(startAppProcess('retriever', env));
+    await eventually(async () => (await pendingRows('alpha')) === 0, { ms: 120_000, pollMs: 500, retryErrors: true });
+    const after = await eventually(
+      async () => {
+        const r = await upload();
+        return r.status === 429 ? null : r;
+      },
+      { ms: 15_000, pollMs: 300 },
+    );
+    expect([after.status, ((await after.json()) as any).result.uri]).toEqual([200, 'viking://resources/guide.md']);
+    const indexed = await write(alpha, 'viking://resources/late.md', { wait: true });
+    expect([indexed.status, indexed.body.result.vector_status]).toEqual([200, 'complete']);
+  }, 180_000);
+});
