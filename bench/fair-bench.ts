@@ -11,8 +11,11 @@
  * sends single writes (`wait:false`) as fast as its rate limits allow for BENCH_FAIR_SECONDS (default
  * 20). From the second second, tenant B writes one file, polls `find` every 100 ms until it is a hit,
  * rests 500 ms and writes the next. Printed per store: A's writes acknowledged, B's write-to-searchable p50 / p95 / max,
- * and the ratio of B's p50 without and with the fair order.
- * docs/limits-and-security.md "Fair background queues".
+ * and the ratio of B's p50 without and with the fair order. The first two runs leave A's backlog
+ * unbounded (`MUNINN_ACCOUNT_MAX_PENDING_INDEX=0`); a third runs the fair order with the backlog bound
+ * (BENCH_FAIR_BACKLOG, default 1000), A honouring its `Retry-After`. Each run also prints the index
+ * queue's peak depth (jobs waiting, sampled every 250 ms) and the writes refused for A's backlog.
+ * docs/limits-and-security.md "Fair background queues" and "Index backlog".
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -20,10 +23,15 @@ import { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { QueueName } from '@app/contracts';
+import { redisOptions } from '@app/queue';
 import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 20);
 const EMBED_MS = Number(process.env.BENCH_FAIR_EMBED_MS ?? 300);
+const BACKLOG = Number(process.env.BENCH_FAIR_BACKLOG ?? 1000);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DIM = 64;
 const A_USERS = 4;
 const A_CONNECTIONS_PER_USER = 2;
@@ -45,9 +53,13 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
 
-/** Tenant A's flood: new single files until the deadline, 2 connections per key; returns the writes acknowledged. */
-async function floodA(url: string, keys: string[], until: number): Promise<number> {
+/**
+ * Tenant A's flood: new single files until the deadline, 2 connections per key; returns the writes
+ * acknowledged and those refused for A's index backlog (after which A waits its `Retry-After`).
+ */
+async function floodA(url: string, keys: string[], until: number): Promise<{ acked: number; heldBack: number }> {
   let acked = 0;
+  let heldBack = 0;
   let next = 0;
   await Promise.all(
     keys.flatMap((key) =>
@@ -60,12 +72,31 @@ async function floodA(url: string, keys: string[], until: number): Promise<numbe
             mode: 'create',
           });
           if (r.status === 200) acked++;
-          else await sleep(100); // a 429: the flood is at its rate limit
+          else if (r.body?.error?.details?.limit === 'index_backlog') {
+            heldBack++;
+            await sleep(1000 * (r.body.error.details.retry_after_s ?? 1));
+          } else await sleep(100); // a 429: the flood is at its rate limit
         }
       }),
     ),
   );
-  return acked;
+  return { acked, heldBack };
+}
+
+/** The index queue's jobs not yet taken (waiting, prioritised, delayed), sampled until `until`; the peak. */
+async function peakIndexQueue(prefix: string, until: number): Promise<number> {
+  const q = new Queue(QueueName.Index, { connection: redisOptions(REDIS_URL), prefix });
+  let peak = 0;
+  try {
+    while (Date.now() < until) {
+      const c = await q.getJobCounts('waiting', 'prioritized', 'delayed');
+      peak = Math.max(peak, (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0));
+      await sleep(250);
+    }
+  } finally {
+    await q.close();
+  }
+  return peak;
 }
 
 /** An OpenAI-compatible `/embeddings` provider that answers after EMBED_MS (vectors from the text's characters). */
@@ -118,8 +149,15 @@ async function probeB(url: string, key: string, from: number, until: number): Pr
   return waits;
 }
 
-async function run(store: 'pglite' | 'postgres', fairWindowMs: number, embeddingsUrl: string, pgBase?: string) {
+async function run(
+  store: 'pglite' | 'postgres',
+  fairWindowMs: number,
+  maxPending: number,
+  embeddingsUrl: string,
+  pgBase?: string,
+) {
   const port = await freePort();
+  const prefix = `bench-fair-${port}`;
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'muninn-fair-'));
   const db = store === 'postgres' ? await createTestDatabase(pgBase as string) : null;
@@ -130,10 +168,11 @@ async function run(store: 'pglite' | 'postgres', fairWindowMs: number, embedding
       HOST: '127.0.0.1',
       LOG_LEVEL: process.env.BENCH_FAIR_LOG_LEVEL ?? 'error',
       MUNINN_ROOT_API_KEY: ROOT,
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      MUNINN_QUEUE_PREFIX: `bench-fair-${port}`,
+      REDIS_URL: REDIS_URL,
+      MUNINN_QUEUE_PREFIX: prefix,
       MUNINN_DATA_DIR: dataDir,
       MUNINN_FAIR_WINDOW_MS: String(fairWindowMs),
+      MUNINN_ACCOUNT_MAX_PENDING_INDEX: String(maxPending),
       EMBEDDING_BASE_URL: embeddingsUrl,
       EMBEDDING_MODEL: 'bench-slow',
       EMBEDDING_DIM: String(DIM),
@@ -157,8 +196,12 @@ async function run(store: 'pglite' | 'postgres', fairWindowMs: number, embedding
     const keyB = b.body.result.user_key as string;
     const start = Date.now();
     const until = start + SECONDS * 1000;
-    const [acked, waits] = await Promise.all([floodA(url, keysA, until), probeB(url, keyB, start + 1000, until)]);
-    return { acked, waits };
+    const [flood, waits, peak] = await Promise.all([
+      floodA(url, keysA, until),
+      probeB(url, keyB, start + 1000, until),
+      peakIndexQueue(prefix, until),
+    ]);
+    return { ...flood, waits, peak };
   } finally {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
@@ -180,26 +223,29 @@ async function main() {
       continue;
     }
     const p50: number[] = [];
-    for (const [label, window] of [
-      ['FIFO (window 0)', 0],
-      ['fair (window 10 s)', 10_000],
+    for (const [label, window, maxPending] of [
+      ['FIFO (window 0), backlog unbounded', 0, 0],
+      ['fair (window 10 s), backlog unbounded', 10_000, 0],
+      [`fair, backlog bound ${BACKLOG}`, 10_000, BACKLOG],
     ] as const) {
-      const { acked, waits } = await run(store, window, embeddings.url, pgBase);
+      const { acked, heldBack, waits, peak } = await run(store, window, maxPending, embeddings.url, pgBase);
       p50.push(pct(waits, 50));
       const f = (x: number) => (x / 1000).toFixed(2);
       rows.push(
-        `| ${store} | ${label} | ${acked} | ${waits.length} | ${f(pct(waits, 50))} | ${f(pct(waits, 95))} | ${f(Math.max(...waits))} |`,
+        `| ${store} | ${label} | ${acked} | ${heldBack} | ${peak} | ${waits.length} | ${f(pct(waits, 50))} | ${f(pct(waits, 95))} | ${f(Math.max(...waits))} |`,
       );
       console.log(rows[rows.length - 1]);
     }
-    rows.push(`| ${store} | ratio FIFO / fair (p50) | | | ${(p50[0] / p50[1]).toFixed(1)}× | | |`);
+    rows.push(`| ${store} | ratio FIFO / fair (p50) | | | | | ${(p50[0] / p50[1]).toFixed(1)}× | | |`);
   }
   embeddings.close();
   console.log(
     `\nA: single writes, ${A_USERS} keys × ${A_CONNECTIONS_PER_USER} connections for ${SECONDS} s; B: one write at a time, 500 ms apart; embeddings answer after ${EMBED_MS} ms\n`,
   );
-  console.log("| store | order | A's writes acked | B's writes | B searchable p50 s | p95 s | max s |");
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(
+    "| store | order | A's writes acked | A's held back (backlog) | index queue peak | B's writes | B searchable p50 s | p95 s | max s |",
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
 }
 
