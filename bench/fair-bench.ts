@@ -15,7 +15,7 @@
  * unbounded (`MUNINN_ACCOUNT_MAX_PENDING_INDEX=0`); a third runs the fair order with the backlog bound
  * (BENCH_FAIR_BACKLOG, default 1000), A honouring its `Retry-After`. Each run also prints the index
  * queue's peak depth (jobs waiting, sampled every 250 ms) and the writes refused for A's backlog.
- * docs/limits-and-security.md "Fair background queues" and "Index backlog".
+ * docs/limits-and-security.md "Fair background queues" and "Backlog bounds".
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';

@@ -139,6 +139,8 @@ export interface AppConfig {
     defaultMemoryPolicy: unknown;
     /** Completed and cancelled task records are deleted this long after their last change (MUNINN_TASK_TTL_S). */
     taskTtlMs: number;
+    /** Commits of one account awaiting extraction before its explicit commits are refused (0: unbounded). */
+    accountMaxPendingCommits: number;
     /** Failed task records are kept this long (MUNINN_TASK_FAILED_TTL_S). */
     failedTaskTtlMs: number;
     /** Large tool output externalisation and the tool-result routes (docs/sessions.md "Tool results"). */

@@ -141,7 +141,7 @@ export class EnvDto {
   MUNINN_OUTBOX_GRACE_MS?: number;
 
   // Files of one account written but not yet indexed before its next write is refused with 429
-  // (docs/limits-and-security.md, "Index backlog"); 0 turns the bound off.
+  // (docs/limits-and-security.md, "Backlog bounds"); 0 turns the bound off.
   @IsOptional()
   @Transform(toInt)
   @IsInt()
@@ -631,6 +631,15 @@ export class EnvDto {
   @IsJSON()
   @MaxLength(2000)
   MUNINN_SESSION_MEMORY_POLICY?: string;
+
+  // Commits of one account awaiting extraction before its next commit is refused with 429
+  // (docs/limits-and-security.md, "Backlog bounds"); 0 turns the bound off.
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000000)
+  MUNINN_ACCOUNT_MAX_PENDING_COMMITS?: number;
 
   @IsOptional()
   @Transform(toInt)

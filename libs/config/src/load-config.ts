@@ -156,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         ? (JSON.parse(dto.MUNINN_SESSION_MEMORY_POLICY) as unknown)
         : null,
       taskTtlMs: (dto.MUNINN_TASK_TTL_S ?? 86_400) * 1000,
+      accountMaxPendingCommits: dto.MUNINN_ACCOUNT_MAX_PENDING_COMMITS ?? 1000,
       failedTaskTtlMs: (dto.MUNINN_TASK_FAILED_TTL_S ?? 604_800) * 1000,
       toolOutputs: {
         externalize: dto.MUNINN_SESSION_TOOL_OUTPUT_EXTERNALIZE ?? true,
@@ -261,6 +262,7 @@ const DECLARED = [
   'MUNINN_SESSION_AUTO_COMMIT_DEFAULT',
   'MUNINN_SESSION_MEMORY_POLICY',
   'MUNINN_TASK_TTL_S',
+  'MUNINN_ACCOUNT_MAX_PENDING_COMMITS',
   'MUNINN_TASK_FAILED_TTL_S',
   'MUNINN_SESSION_TOOL_OUTPUT_EXTERNALIZE',
   'MUNINN_SESSION_TOOL_OUTPUT_THRESHOLD_CHARS',

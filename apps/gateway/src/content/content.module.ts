@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
+import { GatewayHttpModule } from '../http/http.module';
 import { SystemModule } from '../system/system.module';
 import { ContentController } from './content.controller';
 import { ContentService } from './content.service';
-import { IndexBacklogService } from './index-backlog.service';
 import { IndexDispatchService } from './index-dispatch.service';
 import { UploadController } from './upload.controller';
 import { UploadService } from './upload.service';
@@ -12,9 +12,9 @@ import { UploadService } from './upload.service';
  * moves and deletes reindex, MCP reads) and uploads (the MCP `add_resource` tool hands out upload links).
  */
 @Module({
-  imports: [SystemModule],
+  imports: [SystemModule, GatewayHttpModule],
   controllers: [ContentController, UploadController],
-  providers: [ContentService, IndexBacklogService, IndexDispatchService, UploadService],
-  exports: [ContentService, IndexBacklogService, IndexDispatchService, UploadService],
+  providers: [ContentService, IndexDispatchService, UploadService],
+  exports: [ContentService, IndexDispatchService, UploadService],
 })
 export class ContentModule {}

@@ -20,7 +20,7 @@ import { ReadQueryDto } from './dto/read.dto';
 import { ReindexDto } from './dto/reindex.dto';
 import { RequestStages } from '../http/request-stages';
 import { StageMetricsService } from '../system/stage-metrics.service';
-import { IndexBacklogService } from './index-backlog.service';
+import { BacklogService } from '../http/backlog.service';
 import { IndexDispatchService } from './index-dispatch.service';
 
 const SIDECAR_LEAF = /\/\.(abstract|overview)\.md$/;
@@ -37,7 +37,7 @@ export class ContentService {
     private readonly dispatcher: IndexDispatchService,
     private readonly fsOps: NodeFsRepository,
     private readonly stageMetrics: StageMetricsService,
-    private readonly backlog: IndexBacklogService,
+    private readonly backlog: BacklogService,
   ) {}
 
   /** Canonical URI the caller may read, else INVALID_URI / PERMISSION_DENIED. */
@@ -57,7 +57,7 @@ export class ContentService {
     const uri = canonicalizeUri(dto.uri, caller.userId);
     const mode = dto.mode ?? 'replace';
     checkContentWrite(uri, mode);
-    await this.backlog.assertRoom(caller);
+    await this.backlog.assertIndexRoom(caller);
     const sidecar = SIDECAR_LEAF.exec(uri);
     if (sidecar) return this.writeSidecar(caller, uri, sidecar, dto);
     const { item, status } = await this.timed(async (stages) => {
@@ -110,7 +110,7 @@ export class ContentService {
     const root = canonicalizeUri(dto.root_uri, caller.userId);
     const ops = dto.operations.map((op) => ({ ...op, uri: canonicalizeUri(op.uri, caller.userId) }));
     validateBatch(root, ops);
-    await this.backlog.assertRoom(caller);
+    await this.backlog.assertIndexRoom(caller);
     const { out, status } = await this.timed(async (stages) => {
       const out = await stages.time('commit', () =>
         this.nodes.writeMany(

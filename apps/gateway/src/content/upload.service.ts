@@ -13,7 +13,7 @@ import {
 import { UploadGrant, UploadTokenRepository } from '@app/store';
 import { invalidUploadToken, UPLOAD_ROUTE } from '../http/upload-route';
 import { ContentService } from './content.service';
-import { IndexBacklogService } from './index-backlog.service';
+import { BacklogService } from '../http/backlog.service';
 
 /** Where an upload link points and until when (what the MCP `add_resource` tool tells the agent). */
 export interface UploadLink {
@@ -47,7 +47,7 @@ export class UploadService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tokens: UploadTokenRepository,
     private readonly content: ContentService,
-    private readonly backlog: IndexBacklogService,
+    private readonly backlog: BacklogService,
   ) {}
 
   async mint(caller: Identity, req: UploadRequest, requestOrigin: string): Promise<UploadLink> {
@@ -74,9 +74,9 @@ export class UploadService {
   async ingest(token: string, contentType: string, body: Buffer) {
     // The gate checked the token before the body was read; a refused file does not use it up.
     const text = await fileText(contentType, body, this.config.uploads.maxBytes);
-    // A full index backlog (429) is answered before the token is used, so the same link can be retried.
+    // A full index backlog (429, docs/limits-and-security.md "Backlog bounds") is answered before the token is used, so the same link can be retried.
     const live = await this.tokens.peek(token);
-    if (live) await this.backlog.assertRoom(live.identity);
+    if (live) await this.backlog.assertIndexRoom(live.identity);
     const grant = await this.tokens.consume(token);
     if (!grant) throw invalidUploadToken();
     const write = (mode: 'create' | 'replace') =>

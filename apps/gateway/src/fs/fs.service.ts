@@ -15,7 +15,7 @@ import {
 } from '@app/kernel';
 import { NodeEntry, NodeFsRepository, NodeListRepository, NodeRepository } from '@app/store';
 import { ContentService } from '../content/content.service';
-import { IndexBacklogService } from '../content/index-backlog.service';
+import { BacklogService } from '../http/backlog.service';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { LsQueryDto, SetTagsDto, TreeQueryDto } from './dto/fs.dto';
 
@@ -35,7 +35,7 @@ export class FsService {
     private readonly dispatcher: IndexDispatchService,
     private readonly listing: NodeListRepository,
     private readonly fsOps: NodeFsRepository,
-    private readonly backlog: IndexBacklogService,
+    private readonly backlog: BacklogService,
   ) {}
 
   async ls(caller: Identity, q: LsQueryDto) {
@@ -156,7 +156,7 @@ export class FsService {
         resource: uri,
         type: 'directory',
       });
-    await this.backlog.assertRoom(caller);
+    await this.backlog.assertIndexRoom(caller);
     const { index } = await this.nodes.mkdir(caller, uri);
     if (description?.trim()) await this.nodes.setDescription(caller, uri, description.trim());
     if (index) await this.dispatcher.dispatch(index);

@@ -63,15 +63,15 @@ export const REMEMBER_TOOL: McpTool = {
         await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content });
         stored += 1;
       }
+      if (stored > 0) await d.commits.commit(caller, sessionId, {});
     } catch (err) {
-      // A refused message (the account's storage quota) would leave the session and the earlier messages
-      // nobody commits, counted against the account: remove it, so the call stores all or nothing. The
-      // refusal is what the agent is told, whatever the removal finds.
+      // A refused message (the account's storage quota) or commit (its commit backlog) would leave the
+      // session and its messages nobody commits, counted against the account: remove it, so the call
+      // stores all or nothing. The refusal is what the agent is told, whatever the removal finds.
       await d.sessions.remove(caller, sessionId).catch(() => undefined);
       throw err;
     }
     // The count names every message given, skipped empty ones included (the reference's text).
-    if (stored > 0) await d.commits.commit(caller, sessionId, {});
     return `Stored ${messages.length} message(s) and committed for memory extraction.`;
   },
 };

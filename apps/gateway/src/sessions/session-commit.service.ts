@@ -13,6 +13,7 @@ import {
 } from '@app/kernel';
 import { JobBus, sessionIdleKey } from '@app/queue';
 import { CommitOutcome, SessionArchiveRepository, SessionRecord, SessionTaskRepository } from '@app/store';
+import { BacklogService } from '../http/backlog.service';
 import { CommitDto } from './dto/sessions.dto';
 
 /**
@@ -30,17 +31,24 @@ export class SessionCommitService {
     private readonly archives: SessionArchiveRepository,
     private readonly tasks: SessionTaskRepository,
     private readonly bus: JobBus,
+    private readonly backlog: BacklogService,
   ) {}
 
+  /**
+   * An explicit commit (REST, MCP). Refused (429) while the account's commits awaiting extraction are at
+   * their bound; automatic commits are not (at most one in flight per session).
+   */
   async commit(caller: Identity, sessionId: string, dto: CommitDto) {
     const tags = dto.extraction_metadata?.event?.tags;
     const keep = dto.keep_recent_count ?? 0;
+    const turnBudget = turnBudgetOf(dto);
+    await this.backlog.assertCommitRoom(caller);
     const out = await this.run(caller, sessionId, {
       keepRecentCount: keep,
       persistKeep: true,
       auto: false,
       eventTags: tags == null ? null : normaliseEventTags(tags),
-      turnBudget: turnBudgetOf(dto),
+      turnBudget,
     });
     return view(caller, sessionId, out);
   }

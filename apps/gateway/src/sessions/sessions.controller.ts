@@ -120,7 +120,7 @@ export class SessionsController {
   })
   @ApiBody({ type: CommitDto, required: false })
   @ApiOkEnvelope('object', { telemetry: true })
-  @ApiErrors(503)
+  @ApiErrors(429, 503)
   async commit(@Caller() c: Identity, @Param() p: SessionIdParamDto, @Body() raw: unknown) {
     return this.commits.commit(c, p.sessionId, await validateBody(CommitDto, raw, { unknownKeys: 'ignore' }));
   }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GatewayHttpModule } from '../http/http.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { SessionCommitService } from './session-commit.service';
 import { SessionReadService } from './session-read.service';
@@ -11,7 +12,7 @@ import { SessionsService } from './sessions.service';
 
 /** Sessions, messages and commits; exports SessionsService and SessionCommitService for MCP. */
 @Module({
-  imports: [LedgerModule],
+  imports: [LedgerModule, GatewayHttpModule],
   controllers: [SessionsController, SessionToolResultsController],
   providers: [
     SessionsService,

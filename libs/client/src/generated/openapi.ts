@@ -2571,7 +2571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2670,7 +2670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3147,7 +3147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3733,7 +3733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes) its index backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4760,6 +4760,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,7 @@ import { USAGE_RECORDS_MIGRATION } from './usage-records.migration';
 import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
 import { SESSION_ARCHIVE_MARKS_MIGRATION } from './session-archive-marks.migration';
+import { OPEN_TASKS_ACCOUNT_MIGRATION } from './open-tasks-account.migration';
 
 export type { Migration } from './migration';
 
@@ -177,4 +178,5 @@ GROUP BY account_id, chunk;
   MESSAGE_USAGE_MIGRATION,
   USAGE_RECORDS_MIGRATION,
   SESSION_ARCHIVE_MARKS_MIGRATION,
+  OPEN_TASKS_ACCOUNT_MIGRATION,
 ];

@@ -104,7 +104,7 @@ export class OutboxRepository {
   /**
    * Files of the account written but not yet indexed, counted over at most `upTo` of its entries (each
    * names one file or more, so the sum reaches `upTo` whenever the true figure does): one index range
-   * of `index_outbox_account`, never more than `upTo` rows (docs/limits-and-security.md, "Index backlog").
+   * of `index_outbox_account`, never more than `upTo` rows (docs/limits-and-security.md, "Backlog bounds").
    */
   async pendingFiles(accountId: string, upTo: number): Promise<number> {
     const { rows } = await this.db.query<{ n: string | number }>(

@@ -223,6 +223,20 @@ export class SessionTaskRepository {
   }
 
   /** Whether another session commit of this session is still pending or running (auto-commit skips then). */
+  /**
+   * The account's commits still awaiting extraction (pending, running or cancelling), counted up to
+   * `upTo`: one range of the partial index `session_tasks_open_account` (migration 97), never more than
+   * `upTo` rows (docs/limits-and-security.md, "Backlog bounds").
+   */
+  async openCommits(accountId: string, upTo: number): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM session_tasks WHERE account_id = $1
+         AND status IN ('pending', 'running', 'cancelling') LIMIT $2) t`,
+      [accountId, upTo],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   async inFlight(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
     const { rows } = await this.db.query(
       `SELECT 1 FROM session_tasks WHERE account_id = $1 AND user_id = $2 AND resource_id = $3

@@ -10,14 +10,16 @@ import {
   waitHealthy,
 } from '@app/testing';
 
-// docs/limits-and-security.md, "Index backlog". A gateway runs alone at first, so nothing is indexed and
-// every write adds to its account's backlog; a retriever started later drains it.
+// docs/limits-and-security.md, "Backlog bounds". A gateway runs alone at first, so nothing is indexed or
+// extracted and every write and commit adds to its account's backlog; a retriever and an extractor
+// started later drain them.
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
 const suite = PG ? describe : describe.skip;
-const ROOT = 'root-key-index-backlog-0123456789';
+const ROOT = 'root-key-backlog-bounds-0123456789';
 const MAX = 5;
+const MAX_COMMITS = 2;
 
-suite('index backlog bound (real processes)', () => {
+suite('backlog bounds (real processes)', () => {
   let db: TestDatabase;
   let env: Record<string, string>;
   let url: string;
@@ -47,6 +49,21 @@ suite('index backlog bound (real processes)', () => {
   const pendingRows = async (account: string) =>
     (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox WHERE account_id = $1', [account]))[0]!
       .n;
+  const openTasks = async (account: string) =>
+    (
+      await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM session_tasks WHERE account_id = $1 AND status IN ('pending', 'running')`,
+        [account],
+      )
+    )[0]!.n;
+  const commit = async (key: string, id: string) => {
+    const m = await call('POST', `/api/v1/sessions/${id}/messages`, key, {
+      role: 'user',
+      content: `I told ${id} about the cello.`,
+    });
+    expect(m.status).toBe(200);
+    return call('POST', `/api/v1/sessions/${id}/commit`, key, {});
+  };
   const account = async (id: string) => {
     const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
     expect(r.status).toBe(200);
@@ -66,6 +83,7 @@ suite('index backlog bound (real processes)', () => {
       MUNINN_QUEUE_PREFIX: `backlog-${port}-${Date.now()}`,
       MUNINN_ROOT_API_KEY: ROOT,
       MUNINN_ACCOUNT_MAX_PENDING_INDEX: String(MAX),
+      MUNINN_ACCOUNT_MAX_PENDING_COMMITS: String(MAX_COMMITS),
     };
     procs.push(startAppProcess('gateway', env));
     await waitHealthy(url);
@@ -147,5 +165,46 @@ suite('index backlog bound (real processes)', () => {
     expect([after.status, ((await after.json()) as any).result.uri]).toEqual([200, 'viking://resources/guide.md']);
     const indexed = await write(alpha, 'viking://resources/late.md', { wait: true });
     expect([indexed.status, indexed.body.result.vector_status]).toEqual([200, 'complete']);
+  }, 180_000);
+  it("refuses an account's commits while its commits awaiting extraction reach the bound; the messages stay live", async () => {
+    for (let i = 0; i < MAX_COMMITS; i++) expect((await commit(alpha, `s${i}`)).status).toBe(200);
+    let extra = 0;
+    const refused = await eventually(
+      async () => {
+        const r = await commit(alpha, `t${extra}`);
+        if (r.status === 200) extra += 1;
+        return r.status === 429 ? r : null;
+      },
+      { ms: 15_000, pollMs: 200 },
+    );
+    expect(extra).toBeLessThanOrEqual(10);
+    expect(refused.body.error.code).toBe('RESOURCE_EXHAUSTED');
+    expect(refused.body.error.message).toContain('MUNINN_ACCOUNT_MAX_PENDING_COMMITS');
+    expect(refused.body.error.details).toMatchObject({ limit: 'commit_backlog', max: MAX_COMMITS, retry_after_s: 1 });
+    expect(refused.body.error.details.pending).toBeGreaterThanOrEqual(MAX_COMMITS);
+    expect(refused.retryAfter).toBe('1');
+    expect(await openTasks('alpha')).toBe(MAX_COMMITS + extra);
+    // Nothing was archived: the refused session's message is still live.
+    const live = await call('GET', `/api/v1/sessions/t${extra}/messages`, alpha);
+    expect([live.status, live.body.result.length]).toEqual([200, 1]);
+    // MCP remember stores all or nothing: refused, it leaves no session behind.
+    const before = (await call('GET', '/api/v1/sessions', alpha)).body.result.length;
+    const remember = await tool(alpha, 'remember', { messages: [{ role: 'user', content: 'I like green tea.' }] });
+    expect(remember.isError).toBe(true);
+    expect(remember.content[0]!.text).toContain('Commit backlog full');
+    expect((await call('GET', '/api/v1/sessions', alpha)).body.result.length).toBe(before);
+    // Another tenant commits.
+    expect((await commit(beta, 'b0')).status).toBe(200);
+
+    procs.push(startAppProcess('extractor', env));
+    await eventually(async () => (await openTasks('alpha')) === 0, { ms: 120_000, pollMs: 500, retryErrors: true });
+    const after = await eventually(
+      async () => {
+        const r = await call('POST', `/api/v1/sessions/t${extra}/commit`, alpha, {});
+        return r.status === 429 ? null : r;
+      },
+      { ms: 15_000, pollMs: 300 },
+    );
+    expect([after.status, typeof after.body.result.task_id]).toEqual([200, 'string']);
   }, 180_000);
 });
