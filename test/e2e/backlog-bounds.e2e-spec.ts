@@ -64,6 +64,33 @@ suite('backlog bounds (real processes)', () => {
     expect(m.status).toBe(200);
     return call('POST', `/api/v1/sessions/${id}/commit`, key, {});
   };
+  /**
+   * Sends `send(n)` (n = requests admitted so far) until one is refused; the bound's count is remembered
+   * for a second per account, so the refusal comes within a few more. Checks the refusal names `limit`.
+   */
+  const untilRefused = async (
+    send: (n: number) => Promise<Awaited<ReturnType<typeof call>>>,
+    limit: string,
+    max: number,
+    variable: string,
+  ) => {
+    let admitted = 0;
+    const refused = await eventually(
+      async () => {
+        const r = await send(admitted);
+        if (r.status === 200) admitted += 1;
+        return r.status === 429 ? r : null;
+      },
+      { ms: 15_000, pollMs: 200 },
+    );
+    expect(admitted).toBeLessThanOrEqual(10);
+    expect(refused.body.error.code).toBe('RESOURCE_EXHAUSTED');
+    expect(refused.body.error.message).toContain(variable);
+    expect(refused.body.error.details).toMatchObject({ limit, max, retry_after_s: 1 });
+    expect(refused.body.error.details.pending).toBeGreaterThanOrEqual(max);
+    expect(refused.retryAfter).toBe('1');
+    return admitted;
+  };
   const account = async (id: string) => {
     const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
     expect(r.status).toBe(200);
@@ -98,22 +125,12 @@ suite('backlog bounds (real processes)', () => {
 
   it("refuses an account's writes while its unindexed files reach the bound, names the limit, and lets other work through", async () => {
     for (let i = 0; i < MAX; i++) expect((await write(alpha, `viking://resources/a${i}.md`)).status).toBe(200);
-    // The count is remembered for a second per account, so the refusal comes within a few more writes.
-    let extra = 0;
-    const refused = await eventually(
-      async () => {
-        const r = await write(alpha, `viking://resources/x${extra}.md`);
-        if (r.status === 200) extra += 1;
-        return r.status === 429 ? r : null;
-      },
-      { ms: 15_000, pollMs: 200 },
+    const extra = await untilRefused(
+      (n) => write(alpha, `viking://resources/x${n}.md`),
+      'index_backlog',
+      MAX,
+      'MUNINN_ACCOUNT_MAX_PENDING_INDEX',
     );
-    expect(extra).toBeLessThanOrEqual(10);
-    expect(refused.body.error.code).toBe('RESOURCE_EXHAUSTED');
-    expect(refused.body.error.message).toContain('MUNINN_ACCOUNT_MAX_PENDING_INDEX');
-    expect(refused.body.error.details).toMatchObject({ limit: 'index_backlog', max: MAX, retry_after_s: 1 });
-    expect(refused.body.error.details.pending).toBeGreaterThanOrEqual(MAX);
-    expect(refused.retryAfter).toBe('1');
     // Refused before anything was stored: the file does not exist and the backlog did not grow.
     const rows = await pendingRows('alpha');
     expect(rows).toBe(MAX + extra);
@@ -168,21 +185,12 @@ suite('backlog bounds (real processes)', () => {
   }, 180_000);
   it("refuses an account's commits while its commits awaiting extraction reach the bound; the messages stay live", async () => {
     for (let i = 0; i < MAX_COMMITS; i++) expect((await commit(alpha, `s${i}`)).status).toBe(200);
-    let extra = 0;
-    const refused = await eventually(
-      async () => {
-        const r = await commit(alpha, `t${extra}`);
-        if (r.status === 200) extra += 1;
-        return r.status === 429 ? r : null;
-      },
-      { ms: 15_000, pollMs: 200 },
+    const extra = await untilRefused(
+      (n) => commit(alpha, `t${n}`),
+      'commit_backlog',
+      MAX_COMMITS,
+      'MUNINN_ACCOUNT_MAX_PENDING_COMMITS',
     );
-    expect(extra).toBeLessThanOrEqual(10);
-    expect(refused.body.error.code).toBe('RESOURCE_EXHAUSTED');
-    expect(refused.body.error.message).toContain('MUNINN_ACCOUNT_MAX_PENDING_COMMITS');
-    expect(refused.body.error.details).toMatchObject({ limit: 'commit_backlog', max: MAX_COMMITS, retry_after_s: 1 });
-    expect(refused.body.error.details.pending).toBeGreaterThanOrEqual(MAX_COMMITS);
-    expect(refused.retryAfter).toBe('1');
     expect(await openTasks('alpha')).toBe(MAX_COMMITS + extra);
     // Nothing was archived: the refused session's message is still live.
     const live = await call('GET', `/api/v1/sessions/t${extra}/messages`, alpha);
