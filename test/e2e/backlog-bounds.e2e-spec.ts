@@ -136,6 +136,11 @@ suite('backlog bounds (real processes)', () => {
     expect(rows).toBe(MAX + extra);
     expect((await call('GET', `/api/v1/content/read?uri=viking://resources/x${extra}.md`, alpha)).status).toBe(404);
 
+    // The account sees its backlog against the bounds (counted up to the bound, as the refusal saw it).
+    const { backlog } = (await call('GET', '/api/v1/system/status', alpha)).body.result;
+    expect(backlog).toMatchObject({ max_index_pending: MAX, commits_pending: 0, max_commits_pending: MAX_COMMITS });
+    expect(backlog.index_pending).toBeGreaterThanOrEqual(MAX);
+
     // Every write path of the account is refused the same way.
     const batch = await call('POST', '/api/v1/content/batch-write', alpha, {
       root_uri: 'viking://resources/b',
@@ -172,6 +177,10 @@ suite('backlog bounds (real processes)', () => {
 
     procs.push(startAppProcess('retriever', env));
     await eventually(async () => (await pendingRows('alpha')) === 0, { ms: 120_000, pollMs: 500, retryErrors: true });
+    await eventually(
+      async () => (await call('GET', '/api/v1/system/status', alpha)).body.result.backlog.index_pending === 0,
+      { ms: 15_000, pollMs: 300 },
+    );
     const after = await eventually(
       async () => {
         const r = await upload();
@@ -192,6 +201,7 @@ suite('backlog bounds (real processes)', () => {
       'MUNINN_ACCOUNT_MAX_PENDING_COMMITS',
     );
     expect(await openTasks('alpha')).toBe(MAX_COMMITS + extra);
+    expect((await call('GET', '/api/v1/system/status', alpha)).body.result.backlog.commits_pending).toBe(MAX_COMMITS);
     // Nothing was archived: the refused session's message is still live.
     const live = await call('GET', `/api/v1/sessions/t${extra}/messages`, alpha);
     expect([live.status, live.body.result.length]).toEqual([200, 1]);

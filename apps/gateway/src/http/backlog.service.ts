@@ -6,6 +6,16 @@ import { AccountReadings } from './account-readings';
 
 /** How long one count of an account's backlog answers its requests on this gateway. */
 export const BACKLOG_TTL_MS = 1000;
+/** With a bound off (0), `system/status` still counts the backlog, up to this many. */
+const UNBOUNDED_COUNT_CAP = 10_000;
+
+/** An account's backlogs against their bounds (`GET /system/status`); null max: unbounded. */
+export interface BacklogReport {
+  index_pending: number;
+  max_index_pending: number | null;
+  commits_pending: number;
+  max_commits_pending: number | null;
+}
 
 /**
  * Bounds the background work one account's requests leave waiting (docs/limits-and-security.md,
@@ -28,8 +38,20 @@ export class BacklogService {
   constructor(@Inject(APP_CONFIG) config: AppConfig, outbox: OutboxRepository, tasks: SessionTaskRepository) {
     this.maxIndex = config.indexing.accountMaxPending;
     this.maxCommits = config.sessions.accountMaxPendingCommits;
-    this.files = new AccountReadings(BACKLOG_TTL_MS, (a) => outbox.pendingFiles(a, this.maxIndex));
-    this.commits = new AccountReadings(BACKLOG_TTL_MS, (a) => tasks.openCommits(a, this.maxCommits));
+    const upTo = (max: number) => (max > 0 ? max : UNBOUNDED_COUNT_CAP);
+    this.files = new AccountReadings(BACKLOG_TTL_MS, (a) => outbox.pendingFiles(a, upTo(this.maxIndex)));
+    this.commits = new AccountReadings(BACKLOG_TTL_MS, (a) => tasks.openCommits(a, upTo(this.maxCommits)));
+  }
+
+  /** The account's backlogs as the bounds see them (each counted up to its bound, the same readings). */
+  async report(accountId: string): Promise<BacklogReport> {
+    const [files, commits] = await Promise.all([this.files.get(accountId), this.commits.get(accountId)]);
+    return {
+      index_pending: files,
+      max_index_pending: this.maxIndex || null,
+      commits_pending: commits,
+      max_commits_pending: this.maxCommits || null,
+    };
   }
 
   /** 429 RESOURCE_EXHAUSTED (`details.limit` `index_backlog`) while the account's unindexed files are at the bound. */

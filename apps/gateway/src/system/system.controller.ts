@@ -7,6 +7,7 @@ import { Caller } from '../auth/caller.decorator';
 import { IdentityService } from '../auth/identity.service';
 import { Public } from '../auth/public.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
+import { BacklogService } from '../http/backlog.service';
 import { RawResponse } from '../http/raw-response.decorator';
 import { HealthService } from './health.service';
 import { MetricsService } from './metrics.service';
@@ -23,6 +24,7 @@ export class SystemController {
     private readonly identities: IdentityService,
     private readonly nodes: NodeRepository,
     private readonly sessions: SessionRepository,
+    private readonly backlog: BacklogService,
   ) {}
 
   @Get('health')
@@ -76,15 +78,16 @@ export class SystemController {
   @Get('api/v1/system/status')
   @ApiOperation({
     summary:
-      "Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`)",
+      "Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`) and its background work against the backlog bounds (`backlog`)",
   })
   @ApiOkEnvelope('object')
   async status(@Caller() c: Identity) {
     // Initialised: the store (migrated at start-up) answers now; a caller resolved from it cannot say less.
     const { checks } = await this.health.report();
-    const [usage, held] = await Promise.all([
+    const [usage, held, backlog] = await Promise.all([
       this.nodes.storage(c.accountId),
       this.sessions.accountSessions(c.accountId),
+      this.backlog.report(c.accountId),
     ]);
     return {
       initialized: checks.store === 'up',
@@ -100,6 +103,8 @@ export class SystemController {
         sessions: held.sessions,
         max_sessions: held.maxSessions,
       },
+      // Files awaiting indexing and commits awaiting extraction against MUNINN_ACCOUNT_MAX_PENDING_*.
+      backlog,
     };
   }
 

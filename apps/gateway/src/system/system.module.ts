@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { GatewayHttpModule } from '../http/http.module';
 import { HealthService } from './health.service';
 import { MetricsService } from './metrics.service';
 import { QueueWaitService } from './queue-wait.service';
@@ -11,7 +12,7 @@ import { SystemController } from './system.controller';
  * for the context pipeline. configure-app.ts reaches MetricsService through the application context.
  */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, GatewayHttpModule],
   controllers: [SystemController],
   providers: [HealthService, MetricsService, QueueWaitService, StageMetricsService],
   exports: [HealthService, StageMetricsService],

@@ -789,7 +789,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`) */
+        /** Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`) and its background work against the backlog bounds (`backlog`) */
         get: operations["SystemController_status"];
         put?: never;
         post?: never;
