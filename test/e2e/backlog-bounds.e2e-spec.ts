@@ -1,3 +1,4 @@
+import { createMuninnClient } from '@app/client';
 import {
   AppProcess,
   buildDist,
@@ -175,6 +176,28 @@ suite('backlog bounds (real processes)', () => {
     const held = await upload();
     expect([held.status, ((await held.json()) as any).error.details.limit]).toEqual([429, 'index_backlog']);
 
+    // The generated client, told to, waits out 429s (Retry-After) and sends the write again; untold, it
+    // returns the 429.
+    let attempts = 0;
+    const client = (retries429: number) =>
+      createMuninnClient({
+        baseUrl: url,
+        apiKey: alpha,
+        retries429,
+        fetch: (r) => {
+          attempts += 1;
+          return fetch(r);
+        },
+      });
+    const body = {
+      uri: 'viking://resources/patient.md',
+      content: 'Written once there was room.',
+      mode: 'create' as const,
+    };
+    const untold = await client(0).POST('/api/v1/content/write', { body });
+    expect([untold.response.status, attempts]).toEqual([429, 1]);
+    const patient = client(120).POST('/api/v1/content/write', { body });
+
     procs.push(startAppProcess('retriever', env));
     await eventually(async () => (await pendingRows('alpha')) === 0, { ms: 120_000, pollMs: 500, retryErrors: true });
     await eventually(
@@ -189,6 +212,9 @@ suite('backlog bounds (real processes)', () => {
       { ms: 15_000, pollMs: 300 },
     );
     expect([after.status, ((await after.json()) as any).result.uri]).toEqual([200, 'viking://resources/guide.md']);
+    const waited = await patient;
+    expect([waited.response.status, waited.data?.result.created]).toEqual([200, true]);
+    expect(attempts).toBeGreaterThan(2);
     const indexed = await write(alpha, 'viking://resources/late.md', { wait: true });
     expect([indexed.status, indexed.body.result.vector_status]).toEqual([200, 'complete']);
   }, 180_000);

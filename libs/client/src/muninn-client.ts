@@ -15,6 +15,14 @@ export interface MuninnClientOptions {
   headers?: Record<string, string>;
   /** A custom fetch (tests, proxies). */
   fetch?: (input: Request) => Promise<Response>;
+  /**
+   * How many times a request refused with 429 is sent again, each after its `Retry-After` (default 0:
+   * the 429 is returned). Safe for every route: a 429 means nothing was done (a rate limit, the
+   * account's line, or its index or commit backlog, docs/limits-and-security.md).
+   */
+  retries429?: number;
+  /** Longest wait honoured before one such retry, in seconds (default 30); a longer `Retry-After` is returned as is. */
+  maxRetryAfterS?: number;
 }
 
 /** The typed client generated from the server's OpenAPI document (openapi-fetch over `paths`). */
@@ -32,9 +40,35 @@ export function identityHeaders(opts: Omit<MuninnClientOptions, 'baseUrl' | 'fet
 
 /** A typed Muninn client: `client.POST('/api/v1/search/find', { body })` returns `{ data, error, response }`. */
 export function createMuninnClient(opts: MuninnClientOptions): MuninnClient {
+  const retries = opts.retries429 ?? 0;
   return createClient<paths>({
     baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     headers: identityHeaders(opts),
-    fetch: opts.fetch,
+    fetch: retries > 0 ? retrying429(opts.fetch ?? ((r) => fetch(r)), retries, opts.maxRetryAfterS ?? 30) : opts.fetch,
   });
+}
+
+/**
+ * `send`, with a request refused by 429 sent again after its `Retry-After` (seconds), up to `retries`
+ * times; a wait longer than `maxWaitS`, or one given as a date, returns the 429.
+ */
+export function retrying429(
+  send: (input: Request) => Promise<Response>,
+  retries: number,
+  maxWaitS: number,
+): (input: Request) => Promise<Response> {
+  return async (first) => {
+    let request = first;
+    for (let attempt = 0; ; attempt++) {
+      // A body can be read once: the copy for the next attempt is taken before this one is sent.
+      const spare = attempt < retries ? request.clone() : null;
+      const response = await send(request);
+      if (response.status !== 429 || !spare) return response;
+      const waitS = Number(response.headers.get('retry-after') ?? '1');
+      if (!Number.isFinite(waitS) || waitS < 0 || waitS > maxWaitS) return response;
+      await response.body?.cancel();
+      await new Promise((r) => setTimeout(r, waitS * 1000));
+      request = spare;
+    }
+  };
 }
