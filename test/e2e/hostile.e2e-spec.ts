@@ -449,6 +449,10 @@ describe('rate limits and fairness', () => {
     const account = await status(keys.ra2);
     expect([account.status, account.body.error.details.limit]).toEqual([429, 'account']);
     expect((await status(keys.rb)).status).toBe(200);
+    // Refusals at the request gate (before any route) are counted by limit for operators.
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(/^muninn_refusals_total\{limit="key",status="429"\} 1$/m);
+    expect(metrics).toMatch(/^muninn_refusals_total\{limit="account",status="429"\} 1$/m);
   });
 
   it('each message of an MCP JSON-RPC batch counts; a batch over MUNINN_MCP_MAX_BATCH is a 400', async () => {

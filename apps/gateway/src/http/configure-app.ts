@@ -12,7 +12,7 @@ import { AdmissionService } from './admission.service';
 import { mountQueueDashboard } from '../system/queue-dashboard';
 import { ApiValidationPipe } from './api-validation.pipe';
 import { envelopeClientError, envelopeFrameworkError } from './client-error';
-import { DomainExceptionFilter } from './domain-exception.filter';
+import { DomainExceptionFilter, refusalLimit } from './domain-exception.filter';
 import { applyBoundsToOpenApi } from './request-bounds';
 import { applyToolResultBoundsToOpenApi } from '../sessions/tool-results-openapi';
 import { installRequestGate } from './request-gate';
@@ -80,7 +80,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   });
   fastify.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
-    metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000, refusalLimit(reply));
     done();
   });
   setupSwagger(app, config);

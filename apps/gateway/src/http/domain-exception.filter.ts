@@ -8,6 +8,14 @@ import { RequestValidationError } from './request-validation.error';
 import { routedMethods } from './route-methods';
 import { codeOfStatus, statusOf } from './status-of';
 
+/** Responses refused at a named limit (`details.limit`), for the metrics hook; keyed by the raw response. */
+const REFUSALS = new WeakMap<object, string>();
+
+/** The limit `reply` was refused at (a 429 or 413 naming `details.limit`), if it was. */
+export function refusalLimit(reply: FastifyReply): string | undefined {
+  return REFUSALS.get(reply.raw);
+}
+
 /** Renders every error in the contract's envelope; unknown ones become a 500 with a logged errorId. */
 @Catch()
 export class DomainExceptionFilter implements ExceptionFilter {
@@ -37,8 +45,10 @@ export class DomainExceptionFilter implements ExceptionFilter {
   reply(reply: FastifyReply, url: string, exception: unknown): FastifyReply {
     const { status, body } = this.render(exception);
     const payload = MCP_PATH.test(url) ? jsonRpcError(body, isJsonParseError(exception)) : body;
-    const retry = exception instanceof KernelError ? exception.details?.retry_after_s : undefined;
-    if (typeof retry === 'number') void reply.header('retry-after', String(retry));
+    const details = exception instanceof KernelError ? exception.details : undefined;
+    if (typeof details?.retry_after_s === 'number') void reply.header('retry-after', String(details.retry_after_s));
+    // Limit names are constants of the code (rate, line, quota, backlog), so they make a bounded label.
+    if (typeof details?.limit === 'string' && reply.raw) REFUSALS.set(reply.raw, details.limit);
     return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
   }
 

@@ -20,6 +20,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly refusals = new Counter({
+    name: 'muninn_refusals_total',
+    help: 'HTTP requests refused at a capacity limit (details.limit: key, account, inflight, scans, index_backlog, commit_backlog, account_nodes, …)',
+    labelNames: ['limit', 'status'],
+    registers: [this.registry],
+  });
+
   constructor(bus: JobBus) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
@@ -34,9 +41,10 @@ export class MetricsService {
     });
   }
 
-  /** Records one finished request (called from the HTTP server's response hook). */
-  observe(method: string, route: string, status: number, seconds: number) {
+  /** Records one finished request (called from the HTTP server's response hook), and the limit it was refused at. */
+  observe(method: string, route: string, status: number, seconds: number, refusedAt?: string) {
     this.requests.inc({ method, route, status: String(status) });
     this.latency.observe({ method, route }, seconds);
+    if (refusedAt) this.refusals.inc({ limit: refusedAt, status: String(status) });
   }
 }
