@@ -74,7 +74,8 @@ export class UploadService {
   async ingest(token: string, contentType: string, body: Buffer) {
     // The gate checked the token before the body was read; a refused file does not use it up.
     const text = await fileText(contentType, body, this.config.uploads.maxBytes);
-    // A full index backlog (429, docs/limits-and-security.md "Backlog bounds") is answered before the token is used, so the same link can be retried.
+    // A full index backlog (429, docs/limits-and-security.md "Backlog bounds") is answered before the
+    // token is used, so the same link can be retried.
     const live = await this.tokens.peek(token);
     if (live) await this.backlog.assertIndexRoom(live.identity);
     const grant = await this.tokens.consume(token);
