@@ -52,12 +52,14 @@ export class ContentService {
    * Writes one file. The node and its outbox entry commit together, so once this answers the write is
    * durable and will become searchable even if the queue is away (then it is indexed when the queue
    * returns). `wait` waits for the indexing (504 past the timeout). See docs/architecture.md#write-path.
+   * `backlogChecked`: the caller already checked the account's index backlog (an upload, before it used
+   * its link), so a reading taken a moment later cannot refuse what the link was spent on.
    */
-  async write(caller: Identity, dto: WriteContentDto) {
+  async write(caller: Identity, dto: WriteContentDto, backlogChecked = false) {
     const uri = canonicalizeUri(dto.uri, caller.userId);
     const mode = dto.mode ?? 'replace';
     checkContentWrite(uri, mode);
-    await this.backlog.assertIndexRoom(caller);
+    if (!backlogChecked) await this.backlog.assertIndexRoom(caller);
     const sidecar = SIDECAR_LEAF.exec(uri);
     if (sidecar) return this.writeSidecar(caller, uri, sidecar, dto);
     const { item, status } = await this.timed(async (stages) => {

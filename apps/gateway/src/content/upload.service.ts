@@ -81,13 +81,17 @@ export class UploadService {
     const grant = await this.tokens.consume(token);
     if (!grant) throw invalidUploadToken();
     const write = (mode: 'create' | 'replace') =>
-      this.content.write(grant.identity, {
-        uri: grant.targetUri,
-        content: text,
-        mode,
-        processing_mode: grant.processingMode,
-        ...(grant.tags ? { tags: grant.tags } : {}),
-      });
+      this.content.write(
+        grant.identity,
+        {
+          uri: grant.targetUri,
+          content: text,
+          mode,
+          processing_mode: grant.processingMode,
+          ...(grant.tags ? { tags: grant.tags } : {}),
+        },
+        true,
+      );
     // A second upload to the same target refreshes it, as re-adding a resource does upstream.
     return write('create').catch((err: unknown) => {
       if (err instanceof KernelError && err.code === KernelErrorCode.AlreadyExists) return write('replace');
