@@ -156,10 +156,10 @@ suite('backlog bounds (real processes)', () => {
     expect(mcp.content[0]!.text).toContain('Index backlog full');
     expect(await pendingRows('alpha')).toBe(rows);
 
-    // Operators see the refusals by limit.
+    // Operators see the refusals by limit: the write, the batch, the mkdir and the MCP call.
     const metrics = await (await fetch(`${url}/metrics`)).text();
     const refused = /^muninn_refusals_total\{limit="index_backlog",status="429"\} (\d+)$/m.exec(metrics);
-    expect(Number(refused?.[1])).toBeGreaterThanOrEqual(3);
+    expect(Number(refused?.[1])).toBe(4);
 
     // Reading, deleting and another tenant's writes are not held back.
     expect((await call('GET', '/api/v1/content/read?uri=viking://resources/a0.md', alpha)).status).toBe(200);

@@ -3,18 +3,20 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity } from '@app/kernel';
+import { Identity, KernelError } from '@app/kernel';
 import { ContentService } from '../content/content.service';
 import { UploadService } from '../content/upload.service';
 import { FsService } from '../fs/fs.service';
 import { AdmissionService } from '../http/admission.service';
 import { DomainExceptionFilter } from '../http/domain-exception.filter';
+import { statusOf } from '../http/status-of';
 import { ContextSearchService } from '../context/context-search.service';
 import { FindService } from '../find/find.service';
 import { ScanService } from '../scan/scan.service';
 import { SessionCommitService } from '../sessions/session-commit.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { HealthService } from '../system/health.service';
+import { MetricsService } from '../system/metrics.service';
 import { McpReadService } from './mcp-read.service';
 import type { McpTool, ToolContext, ToolDeps, ToolOutput } from './mcp-tool';
 import { readArgs } from './tool-args';
@@ -51,6 +53,7 @@ export class McpToolsService {
     commits: SessionCommitService,
     uploads: UploadService,
     private readonly admission: AdmissionService,
+    private readonly metrics: MetricsService,
   ) {
     const charge = (caller: Identity, points: number) => admission.consume(caller, points);
     this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits, uploads, charge };
@@ -77,6 +80,9 @@ export class McpToolsService {
       release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs);
       return toResult(await tool.run(caller, readArgs(rawArgs, tool.props, tool.required ?? []), this.deps, ctx));
     } catch (err) {
+      // A refusal at a named limit is counted like an HTTP one, though the call answers a tool error.
+      const limit = err instanceof KernelError ? err.details?.limit : undefined;
+      if (typeof limit === 'string') this.metrics.refused(limit, statusOf((err as KernelError).code));
       return errorResult(`Error executing tool ${name}: ${this.message(err)}`);
     } finally {
       release?.();

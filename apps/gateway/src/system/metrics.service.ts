@@ -22,7 +22,7 @@ export class MetricsService {
 
   private readonly refusals = new Counter({
     name: 'muninn_refusals_total',
-    help: 'HTTP requests refused at a capacity limit (details.limit: key, account, inflight, scans, index_backlog, commit_backlog, account_nodes, …)',
+    help: 'Requests and MCP tool calls refused at a capacity limit (details.limit: key, account, inflight, scans, index_backlog, commit_backlog, account_nodes, …)',
     labelNames: ['limit', 'status'],
     registers: [this.registry],
   });
@@ -45,6 +45,11 @@ export class MetricsService {
   observe(method: string, route: string, status: number, seconds: number, refusedAt?: string) {
     this.requests.inc({ method, route, status: String(status) });
     this.latency.observe({ method, route }, seconds);
-    if (refusedAt) this.refusals.inc({ limit: refusedAt, status: String(status) });
+    if (refusedAt) this.refused(refusedAt, status);
+  }
+
+  /** Counts one refusal at a named limit: an HTTP response, or an MCP tool call answered as a tool error. */
+  refused(limit: string, status: number) {
+    this.refusals.inc({ limit, status: String(status) });
   }
 }
