@@ -4,10 +4,12 @@ import {
   buildDist,
   createTestDatabase,
   eventually,
+  callMcpTool,
   freePort,
-  parseMcpBody,
+  requestTo,
   startAppProcess,
   TestDatabase,
+  TestRequest,
   waitHealthy,
 } from '@app/testing';
 
@@ -28,25 +30,12 @@ suite('backlog bounds (real processes)', () => {
   let alpha: string;
   let beta: string;
 
-  const call = async (method: string, path: string, key: string, body?: unknown) => {
-    const r = await fetch(`${url}${path}`, {
-      method,
-      headers: body === undefined ? { 'x-api-key': key } : { 'content-type': 'application/json', 'x-api-key': key },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as any };
-  };
+  let api: TestRequest;
+  const call = (method: string, path: string, key: string, body?: unknown) => api(method, path, { key, body });
   const write = (key: string, uri: string, extra: Record<string, unknown> = {}) =>
     call('POST', '/api/v1/content/write', key, { uri, content: `note ${uri}`, mode: 'create', ...extra });
-  const tool = async (key: string, name: string, args: Record<string, unknown>) => {
-    const res = await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-    });
-    const [msg] = parseMcpBody(res.headers.get('content-type'), await res.text());
-    return msg.result as { isError?: boolean; content: { text: string }[] };
-  };
+  const tool = async (key: string, name: string, args: Record<string, unknown>) =>
+    (await callMcpTool(url, key, name, args)).result as { isError?: boolean; content: { text: string }[] };
   const pendingRows = async (account: string) =>
     (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox WHERE account_id = $1', [account]))[0]!
       .n;
@@ -89,7 +78,7 @@ suite('backlog bounds (real processes)', () => {
     expect(refused.body.error.message).toContain(variable);
     expect(refused.body.error.details).toMatchObject({ limit, max, retry_after_s: 1 });
     expect(refused.body.error.details.pending).toBeGreaterThanOrEqual(max);
-    expect(refused.retryAfter).toBe('1');
+    expect(refused.headers.get('retry-after')).toBe('1');
     return admitted;
   };
   const account = async (id: string) => {
@@ -103,6 +92,7 @@ suite('backlog bounds (real processes)', () => {
     db = await createTestDatabase(PG as string);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
+    api = requestTo(url);
     env = {
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -5,8 +5,10 @@ import {
   createTestDatabase,
   eventually,
   freePort,
+  requestTo,
   startAppProcess,
   TestDatabase,
+  TestRequest,
   waitHealthy,
 } from '@app/testing';
 import { redisOptions } from '@app/queue';
@@ -27,14 +29,8 @@ suite('fair background queues (real processes)', () => {
   let prefix: string;
   const procs: AppProcess[] = [];
 
-  const call = async (method: string, path: string, key: string, body?: unknown) => {
-    const r = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, body: (await r.json()) as any };
-  };
+  let api: TestRequest;
+  const call = (method: string, path: string, key: string, body?: unknown) => api(method, path, { key, body });
   const account = async (id: string) => {
     const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
     expect(r.status).toBe(200);
@@ -56,6 +52,7 @@ suite('fair background queues (real processes)', () => {
     db = await createTestDatabase(PG as string);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
+    api = requestTo(url);
     prefix = `fair-${port}-${Date.now()}`;
     env = {
       PORT: String(port),

@@ -7,6 +7,7 @@ import { AppConfig, loadConfig } from '@app/config';
 import { configureHttpApp, createHttpAdapter } from '../../../apps/gateway/src/http/configure-app';
 import { StandaloneModule } from '../../../apps/standalone/src/standalone.module';
 import { createTestDatabase, TestDatabase } from './postgres-server';
+import { requestTo, TestRequest } from './http-request';
 import { deletePrefix, uniqueTestPrefix } from './redis-server';
 
 export type StoreMode = 'pglite' | 'postgres';
@@ -20,13 +21,6 @@ export interface TestAppOptions {
   dataDir?: string;
 }
 
-export interface TestResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
-
 /** A running Muninn (all apps in this process, BullMQ on the test Redis) reachable over real HTTP. */
 export interface TestApp {
   url: string;
@@ -34,11 +28,7 @@ export interface TestApp {
   dataDir: string;
   /** The Nest application itself, to reach providers (`nest.get(JobBus)`) or stop a worker. */
   nest: NestFastifyApplication;
-  request<T = any>(
-    method: string,
-    path: string,
-    opts?: { body?: unknown; key?: string; headers?: Record<string, string>; raw?: string },
-  ): Promise<TestResponse<T>>;
+  request: TestRequest;
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -84,24 +74,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     config,
     dataDir,
     nest: app,
-    async request(method, path, o = {}) {
-      const headers: Record<string, string> = { ...(o.headers ?? {}) };
-      if (o.key) headers['x-api-key'] = o.key;
-      let body: string | undefined = o.raw;
-      if (o.body !== undefined) {
-        body = JSON.stringify(o.body);
-        headers['content-type'] = 'application/json';
-      } else if (o.raw !== undefined) headers['content-type'] ??= 'application/json';
-      const res = await fetch(`${url}${path}`, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        /* not JSON */
-      }
-      return { status: res.status, headers: res.headers, body: parsed as any, text };
-    },
+    request: requestTo(url),
     async close(c = {}) {
       await app.close();
       if (db) await db.drop();

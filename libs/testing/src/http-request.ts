@@ -1,0 +1,43 @@
+/** A response as the suites read it: status, headers, the body parsed as JSON when it is JSON, and its text. */
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestRequestOptions {
+  body?: unknown;
+  key?: string;
+  headers?: Record<string, string>;
+  raw?: string;
+}
+
+/** One HTTP request to a server at `url`: what `TestApp.request` does, for servers started as processes. */
+export type TestRequest = <T = any>(
+  method: string,
+  path: string,
+  opts?: TestRequestOptions,
+) => Promise<TestResponse<T>>;
+
+/** Requests to the Muninn at `url` (`opts.key` as X-API-Key, `opts.body` as JSON, `opts.raw` as is). */
+export function requestTo(url: string): TestRequest {
+  return async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.key) headers['x-api-key'] = o.key;
+    let body: string | undefined = o.raw;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] = 'application/json';
+    } else if (o.raw !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any, text };
+  };
+}
