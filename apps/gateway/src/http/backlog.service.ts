@@ -17,6 +17,18 @@ export interface BacklogReport {
   max_commits_pending: number | null;
 }
 
+/** One bound: what it counts, its limit (0: off) and how a refusal names it. */
+interface Bound {
+  limit: 'index_backlog' | 'commit_backlog';
+  /** How the refusal's message names the backlog. */
+  title: 'Index' | 'Commit';
+  variable: string;
+  max: number;
+  readings: AccountReadings;
+  /** What the pending count counts, for the refusal's message. */
+  what: string;
+}
+
 /**
  * Bounds the background work one account's requests leave waiting (docs/limits-and-security.md,
  * "Backlog bounds"). Rate limits bound how fast a tenant sends requests, not how far its writes and
@@ -30,54 +42,63 @@ export interface BacklogReport {
  */
 @Injectable()
 export class BacklogService {
-  private readonly maxIndex: number;
-  private readonly maxCommits: number;
-  private readonly files: AccountReadings;
-  private readonly commits: AccountReadings;
+  private readonly files: Bound;
+  private readonly commits: Bound;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, outbox: OutboxRepository, tasks: SessionTaskRepository) {
-    this.maxIndex = config.indexing.accountMaxPending;
-    this.maxCommits = config.sessions.accountMaxPendingCommits;
     const upTo = (max: number) => (max > 0 ? max : UNBOUNDED_COUNT_CAP);
-    this.files = new AccountReadings(BACKLOG_TTL_MS, (a) => outbox.pendingFiles(a, upTo(this.maxIndex)));
-    this.commits = new AccountReadings(BACKLOG_TTL_MS, (a) => tasks.openCommits(a, upTo(this.maxCommits)));
+    const maxIndex = config.indexing.accountMaxPending;
+    const maxCommits = config.sessions.accountMaxPendingCommits;
+    this.files = {
+      limit: 'index_backlog',
+      title: 'Index',
+      variable: 'MUNINN_ACCOUNT_MAX_PENDING_INDEX',
+      max: maxIndex,
+      readings: new AccountReadings(BACKLOG_TTL_MS, (a) => outbox.pendingFiles(a, upTo(maxIndex))),
+      what: 'files of this account are written but not yet indexed',
+    };
+    this.commits = {
+      limit: 'commit_backlog',
+      title: 'Commit',
+      variable: 'MUNINN_ACCOUNT_MAX_PENDING_COMMITS',
+      max: maxCommits,
+      readings: new AccountReadings(BACKLOG_TTL_MS, (a) => tasks.openCommits(a, upTo(maxCommits))),
+      what: 'commits of this account await their extraction',
+    };
   }
 
   /** The account's backlogs as the bounds see them (each counted up to its bound, the same readings). */
   async report(accountId: string): Promise<BacklogReport> {
-    const [files, commits] = await Promise.all([this.files.get(accountId), this.commits.get(accountId)]);
+    const [files, commits] = await Promise.all([
+      this.files.readings.get(accountId),
+      this.commits.readings.get(accountId),
+    ]);
     return {
       index_pending: files,
-      max_index_pending: this.maxIndex || null,
+      max_index_pending: this.files.max || null,
       commits_pending: commits,
-      max_commits_pending: this.maxCommits || null,
+      max_commits_pending: this.commits.max || null,
     };
   }
 
   /** 429 RESOURCE_EXHAUSTED (`details.limit` `index_backlog`) while the account's unindexed files are at the bound. */
-  async assertIndexRoom(caller: Identity): Promise<void> {
-    if (this.maxIndex === 0) return;
-    const pending = await this.files.get(caller.accountId);
-    if (pending >= this.maxIndex)
-      throw full('index_backlog', pending, this.maxIndex, 'files of this account are written but not yet indexed');
+  assertIndexRoom(caller: Identity): Promise<void> {
+    return assertRoom(this.files, caller);
   }
 
   /** 429 RESOURCE_EXHAUSTED (`details.limit` `commit_backlog`) while the account's unextracted commits are at the bound. */
-  async assertCommitRoom(caller: Identity): Promise<void> {
-    if (this.maxCommits === 0) return;
-    const pending = await this.commits.get(caller.accountId);
-    if (pending >= this.maxCommits)
-      throw full('commit_backlog', pending, this.maxCommits, 'commits of this account await their extraction');
+  assertCommitRoom(caller: Identity): Promise<void> {
+    return assertRoom(this.commits, caller);
   }
 }
 
-function full(limit: 'index_backlog' | 'commit_backlog', pending: number, max: number, what: string): KernelError {
-  const variable =
-    limit === 'index_backlog' ? 'MUNINN_ACCOUNT_MAX_PENDING_INDEX' : 'MUNINN_ACCOUNT_MAX_PENDING_COMMITS';
-  const kind = limit === 'index_backlog' ? 'Index' : 'Commit';
-  return new KernelError(
+async function assertRoom(bound: Bound, caller: Identity): Promise<void> {
+  if (bound.max === 0) return;
+  const pending = await bound.readings.get(caller.accountId);
+  if (pending < bound.max) return;
+  throw new KernelError(
     KernelErrorCode.ResourceExhausted,
-    `${kind} backlog full: ${pending} ${what}, the limit is ${max} (${variable}); retry once they are done`,
-    { limit, max, pending, retry_after_s: Math.ceil(BACKLOG_TTL_MS / 1000) },
+    `${bound.title} backlog full: ${pending} ${bound.what}, the limit is ${bound.max} (${bound.variable}); retry once they are done`,
+    { limit: bound.limit, max: bound.max, pending, retry_after_s: Math.ceil(BACKLOG_TTL_MS / 1000) },
   );
 }

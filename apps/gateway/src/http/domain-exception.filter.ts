@@ -16,6 +16,15 @@ export function refusalLimit(reply: FastifyReply): string | undefined {
   return REFUSALS.get(reply.raw);
 }
 
+/**
+ * The limit an error refuses at (`details.limit`: rate, line, quota, backlog), if it names one. Limit
+ * names are constants of the code, so they make a bounded metrics label.
+ */
+export function limitOf(exception: unknown): string | undefined {
+  const limit = exception instanceof KernelError ? exception.details?.limit : undefined;
+  return typeof limit === 'string' ? limit : undefined;
+}
+
 /** Renders every error in the contract's envelope; unknown ones become a 500 with a logged errorId. */
 @Catch()
 export class DomainExceptionFilter implements ExceptionFilter {
@@ -45,10 +54,10 @@ export class DomainExceptionFilter implements ExceptionFilter {
   reply(reply: FastifyReply, url: string, exception: unknown): FastifyReply {
     const { status, body } = this.render(exception);
     const payload = MCP_PATH.test(url) ? jsonRpcError(body, isJsonParseError(exception)) : body;
-    const details = exception instanceof KernelError ? exception.details : undefined;
-    if (typeof details?.retry_after_s === 'number') void reply.header('retry-after', String(details.retry_after_s));
-    // Limit names are constants of the code (rate, line, quota, backlog), so they make a bounded label.
-    if (typeof details?.limit === 'string' && reply.raw) REFUSALS.set(reply.raw, details.limit);
+    const retry = exception instanceof KernelError ? exception.details?.retry_after_s : undefined;
+    if (typeof retry === 'number') void reply.header('retry-after', String(retry));
+    const limit = limitOf(exception);
+    if (limit && reply.raw) REFUSALS.set(reply.raw, limit);
     return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(payload);
   }
 

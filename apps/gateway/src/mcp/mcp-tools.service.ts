@@ -3,13 +3,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, KernelError } from '@app/kernel';
+import { Identity } from '@app/kernel';
 import { ContentService } from '../content/content.service';
 import { UploadService } from '../content/upload.service';
 import { FsService } from '../fs/fs.service';
 import { AdmissionService } from '../http/admission.service';
-import { DomainExceptionFilter } from '../http/domain-exception.filter';
-import { statusOf } from '../http/status-of';
+import { DomainExceptionFilter, limitOf } from '../http/domain-exception.filter';
 import { ContextSearchService } from '../context/context-search.service';
 import { FindService } from '../find/find.service';
 import { ScanService } from '../scan/scan.service';
@@ -80,23 +79,24 @@ export class McpToolsService {
       release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs);
       return toResult(await tool.run(caller, readArgs(rawArgs, tool.props, tool.required ?? []), this.deps, ctx));
     } catch (err) {
+      const { status, body } = this.errors.render(err);
       // A refusal at a named limit is counted like an HTTP one, though the call answers a tool error.
-      const limit = err instanceof KernelError ? err.details?.limit : undefined;
-      if (typeof limit === 'string') this.metrics.refused(limit, statusOf((err as KernelError).code));
-      return errorResult(`Error executing tool ${name}: ${this.message(err)}`);
+      const limit = limitOf(err);
+      if (limit) this.metrics.refused(limit, status);
+      return errorResult(`Error executing tool ${name}: ${toolMessage(err, body)}`);
     } finally {
       release?.();
     }
   }
+}
 
-  private message(err: unknown): string {
-    const { body } = this.errors.render(err);
-    const fromBody = (body as { error?: { message?: string } }).error?.message;
-    if (fromBody && fromBody !== 'Internal server error') return fromBody;
-    // A plain Error thrown by a tool's own argument check carries its message; anything else stays opaque.
-    const plain = err instanceof Error && !(err as { code?: unknown }).code;
-    return plain ? err.message : (fromBody ?? 'Internal server error');
-  }
+/** The message a failed tool call answers: the envelope's, or a plain argument check's own. */
+function toolMessage(err: unknown, body: unknown): string {
+  const fromBody = (body as { error?: { message?: string } }).error?.message;
+  if (fromBody && fromBody !== 'Internal server error') return fromBody;
+  // A plain Error thrown by a tool's own argument check carries its message; anything else stays opaque.
+  const plain = err instanceof Error && !(err as { code?: unknown }).code;
+  return plain ? err.message : (fromBody ?? 'Internal server error');
 }
 
 function toResult(out: ToolOutput): CallToolResult {

@@ -8,8 +8,9 @@ import { StageMetricsService } from './stage-metrics.service';
 import { SystemController } from './system.controller';
 
 /**
- * Health, readiness, metrics and queue status; exports HealthService and the refusal count for MCP, and
- * the stage histograms for the context pipeline. configure-app.ts reaches MetricsService through the application context.
+ * Health, readiness, metrics and queue status; exports HealthService and MetricsService (the refusal
+ * count) for MCP, and the stage histograms for the context pipeline. configure-app.ts reaches
+ * MetricsService through the application context.
  */
 @Module({
   imports: [AuthModule, GatewayHttpModule],
