@@ -74,6 +74,7 @@ suite('fair background queues (real processes)', () => {
   it("one tenant's write and commit run before another tenant's backlog, and the backlog still drains", async () => {
     const alpha = await account('alpha');
     const beta = await account('beta');
+    const gamma = await account('gamma');
     for (let i = 0; i < 30; i++) {
       const w = await call('POST', '/api/v1/content/write', alpha, {
         uri: `viking://resources/backlog/f${i}.md`,
@@ -82,10 +83,10 @@ suite('fair background queues (real processes)', () => {
       });
       expect(w.status).toBe(200);
     }
-    const commit = async (key: string, id: string) => {
+    const commit = async (key: string, id: string, filler = '') => {
       const m = await call('POST', `/api/v1/sessions/${id}/messages/batch`, key, {
         messages: [
-          { role: 'user', content: `Session ${id}: I moved to Lisbon and started learning the cello.` },
+          { role: 'user', content: `Session ${id}: I moved to Lisbon and started learning the cello.${filler}` },
           { role: 'assistant', content: 'Lisbon and the cello, noted.' },
         ],
       });
@@ -95,6 +96,8 @@ suite('fair background queues (real processes)', () => {
       return c.body.result.task_id as string;
     };
     for (let s = 0; s < 5; s++) await commit(alpha, `alpha-${s}`);
+    // One commit of ~30,000 tokens (120,000 characters) is as much extraction as a few dozen small ones.
+    await commit(gamma, 'gamma-big', ' We talked about practice routines at length.'.repeat(2700));
     const note = await call('POST', '/api/v1/content/write', beta, {
       uri: 'viking://resources/mine/note.md',
       content: 'Beta keeps its zanzibarquill notes here.',
@@ -125,6 +128,12 @@ suite('fair background queues (real processes)', () => {
     const betaCommit = extracted.findIndex((j) => j.data.accountId === 'beta');
     expect(betaCommit).toBeGreaterThanOrEqual(0);
     expect(extracted.slice(0, betaCommit).filter((j) => j.data.accountId === 'alpha').length).toBeLessThanOrEqual(1);
+    // gamma's one big commit, queued before beta's small one, weighs its archived tokens and runs after it.
+    const big = extracted.findIndex((j) => j.data.accountId === 'gamma');
+    expect(big).toBeGreaterThan(betaCommit);
+    const bigJob = extracted[big];
+    expect(bigJob.data.archivedTokens).toBeGreaterThan(30_000);
+    expect(bigJob.opts.priority).toBe(Math.ceil(bigJob.data.archivedTokens / 4000));
 
     // Nothing of alpha's is starved: every write is indexed (its outbox entry goes last), every commit completes.
     await settled(

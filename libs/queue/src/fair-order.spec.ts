@@ -84,13 +84,16 @@ describe('fair order of the background queues (real Redis)', () => {
     expect(fifo).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'b1']);
   });
 
-  it('weighs an index job by its files; sidecars and commits count one each; request paths and idle commits stay FIFO', () => {
+  it('weighs an index job by its files, a commit by its archived tokens, a sidecar as one; request paths and idle commits stay FIFO', () => {
     expect(fairShare(QueueName.Index, indexJob('c', 1, 5))).toEqual({ account: 'c', weight: 5 });
     expect(fairShare(QueueName.Sidecar, { accountId: 'c', uri: 'viking://resources' })).toEqual({
       account: 'c',
       weight: 1,
     });
     expect(fairShare(QueueName.Extract, { accountId: 'c', taskId: 't' })).toEqual({ account: 'c', weight: 1 });
+    const commit = (archivedTokens: number) => fairShare(QueueName.Extract, { accountId: 'c', archivedTokens })?.weight;
+    expect([commit(0), commit(1), commit(4000), commit(4001), commit(400_000)]).toEqual([1, 1, 1, 2, 100]);
+    expect([commit(-5), commit(Number.NaN), commit(Number.POSITIVE_INFINITY)]).toEqual([1, 1, 1]);
     for (const q of [QueueName.Find, QueueName.Scan, QueueName.Assemble, QueueName.Expand, QueueName.Digest]) {
       expect(fairShare(q, { accountId: 'c' })).toBeNull();
     }

@@ -55,11 +55,25 @@ export function fairShare(queue: QueueName, payload: unknown): FairShare | null 
       return { account: job.accountId, weight: Math.max(1, job.uris.length) };
     }
     case QueueName.Sidecar:
-    case QueueName.Extract:
-      return { account: (payload as SidecarJob | ExtractJob).accountId, weight: 1 };
+      return { account: (payload as SidecarJob).accountId, weight: 1 };
+    // An extraction reads its whole archive (the model is sent all of it), so a commit of 400,000
+    // tokens is as much work as a hundred commits of a few turns.
+    case QueueName.Extract: {
+      const job = payload as ExtractJob;
+      return { account: job.accountId, weight: extractWeight(job.archivedTokens) };
+    }
     case QueueName.SessionIdle:
       return null;
   }
+}
+
+/** Archived tokens that weigh as much as one commit in the extract queue's fair order. */
+export const EXTRACT_TOKENS_PER_WEIGHT = 4000;
+
+/** A commit's weight: one per started {@link EXTRACT_TOKENS_PER_WEIGHT} archived tokens, at least one. */
+export function extractWeight(archivedTokens: number | undefined): number {
+  const tokens = Number.isFinite(archivedTokens) ? Math.max(0, archivedTokens as number) : 0;
+  return Math.max(1, Math.ceil(tokens / EXTRACT_TOKENS_PER_WEIGHT));
 }
 
 const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([

@@ -12,6 +12,12 @@ export interface ExtractJob {
   eventTags: string[];
   /** The session's normalised memory_policy at commit time (null or absent: the default). */
   memoryPolicy?: unknown;
+  /**
+   * Token estimate of the archived messages: the job's weight in the extract queue's fair order
+   * (docs/limits-and-security.md, "Fair background queues"). Absent on jobs made before it was
+   * recorded: they weigh one.
+   */
+  archivedTokens?: number;
 }
 
 /** Result of an `extract` job (the task record holds the full result). */

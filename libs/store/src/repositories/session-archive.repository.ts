@@ -181,6 +181,7 @@ export class SessionArchiveRepository {
         taskId,
         eventTags: req.eventTags ?? sess[0].event_tags ?? [],
         memoryPolicy: sess[0].memory_policy ?? null,
+        archivedTokens: taken.reduce((n, m) => n + Number(m.tokens), 0),
       };
       await tx.query(
         `INSERT INTO session_tasks (task_id, account_id, user_id, task_type, resource_id, status, job)
