@@ -361,5 +361,27 @@ describe('sessions: contract cases (server default policy on)', () => {
     expect(JSON.parse(diff.body.result).summary.total_adds).toBe(contexts.length);
     // Run again over the same messages: the same files, nothing changed.
     expect((await post('/api/v1/sessions/mx/extract')).body.result).toEqual([]);
+
+    // Deleted and created again under the same id the same day, with other messages: its events are new
+    // files, and the deleted session's events keep what they said.
+    const isEvent = (uri: string) => uri.includes('/memories/events/');
+    const read = async (uri: string) =>
+      (await get(`/api/v1/content/read?uri=${encodeURIComponent(uri)}`)).body.result as string;
+    const firstEvents = contexts.map((c) => c.uri).filter(isEvent);
+    const firstText = await Promise.all(firstEvents.map(read));
+    expect(firstText.every((t) => t.includes('Tallinn'))).toBe(true);
+    expect((await app.request('DELETE', '/api/v1/sessions/mx')).status).toBe(200);
+    await post('/api/v1/sessions/mx/messages/batch', {
+      messages: [
+        { role: 'user', content: 'Next week I fly to Reykjavik with Brannoch.' },
+        { role: 'assistant', content: 'Safe travels to Reykjavik.' },
+      ],
+    });
+    const again = (await post('/api/v1/sessions/mx/extract')).body.result as typeof contexts;
+    const newEvents = again.filter((c) => isEvent(c.uri));
+    expect(newEvents.length).toBeGreaterThan(0);
+    expect(newEvents.every((c) => c.category === 'memory_write' && !firstEvents.includes(c.uri))).toBe(true);
+    expect(await Promise.all(firstEvents.map(read))).toEqual(firstText);
+    expect(await read(newEvents[0].uri)).toContain('Reykjavik');
   });
 });

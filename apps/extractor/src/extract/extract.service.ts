@@ -10,6 +10,7 @@ import {
   Identity,
   KernelError,
   KernelErrorCode,
+  manualExtractionName,
   memoryRoot,
   MemoryRouting,
   mergeQuotes,
@@ -151,6 +152,8 @@ export class ExtractService {
     const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
     const messages = await this.sessions.liveMessages(identity, job.sessionId);
     if (messages.length === 0) return { contexts: [] };
+    const session = await this.sessions.find(identity, job.sessionId);
+    if (!session) return { contexts: [] };
     // Routed like a commit under the built-in default policy (self and peer memory on).
     const routing = effectiveExtraction(null, messages).routing;
     const input = {
@@ -158,6 +161,7 @@ export class ExtractService {
       sessionId: job.sessionId,
       sessionDigest: sessionDigest(job.sessionId),
       archiveIndex: 0,
+      extractionName: manualExtractionName(session.created_at),
       messages,
       nowIso: new Date().toISOString(),
       previousOverview: await this.archives.latestOverview(identity, job.sessionId),

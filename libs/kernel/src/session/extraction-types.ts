@@ -1,3 +1,4 @@
+import { archiveName } from './commit-plan';
 import { MemoryRouting } from './memory-routing';
 import { SessionMessage } from './session-message';
 
@@ -8,6 +9,11 @@ export interface ExtractionInput {
   /** Hex SHA-256 of `sessionId`, from the caller: event file names carry it when the id's slug is lossy (`sessionFileKey`). */
   sessionDigest: string;
   archiveIndex: number;
+  /**
+   * The extraction's name in its event files and `source_extraction_id`: absent for a commit (its archive,
+   * `archive_NNN`); a manual extraction's `manual_<session created_at>` ({@link manualExtractionName}).
+   */
+  extractionName?: string;
   messages: SessionMessage[];
   /** ISO time of the commit: the date of events whose messages carry no date of their own. */
   nowIso: string;
@@ -61,3 +67,19 @@ export const DEFAULT_OFFLINE_EXTRACTOR: OfflineExtractorOptions = {
   quotesPerFile: 5,
   maxFiles: 40,
 };
+
+/** The name an extraction gives its event files: its archive's, or the one a manual extraction was given. */
+export function extractionName(input: Pick<ExtractionInput, 'archiveIndex' | 'extractionName'>): string {
+  return input.extractionName ?? archiveName(input.archiveIndex);
+}
+
+/**
+ * A manual extraction's name (docs/sessions.md "Manual extraction"): the session's creation time, so a
+ * repeat over one session's live messages rewrites its own files, and a session deleted and created
+ * again under the same id never writes over the events the deleted one's extraction wrote.
+ */
+export function manualExtractionName(sessionCreatedAt: string): string {
+  const t = new Date(sessionCreatedAt);
+  if (Number.isNaN(t.getTime())) throw new Error(`manualExtractionName needs a time, got ${sessionCreatedAt}`);
+  return `manual_${t.toISOString().replace(/[-:.]/g, '').toLowerCase()}`;
+}

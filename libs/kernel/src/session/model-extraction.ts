@@ -1,6 +1,5 @@
-import { archiveName } from './commit-plan';
 import { clip, eventDate, sessionFileKey, slug } from './extract-text';
-import { Extraction, ExtractionInput, ProposedMemory } from './extraction-types';
+import { Extraction, ExtractionInput, extractionName, ProposedMemory } from './extraction-types';
 import { MemoryRouter, MemoryTarget, SELF_ONLY } from './memory-routing';
 import { turnLine, turnsOf } from './turns';
 import { WORKING_MEMORY_SECTIONS } from './working-memory';
@@ -140,7 +139,7 @@ export function parseModelExtraction(answer: string, input: ExtractionInput, use
     const date = eventDate(range[0]?.createdAt, input.nowIso);
     // The model names the event; the session key keeps two sessions' events apart, after a `-` that neither
     // slug writes before it, so (event name, session) pairs never share a name (docs/sessions.md "Event file names").
-    const name = `${slug(text(ev.event_name, 100)) || 'event'}-${sessionKey}_${archiveName(input.archiveIndex)}_${i + 1}`;
+    const name = `${slug(text(ev.event_name, 100)) || 'event'}-${sessionKey}_${extractionName(input)}_${i + 1}`;
     const fields = { event_name: name, summary, ranges: `${from}-${to}`, version: 1, memory_type: 'events' };
     const body = `# Summary\n${summary}\n# ${date.iso} (${date.weekday}) ChatLog:\n${range.map(turnLine).join('\n')}\n`;
     const event: ProposedMemory = {

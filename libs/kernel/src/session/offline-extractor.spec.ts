@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { extractOffline, extractOfflineInSteps, OFFLINE_STEP_CHARS } from '..';
+import { extractOffline, extractOfflineInSteps, manualExtractionName, OFFLINE_STEP_CHARS } from '..';
 import { SYNTHETIC_NAMES, SYNTHETIC_TOPICS, syntheticConversation } from '../testing/synthetic-conversation';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -76,5 +76,22 @@ describe('offline extractor at the session limits (docs/sessions.md "Offline ext
     expect(byType('preferences').length).toBeGreaterThanOrEqual(SYNTHETIC_TOPICS.length);
     for (const m of [...byType('entities'), ...byType('preferences')])
       for (const line of m.content.split('\n')) expect(line.length).toBeLessThan(700);
+  });
+});
+
+describe('event file names of a manual extraction (docs/sessions.md "Manual extraction")', () => {
+  it("name the events after the session's creation time, not an archive; a commit's keep its archive", () => {
+    expect(manualExtractionName('2026-12-04T06:15:12.345Z')).toBe('manual_20261204t061512345z');
+    expect(() => manualExtractionName('not a time')).toThrow(/needs a time/);
+    const input = conversation(2, 400);
+    const committed = extractOffline(input).memories.filter((m) => m.memoryType === 'events');
+    expect(committed.length).toBeGreaterThan(0);
+    expect(committed.every((m) => /_archive_001_p\d+\.md$/.test(m.path))).toBe(true);
+    const manual = extractOffline({ ...input, extractionName: manualExtractionName('2026-12-04T06:15:12.345Z') });
+    const events = manual.memories.filter((m) => m.memoryType === 'events');
+    expect(events.map((m) => m.path)).toEqual(
+      committed.map((m) => m.path.replace('_archive_001_', '_manual_20261204t061512345z_')),
+    );
+    expect(events[0].content).toContain('"source_extraction_id": "s-big1/manual_20261204t061512345z"');
   });
 });

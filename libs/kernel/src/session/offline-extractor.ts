@@ -1,10 +1,10 @@
 import { estimateTokens } from '../budget/token-estimate';
-import { archiveName } from './commit-plan';
 import { clip, eventDate, sentences, sessionFileKey, slug } from './extract-text';
 import {
   DEFAULT_OFFLINE_EXTRACTOR,
   Extraction,
   ExtractionInput,
+  extractionName,
   OfflineExtractorOptions,
   ProposedMemory,
 } from './extraction-types';
@@ -130,13 +130,13 @@ function eventMemories(
     }
     const lead = part.slice(0, k).map(turnLine);
     const log = part.slice(k).map(turnLine);
-    const name = `${sid}_${archiveName(input.archiveIndex)}_p${i + 1}`;
+    const name = `${sid}_${extractionName(input)}_p${i + 1}`;
     const head = `${date.long}, ${who}.`;
     const fields = {
       event_name: name,
       summary: clip([head, ...lead].join(' '), 300),
       ranges: `${part[0].id}..${part[part.length - 1].id}`,
-      source_extraction_id: `${sid}/${archiveName(input.archiveIndex)}`,
+      source_extraction_id: `${sid}/${extractionName(input)}`,
       version: 1,
       memory_type: 'events',
     };
