@@ -55,6 +55,8 @@ export interface AppConfig {
      * extract); 0: first in, first out (docs/limits-and-security.md, "Fair background queues").
      */
     fairWindowMs: number;
+    /** Archived tokens per unit of a commit's fair-order weight; 0: every commit weighs one. */
+    fairExtractTokens: number;
     requestDeadlineMs: number;
     writeWaitMs: number;
     /**

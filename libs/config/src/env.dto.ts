@@ -194,6 +194,14 @@ export class EnvDto {
   @Max(3600000)
   MUNINN_FAIR_WINDOW_MS?: number;
 
+  // Archived tokens one unit of a commit's weight in the extract queue's fair order; 0: every commit weighs one.
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10000000)
+  MUNINN_FAIR_EXTRACT_TOKENS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -6,7 +6,7 @@ import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 import { decodeJobFailure } from './job-failure-decode';
 import { currentJobMeta, withJobMeta } from './job-context';
 import { FairOrder } from './fair-order';
-import { fairShare, jobOptions } from './job-options';
+import { jobOptions } from './job-options';
 import { inSpan } from './tracing';
 
 /** {@link JobBus} over BullMQ: results come back through one shared `QueueEvents` stream per queue. */
@@ -83,7 +83,7 @@ export class BullJobBus extends JobBus {
    */
   private add(queue: QueueName, payload: unknown, deadlineAt?: number, jobId?: string, extra: JobsOptions = {}) {
     const opts: JobsOptions = { ...jobOptions(queue), ...extra, ...(jobId ? { jobId } : {}) };
-    const share = this.fair ? fairShare(queue, payload) : null;
+    const share = this.fair ? this.fair.shareOf(queue, payload) : null;
     return inSpan(`${queue} send`, SpanKind.PRODUCER, () => {
       const data = withJobMeta(payload, currentJobMeta(deadlineAt));
       return this.whileConnected(queue, async (q) => {

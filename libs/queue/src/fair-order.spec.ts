@@ -94,6 +94,15 @@ describe('fair order of the background queues (real Redis)', () => {
     const commit = (archivedTokens: number) => fairShare(QueueName.Extract, { accountId: 'c', archivedTokens })?.weight;
     expect([commit(0), commit(1), commit(4000), commit(4001), commit(400_000)]).toEqual([1, 1, 1, 2, 100]);
     expect([commit(-5), commit(Number.NaN), commit(Number.POSITIVE_INFINITY)]).toEqual([1, 1, 1]);
+    // MUNINN_FAIR_EXTRACT_TOKENS: another unit, or 0 for one per commit.
+    const per = (extractTokens: number) =>
+      fairShare(QueueName.Extract, { accountId: 'c', archivedTokens: 10_000 }, { extractTokens })?.weight;
+    expect([per(1000), per(0)]).toEqual([10, 1]);
+    const order = new FairOrder(redis, `${prefix}-weights`, 60_000, { extractTokens: 500 });
+    expect(order.shareOf(QueueName.Extract, { accountId: 'c', archivedTokens: 1_000 })).toEqual({
+      account: 'c',
+      weight: 2,
+    });
     for (const q of [QueueName.Find, QueueName.Scan, QueueName.Assemble, QueueName.Expand, QueueName.Digest]) {
       expect(fairShare(q, { accountId: 'c' })).toBeNull();
     }

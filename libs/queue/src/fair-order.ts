@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { QueueName } from '@app/contracts';
-import { FairShare } from './job-options';
+import { DEFAULT_FAIR_WEIGHTS, FairShare, fairShare, FairWeights } from './job-options';
 
 /** BullMQ's lowest priority: the largest number it accepts (1 runs first). */
 export const LOWEST_PRIORITY = 2_097_152;
@@ -23,7 +23,13 @@ export class FairOrder {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly windowMs: number,
+    private readonly weights: FairWeights = DEFAULT_FAIR_WEIGHTS,
   ) {}
+
+  /** Whose work a job of `queue` is and how much, or null when the queue is first in, first out. */
+  shareOf(queue: QueueName, payload: unknown): FairShare | null {
+    return fairShare(queue, payload, this.weights);
+  }
 
   async priority(queue: QueueName, share: FairShare): Promise<number> {
     const key = `${this.prefix}:fair:${queue}:${Buffer.from(share.account).toString('base64url')}`;

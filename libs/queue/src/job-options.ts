@@ -40,13 +40,26 @@ export interface FairShare {
   weight: number;
 }
 
+/** How the fair order weighs work that is not counted in files. */
+export interface FairWeights {
+  /** Archived tokens per unit of a commit's weight; 0: every commit weighs one. */
+  extractTokens: number;
+}
+
+/** The default weights: a commit weighs one per started 4,000 archived tokens. */
+export const DEFAULT_FAIR_WEIGHTS: FairWeights = { extractTokens: 4000 };
+
 /**
  * The account and weight a job counts under in its queue's fair order (docs/limits-and-security.md,
  * "Fair background queues"), or null for a queue served first in, first out: request-path queues
  * (each tenant's requests are already bounded at the gateway) and idle commits (a short read each; the
  * commit one makes is an extract job, which is fair).
  */
-export function fairShare(queue: QueueName, payload: unknown): FairShare | null {
+export function fairShare(
+  queue: QueueName,
+  payload: unknown,
+  weights: FairWeights = DEFAULT_FAIR_WEIGHTS,
+): FairShare | null {
   if (isRequestPath(queue)) return null;
   switch (queue) {
     // A write of many files (a batch, a moved subtree) is as much work as that many single writes.
@@ -60,20 +73,18 @@ export function fairShare(queue: QueueName, payload: unknown): FairShare | null 
     // tokens is as much work as a hundred commits of a few turns.
     case QueueName.Extract: {
       const job = payload as ExtractJob;
-      return { account: job.accountId, weight: extractWeight(job.archivedTokens) };
+      return { account: job.accountId, weight: extractWeight(job.archivedTokens, weights.extractTokens) };
     }
     case QueueName.SessionIdle:
       return null;
   }
 }
 
-/** Archived tokens that weigh as much as one commit in the extract queue's fair order. */
-export const EXTRACT_TOKENS_PER_WEIGHT = 4000;
-
-/** A commit's weight: one per started {@link EXTRACT_TOKENS_PER_WEIGHT} archived tokens, at least one. */
-export function extractWeight(archivedTokens: number | undefined): number {
+/** A commit's weight: one per started `tokensPerUnit` archived tokens, at least one (0: always one). */
+export function extractWeight(archivedTokens: number | undefined, tokensPerUnit: number): number {
+  if (!(tokensPerUnit > 0)) return 1;
   const tokens = Number.isFinite(archivedTokens) ? Math.max(0, archivedTokens as number) : 0;
-  return Math.max(1, Math.ceil(tokens / EXTRACT_TOKENS_PER_WEIGHT));
+  return Math.max(1, Math.ceil(tokens / tokensPerUnit));
 }
 
 const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([

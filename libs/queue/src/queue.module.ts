@@ -103,7 +103,9 @@ function bullmq(config: AppConfig): DynamicModule {
       return new BullJobBus(
         new Map(ALL_QUEUES.map((q, i) => [q, queues[i]])),
         (q) => watchRedisClient(new QueueEvents(q, { connection: conn.blocking, prefix }), `events ${q}`),
-        windowMs > 0 ? new FairOrder(redis, prefix, windowMs) : null,
+        windowMs > 0
+          ? new FairOrder(redis, prefix, windowMs, { extractTokens: config.queues.fairExtractTokens })
+          : null,
       );
     },
   };
