@@ -162,6 +162,93 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
   });
 });
 
+describe('sessions: a commit larger than one model prompt is extracted in several calls', () => {
+  let app: TestApp;
+  let llm: FakeLlmServer;
+  const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });
+  const get = (path: string) => app.request('GET', path);
+  const extractionCalls = () => llm.requests.filter(isExtraction);
+
+  beforeAll(async () => {
+    // Each call answers for its window: an event, a preference and an overview titled by its number.
+    llm = await startFakeLlmServer({
+      fallback: (req) => {
+        if (!isExtraction(req)) return '{"queries": []}';
+        const n = extractionCalls().length;
+        return {
+          text: JSON.stringify({
+            profile: null,
+            entities: [],
+            preferences: [{ topic: `window-${n}`, content: `Preference seen in window ${n}.` }],
+            events: [{ event_name: `window ${n}`, summary: `What window ${n} was about.`, from: 0, to: 1 }],
+            overview: workingMemory(`Window ${n}`),
+          }),
+          usage: { prompt_tokens: 100, completion_tokens: 10 },
+        };
+      },
+    });
+    app = await startTestApp({
+      env: {
+        LLM_BASE_URL: llm.url,
+        LLM_MODEL: 'fake',
+        MUNINN_EXTRACT_PROMPT_CHARS: '1000',
+        MUNINN_EXTRACT_MAX_CALLS: '3',
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await llm?.close();
+  });
+
+  it('sends the archive in order, each call building on the last one’s overview and pages; past the cap, the rest is left out', async () => {
+    // Seven turns of ~440 characters: two fit in a 1,000-character window, so four windows, of which three are sent.
+    const turn = (i: number) => `Turn ${i} marker-${i}: ${'the lighthouse keeper logged the tide again. '.repeat(9)}`;
+    const messages = Array.from({ length: 7 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: turn(i + 1),
+      created_at: '2026-05-04T10:00:00Z',
+    }));
+    await post('/api/v1/sessions/big/messages/batch', { messages });
+    const c = (await post('/api/v1/sessions/big/commit')).body.result;
+    const t = await eventually(async () => {
+      const r = (await get(`/api/v1/tasks/${c.task_id}`)).body.result;
+      return r?.status === 'completed' || r?.status === 'failed' ? r : null;
+    });
+    expect(t.status).toBe('completed');
+    expect(t.result.extractor).toBe('model');
+    const prompts = extractionCalls().map((r) => r.messages[1].content);
+    expect(prompts).toHaveLength(3);
+    const marked = (p: string) => [1, 2, 3, 4, 5, 6, 7].filter((i) => p.includes(`marker-${i}:`));
+    expect(prompts.map(marked)).toEqual([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ]);
+    // Window 2 sees window 1's overview and the page it proposed; window 3 sees window 2's.
+    expect(prompts[1]).toContain('Previous working memory:\n# Working Memory');
+    expect(prompts[1]).toContain('Window 1');
+    expect(prompts[1]).toContain('preferences/default/window_1.md');
+    expect(prompts[2]).toContain('Window 2');
+    expect(prompts[2]).toContain('preferences/default/window_2.md');
+    expect(t.result.token_usage.llm).toMatchObject({ prompt_tokens: 300, completion_tokens: 30 });
+    // Every window's memories are written; events are numbered apart; the summary is the last window's.
+    expect(t.result.memory_uris.sort()).toEqual([
+      'viking://user/default/memories/events/2026/05/04/window_1-big_archive_001_1.md',
+      'viking://user/default/memories/events/2026/05/04/window_2-big_archive_001_51.md',
+      'viking://user/default/memories/events/2026/05/04/window_3-big_archive_001_101.md',
+      'viking://user/default/memories/preferences/default/window_1.md',
+      'viking://user/default/memories/preferences/default/window_2.md',
+      'viking://user/default/memories/preferences/default/window_3.md',
+    ]);
+    const event = await get(
+      `/api/v1/content/read?uri=${encodeURIComponent('viking://user/default/memories/events/2026/05/04/window_2-big_archive_001_51.md')}`,
+    );
+    expect(event.body.result).toContain('marker-3:');
+    expect((await get('/api/v1/sessions/big/archives/archive_001')).body.result.abstract).toBe('Window 3');
+  });
+});
+
 describe('sessions: automatic commit by thresholds', () => {
   let app: TestApp;
   const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });

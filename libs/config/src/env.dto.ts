@@ -627,6 +627,14 @@ export class EnvDto {
   @Max(2_000_000)
   MUNINN_EXTRACT_PROMPT_CHARS?: number;
 
+  // Model calls one extraction may make, one per MUNINN_EXTRACT_PROMPT_CHARS of conversation (docs/sessions.md).
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  MUNINN_EXTRACT_MAX_CALLS?: number;
+
   // Sessions: the server-wide automatic-commit default and task record retention (docs/sessions.md).
   @IsOptional()
   @Transform(toBool)

@@ -69,8 +69,8 @@ export function fairShare(
     }
     case QueueName.Sidecar:
       return { account: (payload as SidecarJob).accountId, weight: 1 };
-    // An extraction reads its whole archive (the model is sent all of it), so a commit of 400,000
-    // tokens is as much work as a hundred commits of a few turns.
+    // An extraction reads its whole archive (the model is sent all of it, a window per call; docs/sessions.md
+    // "Extraction"), so a commit of 400,000 tokens is as much work as a hundred commits of a few turns.
     case QueueName.Extract: {
       const job = payload as ExtractJob;
       return { account: job.accountId, weight: extractWeight(job.archivedTokens, weights.extractTokens) };

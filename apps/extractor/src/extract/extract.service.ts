@@ -168,7 +168,8 @@ export class ExtractService {
       eventTags: [],
       routing,
     };
-    const run = await this.extractor.extract(input, await this.existingPages(identity, routing));
+    // One model call: the request waits for it (a commit sends its whole archive, docs/sessions.md).
+    const run = await this.extractor.extract(input, await this.existingPages(identity, routing), 1);
     const writes = this.writeOps(identity, run.extraction.memories);
     const written = await this.archives.writeManualExtraction(identity, job.sessionId, writes);
     if (written.index)

@@ -2,12 +2,16 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
+  EVENTS_PER_WINDOW,
   ExistingPage,
   Extraction,
   ExtractionInput,
   extractionPrompt,
+  extractionWindows,
   extractOfflineInSteps,
+  pagesAfter,
   parseModelExtraction,
+  ProposedMemory,
   slug,
 } from '@app/kernel';
 import { LlmClient } from '@app/llm';
@@ -39,29 +43,72 @@ export class MemoryExtractor {
     return this.llm.modelFor() !== null;
   }
 
-  async extract(input: ExtractionInput, existing: ExistingPage[]): Promise<ExtractorRun> {
+  /**
+   * `maxCalls` caps the model calls below `MUNINN_EXTRACT_MAX_CALLS` (a manual extraction, whose request
+   * waits for it, makes one).
+   */
+  async extract(input: ExtractionInput, existing: ExistingPage[], maxCalls?: number): Promise<ExtractorRun> {
     const offline = () => inTurns(extractOfflineInSteps(input));
     if (!this.modelConfigured)
       return { extraction: await offline(), extractor: 'offline', fallbackReason: null, usage: null };
     let usage: ExtractorRun['usage'] = null;
     try {
-      const messages = extractionPrompt(input, existing, this.config.sessions.extractPromptChars);
-      const answer = await this.llm.complete(messages, { timeoutMs: this.config.sessions.extractTimeoutMs });
-      usage = answer.usage
-        ? { prompt_tokens: answer.usage.prompt_tokens, completion_tokens: answer.usage.completion_tokens }
-        : null;
-      const parsed = parseModelExtraction(answer.text, input, slug(input.userId) || 'user');
-      if (!parsed)
-        return { extraction: await offline(), extractor: 'offline', fallbackReason: 'unusable model answer', usage };
+      const promptChars = this.config.sessions.extractPromptChars;
+      const calls = Math.min(maxCalls ?? Infinity, this.config.sessions.extractMaxCalls);
+      const { windows, leftOut } = extractionWindows(input.messages, promptChars, calls);
+      if (leftOut > 0)
+        this.logger.warn(`extraction of ${input.sessionId}: ${leftOut} messages past ${calls} model calls left out`);
+      // One call per window, in order: each builds on the overview and the pages the windows before it left.
+      const memories: ProposedMemory[] = [];
+      let pages = existing;
+      let summary = { overview: '', abstract: '' };
+      for (const [w, messages] of windows.entries()) {
+        const part: ExtractionInput = {
+          ...input,
+          messages,
+          previousOverview: summary.overview || input.previousOverview,
+        };
+        const answer = await this.llm.complete(extractionPrompt(part, pages, promptChars), {
+          timeoutMs: this.config.sessions.extractTimeoutMs,
+        });
+        usage = addUsage(usage, answer.usage);
+        const parsed = parseModelExtraction(answer.text, part, slug(input.userId) || 'user', w * EVENTS_PER_WINDOW);
+        if (!parsed) {
+          const where = windows.length > 1 ? ` (call ${w + 1} of ${windows.length})` : '';
+          return {
+            extraction: await offline(),
+            extractor: 'offline',
+            fallbackReason: `unusable model answer${where}`,
+            usage,
+          };
+        }
+        memories.push(...parsed.memories);
+        if (parsed.overview) summary = { overview: parsed.overview, abstract: parsed.abstract };
+        pages = pagesAfter(pages, parsed.memories);
+      }
       // A model answer without a usable summary keeps its memories; the summary comes from the offline one.
-      if (!parsed.overview) ({ overview: parsed.overview, abstract: parsed.abstract } = await offline());
-      return { extraction: parsed, extractor: 'model', fallbackReason: null, usage };
+      if (!summary.overview) {
+        const o = await offline();
+        summary = { overview: o.overview, abstract: o.abstract };
+      }
+      return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: null, usage };
     } catch (err) {
       const reason = (err as Error).message;
       this.logger.warn(`model extraction failed, using the offline extractor: ${reason}`);
       return { extraction: await offline(), extractor: 'offline', fallbackReason: reason.slice(0, 200), usage };
     }
   }
+}
+
+type Usage = ExtractorRun['usage'];
+
+/** Token usage summed over the calls of one extraction (null while no call reported any). */
+function addUsage(sum: Usage, add: { prompt_tokens: number; completion_tokens: number } | null | undefined): Usage {
+  if (!add) return sum;
+  return {
+    prompt_tokens: (sum?.prompt_tokens ?? 0) + add.prompt_tokens,
+    completion_tokens: (sum?.completion_tokens ?? 0) + add.completion_tokens,
+  };
 }
 
 /**

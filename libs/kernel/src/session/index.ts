@@ -9,6 +9,7 @@ export * from './turns';
 export * from './offline-extractor';
 export * from './working-memory';
 export * from './model-extraction';
+export * from './extraction-windows';
 export * from './memory-policy';
 export * from './memory-routing';
 export * from './turn-budget';

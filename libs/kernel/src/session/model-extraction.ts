@@ -78,9 +78,15 @@ function jsonObject(answer: string): Record<string, unknown> | null {
 
 /**
  * The memories of a model answer, or null when it is not a usable answer (the caller then falls back
- * to the offline extractor). Paths are derived here, never taken from the model.
+ * to the offline extractor). Paths are derived here, never taken from the model. Events are numbered
+ * from `firstEvent + 1` (a later window of one archive starts past the earlier windows' numbers).
  */
-export function parseModelExtraction(answer: string, input: ExtractionInput, userSlug: string): Extraction | null {
+export function parseModelExtraction(
+  answer: string,
+  input: ExtractionInput,
+  userSlug: string,
+  firstEvent = 0,
+): Extraction | null {
   const o = jsonObject(answer);
   if (!o) return null;
   const turns = turnsOf(input.messages);
@@ -139,7 +145,7 @@ export function parseModelExtraction(answer: string, input: ExtractionInput, use
     const date = eventDate(range[0]?.createdAt, input.nowIso);
     // The model names the event; the session key keeps two sessions' events apart, after a `-` that neither
     // slug writes before it, so (event name, session) pairs never share a name (docs/sessions.md "Event file names").
-    const name = `${slug(text(ev.event_name, 100)) || 'event'}-${sessionKey}_${extractionName(input)}_${i + 1}`;
+    const name = `${slug(text(ev.event_name, 100)) || 'event'}-${sessionKey}_${extractionName(input)}_${firstEvent + i + 1}`;
     const fields = { event_name: name, summary, ranges: `${from}-${to}`, version: 1, memory_type: 'events' };
     const body = `# Summary\n${summary}\n# ${date.iso} (${date.weekday}) ChatLog:\n${range.map(turnLine).join('\n')}\n`;
     const event: ProposedMemory = {
