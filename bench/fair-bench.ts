@@ -16,42 +16,23 @@
  * (BENCH_FAIR_BACKLOG, default 1000), A honouring its `Retry-After`. Each run also prints the index
  * queue's peak depth (jobs waiting, sampled every 250 ms) and the writes refused for A's backlog.
  * docs/limits-and-security.md "Fair background queues" and "Backlog bounds".
+ * `BENCH_FAIR_MODE=extract` measures the extract queue instead (bench/fair-extract.ts).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
 import { redisOptions } from '@app/queue';
-import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
+import { api, deploy, pct, REDIS_URL, sleep, Store } from './fair-support';
+import { extractScenario } from './fair-extract';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 20);
 const EMBED_MS = Number(process.env.BENCH_FAIR_EMBED_MS ?? 300);
 const BACKLOG = Number(process.env.BENCH_FAIR_BACKLOG ?? 1000);
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DIM = 64;
 const A_USERS = 4;
 const A_CONNECTIONS_PER_USER = 2;
-const ROOT = 'bench-fair-root-key-0123456789';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function api(url: string, path: string, key: string, body: unknown) {
-  const r = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  return { status: r.status, body: (await r.json()) as any };
-}
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
 
 /**
  * Tenant A's flood: new single files until the deadline, 2 connections per key; returns the writes
@@ -149,64 +130,30 @@ async function probeB(url: string, key: string, from: number, until: number): Pr
   return waits;
 }
 
-async function run(
-  store: 'pglite' | 'postgres',
-  fairWindowMs: number,
-  maxPending: number,
-  embeddingsUrl: string,
-  pgBase?: string,
-) {
-  const port = await freePort();
-  const prefix = `bench-fair-${port}`;
-  const url = `http://127.0.0.1:${port}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'muninn-fair-'));
-  const db = store === 'postgres' ? await createTestDatabase(pgBase as string) : null;
-  const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: process.env.BENCH_FAIR_LOG_LEVEL ?? 'error',
-      MUNINN_ROOT_API_KEY: ROOT,
-      REDIS_URL: REDIS_URL,
-      MUNINN_QUEUE_PREFIX: prefix,
-      MUNINN_DATA_DIR: dataDir,
+async function run(store: Store, fairWindowMs: number, maxPending: number, embeddingsUrl: string, pgBase?: string) {
+  const d = await deploy(
+    store,
+    {
       MUNINN_FAIR_WINDOW_MS: String(fairWindowMs),
       MUNINN_ACCOUNT_MAX_PENDING_INDEX: String(maxPending),
       EMBEDDING_BASE_URL: embeddingsUrl,
       EMBEDDING_MODEL: 'bench-slow',
       EMBEDDING_DIM: String(DIM),
-      ...(db ? { DATABASE_URL: db.url } : {}),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+    A_USERS,
+    pgBase,
+  );
   try {
-    await waitHealthy(url, 120_000);
-    const keysA: string[] = [];
-    const a = await api(url, '/api/v1/admin/accounts', ROOT, { account_id: 'tenant-a', admin_user_id: 'agent' });
-    keysA.push(a.body.result.user_key);
-    for (let u = 1; u < A_USERS; u++) {
-      const r = await api(url, '/api/v1/admin/accounts/tenant-a/users', keysA[0], {
-        user_id: `agent${u}`,
-        role: 'user',
-      });
-      keysA.push(r.body.result.user_key);
-    }
-    const b = await api(url, '/api/v1/admin/accounts', ROOT, { account_id: 'tenant-b', admin_user_id: 'agent' });
-    const keyB = b.body.result.user_key as string;
     const start = Date.now();
     const until = start + SECONDS * 1000;
     const [flood, waits, peak] = await Promise.all([
-      floodA(url, keysA, until),
-      probeB(url, keyB, start + 1000, until),
-      peakIndexQueue(prefix, until),
+      floodA(d.url, d.keysA, until),
+      probeB(d.url, d.keyB, start + 1000, until),
+      peakIndexQueue(d.prefix, until),
     ]);
     return { ...flood, waits, peak };
   } finally {
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-    rmSync(dataDir, { recursive: true, force: true });
-    await db?.drop();
+    await d.stop();
   }
 }
 
@@ -214,7 +161,8 @@ async function main() {
   console.log('building dist/ (standalone) …');
   execFileSync('npx', ['nest', 'build', 'standalone'], { stdio: 'inherit' });
   const pgBase = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
-  const stores = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',') as ('pglite' | 'postgres')[];
+  const stores = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',') as Store[];
+  if (process.env.BENCH_FAIR_MODE === 'extract') return extractScenario(stores, pgBase);
   const rows: string[] = [];
   const embeddings = await slowEmbeddings();
   for (const store of stores) {

@@ -1,0 +1,90 @@
+/**
+ * What both scenarios of `npm run bench:fair` share: the HTTP call, percentiles, and one standalone
+ * Muninn process (`dist/`, api_key mode) on PGlite or a fresh PostgreSQL database with two tenants.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ROOT = 'bench-fair-root-key-0123456789';
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export type Store = 'pglite' | 'postgres';
+
+export async function api(url: string, path: string, key: string, body?: unknown) {
+  const r = await fetch(`${url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+export const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+
+/** A running standalone process with tenant A (`usersA` keys) and tenant B (one key). */
+export interface Deployment {
+  url: string;
+  prefix: string;
+  keysA: string[];
+  keyB: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the built standalone process with `env` on top of the bench's own settings, and makes the tenants. */
+export async function deploy(
+  store: Store,
+  env: Record<string, string>,
+  usersA: number,
+  pgBase?: string,
+): Promise<Deployment> {
+  const port = await freePort();
+  const prefix = `bench-fair-${port}`;
+  const url = `http://127.0.0.1:${port}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'muninn-fair-'));
+  const db = store === 'postgres' ? await createTestDatabase(pgBase as string) : null;
+  const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: process.env.BENCH_FAIR_LOG_LEVEL ?? 'error',
+      MUNINN_ROOT_API_KEY: ROOT,
+      REDIS_URL,
+      MUNINN_QUEUE_PREFIX: prefix,
+      MUNINN_DATA_DIR: dataDir,
+      ...env,
+      ...(db ? { DATABASE_URL: db.url } : {}),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stop = async () => {
+    child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+    await db?.drop();
+  };
+  try {
+    await waitHealthy(url, 120_000);
+    const a = await api(url, '/api/v1/admin/accounts', ROOT, { account_id: 'tenant-a', admin_user_id: 'agent' });
+    const keysA: string[] = [a.body.result.user_key];
+    for (let u = 1; u < usersA; u++) {
+      const r = await api(url, '/api/v1/admin/accounts/tenant-a/users', keysA[0], {
+        user_id: `agent${u}`,
+        role: 'user',
+      });
+      keysA.push(r.body.result.user_key);
+    }
+    const b = await api(url, '/api/v1/admin/accounts', ROOT, { account_id: 'tenant-b', admin_user_id: 'agent' });
+    return { url, prefix, keysA, keyB: b.body.result.user_key as string, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
