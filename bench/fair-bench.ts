@@ -21,10 +21,8 @@
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
-import { redisOptions } from '@app/queue';
-import { api, deploy, pct, REDIS_URL, sleep, Store } from './fair-support';
+import { api, deploy, peakQueue, pct, sleep, Store } from './fair-support';
 import { extractScenario } from './fair-extract';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 20);
@@ -62,22 +60,6 @@ async function floodA(url: string, keys: string[], until: number): Promise<{ ack
     ),
   );
   return { acked, heldBack };
-}
-
-/** The index queue's jobs not yet taken (waiting, prioritised, delayed), sampled until `until`; the peak. */
-async function peakIndexQueue(prefix: string, until: number): Promise<number> {
-  const q = new Queue(QueueName.Index, { connection: redisOptions(REDIS_URL), prefix });
-  let peak = 0;
-  try {
-    while (Date.now() < until) {
-      const c = await q.getJobCounts('waiting', 'prioritized', 'delayed');
-      peak = Math.max(peak, (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0));
-      await sleep(250);
-    }
-  } finally {
-    await q.close();
-  }
-  return peak;
 }
 
 /** An OpenAI-compatible `/embeddings` provider that answers after EMBED_MS (vectors from the text's characters). */
@@ -149,7 +131,7 @@ async function run(store: Store, fairWindowMs: number, maxPending: number, embed
     const [flood, waits, peak] = await Promise.all([
       floodA(d.url, d.keysA, until),
       probeB(d.url, d.keyB, start + 1000, until),
-      peakIndexQueue(d.prefix, until),
+      peakQueue(QueueName.Index, d.prefix, until),
     ]);
     return { ...flood, waits, peak };
   } finally {

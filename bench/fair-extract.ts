@@ -14,12 +14,10 @@
  * 500 ms (more commits than A, each tiny) and polls its open tasks; a commit still open 15 s after the
  * flood ends is counted as unfinished at the time it had waited. Commit backlog bounds are off. docs/limits-and-security.md "Fair background queues".
  */
-import { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
 import { WORKING_MEMORY_SECTIONS } from '@app/kernel';
-import { redisOptions } from '@app/queue';
 import { FakeLlmRequest, startFakeLlmServer } from '@app/testing';
-import { api, deploy, pct, REDIS_URL, sleep, Store } from './fair-support';
+import { api, deploy, peakQueue, pct, sleep, Store } from './fair-support';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 20);
 const LLM_MS = Number(process.env.BENCH_FAIR_LLM_MS ?? 300);
@@ -107,22 +105,6 @@ async function probeB(url: string, key: string, from: number, until: number) {
   return waits;
 }
 
-/** The extract queue's jobs not yet taken, sampled until `until`; the peak. */
-async function peakExtractQueue(prefix: string, until: number): Promise<number> {
-  const q = new Queue(QueueName.Extract, { connection: redisOptions(REDIS_URL), prefix });
-  let peak = 0;
-  try {
-    while (Date.now() < until) {
-      const c = await q.getJobCounts('waiting', 'prioritized', 'delayed');
-      peak = Math.max(peak, (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0));
-      await sleep(250);
-    }
-  } finally {
-    await q.close();
-  }
-  return peak;
-}
-
 export async function extractScenario(stores: Store[], pgBase?: string): Promise<void> {
   const model = await slowModel();
   const rows: string[] = [];
@@ -158,7 +140,7 @@ export async function extractScenario(stores: Store[], pgBase?: string): Promise
           const [accepted, waits, peak] = await Promise.all([
             floodA(d.url, d.keysA, until),
             probeB(d.url, d.keyB, start + 1000, until),
-            peakExtractQueue(d.prefix, until),
+            peakQueue(QueueName.Extract, d.prefix, until),
           ]);
           const ms = waits.map((w) => w.ms);
           const open = waits.filter((w) => !w.done).length;

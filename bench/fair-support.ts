@@ -6,6 +6,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { QueueName } from '@app/contracts';
+import { redisOptions } from '@app/queue';
 import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -87,4 +90,20 @@ export async function deploy(
     await stop();
     throw err;
   }
+}
+
+/** The queue's jobs not yet taken (waiting, prioritised, delayed), sampled every 250 ms until `until`; the peak. */
+export async function peakQueue(name: QueueName, prefix: string, until: number): Promise<number> {
+  const q = new Queue(name, { connection: redisOptions(REDIS_URL), prefix });
+  let peak = 0;
+  try {
+    while (Date.now() < until) {
+      const c = await q.getJobCounts('waiting', 'prioritized', 'delayed');
+      peak = Math.max(peak, (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0));
+      await sleep(250);
+    }
+  } finally {
+    await q.close();
+  }
+  return peak;
 }
