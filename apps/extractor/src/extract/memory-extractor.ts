@@ -56,8 +56,6 @@ export class MemoryExtractor {
       const promptChars = this.config.sessions.extractPromptChars;
       const calls = Math.min(maxCalls ?? Infinity, this.config.sessions.extractMaxCalls);
       const { windows, leftOut } = extractionWindows(input.messages, promptChars, calls);
-      if (leftOut > 0)
-        this.logger.warn(`extraction of ${input.sessionId}: ${leftOut} messages past ${calls} model calls left out`);
       // One call per window, in order: each builds on the overview and the pages the windows before it left.
       const memories: ProposedMemory[] = [];
       let pages = existing;
@@ -85,6 +83,15 @@ export class MemoryExtractor {
         memories.push(...parsed.memories);
         if (parsed.overview) summary = { overview: parsed.overview, abstract: parsed.abstract };
         pages = pagesAfter(pages, parsed.memories);
+      }
+      // Messages past the last call are extracted by the offline extractor (its own event names), so no
+      // committed turn goes without memory; the summary stays the model's.
+      if (leftOut > 0) {
+        const rest = input.messages.slice(input.messages.length - leftOut);
+        this.logger.warn(
+          `extraction of ${input.sessionId}: ${leftOut} messages past ${calls} model calls, extracted offline`,
+        );
+        memories.push(...(await inTurns(extractOfflineInSteps({ ...input, messages: rest }))).memories);
       }
       // A model answer without a usable summary keeps its memories; the summary comes from the offline one.
       if (!summary.overview) {
