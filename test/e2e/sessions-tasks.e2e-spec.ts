@@ -117,6 +117,28 @@ describe('sessions: tasks — running, cancellation, expiry', () => {
     expect(ctx.latest_archive_overview).toContain('Beta planning');
   });
 
+  it('a commit cancelled while its windows are sent to the model makes no further call', async () => {
+    hold();
+    title = 'Windowed';
+    const before = llm.requests.filter(isExtraction).length;
+    // Three messages of ~35,000 characters: one 60,000-character prompt window each, so three calls.
+    const long = (i: number) =>
+      `Part ${i} of the long log. ${'The night shift logged the reactor readings. '.repeat(780)}`;
+    for (let i = 1; i <= 3; i++)
+      await call('POST', '/api/v1/sessions/cancel-windows/messages', { role: 'user', content: long(i) });
+    const c = (await call('POST', '/api/v1/sessions/cancel-windows/commit', {})).body.result;
+    await taskIn(c.task_id, ['running']);
+    await eventually(async () => llm.requests.filter(isExtraction).length > before);
+    expect((await call('POST', `/api/v1/tasks/${c.task_id}/cancel`)).body.result.status).toBe('cancelling');
+    open();
+    const t = await taskIn(c.task_id, ['cancelled', 'completed', 'failed']);
+    expect(t).toMatchObject({ status: 'cancelled', result: null });
+    const calls = llm.requests.filter(isExtraction).slice(before);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].messages[1].content).toContain('Part 1 of the long log.');
+    expect(calls[0].messages[1].content).not.toContain('Part 2 of the long log.');
+  });
+
   it('cancel a running commit: cancelling, then cancelled; nothing extracted; the archive ends failed; repeats are no-ops', async () => {
     hold();
     title = 'Cornelius';

@@ -112,7 +112,16 @@ export class ExtractService {
         eventTags: job.eventTags,
         routing: effective.routing,
       };
-      const run = await this.extractor.extract(input, await this.existingPages(identity, effective.routing));
+      // A task cancelled while its windows are sent stops calling the model (its result is never written).
+      // A failed look is no cancellation: the extraction goes on, and the completing transaction decides.
+      const cancelled = () =>
+        this.tasks.statusOf(job.taskId).then(
+          (s) => s !== 'running',
+          () => false,
+        );
+      const run = await this.extractor.extract(input, await this.existingPages(identity, effective.routing), {
+        cancelled,
+      });
       // The session's memory policy: only its types, routed to self and allowed peers (the extractors route,
       // docs/sessions.md "Peer memories"), none when neither is left; no summary with working memory off.
       const kept = effective.longTerm
@@ -169,7 +178,7 @@ export class ExtractService {
       routing,
     };
     // One model call: the request waits for it (a commit sends its whole archive, docs/sessions.md).
-    const run = await this.extractor.extract(input, await this.existingPages(identity, routing), 1);
+    const run = await this.extractor.extract(input, await this.existingPages(identity, routing), { maxCalls: 1 });
     const writes = this.writeOps(identity, run.extraction.memories);
     const written = await this.archives.writeManualExtraction(identity, job.sessionId, writes);
     if (written.index)

@@ -45,22 +45,29 @@ export class MemoryExtractor {
 
   /**
    * `maxCalls` caps the model calls below `MUNINN_EXTRACT_MAX_CALLS` (a manual extraction, whose request
-   * waits for it, makes one).
+   * waits for it, makes one); `cancelled` is asked before every call after the first, and a yes ends the
+   * extraction there with what it has (its caller writes nothing of a cancelled task).
    */
-  async extract(input: ExtractionInput, existing: ExistingPage[], maxCalls?: number): Promise<ExtractorRun> {
+  async extract(
+    input: ExtractionInput,
+    existing: ExistingPage[],
+    opts: { maxCalls?: number; cancelled?: () => Promise<boolean> } = {},
+  ): Promise<ExtractorRun> {
     const offline = () => inTurns(extractOfflineInSteps(input));
     if (!this.modelConfigured)
       return { extraction: await offline(), extractor: 'offline', fallbackReason: null, usage: null };
     let usage: ExtractorRun['usage'] = null;
     try {
       const promptChars = this.config.sessions.extractPromptChars;
-      const calls = Math.min(maxCalls ?? Infinity, this.config.sessions.extractMaxCalls);
+      const calls = Math.min(opts.maxCalls ?? Infinity, this.config.sessions.extractMaxCalls);
       const { windows, leftOut } = extractionWindows(input.messages, promptChars, calls);
       // One call per window, in order: each builds on the overview and the pages the windows before it left.
       const memories: ProposedMemory[] = [];
       let pages = existing;
       let summary = { overview: '', abstract: '' };
       for (const [w, messages] of windows.entries()) {
+        if (w > 0 && (await opts.cancelled?.()))
+          return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: 'cancelled', usage };
         const part: ExtractionInput = {
           ...input,
           messages,
