@@ -132,7 +132,7 @@ export interface AppConfig {
     maxUsageRecords: number;
     extractTimeoutMs: number;
     extractPromptChars: number;
-    /** Model calls one extraction may make (a window of `extractPromptChars` each); later messages are left out. */
+    /** Model calls one extraction may make (a window of `extractPromptChars` each); later messages are extracted offline. */
     extractMaxCalls: number;
     /** New sessions get the default automatic-commit policy unless they say `null` (MUNINN_SESSION_AUTO_COMMIT_DEFAULT). */
     autoCommitByDefault: boolean;

@@ -48,49 +48,26 @@ export class MemoryExtractor {
    * waits for it, makes one); `cancelled` is asked before every call after the first, and a yes ends the
    * extraction there with what it has (its caller writes nothing of a cancelled task).
    */
-  async extract(
-    input: ExtractionInput,
-    existing: ExistingPage[],
-    opts: { maxCalls?: number; cancelled?: () => Promise<boolean> } = {},
-  ): Promise<ExtractorRun> {
+  async extract(input: ExtractionInput, existing: ExistingPage[], opts: ExtractOptions = {}): Promise<ExtractorRun> {
     const offline = () => inTurns(extractOfflineInSteps(input));
     if (!this.modelConfigured)
       return { extraction: await offline(), extractor: 'offline', fallbackReason: null, usage: null };
-    let usage: ExtractorRun['usage'] = null;
+    const sent: Sent = { usage: null };
     try {
-      const promptChars = this.config.sessions.extractPromptChars;
       const calls = Math.min(opts.maxCalls ?? Infinity, this.config.sessions.extractMaxCalls);
-      const { windows, leftOut } = extractionWindows(input.messages, promptChars, calls);
-      // One call per window, in order: each builds on the overview and the pages the windows before it left.
-      const memories: ProposedMemory[] = [];
-      let pages = existing;
-      let summary = { overview: '', abstract: '' };
-      for (const [w, messages] of windows.entries()) {
-        if (w > 0 && (await opts.cancelled?.()))
-          return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: 'cancelled', usage };
-        const part: ExtractionInput = {
-          ...input,
-          messages,
-          previousOverview: summary.overview || input.previousOverview,
+      const { windows, leftOut } = extractionWindows(input.messages, this.config.sessions.extractPromptChars, calls);
+      const run = await this.sendWindows(input, windows, existing, sent, opts.cancelled);
+      if ('unusable' in run)
+        return { extraction: await offline(), extractor: 'offline', fallbackReason: run.unusable, usage: sent.usage };
+      const { memories } = run;
+      let { summary } = run;
+      if (run.cancelled)
+        return {
+          extraction: { memories, ...summary },
+          extractor: 'model',
+          fallbackReason: 'cancelled',
+          usage: sent.usage,
         };
-        const answer = await this.llm.complete(extractionPrompt(part, pages, promptChars), {
-          timeoutMs: this.config.sessions.extractTimeoutMs,
-        });
-        usage = addUsage(usage, answer.usage);
-        const parsed = parseModelExtraction(answer.text, part, slug(input.userId) || 'user', w * EVENTS_PER_WINDOW);
-        if (!parsed) {
-          const where = windows.length > 1 ? ` (call ${w + 1} of ${windows.length})` : '';
-          return {
-            extraction: await offline(),
-            extractor: 'offline',
-            fallbackReason: `unusable model answer${where}`,
-            usage,
-          };
-        }
-        memories.push(...parsed.memories);
-        if (parsed.overview) summary = { overview: parsed.overview, abstract: parsed.abstract };
-        pages = pagesAfter(pages, parsed.memories);
-      }
       // Messages past the last call are extracted by the offline extractor (its own event names), so no
       // committed turn goes without memory; the summary stays the model's.
       if (leftOut > 0) {
@@ -105,13 +82,68 @@ export class MemoryExtractor {
         const o = await offline();
         summary = { overview: o.overview, abstract: o.abstract };
       }
-      return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: null, usage };
+      return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: null, usage: sent.usage };
     } catch (err) {
       const reason = (err as Error).message;
       this.logger.warn(`model extraction failed, using the offline extractor: ${reason}`);
-      return { extraction: await offline(), extractor: 'offline', fallbackReason: reason.slice(0, 200), usage };
+      return {
+        extraction: await offline(),
+        extractor: 'offline',
+        fallbackReason: reason.slice(0, 200),
+        usage: sent.usage,
+      };
     }
   }
+
+  /**
+   * One call per window, in order (docs/sessions.md "Extraction"): each is shown the overview and the
+   * pages the windows before it left. An unusable answer ends it (`unusable` says which call).
+   */
+  private async sendWindows(
+    input: ExtractionInput,
+    windows: ExtractionInput['messages'][],
+    existing: ExistingPage[],
+    sent: Sent,
+    cancelled?: () => Promise<boolean>,
+  ): Promise<{ memories: ProposedMemory[]; summary: Summary; cancelled: boolean } | { unusable: string }> {
+    const memories: ProposedMemory[] = [];
+    let pages = existing;
+    let summary: Summary = { overview: '', abstract: '' };
+    for (const [w, messages] of windows.entries()) {
+      if (w > 0 && (await cancelled?.())) return { memories, summary, cancelled: true };
+      const part: ExtractionInput = {
+        ...input,
+        messages,
+        previousOverview: summary.overview || input.previousOverview,
+      };
+      const answer = await this.llm.complete(extractionPrompt(part, pages, this.config.sessions.extractPromptChars), {
+        timeoutMs: this.config.sessions.extractTimeoutMs,
+      });
+      sent.usage = addUsage(sent.usage, answer.usage);
+      const parsed = parseModelExtraction(answer.text, part, slug(input.userId) || 'user', w * EVENTS_PER_WINDOW);
+      if (!parsed)
+        return {
+          unusable: `unusable model answer${windows.length > 1 ? ` (call ${w + 1} of ${windows.length})` : ''}`,
+        };
+      memories.push(...parsed.memories);
+      if (parsed.overview) summary = { overview: parsed.overview, abstract: parsed.abstract };
+      pages = pagesAfter(pages, parsed.memories);
+    }
+    return { memories, summary, cancelled: false };
+  }
+}
+
+interface ExtractOptions {
+  maxCalls?: number;
+  cancelled?: () => Promise<boolean>;
+}
+interface Summary {
+  overview: string;
+  abstract: string;
+}
+/** The calls' token usage so far, kept outside the calls so a failure after some of them still reports it. */
+interface Sent {
+  usage: Usage;
 }
 
 type Usage = ExtractorRun['usage'];
