@@ -260,6 +260,81 @@ describe('sessions: a commit larger than one model prompt is extracted in severa
   });
 });
 
+describe("sessions: an account's model budget (MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY)", () => {
+  let app: TestApp;
+  let llm: FakeLlmServer;
+  const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });
+  const get = (path: string) => app.request('GET', path);
+  const extractionCalls = () => llm.requests.filter(isExtraction);
+  const commitAndWait = async (sid: string, turns: string[]) => {
+    await post(`/api/v1/sessions/${sid}/messages/batch`, {
+      messages: turns.map((content, i) => ({
+        role: i % 2 ? 'assistant' : 'user',
+        content,
+        created_at: '2026-05-04T10:00:00Z',
+      })),
+    });
+    const c = (await post(`/api/v1/sessions/${sid}/commit`)).body.result;
+    return eventually(async () => {
+      const r = (await get(`/api/v1/tasks/${c.task_id}`)).body.result;
+      return r?.status === 'completed' || r?.status === 'failed' ? r : null;
+    });
+  };
+
+  beforeAll(async () => {
+    // Every call reports 110 tokens; the budget of 100 is spent by the first.
+    llm = await startFakeLlmServer({
+      fallback: (req) =>
+        isExtraction(req)
+          ? {
+              text: JSON.stringify({
+                events: [{ event_name: 'budgeted', summary: 'What the model saw.', from: 0, to: 1 }],
+                overview: workingMemory('Budgeted'),
+              }),
+              usage: { prompt_tokens: 100, completion_tokens: 10 },
+            }
+          : '{"queries": []}',
+    });
+    app = await startTestApp({
+      env: {
+        LLM_BASE_URL: llm.url,
+        LLM_MODEL: 'fake',
+        MUNINN_EXTRACT_PROMPT_CHARS: '1000',
+        MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: '100',
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await llm?.close();
+  });
+
+  it('stops calling the model once the day is spent: the rest of that commit and the next commits are extracted offline, and say so', async () => {
+    const turn = (i: number) => `Turn ${i} ledger-${i}: ${'the quartermaster counted the crates again. '.repeat(9)}`;
+    const first = await commitAndWait('budget-1', [1, 2, 3, 4].map(turn));
+    expect(extractionCalls()).toHaveLength(1);
+    expect(first.status).toBe('completed');
+    expect(first.result.extractor).toBe('model');
+    expect(first.result.extractor_fallback_reason).toMatch(
+      /model budget for today is spent .* after call 1; the rest extracted offline/,
+    );
+    const uris = first.result.memory_uris as string[];
+    expect(uris).toContain('viking://user/default/memories/events/2026/05/04/budgeted-budget-1_archive_001_1.md');
+    const offlinePart = uris.find((u) => u.endsWith('/budget-1_archive_001_p1.md')) as string;
+    const rest = (await get(`/api/v1/content/read?uri=${encodeURIComponent(offlinePart)}`)).body.result as string;
+    expect(rest).toContain('ledger-3:');
+    expect(rest).not.toContain('ledger-2:');
+
+    const second = await commitAndWait('budget-2', ['I adopted a grey cat called Pebble.', 'Pebble, noted.']);
+    expect(extractionCalls()).toHaveLength(1);
+    expect(second.result.extractor).toBe('offline');
+    expect(second.result.extractor_fallback_reason).toBe(
+      "the account's model budget for today is spent (MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY)",
+    );
+    expect(second.result.memory_uris.length).toBeGreaterThan(0);
+  });
+});
+
 describe('sessions: automatic commit by thresholds', () => {
   let app: TestApp;
   const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });

@@ -145,6 +145,8 @@ export interface AppConfig {
     taskTtlMs: number;
     /** Commits of one account awaiting extraction before its explicit commits are refused (0: unbounded). */
     accountMaxPendingCommits: number;
+    /** Model tokens (prompt and answer) one account's extractions may spend per UTC day; 0: no budget. */
+    accountModelTokensPerDay: number;
     /** Failed task records are kept this long (MUNINN_TASK_FAILED_TTL_S). */
     failedTaskTtlMs: number;
     /** Large tool output externalisation and the tool-result routes (docs/sessions.md "Tool results"). */

@@ -657,6 +657,15 @@ export class EnvDto {
   @Max(1000000)
   MUNINN_ACCOUNT_MAX_PENDING_COMMITS?: number;
 
+  // Model tokens one account's extractions may spend per UTC day before they go offline
+  // (docs/limits-and-security.md, "Model budget"); 0 turns the budget off.
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000_000)
+  MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -159,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         : null,
       taskTtlMs: (dto.MUNINN_TASK_TTL_S ?? 86_400) * 1000,
       accountMaxPendingCommits: dto.MUNINN_ACCOUNT_MAX_PENDING_COMMITS ?? 1000,
+      accountModelTokensPerDay: dto.MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY ?? 10_000_000,
       failedTaskTtlMs: (dto.MUNINN_TASK_FAILED_TTL_S ?? 604_800) * 1000,
       toolOutputs: {
         externalize: dto.MUNINN_SESSION_TOOL_OUTPUT_EXTERNALIZE ?? true,
@@ -267,6 +268,7 @@ const DECLARED = [
   'MUNINN_SESSION_MEMORY_POLICY',
   'MUNINN_TASK_TTL_S',
   'MUNINN_ACCOUNT_MAX_PENDING_COMMITS',
+  'MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY',
   'MUNINN_TASK_FAILED_TTL_S',
   'MUNINN_SESSION_TOOL_OUTPUT_EXTERNALIZE',
   'MUNINN_SESSION_TOOL_OUTPUT_THRESHOLD_CHARS',

@@ -30,7 +30,8 @@ import {
   WriteManyOutcome,
   WriteOp,
 } from '@app/store';
-import { ExtractorRun, MemoryExtractor } from './memory-extractor';
+import { ExtractBudget, ExtractorRun, MemoryExtractor } from './memory-extractor';
+import { ModelBudget } from './model-budget';
 
 const POLL_MS = 200;
 /** How long a job waits for its commit's transaction to become visible, and for its predecessor. */
@@ -73,6 +74,7 @@ export class ExtractService {
     private readonly sessions: SessionRepository,
     private readonly extractor: MemoryExtractor,
     private readonly bus: JobBus,
+    private readonly budget: ModelBudget,
   ) {
     this.defaultPolicy = serverDefaultMemoryPolicy(config.sessions.defaultMemoryPolicy);
   }
@@ -121,6 +123,7 @@ export class ExtractService {
         );
       const run = await this.extractor.extract(input, await this.existingPages(identity, effective.routing), {
         cancelled,
+        budget: this.budgetOf(job.accountId),
       });
       // The session's memory policy: only its types, routed to self and allowed peers (the extractors route,
       // docs/sessions.md "Peer memories"), none when neither is left; no summary with working memory off.
@@ -178,7 +181,10 @@ export class ExtractService {
       routing,
     };
     // One model call: the request waits for it (a commit sends its whole archive, docs/sessions.md).
-    const run = await this.extractor.extract(input, await this.existingPages(identity, routing), { maxCalls: 1 });
+    const run = await this.extractor.extract(input, await this.existingPages(identity, routing), {
+      maxCalls: 1,
+      budget: this.budgetOf(job.accountId),
+    });
     const writes = this.writeOps(identity, run.extraction.memories);
     const written = await this.archives.writeManualExtraction(identity, job.sessionId, writes);
     if (written.index)
@@ -194,6 +200,11 @@ export class ExtractService {
           context_type: 'memory' as const,
         })),
     };
+  }
+
+  /** The account's model budget for one extraction (docs/limits-and-security.md, "Model budget"). */
+  private budgetOf(accountId: string): ExtractBudget {
+    return { spent: () => this.budget.spent(accountId), add: (tokens) => this.budget.add(accountId, tokens) };
   }
 
   /** The task's status, waiting briefly for the commit's transaction (the job is enqueued inside it). */

@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
+  estimateTokens,
   EVENTS_PER_WINDOW,
   ExistingPage,
   Extraction,
@@ -46,7 +47,8 @@ export class MemoryExtractor {
   /**
    * `maxCalls` caps the model calls below `MUNINN_EXTRACT_MAX_CALLS` (a manual extraction, whose request
    * waits for it, makes one); `cancelled` is asked before every call after the first, and a yes ends the
-   * extraction there with what it has (its caller writes nothing of a cancelled task).
+   * extraction there with what it has (its caller writes nothing of a cancelled task); `budget` is the
+   * account's model budget, asked before every call and told each call's tokens.
    */
   async extract(input: ExtractionInput, existing: ExistingPage[], opts: ExtractOptions = {}): Promise<ExtractorRun> {
     const offline = () => inTurns(extractOfflineInSteps(input));
@@ -56,33 +58,38 @@ export class MemoryExtractor {
     try {
       const calls = Math.min(opts.maxCalls ?? Infinity, this.config.sessions.extractMaxCalls);
       const { windows, leftOut } = extractionWindows(input.messages, this.config.sessions.extractPromptChars, calls);
-      const run = await this.sendWindows(input, windows, existing, sent, opts.cancelled);
+      const run = await this.sendWindows(input, windows, existing, sent, opts);
       if ('unusable' in run)
         return { extraction: await offline(), extractor: 'offline', fallbackReason: run.unusable, usage: sent.usage };
       const { memories } = run;
       let { summary } = run;
-      if (run.cancelled)
+      if (run.stop === 'cancelled')
         return {
           extraction: { memories, ...summary },
           extractor: 'model',
           fallbackReason: 'cancelled',
           usage: sent.usage,
         };
-      // Messages past the last call are extracted by the offline extractor (its own event names), so no
-      // committed turn goes without memory; the summary stays the model's.
-      if (leftOut > 0) {
-        const rest = input.messages.slice(input.messages.length - leftOut);
+      if (run.stop === 'budget' && run.sent === 0)
+        return { extraction: await offline(), extractor: 'offline', fallbackReason: BUDGET_SPENT, usage: sent.usage };
+      // Messages past the last call (the cap, or the budget) are extracted by the offline extractor (its own
+      // event names), so no committed turn goes without memory; the summary stays the model's.
+      const rest = input.messages.length - windows.slice(0, run.sent).reduce((n, w) => n + w.length, 0);
+      if (rest > 0) {
         this.logger.warn(
-          `extraction of ${input.sessionId}: ${leftOut} messages past ${calls} model calls, extracted offline`,
+          `extraction of ${input.sessionId}: ${rest} messages past ${run.sent} model calls (${run.stop ?? `${leftOut} past the cap`}), extracted offline`,
         );
-        memories.push(...(await inTurns(extractOfflineInSteps({ ...input, messages: rest }))).memories);
+        const offlineRest = { ...input, messages: input.messages.slice(input.messages.length - rest) };
+        memories.push(...(await inTurns(extractOfflineInSteps(offlineRest))).memories);
       }
       // A model answer without a usable summary keeps its memories; the summary comes from the offline one.
       if (!summary.overview) {
         const o = await offline();
         summary = { overview: o.overview, abstract: o.abstract };
       }
-      return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: null, usage: sent.usage };
+      const reason =
+        run.stop === 'budget' ? `${BUDGET_SPENT} after call ${run.sent}; the rest extracted offline` : null;
+      return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: reason, usage: sent.usage };
     } catch (err) {
       const reason = (err as Error).message;
       this.logger.warn(`model extraction failed, using the offline extractor: ${reason}`);
@@ -97,29 +104,35 @@ export class MemoryExtractor {
 
   /**
    * One call per window, in order (docs/sessions.md "Extraction"): each is shown the overview and the
-   * pages the windows before it left. An unusable answer ends it (`unusable` says which call).
+   * pages the windows before it left. An unusable answer ends it (`unusable` says which call); so does a
+   * cancelled task or a spent budget (`stop`), with the windows `sent` so far.
    */
   private async sendWindows(
     input: ExtractionInput,
     windows: ExtractionInput['messages'][],
     existing: ExistingPage[],
     sent: Sent,
-    cancelled?: () => Promise<boolean>,
-  ): Promise<{ memories: ProposedMemory[]; summary: Summary; cancelled: boolean } | { unusable: string }> {
+    opts: ExtractOptions,
+  ): Promise<WindowsSent | { unusable: string }> {
     const memories: ProposedMemory[] = [];
     let pages = existing;
     let summary: Summary = { overview: '', abstract: '' };
     for (const [w, messages] of windows.entries()) {
-      if (w > 0 && (await cancelled?.())) return { memories, summary, cancelled: true };
+      if (w > 0 && (await opts.cancelled?.())) return { memories, summary, sent: w, stop: 'cancelled' };
+      if (await opts.budget?.spent()) return { memories, summary, sent: w, stop: 'budget' };
       const part: ExtractionInput = {
         ...input,
         messages,
         previousOverview: summary.overview || input.previousOverview,
       };
-      const answer = await this.llm.complete(extractionPrompt(part, pages, this.config.sessions.extractPromptChars), {
-        timeoutMs: this.config.sessions.extractTimeoutMs,
-      });
+      const prompt = extractionPrompt(part, pages, this.config.sessions.extractPromptChars);
+      const answer = await this.llm.complete(prompt, { timeoutMs: this.config.sessions.extractTimeoutMs });
       sent.usage = addUsage(sent.usage, answer.usage);
+      // A provider that reports no usage is counted by the same estimate as every token bound here.
+      const tokens = answer.usage
+        ? answer.usage.prompt_tokens + answer.usage.completion_tokens
+        : prompt.reduce((n, m) => n + estimateTokens(m.content), 0) + estimateTokens(answer.text);
+      await opts.budget?.add(tokens);
       const parsed = parseModelExtraction(answer.text, part, slug(input.userId) || 'user', w * EVENTS_PER_WINDOW);
       if (!parsed)
         return {
@@ -129,13 +142,27 @@ export class MemoryExtractor {
       if (parsed.overview) summary = { overview: parsed.overview, abstract: parsed.abstract };
       pages = pagesAfter(pages, parsed.memories);
     }
-    return { memories, summary, cancelled: false };
+    return { memories, summary, sent: windows.length, stop: null };
   }
 }
 
+const BUDGET_SPENT = "the account's model budget for today is spent (MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY)";
+
+/** An account's model budget as one extraction sees it. */
+export interface ExtractBudget {
+  spent(): Promise<boolean>;
+  add(tokens: number): Promise<void>;
+}
+interface WindowsSent {
+  memories: ProposedMemory[];
+  summary: Summary;
+  sent: number;
+  stop: 'cancelled' | 'budget' | null;
+}
 interface ExtractOptions {
   maxCalls?: number;
   cancelled?: () => Promise<boolean>;
+  budget?: ExtractBudget;
 }
 interface Summary {
   overview: string;
