@@ -311,6 +311,8 @@ describe("sessions: an account's model budget (MUNINN_ACCOUNT_MODEL_TOKENS_PER_D
 
   it('stops calling the model once the day is spent: the rest of that commit and the next commits are extracted offline, and say so', async () => {
     const turn = (i: number) => `Turn ${i} ledger-${i}: ${'the quartermaster counted the crates again. '.repeat(9)}`;
+    const model = async () => (await get('/api/v1/system/status')).body.result.model;
+    expect(await model()).toEqual({ tokens_today: 0, max_tokens_per_day: 100 });
     const first = await commitAndWait('budget-1', [1, 2, 3, 4].map(turn));
     expect(extractionCalls()).toHaveLength(1);
     expect(first.status).toBe('completed');
@@ -332,6 +334,8 @@ describe("sessions: an account's model budget (MUNINN_ACCOUNT_MODEL_TOKENS_PER_D
       "the account's model budget for today is spent (MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY)",
     );
     expect(second.result.memory_uris.length).toBeGreaterThan(0);
+    // The status shows the day's count against the budget: the one call's 110 tokens.
+    expect(await model()).toEqual({ tokens_today: 110, max_tokens_per_day: 100 });
   });
 });
 

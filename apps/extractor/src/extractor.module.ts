@@ -10,7 +10,6 @@ import { IdleCommitProcessor } from './extract/idle-commit.processor';
 import { IdleCommitService } from './extract/idle-commit.service';
 import { ManualExtractProcessor } from './extract/manual-extract.processor';
 import { MemoryExtractor } from './extract/memory-extractor';
-import { ModelBudget } from './extract/model-budget';
 import { TaskRelayService } from './extract/task-relay.service';
 
 /**
@@ -26,7 +25,6 @@ export class ExtractorModule {
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config), LlmModule],
       providers: [
         MemoryExtractor,
-        ModelBudget,
         ExtractService,
         ExtractProcessor,
         inProcessConsumer(QueueName.Extract, ExtractProcessor),

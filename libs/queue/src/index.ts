@@ -21,3 +21,4 @@ export * from './job-stages';
 export * from './queue-activity';
 export * from './deployment-fence';
 export * from './fair-order';
+export * from './model-budget';

@@ -8,6 +8,7 @@ import { DEPLOYMENT_ID, QueueName } from '@app/contracts';
 import { DeploymentFence } from './deployment-fence';
 import { BullJobBus } from './bull-job-bus';
 import { FairOrder } from './fair-order';
+import { ModelBudget } from './model-budget';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
 import { eventStreamLength } from './job-options';
@@ -53,6 +54,11 @@ export class QueueModule implements OnApplicationShutdown {
   }
 }
 
+/** The deployment's per-account model budget (docs/limits-and-security.md, "Model budget"). */
+function modelBudget(config: AppConfig, redis: Redis | null): ModelBudget {
+  return new ModelBudget(config.sessions.accountModelTokensPerDay, config.queues.prefix, redis);
+}
+
 function failureBounds(config: AppConfig) {
   return { kept: config.queues.failuresKept, maxChars: config.queues.failureMaxChars };
 }
@@ -66,12 +72,13 @@ function inProcess(config: AppConfig): DynamicModule {
       { provide: JobBus, useValue: bus },
       { provide: InProcessJobBus, useValue: bus },
       { provide: REDIS, useValue: null },
+      { provide: ModelBudget, useValue: modelBudget(config, null) },
       { provide: DeploymentFence, useValue: null },
       { provide: LEDGER_STORE, useValue: new InMemoryLedgerStore() },
       { provide: QueueActivity, useValue: new InMemoryQueueActivity(failureBounds(config)) },
       ...QUEUE_CLIENTS,
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, QueueActivity, ...QUEUE_CLIENTS],
+    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, QueueActivity, ModelBudget, ...QUEUE_CLIENTS],
   };
 }
 
@@ -126,6 +133,7 @@ function bullmq(config: AppConfig): DynamicModule {
         useFactory: () => watchRedisClient(new Redis({ ...conn.producer, lazyConnect: false }), 'shared client'),
       },
       { provide: LEDGER_STORE, inject: [REDIS], useFactory: (redis: Redis) => new RedisLedgerStore(redis) },
+      { provide: ModelBudget, inject: [REDIS], useFactory: (redis: Redis) => modelBudget(config, redis) },
       {
         // Resolved while providers are built, before any worker starts: a conflicting deployment never consumes a job.
         provide: DeploymentFence,
@@ -145,6 +153,6 @@ function bullmq(config: AppConfig): DynamicModule {
       },
       ...QUEUE_CLIENTS,
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, QueueActivity, BullModule, ...QUEUE_CLIENTS],
+    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, QueueActivity, ModelBudget, BullModule, ...QUEUE_CLIENTS],
   };
 }

@@ -19,7 +19,7 @@ import {
   serverDefaultMemoryPolicy,
   storedMemoryPolicy,
 } from '@app/kernel';
-import { enqueueIndex, JobBus } from '@app/queue';
+import { enqueueIndex, JobBus, ModelBudget } from '@app/queue';
 import {
   archiveUri,
   NodeRepository,
@@ -31,7 +31,6 @@ import {
   WriteOp,
 } from '@app/store';
 import { ExtractBudget, ExtractorRun, MemoryExtractor } from './memory-extractor';
-import { ModelBudget } from './model-budget';
 
 const POLL_MS = 200;
 /** How long a job waits for its commit's transaction to become visible, and for its predecessor. */

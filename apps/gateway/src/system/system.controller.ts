@@ -2,6 +2,7 @@ import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '@app/kernel';
+import { ModelBudget } from '@app/queue';
 import { NodeRepository, SessionRepository } from '@app/store';
 import { Caller } from '../auth/caller.decorator';
 import { IdentityService } from '../auth/identity.service';
@@ -25,6 +26,7 @@ export class SystemController {
     private readonly nodes: NodeRepository,
     private readonly sessions: SessionRepository,
     private readonly backlog: BacklogService,
+    private readonly modelBudget: ModelBudget,
   ) {}
 
   @Get('health')
@@ -78,16 +80,18 @@ export class SystemController {
   @Get('api/v1/system/status')
   @ApiOperation({
     summary:
-      "Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`) and its background work against the backlog bounds (`backlog`)",
+      "Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`), its background work against the backlog bounds (`backlog`) and its extraction model tokens today against its budget (`model`)",
   })
   @ApiOkEnvelope('object')
   async status(@Caller() c: Identity) {
     // Initialised: the store (migrated at start-up) answers now; a caller resolved from it cannot say less.
     const { checks } = await this.health.report();
-    const [usage, held, backlog] = await Promise.all([
+    const [usage, held, backlog, modelTokens] = await Promise.all([
       this.nodes.storage(c.accountId),
       this.sessions.accountSessions(c.accountId),
       this.backlog.report(c.accountId),
+      // Unreadable (Redis away): null, as the budget itself then does not apply.
+      this.modelBudget.usedToday(c.accountId).catch(() => null),
     ]);
     return {
       initialized: checks.store === 'up',
@@ -105,6 +109,8 @@ export class SystemController {
       },
       // Files awaiting indexing and commits awaiting extraction against MUNINN_ACCOUNT_MAX_PENDING_*.
       backlog,
+      // Extraction model tokens this UTC day against MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY (null: no budget).
+      model: { tokens_today: modelTokens, max_tokens_per_day: this.modelBudget.limit || null },
     };
   }
 

@@ -1,7 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { APP_CONFIG, AppConfig } from '@app/config';
-import { REDIS } from '@app/queue';
 
 /** A day's count outlives its day by one, so a clock a little off at midnight still finds it. */
 const KEEP_S = 2 * 86_400;
@@ -15,32 +13,40 @@ return n`;
  * (docs/limits-and-security.md, "Model budget"): one Redis key per account and day, shared by every
  * extractor of the deployment; in one process without Redis (in-process transport), a map. A failed
  * look is no refusal: a Redis blip must not turn extraction offline, and the budget is a spending bound,
- * not a security boundary.
+ * not a security boundary. One instance per process (QueueModule provides it), so in one process the
+ * extractor counts and `GET /system/status` reads the same map.
  */
-@Injectable()
 export class ModelBudget {
   private readonly logger = new Logger(ModelBudget.name);
   /** Without Redis: today's counts only (the map is emptied when the day changes). */
   private local = new Map<string, number>();
   private localDay = '';
-  private readonly limit: number;
   private readonly prefix: string;
 
+  /**
+   * @param limit tokens per account and UTC day (`MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY`); 0: no budget
+   * @param queuePrefix the deployment's queue prefix, under which the counts are kept
+   */
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis | null,
+    readonly limit: number,
+    queuePrefix: string,
+    private readonly redis: Redis | null,
   ) {
-    this.limit = config.sessions.accountModelTokensPerDay;
-    this.prefix = `${config.queues.prefix}:model-tokens`;
+    this.prefix = `${queuePrefix}:model-tokens`;
+  }
+
+  /** The account's model tokens counted today (0 with the budget off: nothing is counted then). */
+  async usedToday(accountId: string): Promise<number> {
+    if (this.limit === 0) return 0;
+    const key = this.key(accountId);
+    return this.redis ? Number((await this.redis.get(key)) ?? 0) : (this.local.get(key) ?? 0);
   }
 
   /** Whether the account has spent its day's model tokens (never, with the budget off). */
   async spent(accountId: string): Promise<boolean> {
     if (this.limit === 0) return false;
     try {
-      const key = this.key(accountId);
-      const used = this.redis ? Number((await this.redis.get(key)) ?? 0) : (this.local.get(key) ?? 0);
-      return used >= this.limit;
+      return (await this.usedToday(accountId)) >= this.limit;
     } catch (err) {
       this.logger.warn(`model budget unreadable, not applied: ${(err as Error).message}`);
       return false;

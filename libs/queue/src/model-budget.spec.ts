@@ -1,9 +1,5 @@
 import { Redis } from 'ioredis';
-import { loadConfig } from '@app/config';
 import { ModelBudget } from './model-budget';
-
-const config = (tokens: number, prefix: string) =>
-  loadConfig({ MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: String(tokens), MUNINN_QUEUE_PREFIX: prefix });
 
 describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: false });
@@ -18,26 +14,27 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
     ['in Redis, shared by extractors', true],
     ['in one process without Redis', false],
   ])("counts each account's day apart and is spent at the limit (%s)", async (_name, shared) => {
-    const budget = new ModelBudget(config(300, `${prefix}-${shared}`), shared ? redis : null);
+    const budget = new ModelBudget(300, `${prefix}-${shared}`, shared ? redis : null);
     expect(await budget.spent('a')).toBe(false);
     await budget.add('a', 200);
     expect(await budget.spent('a')).toBe(false);
     await budget.add('a', 100);
     expect(await budget.spent('a')).toBe(true);
+    expect(await budget.usedToday('a')).toBe(300);
     expect(await budget.spent('b')).toBe(false);
     await budget.add('b', 0);
     await budget.add('b', Number.NaN);
     expect(await budget.spent('b')).toBe(false);
     if (shared) {
       // Another extractor of the deployment sees the same count, kept for two days at most.
-      expect(await new ModelBudget(config(300, `${prefix}-${shared}`), redis).spent('a')).toBe(true);
+      expect(await new ModelBudget(300, `${prefix}-${shared}`, redis).spent('a')).toBe(true);
       const [key] = await redis.keys(`${prefix}-${shared}:model-tokens:*`);
       expect(await redis.ttl(key)).toBeGreaterThan(86_400);
     }
   });
 
   it('with the budget off (0) is never spent and counts nothing', async () => {
-    const budget = new ModelBudget(config(0, `${prefix}-off`), redis);
+    const budget = new ModelBudget(0, `${prefix}-off`, redis);
     await budget.add('a', 1_000_000);
     expect(await budget.spent('a')).toBe(false);
     expect(await redis.keys(`${prefix}-off:*`)).toEqual([]);
@@ -49,7 +46,7 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
     });
-    const budget = new ModelBudget(config(1, `${prefix}-down`), down);
+    const budget = new ModelBudget(1, `${prefix}-down`, down);
     await budget.add('a', 5);
     expect(await budget.spent('a')).toBe(false);
     down.disconnect();
