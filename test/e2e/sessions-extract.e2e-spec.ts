@@ -1,5 +1,5 @@
 import { FakeLlmReply, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
-import { eventually, isExtraction, workingMemory } from './sessions-support';
+import { eventually, isExtraction, modelTestApp, workingMemory } from './sessions-support';
 
 /** The model path of extraction against a real OpenAI-protocol server: answers, failures, fallback, merge. */
 describe('sessions: extraction with a model (fake LLM server)', () => {
@@ -163,43 +163,24 @@ describe('sessions: extraction with a model (fake LLM server)', () => {
 });
 
 describe('sessions: a commit larger than one model prompt is extracted in several calls', () => {
-  let app: TestApp;
-  let llm: FakeLlmServer;
-  const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });
-  const get = (path: string) => app.request('GET', path);
-  const extractionCalls = () => llm.requests.filter(isExtraction);
-
-  beforeAll(async () => {
-    // Each call answers for its window: an event, a preference and an overview titled by its number.
-    llm = await startFakeLlmServer({
-      fallback: (req) => {
-        if (!isExtraction(req)) return '{"queries": []}';
-        const n = extractionCalls().length;
-        return {
-          text: JSON.stringify({
-            profile: null,
-            entities: [],
-            preferences: [{ topic: `window-${n}`, content: `Preference seen in window ${n}.` }],
-            events: [{ event_name: `window ${n}`, summary: `What window ${n} was about.`, from: 0, to: 1 }],
-            overview: workingMemory(`Window ${n}`),
-          }),
-          usage: { prompt_tokens: 100, completion_tokens: 10 },
-        };
-      },
-    });
-    app = await startTestApp({
-      env: {
-        LLM_BASE_URL: llm.url,
-        LLM_MODEL: 'fake',
-        MUNINN_EXTRACT_PROMPT_CHARS: '1000',
-        MUNINN_EXTRACT_MAX_CALLS: '3',
-      },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await app?.close();
-    await llm?.close();
-  });
+  // Each call answers for its window: an event, a preference and an overview titled by its number.
+  const { get, extractionCalls, commitAndWait } = modelTestApp(
+    (req) => {
+      if (!isExtraction(req)) return '{"queries": []}';
+      const n = extractionCalls().length;
+      return {
+        text: JSON.stringify({
+          profile: null,
+          entities: [],
+          preferences: [{ topic: `window-${n}`, content: `Preference seen in window ${n}.` }],
+          events: [{ event_name: `window ${n}`, summary: `What window ${n} was about.`, from: 0, to: 1 }],
+          overview: workingMemory(`Window ${n}`),
+        }),
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
+      };
+    },
+    { MUNINN_EXTRACT_PROMPT_CHARS: '1000', MUNINN_EXTRACT_MAX_CALLS: '3' },
+  );
 
   it('sends the archive in order, each call building on the last one’s overview and pages; past the cap, the rest is extracted offline', async () => {
     // Seven turns of ~440 characters: two fit in a 1,000-character window, so four windows, of which three are sent.
@@ -209,12 +190,7 @@ describe('sessions: a commit larger than one model prompt is extracted in severa
       content: turn(i + 1),
       created_at: '2026-05-04T10:00:00Z',
     }));
-    await post('/api/v1/sessions/big/messages/batch', { messages });
-    const c = (await post('/api/v1/sessions/big/commit')).body.result;
-    const t = await eventually(async () => {
-      const r = (await get(`/api/v1/tasks/${c.task_id}`)).body.result;
-      return r?.status === 'completed' || r?.status === 'failed' ? r : null;
-    });
+    const t = await commitAndWait('big', messages);
     expect(t.status).toBe('completed');
     expect(t.result.extractor).toBe('model');
     const prompts = extractionCalls().map((r) => r.messages[1].content);
@@ -261,53 +237,29 @@ describe('sessions: a commit larger than one model prompt is extracted in severa
 });
 
 describe("sessions: an account's model budget (MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY)", () => {
-  let app: TestApp;
-  let llm: FakeLlmServer;
-  const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });
-  const get = (path: string) => app.request('GET', path);
-  const extractionCalls = () => llm.requests.filter(isExtraction);
-  const commitAndWait = async (sid: string, turns: string[]) => {
-    await post(`/api/v1/sessions/${sid}/messages/batch`, {
-      messages: turns.map((content, i) => ({
-        role: i % 2 ? 'assistant' : 'user',
-        content,
-        created_at: '2026-05-04T10:00:00Z',
-      })),
-    });
-    const c = (await post(`/api/v1/sessions/${sid}/commit`)).body.result;
-    return eventually(async () => {
-      const r = (await get(`/api/v1/tasks/${c.task_id}`)).body.result;
-      return r?.status === 'completed' || r?.status === 'failed' ? r : null;
-    });
-  };
-
-  beforeAll(async () => {
-    // Every call reports 110 tokens; the budget of 100 is spent by the first.
-    llm = await startFakeLlmServer({
-      fallback: (req) =>
-        isExtraction(req)
-          ? {
-              text: JSON.stringify({
-                events: [{ event_name: 'budgeted', summary: 'What the model saw.', from: 0, to: 1 }],
-                overview: workingMemory('Budgeted'),
-              }),
-              usage: { prompt_tokens: 100, completion_tokens: 10 },
-            }
-          : '{"queries": []}',
-    });
-    app = await startTestApp({
-      env: {
-        LLM_BASE_URL: llm.url,
-        LLM_MODEL: 'fake',
-        MUNINN_EXTRACT_PROMPT_CHARS: '1000',
-        MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: '100',
-      },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await app?.close();
-    await llm?.close();
-  });
+  // Every call reports 110 tokens; the budget of 100 is spent by the first.
+  const {
+    get,
+    extractionCalls,
+    commitAndWait: commitMessages,
+  } = modelTestApp(
+    (req) =>
+      isExtraction(req)
+        ? {
+            text: JSON.stringify({
+              events: [{ event_name: 'budgeted', summary: 'What the model saw.', from: 0, to: 1 }],
+              overview: workingMemory('Budgeted'),
+            }),
+            usage: { prompt_tokens: 100, completion_tokens: 10 },
+          }
+        : '{"queries": []}',
+    { MUNINN_EXTRACT_PROMPT_CHARS: '1000', MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: '100' },
+  );
+  const commitAndWait = (sid: string, turns: string[]) =>
+    commitMessages(
+      sid,
+      turns.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content, created_at: '2026-05-04T10:00:00Z' })),
+    );
 
   it('stops calling the model once the day is spent: the rest of that commit and the next commits are extracted offline, and say so', async () => {
     const turn = (i: number) => `Turn ${i} ledger-${i}: ${'the quartermaster counted the crates again. '.repeat(9)}`;
