@@ -234,6 +234,20 @@ describe('sessions: a commit larger than one model prompt is extracted in severa
     expect(event.body.result).toContain('marker-3:');
     expect((await get('/api/v1/sessions/big/archives/archive_001')).body.result.abstract).toBe('Window 3');
   });
+
+  it('a message longer than a prompt: the model reads its head, the offline extractor the whole of it', async () => {
+    const before = extractionCalls().length;
+    const content = `Head of the pasted log. ${'Line of the build output, nothing failed. '.repeat(60)}Tail marker: kestrel-9.`;
+    const t = await commitAndWait('long', [{ role: 'user', content, created_at: '2026-05-04T10:00:00Z' }]);
+    expect(t.result.extractor).toBe('model');
+    const calls = extractionCalls().slice(before);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].messages[1].content).toContain('Head of the pasted log.');
+    expect(calls[0].messages[1].content).not.toContain('kestrel-9');
+    const part = 'viking://user/default/memories/events/2026/05/04/long_archive_001_p1.md';
+    expect(t.result.memory_uris).toContain(part);
+    expect((await get(`/api/v1/content/read?uri=${encodeURIComponent(part)}`)).body.result).toContain('kestrel-9');
+  });
 });
 
 describe("sessions: an account's model budget (MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY)", () => {

@@ -10,6 +10,7 @@ import {
   extractionPrompt,
   extractionWindows,
   extractOfflineInSteps,
+  longerThanWindow,
   pagesAfter,
   parseModelExtraction,
   ProposedMemory,
@@ -72,14 +73,17 @@ export class MemoryExtractor {
         };
       if (run.stop === 'budget' && run.sent === 0)
         return { extraction: await offline(), extractor: 'offline', fallbackReason: BUDGET_SPENT, usage: sent.usage };
-      // Messages past the last call (the cap, or the budget) are extracted by the offline extractor (its own
-      // event names), so no committed turn goes without memory; the summary stays the model's.
-      const rest = input.messages.length - windows.slice(0, run.sent).reduce((n, w) => n + w.length, 0);
-      if (rest > 0) {
+      // Messages past the last call (the cap, or the budget), and any the prompt cut, are extracted by the
+      // offline extractor (its own event names), so no committed turn goes without memory.
+      const sentWindows = windows.slice(0, run.sent);
+      const sentCount = sentWindows.reduce((n, w) => n + w.length, 0);
+      const cut = sentWindows.flat().filter((m) => longerThanWindow(m, this.config.sessions.extractPromptChars));
+      const offlineMessages = [...cut, ...input.messages.slice(sentCount)];
+      if (offlineMessages.length > 0) {
         this.logger.warn(
-          `extraction of ${input.sessionId}: ${rest} messages past ${run.sent} model calls (${run.stop ?? `${leftOut} past the cap`}), extracted offline`,
+          `extraction of ${input.sessionId}: ${offlineMessages.length - cut.length} messages past ${run.sent} model calls (${run.stop ?? `${leftOut} past the cap`}) and ${cut.length} longer than a prompt, extracted offline`,
         );
-        const offlineRest = { ...input, messages: input.messages.slice(input.messages.length - rest) };
+        const offlineRest = { ...input, messages: offlineMessages };
         memories.push(...(await inTurns(extractOfflineInSteps(offlineRest))).memories);
       }
       // A model answer without a usable summary keeps its memories; the summary comes from the offline one.

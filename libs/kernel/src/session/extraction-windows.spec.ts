@@ -1,4 +1,4 @@
-import { extractionWindows, pagesAfter, ProposedMemory, SessionMessage, WINDOW_PAGES } from '..';
+import { extractionWindows, longerThanWindow, pagesAfter, ProposedMemory, SessionMessage, WINDOW_PAGES } from '..';
 
 const msg = (i: number, text: string, role = 'user'): SessionMessage => ({
   id: `m${i}`,
@@ -25,6 +25,9 @@ describe('extraction windows (docs/sessions.md "Extraction")', () => {
     expect(capped.windows.map((w) => w.map((m) => m.id))).toEqual([['m0'], ['m1']]);
     expect(capped.leftOut).toBe(2);
     expect(extractionWindows([], 100, 2)).toEqual({ windows: [], leftOut: 0 });
+    // The prompt cuts the long one (its tail goes to the offline extractor); the short ones fit.
+    expect(messages.map((m) => longerThanWindow(m, 100))).toEqual([false, true, false, false]);
+    expect(longerThanWindow(msg(4, '', 'tool'), 0)).toBe(false);
   });
 
   it('messages that are no turn (tool output, empty) ride along with their window at no cost', () => {

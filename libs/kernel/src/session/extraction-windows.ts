@@ -27,9 +27,7 @@ export function extractionWindows(messages: SessionMessage[], maxChars: number, 
   let used = 0;
   let taken = 0;
   for (const m of messages) {
-    const turn = turnsOf([m])[0];
-    // The numbered line `[i] [speaker]: text` and its newline; messages that are no turn cost nothing.
-    const cost = turn ? turnLine(turn).length + 8 : 0;
+    const cost = lineCost(m);
     if (current.length && cost > 0 && used + cost > maxChars) {
       windows.push(current);
       current = [];
@@ -42,6 +40,17 @@ export function extractionWindows(messages: SessionMessage[], maxChars: number, 
   }
   if (current.length) windows.push(current);
   return { windows, leftOut: messages.length - taken };
+}
+
+/** A message's share of a prompt: its numbered line `[i] [speaker]: text` and newline; 0 when it is no turn. */
+function lineCost(m: SessionMessage): number {
+  const turn = turnsOf([m])[0];
+  return turn ? turnLine(turn).length + 8 : 0;
+}
+
+/** Whether a message is longer than a prompt window, so the prompt cuts it (its tail is extracted offline). */
+export function longerThanWindow(m: SessionMessage, maxChars: number): boolean {
+  return lineCost(m) > maxChars;
 }
 
 /**
