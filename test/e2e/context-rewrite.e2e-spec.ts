@@ -226,6 +226,49 @@ describe('context expansion and rewrite', () => {
     });
   });
 
+  it("an account's model budget spent: expansion and digest make no call and degrade, the status counts the day", async () => {
+    const budgeted = await startTestApp({
+      env: {
+        LLM_BASE_URL: fake.url,
+        LLM_MODEL: 'chat-model',
+        RECALL_INTENT_TIMEOUT_S: String(INTENT_S),
+        RECALL_REWRITE_TIMEOUT_S: String(REWRITE_S),
+        MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: '300',
+      },
+    });
+    try {
+      await seedMany(
+        budgeted,
+        {},
+        { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' },
+      );
+      const model = async () => (await budgeted.request('GET', '/api/v1/system/status')).body.result.model;
+      fake.respondWith(
+        route({
+          expand: '{"queries": ["arctic whale"]}',
+          digest: { text: `* fact source: ${NARWHAL}`, usage: { prompt_tokens: 345, completion_tokens: 12 } },
+        }),
+      );
+      const ask = (body: Record<string, unknown>) => context(budgeted, { ...STRICT, query: 'narwhal tusk', ...body });
+      expect((await ask({ rewrite: true, query_expansion: 'off' })).body.result.stats.rewrite).toBe('ok');
+      expect(await model()).toEqual({ tokens_today: 357, max_tokens_per_day: 300 });
+      const calls = fake.requests.length;
+      // Spent: the next digest is not asked for; the block is served as it is.
+      const after = await ask({ rewrite: true, query_expansion: 'off' });
+      expect(after.body.result.stats.rewrite).toBe('failed');
+      expect(after.body.result.rendered).toContain(NARWHAL);
+      // Nor is the planner, for a session with messages: the raw query is searched.
+      await budgeted.request('POST', '/api/v1/sessions/budget-s/messages', {
+        body: { role: 'user', content: 'we talked about narwhals' },
+      });
+      const expanded = await ask({ session_id: 'budget-s', query_expansion: 'auto', dedup_turns: 0 });
+      expect(expanded.body.result.stats.query_expansion).toBe('failed');
+      expect(fake.requests.length).toBe(calls);
+    } finally {
+      await budgeted.close();
+    }
+  });
+
   it('rewrite "auto" with no query planner configured → off (and true → failed)', async () => {
     const bare = await startTestApp();
     try {

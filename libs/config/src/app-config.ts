@@ -145,7 +145,7 @@ export interface AppConfig {
     taskTtlMs: number;
     /** Commits of one account awaiting extraction before its explicit commits are refused (0: unbounded). */
     accountMaxPendingCommits: number;
-    /** Model tokens (prompt and answer) one account's extractions may spend per UTC day; 0: no budget. */
+    /** Model tokens (prompt and answer) one account's extraction, expansion and digest calls may spend per UTC day; 0: no budget. */
     accountModelTokensPerDay: number;
     /** Failed task records are kept this long (MUNINN_TASK_FAILED_TTL_S). */
     failedTaskTtlMs: number;

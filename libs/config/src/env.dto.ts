@@ -657,7 +657,7 @@ export class EnvDto {
   @Max(1000000)
   MUNINN_ACCOUNT_MAX_PENDING_COMMITS?: number;
 
-  // Model tokens one account's extractions may spend per UTC day before they go offline
+  // Model tokens one account's calls (extraction, expansion, digest) may spend per UTC day
   // (docs/limits-and-security.md, "Model budget"); 0 turns the budget off.
   @IsOptional()
   @Transform(toInt)

@@ -9,12 +9,12 @@ if n == tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 return n`;
 
 /**
- * Model tokens each account's extractions spent today (UTC), against `MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY`
- * (docs/limits-and-security.md, "Model budget"): one Redis key per account and day, shared by every
- * extractor of the deployment; in one process without Redis (in-process transport), a map. A failed
- * look is no refusal: a Redis blip must not turn extraction offline, and the budget is a spending bound,
- * not a security boundary. One instance per process (QueueModule provides it), so in one process the
- * extractor counts and `GET /system/status` reads the same map.
+ * Model tokens each account's calls (extraction, query expansion, digest) spent today (UTC), against
+ * `MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY` (docs/limits-and-security.md, "Model budget"): one Redis key per
+ * account and day, shared by every process of the deployment; in one process without Redis (in-process
+ * transport), a map. A failed look is no refusal: a Redis blip must not turn every tenant's model calls
+ * off, and the budget is a spending bound, not a security boundary. One instance per process
+ * (QueueModule provides it), so in one process the extractor and the gateway count in the same map.
  */
 export class ModelBudget {
   private readonly logger = new Logger(ModelBudget.name);

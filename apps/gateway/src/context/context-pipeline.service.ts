@@ -59,7 +59,7 @@ export class ContextPipelineService {
     let queries = [p.query];
     if (expansionOn && session)
       ({ status: expansion, queries } = await stages.time('expand', () =>
-        this.rewriter.expand(p.query, session.recentMessages, session.latestArchiveOverview),
+        this.rewriter.expand(caller.accountId, p.query, session.recentMessages, session.latestArchiveOverview),
       ));
 
     const ledger =
@@ -113,7 +113,7 @@ export class ContextPipelineService {
     if (assembled.entries.length > 0) {
       const uris = assembled.entries.map((e) => e.uri);
       rewrite = await stages.time('digest', () =>
-        this.rewriter.digest(p.rewrite, p.query, assembled.rendered, uris, p.rewriteMaxBullets),
+        this.rewriter.digest(caller.accountId, p.rewrite, p.query, assembled.rendered, uris, p.rewriteMaxBullets),
       );
     }
     const dedup = await stages.time('ledger_write', () =>

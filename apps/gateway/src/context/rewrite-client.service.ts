@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
+  estimateTokens,
   ExpansionStatus,
   KernelError,
   KernelErrorCode,
@@ -11,7 +12,7 @@ import {
   RewriteUsage,
 } from '@app/kernel';
 import { MessageRecord } from '@app/store';
-import { DigestClient, ExpandClient } from '@app/queue';
+import { DigestClient, ExpandClient, ModelBudget } from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
 // The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
@@ -29,6 +30,7 @@ export class RewriteClientService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly expander: ExpandClient,
     private readonly digester: DigestClient,
+    private readonly budget: ModelBudget,
   ) {}
 
   /** Whether expansion can run at all: enabled server-side and a planner model configured. */
@@ -40,23 +42,29 @@ export class RewriteClientService {
     return Boolean(this.config.llm.baseUrl && this.config.llm.queryPlannerModel);
   }
 
+  /**
+   * The planner's queries for `query`. An account whose model budget for the day is spent makes no call
+   * (`failed`, the raw query; docs/limits-and-security.md, "Model budget"); a call's tokens are counted.
+   */
   async expand(
+    accountId: string,
     query: string,
     messages: MessageRecord[],
     latestArchiveOverview = '',
   ): Promise<{ status: ExpansionStatus; queries: string[] }> {
     if (messages.length === 0 && !latestArchiveOverview) return { status: 'off', queries: [query] };
+    if (await this.budget.spent(accountId)) return { status: 'failed', queries: [query] };
     const timeoutMs = this.config.llm.intentTimeoutMs;
     try {
-      const r = await this.expander.call(
-        {
-          query,
-          latestArchiveOverview: latestArchiveOverview.slice(0, OVERVIEW_CHARS),
-          recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
-          timeoutMs,
-        },
+      const job = {
+        query,
+        latestArchiveOverview: latestArchiveOverview.slice(0, OVERVIEW_CHARS),
+        recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
         timeoutMs,
-      );
+      };
+      const r = await this.expander.call(job, timeoutMs);
+      const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
+      await this.count(accountId, r.usage, [...sent, ...r.queries]);
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
       this.logger.warn(`query expansion failed: ${(err as Error).message}`);
@@ -64,7 +72,9 @@ export class RewriteClientService {
     }
   }
 
+  /** The digest of the block; with the account's model budget spent, no call (`failed`, the block intact). */
   async digest(
+    accountId: string,
     mode: RewriteMode,
     query: string,
     rendered: string,
@@ -73,14 +83,24 @@ export class RewriteClientService {
   ): Promise<{ status: RewriteStatus; digest: string; usage: RewriteUsage | null }> {
     if (!rewriteEnabled(mode, this.plannerConfigured)) return { status: 'off', digest: '', usage: null };
     if (!this.plannerConfigured) return { status: 'failed', digest: '', usage: null };
+    if (await this.budget.spent(accountId)) return { status: 'failed', digest: '', usage: null };
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
     try {
       const r = await this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs);
+      await this.count(accountId, r.usage, [query, rendered, r.digest]);
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
       const timedOut = err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;
       if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
       return { status: timedOut ? 'timeout' : 'failed', digest: '', usage: null };
     }
+  }
+
+  /** A call's tokens against the account's day: the reported usage, else the estimate of what was sent and said. */
+  private count(accountId: string, usage: RewriteUsage | null, texts: string[]): Promise<void> {
+    const tokens = usage
+      ? usage.prompt_tokens + usage.completion_tokens
+      : texts.reduce((n, t) => n + estimateTokens(t), 0);
+    return this.budget.add(accountId, tokens);
   }
 }
