@@ -2,7 +2,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
-  estimateTokens,
   EVENTS_PER_WINDOW,
   ExistingPage,
   Extraction,
@@ -11,6 +10,7 @@ import {
   extractionWindows,
   extractOfflineInSteps,
   longerThanWindow,
+  modelCallTokens,
   pagesAfter,
   parseModelExtraction,
   ProposedMemory,
@@ -132,11 +132,7 @@ export class MemoryExtractor {
       const prompt = extractionPrompt(part, pages, this.config.sessions.extractPromptChars);
       const answer = await this.llm.complete(prompt, { timeoutMs: this.config.sessions.extractTimeoutMs });
       sent.usage = addUsage(sent.usage, answer.usage);
-      // A provider that reports no usage is counted by the same estimate as every token bound here.
-      const tokens = answer.usage
-        ? answer.usage.prompt_tokens + answer.usage.completion_tokens
-        : prompt.reduce((n, m) => n + estimateTokens(m.content), 0) + estimateTokens(answer.text);
-      await opts.budget?.add(tokens);
+      await opts.budget?.add(modelCallTokens(answer.usage, [...prompt.map((m) => m.content), answer.text]));
       const parsed = parseModelExtraction(answer.text, part, slug(input.userId) || 'user', w * EVENTS_PER_WINDOW);
       if (!parsed)
         return {

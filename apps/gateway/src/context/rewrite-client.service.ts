@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
-  estimateTokens,
   ExpansionStatus,
   KernelError,
   KernelErrorCode,
+  modelCallTokens,
   plannedQueries,
   RewriteMode,
   rewriteEnabled,
@@ -64,7 +64,7 @@ export class RewriteClientService {
       };
       const r = await this.expander.call(job, timeoutMs);
       const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
-      await this.count(accountId, r.usage, [...sent, ...r.queries]);
+      await this.budget.add(accountId, modelCallTokens(r.usage, [...sent, ...r.queries]));
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
       this.logger.warn(`query expansion failed: ${(err as Error).message}`);
@@ -87,20 +87,12 @@ export class RewriteClientService {
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
     try {
       const r = await this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs);
-      await this.count(accountId, r.usage, [query, rendered, r.digest]);
+      await this.budget.add(accountId, modelCallTokens(r.usage, [query, rendered, r.digest]));
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
       const timedOut = err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;
       if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
       return { status: timedOut ? 'timeout' : 'failed', digest: '', usage: null };
     }
-  }
-
-  /** A call's tokens against the account's day: the reported usage, else the estimate of what was sent and said. */
-  private count(accountId: string, usage: RewriteUsage | null, texts: string[]): Promise<void> {
-    const tokens = usage
-      ? usage.prompt_tokens + usage.completion_tokens
-      : texts.reduce((n, t) => n + estimateTokens(t), 0);
-    return this.budget.add(accountId, tokens);
   }
 }

@@ -1,4 +1,4 @@
-import { estimateTokens } from './token-estimate';
+import { estimateTokens, modelCallTokens } from './token-estimate';
 import { perEntryCap } from './per-entry-cap';
 
 describe('estimateTokens', () => {
@@ -88,5 +88,15 @@ describe('perEntryCap', () => {
     { name: 'never below one', maxTokens: 1, count: 50, cap: 1 },
   ])('$name', ({ maxTokens, count, cap }) => {
     expect(perEntryCap(maxTokens, count)).toBe(cap);
+  });
+});
+
+describe('modelCallTokens', () => {
+  it("counts the provider's usage when reported, else the estimate of the texts sent and answered", () => {
+    expect(modelCallTokens({ prompt_tokens: 100, completion_tokens: 10 }, ['ignored'])).toBe(110);
+    expect(modelCallTokens(null, ['abcd', '12345678', '猫'])).toBe(
+      estimateTokens('abcd') + estimateTokens('12345678') + estimateTokens('猫'),
+    );
+    expect(modelCallTokens(undefined, [])).toBe(0);
   });
 });

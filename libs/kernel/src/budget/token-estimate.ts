@@ -51,3 +51,15 @@ export function estimateTokens(text: string): number {
   }
   return Math.ceil(sum / 4);
 }
+
+/**
+ * What one model call cost, for an account's model budget (docs/limits-and-security.md, "Model budget"):
+ * the provider's reported usage, or, when it reports none, the estimate of the texts sent and answered.
+ */
+export function modelCallTokens(
+  usage: { prompt_tokens: number; completion_tokens: number } | null | undefined,
+  texts: readonly string[],
+): number {
+  if (usage) return usage.prompt_tokens + usage.completion_tokens;
+  return texts.reduce((n, t) => n + estimateTokens(t), 0);
+}
