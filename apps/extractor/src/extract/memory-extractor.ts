@@ -9,7 +9,6 @@ import {
   extractionPrompt,
   extractionWindows,
   extractOfflineInSteps,
-  longerThanWindow,
   modelCallTokens,
   pagesAfter,
   parseModelExtraction,
@@ -58,7 +57,11 @@ export class MemoryExtractor {
     const sent: Sent = { usage: null };
     try {
       const calls = Math.min(opts.maxCalls ?? Infinity, this.config.sessions.extractMaxCalls);
-      const { windows, leftOut } = extractionWindows(input.messages, this.config.sessions.extractPromptChars, calls);
+      const { windows, leftOut, cut } = extractionWindows(
+        input.messages,
+        this.config.sessions.extractPromptChars,
+        calls,
+      );
       const run = await this.sendWindows(input, windows, existing, sent, opts);
       if ('unusable' in run)
         return { extraction: await offline(), extractor: 'offline', fallbackReason: run.unusable, usage: sent.usage };
@@ -75,13 +78,12 @@ export class MemoryExtractor {
         return { extraction: await offline(), extractor: 'offline', fallbackReason: BUDGET_SPENT, usage: sent.usage };
       // Messages past the last call (the cap, or the budget), and any the prompt cut, are extracted by the
       // offline extractor (its own event names), so no committed turn goes without memory.
-      const sentWindows = windows.slice(0, run.sent);
-      const sentCount = sentWindows.reduce((n, w) => n + w.length, 0);
-      const cut = sentWindows.flat().filter((m) => longerThanWindow(m, this.config.sessions.extractPromptChars));
-      const offlineMessages = [...cut, ...input.messages.slice(sentCount)];
+      const sentCount = windows.slice(0, run.sent).reduce((n, w) => n + w.length, 0);
+      const cutSent = cut.filter((c) => c.window < run.sent).map((c) => c.message);
+      const offlineMessages = [...cutSent, ...input.messages.slice(sentCount)];
       if (offlineMessages.length > 0) {
         this.logger.warn(
-          `extraction of ${input.sessionId}: ${offlineMessages.length - cut.length} messages past ${run.sent} model calls (${run.stop ?? `${leftOut} past the cap`}) and ${cut.length} longer than a prompt, extracted offline`,
+          `extraction of ${input.sessionId}: ${offlineMessages.length - cutSent.length} messages past ${run.sent} model calls (${run.stop ?? `${leftOut} past the cap`}) and ${cutSent.length} longer than a prompt, extracted offline`,
         );
         const offlineRest = { ...input, messages: offlineMessages };
         memories.push(...(await inTurns(extractOfflineInSteps(offlineRest))).memories);

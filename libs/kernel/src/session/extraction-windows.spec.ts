@@ -1,4 +1,4 @@
-import { extractionWindows, longerThanWindow, pagesAfter, ProposedMemory, SessionMessage, WINDOW_PAGES } from '..';
+import { extractionWindows, pagesAfter, ProposedMemory, SessionMessage, WINDOW_PAGES } from '..';
 
 const msg = (i: number, text: string, role = 'user'): SessionMessage => ({
   id: `m${i}`,
@@ -24,10 +24,11 @@ describe('extraction windows (docs/sessions.md "Extraction")', () => {
     const capped = extractionWindows(messages, 100, 2);
     expect(capped.windows.map((w) => w.map((m) => m.id))).toEqual([['m0'], ['m1']]);
     expect(capped.leftOut).toBe(2);
-    expect(extractionWindows([], 100, 2)).toEqual({ windows: [], leftOut: 0 });
+    expect(extractionWindows([], 100, 2)).toEqual({ windows: [], leftOut: 0, cut: [] });
     // The prompt cuts the long one (its tail goes to the offline extractor); the short ones fit.
-    expect(messages.map((m) => longerThanWindow(m, 100))).toEqual([false, true, false, false]);
-    expect(longerThanWindow(msg(4, '', 'tool'), 0)).toBe(false);
+    expect(all.cut).toEqual([{ message: messages[1], window: 1 }]);
+    expect(capped.cut).toEqual([{ message: messages[1], window: 1 }]);
+    expect(extractionWindows([msg(4, '', 'tool')], 0, 2).cut).toEqual([]);
   });
 
   it('messages that are no turn (tool output, empty) ride along with their window at no cost', () => {

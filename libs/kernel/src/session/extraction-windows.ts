@@ -12,6 +12,8 @@ export const EVENTS_PER_WINDOW = 50;
 export interface ExtractionWindows {
   windows: SessionMessage[][];
   leftOut: number;
+  /** Messages longer than a window (each a window of its own, cut by the prompt), with that window's index. */
+  cut: { message: SessionMessage; window: number }[];
 }
 
 /**
@@ -26,6 +28,7 @@ export function extractionWindows(messages: SessionMessage[], maxChars: number, 
   let current: SessionMessage[] = [];
   let used = 0;
   let taken = 0;
+  const cut: ExtractionWindows['cut'] = [];
   for (const m of messages) {
     const cost = lineCost(m);
     if (current.length && cost > 0 && used + cost > maxChars) {
@@ -34,23 +37,19 @@ export function extractionWindows(messages: SessionMessage[], maxChars: number, 
       used = 0;
       if (windows.length >= maxWindows) break;
     }
+    if (cost > maxChars) cut.push({ message: m, window: windows.length });
     current.push(m);
     used += cost;
     taken += 1;
   }
   if (current.length) windows.push(current);
-  return { windows, leftOut: messages.length - taken };
+  return { windows, leftOut: messages.length - taken, cut };
 }
 
 /** A message's share of a prompt: its numbered line `[i] [speaker]: text` and newline; 0 when it is no turn. */
 function lineCost(m: SessionMessage): number {
   const turn = turnsOf([m])[0];
   return turn ? turnLine(turn).length + 8 : 0;
-}
-
-/** Whether a message is longer than a prompt window, so the prompt cuts it (its tail is extracted offline). */
-export function longerThanWindow(m: SessionMessage, maxChars: number): boolean {
-  return lineCost(m) > maxChars;
 }
 
 /**
