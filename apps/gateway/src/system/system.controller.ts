@@ -80,7 +80,7 @@ export class SystemController {
   @Get('api/v1/system/status')
   @ApiOperation({
     summary:
-      "Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`), its background work against the backlog bounds (`backlog`) and its extraction model tokens today against its budget (`model`)",
+      "Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`), its background work against the backlog bounds (`backlog`) and its model tokens today (extraction, query expansion, digest) against its budget (`model`)",
   })
   @ApiOkEnvelope('object')
   async status(@Caller() c: Identity) {
@@ -109,7 +109,7 @@ export class SystemController {
       },
       // Files awaiting indexing and commits awaiting extraction against MUNINN_ACCOUNT_MAX_PENDING_*.
       backlog,
-      // Extraction model tokens this UTC day against MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY (null: no budget).
+      // Model tokens this UTC day (extraction, expansion, digest) against MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY (null: no budget).
       model: { tokens_today: modelTokens, max_tokens_per_day: this.modelBudget.limit || null },
     };
   }

@@ -789,7 +789,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`), its background work against the backlog bounds (`backlog`) and its extraction model tokens today against its budget (`model`) */
+        /** Whether the server is initialised, who is calling, and the caller's account storage against its quota (`storage`), its background work against the backlog bounds (`backlog`) and its model tokens today (extraction, query expansion, digest) against its budget (`model`) */
         get: operations["SystemController_status"];
         put?: never;
         post?: never;
