@@ -226,23 +226,30 @@ describe('context expansion and rewrite', () => {
     });
   });
 
-  it("an account's model budget spent: expansion and digest make no call and degrade, the status counts the day", async () => {
+  /** An app whose account may spend `tokens` model tokens a day, holding the narwhal memory. */
+  const budgetedApp = async (tokens: number) => {
     const budgeted = await startTestApp({
       env: {
         LLM_BASE_URL: fake.url,
         LLM_MODEL: 'chat-model',
         RECALL_INTENT_TIMEOUT_S: String(INTENT_S),
         RECALL_REWRITE_TIMEOUT_S: String(REWRITE_S),
-        MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: '300',
+        MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: String(tokens),
       },
     });
+    await seedMany(
+      budgeted,
+      {},
+      { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' },
+    );
+    return budgeted;
+  };
+  const modelOf = async (a: TestApp) => (await a.request('GET', '/api/v1/system/status')).body.result.model;
+
+  it("an account's model budget spent: expansion and digest make no call and degrade, the status counts the day", async () => {
+    const budgeted = await budgetedApp(300);
     try {
-      await seedMany(
-        budgeted,
-        {},
-        { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' },
-      );
-      const model = async () => (await budgeted.request('GET', '/api/v1/system/status')).body.result.model;
+      const model = () => modelOf(budgeted);
       fake.respondWith(
         route({
           expand: '{"queries": ["arctic whale"]}',
@@ -263,6 +270,54 @@ describe('context expansion and rewrite', () => {
       });
       const expanded = await ask({ session_id: 'budget-s', query_expansion: 'auto', dedup_turns: 0 });
       expect(expanded.body.result.stats.query_expansion).toBe('failed');
+      expect(fake.requests.length).toBe(calls);
+    } finally {
+      await budgeted.close();
+    }
+  });
+
+  it('digests asked for at once see each other in the budget: one call, not one per request', async () => {
+    const budgeted = await budgetedApp(1);
+    try {
+      fake.respondWith(
+        route({
+          digest: {
+            text: `* fact source: ${NARWHAL}`,
+            usage: { prompt_tokens: 345, completion_tokens: 12 },
+            delayMs: 300,
+          },
+        }),
+      );
+      const rs = await Promise.all(
+        Array.from({ length: 4 }, (_, n) =>
+          context(budgeted, { ...STRICT, query: `narwhal tusk ${n}`, rewrite: true }),
+        ),
+      );
+      // Each reserves its prompt's estimate before the call, so the three after the first find the day
+      // spent (with the count read before each call and added after, all four were sent).
+      expect(rs.map((r) => r.body.result.stats.rewrite).sort()).toEqual(['failed', 'failed', 'failed', 'ok']);
+      rs.forEach((r) => expect(r.body.result.rendered).toContain(NARWHAL));
+      expect(fake.requests).toHaveLength(1);
+      expect(await modelOf(budgeted)).toEqual({ tokens_today: 357, max_tokens_per_day: 1 });
+    } finally {
+      await budgeted.close();
+    }
+  });
+
+  it('a digest past its fuse still counts its prompt (the model was asked); the day is then spent', async () => {
+    const budgeted = await budgetedApp(10);
+    try {
+      fake.respondWith(route({ digest: { text: `* fact source: ${NARWHAL}`, delayMs: REWRITE_S * 1000 + 1500 } }));
+      const late = await context(budgeted, { ...STRICT, query: 'narwhal tusk', rewrite: true });
+      expect(late.body.result.stats.rewrite).toBe('timeout');
+      const { tokens_today } = await modelOf(budgeted);
+      // The reservation, the estimate of the query and the block sent, stays counted.
+      expect(tokens_today).toBeGreaterThanOrEqual(10);
+      expect(tokens_today).toBeLessThan(1000);
+      const calls = fake.requests.length;
+      expect((await context(budgeted, { ...STRICT, query: 'narwhal', rewrite: true })).body.result.stats.rewrite).toBe(
+        'failed',
+      );
       expect(fake.requests.length).toBe(calls);
     } finally {
       await budgeted.close();

@@ -305,6 +305,34 @@ describe("sessions: an account's model budget (MUNINN_ACCOUNT_MODEL_TOKENS_PER_D
   });
 });
 
+describe('sessions: a failed extraction call and the model budget', () => {
+  // Session "refused-…": the model answers 500 (no prompt read); "late-…": it answers after the fuse.
+  const { get, commitAndWait } = modelTestApp(
+    (req) =>
+      /late-/.test(JSON.stringify(req.messages)) ? { text: '{}', delayMs: 2500 } : { status: 500, text: 'overloaded' },
+    { MUNINN_EXTRACT_TIMEOUT_S: '1', MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: '1000000' },
+  );
+  const model = async () => (await get('/api/v1/system/status')).body.result.model;
+  const commit = (sid: string) =>
+    commitAndWait(sid, [
+      { role: 'user', content: `In ${sid} I said the lighthouse keeper retires in May.` },
+      { role: 'assistant', content: 'Noted: the keeper retires in May.' },
+    ]);
+
+  it('a refused call gives its reservation back; a call past its fuse stays counted at its prompt', async () => {
+    const refused = await commit('refused-1');
+    expect(refused.result.extractor).toBe('offline');
+    expect(refused.result.extractor_fallback_reason).toMatch(/500/);
+    expect((await model()).tokens_today).toBe(0);
+    const late = await commit('late-1');
+    expect(late.result.extractor).toBe('offline');
+    expect(late.result.extractor_fallback_reason).toMatch(/timed out/);
+    const { tokens_today } = await model();
+    expect(tokens_today).toBeGreaterThan(50);
+    expect(tokens_today).toBeLessThan(20_000);
+  });
+});
+
 describe('sessions: automatic commit by thresholds', () => {
   let app: TestApp;
   const post = (path: string, body?: unknown) => app.request('POST', path, { body: body ?? {} });

@@ -10,33 +10,59 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
     await redis.quit();
   });
 
-  it.each([
+  const WHERE = [
     ['in Redis, shared by extractors', true],
     ['in one process without Redis', false],
-  ])("counts each account's day apart and is spent at the limit (%s)", async (_name, shared) => {
+  ] as const;
+
+  it.each(WHERE)("counts each account's day apart and refuses once it is spent (%s)", async (_name, shared) => {
     const budget = new ModelBudget(300, `${prefix}-${shared}`, shared ? redis : null);
-    expect(await budget.spent('a')).toBe(false);
-    await budget.add('a', 200);
-    expect(await budget.spent('a')).toBe(false);
-    await budget.add('a', 100);
-    expect(await budget.spent('a')).toBe(true);
-    expect(await budget.usedToday('a')).toBe(300);
-    expect(await budget.spent('b')).toBe(false);
-    await budget.add('b', 0);
-    await budget.add('b', Number.NaN);
-    expect(await budget.spent('b')).toBe(false);
+    const first = await budget.reserve('a', 50);
+    expect(first?.reserved).toBe(50);
+    expect(await budget.usedToday('a')).toBe(50);
+    // Settled at its usage, in place of the reservation; a second settle changes nothing.
+    await first?.settle(200);
+    await first?.settle(5_000);
+    expect(await budget.usedToday('a')).toBe(200);
+    // Below the limit a call goes ahead and may pass it by its own cost; then the day is spent.
+    await (await budget.reserve('a', 10))?.settle(150);
+    expect(await budget.usedToday('a')).toBe(350);
+    expect(await budget.reserve('a', 1)).toBeNull();
+    expect(await budget.usedToday('a')).toBe(350);
+    // Another account's day is its own; hostile counts are no tokens.
+    const b = await budget.reserve('b', Number.NaN);
+    expect(b?.reserved).toBe(0);
+    await b?.settle(-40);
+    expect(await budget.usedToday('b')).toBe(0);
     if (shared) {
-      // Another extractor of the deployment sees the same count, kept for two days at most.
-      expect(await new ModelBudget(300, `${prefix}-${shared}`, redis).spent('a')).toBe(true);
+      // Another process of the deployment sees the same count, kept for two days at most.
+      expect(await new ModelBudget(300, `${prefix}-${shared}`, redis).reserve('a', 1)).toBeNull();
       const [key] = await redis.keys(`${prefix}-${shared}:model-tokens:*`);
       expect(await redis.ttl(key)).toBeGreaterThan(86_400);
     }
   });
 
-  it('with the budget off (0) is never spent and counts nothing', async () => {
+  it.each(WHERE)(
+    'calls made at once see each other: only those that fit the day are let through (%s)',
+    async (_name, shared) => {
+      const budget = new ModelBudget(100, `${prefix}-race-${shared}`, shared ? redis : null);
+      // Five calls of 40 tokens each asked for together: 0 → 40 → 80 → 120, then the day is spent.
+      const spends = await Promise.all(Array.from({ length: 5 }, () => budget.reserve('a', 40)));
+      expect(spends.filter((s) => s !== null)).toHaveLength(3);
+      expect(await budget.usedToday('a')).toBe(120);
+      // A call that never reached the model gives its reservation back, and room opens again.
+      await spends[0]?.settle(0);
+      expect(await budget.usedToday('a')).toBe(80);
+      expect(await budget.reserve('a', 40)).not.toBeNull();
+    },
+  );
+
+  it('with the budget off (0) lets every call through and counts nothing', async () => {
     const budget = new ModelBudget(0, `${prefix}-off`, redis);
-    await budget.add('a', 1_000_000);
-    expect(await budget.spent('a')).toBe(false);
+    const spend = await budget.reserve('a', 1_000_000);
+    await spend?.settle(2_000_000);
+    expect(await budget.reserve('a', 1)).not.toBeNull();
+    expect(await budget.usedToday('a')).toBe(0);
     expect(await redis.keys(`${prefix}-off:*`)).toEqual([]);
   });
 
@@ -47,8 +73,10 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
       enableOfflineQueue: false,
     });
     const budget = new ModelBudget(1, `${prefix}-down`, down);
-    await budget.add('a', 5);
-    expect(await budget.spent('a')).toBe(false);
+    const spend = await budget.reserve('a', 5);
+    expect(spend).not.toBeNull();
+    await spend?.settle(5);
+    expect(await budget.reserve('a', 5)).not.toBeNull();
     down.disconnect();
   });
 });

@@ -3,16 +3,36 @@ import { Redis } from 'ioredis';
 
 /** A day's count outlives its day by one, so a clock a little off at midnight still finds it. */
 const KEEP_S = 2 * 86_400;
-// One round trip: the day's count raised by this call's tokens, its expiry set with the first.
-const ADD = `local n = redis.call('INCRBY', KEYS[1], ARGV[1])
-if n == tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+// One round trip: the call's estimate added unless the day is already spent (-1), atomically, so calls
+// made at the same time see each other's reservations.
+const RESERVE = `local before = tonumber(redis.call('GET', KEYS[1]) or '0')
+if before >= tonumber(ARGV[2]) then return -1 end
+local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
 return n`;
+// A settle's difference; the expiry is set here too when the reservation could not write the key.
+const ADD = `local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return n`;
+
+/** A model call's share of its account's day: reserved before the call, settled with its cost after it. */
+export interface ModelSpend {
+  /** The tokens reserved: the estimate of what the call sends. */
+  readonly reserved: number;
+  /**
+   * Counts the call at `tokens` (its usage, or the estimate of what it sent and got) in place of the
+   * reservation; 0 gives the reservation back (no call reached the model). Only the first settle counts.
+   */
+  settle(tokens: number): Promise<void>;
+}
 
 /**
  * Model tokens each account's calls (extraction, query expansion, digest) spent today (UTC), against
  * `MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY` (docs/limits-and-security.md, "Model budget"): one Redis key per
  * account and day, shared by every process of the deployment; in one process without Redis (in-process
- * transport), a map. A failed look is no refusal: a Redis blip must not turn every tenant's model calls
+ * transport), a map. A call reserves its estimate before it is made, so calls in flight at the same
+ * time count against each other and the day can be passed by one call's answer at most, not by every
+ * call in flight. A failed look is no refusal: a Redis blip must not turn every tenant's model calls
  * off, and the budget is a spending bound, not a security boundary. One instance per process
  * (QueueModule provides it), so in one process the extractor and the gateway count in the same map.
  */
@@ -35,38 +55,64 @@ export class ModelBudget {
     this.prefix = `${queuePrefix}:model-tokens`;
   }
 
-  /** The account's model tokens counted today (0 with the budget off: nothing is counted then). */
+  /** The account's model tokens counted today, calls in flight at their estimate (0 with the budget off). */
   async usedToday(accountId: string): Promise<number> {
     if (this.limit === 0) return 0;
     const key = this.key(accountId);
-    return this.redis ? Number((await this.redis.get(key)) ?? 0) : (this.local.get(key) ?? 0);
+    return this.redis ? Number((await this.redis.get(key)) ?? 0) : this.localCount(key);
   }
 
-  /** Whether the account has spent its day's model tokens (never, with the budget off). */
-  async spent(accountId: string): Promise<boolean> {
-    if (this.limit === 0) return false;
+  /**
+   * Reserves `estimate` tokens of the account's day for a call about to be made; null when the day is
+   * already spent (the call must not be made). With the budget off, or its count unreadable, the call
+   * goes ahead: the spend then counts nothing, or tries to count the call's cost when it settles.
+   */
+  async reserve(accountId: string, estimate: number): Promise<ModelSpend | null> {
+    if (this.limit === 0) return { reserved: 0, settle: async () => undefined };
+    const key = this.key(accountId);
+    const reserved = Math.max(0, Math.round(estimate) || 0);
     try {
-      return (await this.usedToday(accountId)) >= this.limit;
+      if (this.redis) {
+        if (Number(await this.redis.eval(RESERVE, 1, key, reserved, this.limit, KEEP_S)) < 0) return null;
+      } else {
+        if (this.localCount(key) >= this.limit) return null;
+        this.local.set(key, this.localCount(key) + reserved);
+      }
+      return this.spend(key, reserved);
     } catch (err) {
       this.logger.warn(`model budget unreadable, not applied: ${(err as Error).message}`);
-      return false;
+      return this.spend(key, 0);
     }
   }
 
-  /** Counts a call's tokens against the account's day. */
-  async add(accountId: string, tokens: number): Promise<void> {
-    if (this.limit === 0 || !(tokens > 0)) return;
-    const key = this.key(accountId);
+  private spend(key: string, reserved: number): ModelSpend {
+    let settled = false;
+    return {
+      reserved,
+      settle: async (tokens: number) => {
+        if (settled) return;
+        settled = true;
+        const delta = Math.max(0, Math.round(tokens) || 0) - reserved;
+        if (delta !== 0) await this.addTo(key, delta);
+      },
+    };
+  }
+
+  /** Adds `delta` (negative to give a reservation back) to the count under `key`, the reservation's day. */
+  private async addTo(key: string, delta: number): Promise<void> {
     try {
-      if (this.redis) await this.redis.eval(ADD, 1, key, Math.round(tokens), KEEP_S);
-      else {
-        const day = key.slice(key.lastIndexOf(':') + 1);
-        if (day !== this.localDay) [this.local, this.localDay] = [new Map(), day];
-        this.local.set(key, (this.local.get(key) ?? 0) + Math.round(tokens));
-      }
+      if (this.redis) await this.redis.eval(ADD, 1, key, delta, KEEP_S);
+      // A key no longer in the map is a day gone by: its count no longer matters.
+      else if (this.local.has(key)) this.local.set(key, (this.local.get(key) ?? 0) + delta);
     } catch (err) {
       this.logger.warn(`model budget not counted: ${(err as Error).message}`);
     }
+  }
+
+  private localCount(key: string): number {
+    const day = key.slice(key.lastIndexOf(':') + 1);
+    if (day !== this.localDay) [this.local, this.localDay] = [new Map(), day];
+    return this.local.get(key) ?? 0;
   }
 
   private key(accountId: string): string {

@@ -203,7 +203,7 @@ export class ExtractService {
 
   /** The account's model budget for one extraction (docs/limits-and-security.md, "Model budget"). */
   private budgetOf(accountId: string): ExtractBudget {
-    return { spent: () => this.budget.spent(accountId), add: (tokens) => this.budget.add(accountId, tokens) };
+    return { reserve: (estimate) => this.budget.reserve(accountId, estimate) };
   }
 
   /** The task's status, waiting briefly for the commit's transaction (the job is enqueued inside it). */

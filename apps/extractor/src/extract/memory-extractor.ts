@@ -15,7 +15,8 @@ import {
   ProposedMemory,
   slug,
 } from '@app/kernel';
-import { LlmClient } from '@app/llm';
+import { LlmClient, LlmError } from '@app/llm';
+import { ModelSpend } from '@app/queue';
 
 /** What extracted the memories, and what the model cost. */
 export interface ExtractorRun {
@@ -48,7 +49,7 @@ export class MemoryExtractor {
    * `maxCalls` caps the model calls below `MUNINN_EXTRACT_MAX_CALLS` (a manual extraction, whose request
    * waits for it, makes one); `cancelled` is asked before every call after the first, and a yes ends the
    * extraction there with what it has (its caller writes nothing of a cancelled task); `budget` is the
-   * account's model budget, asked before every call and told each call's tokens.
+   * account's model budget: every call reserves its prompt's estimate first and is counted at its usage.
    */
   async extract(input: ExtractionInput, existing: ExistingPage[], opts: ExtractOptions = {}): Promise<ExtractorRun> {
     const offline = () => inTurns(extractOfflineInSteps(input));
@@ -125,16 +126,24 @@ export class MemoryExtractor {
     let summary: Summary = { overview: '', abstract: '' };
     for (const [w, messages] of windows.entries()) {
       if (w > 0 && (await opts.cancelled?.())) return { memories, summary, sent: w, stop: 'cancelled' };
-      if (await opts.budget?.spent()) return { memories, summary, sent: w, stop: 'budget' };
       const part: ExtractionInput = {
         ...input,
         messages,
         previousOverview: summary.overview || input.previousOverview,
       };
       const prompt = extractionPrompt(part, pages, this.config.sessions.extractPromptChars);
-      const answer = await this.llm.complete(prompt, { timeoutMs: this.config.sessions.extractTimeoutMs });
+      const texts = prompt.map((m) => m.content);
+      const spend = await opts.budget?.reserve(modelCallTokens(null, texts));
+      if (spend === null) return { memories, summary, sent: w, stop: 'budget' };
+      const answer = await this.llm
+        .complete(prompt, { timeoutMs: this.config.sessions.extractTimeoutMs })
+        .catch(async (err: unknown) => {
+          // Past its deadline the prompt was sent: the reservation stays. Refused or unreachable: given back.
+          await spend?.settle(err instanceof LlmError && err.kind === 'timeout' ? spend.reserved : 0);
+          throw err;
+        });
       sent.usage = addUsage(sent.usage, answer.usage);
-      await opts.budget?.add(modelCallTokens(answer.usage, [...prompt.map((m) => m.content), answer.text]));
+      await spend?.settle(modelCallTokens(answer.usage, [...texts, answer.text]));
       const parsed = parseModelExtraction(answer.text, part, slug(input.userId) || 'user', w * EVENTS_PER_WINDOW);
       if (!parsed)
         return {
@@ -152,8 +161,8 @@ const BUDGET_SPENT = "the account's model budget for today is spent (MUNINN_ACCO
 
 /** An account's model budget as one extraction sees it. */
 export interface ExtractBudget {
-  spent(): Promise<boolean>;
-  add(tokens: number): Promise<void>;
+  /** A call's reservation of its prompt's estimate; null: the day is spent, no call is made. */
+  reserve(estimate: number): Promise<ModelSpend | null>;
 }
 interface WindowsSent {
   memories: ProposedMemory[];

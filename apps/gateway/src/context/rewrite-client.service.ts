@@ -44,7 +44,8 @@ export class RewriteClientService {
 
   /**
    * The planner's queries for `query`. An account whose model budget for the day is spent makes no call
-   * (`failed`, the raw query; docs/limits-and-security.md, "Model budget"); a call's tokens are counted.
+   * (`failed`, the raw query; docs/limits-and-security.md, "Model budget"); a call reserves its prompt's
+   * estimate and is counted at its usage.
    */
   async expand(
     accountId: string,
@@ -53,20 +54,21 @@ export class RewriteClientService {
     latestArchiveOverview = '',
   ): Promise<{ status: ExpansionStatus; queries: string[] }> {
     if (messages.length === 0 && !latestArchiveOverview) return { status: 'off', queries: [query] };
-    if (await this.budget.spent(accountId)) return { status: 'failed', queries: [query] };
-    const timeoutMs = this.config.llm.intentTimeoutMs;
+    const job = {
+      query,
+      latestArchiveOverview: latestArchiveOverview.slice(0, OVERVIEW_CHARS),
+      recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
+      timeoutMs: this.config.llm.intentTimeoutMs,
+    };
+    const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
+    const spend = await this.budget.reserve(accountId, modelCallTokens(null, sent));
+    if (!spend) return { status: 'failed', queries: [query] };
     try {
-      const job = {
-        query,
-        latestArchiveOverview: latestArchiveOverview.slice(0, OVERVIEW_CHARS),
-        recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
-        timeoutMs,
-      };
-      const r = await this.expander.call(job, timeoutMs);
-      const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
-      await this.budget.add(accountId, modelCallTokens(r.usage, [...sent, ...r.queries]));
+      const r = await this.expander.call(job, job.timeoutMs);
+      await spend.settle(modelCallTokens(r.usage, [...sent, ...r.queries]));
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
+      await spend.settle(spentOnFailure(err, spend.reserved));
       this.logger.warn(`query expansion failed: ${(err as Error).message}`);
       return { status: 'failed', queries: [query] };
     }
@@ -83,16 +85,30 @@ export class RewriteClientService {
   ): Promise<{ status: RewriteStatus; digest: string; usage: RewriteUsage | null }> {
     if (!rewriteEnabled(mode, this.plannerConfigured)) return { status: 'off', digest: '', usage: null };
     if (!this.plannerConfigured) return { status: 'failed', digest: '', usage: null };
-    if (await this.budget.spent(accountId)) return { status: 'failed', digest: '', usage: null };
+    const spend = await this.budget.reserve(accountId, modelCallTokens(null, [query, rendered]));
+    if (!spend) return { status: 'failed', digest: '', usage: null };
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
     try {
       const r = await this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs);
-      await this.budget.add(accountId, modelCallTokens(r.usage, [query, rendered, r.digest]));
+      await spend.settle(modelCallTokens(r.usage, [query, rendered, r.digest]));
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
-      const timedOut = err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;
+      await spend.settle(spentOnFailure(err, spend.reserved));
+      const timedOut = isDeadline(err);
       if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
       return { status: timedOut ? 'timeout' : 'failed', digest: '', usage: null };
     }
   }
+}
+
+function isDeadline(err: unknown): boolean {
+  return err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;
+}
+
+/**
+ * What a failed call counts against the budget: past its deadline the rewriter may well have sent the
+ * prompt, so the reservation stays; any other failure (the queue or the worker refused it) gives it back.
+ */
+function spentOnFailure(err: unknown, reserved: number): number {
+  return isDeadline(err) ? reserved : 0;
 }
