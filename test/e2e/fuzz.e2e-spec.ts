@@ -3,6 +3,7 @@
 // the request deadline. Field names are drawn from the routes' own fields, so the values reach the
 // validators and services rather than stopping at "unknown field".
 import fc from 'fast-check';
+import { ACCOUNT_LIMITS, AccountLimitName } from '@app/kernel';
 import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
 
 const DEADLINE_MS = 3000;
@@ -90,6 +91,11 @@ const FIELDS = [
   'watch_interval',
   'add_type',
   'include_abstract',
+  // an account's own limits (docs/limits-and-security.md, "Per-account limits")
+  'requests_per_minute',
+  'model_tokens_per_day',
+  'max_nodes',
+  'max_content_bytes',
 ];
 
 const ROUTES: { method: string; path: string }[] = [
@@ -459,6 +465,42 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
         assertEnvelope(path, r.status, await r.text());
       }),
       { numRuns: RUNS * 2 },
+    );
+  });
+
+  it("PUT an account's limits as root, fuzzed: 200 or 400 in the envelope, and what is stored stays within every bound", async () => {
+    const limits = fc.record(
+      {
+        requests_per_minute: value,
+        model_tokens_per_day: value,
+        max_nodes: value,
+        max_content_bytes: value,
+        other: value,
+      },
+      { requiredKeys: [] },
+    );
+    const payload = fc.oneof(
+      { weight: 4, arbitrary: limits.map((o) => JSON.stringify(o)) },
+      { weight: 1, arbitrary: body },
+    );
+    await fc.assert(
+      fc.asyncProperty(payload, async (sent) => {
+        const r = await fetch(`${app.url}/api/v1/admin/accounts/fz/limits`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-api-key': ROOT },
+          body: sent,
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        const text = await r.text();
+        assertEnvelope('PUT limits', r.status, text);
+        expect([200, 400, 413]).toContain(r.status);
+        const own = (await app.request('GET', '/api/v1/admin/accounts/fz/limits', { key: ROOT })).body.result.own;
+        for (const [name, v] of Object.entries(own) as [AccountLimitName, number][]) {
+          const { min, max } = ACCOUNT_LIMITS[name];
+          expect([name, Number.isSafeInteger(v) && v >= min && v <= max]).toEqual([name, true]);
+        }
+      }),
+      { numRuns: RUNS },
     );
   });
 });

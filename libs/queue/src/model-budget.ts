@@ -43,39 +43,39 @@ export class ModelBudget {
   private localDay = '';
   private readonly prefix: string;
 
-  /**
-   * @param limit tokens per account and UTC day (`MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY`); 0: no budget
-   * @param queuePrefix the deployment's queue prefix, under which the counts are kept
-   */
+  /** @param queuePrefix the deployment's queue prefix, under which the counts are kept */
   constructor(
-    readonly limit: number,
     queuePrefix: string,
     private readonly redis: Redis | null,
   ) {
     this.prefix = `${queuePrefix}:model-tokens`;
   }
 
-  /** The account's model tokens counted today, calls in flight at their estimate (0 with the budget off). */
-  async usedToday(accountId: string): Promise<number> {
-    if (this.limit === 0) return 0;
+  /**
+   * The account's model tokens counted today, calls in flight at their estimate; 0 with its budget off
+   * (`limit` 0: nothing is counted then).
+   */
+  async usedToday(accountId: string, limit: number): Promise<number> {
+    if (limit === 0) return 0;
     const key = this.key(accountId);
     return this.redis ? Number((await this.redis.get(key)) ?? 0) : this.localCount(key);
   }
 
   /**
    * Reserves `estimate` tokens of the account's day for a call about to be made; null when the day is
-   * already spent (the call must not be made). With the budget off, or its count unreadable, the call
-   * goes ahead: the spend then counts nothing, or tries to count the call's cost when it settles.
+   * already spent (the call must not be made). `limit` is the account's tokens per day (its own, or
+   * `MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY`); 0: no budget. With the budget off, or its count unreadable,
+   * the call goes ahead: the spend then counts nothing, or tries to count the call's cost when it settles.
    */
-  async reserve(accountId: string, estimate: number): Promise<ModelSpend | null> {
-    if (this.limit === 0) return { reserved: 0, settle: async () => undefined };
+  async reserve(accountId: string, limit: number, estimate: number): Promise<ModelSpend | null> {
+    if (limit === 0) return { reserved: 0, settle: async () => undefined };
     const key = this.key(accountId);
     const reserved = Math.max(0, Math.round(estimate) || 0);
     try {
       if (this.redis) {
-        if (Number(await this.redis.eval(RESERVE, 1, key, reserved, this.limit, KEEP_S)) < 0) return null;
+        if (Number(await this.redis.eval(RESERVE, 1, key, reserved, limit, KEEP_S)) < 0) return null;
       } else {
-        if (this.localCount(key) >= this.limit) return null;
+        if (this.localCount(key) >= limit) return null;
         this.local.set(key, this.localCount(key) + reserved);
       }
       return this.spend(key, reserved);

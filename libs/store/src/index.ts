@@ -30,3 +30,5 @@ export * from './repositories/node-scan.repository';
 export * from './repositories/node-search-term-stats';
 export * from './repositories/upload-token.repository';
 export * from './repositories/account-usage';
+export * from './account-readings';
+export * from './account-limits.service';

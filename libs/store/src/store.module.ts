@@ -18,6 +18,7 @@ import { SessionTaskRepository } from './repositories/session-task.repository';
 import { SessionUsageRepository } from './repositories/session-usage.repository';
 import { SessionToolResultRepository } from './repositories/session-tool-result.repository';
 import { UploadTokenRepository } from './repositories/upload-token.repository';
+import { AccountLimitsService } from './account-limits.service';
 
 /** How every write path applies writes: the outbox grace and the account storage quota. */
 const writeOptions = (cfg: AppConfig): WriteOptions => ({
@@ -89,6 +90,17 @@ export const STORE_DB = Symbol('STORE_DB');
     },
     { provide: UploadTokenRepository, inject: [STORE_DB], useFactory: (db: Db) => new UploadTokenRepository(db) },
     {
+      provide: AccountLimitsService,
+      inject: [IdentityRepository, APP_CONFIG],
+      useFactory: (identities: IdentityRepository, cfg: AppConfig) =>
+        new AccountLimitsService(identities, {
+          requests_per_minute: cfg.rate.accountPerMinute,
+          model_tokens_per_day: cfg.sessions.accountModelTokensPerDay,
+          max_nodes: cfg.store.quota.maxNodes,
+          max_content_bytes: cfg.store.quota.maxContentBytes,
+        }),
+    },
+    {
       provide: DEPLOYMENT_ID,
       inject: [STORE_DB],
       useFactory: async (db: Db) =>
@@ -111,6 +123,7 @@ export const STORE_DB = Symbol('STORE_DB');
     SessionUsageRepository,
     SessionToolResultRepository,
     UploadTokenRepository,
+    AccountLimitsService,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

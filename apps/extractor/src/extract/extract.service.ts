@@ -21,6 +21,7 @@ import {
 } from '@app/kernel';
 import { enqueueIndex, JobBus, ModelBudget } from '@app/queue';
 import {
+  AccountLimitsService,
   archiveUri,
   NodeRepository,
   SessionArchiveRepository,
@@ -74,6 +75,7 @@ export class ExtractService {
     private readonly extractor: MemoryExtractor,
     private readonly bus: JobBus,
     private readonly budget: ModelBudget,
+    private readonly limits: AccountLimitsService,
   ) {
     this.defaultPolicy = serverDefaultMemoryPolicy(config.sessions.defaultMemoryPolicy);
   }
@@ -203,7 +205,10 @@ export class ExtractService {
 
   /** The account's model budget for one extraction (docs/limits-and-security.md, "Model budget"). */
   private budgetOf(accountId: string): ExtractBudget {
-    return { reserve: (estimate) => this.budget.reserve(accountId, estimate) };
+    return {
+      reserve: async (estimate) =>
+        this.budget.reserve(accountId, (await this.limits.of(accountId)).model_tokens_per_day, estimate),
+    };
   }
 
   /** The task's status, waiting briefly for the commit's transaction (the job is enqueued inside it). */

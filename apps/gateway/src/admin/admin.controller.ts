@@ -4,7 +4,7 @@ import type { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { AdminService } from './admin.service';
-import { CreateAccountDto, CreateUserDto, RotateKeyDto, SetRoleDto } from './dto/admin.dto';
+import { AccountLimitsDto, CreateAccountDto, CreateUserDto, RotateKeyDto, SetRoleDto } from './dto/admin.dto';
 
 @ApiTags('admin')
 @ApiErrors(400, 401, 403, 404, 409)
@@ -29,6 +29,24 @@ export class AdminController {
   @ApiOperation({ summary: 'Delete an account with its users, keys, content and sessions (root only)' })
   remove(@Caller() c: Identity, @Param('accountId') accountId: string) {
     return this.admin.deleteAccount(c, accountId);
+  }
+
+  @Get(':accountId/limits')
+  @ApiOperation({
+    summary:
+      "The account's limits (requests per minute, model tokens per day, storage quota) and which are its own (root, or the account's admin)",
+  })
+  limits(@Caller() c: Identity, @Param('accountId') accountId: string) {
+    return this.admin.accountLimits(c, accountId);
+  }
+
+  @Put(':accountId/limits')
+  @ApiOperation({
+    summary:
+      "Replace the account's own limits; a limit left out or null takes the deployment's value (root only; other processes see it within 5 s)",
+  })
+  setLimits(@Caller() c: Identity, @Param('accountId') accountId: string, @Body() b: AccountLimitsDto) {
+    return this.admin.setAccountLimits(c, accountId, b);
   }
 
   @Post(':accountId/users')

@@ -1,7 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, invalidArgument, KernelError, KernelErrorCode } from '@app/kernel';
-import { IdentityRepository, UserRole } from '@app/store';
+import {
+  ACCOUNT_LIMIT_NAMES,
+  AccountLimitOverrides,
+  effectiveLimits,
+  Identity,
+  invalidArgument,
+  KernelError,
+  KernelErrorCode,
+} from '@app/kernel';
+import { AccountLimitsService, IdentityRepository, UserRole } from '@app/store';
+import { AccountLimitsDto } from './dto/admin.dto';
 import { IdentityCacheService } from '../auth/identity-cache.service';
 import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 
@@ -13,6 +22,7 @@ export class AdminService {
     private readonly identities: IdentityRepository,
     private readonly ledgers: DedupLedgerService,
     private readonly keys: IdentityCacheService,
+    private readonly limits: AccountLimitsService,
   ) {}
 
   createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
@@ -76,6 +86,32 @@ export class AdminService {
     const r = await this.identities.rotateKey(accountId, userId, this.checkedSeed(seed));
     await this.keys.invalidate({ accountId, userId });
     return { user_key: r.user_key };
+  }
+
+  /** The account's limits and which of them are its own (root, or the account's admin). */
+  async accountLimits(caller: Identity, accountId: string) {
+    this.requireManager(caller, accountId);
+    await this.identities.getAccount(accountId);
+    return this.limitsReport(accountId, await this.limits.ownOf(accountId));
+  }
+
+  /**
+   * Replaces the account's own limits (root only: an account must not raise its own); a limit left out
+   * or null takes the deployment's value again. Seen at once by this gateway, within
+   * ACCOUNT_LIMITS_TTL_MS by the other processes (docs/limits-and-security.md, "Per-account limits").
+   */
+  async setAccountLimits(caller: Identity, accountId: string, body: AccountLimitsDto) {
+    this.requireRoot(caller);
+    const own: AccountLimitOverrides = {};
+    for (const name of ACCOUNT_LIMIT_NAMES) {
+      const v = body[name];
+      if (v !== undefined && v !== null) own[name] = v;
+    }
+    return this.limitsReport(accountId, await this.limits.set(accountId, own));
+  }
+
+  private limitsReport(accountId: string, own: AccountLimitOverrides) {
+    return { account_id: accountId, own, limits: effectiveLimits(this.limits.defaults, own) };
   }
 
   /** A seed short enough to guess would make its key guessable by anyone holding the server secret's output. */

@@ -11,7 +11,7 @@ import {
   RewriteStatus,
   RewriteUsage,
 } from '@app/kernel';
-import { MessageRecord } from '@app/store';
+import { AccountLimitsService, MessageRecord } from '@app/store';
 import { DigestClient, ExpandClient, ModelBudget } from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
@@ -31,6 +31,7 @@ export class RewriteClientService {
     private readonly expander: ExpandClient,
     private readonly digester: DigestClient,
     private readonly budget: ModelBudget,
+    private readonly limits: AccountLimitsService,
   ) {}
 
   /** Whether expansion can run at all: enabled server-side and a planner model configured. */
@@ -61,7 +62,7 @@ export class RewriteClientService {
       timeoutMs: this.config.llm.intentTimeoutMs,
     };
     const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
-    const spend = await this.budget.reserve(accountId, modelCallTokens(null, sent));
+    const spend = await this.reserve(accountId, modelCallTokens(null, sent));
     if (!spend) return { status: 'failed', queries: [query] };
     try {
       const r = await this.expander.call(job, job.timeoutMs);
@@ -85,7 +86,7 @@ export class RewriteClientService {
   ): Promise<{ status: RewriteStatus; digest: string; usage: RewriteUsage | null }> {
     if (!rewriteEnabled(mode, this.plannerConfigured)) return { status: 'off', digest: '', usage: null };
     if (!this.plannerConfigured) return { status: 'failed', digest: '', usage: null };
-    const spend = await this.budget.reserve(accountId, modelCallTokens(null, [query, rendered]));
+    const spend = await this.reserve(accountId, modelCallTokens(null, [query, rendered]));
     if (!spend) return { status: 'failed', digest: '', usage: null };
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
     try {
@@ -98,6 +99,11 @@ export class RewriteClientService {
       if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
       return { status: timedOut ? 'timeout' : 'failed', digest: '', usage: null };
     }
+  }
+
+  /** A call's reservation against the account's model budget (its own, or the deployment's). */
+  private async reserve(accountId: string, estimate: number) {
+    return this.budget.reserve(accountId, (await this.limits.of(accountId)).model_tokens_per_day, estimate);
   }
 }
 

@@ -4,6 +4,7 @@ import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRe
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { REDIS } from '@app/queue';
+import { AccountLimitsService } from '@app/store';
 
 /** One account's share of this gateway: requests running, and requests waiting for a slot, in order. */
 interface AccountSlots {
@@ -21,17 +22,24 @@ interface AccountSlots {
 @Injectable()
 export class AdmissionService {
   private readonly perKey: RateLimiterAbstract | null;
-  private readonly perAccount: RateLimiterAbstract | null;
+  /** One limiter per account requests-per-minute in use (the deployment's and the accounts' own). */
+  private readonly perAccount = new Map<number, RateLimiterAbstract>();
+  private readonly accountLimiter: ((perMinute: number) => RateLimiterAbstract) | null;
   private readonly slots = new Map<string, AccountSlots>();
   private readonly scanSlots = new Map<string, AccountSlots>();
   private readonly rate: AppConfig['rate'];
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() @Inject(REDIS) redis: Redis | null) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() @Inject(REDIS) redis: Redis | null,
+    private readonly limits: AccountLimitsService,
+  ) {
     this.rate = config.rate;
     const on = config.rate.enabled && config.auth.mode === 'api_key';
     const prefix = `${config.queues.prefix}:rl`;
     this.perKey = on ? limiter(redis, `${prefix}:key`, config.rate.keyPerMinute) : null;
-    this.perAccount = on ? limiter(redis, `${prefix}:acct`, config.rate.accountPerMinute) : null;
+    // Limiters of one key prefix share their counters: an account given another limit keeps its count.
+    this.accountLimiter = on ? (perMinute) => limiter(redis, `${prefix}:acct`, perMinute) : null;
   }
 
   /** Whether limits apply at all (api_key mode with MUNINN_RATE_LIMIT on; never for the root key). */
@@ -39,12 +47,22 @@ export class AdmissionService {
     return this.perKey !== null && caller.role !== 'root';
   }
 
-  /** Counts `points` requests against the caller's key and account; 429 with a retry delay when over. */
+  /**
+   * Counts `points` requests against the caller's key and account (the account's own requests per minute
+   * where it has one, docs/limits-and-security.md "Per-account limits"); 429 with a retry delay when over.
+   */
   async consume(caller: Identity, points = 1): Promise<void> {
     if (!this.applies(caller)) return;
     const key = JSON.stringify([caller.accountId, caller.userId]);
     await take(this.perKey!, key, points, 'key', this.rate.keyPerMinute);
-    await take(this.perAccount!, caller.accountId, points, 'account', this.rate.accountPerMinute);
+    const { requests_per_minute: perMinute } = await this.limits.of(caller.accountId);
+    await take(this.accountLimiterFor(perMinute), caller.accountId, points, 'account', perMinute);
+  }
+
+  private accountLimiterFor(perMinute: number): RateLimiterAbstract {
+    let l = this.perAccount.get(perMinute);
+    if (!l) this.perAccount.set(perMinute, (l = this.accountLimiter!(perMinute)));
+    return l;
   }
 
   /**

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { OutboxRepository, SessionTaskRepository } from '@app/store';
-import { AccountReadings } from './account-readings';
+import { AccountReadings } from '@app/store';
 
 /** How long one count of an account's backlog answers its requests on this gateway. */
 export const BACKLOG_TTL_MS = 1000;

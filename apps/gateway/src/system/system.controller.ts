@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '@app/kernel';
 import { ModelBudget } from '@app/queue';
-import { NodeRepository, SessionRepository } from '@app/store';
+import { AccountLimitsService, NodeRepository, SessionRepository } from '@app/store';
 import { Caller } from '../auth/caller.decorator';
 import { IdentityService } from '../auth/identity.service';
 import { Public } from '../auth/public.decorator';
@@ -27,6 +27,7 @@ export class SystemController {
     private readonly sessions: SessionRepository,
     private readonly backlog: BacklogService,
     private readonly modelBudget: ModelBudget,
+    private readonly limits: AccountLimitsService,
   ) {}
 
   @Get('health')
@@ -86,19 +87,20 @@ export class SystemController {
   async status(@Caller() c: Identity) {
     // Initialised: the store (migrated at start-up) answers now; a caller resolved from it cannot say less.
     const { checks } = await this.health.report();
+    const { model_tokens_per_day: modelLimit } = await this.limits.of(c.accountId);
     const [usage, held, backlog, modelTokens] = await Promise.all([
       this.nodes.storage(c.accountId),
       this.sessions.accountSessions(c.accountId),
       this.backlog.report(c.accountId),
       // Unreadable (Redis away): null, as the budget itself then does not apply.
-      this.modelBudget.usedToday(c.accountId).catch(() => null),
+      this.modelBudget.usedToday(c.accountId, modelLimit).catch(() => null),
     ]);
     return {
       initialized: checks.store === 'up',
       user: c.userId,
       account_id: c.accountId,
       role: c.role,
-      // After the contract's keys: what the account stores against MUNINN_ACCOUNT_MAX_* (docs/limits-and-security.md).
+      // After the contract's keys: what the account stores against its quota (MUNINN_ACCOUNT_MAX_* or its own limits).
       storage: {
         nodes: usage.nodes,
         content_bytes: usage.contentBytes,
@@ -109,8 +111,8 @@ export class SystemController {
       },
       // Files awaiting indexing and commits awaiting extraction against MUNINN_ACCOUNT_MAX_PENDING_*.
       backlog,
-      // Model tokens this UTC day (extraction, expansion, digest) against MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY (null: no budget).
-      model: { tokens_today: modelTokens, max_tokens_per_day: this.modelBudget.limit || null },
+      // Model tokens this UTC day (extraction, expansion, digest) against the account's budget (null: none).
+      model: { tokens_today: modelTokens, max_tokens_per_day: modelLimit || null },
     };
   }
 

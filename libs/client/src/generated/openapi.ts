@@ -39,6 +39,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/accounts/{accountId}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's limits (requests per minute, model tokens per day, storage quota) and which are its own (root, or the account's admin) */
+        get: operations["AdminController_limits"];
+        /** Replace the account's own limits; a limit left out or null takes the deployment's value (root only; other processes see it within 5 s) */
+        put: operations["AdminController_setLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/accounts/{accountId}/users": {
         parameters: {
             query?: never;
@@ -927,6 +945,16 @@ export interface components {
             account_id: string;
             /** @description The first user of the account, created with role admin. */
             admin_user_id: string;
+        };
+        AccountLimitsDto: {
+            /** @description Requests per minute of the whole account; absent or null: the deployment's MUNINN_RATE_ACCOUNT_PER_MINUTE */
+            requests_per_minute?: number | null;
+            /** @description Model tokens (extraction, query expansion, digest) per UTC day; 0: no budget; absent or null: the deployment's MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY */
+            model_tokens_per_day?: number | null;
+            /** @description Files and directories the account may hold; absent or null: the deployment's MUNINN_ACCOUNT_MAX_NODES */
+            max_nodes?: number | null;
+            /** @description UTF-8 bytes of content the account may hold; absent or null: the deployment's MUNINN_ACCOUNT_MAX_CONTENT_BYTES */
+            max_content_bytes?: number | null;
         };
         CreateUserDto: {
             /**
@@ -1834,6 +1862,7 @@ export interface components {
 export type ErrorInfoDto = components['schemas']['ErrorInfoDto'];
 export type ErrorEnvelopeDto = components['schemas']['ErrorEnvelopeDto'];
 export type CreateAccountDto = components['schemas']['CreateAccountDto'];
+export type AccountLimitsDto = components['schemas']['AccountLimitsDto'];
 export type CreateUserDto = components['schemas']['CreateUserDto'];
 export type SetRoleDto = components['schemas']['SetRoleDto'];
 export type RotateKeyDto = components['schemas']['RotateKeyDto'];
@@ -2029,6 +2058,138 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminController_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminController_setLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountLimitsDto"];
+            };
+        };
         responses: {
             200: {
                 headers: {

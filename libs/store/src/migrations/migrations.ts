@@ -11,6 +11,7 @@ import { UPLOAD_TOKENS_MIGRATION } from './upload-tokens.migration';
 import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
 import { SESSION_ARCHIVE_MARKS_MIGRATION } from './session-archive-marks.migration';
 import { OPEN_TASKS_ACCOUNT_MIGRATION } from './open-tasks-account.migration';
+import { ACCOUNT_LIMITS_MIGRATION } from './account-limits.migration';
 
 export type { Migration } from './migration';
 
@@ -179,4 +180,5 @@ GROUP BY account_id, chunk;
   USAGE_RECORDS_MIGRATION,
   SESSION_ARCHIVE_MARKS_MIGRATION,
   OPEN_TASKS_ACCOUNT_MIGRATION,
+  ACCOUNT_LIMITS_MIGRATION,
 ];

@@ -1,4 +1,11 @@
-import { KernelError, KernelErrorCode } from '@app/kernel';
+import {
+  ACCOUNT_LIMITS,
+  AccountLimitName,
+  AccountLimitOverrides,
+  KernelError,
+  KernelErrorCode,
+  readLimitOverrides,
+} from '@app/kernel';
 import { Db } from '../db/db.port';
 
 type Tx = Pick<Db, 'query'>;
@@ -19,15 +26,42 @@ export interface AccountUsage {
 /** An account whose usage is spread over more delta rows than this has them folded by the next check. */
 export const USAGE_COMPACT_ROWS = 64;
 
-/** The account's usage as this transaction sees it (its own writes included): one index lookup. */
-export async function readUsage(tx: Tx, accountId: string): Promise<AccountUsage & { rows: number }> {
-  const { rows } = await tx.query<{ nodes: string | null; content_bytes: string | null; rows: number }>(
-    `SELECT sum(nodes) AS nodes, sum(content_bytes) AS content_bytes, count(*)::int AS rows
+/**
+ * The account's usage as this transaction sees it (its own writes included), and its own limits
+ * (docs/limits-and-security.md, "Per-account limits"): one statement, two index lookups.
+ */
+export async function readUsage(
+  tx: Tx,
+  accountId: string,
+): Promise<AccountUsage & { rows: number; own: AccountLimitOverrides }> {
+  const { rows } = await tx.query<{ nodes: string | null; content_bytes: string | null; rows: number; own: unknown }>(
+    `SELECT sum(nodes) AS nodes, sum(content_bytes) AS content_bytes, count(*)::int AS rows,
+            (SELECT limits FROM accounts WHERE account_id = $1) AS own
      FROM account_usage WHERE account_id = $1`,
     [accountId],
   );
   const r = rows[0];
-  return { nodes: Number(r?.nodes ?? 0), contentBytes: Number(r?.content_bytes ?? 0), rows: r?.rows ?? 0 };
+  return {
+    nodes: Number(r?.nodes ?? 0),
+    contentBytes: Number(r?.content_bytes ?? 0),
+    rows: r?.rows ?? 0,
+    own: readLimitOverrides(r?.own),
+  };
+}
+
+/** The quota that applies to an account: its own values where it has them (an override names itself). */
+export function accountQuota(
+  quota: AccountQuota,
+  own: AccountLimitOverrides,
+): AccountQuota & { nodesFrom: string; bytesFrom: string } {
+  const from = (name: AccountLimitName) =>
+    own[name] === undefined ? ACCOUNT_LIMITS[name].variable : `the account's own ${name}`;
+  return {
+    maxNodes: own.max_nodes ?? quota.maxNodes,
+    maxContentBytes: own.max_content_bytes ?? quota.maxContentBytes,
+    nodesFrom: from('max_nodes'),
+    bytesFrom: from('max_content_bytes'),
+  };
 }
 
 /**
@@ -39,18 +73,19 @@ export async function readUsage(tx: Tx, accountId: string): Promise<AccountUsage
 export async function enforceQuota(
   tx: Tx,
   accountId: string,
-  quota: AccountQuota | undefined,
+  deployment: AccountQuota | undefined,
   added: AccountUsage,
 ): Promise<void> {
-  if (!quota || (added.nodes <= 0 && added.contentBytes <= 0)) return;
+  if (!deployment || (added.nodes <= 0 && added.contentBytes <= 0)) return;
   const usage = await readUsage(tx, accountId);
   if (usage.rows > USAGE_COMPACT_ROWS) await compactUsage(tx, accountId);
+  const quota = accountQuota(deployment, usage.own);
   if (added.nodes > 0 && usage.nodes > quota.maxNodes) {
-    const what = `this write would make ${usage.nodes} files and directories, more than the account's ${quota.maxNodes} (MUNINN_ACCOUNT_MAX_NODES)`;
+    const what = `this write would make ${usage.nodes} files and directories, more than the account's ${quota.maxNodes} (${quota.nodesFrom})`;
     throw quotaExceeded(what, 'account_nodes', quota.maxNodes, usage.nodes - added.nodes, added.nodes);
   }
   if (added.contentBytes > 0 && usage.contentBytes > quota.maxContentBytes) {
-    const what = `this write would make ${usage.contentBytes} bytes of content, more than the account's ${quota.maxContentBytes} (MUNINN_ACCOUNT_MAX_CONTENT_BYTES)`;
+    const what = `this write would make ${usage.contentBytes} bytes of content, more than the account's ${quota.maxContentBytes} (${quota.bytesFrom})`;
     const used = usage.contentBytes - added.contentBytes;
     throw quotaExceeded(what, 'account_content_bytes', quota.maxContentBytes, used, added.contentBytes);
   }

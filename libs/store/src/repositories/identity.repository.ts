@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { KernelError, KernelErrorCode, userRoot } from '@app/kernel';
+import { AccountLimitOverrides, KernelError, KernelErrorCode, readLimitOverrides, userRoot } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { deleteInSteps } from './delete-steps';
 import { quotaExceeded } from './account-usage';
@@ -155,6 +155,29 @@ export class IdentityRepository {
     if (!row)
       throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
     return { ...row, created_at: iso(row.created_at) };
+  }
+
+  /**
+   * The account's own limits (docs/limits-and-security.md, "Per-account limits"); none for an account
+   * with no row (dev mode's header accounts).
+   */
+  async accountLimits(accountId: string): Promise<AccountLimitOverrides> {
+    const { rows } = await this.db.query<{ limits: unknown }>('SELECT limits FROM accounts WHERE account_id = $1', [
+      accountId,
+    ]);
+    return readLimitOverrides(rows[0]?.limits);
+  }
+
+  /** Replaces the account's own limits (404 for an unknown account); `{}` gives it the deployment's. */
+  async setAccountLimits(accountId: string, limits: AccountLimitOverrides): Promise<AccountLimitOverrides> {
+    const own = readLimitOverrides(limits);
+    const { rowCount } = await this.db.query('UPDATE accounts SET limits = $2::jsonb WHERE account_id = $1', [
+      accountId,
+      JSON.stringify(own),
+    ]);
+    if (rowCount === 0)
+      throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+    return own;
   }
 
   /** Deletes an account, its users, keys, content and sessions. */

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ACCOUNT_LIMITS, AccountLimitName } from '@app/kernel';
 
 const ID = /^(?!\.{1,2}$)(?!.*@.*@)[a-zA-Z0-9_.@-]+$/;
 /** Longest seed; the shortest is configuration (MUNINN_KEY_SEED_MIN_LENGTH). */
@@ -65,4 +66,40 @@ export class RotateKeyDto {
   @IsString()
   @MaxLength(MAX_SEED)
   seed?: string;
+}
+
+const limit = (name: AccountLimitName, description: string) => {
+  const { min, max, variable } = ACCOUNT_LIMITS[name];
+  const decorators = [
+    ApiPropertyOptional({
+      type: 'integer',
+      nullable: true,
+      minimum: min,
+      maximum: max,
+      description: `${description}; absent or null: the deployment's ${variable}`,
+    }),
+    IsOptional(),
+    IsInt({ message: `${name} must be an integer` }),
+    Min(min, { message: `${name} must be at least ${min}` }),
+    Max(max, { message: `${name} must be at most ${max}` }),
+  ];
+  return (target: object, key: string) => decorators.forEach((d) => d(target, key));
+};
+
+/**
+ * An account's own limits (docs/limits-and-security.md, "Per-account limits"). The body replaces the
+ * account's values as a whole: a limit left out or null takes the deployment's value again.
+ */
+export class AccountLimitsDto {
+  @limit('requests_per_minute', 'Requests per minute of the whole account')
+  requests_per_minute?: number | null;
+
+  @limit('model_tokens_per_day', 'Model tokens (extraction, query expansion, digest) per UTC day; 0: no budget')
+  model_tokens_per_day?: number | null;
+
+  @limit('max_nodes', 'Files and directories the account may hold')
+  max_nodes?: number | null;
+
+  @limit('max_content_bytes', 'UTF-8 bytes of content the account may hold')
+  max_content_bytes?: number | null;
 }

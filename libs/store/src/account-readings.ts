@@ -1,24 +1,24 @@
 /** Accounts whose reading one cache remembers at most; expired ones go first. */
 const MAX_ACCOUNTS = 10_000;
 
-interface Reading {
+interface Reading<T> {
   at: number;
-  value: Promise<number>;
+  value: Promise<T>;
 }
 
 /**
  * One figure per account, read at most once per `ttlMs` and shared by the requests that ask meanwhile.
  * A failed reading is not remembered: the next request reads again.
  */
-export class AccountReadings {
-  private readonly readings = new Map<string, Reading>();
+export class AccountReadings<T = number> {
+  private readonly readings = new Map<string, Reading<T>>();
 
   constructor(
     private readonly ttlMs: number,
-    private readonly read: (accountId: string) => Promise<number>,
+    private readonly read: (accountId: string) => Promise<T>,
   ) {}
 
-  get(accountId: string): Promise<number> {
+  get(accountId: string): Promise<T> {
     const now = Date.now();
     const known = this.readings.get(accountId);
     if (known && now - known.at < this.ttlMs) return known.value;
@@ -30,6 +30,11 @@ export class AccountReadings {
     this.readings.set(accountId, { at: now, value });
     this.evict(now);
     return value;
+  }
+
+  /** Forgets the account's reading (it changed here): the next request reads again. */
+  forget(accountId: string): void {
+    this.readings.delete(accountId);
   }
 
   /** Readings are kept in the order they were taken, so the expired ones are at the front. */

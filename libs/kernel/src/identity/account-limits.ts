@@ -1,0 +1,48 @@
+/**
+ * Per-account limits (docs/limits-and-security.md, "Per-account limits"): the deployment's limits are
+ * configuration, the same for every tenant; an operator may give one account other values (a larger
+ * customer, a trial held tighter). What can be set, its bounds, and how an account's values are read.
+ */
+
+/** The limits an account may be given its own value of, with the bounds of their variables. */
+export const ACCOUNT_LIMITS = {
+  /** Requests per minute of the whole account (`MUNINN_RATE_ACCOUNT_PER_MINUTE`). */
+  requests_per_minute: { variable: 'MUNINN_RATE_ACCOUNT_PER_MINUTE', min: 1, max: 10_000_000 },
+  /** Model tokens per UTC day; 0: no budget (`MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY`). */
+  model_tokens_per_day: { variable: 'MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY', min: 0, max: 1_000_000_000_000 },
+  /** Files and directories (`MUNINN_ACCOUNT_MAX_NODES`). */
+  max_nodes: { variable: 'MUNINN_ACCOUNT_MAX_NODES', min: 10, max: 1_000_000_000 },
+  /** UTF-8 bytes of content (`MUNINN_ACCOUNT_MAX_CONTENT_BYTES`). */
+  max_content_bytes: { variable: 'MUNINN_ACCOUNT_MAX_CONTENT_BYTES', min: 1024, max: Number.MAX_SAFE_INTEGER },
+} as const;
+
+export type AccountLimitName = keyof typeof ACCOUNT_LIMITS;
+/** An account's own values; a limit not named takes the deployment's. */
+export type AccountLimitOverrides = Partial<Record<AccountLimitName, number>>;
+/** Every limit as it applies to one account. */
+export type AccountLimitValues = Record<AccountLimitName, number>;
+
+export const ACCOUNT_LIMIT_NAMES = Object.keys(ACCOUNT_LIMITS) as AccountLimitName[];
+
+/** The account's limits: its own values where it has them, the deployment's elsewhere. */
+export function effectiveLimits(defaults: AccountLimitValues, own: AccountLimitOverrides): AccountLimitValues {
+  const out = { ...defaults };
+  for (const name of ACCOUNT_LIMIT_NAMES) if (own[name] !== undefined) out[name] = own[name];
+  return out;
+}
+
+/**
+ * An account's stored values, trusting nothing: a value that is not an integer within its limit's
+ * bounds, or a name that is no limit, is left out (the deployment's value applies), so a row written by
+ * an older or newer server can never lift a limit past its bounds.
+ */
+export function readLimitOverrides(stored: unknown): AccountLimitOverrides {
+  const out: AccountLimitOverrides = {};
+  if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return out;
+  for (const name of ACCOUNT_LIMIT_NAMES) {
+    const v = (stored as Record<string, unknown>)[name];
+    const { min, max } = ACCOUNT_LIMITS[name];
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max) out[name] = v;
+  }
+  return out;
+}

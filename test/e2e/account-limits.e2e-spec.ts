@@ -1,0 +1,175 @@
+import { eventually, FakeLlmServer, startFakeLlmServer, startTestApp, storeModes, TestApp } from '@app/testing';
+import { context, seedMany } from './context-support';
+
+// Per-account limits (docs/limits-and-security.md, "Per-account limits"): the root key gives one account
+// its own requests per minute, model tokens per day and storage quota; the account's admin reads them;
+// every process applies them, and other accounts keep the deployment's.
+const ROOT = 'root-key-for-account-limits-0123456789';
+const NARWHAL = 'viking://resources/narwhal.md';
+const DEPLOYMENT = {
+  requests_per_minute: 1000,
+  model_tokens_per_day: 5000,
+  max_nodes: 1000,
+  max_content_bytes: 1024 * 1024,
+};
+
+describe.each(storeModes())('per-account limits (store: %s)', (store) => {
+  let app: TestApp;
+  let fake: FakeLlmServer;
+  const keys: Record<string, string> = {};
+  const limitsPath = (account: string) => `/api/v1/admin/accounts/${account}/limits`;
+  const put = (account: string, body: unknown, key = ROOT) => app.request('PUT', limitsPath(account), { key, body });
+  const status = async (account: string) =>
+    (await app.request('GET', '/api/v1/system/status', { key: keys[account] })).body.result;
+
+  beforeAll(async () => {
+    fake = await startFakeLlmServer({
+      fallback: { text: `* narwhal fact source: ${NARWHAL}`, usage: { prompt_tokens: 40, completion_tokens: 2 } },
+    });
+    app = await startTestApp({
+      store,
+      rootApiKey: ROOT,
+      env: {
+        MUNINN_RATE_ACCOUNT_PER_MINUTE: String(DEPLOYMENT.requests_per_minute),
+        MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: String(DEPLOYMENT.model_tokens_per_day),
+        MUNINN_ACCOUNT_MAX_NODES: String(DEPLOYMENT.max_nodes),
+        MUNINN_ACCOUNT_MAX_CONTENT_BYTES: String(DEPLOYMENT.max_content_bytes),
+        LLM_BASE_URL: fake.url,
+        LLM_MODEL: 'chat-model',
+      },
+    });
+    for (const id of ['plan-a', 'plan-b', 'plan-c']) {
+      const r = await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT,
+        body: { account_id: id, admin_user_id: 'boss' },
+      });
+      expect(r.status).toBe(200);
+      keys[id] = r.body.result.user_key;
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  it("reads the deployment's limits and the account's own; only root sets them; a bad value is 400 naming the field", async () => {
+    const fresh = await app.request('GET', limitsPath('plan-c'), { key: ROOT });
+    expect(fresh.body.result).toEqual({ account_id: 'plan-c', own: {}, limits: DEPLOYMENT });
+    // The account's admin reads its own limits, not another account's, and cannot raise them.
+    expect((await app.request('GET', limitsPath('plan-c'), { key: keys['plan-c'] })).status).toBe(200);
+    expect((await app.request('GET', limitsPath('plan-b'), { key: keys['plan-c'] })).status).toBe(403);
+    expect((await put('plan-c', { requests_per_minute: 100_000 }, keys['plan-c'])).status).toBe(403);
+    for (const [body, field] of [
+      [{ requests_per_minute: 0 }, 'requests_per_minute'],
+      [{ requests_per_minute: 1.5 }, 'requests_per_minute'],
+      [{ max_nodes: 9 }, 'max_nodes'],
+      [{ max_content_bytes: 'a lot' }, 'max_content_bytes'],
+      [{ model_tokens_per_day: 1e13 }, 'model_tokens_per_day'],
+      [{ max_sessions: 5 }, 'max_sessions'],
+    ] as const) {
+      const r = await put('plan-c', body);
+      expect([r.status, r.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);
+      expect(r.body.error.message).toContain(field);
+    }
+    expect((await put('no-such-account', { max_nodes: 50 })).status).toBe(404);
+    // Nothing was stored by the refusals.
+    expect((await app.request('GET', limitsPath('plan-c'), { key: ROOT })).body.result.own).toEqual({});
+    // Set, then replaced whole: a limit left out or null takes the deployment's value again.
+    const set = await put('plan-c', { max_nodes: 50, model_tokens_per_day: 0 });
+    expect(set.body.result).toEqual({
+      account_id: 'plan-c',
+      own: { max_nodes: 50, model_tokens_per_day: 0 },
+      limits: { ...DEPLOYMENT, max_nodes: 50, model_tokens_per_day: 0 },
+    });
+    expect((await status('plan-c')).model.max_tokens_per_day).toBeNull();
+    const reset = await put('plan-c', { max_nodes: null });
+    expect(reset.body.result).toEqual({ account_id: 'plan-c', own: {}, limits: DEPLOYMENT });
+    expect((await status('plan-c')).storage.max_nodes).toBe(DEPLOYMENT.max_nodes);
+  });
+
+  it("an account's own requests per minute: 429 past it, naming it; another account goes on; cleared, it is let in", async () => {
+    expect((await put('plan-a', { requests_per_minute: 3 })).body.result.limits.requests_per_minute).toBe(3);
+    const ls = (account: string) =>
+      app.request('GET', '/api/v1/fs/ls?uri=viking://resources', { key: keys[account] }).then((r) => r);
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await ls('plan-a'));
+    const codes = answers.map((r) => r.status);
+    expect(codes.filter((c) => c === 200).length).toBeLessThanOrEqual(3);
+    const refused = answers.find((r) => r.status === 429)!;
+    expect(refused.body.error.details).toMatchObject({ limit: 'account', per_minute: 3 });
+    expect(refused.body.error.message).toContain('3 requests per minute per account');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The deployment's limit still holds for the other accounts.
+    for (let i = 0; i < 5; i++) expect((await ls('plan-b')).status).toBe(200);
+    // Cleared: the account is back on the deployment's 1,000 a minute, its count kept.
+    await put('plan-a', {});
+    expect((await ls('plan-a')).status).toBe(200);
+  });
+
+  it("an account's own storage quota: the write past it is 413 naming the account's own max_nodes", async () => {
+    await put('plan-b', { max_nodes: 10 });
+    let refused = null;
+    for (let i = 0; i < 12 && !refused; i++) {
+      const r = await app.request('POST', '/api/v1/content/write', {
+        key: keys['plan-b'],
+        body: { uri: `viking://resources/q/f${i}.md`, content: 'x', mode: 'create' },
+      });
+      if (r.status !== 200) refused = r;
+    }
+    expect(refused?.status).toBe(413);
+    expect(refused?.body.error.details).toMatchObject({ limit: 'account_nodes', max: 10 });
+    expect(refused?.body.error.message).toContain("the account's own max_nodes");
+    expect((await status('plan-b')).storage).toMatchObject({ nodes: 10, max_nodes: 10 });
+    // Another account writes past ten under the deployment's quota.
+    for (let i = 0; i < 12; i++) {
+      const r = await app.request('POST', '/api/v1/content/write', {
+        key: keys['plan-c'],
+        body: { uri: `viking://resources/q/f${i}.md`, content: 'x', mode: 'create' },
+      });
+      expect(r.status).toBe(200);
+    }
+  });
+
+  it("an account's own model budget: spent at its value while the deployment's budget still serves the others", async () => {
+    await put('plan-a', { model_tokens_per_day: 1 });
+    const memory = { [NARWHAL]: 'The narwhal is a toothed whale with one long spiral tusk.' };
+    for (const account of ['plan-a', 'plan-c']) await seedMany(app, { key: keys[account] }, memory);
+    const digest = async (account: string) =>
+      (await context(app, { query: 'narwhal tusk', rewrite: true }, { key: keys[account] })).body.result.stats.rewrite;
+    expect(await digest('plan-a')).toBe('ok');
+    // The account's own budget of 1 token is spent by that one call; plan-c's 5,000 are not.
+    expect(await digest('plan-a')).toBe('failed');
+    expect(await digest('plan-c')).toBe('ok');
+    expect((await status('plan-a')).model).toEqual({ tokens_today: 42, max_tokens_per_day: 1 });
+    expect((await status('plan-c')).model).toEqual({ tokens_today: 42, max_tokens_per_day: 5000 });
+    expect(fake.requests).toHaveLength(2);
+    // The extractor applies the same budget: plan-a's commit makes no model call and says why; plan-c's
+    // commit asks the model (whose answer, a digest, is no extraction: the offline extractor takes over).
+    const commit = async (account: string) => {
+      const as = { key: keys[account] };
+      await app.request('POST', '/api/v1/sessions/s1/messages', {
+        ...as,
+        body: { role: 'user', content: 'I keep bees.' },
+      });
+      const { task_id } = (await app.request('POST', '/api/v1/sessions/s1/commit', { ...as, body: {} })).body.result;
+      return eventually(async () => {
+        const t = (await app.request('GET', `/api/v1/tasks/${task_id}`, as)).body.result;
+        return t?.status === 'completed' ? t.result : null;
+      });
+    };
+    expect((await commit('plan-a')).extractor_fallback_reason).toMatch(/model budget for today is spent/);
+    expect((await commit('plan-c')).extractor_fallback_reason).toMatch(/unusable model answer/);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('the OpenAPI document states the bounds of every limit', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    const route = doc.paths['/api/v1/admin/accounts/{accountId}/limits'];
+    expect(Object.keys(route)).toEqual(expect.arrayContaining(['get', 'put']));
+    const schema = doc.components.schemas.AccountLimitsDto.properties;
+    expect(schema.requests_per_minute).toMatchObject({ minimum: 1, maximum: 10_000_000 });
+    expect(schema.max_nodes).toMatchObject({ minimum: 10, maximum: 1_000_000_000 });
+    expect(schema.max_content_bytes).toMatchObject({ minimum: 1024 });
+    expect(schema.model_tokens_per_day).toMatchObject({ minimum: 0, maximum: 1_000_000_000_000 });
+  });
+});
