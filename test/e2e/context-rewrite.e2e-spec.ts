@@ -271,6 +271,12 @@ describe('context expansion and rewrite', () => {
       const expanded = await ask({ session_id: 'budget-s', query_expansion: 'auto', dedup_turns: 0 });
       expect(expanded.body.result.stats.query_expansion).toBe('failed');
       expect(fake.requests.length).toBe(calls);
+      // The operator sees the same in /metrics: the tokens by call, and the calls the budget refused.
+      const metrics = (await budgeted.request('GET', '/metrics')).text;
+      expect(metrics).toMatch(/^muninn_model_tokens_total\{call="digest"\} 357$/m);
+      expect(metrics).toMatch(/^muninn_model_calls_total\{call="digest",outcome="ok"\} 1$/m);
+      expect(metrics).toMatch(/^muninn_model_calls_total\{call="digest",outcome="budget"\} 1$/m);
+      expect(metrics).toMatch(/^muninn_model_calls_total\{call="expand",outcome="budget"\} 1$/m);
     } finally {
       await budgeted.close();
     }
@@ -310,6 +316,9 @@ describe('context expansion and rewrite', () => {
       fake.respondWith(route({ digest: { text: `* fact source: ${NARWHAL}`, delayMs: REWRITE_S * 1000 + 1500 } }));
       const late = await context(budgeted, { ...STRICT, query: 'narwhal tusk', rewrite: true });
       expect(late.body.result.stats.rewrite).toBe('timeout');
+      expect((await budgeted.request('GET', '/metrics')).text).toMatch(
+        /^muninn_model_calls_total\{call="digest",outcome="timeout"\} 1$/m,
+      );
       const { tokens_today } = await modelOf(budgeted);
       // The reservation, the estimate of the query and the block sent, stays counted.
       expect(tokens_today).toBeGreaterThanOrEqual(10);

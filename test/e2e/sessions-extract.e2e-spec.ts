@@ -330,6 +330,10 @@ describe('sessions: a failed extraction call and the model budget', () => {
     const { tokens_today } = await model();
     expect(tokens_today).toBeGreaterThan(50);
     expect(tokens_today).toBeLessThan(20_000);
+    const metrics = (await get('/metrics')).text;
+    expect(metrics).toMatch(/^muninn_model_calls_total\{call="extract",outcome="failed"\} 1$/m);
+    expect(metrics).toMatch(/^muninn_model_calls_total\{call="extract",outcome="timeout"\} 1$/m);
+    expect(metrics).toMatch(new RegExp(`^muninn_model_tokens_total\\{call="extract"\\} ${tokens_today}$`, 'm'));
   });
 });
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { bootConfig } from '@app/config';
-import { appLogger, ensureRedisReachable, startTracing, startWorkerMetrics } from '@app/queue';
+import { appLogger, ensureRedisReachable, ModelBudget, startTracing, startWorkerMetrics } from '@app/queue';
 import { ExtractorModule } from './extractor.module';
 
 async function main() {
@@ -12,7 +12,7 @@ async function main() {
   const logger = appLogger(config, 'extractor');
   const app = await NestFactory.createApplicationContext(ExtractorModule.forRoot(config), { logger });
   app.enableShutdownHooks();
-  await startWorkerMetrics(config, 'extractor');
+  await startWorkerMetrics(config, 'extractor', (registry) => app.get(ModelBudget).metrics.registerOn(registry));
 }
 
 void main();

@@ -22,3 +22,4 @@ export * from './queue-activity';
 export * from './deployment-fence';
 export * from './fair-order';
 export * from './model-budget';
+export * from './model-metrics';

@@ -18,7 +18,7 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
   it.each(WHERE)("counts each account's day apart and refuses once it is spent (%s)", async (_name, shared) => {
     const L = 300;
     const budget = new ModelBudget(`${prefix}-${shared}`, shared ? redis : null);
-    const first = await budget.reserve('a', L, 50);
+    const first = await budget.reserve('a', L, 50, 'extract');
     expect(first?.reserved).toBe(50);
     expect(await budget.usedToday('a', L)).toBe(50);
     // Settled at its usage, in place of the reservation; a second settle changes nothing.
@@ -26,18 +26,18 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
     await first?.settle(5_000);
     expect(await budget.usedToday('a', L)).toBe(200);
     // Below the limit a call goes ahead and may pass it by its own cost; then the day is spent.
-    await (await budget.reserve('a', L, 10))?.settle(150);
+    await (await budget.reserve('a', L, 10, 'extract'))?.settle(150);
     expect(await budget.usedToday('a', L)).toBe(350);
-    expect(await budget.reserve('a', L, 1)).toBeNull();
+    expect(await budget.reserve('a', L, 1, 'extract')).toBeNull();
     expect(await budget.usedToday('a', L)).toBe(350);
     // Another account's day is its own; hostile counts are no tokens.
-    const b = await budget.reserve('b', L, Number.NaN);
+    const b = await budget.reserve('b', L, Number.NaN, 'extract');
     expect(b?.reserved).toBe(0);
     await b?.settle(-40);
     expect(await budget.usedToday('b', L)).toBe(0);
     if (shared) {
       // Another process of the deployment sees the same count, kept for two days at most.
-      expect(await new ModelBudget(`${prefix}-${shared}`, redis).reserve('a', L, 1)).toBeNull();
+      expect(await new ModelBudget(`${prefix}-${shared}`, redis).reserve('a', L, 1, 'extract')).toBeNull();
       const [key] = await redis.keys(`${prefix}-${shared}:model-tokens:*`);
       expect(await redis.ttl(key)).toBeGreaterThan(86_400);
     }
@@ -49,22 +49,22 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
       const L = 100;
       const budget = new ModelBudget(`${prefix}-race-${shared}`, shared ? redis : null);
       // Five calls of 40 tokens each asked for together: 0 → 40 → 80 → 120, then the day is spent.
-      const spends = await Promise.all(Array.from({ length: 5 }, () => budget.reserve('a', L, 40)));
+      const spends = await Promise.all(Array.from({ length: 5 }, () => budget.reserve('a', L, 40, 'extract')));
       expect(spends.filter((s) => s !== null)).toHaveLength(3);
       expect(await budget.usedToday('a', L)).toBe(120);
       // A call that never reached the model gives its reservation back, and room opens again.
       await spends[0]?.settle(0);
       expect(await budget.usedToday('a', L)).toBe(80);
-      expect(await budget.reserve('a', L, 40)).not.toBeNull();
+      expect(await budget.reserve('a', L, 40, 'extract')).not.toBeNull();
     },
   );
 
   it('with the budget off (0) lets every call through and counts nothing', async () => {
     const L = 0;
     const budget = new ModelBudget(`${prefix}-off`, redis);
-    const spend = await budget.reserve('a', L, 1_000_000);
+    const spend = await budget.reserve('a', L, 1_000_000, 'extract');
     await spend?.settle(2_000_000);
-    expect(await budget.reserve('a', L, 1)).not.toBeNull();
+    expect(await budget.reserve('a', L, 1, 'extract')).not.toBeNull();
     expect(await budget.usedToday('a', L)).toBe(0);
     expect(await redis.keys(`${prefix}-off:*`)).toEqual([]);
   });
@@ -77,10 +77,10 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
     });
     const L = 1;
     const budget = new ModelBudget(`${prefix}-down`, down);
-    const spend = await budget.reserve('a', L, 5);
+    const spend = await budget.reserve('a', L, 5, 'extract');
     expect(spend).not.toBeNull();
     await spend?.settle(5);
-    expect(await budget.reserve('a', L, 5)).not.toBeNull();
+    expect(await budget.reserve('a', L, 5, 'extract')).not.toBeNull();
     down.disconnect();
   });
 });

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { ModelCall, ModelCallOutcome, ModelMetrics } from './model-metrics';
 
 /** A day's count outlives its day by one, so a clock a little off at midnight still finds it. */
 const KEEP_S = 2 * 86_400;
@@ -21,9 +22,10 @@ export interface ModelSpend {
   readonly reserved: number;
   /**
    * Counts the call at `tokens` (its usage, or the estimate of what it sent and got) in place of the
-   * reservation; 0 gives the reservation back (no call reached the model). Only the first settle counts.
+   * reservation; 0 gives the reservation back (no call reached the model). `outcome` is how the call
+   * ended, for the metrics. Only the first settle counts.
    */
-  settle(tokens: number): Promise<void>;
+  settle(tokens: number, outcome?: Exclude<ModelCallOutcome, 'budget'>): Promise<void>;
 }
 
 /**
@@ -42,6 +44,8 @@ export class ModelBudget {
   private local = new Map<string, number>();
   private localDay = '';
   private readonly prefix: string;
+  /** The deployment's model calls in figures, for `/metrics`. */
+  readonly metrics = new ModelMetrics();
 
   /** @param queuePrefix the deployment's queue prefix, under which the counts are kept */
   constructor(
@@ -67,33 +71,37 @@ export class ModelBudget {
    * `MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY`); 0: no budget. With the budget off, or its count unreadable,
    * the call goes ahead: the spend then counts nothing, or tries to count the call's cost when it settles.
    */
-  async reserve(accountId: string, limit: number, estimate: number): Promise<ModelSpend | null> {
-    if (limit === 0) return { reserved: 0, settle: async () => undefined };
+  async reserve(accountId: string, limit: number, estimate: number, call: ModelCall): Promise<ModelSpend | null> {
+    if (limit === 0) return this.spend(call, null, 0);
     const key = this.key(accountId);
     const reserved = Math.max(0, Math.round(estimate) || 0);
     try {
-      if (this.redis) {
-        if (Number(await this.redis.eval(RESERVE, 1, key, reserved, limit, KEEP_S)) < 0) return null;
-      } else {
-        if (this.localCount(key) >= limit) return null;
-        this.local.set(key, this.localCount(key) + reserved);
+      const spent = this.redis
+        ? Number(await this.redis.eval(RESERVE, 1, key, reserved, limit, KEEP_S)) < 0
+        : this.localCount(key) >= limit;
+      if (spent) {
+        this.metrics.ended(call, 'budget', 0);
+        return null;
       }
-      return this.spend(key, reserved);
+      if (!this.redis) this.local.set(key, this.localCount(key) + reserved);
+      return this.spend(call, key, reserved);
     } catch (err) {
       this.logger.warn(`model budget unreadable, not applied: ${(err as Error).message}`);
-      return this.spend(key, 0);
+      return this.spend(call, key, 0);
     }
   }
 
-  private spend(key: string, reserved: number): ModelSpend {
+  /** A call's spend; `key` null: the budget is off, the call is counted in the metrics only. */
+  private spend(call: ModelCall, key: string | null, reserved: number): ModelSpend {
     let settled = false;
     return {
       reserved,
-      settle: async (tokens: number) => {
+      settle: async (tokens, outcome = 'ok') => {
         if (settled) return;
         settled = true;
-        const delta = Math.max(0, Math.round(tokens) || 0) - reserved;
-        if (delta !== 0) await this.addTo(key, delta);
+        const counted = Math.max(0, Math.round(tokens) || 0);
+        this.metrics.ended(call, outcome, counted);
+        if (key !== null && counted !== reserved) await this.addTo(key, counted - reserved);
       },
     };
   }

@@ -207,7 +207,7 @@ export class ExtractService {
   private budgetOf(accountId: string): ExtractBudget {
     return {
       reserve: async (estimate) =>
-        this.budget.reserve(accountId, (await this.limits.of(accountId)).model_tokens_per_day, estimate),
+        this.budget.reserve(accountId, (await this.limits.of(accountId)).model_tokens_per_day, estimate, 'extract'),
     };
   }
 

@@ -139,7 +139,8 @@ export class MemoryExtractor {
         .complete(prompt, { timeoutMs: this.config.sessions.extractTimeoutMs })
         .catch(async (err: unknown) => {
           // Past its deadline the prompt was sent: the reservation stays. Refused or unreachable: given back.
-          await spend?.settle(err instanceof LlmError && err.kind === 'timeout' ? spend.reserved : 0);
+          const timedOut = err instanceof LlmError && err.kind === 'timeout';
+          await spend?.settle(timedOut ? spend.reserved : 0, timedOut ? 'timeout' : 'failed');
           throw err;
         });
       sent.usage = addUsage(sent.usage, answer.usage);

@@ -12,7 +12,7 @@ import {
   RewriteUsage,
 } from '@app/kernel';
 import { AccountLimitsService, MessageRecord } from '@app/store';
-import { DigestClient, ExpandClient, ModelBudget } from '@app/queue';
+import { DigestClient, ExpandClient, ModelBudget, ModelCall } from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
 // The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
@@ -62,14 +62,14 @@ export class RewriteClientService {
       timeoutMs: this.config.llm.intentTimeoutMs,
     };
     const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
-    const spend = await this.reserve(accountId, modelCallTokens(null, sent));
+    const spend = await this.reserve(accountId, modelCallTokens(null, sent), 'expand');
     if (!spend) return { status: 'failed', queries: [query] };
     try {
       const r = await this.expander.call(job, job.timeoutMs);
       await spend.settle(modelCallTokens(r.usage, [...sent, ...r.queries]));
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
-      await spend.settle(spentOnFailure(err, spend.reserved));
+      await spend.settle(spentOnFailure(err, spend.reserved), isDeadline(err) ? 'timeout' : 'failed');
       this.logger.warn(`query expansion failed: ${(err as Error).message}`);
       return { status: 'failed', queries: [query] };
     }
@@ -86,15 +86,15 @@ export class RewriteClientService {
   ): Promise<{ status: RewriteStatus; digest: string; usage: RewriteUsage | null }> {
     if (!rewriteEnabled(mode, this.plannerConfigured)) return { status: 'off', digest: '', usage: null };
     if (!this.plannerConfigured) return { status: 'failed', digest: '', usage: null };
-    const spend = await this.reserve(accountId, modelCallTokens(null, [query, rendered]));
+    const spend = await this.reserve(accountId, modelCallTokens(null, [query, rendered]), 'digest');
     if (!spend) return { status: 'failed', digest: '', usage: null };
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
     try {
       const r = await this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs);
-      await spend.settle(modelCallTokens(r.usage, [query, rendered, r.digest]));
+      await spend.settle(modelCallTokens(r.usage, [query, rendered, r.digest]), digestOutcome(r.status));
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
-      await spend.settle(spentOnFailure(err, spend.reserved));
+      await spend.settle(spentOnFailure(err, spend.reserved), isDeadline(err) ? 'timeout' : 'failed');
       const timedOut = isDeadline(err);
       if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
       return { status: timedOut ? 'timeout' : 'failed', digest: '', usage: null };
@@ -102,9 +102,14 @@ export class RewriteClientService {
   }
 
   /** A call's reservation against the account's model budget (its own, or the deployment's). */
-  private async reserve(accountId: string, estimate: number) {
-    return this.budget.reserve(accountId, (await this.limits.of(accountId)).model_tokens_per_day, estimate);
+  private async reserve(accountId: string, estimate: number, call: ModelCall) {
+    return this.budget.reserve(accountId, (await this.limits.of(accountId)).model_tokens_per_day, estimate, call);
   }
+}
+
+/** How a digest call the rewriter answered ended, for the model metrics: an answer of nothing relevant is an answer. */
+function digestOutcome(status: RewriteStatus): 'ok' | 'failed' | 'timeout' {
+  return status === 'failed' || status === 'timeout' ? status : 'ok';
 }
 
 function isDeadline(err: unknown): boolean {

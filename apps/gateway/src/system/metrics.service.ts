@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { JobBus } from '@app/queue';
+import { JobBus, ModelBudget } from '@app/queue';
 
-/** Prometheus metrics of this process: HTTP requests by route, queue depths, Node defaults. */
+/** Prometheus metrics of this process: HTTP requests by route, queue depths, model calls, Node defaults. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -27,8 +27,9 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(bus: JobBus) {
+  constructor(bus: JobBus, budget: ModelBudget) {
     collectDefaultMetrics({ register: this.registry });
+    budget.metrics.registerOn(this.registry);
     new Gauge({
       name: 'muninn_queue_depth',
       help: 'Jobs waiting or running per queue',

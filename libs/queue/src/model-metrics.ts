@@ -1,0 +1,39 @@
+import { Counter, Registry } from 'prom-client';
+
+/** Which model call: a commit's extraction, a context request's query expansion or digest. */
+export type ModelCall = 'extract' | 'expand' | 'digest';
+/** How a model call ended: answered, failed, past its fuse, or not made because the budget was spent. */
+export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget';
+
+/**
+ * What the deployment's model calls cost, for `/metrics` (docs/operations.md, "Metrics"): tokens and
+ * calls by kind, and the calls the budget refused. Not by account: an account label would grow the
+ * series with the tenants; `GET /api/v1/system/status` shows each account its own day. Registered on
+ * the gateway's `/metrics` registry and on the extractor's (`MUNINN_METRICS_PORT`).
+ */
+export class ModelMetrics {
+  private readonly tokens = new Counter({
+    name: 'muninn_model_tokens_total',
+    help: "Model tokens (prompt and answer) counted against the accounts' budgets, by call",
+    labelNames: ['call'],
+    registers: [],
+  });
+  private readonly calls = new Counter({
+    name: 'muninn_model_calls_total',
+    help: 'Model calls by call and outcome (ok, failed, timeout; budget: not made, the account spent its day)',
+    labelNames: ['call', 'outcome'],
+    registers: [],
+  });
+
+  /** Serves these figures on a process's metrics registry. */
+  registerOn(registry: Registry): void {
+    registry.registerMetric(this.tokens);
+    registry.registerMetric(this.calls);
+  }
+
+  /** One call's end: its outcome, and the tokens counted for it. */
+  ended(call: ModelCall, outcome: ModelCallOutcome, tokens: number): void {
+    this.calls.inc({ call, outcome });
+    if (tokens > 0) this.tokens.inc({ call }, tokens);
+  }
+}
