@@ -468,6 +468,28 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
     );
   });
 
+  it("GET an account's audit trail with fuzzed paging and path, as root and as its admin: an envelope, never a 5xx", async () => {
+    const param = fc.oneof(nasty, fc.integer().map(String), fc.double().map(String), fc.constant(''));
+    await fc.assert(
+      fc.asyncProperty(
+        param,
+        param,
+        fc.oneof(fc.constant('fz'), nasty),
+        fc.boolean(),
+        async (limit, before, account, asRoot) => {
+          const query = `limit=${encodeURIComponent(limit)}&before=${encodeURIComponent(before)}`;
+          const r = await fetch(`${app.url}/api/v1/admin/accounts/${encodeURIComponent(account)}/audit?${query}`, {
+            headers: { 'x-api-key': asRoot ? ROOT : userKey },
+            signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+          });
+          const text = await r.text();
+          assertEnvelope('GET audit', r.status, text);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
   it("PUT an account's limits as root, fuzzed: 200 or 400 in the envelope, and what is stored stays within every bound", async () => {
     const limits = fc.record(
       {

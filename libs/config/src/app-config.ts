@@ -25,6 +25,8 @@ export interface AppConfig {
     statementTimeoutMs: number;
     /** What one account may store and register (docs/limits-and-security.md, "Storage quota"). */
     quota: { maxNodes: number; maxContentBytes: number; maxSessions: number; maxUsers: number };
+    /** Days an admin audit event is kept (docs/limits-and-security.md, "Audit trail"). */
+    auditRetentionDays: number;
   };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };

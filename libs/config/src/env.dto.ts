@@ -316,6 +316,14 @@ export class EnvDto {
   @Max(10_000_000)
   MUNINN_ACCOUNT_MAX_USERS?: number;
 
+  /** Days the admin audit trail keeps an event (docs/limits-and-security.md, "Audit trail"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  MUNINN_AUDIT_RETENTION_DAYS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -62,6 +62,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         maxSessions: dto.MUNINN_ACCOUNT_MAX_SESSIONS ?? 100_000,
         maxUsers: dto.MUNINN_ACCOUNT_MAX_USERS ?? 10_000,
       },
+      auditRetentionDays: dto.MUNINN_AUDIT_RETENTION_DAYS ?? 365,
     },
     filter: {
       maxNodes: dto.MUNINN_FILTER_MAX_NODES ?? 500,
@@ -251,6 +252,7 @@ const DECLARED = [
   'MUNINN_ACCOUNT_MAX_CONTENT_BYTES',
   'MUNINN_ACCOUNT_MAX_SESSIONS',
   'MUNINN_ACCOUNT_MAX_USERS',
+  'MUNINN_AUDIT_RETENTION_DAYS',
   'MUNINN_MCP_READ_MAX_URIS',
   'MUNINN_PUBLIC_BASE_URL',
   'MUNINN_UPLOAD_TOKEN_TTL_S',

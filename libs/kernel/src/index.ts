@@ -17,6 +17,7 @@ export * from './identity/access';
 export * from './identity/default-targets';
 export * from './identity/find-targets';
 export * from './identity/account-limits';
+export * from './identity/audit';
 
 export * from './filter/filter-node';
 export * from './filter/filter-limits';

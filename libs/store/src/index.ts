@@ -32,3 +32,4 @@ export * from './repositories/upload-token.repository';
 export * from './repositories/account-usage';
 export * from './account-readings';
 export * from './account-limits.service';
+export * from './repositories/audit.repository';

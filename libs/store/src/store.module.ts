@@ -19,6 +19,7 @@ import { SessionUsageRepository } from './repositories/session-usage.repository'
 import { SessionToolResultRepository } from './repositories/session-tool-result.repository';
 import { UploadTokenRepository } from './repositories/upload-token.repository';
 import { AccountLimitsService } from './account-limits.service';
+import { AuditRepository } from './repositories/audit.repository';
 
 /** How every write path applies writes: the outbox grace and the account storage quota. */
 const writeOptions = (cfg: AppConfig): WriteOptions => ({
@@ -90,6 +91,11 @@ export const STORE_DB = Symbol('STORE_DB');
     },
     { provide: UploadTokenRepository, inject: [STORE_DB], useFactory: (db: Db) => new UploadTokenRepository(db) },
     {
+      provide: AuditRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new AuditRepository(db, cfg.store.auditRetentionDays),
+    },
+    {
       provide: AccountLimitsService,
       inject: [IdentityRepository, APP_CONFIG],
       useFactory: (identities: IdentityRepository, cfg: AppConfig) =>
@@ -124,6 +130,7 @@ export const STORE_DB = Symbol('STORE_DB');
     SessionToolResultRepository,
     UploadTokenRepository,
     AccountLimitsService,
+    AuditRepository,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

@@ -1,10 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Identity } from '@app/kernel';
+import { AUDIT_PAGE, type Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { AdminService } from './admin.service';
-import { AccountLimitsDto, CreateAccountDto, CreateUserDto, RotateKeyDto, SetRoleDto } from './dto/admin.dto';
+import {
+  AccountLimitsDto,
+  AuditQueryDto,
+  CreateAccountDto,
+  CreateUserDto,
+  RotateKeyDto,
+  SetRoleDto,
+} from './dto/admin.dto';
 
 @ApiTags('admin')
 @ApiErrors(400, 401, 403, 404, 409)
@@ -47,6 +54,15 @@ export class AdminController {
   })
   setLimits(@Caller() c: Identity, @Param('accountId') accountId: string, @Body() b: AccountLimitsDto) {
     return this.admin.setAccountLimits(c, accountId, b);
+  }
+
+  @Get(':accountId/audit')
+  @ApiOperation({
+    summary:
+      "The account's audit trail, newest first: accounts, users, roles, keys and limits changed, by whom and when (root, or the account's admin)",
+  })
+  audit(@Caller() c: Identity, @Param('accountId') accountId: string, @Query() q: AuditQueryDto) {
+    return this.admin.auditTrail(c, accountId, q.limit ?? AUDIT_PAGE.default, q.before ?? null);
   }
 
   @Post(':accountId/users')

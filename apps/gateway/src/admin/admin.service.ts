@@ -1,15 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
   ACCOUNT_LIMIT_NAMES,
   AccountLimitOverrides,
+  AuditAction,
   effectiveLimits,
   Identity,
   invalidArgument,
   KernelError,
   KernelErrorCode,
 } from '@app/kernel';
-import { AccountLimitsService, IdentityRepository, UserRole } from '@app/store';
+import { AccountLimitsService, AuditRepository, IdentityRepository, UserRole } from '@app/store';
+import { currentRequestId } from '@app/queue';
 import { AccountLimitsDto } from './dto/admin.dto';
 import { IdentityCacheService } from '../auth/identity-cache.service';
 import { DedupLedgerService } from '../ledger/dedup-ledger.service';
@@ -17,17 +19,22 @@ import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 /** Account and user administration, with the reference's role rules. */
 @Injectable()
 export class AdminService {
+  private readonly logger = new Logger(AdminService.name);
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: IdentityRepository,
     private readonly ledgers: DedupLedgerService,
     private readonly keys: IdentityCacheService,
     private readonly limits: AccountLimitsService,
+    private readonly audits: AuditRepository,
   ) {}
 
-  createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
+  async createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
     this.requireRoot(caller);
-    return this.identities.createAccount(accountId, adminUserId, this.checkedSeed(seed));
+    const created = await this.identities.createAccount(accountId, adminUserId, this.checkedSeed(seed));
+    await this.audit(caller, 'account.create', accountId, adminUserId, { admin_user_id: adminUserId, seeded: !!seed });
+    return created;
   }
 
   listAccounts(caller: Identity) {
@@ -41,12 +48,14 @@ export class AdminService {
     await this.ledgers.forget({ accountId });
     await this.identities.deleteAccount(accountId);
     await this.keys.invalidate({ accountId });
+    await this.audit(caller, 'account.delete', accountId);
     return { deleted: true };
   }
 
   async createUser(caller: Identity, accountId: string, userId: string, role: UserRole, seed?: string) {
     this.requireManager(caller, accountId);
     const r = await this.identities.createUser(accountId, userId, role, this.checkedSeed(seed));
+    await this.audit(caller, 'user.create', accountId, userId, { role, seeded: !!seed });
     return { account_id: r.account_id, user_id: r.user_id, role: r.role, user_key: r.user_key };
   }
 
@@ -71,6 +80,7 @@ export class AdminService {
     await this.ledgers.forget({ accountId, userId });
     await this.identities.deleteUser(accountId, userId);
     await this.keys.invalidate({ accountId, userId });
+    await this.audit(caller, 'user.delete', accountId, userId);
     return { account_id: accountId, user_id: userId, deleted: true };
   }
 
@@ -78,6 +88,7 @@ export class AdminService {
     this.requireManager(caller, accountId);
     const u = await this.identities.setRole(accountId, userId, role);
     await this.keys.invalidate({ accountId, userId });
+    await this.audit(caller, 'user.role', accountId, userId, { role });
     return { account_id: u.account_id, user_id: u.user_id, role: u.role };
   }
 
@@ -85,6 +96,7 @@ export class AdminService {
     this.requireManager(caller, accountId);
     const r = await this.identities.rotateKey(accountId, userId, this.checkedSeed(seed));
     await this.keys.invalidate({ accountId, userId });
+    await this.audit(caller, 'user.key', accountId, userId, { seeded: !!seed });
     return { user_key: r.user_key };
   }
 
@@ -107,7 +119,42 @@ export class AdminService {
       const v = body[name];
       if (v !== undefined && v !== null) own[name] = v;
     }
-    return this.limitsReport(accountId, await this.limits.set(accountId, own));
+    const stored = await this.limits.set(accountId, own);
+    await this.audit(caller, 'account.limits', accountId, null, { own: stored });
+    return this.limitsReport(accountId, stored);
+  }
+
+  /** A page of the account's audit trail, newest first (root, or the account's admin). */
+  async auditTrail(caller: Identity, accountId: string, limit: number, before: number | null) {
+    this.requireManager(caller, accountId);
+    const events = await this.audits.list(accountId, limit, before);
+    return { events, next_before: events.length === limit ? events[events.length - 1].id : null };
+  }
+
+  /**
+   * Records an admin action that took effect (docs/limits-and-security.md, "Audit trail"). A failed
+   * recording does not undo the action or fail its answer; it is logged as an error for the operator.
+   */
+  private async audit(
+    caller: Identity,
+    action: AuditAction,
+    accountId: string,
+    userId: string | null = null,
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
+    const root = caller.role === 'root';
+    try {
+      await this.audits.record({
+        action,
+        accountId,
+        userId,
+        actor: { accountId: root ? null : caller.accountId, userId: root ? null : caller.userId, role: caller.role },
+        details,
+        requestId: currentRequestId() ?? null,
+      });
+    } catch (err) {
+      this.logger.error(`audit event ${action} of ${accountId} not recorded: ${(err as Error).message}`);
+    }
   }
 
   private limitsReport(accountId: string, own: AccountLimitOverrides) {

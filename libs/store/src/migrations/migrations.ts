@@ -12,6 +12,7 @@ import { TOOL_RESULTS_MIGRATION } from './tool-results.migration';
 import { SESSION_ARCHIVE_MARKS_MIGRATION } from './session-archive-marks.migration';
 import { OPEN_TASKS_ACCOUNT_MIGRATION } from './open-tasks-account.migration';
 import { ACCOUNT_LIMITS_MIGRATION } from './account-limits.migration';
+import { AUDIT_EVENTS_MIGRATION } from './audit-events.migration';
 
 export type { Migration } from './migration';
 
@@ -181,4 +182,5 @@ GROUP BY account_id, chunk;
   SESSION_ARCHIVE_MARKS_MIGRATION,
   OPEN_TASKS_ACCOUNT_MIGRATION,
   ACCOUNT_LIMITS_MIGRATION,
+  AUDIT_EVENTS_MIGRATION,
 ];

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { ACCOUNT_LIMITS, AccountLimitName } from '@app/kernel';
+import { Transform } from 'class-transformer';
+import { ACCOUNT_LIMITS, AccountLimitName, AUDIT_PAGE } from '@app/kernel';
+import { toInteger } from '../../http/query-transforms';
 
 const ID = /^(?!\.{1,2}$)(?!.*@.*@)[a-zA-Z0-9_.@-]+$/;
 /** Longest seed; the shortest is configuration (MUNINN_KEY_SEED_MIN_LENGTH). */
@@ -102,4 +104,25 @@ export class AccountLimitsDto {
 
   @limit('max_content_bytes', 'UTF-8 bytes of content the account may hold')
   max_content_bytes?: number | null;
+}
+
+/** A page of an account's audit trail, newest first (docs/limits-and-security.md, "Audit trail"). */
+export class AuditQueryDto {
+  /** Events per page: at most 500 (default 50). */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: AUDIT_PAGE.max, default: AUDIT_PAGE.default })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(AUDIT_PAGE.max)
+  limit?: number;
+
+  /** Only events older than this event id: the previous page's `next_before`. */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  before?: number;
 }

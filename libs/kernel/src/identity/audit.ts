@@ -1,0 +1,34 @@
+/**
+ * The admin audit trail (docs/limits-and-security.md, "Audit trail"): what was done to accounts, users,
+ * keys and limits, by whom, when.
+ */
+export const AUDIT_ACTIONS = [
+  'account.create',
+  'account.delete',
+  'account.limits',
+  'user.create',
+  'user.delete',
+  'user.role',
+  'user.key',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** One event as the API lists it, newest first. */
+export interface AuditEvent {
+  id: number;
+  at: string;
+  action: AuditAction;
+  /** The account acted on (it may since have been deleted). */
+  account_id: string;
+  /** The user acted on, for user actions. */
+  user_id: string | null;
+  /** Who did it: an account admin, or the root key (`role: root`, no account or user). */
+  actor: { account_id: string | null; user_id: string | null; role: string };
+  /** What changed: a role, a limit set, whether a key was seeded; never a key. */
+  details: Record<string, unknown>;
+  request_id: string | null;
+}
+
+/** Events one page lists at most, and by default. */
+export const AUDIT_PAGE = { max: 500, default: 50 } as const;
