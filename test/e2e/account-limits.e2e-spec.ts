@@ -11,6 +11,10 @@ const DEPLOYMENT = {
   model_tokens_per_day: 5000,
   max_nodes: 1000,
   max_content_bytes: 1024 * 1024,
+  max_sessions: 100,
+  max_users: 50,
+  max_pending_index: 10_000,
+  max_pending_commits: 1000,
 };
 
 describe.each(storeModes())('per-account limits (store: %s)', (store) => {
@@ -34,6 +38,10 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
         MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY: String(DEPLOYMENT.model_tokens_per_day),
         MUNINN_ACCOUNT_MAX_NODES: String(DEPLOYMENT.max_nodes),
         MUNINN_ACCOUNT_MAX_CONTENT_BYTES: String(DEPLOYMENT.max_content_bytes),
+        MUNINN_ACCOUNT_MAX_SESSIONS: String(DEPLOYMENT.max_sessions),
+        MUNINN_ACCOUNT_MAX_USERS: String(DEPLOYMENT.max_users),
+        MUNINN_ACCOUNT_MAX_PENDING_INDEX: String(DEPLOYMENT.max_pending_index),
+        MUNINN_ACCOUNT_MAX_PENDING_COMMITS: String(DEPLOYMENT.max_pending_commits),
         LLM_BASE_URL: fake.url,
         LLM_MODEL: 'chat-model',
       },
@@ -65,7 +73,9 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
       [{ max_nodes: 9 }, 'max_nodes'],
       [{ max_content_bytes: 'a lot' }, 'max_content_bytes'],
       [{ model_tokens_per_day: 1e13 }, 'model_tokens_per_day'],
-      [{ max_sessions: 5 }, 'max_sessions'],
+      [{ max_sessions: 0 }, 'max_sessions'],
+      [{ max_pending_commits: -1 }, 'max_pending_commits'],
+      [{ max_seats: 5 }, 'max_seats'],
     ] as const) {
       const r = await put('plan-c', body);
       expect([r.status, r.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);
@@ -130,6 +140,41 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     }
   });
 
+  it("an account's own sessions and users: the one past it is 413 naming the account's own limit", async () => {
+    await put('plan-b', { max_sessions: 2, max_users: 2 });
+    const as = { key: keys['plan-b'] };
+    for (const id of ['s-1', 's-2'])
+      expect((await app.request('POST', '/api/v1/sessions', { ...as, body: { session_id: id } })).status).toBe(200);
+    const third = await app.request('POST', '/api/v1/sessions', { ...as, body: { session_id: 's-3' } });
+    expect([third.status, third.body.error.details]).toEqual([
+      413,
+      { limit: 'account_sessions', max: 2, used: 2, requested: 1 },
+    ]);
+    expect(third.body.error.message).toContain("the account's own max_sessions");
+    expect((await status('plan-b')).storage.max_sessions).toBe(2);
+    // The first admin counts: one more user fits, the next does not.
+    const register = (user: string) =>
+      app.request('POST', '/api/v1/admin/accounts/plan-b/users', { ...as, body: { user_id: user } });
+    expect((await register('u1')).status).toBe(200);
+    const over = await register('u2');
+    expect([over.status, over.body.error.details.max]).toEqual([413, 2]);
+    expect(over.body.error.message).toContain("the account's own max_users");
+    // Another account keeps the deployment's bounds.
+    expect(
+      (await app.request('POST', '/api/v1/sessions', { key: keys['plan-c'], body: { session_id: 's-3' } })).status,
+    ).toBe(200);
+  });
+
+  it("an account's own backlog bounds are the ones its status reports (0: unbounded)", async () => {
+    await put('plan-c', { max_pending_index: 7, max_pending_commits: 0 });
+    expect((await status('plan-c')).backlog).toMatchObject({ max_index_pending: 7, max_commits_pending: null });
+    expect((await status('plan-a')).backlog).toMatchObject({
+      max_index_pending: DEPLOYMENT.max_pending_index,
+      max_commits_pending: DEPLOYMENT.max_pending_commits,
+    });
+    await put('plan-c', {});
+  });
+
   it("an account's own model budget: spent at its value while the deployment's budget still serves the others", async () => {
     await put('plan-a', { model_tokens_per_day: 1 });
     const memory = { [NARWHAL]: 'The narwhal is a toothed whale with one long spiral tusk.' };
@@ -171,5 +216,9 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     expect(schema.max_nodes).toMatchObject({ minimum: 10, maximum: 1_000_000_000 });
     expect(schema.max_content_bytes).toMatchObject({ minimum: 1024 });
     expect(schema.model_tokens_per_day).toMatchObject({ minimum: 0, maximum: 1_000_000_000_000 });
+    expect(schema.max_sessions).toMatchObject({ minimum: 1, maximum: 100_000_000 });
+    expect(schema.max_users).toMatchObject({ minimum: 1, maximum: 10_000_000 });
+    expect(schema.max_pending_index).toMatchObject({ minimum: 0, maximum: 10_000_000 });
+    expect(schema.max_pending_commits).toMatchObject({ minimum: 0, maximum: 1_000_000 });
   });
 });

@@ -157,6 +157,26 @@ suite('backlog bounds (real processes)', () => {
     expect((await write(beta, 'viking://resources/b0.md')).status).toBe(200);
   });
 
+  it('an account\'s own backlog bound (docs/limits-and-security.md, "Per-account limits"): tighter for a trial, off for a large customer', async () => {
+    const trial = await account('trial');
+    const big = await account('big');
+    const setLimits = (id: string, body: unknown) => call('PUT', `/api/v1/admin/accounts/${id}/limits`, ROOT, body);
+    expect((await setLimits('trial', { max_pending_index: 2 })).status).toBe(200);
+    expect((await setLimits('big', { max_pending_index: 0 })).status).toBe(200);
+    await untilRefused(
+      (n) => write(trial, `viking://resources/t${n}.md`),
+      'index_backlog',
+      2,
+      "the limit is 2 (the account's own max_pending_index)",
+    );
+    // Past the deployment's bound of 5, the large customer's writes still pass.
+    for (let i = 0; i < MAX + 3; i++) expect((await write(big, `viking://resources/g${i}.md`)).status).toBe(200);
+    expect(await pendingRows('big')).toBe(MAX + 3);
+    const backlogOf = async (key: string) => (await call('GET', '/api/v1/system/status', key)).body.result.backlog;
+    expect((await backlogOf(trial)).max_index_pending).toBe(2);
+    expect((await backlogOf(big)).max_index_pending).toBeNull();
+  });
+
   it('an upload link refused for the backlog stays usable, and writes pass again once a retriever drains it', async () => {
     const link = await tool(alpha, 'add_resource', { path: '/home/boss/guide.md' });
     expect(link.isError).toBeFalsy();

@@ -29,11 +29,17 @@ export class AccountLimitsService {
    * request, and the storage quota, the one limit that guards the store, is read inside each write.
    */
   async of(accountId: string): Promise<AccountLimitValues> {
+    return (await this.applied(accountId)).limits;
+  }
+
+  /** The account's limits and which of them are its own (a refusal names its source), from the same reading. */
+  async applied(accountId: string): Promise<{ limits: AccountLimitValues; own: AccountLimitOverrides }> {
     try {
-      return effectiveLimits(this.defaults, await this.own.get(accountId));
+      const own = await this.own.get(accountId);
+      return { limits: effectiveLimits(this.defaults, own), own };
     } catch (err) {
       this.logger.warn(`limits of an account unreadable, the deployment's apply: ${(err as Error).message}`);
-      return this.defaults;
+      return { limits: this.defaults, own: {} };
     }
   }
 

@@ -104,6 +104,10 @@ export const STORE_DB = Symbol('STORE_DB');
           model_tokens_per_day: cfg.sessions.accountModelTokensPerDay,
           max_nodes: cfg.store.quota.maxNodes,
           max_content_bytes: cfg.store.quota.maxContentBytes,
+          max_sessions: cfg.store.quota.maxSessions,
+          max_users: cfg.store.quota.maxUsers,
+          max_pending_index: cfg.indexing.accountMaxPending,
+          max_pending_commits: cfg.sessions.accountMaxPendingCommits,
         }),
     },
     {

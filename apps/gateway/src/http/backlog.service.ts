@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
-import { OutboxRepository, SessionTaskRepository } from '@app/store';
-import { AccountReadings } from '@app/store';
+import { Injectable } from '@nestjs/common';
+import { Identity, KernelError, KernelErrorCode, limitSource } from '@app/kernel';
+import { AccountLimitsService, AccountReadings, OutboxRepository, SessionTaskRepository } from '@app/store';
 
 /** How long one count of an account's backlog answers its requests on this gateway. */
 export const BACKLOG_TTL_MS = 1000;
@@ -17,13 +15,12 @@ export interface BacklogReport {
   max_commits_pending: number | null;
 }
 
-/** One bound: what it counts, its limit (0: off) and how a refusal names it. */
+/** One bound: what it counts, the account limit it is (0: off) and how a refusal names it. */
 interface Bound {
   limit: 'index_backlog' | 'commit_backlog';
   /** How the refusal's message names the backlog. */
   title: 'Index' | 'Commit';
-  variable: string;
-  max: number;
+  name: 'max_pending_index' | 'max_pending_commits';
   readings: AccountReadings;
   /** What the pending count counts, for the refusal's message. */
   what: string;
@@ -45,60 +42,72 @@ export class BacklogService {
   private readonly files: Bound;
   private readonly commits: Bound;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, outbox: OutboxRepository, tasks: SessionTaskRepository) {
-    const upTo = (max: number) => (max > 0 ? max : UNBOUNDED_COUNT_CAP);
-    const maxIndex = config.indexing.accountMaxPending;
-    const maxCommits = config.sessions.accountMaxPendingCommits;
+  constructor(
+    outbox: OutboxRepository,
+    tasks: SessionTaskRepository,
+    private readonly limits: AccountLimitsService,
+  ) {
+    // Counted up to the account's bound (its own, docs/limits-and-security.md "Per-account limits", or the deployment's).
+    const upTo = async (a: string, name: Bound['name']) => {
+      const max = (await limits.of(a))[name];
+      return max > 0 ? max : UNBOUNDED_COUNT_CAP;
+    };
     this.files = {
       limit: 'index_backlog',
       title: 'Index',
-      variable: 'MUNINN_ACCOUNT_MAX_PENDING_INDEX',
-      max: maxIndex,
-      readings: new AccountReadings(BACKLOG_TTL_MS, (a) => outbox.pendingFiles(a, upTo(maxIndex))),
+      name: 'max_pending_index',
+      readings: new AccountReadings(BACKLOG_TTL_MS, async (a) =>
+        outbox.pendingFiles(a, await upTo(a, 'max_pending_index')),
+      ),
       what: 'files of this account are written but not yet indexed',
     };
     this.commits = {
       limit: 'commit_backlog',
       title: 'Commit',
-      variable: 'MUNINN_ACCOUNT_MAX_PENDING_COMMITS',
-      max: maxCommits,
-      readings: new AccountReadings(BACKLOG_TTL_MS, (a) => tasks.openCommits(a, upTo(maxCommits))),
+      name: 'max_pending_commits',
+      readings: new AccountReadings(BACKLOG_TTL_MS, async (a) =>
+        tasks.openCommits(a, await upTo(a, 'max_pending_commits')),
+      ),
       what: 'commits of this account await their extraction',
     };
   }
 
   /** The account's backlogs as the bounds see them (each counted up to its bound, the same readings). */
   async report(accountId: string): Promise<BacklogReport> {
-    const [files, commits] = await Promise.all([
+    const [files, commits, limits] = await Promise.all([
       this.files.readings.get(accountId),
       this.commits.readings.get(accountId),
+      this.limits.of(accountId),
     ]);
     return {
       index_pending: files,
-      max_index_pending: this.files.max || null,
+      max_index_pending: limits.max_pending_index || null,
       commits_pending: commits,
-      max_commits_pending: this.commits.max || null,
+      max_commits_pending: limits.max_pending_commits || null,
     };
   }
 
   /** 429 RESOURCE_EXHAUSTED (`details.limit` `index_backlog`) while the account's unindexed files are at the bound. */
   assertIndexRoom(caller: Identity): Promise<void> {
-    return assertRoom(this.files, caller);
+    return this.assertRoom(this.files, caller);
   }
 
   /** 429 RESOURCE_EXHAUSTED (`details.limit` `commit_backlog`) while the account's unextracted commits are at the bound. */
   assertCommitRoom(caller: Identity): Promise<void> {
-    return assertRoom(this.commits, caller);
+    return this.assertRoom(this.commits, caller);
   }
-}
 
-async function assertRoom(bound: Bound, caller: Identity): Promise<void> {
-  if (bound.max === 0) return;
-  const pending = await bound.readings.get(caller.accountId);
-  if (pending < bound.max) return;
-  throw new KernelError(
-    KernelErrorCode.ResourceExhausted,
-    `${bound.title} backlog full: ${pending} ${bound.what}, the limit is ${bound.max} (${bound.variable}); retry once they are done`,
-    { limit: bound.limit, max: bound.max, pending, retry_after_s: Math.ceil(BACKLOG_TTL_MS / 1000) },
-  );
+  private async assertRoom(bound: Bound, caller: Identity): Promise<void> {
+    const { limits, own } = await this.limits.applied(caller.accountId);
+    const max = limits[bound.name];
+    if (max === 0) return;
+    const pending = await bound.readings.get(caller.accountId);
+    if (pending < max) return;
+    const source = limitSource(bound.name, own);
+    throw new KernelError(
+      KernelErrorCode.ResourceExhausted,
+      `${bound.title} backlog full: ${pending} ${bound.what}, the limit is ${max} (${source}); retry once they are done`,
+      { limit: bound.limit, max, pending, retry_after_s: Math.ceil(BACKLOG_TTL_MS / 1000) },
+    );
+  }
 }

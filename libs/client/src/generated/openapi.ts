@@ -46,7 +46,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's limits (requests per minute, model tokens per day, storage quota) and which are its own (root, or the account's admin) */
+        /** The account's limits (request rate, model tokens per day, storage, session and user quotas, backlog bounds) and which are its own (root, or the account's admin) */
         get: operations["AdminController_limits"];
         /** Replace the account's own limits; a limit left out or null takes the deployment's value (root only; other processes see it within 5 s) */
         put: operations["AdminController_setLimits"];
@@ -972,6 +972,14 @@ export interface components {
             max_nodes?: number | null;
             /** @description UTF-8 bytes of content the account may hold; absent or null: the deployment's MUNINN_ACCOUNT_MAX_CONTENT_BYTES */
             max_content_bytes?: number | null;
+            /** @description Sessions the account may hold; absent or null: the deployment's MUNINN_ACCOUNT_MAX_SESSIONS */
+            max_sessions?: number | null;
+            /** @description Users (each with a key) the account may register, its first admin included; absent or null: the deployment's MUNINN_ACCOUNT_MAX_USERS */
+            max_users?: number | null;
+            /** @description Files written and not yet indexed before writes are 429; 0: unbounded; absent or null: the deployment's MUNINN_ACCOUNT_MAX_PENDING_INDEX */
+            max_pending_index?: number | null;
+            /** @description Commits awaiting extraction before commits are 429; 0: unbounded; absent or null: the deployment's MUNINN_ACCOUNT_MAX_PENDING_COMMITS */
+            max_pending_commits?: number | null;
         };
         CreateUserDto: {
             /**

@@ -14,6 +14,14 @@ export const ACCOUNT_LIMITS = {
   max_nodes: { variable: 'MUNINN_ACCOUNT_MAX_NODES', min: 10, max: 1_000_000_000 },
   /** UTF-8 bytes of content (`MUNINN_ACCOUNT_MAX_CONTENT_BYTES`). */
   max_content_bytes: { variable: 'MUNINN_ACCOUNT_MAX_CONTENT_BYTES', min: 1024, max: Number.MAX_SAFE_INTEGER },
+  /** Sessions held (`MUNINN_ACCOUNT_MAX_SESSIONS`). */
+  max_sessions: { variable: 'MUNINN_ACCOUNT_MAX_SESSIONS', min: 1, max: 100_000_000 },
+  /** Users registered, the first admin included (`MUNINN_ACCOUNT_MAX_USERS`). */
+  max_users: { variable: 'MUNINN_ACCOUNT_MAX_USERS', min: 1, max: 10_000_000 },
+  /** Files written and not yet indexed; 0: unbounded (`MUNINN_ACCOUNT_MAX_PENDING_INDEX`). */
+  max_pending_index: { variable: 'MUNINN_ACCOUNT_MAX_PENDING_INDEX', min: 0, max: 10_000_000 },
+  /** Commits awaiting extraction; 0: unbounded (`MUNINN_ACCOUNT_MAX_PENDING_COMMITS`). */
+  max_pending_commits: { variable: 'MUNINN_ACCOUNT_MAX_PENDING_COMMITS', min: 0, max: 1_000_000 },
 } as const;
 
 export type AccountLimitName = keyof typeof ACCOUNT_LIMITS;
@@ -29,6 +37,11 @@ export function effectiveLimits(defaults: AccountLimitValues, own: AccountLimitO
   const out = { ...defaults };
   for (const name of ACCOUNT_LIMIT_NAMES) if (own[name] !== undefined) out[name] = own[name];
   return out;
+}
+
+/** What a refusal names as a limit's source: the deployment's variable, or the account's own value. */
+export function limitSource(name: AccountLimitName, own: AccountLimitOverrides): string {
+  return own[name] === undefined ? ACCOUNT_LIMITS[name].variable : `the account's own ${name}`;
 }
 
 /**

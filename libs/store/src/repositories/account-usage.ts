@@ -1,11 +1,4 @@
-import {
-  ACCOUNT_LIMITS,
-  AccountLimitName,
-  AccountLimitOverrides,
-  KernelError,
-  KernelErrorCode,
-  readLimitOverrides,
-} from '@app/kernel';
+import { AccountLimitOverrides, KernelError, KernelErrorCode, limitSource, readLimitOverrides } from '@app/kernel';
 import { Db } from '../db/db.port';
 
 type Tx = Pick<Db, 'query'>;
@@ -49,18 +42,24 @@ export async function readUsage(
   };
 }
 
+/** The account's own limits (docs/limits-and-security.md, "Per-account limits"): one primary-key lookup. */
+export async function readOwnLimits(tx: Tx, accountId: string): Promise<AccountLimitOverrides> {
+  const { rows } = await tx.query<{ limits: unknown }>('SELECT limits FROM accounts WHERE account_id = $1', [
+    accountId,
+  ]);
+  return readLimitOverrides(rows[0]?.limits);
+}
+
 /** The quota that applies to an account: its own values where it has them (an override names itself). */
 export function accountQuota(
   quota: AccountQuota,
   own: AccountLimitOverrides,
 ): AccountQuota & { nodesFrom: string; bytesFrom: string } {
-  const from = (name: AccountLimitName) =>
-    own[name] === undefined ? ACCOUNT_LIMITS[name].variable : `the account's own ${name}`;
   return {
     maxNodes: own.max_nodes ?? quota.maxNodes,
     maxContentBytes: own.max_content_bytes ?? quota.maxContentBytes,
-    nodesFrom: from('max_nodes'),
-    bytesFrom: from('max_content_bytes'),
+    nodesFrom: limitSource('max_nodes', own),
+    bytesFrom: limitSource('max_content_bytes', own),
   };
 }
 

@@ -1,8 +1,15 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { AccountLimitOverrides, KernelError, KernelErrorCode, readLimitOverrides, userRoot } from '@app/kernel';
+import {
+  AccountLimitOverrides,
+  KernelError,
+  KernelErrorCode,
+  limitSource,
+  readLimitOverrides,
+  userRoot,
+} from '@app/kernel';
 import { Db } from '../db/db.port';
 import { deleteInSteps } from './delete-steps';
-import { quotaExceeded } from './account-usage';
+import { quotaExceeded, readOwnLimits } from './account-usage';
 
 export type UserRole = 'admin' | 'user';
 
@@ -161,11 +168,8 @@ export class IdentityRepository {
    * The account's own limits (docs/limits-and-security.md, "Per-account limits"); none for an account
    * with no row (dev mode's header accounts).
    */
-  async accountLimits(accountId: string): Promise<AccountLimitOverrides> {
-    const { rows } = await this.db.query<{ limits: unknown }>('SELECT limits FROM accounts WHERE account_id = $1', [
-      accountId,
-    ]);
-    return readLimitOverrides(rows[0]?.limits);
+  accountLimits(accountId: string): Promise<AccountLimitOverrides> {
+    return readOwnLimits(this.db, accountId);
   }
 
   /** Replaces the account's own limits (404 for an unknown account); `{}` gives it the deployment's. */
@@ -229,9 +233,12 @@ export class IdentityRepository {
       [accountId, userId],
     );
     const { n, exists } = rows[0]!;
-    if (exists || n < this.maxUsers) return;
-    const what = `the account holds ${n} users, its most (MUNINN_ACCOUNT_MAX_USERS); delete one first`;
-    throw quotaExceeded(what, 'account_users', this.maxUsers, n, 1);
+    if (exists) return;
+    const own = await readOwnLimits(tx, accountId);
+    const max = own.max_users ?? this.maxUsers;
+    if (n < max) return;
+    const what = `the account holds ${n} users, its most (${limitSource('max_users', own)}); delete one first`;
+    throw quotaExceeded(what, 'account_users', max, n, 1);
   }
 
   async listUsers(accountId: string): Promise<UserRecord[]> {

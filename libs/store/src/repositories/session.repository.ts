@@ -4,11 +4,12 @@ import {
   Identity,
   KernelError,
   KernelErrorCode,
+  limitSource,
   planTurnRetentionOfTail,
   SessionMessage,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { AccountQuota, enforceQuota, quotaExceeded } from './account-usage';
+import { AccountQuota, enforceQuota, quotaExceeded, readOwnLimits } from './account-usage';
 import { retentionMessage } from './session-archive.repository';
 import { deleteSessionFiles } from './session-files';
 import { insertToolResults, NewToolResult } from './session-tool-result.repository';
@@ -105,6 +106,9 @@ export class SessionRepository {
   private async insertWithinQuota(identity: Identity, id: string, settings: SessionSettings): Promise<boolean> {
     // No session the routes could not address: it would be listed and counted but never read or deleted.
     assertSessionId(id);
+    // The account's own bound where it has one (docs/limits-and-security.md, "Per-account limits").
+    const own = await readOwnLimits(this.db, identity.accountId);
+    const maxSessions = own.max_sessions ?? this.maxSessions;
     const { rows } = await this.db.query<{ inserted: number; held: number }>(
       `WITH held AS (SELECT count(*)::int AS n FROM sessions WHERE account_id = $1),
             ins AS (
@@ -119,25 +123,27 @@ export class SessionRepository {
         jsonOrNull(settings.autoCommitPolicy),
         settings.eventTags ?? [],
         jsonOrNull(settings.memoryPolicy),
-        this.maxSessions,
+        maxSessions,
       ],
     );
     const { inserted, held } = rows[0]!;
     if (inserted > 0) return true;
-    if (held >= this.maxSessions) {
-      const what = `the account holds ${held} sessions, its most (MUNINN_ACCOUNT_MAX_SESSIONS); delete or reuse one`;
-      throw quotaExceeded(what, 'account_sessions', this.maxSessions, held, 1);
+    if (held >= maxSessions) {
+      const what = `the account holds ${held} sessions, its most (${limitSource('max_sessions', own)}); delete or reuse one`;
+      throw quotaExceeded(what, 'account_sessions', maxSessions, held, 1);
     }
     return false;
   }
 
-  /** Sessions the account holds, against `maxSessions` (null: unbounded); for `system/status`. */
+  /** Sessions the account holds, against its bound (its own, else `maxSessions`; null: unbounded); for `system/status`. */
   async accountSessions(accountId: string): Promise<{ sessions: number; maxSessions: number | null }> {
     const { rows } = await this.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM sessions WHERE account_id = $1',
       [accountId],
     );
-    return { sessions: rows[0]!.n, maxSessions: this.quota?.maxSessions ?? null };
+    if (!this.quota) return { sessions: rows[0]!.n, maxSessions: null };
+    const own = await readOwnLimits(this.db, accountId);
+    return { sessions: rows[0]!.n, maxSessions: own.max_sessions ?? this.quota.maxSessions };
   }
 
   /** The session, or null. */

@@ -104,6 +104,18 @@ export class AccountLimitsDto {
 
   @limit('max_content_bytes', 'UTF-8 bytes of content the account may hold')
   max_content_bytes?: number | null;
+
+  @limit('max_sessions', 'Sessions the account may hold')
+  max_sessions?: number | null;
+
+  @limit('max_users', 'Users (each with a key) the account may register, its first admin included')
+  max_users?: number | null;
+
+  @limit('max_pending_index', 'Files written and not yet indexed before writes are 429; 0: unbounded')
+  max_pending_index?: number | null;
+
+  @limit('max_pending_commits', 'Commits awaiting extraction before commits are 429; 0: unbounded')
+  max_pending_commits?: number | null;
 }
 
 /** A page of an account's audit trail, newest first (docs/limits-and-security.md, "Audit trail"). */
