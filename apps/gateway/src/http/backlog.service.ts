@@ -32,10 +32,11 @@ interface Bound {
  * commits get ahead of the workers: a tenant writing faster than its files were embedded, or committing
  * faster than its sessions were extracted, grew its outbox or its open tasks, and its queued jobs (Redis
  * memory every tenant shares), without end, and waited ever longer for its own work. A write is refused
- * (429) while `MUNINN_ACCOUNT_MAX_PENDING_INDEX` of the account's files await indexing, a commit while
- * `MUNINN_ACCOUNT_MAX_PENDING_COMMITS` of its commits await extraction. Counts are read from the store at
- * most once per second per account and gateway, so a request costs no statement; a bound can be passed
- * by one second of requests, and one write larger than the room left passes whole.
+ * (429) while `MUNINN_ACCOUNT_MAX_PENDING_INDEX` (or the account's own bound) of its files await
+ * indexing, a commit while `MUNINN_ACCOUNT_MAX_PENDING_COMMITS` (or its own) of its commits await
+ * extraction. Counts are read from the store at most once per second per account and gateway, so a
+ * request costs no statement; a bound can be passed by one second of requests, and one write larger
+ * than the room left passes whole.
  */
 @Injectable()
 export class BacklogService {
