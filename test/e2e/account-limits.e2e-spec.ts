@@ -140,7 +140,7 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     }
   });
 
-  it("an account's own sessions and users: the one past it is 413 naming the account's own limit", async () => {
+  it("an account's own sessions and users: the one past it is 413 naming the account's own limit; root and its admin read its usage", async () => {
     await put('plan-b', { max_sessions: 2, max_users: 2 });
     const as = { key: keys['plan-b'] };
     for (const id of ['s-1', 's-2'])
@@ -159,6 +159,21 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     const over = await register('u2');
     expect([over.status, over.body.error.details.max]).toEqual([413, 2]);
     expect(over.body.error.message).toContain("the account's own max_users");
+    // Root (and the account's admin) read the same figures without a key of the account's users.
+    const usage = await app.request('GET', '/api/v1/admin/accounts/plan-b/usage', { key: ROOT });
+    expect(usage.body.result).toMatchObject({
+      account_id: 'plan-b',
+      users: { users: 2, max_users: 2 },
+      storage: { nodes: 10, max_nodes: DEPLOYMENT.max_nodes, sessions: 2, max_sessions: 2 },
+      backlog: { max_index_pending: DEPLOYMENT.max_pending_index },
+      model: { max_tokens_per_day: DEPLOYMENT.model_tokens_per_day },
+    });
+    const { users: _users, account_id: _id, ...figures } = usage.body.result;
+    const { storage, backlog, model } = await status('plan-b');
+    expect(figures).toEqual({ storage, backlog, model });
+    expect((await app.request('GET', '/api/v1/admin/accounts/plan-b/usage', as)).status).toBe(200);
+    expect((await app.request('GET', '/api/v1/admin/accounts/plan-b/usage', { key: keys['plan-c'] })).status).toBe(403);
+    expect((await app.request('GET', '/api/v1/admin/accounts/nobody/usage', { key: ROOT })).status).toBe(404);
     // Another account keeps the deployment's bounds.
     expect(
       (await app.request('POST', '/api/v1/sessions', { key: keys['plan-c'], body: { session_id: 's-3' } })).status,

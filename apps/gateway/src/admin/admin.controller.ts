@@ -56,6 +56,15 @@ export class AdminController {
     return this.admin.setAccountLimits(c, accountId, b);
   }
 
+  @Get(':accountId/usage')
+  @ApiOperation({
+    summary:
+      "What the account holds and has spent against its bounds: storage, sessions, users, backlogs and model tokens today (root, or the account's admin)",
+  })
+  usage(@Caller() c: Identity, @Param('accountId') accountId: string) {
+    return this.admin.accountUsage(c, accountId);
+  }
+
   @Get(':accountId/audit')
   @ApiOperation({
     summary:

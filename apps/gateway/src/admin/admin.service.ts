@@ -15,6 +15,7 @@ import { currentRequestId } from '@app/queue';
 import { AccountLimitsDto } from './dto/admin.dto';
 import { IdentityCacheService } from '../auth/identity-cache.service';
 import { DedupLedgerService } from '../ledger/dedup-ledger.service';
+import { AccountUsageService } from '../system/account-usage.service';
 
 /** Account and user administration, with the reference's role rules. */
 @Injectable()
@@ -28,6 +29,7 @@ export class AdminService {
     private readonly keys: IdentityCacheService,
     private readonly limits: AccountLimitsService,
     private readonly audits: AuditRepository,
+    private readonly usage: AccountUsageService,
   ) {}
 
   async createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
@@ -122,6 +124,17 @@ export class AdminService {
     const stored = await this.limits.set(accountId, own);
     await this.audit(caller, 'account.limits', accountId, null, { own: stored });
     return this.limitsReport(accountId, stored);
+  }
+
+  /**
+   * What the account holds and has spent against its bounds as they apply to it (root, or the account's
+   * admin): the figures `system/status` shows the account's own callers, and its users.
+   */
+  async accountUsage(caller: Identity, accountId: string) {
+    this.requireManager(caller, accountId);
+    const account = await this.identities.getAccount(accountId);
+    const [usage, limits] = await Promise.all([this.usage.report(accountId), this.limits.of(accountId)]);
+    return { account_id: accountId, users: { users: account.user_count, max_users: limits.max_users }, ...usage };
   }
 
   /** A page of the account's audit trail, newest first (root, or the account's admin). */

@@ -2,14 +2,12 @@ import { Body, Controller, Get, Header, HttpCode, Post, Req, Res } from '@nestjs
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '@app/kernel';
-import { ModelBudget } from '@app/queue';
-import { AccountLimitsService, NodeRepository, SessionRepository } from '@app/store';
 import { Caller } from '../auth/caller.decorator';
 import { IdentityService } from '../auth/identity.service';
 import { Public } from '../auth/public.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
-import { BacklogService } from '../http/backlog.service';
 import { RawResponse } from '../http/raw-response.decorator';
+import { AccountUsageService } from './account-usage.service';
 import { HealthService } from './health.service';
 import { MetricsService } from './metrics.service';
 import { QueueWaitService } from './queue-wait.service';
@@ -23,11 +21,7 @@ export class SystemController {
     private readonly metrics: MetricsService,
     private readonly waiter: QueueWaitService,
     private readonly identities: IdentityService,
-    private readonly nodes: NodeRepository,
-    private readonly sessions: SessionRepository,
-    private readonly backlog: BacklogService,
-    private readonly modelBudget: ModelBudget,
-    private readonly limits: AccountLimitsService,
+    private readonly usage: AccountUsageService,
   ) {}
 
   @Get('health')
@@ -86,33 +80,16 @@ export class SystemController {
   @ApiOkEnvelope('object')
   async status(@Caller() c: Identity) {
     // Initialised: the store (migrated at start-up) answers now; a caller resolved from it cannot say less.
-    const { checks } = await this.health.report();
-    const { model_tokens_per_day: modelLimit } = await this.limits.of(c.accountId);
-    const [usage, held, backlog, modelTokens] = await Promise.all([
-      this.nodes.storage(c.accountId),
-      this.sessions.accountSessions(c.accountId),
-      this.backlog.report(c.accountId),
-      // Unreadable (Redis away): null, as the budget itself then does not apply.
-      this.modelBudget.usedToday(c.accountId, modelLimit).catch(() => null),
-    ]);
+    const [{ checks }, usage] = await Promise.all([this.health.report(), this.usage.report(c.accountId)]);
     return {
       initialized: checks.store === 'up',
       user: c.userId,
       account_id: c.accountId,
       role: c.role,
-      // After the contract's keys: what the account stores against its quota (MUNINN_ACCOUNT_MAX_* or its own limits).
-      storage: {
-        nodes: usage.nodes,
-        content_bytes: usage.contentBytes,
-        max_nodes: usage.quota?.maxNodes ?? null,
-        max_content_bytes: usage.quota?.maxContentBytes ?? null,
-        sessions: held.sessions,
-        max_sessions: held.maxSessions,
-      },
-      // Files awaiting indexing and commits awaiting extraction against MUNINN_ACCOUNT_MAX_PENDING_*.
-      backlog,
-      // Model tokens this UTC day (extraction, expansion, digest) against the account's budget (null: none).
-      model: { tokens_today: modelTokens, max_tokens_per_day: modelLimit || null },
+      // After the contract's keys (docs/limits-and-security.md): what the account stores against its quota
+      // (MUNINN_ACCOUNT_MAX_* or its own limits), its background work against the backlog bounds, and its
+      // model tokens this UTC day (extraction, expansion, digest) against its budget (null: none).
+      ...usage,
     };
   }
 
