@@ -14,7 +14,7 @@ export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget';
 export class ModelMetrics {
   private readonly tokens = new Counter({
     name: 'muninn_model_tokens_total',
-    help: "Model tokens (prompt and answer) counted against the accounts' budgets, by call",
+    help: 'Model tokens (prompt and answer) of the calls, by call: the usage the provider reported, else the estimate',
     labelNames: ['call'],
     registers: [],
   });
