@@ -53,8 +53,14 @@ describe('ModelBudget (docs/limits-and-security.md, "Model budget")', () => {
       expect(spends.filter((s) => s !== null)).toHaveLength(3);
       expect(await budget.usedToday('a', L)).toBe(120);
       // A call that never reached the model gives its reservation back, and room opens again.
-      await spends[0]?.settle(0);
+      const [first, second, third] = spends.filter((x) => x !== null);
+      await first?.settle(0);
       expect(await budget.usedToday('a', L)).toBe(80);
+      // A failed call: past its fuse it stays counted at its reservation; refused, it gives it back.
+      await second?.failed(true);
+      expect(await budget.usedToday('a', L)).toBe(80);
+      await third?.failed(false);
+      expect(await budget.usedToday('a', L)).toBe(40);
       expect(await budget.reserve('a', L, 40, 'extract')).not.toBeNull();
     },
   );

@@ -26,6 +26,11 @@ export interface ModelSpend {
    * ended, for the metrics. Only the first settle counts.
    */
   settle(tokens: number, outcome?: Exclude<ModelCallOutcome, 'budget'>): Promise<void>;
+  /**
+   * Settles a call that failed: past its fuse the prompt was sent (and may well be charged), so the
+   * reservation stays; refused or unreachable, no model read it, and the reservation is given back.
+   */
+  failed(timedOut: boolean): Promise<void>;
 }
 
 /**
@@ -94,15 +99,17 @@ export class ModelBudget {
   /** A call's spend; `key` null: the budget is off, the call is counted in the metrics only. */
   private spend(call: ModelCall, key: string | null, reserved: number): ModelSpend {
     let settled = false;
+    const settle: ModelSpend['settle'] = async (tokens, outcome = 'ok') => {
+      if (settled) return;
+      settled = true;
+      const counted = Math.max(0, Math.round(tokens) || 0);
+      this.metrics.ended(call, outcome, counted);
+      if (key !== null && counted !== reserved) await this.addTo(key, counted - reserved);
+    };
     return {
       reserved,
-      settle: async (tokens, outcome = 'ok') => {
-        if (settled) return;
-        settled = true;
-        const counted = Math.max(0, Math.round(tokens) || 0);
-        this.metrics.ended(call, outcome, counted);
-        if (key !== null && counted !== reserved) await this.addTo(key, counted - reserved);
-      },
+      settle,
+      failed: (timedOut) => settle(timedOut ? reserved : 0, timedOut ? 'timeout' : 'failed'),
     };
   }
 

@@ -138,9 +138,7 @@ export class MemoryExtractor {
       const answer = await this.llm
         .complete(prompt, { timeoutMs: this.config.sessions.extractTimeoutMs })
         .catch(async (err: unknown) => {
-          // Past its deadline the prompt was sent: the reservation stays. Refused or unreachable: given back.
-          const timedOut = err instanceof LlmError && err.kind === 'timeout';
-          await spend?.settle(timedOut ? spend.reserved : 0, timedOut ? 'timeout' : 'failed');
+          await spend?.failed(err instanceof LlmError && err.kind === 'timeout');
           throw err;
         });
       sent.usage = addUsage(sent.usage, answer.usage);

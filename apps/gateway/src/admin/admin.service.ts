@@ -133,7 +133,7 @@ export class AdminService {
   async accountUsage(caller: Identity, accountId: string) {
     this.requireManager(caller, accountId);
     const account = await this.identities.getAccount(accountId);
-    const [usage, limits] = await Promise.all([this.usage.report(accountId), this.limits.of(accountId)]);
+    const { usage, limits } = await this.usage.report(accountId);
     return { account_id: accountId, users: { users: account.user_count, max_users: limits.max_users }, ...usage };
   }
 

@@ -69,7 +69,7 @@ export class RewriteClientService {
       await spend.settle(modelCallTokens(r.usage, [...sent, ...r.queries]));
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
-      await spend.settle(spentOnFailure(err, spend.reserved), isDeadline(err) ? 'timeout' : 'failed');
+      await spend.failed(isDeadline(err));
       this.logger.warn(`query expansion failed: ${(err as Error).message}`);
       return { status: 'failed', queries: [query] };
     }
@@ -94,8 +94,8 @@ export class RewriteClientService {
       await spend.settle(modelCallTokens(r.usage, [query, rendered, r.digest]), digestOutcome(r.status));
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
-      await spend.settle(spentOnFailure(err, spend.reserved), isDeadline(err) ? 'timeout' : 'failed');
       const timedOut = isDeadline(err);
+      await spend.failed(timedOut);
       if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
       return { status: timedOut ? 'timeout' : 'failed', digest: '', usage: null };
     }
@@ -112,14 +112,7 @@ function digestOutcome(status: RewriteStatus): 'ok' | 'failed' | 'timeout' {
   return status === 'failed' || status === 'timeout' ? status : 'ok';
 }
 
+/** A call past its deadline: the rewriter may well have sent the prompt (see ModelSpend.failed). */
 function isDeadline(err: unknown): boolean {
   return err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;
-}
-
-/**
- * What a failed call counts against the budget: past its deadline the rewriter may well have sent the
- * prompt, so the reservation stays; any other failure (the queue or the worker refused it) gives it back.
- */
-function spentOnFailure(err: unknown, reserved: number): number {
-  return isDeadline(err) ? reserved : 0;
 }

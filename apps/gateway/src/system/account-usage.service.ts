@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import { AccountLimitValues, effectiveLimits } from '@app/kernel';
 import { ModelBudget } from '@app/queue';
 import { AccountLimitsService, NodeRepository, SessionRepository } from '@app/store';
 import { BacklogReport, BacklogService } from '../http/backlog.service';
 
-/** What an account holds and has spent against its bounds (each null max: unbounded). */
+/** What an account holds and has spent against its bounds (a null max: unbounded). */
 export interface AccountUsageReport {
   storage: {
     nodes: number;
     content_bytes: number;
-    max_nodes: number | null;
-    max_content_bytes: number | null;
+    max_nodes: number;
+    max_content_bytes: number;
     sessions: number;
-    max_sessions: number | null;
+    max_sessions: number;
   };
   backlog: BacklogReport;
   /** `tokens_today` null: the count could not be read (Redis away), and the budget then does not apply. */
@@ -21,7 +22,9 @@ export interface AccountUsageReport {
 /**
  * One account's usage against its bounds, as they apply to it (the deployment's, or its own: docs/
  * limits-and-security.md, "Per-account limits"): what `GET /api/v1/system/status` shows its caller and
- * `GET /api/v1/admin/accounts/{id}/usage` shows root and the account's admin.
+ * `GET /api/v1/admin/accounts/{id}/usage` shows root and the account's admin. The bounds come from one
+ * reading of the account's own limits, not the 5-second cache: what is shown is what the next write
+ * will be checked against.
  */
 @Injectable()
 export class AccountUsageService {
@@ -33,25 +36,27 @@ export class AccountUsageService {
     private readonly limits: AccountLimitsService,
   ) {}
 
-  async report(accountId: string): Promise<AccountUsageReport> {
-    const { model_tokens_per_day: modelLimit } = await this.limits.of(accountId);
-    const [usage, held, backlog, modelTokens] = await Promise.all([
+  /** The account's usage, and the limits it was measured against (the admin route also shows users). */
+  async report(accountId: string): Promise<{ usage: AccountUsageReport; limits: AccountLimitValues }> {
+    const limits = effectiveLimits(this.limits.defaults, await this.limits.ownOf(accountId));
+    const [stored, sessions, backlog, modelTokens] = await Promise.all([
       this.nodes.storage(accountId),
       this.sessions.accountSessions(accountId),
       this.backlog.report(accountId),
-      this.modelBudget.usedToday(accountId, modelLimit).catch(() => null),
+      this.modelBudget.usedToday(accountId, limits.model_tokens_per_day).catch(() => null),
     ]);
-    return {
+    const usage = {
       storage: {
-        nodes: usage.nodes,
-        content_bytes: usage.contentBytes,
-        max_nodes: usage.quota?.maxNodes ?? null,
-        max_content_bytes: usage.quota?.maxContentBytes ?? null,
-        sessions: held.sessions,
-        max_sessions: held.maxSessions,
+        nodes: stored.nodes,
+        content_bytes: stored.contentBytes,
+        max_nodes: limits.max_nodes,
+        max_content_bytes: limits.max_content_bytes,
+        sessions,
+        max_sessions: limits.max_sessions,
       },
       backlog,
-      model: { tokens_today: modelTokens, max_tokens_per_day: modelLimit || null },
+      model: { tokens_today: modelTokens, max_tokens_per_day: limits.model_tokens_per_day || null },
     };
+    return { usage, limits };
   }
 }

@@ -80,7 +80,7 @@ export class SystemController {
   @ApiOkEnvelope('object')
   async status(@Caller() c: Identity) {
     // Initialised: the store (migrated at start-up) answers now; a caller resolved from it cannot say less.
-    const [{ checks }, usage] = await Promise.all([this.health.report(), this.usage.report(c.accountId)]);
+    const [{ checks }, { usage }] = await Promise.all([this.health.report(), this.usage.report(c.accountId)]);
     return {
       initialized: checks.store === 'up',
       user: c.userId,

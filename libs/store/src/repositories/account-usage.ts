@@ -51,7 +51,7 @@ export async function readOwnLimits(tx: Tx, accountId: string): Promise<AccountL
 }
 
 /** The quota that applies to an account: its own values where it has them (an override names itself). */
-export function accountQuota(
+function accountQuota(
   quota: AccountQuota,
   own: AccountLimitOverrides,
 ): AccountQuota & { nodesFrom: string; bytesFrom: string } {

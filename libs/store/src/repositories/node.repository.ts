@@ -4,7 +4,7 @@ import { Db } from '../db/db.port';
 import { NODE_COLUMNS, NodeRow, toNodeRecord } from './node-row';
 import { NodeRecord } from './node.types';
 import { ensureDirectories, WriteItem, WriteManyOutcome, writeNodes, WriteOp, WriteOptions } from './node-write';
-import { accountQuota, AccountUsage, enforceQuota, readUsage } from './account-usage';
+import { AccountUsage, enforceQuota, readUsage } from './account-usage';
 import { deleteInSteps } from './delete-steps';
 import { insertOutbox, OUTBOX_GRACE_MS } from './outbox';
 import { scopeSql } from './scope';
@@ -84,15 +84,10 @@ export class NodeRepository {
     return this.db.transaction((tx) => writeNodes(tx, identity, ops, this.options));
   }
 
-  /** What the account stores and may store, its own limits applied (docs/limits-and-security.md, "Storage quota"); null quota: unchecked. */
-  async storage(accountId: string): Promise<AccountUsage & { quota: WriteOptions['quota'] | null }> {
-    const { nodes, contentBytes, own } = await readUsage(this.db, accountId);
-    const quota = this.options.quota ? accountQuota(this.options.quota, own) : null;
-    return {
-      nodes,
-      contentBytes,
-      quota: quota && { maxNodes: quota.maxNodes, maxContentBytes: quota.maxContentBytes },
-    };
+  /** What the account stores (docs/limits-and-security.md, "Storage quota"): one index lookup. */
+  async storage(accountId: string): Promise<AccountUsage> {
+    const { nodes, contentBytes } = await readUsage(this.db, accountId);
+    return { nodes, contentBytes };
   }
 
   /** Creates a directory and its parents; succeeds when it already exists. */

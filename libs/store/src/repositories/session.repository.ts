@@ -135,15 +135,13 @@ export class SessionRepository {
     return false;
   }
 
-  /** Sessions the account holds, against its bound (its own, else `maxSessions`; null: unbounded); for `system/status`. */
-  async accountSessions(accountId: string): Promise<{ sessions: number; maxSessions: number | null }> {
+  /** Sessions the account holds, for `system/status` (its bound is the account's `max_sessions`). */
+  async accountSessions(accountId: string): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM sessions WHERE account_id = $1',
       [accountId],
     );
-    if (!this.quota) return { sessions: rows[0]!.n, maxSessions: null };
-    const own = await readOwnLimits(this.db, accountId);
-    return { sessions: rows[0]!.n, maxSessions: own.max_sessions ?? this.quota.maxSessions };
+    return rows[0]!.n;
   }
 
   /** The session, or null. */
