@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Transform } from 'class-transformer';
@@ -70,9 +71,10 @@ export class RotateKeyDto {
   seed?: string;
 }
 
+/** One limit's schema and validation, from its bounds in the kernel's table. */
 const limit = (name: AccountLimitName, description: string) => {
   const { min, max, variable } = ACCOUNT_LIMITS[name];
-  const decorators = [
+  return applyDecorators(
     ApiPropertyOptional({
       type: 'integer',
       nullable: true,
@@ -84,8 +86,7 @@ const limit = (name: AccountLimitName, description: string) => {
     IsInt({ message: `${name} must be an integer` }),
     Min(min, { message: `${name} must be at least ${min}` }),
     Max(max, { message: `${name} must be at most ${max}` }),
-  ];
-  return (target: object, key: string) => decorators.forEach((d) => d(target, key));
+  );
 };
 
 /**
