@@ -111,4 +111,50 @@ describe.each(storeModes())('admin audit trail (store: %s)', (store) => {
     await call('PUT', '/aged/limits', ROOT, { max_nodes: 20 });
     expect((await trail('aged', ROOT)).events.map((e) => e.action)).toEqual(['account.limits']);
   });
+
+  it('an action whose event cannot be recorded does not take effect: the trail misses no change', async () => {
+    const boss = (await call('POST', '', ROOT, { account_id: 'strict', admin_user_id: 'boss' })).body.result
+      .user_key as string;
+    const u1 = (await call('POST', '/strict/users', boss, { user_id: 'u1' })).body.result.user_key as string;
+    // The store refuses every new event (existing rows untouched), as a full disk or a broken table would.
+    await db.query('ALTER TABLE audit_events ADD CONSTRAINT refuse_events CHECK (false) NOT VALID');
+    const refused: unknown[] = [];
+    try {
+      // Root's actions and the account admin's: each answers 500 (the store failed), and none takes effect.
+      const attempts: Array<[string, string, string, unknown?]> = [
+        ['PUT', '/strict/users/u1/role', boss, { role: 'admin' }],
+        ['POST', '/strict/users/u1/key', boss, {}],
+        ['POST', '/strict/users', boss, { user_id: 'u2' }],
+        ['DELETE', '/strict/users/u1', boss],
+        ['PUT', '/strict/limits', ROOT, { max_nodes: 70 }],
+        ['DELETE', '/strict', ROOT],
+        ['POST', '', ROOT, { account_id: 'unrecorded', admin_user_id: 'boss' }],
+      ];
+      for (const [method, path, key, body] of attempts) {
+        const r = await call(method, path, key, body);
+        refused.push([method, path, r.status, r.body.error?.code]);
+      }
+    } finally {
+      await db.query('ALTER TABLE audit_events DROP CONSTRAINT refuse_events');
+    }
+    expect(refused).toEqual([
+      ['PUT', '/strict/users/u1/role', 500, 'INTERNAL'],
+      ['POST', '/strict/users/u1/key', 500, 'INTERNAL'],
+      ['POST', '/strict/users', 500, 'INTERNAL'],
+      ['DELETE', '/strict/users/u1', 500, 'INTERNAL'],
+      ['PUT', '/strict/limits', 500, 'INTERNAL'],
+      ['DELETE', '/strict', 500, 'INTERNAL'],
+      ['POST', '', 500, 'INTERNAL'],
+    ]);
+    // Nothing changed: u1 is a user with its old key, no u2, no own limits, both accounts as they were.
+    const user = await call('GET', '/strict/users/u1', boss);
+    expect(user.body.result.role).toBe('user');
+    expect((await app.request('GET', '/api/v1/fs/ls?uri=viking://resources', { key: u1 })).status).toBe(200);
+    expect((await call('GET', '/strict/users/u2', boss)).status).toBe(404);
+    expect((await call('GET', '/strict/limits', ROOT)).body.result.own).toEqual({});
+    const accounts = (await call('GET', '', ROOT)).body.result as Array<{ account_id: string }>;
+    expect(accounts.map((a) => a.account_id)).toContain('strict');
+    expect(accounts.map((a) => a.account_id)).not.toContain('unrecorded');
+    expect((await trail('strict', ROOT)).events.map((e) => e.action)).toEqual(['user.create', 'account.create']);
+  });
 });

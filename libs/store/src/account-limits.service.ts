@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AccountLimitOverrides, AccountLimitValues, effectiveLimits } from '@app/kernel';
 import { AccountReadings } from './account-readings';
+import { AuditSink } from './repositories/audit.repository';
 import { IdentityRepository } from './repositories/identity.repository';
 
 /** How long one process answers from an account's limits as it last read them. */
@@ -48,9 +49,12 @@ export class AccountLimitsService {
     return this.identities.accountLimits(accountId);
   }
 
-  /** Replaces the account's own values (404 for an unknown account) and forgets this process's reading. */
-  async set(accountId: string, own: AccountLimitOverrides): Promise<AccountLimitOverrides> {
-    const stored = await this.identities.setAccountLimits(accountId, own);
+  /**
+   * Replaces the account's own values (404 for an unknown account), recording the change in `audit` in
+   * the same transaction, and forgets this process's reading.
+   */
+  async set(accountId: string, own: AccountLimitOverrides, audit: AuditSink): Promise<AccountLimitOverrides> {
+    const stored = await this.identities.setAccountLimits(accountId, own, audit);
     this.own.forget(accountId);
     return stored;
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
   ACCOUNT_LIMIT_NAMES,
@@ -9,8 +9,9 @@ import {
   invalidArgument,
   KernelError,
   KernelErrorCode,
+  readLimitOverrides,
 } from '@app/kernel';
-import { AccountLimitsService, AuditRepository, IdentityRepository, UserRole } from '@app/store';
+import { AccountLimitsService, AuditRepository, AuditSink, IdentityRepository, UserRole } from '@app/store';
 import { currentRequestId } from '@app/queue';
 import { AccountLimitsDto } from './dto/admin.dto';
 import { IdentityCacheService } from '../auth/identity-cache.service';
@@ -20,8 +21,6 @@ import { AccountUsageService } from '../system/account-usage.service';
 /** Account and user administration, with the reference's role rules. */
 @Injectable()
 export class AdminService {
-  private readonly logger = new Logger(AdminService.name);
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: IdentityRepository,
@@ -34,9 +33,12 @@ export class AdminService {
 
   async createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
     this.requireRoot(caller);
-    const created = await this.identities.createAccount(accountId, adminUserId, this.checkedSeed(seed));
-    await this.audit(caller, 'account.create', accountId, adminUserId, { admin_user_id: adminUserId, seeded: !!seed });
-    return created;
+    return this.identities.createAccount(
+      accountId,
+      adminUserId,
+      this.checkedSeed(seed),
+      this.audit(caller, 'account.create', accountId, adminUserId, { admin_user_id: adminUserId, seeded: !!seed }),
+    );
   }
 
   listAccounts(caller: Identity) {
@@ -48,16 +50,20 @@ export class AdminService {
     this.requireRoot(caller);
     await this.identities.getAccount(accountId);
     await this.ledgers.forget({ accountId });
-    await this.identities.deleteAccount(accountId);
+    await this.identities.deleteAccount(accountId, this.audit(caller, 'account.delete', accountId));
     await this.keys.invalidate({ accountId });
-    await this.audit(caller, 'account.delete', accountId);
     return { deleted: true };
   }
 
   async createUser(caller: Identity, accountId: string, userId: string, role: UserRole, seed?: string) {
     this.requireManager(caller, accountId);
-    const r = await this.identities.createUser(accountId, userId, role, this.checkedSeed(seed));
-    await this.audit(caller, 'user.create', accountId, userId, { role, seeded: !!seed });
+    const r = await this.identities.createUser(
+      accountId,
+      userId,
+      role,
+      this.checkedSeed(seed),
+      this.audit(caller, 'user.create', accountId, userId, { role, seeded: !!seed }),
+    );
     return { account_id: r.account_id, user_id: r.user_id, role: r.role, user_key: r.user_key };
   }
 
@@ -80,25 +86,32 @@ export class AdminService {
     this.requireManager(caller, accountId);
     await this.identities.getUser(accountId, userId);
     await this.ledgers.forget({ accountId, userId });
-    await this.identities.deleteUser(accountId, userId);
+    await this.identities.deleteUser(accountId, userId, this.audit(caller, 'user.delete', accountId, userId));
     await this.keys.invalidate({ accountId, userId });
-    await this.audit(caller, 'user.delete', accountId, userId);
     return { account_id: accountId, user_id: userId, deleted: true };
   }
 
   async setRole(caller: Identity, accountId: string, userId: string, role: UserRole) {
     this.requireManager(caller, accountId);
-    const u = await this.identities.setRole(accountId, userId, role);
+    const u = await this.identities.setRole(
+      accountId,
+      userId,
+      role,
+      this.audit(caller, 'user.role', accountId, userId, { role }),
+    );
     await this.keys.invalidate({ accountId, userId });
-    await this.audit(caller, 'user.role', accountId, userId, { role });
     return { account_id: u.account_id, user_id: u.user_id, role: u.role };
   }
 
   async rotateKey(caller: Identity, accountId: string, userId: string, seed?: string) {
     this.requireManager(caller, accountId);
-    const r = await this.identities.rotateKey(accountId, userId, this.checkedSeed(seed));
+    const r = await this.identities.rotateKey(
+      accountId,
+      userId,
+      this.checkedSeed(seed),
+      this.audit(caller, 'user.key', accountId, userId, { seeded: !!seed }),
+    );
     await this.keys.invalidate({ accountId, userId });
-    await this.audit(caller, 'user.key', accountId, userId, { seeded: !!seed });
     return { user_key: r.user_key };
   }
 
@@ -121,8 +134,12 @@ export class AdminService {
       const v = body[name];
       if (v !== undefined && v !== null) own[name] = v;
     }
-    const stored = await this.limits.set(accountId, own);
-    await this.audit(caller, 'account.limits', accountId, null, { own: stored });
+    // The event names the values as stored: the store keeps what readLimitOverrides keeps of them.
+    const stored = await this.limits.set(
+      accountId,
+      own,
+      this.audit(caller, 'account.limits', accountId, null, { own: readLimitOverrides(own) }),
+    );
     return this.limitsReport(accountId, stored);
   }
 
@@ -145,29 +162,26 @@ export class AdminService {
   }
 
   /**
-   * Records an admin action that took effect (docs/limits-and-security.md, "Audit trail"). A failed
-   * recording does not undo the action or fail its answer; it is logged as an error for the operator.
+   * Where an admin action records itself (docs/limits-and-security.md, "Audit trail"): the store writes
+   * the event in the action's own transaction, so an action whose event cannot be recorded does not
+   * take effect either, and the trail misses no change.
    */
-  private async audit(
+  private audit(
     caller: Identity,
     action: AuditAction,
     accountId: string,
     userId: string | null = null,
     details: Record<string, unknown> = {},
-  ): Promise<void> {
+  ): AuditSink {
     const root = caller.role === 'root';
-    try {
-      await this.audits.record({
-        action,
-        accountId,
-        userId,
-        actor: { accountId: root ? null : caller.accountId, userId: root ? null : caller.userId, role: caller.role },
-        details,
-        requestId: currentRequestId() ?? null,
-      });
-    } catch (err) {
-      this.logger.error(`audit event ${action} of ${accountId} not recorded: ${(err as Error).message}`);
-    }
+    return this.audits.sink({
+      action,
+      accountId,
+      userId,
+      actor: { accountId: root ? null : caller.accountId, userId: root ? null : caller.userId, role: caller.role },
+      details,
+      requestId: currentRequestId() ?? null,
+    });
   }
 
   private limitsReport(accountId: string, own: AccountLimitOverrides) {

@@ -28,39 +28,51 @@ interface AuditRow {
   request_id: string | null;
 }
 
+/** Where an admin action's event is recorded: inside the action's own transaction, kept this many days. */
+export interface AuditSink {
+  record: AuditRecord;
+  retentionDays: number;
+}
+
 /**
- * The admin audit trail (docs/limits-and-security.md, "Audit trail"). Each recording also deletes up to
- * `PRUNE_STEP` events older than the retention, so the trail stays bounded without a scheduler: admin
- * actions are rare, and each removes more expired events than it adds.
+ * Records one admin action in the transaction `tx` that makes it (docs/limits-and-security.md, "Audit
+ * trail"): the action and its event commit together or not at all, so no change escapes the trail. Also
+ * deletes up to `PRUNE_STEP` events older than the retention, so the trail stays bounded without a
+ * scheduler: admin actions are rare, and each removes more expired events than it adds.
  */
+export async function insertAudit(tx: Pick<Db, 'query'>, { record: e, retentionDays }: AuditSink): Promise<void> {
+  await tx.query(
+    `INSERT INTO audit_events (action, subject_account, subject_user, actor_account, actor_user, actor_role, details, request_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)`,
+    [
+      e.action,
+      e.accountId,
+      e.userId ?? null,
+      e.actor.accountId,
+      e.actor.userId,
+      e.actor.role,
+      JSON.stringify(e.details ?? {}),
+      e.requestId ?? null,
+    ],
+  );
+  await tx.query(
+    `DELETE FROM audit_events WHERE id IN (
+       SELECT id FROM audit_events WHERE at < now() - make_interval(days => $1) ORDER BY at LIMIT ${PRUNE_STEP})`,
+    [retentionDays],
+  );
+}
+
+/** The admin audit trail as its readers see it (docs/limits-and-security.md, "Audit trail"). */
 export class AuditRepository {
   constructor(
     private readonly db: Db,
-    private readonly retentionDays: number,
+    /** Passed to the identity store's actions, which record their events with `insertAudit`. */
+    readonly retentionDays: number,
   ) {}
 
-  async record(e: AuditRecord): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO audit_events (action, subject_account, subject_user, actor_account, actor_user, actor_role, details, request_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)`,
-        [
-          e.action,
-          e.accountId,
-          e.userId ?? null,
-          e.actor.accountId,
-          e.actor.userId,
-          e.actor.role,
-          JSON.stringify(e.details ?? {}),
-          e.requestId ?? null,
-        ],
-      );
-      await tx.query(
-        `DELETE FROM audit_events WHERE id IN (
-           SELECT id FROM audit_events WHERE at < now() - make_interval(days => $1) ORDER BY at LIMIT ${PRUNE_STEP})`,
-        [this.retentionDays],
-      );
-    });
+  /** The sink an action of `record` writes its event to. */
+  sink(record: AuditRecord): AuditSink {
+    return { record, retentionDays: this.retentionDays };
   }
 
   /** The account's events, newest first: at most `limit`, those before event id `before` when given. */

@@ -8,6 +8,7 @@ import {
   userRoot,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { AuditSink, insertAudit } from './audit.repository';
 import { deleteInSteps } from './delete-steps';
 import { quotaExceeded, readOwnLimits } from './account-usage';
 
@@ -120,7 +121,8 @@ export class IdentityRepository {
   async createAccount(
     accountId: string,
     adminUserId: string,
-    seed?: string,
+    seed: string | undefined,
+    audit: AuditSink,
   ): Promise<{ account_id: string; admin_user_id: string; user_key: string }> {
     return this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query('INSERT INTO accounts (account_id) VALUES ($1) ON CONFLICT DO NOTHING', [
@@ -140,6 +142,7 @@ export class IdentityRepository {
         accountId,
         adminUserId,
       ]);
+      await insertAudit(tx, audit);
       return { account_id: accountId, admin_user_id: adminUserId, user_key: key };
     });
   }
@@ -173,19 +176,26 @@ export class IdentityRepository {
   }
 
   /** Replaces the account's own limits (404 for an unknown account); `{}` gives it the deployment's. */
-  async setAccountLimits(accountId: string, limits: AccountLimitOverrides): Promise<AccountLimitOverrides> {
+  async setAccountLimits(
+    accountId: string,
+    limits: AccountLimitOverrides,
+    audit: AuditSink,
+  ): Promise<AccountLimitOverrides> {
     const own = readLimitOverrides(limits);
-    const { rowCount } = await this.db.query('UPDATE accounts SET limits = $2::jsonb WHERE account_id = $1', [
-      accountId,
-      JSON.stringify(own),
-    ]);
-    if (rowCount === 0)
-      throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
-    return own;
+    return this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query('UPDATE accounts SET limits = $2::jsonb WHERE account_id = $1', [
+        accountId,
+        JSON.stringify(own),
+      ]);
+      if (rowCount === 0)
+        throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+      await insertAudit(tx, audit);
+      return own;
+    });
   }
 
   /** Deletes an account, its users, keys, content and sessions. */
-  async deleteAccount(accountId: string): Promise<void> {
+  async deleteAccount(accountId: string, audit: AuditSink): Promise<void> {
     await this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query('DELETE FROM accounts WHERE account_id = $1', [accountId]);
       if (rowCount === 0)
@@ -193,6 +203,7 @@ export class IdentityRepository {
       // Everything else keyed by the account goes with it (sessions take their messages, archives, tool results
       // and usage records by cascade): nothing of a deleted tenant stays behind, and a re-created account starts empty.
       for (const table of ACCOUNT_TABLES) await deleteInSteps(tx, table, 'account_id = $1', [accountId], stepOf(table));
+      await insertAudit(tx, audit);
     });
   }
 
@@ -200,7 +211,8 @@ export class IdentityRepository {
     accountId: string,
     userId: string,
     role: UserRole,
-    seed?: string,
+    seed: string | undefined,
+    audit: AuditSink,
   ): Promise<{ account_id: string; user_id: string; role: UserRole; user_key: string }> {
     await this.getAccount(accountId);
     return this.db.transaction(async (tx) => {
@@ -222,6 +234,7 @@ export class IdentityRepository {
         accountId,
         userId,
       ]);
+      await insertAudit(tx, audit);
       return { account_id: accountId, user_id: userId, role, user_key: key };
     });
   }
@@ -264,7 +277,7 @@ export class IdentityRepository {
   }
 
   /** Deletes a user with their keys, private content and sessions. */
-  async deleteUser(accountId: string, userId: string): Promise<void> {
+  async deleteUser(accountId: string, userId: string, audit: AuditSink): Promise<void> {
     await this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query('DELETE FROM users WHERE account_id = $1 AND user_id = $2', [
         accountId,
@@ -298,20 +311,24 @@ export class IdentityRepository {
         [accountId, root, `${root}/`],
         stepOf('sidecar_state'),
       );
+      await insertAudit(tx, audit);
     });
   }
 
-  async setRole(accountId: string, userId: string, role: UserRole): Promise<UserRecord> {
-    const { rowCount } = await this.db.query('UPDATE users SET role = $3 WHERE account_id = $1 AND user_id = $2', [
-      accountId,
-      userId,
-      role,
-    ]);
-    if (rowCount === 0)
-      throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, {
-        account_id: accountId,
-        user_id: userId,
-      });
+  async setRole(accountId: string, userId: string, role: UserRole, audit: AuditSink): Promise<UserRecord> {
+    await this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query('UPDATE users SET role = $3 WHERE account_id = $1 AND user_id = $2', [
+        accountId,
+        userId,
+        role,
+      ]);
+      if (rowCount === 0)
+        throw new KernelError(KernelErrorCode.NotFound, `User not found: ${userId}`, {
+          account_id: accountId,
+          user_id: userId,
+        });
+      await insertAudit(tx, audit);
+    });
     return this.getUser(accountId, userId);
   }
 
@@ -319,7 +336,8 @@ export class IdentityRepository {
   async rotateKey(
     accountId: string,
     userId: string,
-    seed?: string,
+    seed: string | undefined,
+    audit: AuditSink,
   ): Promise<{ account_id: string; user_id: string; user_key: string }> {
     await this.getUser(accountId, userId);
     const key = this.keyFor(accountId, userId, seed);
@@ -330,6 +348,7 @@ export class IdentityRepository {
         accountId,
         userId,
       ]);
+      await insertAudit(tx, audit);
     });
     return { account_id: accountId, user_id: userId, user_key: key };
   }
