@@ -96,6 +96,9 @@ const FIELDS = [
   'model_tokens_per_day',
   'max_nodes',
   'max_content_bytes',
+  // an account's suspension (docs/limits-and-security.md, "Suspending an account")
+  'suspended',
+  'reason',
 ];
 
 const ROUTES: { method: string; path: string }[] = [
@@ -521,6 +524,52 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
           const { min, max } = ACCOUNT_LIMITS[name];
           expect([name, Number.isSafeInteger(v) && v >= min && v <= max]).toEqual([name, true]);
         }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("PUT an account's suspension as root, fuzzed: 200 or 400 in the envelope, and the account is in service or suspended with a bounded reason", async () => {
+    await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'fz-s', admin_user_id: 'boss' },
+    });
+    const suspension = fc.record(
+      {
+        suspended: fc.oneof(fc.boolean(), value),
+        reason: fc.oneof(fc.string({ maxLength: 600 }), value),
+        other: value,
+      },
+      { requiredKeys: [] },
+    );
+    const payload = fc.oneof(
+      { weight: 4, arbitrary: suspension.map((o) => JSON.stringify(o)) },
+      { weight: 1, arbitrary: body },
+    );
+    await fc.assert(
+      fc.asyncProperty(payload, async (sent) => {
+        const r = await fetch(`${app.url}/api/v1/admin/accounts/fz-s/suspension`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-api-key': ROOT },
+          body: sent,
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        const text = await r.text();
+        assertEnvelope('PUT suspension', r.status, text);
+        expect([200, 400, 413]).toContain(r.status);
+        const accounts = (await app.request('GET', '/api/v1/admin/accounts', { key: ROOT })).body.result as Array<{
+          account_id: string;
+          suspended: { since: string; reason: string } | null;
+        }>;
+        const state = accounts.find((a) => a.account_id === 'fz-s')!.suspended;
+        if (state)
+          expect([typeof state.reason, state.reason.length <= 500, Number.isFinite(Date.parse(state.since))]).toEqual([
+            'string',
+            true,
+            true,
+          ]);
+        // The other account of this suite is never touched.
+        expect(accounts.find((a) => a.account_id === 'fz')!.suspended).toBeNull();
       }),
       { numRuns: RUNS },
     );

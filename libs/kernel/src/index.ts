@@ -18,6 +18,7 @@ export * from './identity/default-targets';
 export * from './identity/find-targets';
 export * from './identity/account-limits';
 export * from './identity/audit';
+export * from './identity/suspension';
 
 export * from './filter/filter-node';
 export * from './filter/filter-limits';

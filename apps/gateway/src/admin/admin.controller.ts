@@ -6,6 +6,7 @@ import { ApiErrors } from '../http/api-errors.decorator';
 import { AdminService } from './admin.service';
 import {
   AccountLimitsDto,
+  AccountSuspensionDto,
   AuditQueryDto,
   CreateAccountDto,
   CreateUserDto,
@@ -54,6 +55,15 @@ export class AdminController {
   })
   setLimits(@Caller() c: Identity, @Param('accountId') accountId: string, @Body() b: AccountLimitsDto) {
     return this.admin.setAccountLimits(c, accountId, b);
+  }
+
+  @Put(':accountId/suspension')
+  @ApiOperation({
+    summary:
+      'Suspend or resume an account: while suspended, every key of the account is refused (403) and its data kept (root only; other gateways within MUNINN_KEY_CACHE_TTL_MS at most)',
+  })
+  suspend(@Caller() c: Identity, @Param('accountId') accountId: string, @Body() b: AccountSuspensionDto) {
+    return this.admin.setSuspension(c, accountId, b);
   }
 
   @Get(':accountId/usage')

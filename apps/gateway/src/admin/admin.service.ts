@@ -13,7 +13,7 @@ import {
 } from '@app/kernel';
 import { AccountLimitsService, AuditRepository, AuditSink, IdentityRepository, UserRole } from '@app/store';
 import { currentRequestId } from '@app/queue';
-import { AccountLimitsDto } from './dto/admin.dto';
+import { AccountLimitsDto, AccountSuspensionDto } from './dto/admin.dto';
 import { IdentityCacheService } from '../auth/identity-cache.service';
 import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { AccountUsageService } from '../system/account-usage.service';
@@ -141,6 +141,26 @@ export class AdminService {
       this.audit(caller, 'account.limits', accountId, null, { own: readLimitOverrides(own) }),
     );
     return this.limitsReport(accountId, stored);
+  }
+
+  /**
+   * Suspends or resumes the account (root only: an account's admin must not lift its own suspension).
+   * Its keys are dropped from every gateway's key cache, so the next request of the account is refused
+   * (docs/limits-and-security.md, "Suspending an account").
+   */
+  async setSuspension(caller: Identity, accountId: string, body: AccountSuspensionDto) {
+    this.requireRoot(caller);
+    if (!body.suspended && body.reason !== undefined)
+      throw invalidArgument('reason is given only with suspended: true', { field: 'reason' });
+    const reason = body.suspended ? (body.reason ?? '').trim() : null;
+    const action = body.suspended ? 'account.suspend' : 'account.resume';
+    const account = await this.identities.setSuspension(
+      accountId,
+      reason,
+      this.audit(caller, action, accountId, null, body.suspended ? { reason } : {}),
+    );
+    await this.keys.invalidate({ accountId });
+    return { account_id: accountId, suspended: account.suspended };
   }
 
   /**

@@ -3,7 +3,7 @@ import { IdentityCacheService, KeyOwner } from './identity-cache.service';
 
 const config = (ttl: number, max = 100) =>
   ({ auth: { keyCacheTtlMs: ttl, keyCacheMaxEntries: max }, queues: { prefix: 't' } }) as unknown as AppConfig;
-const owner = (userId: string, accountId = 'a'): KeyOwner => ({ accountId, userId, role: 'user' });
+const owner = (userId: string, accountId = 'a'): KeyOwner => ({ accountId, userId, role: 'user', suspended: null });
 
 // In-process transport (no Redis): invalidations are local only; the Redis channel is covered end to end
 // (test/e2e/identity-cache.e2e-spec.ts, test/e2e/auth-key-cache.e2e-spec.ts).

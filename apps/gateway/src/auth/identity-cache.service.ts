@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Role } from '@app/kernel';
+import { AccountSuspension, Role } from '@app/kernel';
 import { REDIS } from '@app/queue';
 import { hashKey } from '@app/store';
 
@@ -11,6 +11,8 @@ export interface KeyOwner {
   accountId: string;
   userId: string;
   role: Role;
+  /** Set while the owner's account is suspended: the key is refused (remembered like any answer). */
+  suspended: AccountSuspension | null;
 }
 
 /** An account, or one user of it, whose keys or role changed. */

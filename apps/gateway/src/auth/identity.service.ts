@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, KernelError, KernelErrorCode, validateActorPeer, validateHeaderId } from '@app/kernel';
+import {
+  accountSuspended,
+  Identity,
+  KernelError,
+  KernelErrorCode,
+  validateActorPeer,
+  validateHeaderId,
+} from '@app/kernel';
 import { IdentityRepository, UploadTokenRepository } from '@app/store';
 import { invalidUploadToken, UPLOAD_ROUTE } from '../http/upload-route';
 import { readsActorPeer } from './actor-peer-paths';
@@ -51,7 +58,8 @@ export class IdentityService {
       }
       return { accountId: 'default', userId: 'default', role: 'root', actorPeerId };
     }
-    const owner = this.cache.get(key) ?? (await this.lookup(key));
+    const { suspended, ...owner } = this.cache.get(key) ?? (await this.lookup(key));
+    if (suspended) throw accountSuspended(owner.accountId, suspended);
     return { ...owner, actorPeerId };
   }
 
@@ -60,7 +68,7 @@ export class IdentityService {
     const mark = this.cache.mark();
     const user = await this.identities.resolveKey(key);
     if (!user) throw new KernelError(KernelErrorCode.Unauthenticated, 'Invalid API Key');
-    const owner = { accountId: user.account_id, userId: user.user_id, role: user.role };
+    const owner = { accountId: user.account_id, userId: user.user_id, role: user.role, suspended: user.suspended };
     this.cache.set(key, owner, mark);
     return owner;
   }

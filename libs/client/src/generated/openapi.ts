@@ -57,6 +57,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/accounts/{accountId}/suspension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Suspend or resume an account: while suspended, every key of the account is refused (403) and its data kept (root only; other gateways within MUNINN_KEY_CACHE_TTL_MS at most) */
+        put: operations["AdminController_suspend"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/accounts/{accountId}/usage": {
         parameters: {
             query?: never;
@@ -998,6 +1015,12 @@ export interface components {
             /** @description Commits awaiting extraction before commits are 429; 0: unbounded; absent or null: the deployment's MUNINN_ACCOUNT_MAX_PENDING_COMMITS */
             max_pending_commits?: number | null;
         };
+        AccountSuspensionDto: {
+            /** @description Shown to the account's callers in every refusal; only with `suspended: true`. */
+            reason?: string;
+            /** @description true: suspend (again: the reason is replaced, the time kept); false: resume. */
+            suspended: boolean;
+        };
         CreateUserDto: {
             /**
              * @default user
@@ -1905,6 +1928,7 @@ export type ErrorInfoDto = components['schemas']['ErrorInfoDto'];
 export type ErrorEnvelopeDto = components['schemas']['ErrorEnvelopeDto'];
 export type CreateAccountDto = components['schemas']['CreateAccountDto'];
 export type AccountLimitsDto = components['schemas']['AccountLimitsDto'];
+export type AccountSuspensionDto = components['schemas']['AccountSuspensionDto'];
 export type CreateUserDto = components['schemas']['CreateUserDto'];
 export type SetRoleDto = components['schemas']['SetRoleDto'];
 export type RotateKeyDto = components['schemas']['RotateKeyDto'];
@@ -2230,6 +2254,74 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AccountLimitsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminController_suspend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSuspensionDto"];
             };
         };
         responses: {

@@ -6,6 +6,8 @@ export const AUDIT_ACTIONS = [
   'account.create',
   'account.delete',
   'account.limits',
+  'account.suspend',
+  'account.resume',
   'user.create',
   'user.delete',
   'user.role',

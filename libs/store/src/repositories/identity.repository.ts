@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import {
   AccountLimitOverrides,
+  AccountSuspension,
   KernelError,
   KernelErrorCode,
   limitSource,
@@ -18,6 +19,8 @@ export interface AccountRecord {
   account_id: string;
   created_at: string;
   user_count: number;
+  /** Null while the account is in service (docs/limits-and-security.md, "Suspending an account"). */
+  suspended: AccountSuspension | null;
 }
 
 export interface UserRecord {
@@ -26,6 +29,32 @@ export interface UserRecord {
   role: UserRole;
   created_at: string;
 }
+
+/** A key's owner as the gateway admits it: the user, and whether their account is suspended. */
+export interface KeyOwnerRecord extends UserRecord {
+  suspended: AccountSuspension | null;
+}
+
+interface AccountRow {
+  account_id: string;
+  created_at: Date | string;
+  user_count: number;
+  suspended_at: Date | string | null;
+  suspended_reason: string | null;
+}
+
+const ACCOUNT_COLUMNS = `a.account_id, a.created_at, a.suspended_at, a.suspended_reason,
+  (SELECT count(*)::int FROM users u WHERE u.account_id = a.account_id) AS user_count`;
+
+const suspensionOf = (r: Pick<AccountRow, 'suspended_at' | 'suspended_reason'>): AccountSuspension | null =>
+  r.suspended_at === null ? null : { since: iso(r.suspended_at), reason: r.suspended_reason ?? '' };
+
+const toAccount = (r: AccountRow): AccountRecord => ({
+  account_id: r.account_id,
+  created_at: iso(r.created_at),
+  user_count: r.user_count,
+  suspended: suspensionOf(r),
+});
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 
@@ -107,14 +136,23 @@ export class IdentityRepository {
     return newUserKey(accountId, userId, { seed, serverSecret: this.serverSecret });
   }
 
-  /** Resolves a presented key to its owner, or null. */
-  async resolveKey(key: string): Promise<UserRecord | null> {
-    const { rows } = await this.db.query<UserRecord>(
-      `SELECT u.account_id, u.user_id, u.role, u.created_at FROM api_keys k
-       JOIN users u ON u.account_id = k.account_id AND u.user_id = k.user_id WHERE k.key_hash = $1`,
+  /** Resolves a presented key to its owner and their account's suspension, or null. */
+  async resolveKey(key: string): Promise<KeyOwnerRecord | null> {
+    const { rows } = await this.db.query<UserRecord & Pick<AccountRow, 'suspended_at' | 'suspended_reason'>>(
+      `SELECT u.account_id, u.user_id, u.role, u.created_at, a.suspended_at, a.suspended_reason FROM api_keys k
+       JOIN users u ON u.account_id = k.account_id AND u.user_id = k.user_id
+       JOIN accounts a ON a.account_id = u.account_id WHERE k.key_hash = $1`,
       [hashKey(key)],
     );
-    return rows[0] ? { ...rows[0], created_at: iso(rows[0].created_at) } : null;
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      account_id: r.account_id,
+      user_id: r.user_id,
+      role: r.role,
+      created_at: iso(r.created_at),
+      suspended: suspensionOf(r),
+    };
   }
 
   /** Creates an account with its first admin; returns the admin's key (shown once). */
@@ -148,23 +186,46 @@ export class IdentityRepository {
   }
 
   async listAccounts(): Promise<AccountRecord[]> {
-    const { rows } = await this.db.query<AccountRecord>(
-      `SELECT a.account_id, a.created_at, (SELECT count(*)::int FROM users u WHERE u.account_id = a.account_id) AS user_count
-       FROM accounts a ORDER BY a.account_id`,
-    );
-    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+    const { rows } = await this.db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a ORDER BY a.account_id`);
+    return rows.map(toAccount);
   }
 
   async getAccount(accountId: string): Promise<AccountRecord> {
-    const all = await this.db.query<AccountRecord>(
-      `SELECT a.account_id, a.created_at, (SELECT count(*)::int FROM users u WHERE u.account_id = a.account_id) AS user_count
-       FROM accounts a WHERE a.account_id = $1`,
+    const { rows } = await this.db.query<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.account_id = $1`,
       [accountId],
     );
-    const row = all.rows[0];
-    if (!row)
+    if (!rows[0])
       throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
-    return { ...row, created_at: iso(row.created_at) };
+    return toAccount(rows[0]);
+  }
+
+  /**
+   * Suspends the account (`reason` given: its first suspension time is kept, the reason replaced) or
+   * resumes it (null), recording the change in `audit` in the same transaction; resuming an account in
+   * service changes and records nothing. 404 for an unknown account.
+   */
+  async setSuspension(accountId: string, reason: string | null, audit: AuditSink): Promise<AccountRecord> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ suspended_at: Date | string | null }>(
+        'SELECT suspended_at FROM accounts WHERE account_id = $1 FOR UPDATE',
+        [accountId],
+      );
+      if (!rows[0])
+        throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+      if (reason !== null || rows[0].suspended_at !== null) {
+        await tx.query(
+          `UPDATE accounts SET suspended_at = CASE WHEN $2::text IS NULL THEN NULL ELSE coalesce(suspended_at, now()) END,
+             suspended_reason = $2 WHERE account_id = $1`,
+          [accountId, reason],
+        );
+        await insertAudit(tx, audit);
+      }
+      const after = await tx.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.account_id = $1`, [
+        accountId,
+      ]);
+      return toAccount(after.rows[0]);
+    });
   }
 
   /**

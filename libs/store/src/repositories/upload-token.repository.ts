@@ -22,10 +22,11 @@ interface Row {
   expires_at: Date | string;
 }
 
-// The minting user's role now, not when the link was made: a user deleted (or an account removed)
-// since then holds no grant (NULL), a role change applies. Root (dev mode) has no users row.
+// The minting user's role now, not when the link was made: a user deleted (or an account removed or
+// suspended) since then holds no grant (NULL), a role change applies. Root (dev mode) has no users row.
 const CURRENT_ROLE = `CASE WHEN t.role = 'root' THEN 'root'
-  ELSE (SELECT u.role FROM users u WHERE u.account_id = t.account_id AND u.user_id = t.user_id) END`;
+  ELSE (SELECT u.role FROM users u JOIN accounts a ON a.account_id = u.account_id
+        WHERE u.account_id = t.account_id AND u.user_id = t.user_id AND a.suspended_at IS NULL) END`;
 
 const COLUMNS = `t.account_id, t.user_id, ${CURRENT_ROLE} AS role, t.actor_peer_id, t.target_uri, t.processing_mode,
   t.tags, t.expires_at`;

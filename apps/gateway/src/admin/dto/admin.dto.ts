@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Transform } from 'class-transformer';
-import { ACCOUNT_LIMITS, AccountLimitName, AUDIT_PAGE } from '@app/kernel';
+import { ACCOUNT_LIMITS, AccountLimitName, AUDIT_PAGE, SUSPENSION_REASON_MAX_CHARS } from '@app/kernel';
 import { toInteger } from '../../http/query-transforms';
 
 const ID = /^(?!\.{1,2}$)(?!.*@.*@)[a-zA-Z0-9_.@-]+$/;
@@ -138,4 +138,24 @@ export class AuditQueryDto {
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   before?: number;
+}
+
+/**
+ * Suspends or resumes an account (docs/limits-and-security.md, "Suspending an account"): while it is
+ * suspended every key of the account is refused (403, the reason in the message); its data is kept.
+ */
+export class AccountSuspensionDto {
+  /** true: suspend (again: the reason is replaced, the time kept); false: resume. */
+  @IsDefined()
+  @IsBoolean({ message: 'suspended must be true or false' })
+  suspended!: boolean;
+
+  /** Shown to the account's callers in every refusal; only with `suspended: true`. */
+  @ApiPropertyOptional({ maxLength: SUSPENSION_REASON_MAX_CHARS })
+  @IsOptional()
+  @IsString()
+  @MaxLength(SUSPENSION_REASON_MAX_CHARS, {
+    message: `reason must be at most ${SUSPENSION_REASON_MAX_CHARS} characters`,
+  })
+  reason?: string;
 }
