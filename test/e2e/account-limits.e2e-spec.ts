@@ -15,6 +15,8 @@ const DEPLOYMENT = {
   max_users: 50,
   max_pending_index: 10_000,
   max_pending_commits: 1000,
+  max_inflight: 16,
+  max_scans: 3,
 };
 
 describe.each(storeModes())('per-account limits (store: %s)', (store) => {
@@ -42,6 +44,8 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
         MUNINN_ACCOUNT_MAX_USERS: String(DEPLOYMENT.max_users),
         MUNINN_ACCOUNT_MAX_PENDING_INDEX: String(DEPLOYMENT.max_pending_index),
         MUNINN_ACCOUNT_MAX_PENDING_COMMITS: String(DEPLOYMENT.max_pending_commits),
+        MUNINN_ACCOUNT_MAX_INFLIGHT: String(DEPLOYMENT.max_inflight),
+        MUNINN_ACCOUNT_MAX_SCANS: String(DEPLOYMENT.max_scans),
         LLM_BASE_URL: fake.url,
         LLM_MODEL: 'chat-model',
       },
@@ -235,5 +239,52 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     expect(schema.max_users).toMatchObject({ minimum: 1, maximum: 10_000_000 });
     expect(schema.max_pending_index).toMatchObject({ minimum: 0, maximum: 10_000_000 });
     expect(schema.max_pending_commits).toMatchObject({ minimum: 0, maximum: 1_000_000 });
+    expect(schema.max_inflight).toMatchObject({ minimum: 1, maximum: 10_000 });
+    expect(schema.max_scans).toMatchObject({ minimum: 1, maximum: 1000 });
+  });
+
+  it("an account's own max_inflight: requests past it wait in the account's line, and a lowered one is kept", async () => {
+    const { request } = await import('node:http');
+    const url = new URL(app.url);
+    expect((await put('plan-b', { max_inflight: 2 })).status).toBe(200);
+    const hold = () => {
+      const held = request({
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/api/v1/content/write',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-api-key': keys['plan-b'] },
+      });
+      held.on('error', () => undefined);
+      held.write('{"uri":');
+      return held;
+    };
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    const first = hold();
+    const second = hold();
+    try {
+      await settle();
+      // The third waits for a slot (the line holds it, no refusal); another account is served meanwhile.
+      let answered: number | null = null;
+      const third = app
+        .request('GET', '/api/v1/system/status', { key: keys['plan-b'] })
+        .then((r) => (answered = r.status));
+      await settle();
+      expect(answered).toBeNull();
+      expect((await app.request('GET', '/api/v1/system/status', { key: keys['plan-a'] })).status).toBe(200);
+      // Lowered to 1 with two running: a finished request gives its slot up rather than pass it on...
+      expect((await put('plan-b', { max_inflight: 1 })).status).toBe(200);
+      first.destroy();
+      await settle();
+      expect(answered).toBeNull();
+      // ...and once the line is within its limit, the next finished request passes its slot to the waiter.
+      second.destroy();
+      await third;
+      expect(answered).toBe(200);
+    } finally {
+      first.destroy();
+      second.destroy();
+    }
+    expect((await put('plan-b', {})).status).toBe(200);
   });
 });

@@ -500,6 +500,7 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
         model_tokens_per_day: value,
         max_nodes: value,
         max_content_bytes: value,
+        max_inflight: value,
         other: value,
       },
       { requiredKeys: [] },

@@ -490,6 +490,55 @@ describe('rate limits and fairness', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect((await status(keys.rd)).status).toBe(200);
   });
+
+  it('an account\'s own max_inflight widens or narrows its line on the gateway (docs/limits-and-security.md, "Per-account limits")', async () => {
+    const { request } = await import('node:http');
+    const url = new URL(app.url);
+    const boss = (
+      await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT,
+        body: { account_id: 're', admin_user_id: 'boss' },
+      })
+    ).body.result.user_key as string;
+    const second = (
+      await app.request('POST', '/api/v1/admin/accounts/re/users', { key: ROOT, body: { user_id: 'u2' } })
+    ).body.result.user_key as string;
+    const own = (body: unknown) => app.request('PUT', '/api/v1/admin/accounts/re/limits', { key: ROOT, body });
+    expect((await own({ max_inflight: 2, requests_per_minute: 100 })).status).toBe(200);
+    const hold = (key: string) => {
+      const held = request({
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/api/v1/content/write',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-api-key': key },
+      });
+      held.on('error', () => undefined);
+      held.write('{"uri":');
+      return held;
+    };
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    // Two held requests fit its own line of 2 where the deployment's is 1; the third is refused, naming it.
+    const first = hold(boss);
+    const other = hold(second);
+    await settle();
+    const third = await status(boss);
+    expect([third.status, third.body.error?.details?.limit, third.body.error?.details?.max]).toEqual([
+      429,
+      'inflight',
+      2,
+    ]);
+    expect(third.body.error.message).toContain("the account's own max_inflight");
+    // Lowered to 1 with two running: the line takes no new request until it is back within it.
+    expect((await own({ max_inflight: 1, requests_per_minute: 100 })).status).toBe(200);
+    first.destroy();
+    await settle();
+    const still = await status(second);
+    expect([still.status, still.body.error?.details?.max]).toEqual([429, 1]);
+    other.destroy();
+    await settle();
+    expect((await status(second)).status).toBe(200);
+  });
 });
 
 describe('bounded inputs (limits from config, lowered here)', () => {

@@ -108,6 +108,8 @@ export const STORE_DB = Symbol('STORE_DB');
           max_users: cfg.store.quota.maxUsers,
           max_pending_index: cfg.indexing.accountMaxPending,
           max_pending_commits: cfg.sessions.accountMaxPendingCommits,
+          max_inflight: cfg.rate.accountMaxInflight,
+          max_scans: cfg.rate.accountMaxScans,
         }),
     },
     {

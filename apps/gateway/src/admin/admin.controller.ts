@@ -42,7 +42,7 @@ export class AdminController {
   @Get(':accountId/limits')
   @ApiOperation({
     summary:
-      "The account's limits (request rate, model tokens per day, storage, session and user quotas, backlog bounds) and which are its own (root, or the account's admin)",
+      "The account's limits (request rate, concurrency, model tokens per day, storage, session and user quotas, backlog bounds) and which are its own (root, or the account's admin)",
   })
   limits(@Caller() c: Identity, @Param('accountId') accountId: string) {
     return this.admin.accountLimits(c, accountId);

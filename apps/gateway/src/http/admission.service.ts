@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { Identity, KernelError, KernelErrorCode, limitSource } from '@app/kernel';
 import { REDIS } from '@app/queue';
 import { AccountLimitsService } from '@app/store';
 
@@ -10,6 +10,8 @@ import { AccountLimitsService } from '@app/store';
 interface AccountSlots {
   running: number;
   waiting: (() => void)[];
+  /** The account's limit as its latest request read it: a lowered one stops passing slots on. */
+  limit: number;
 }
 
 /**
@@ -70,7 +72,7 @@ export class AdmissionService {
    * 429 when the account's waiting line is full, or when the wait outlasts `maxWaitMs`.
    */
   enter(caller: Identity, maxWaitMs: number): Promise<() => void> {
-    return this.enterLane(this.slots, this.rate.accountMaxInflight, 'inflight', caller, maxWaitMs);
+    return this.enterLane(this.slots, 'max_inflight', caller, maxWaitMs);
   }
 
   /**
@@ -80,35 +82,51 @@ export class AdmissionService {
    * and fairness").
    */
   enterScan(caller: Identity, maxWaitMs: number): Promise<() => void> {
-    return this.enterLane(this.scanSlots, this.rate.accountMaxScans, 'scans', caller, maxWaitMs);
+    return this.enterLane(this.scanSlots, 'max_scans', caller, maxWaitMs);
   }
 
+  /**
+   * A slot of one of the account's lanes, `name` its size: the account's own value where it has one
+   * (docs/limits-and-security.md, "Per-account limits"; read from the limits cache), else the deployment's.
+   */
   private async enterLane(
     lanes: Map<string, AccountSlots>,
-    limit: number,
-    kind: 'inflight' | 'scans',
+    name: 'max_inflight' | 'max_scans',
     caller: Identity,
     maxWaitMs: number,
   ): Promise<() => void> {
     if (!this.applies(caller)) return () => undefined;
     const account = caller.accountId;
+    const { limits, own } = await this.limits.applied(account);
+    const limit = limits[name];
     let s = lanes.get(account);
-    if (!s) lanes.set(account, (s = { running: 0, waiting: [] }));
+    if (!s) lanes.set(account, (s = { running: 0, waiting: [], limit }));
     const slots = s;
+    slots.limit = limit;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      const next = slots.waiting.shift();
-      if (next)
-        next(); // the slot passes straight to the next waiting request of this account
+      // The slot passes straight to the next waiting request of this account, unless the account's limit
+      // was lowered below the requests running: then it is given up, until the lane is back within it.
+      // The limit is read again (the limits cache: a map read) since a PUT may have lowered it meanwhile.
+      void this.limits.of(account).then(
+        (l) => handOff(l[name]),
+        () => handOff(slots.limit),
+      );
+    };
+    const handOff = (current: number) => {
+      slots.limit = current;
+      const next = slots.running <= current ? slots.waiting.shift() : undefined;
+      if (next) next();
       else if (--slots.running === 0) lanes.delete(account);
     };
     if (slots.running < limit) {
       slots.running++;
       return release;
     }
-    if (slots.waiting.length >= this.rate.accountMaxQueued) throw busy(account, limit, kind);
+    const refusal = () => busy(account, slots.running, limit, name, limitSource(name, own));
+    if (slots.waiting.length >= this.rate.accountMaxQueued) throw refusal();
     await new Promise<void>((resolve, reject) => {
       const wake = () => {
         clearTimeout(timer);
@@ -117,7 +135,7 @@ export class AdmissionService {
       const timer = setTimeout(() => {
         const i = slots.waiting.indexOf(wake);
         if (i >= 0) slots.waiting.splice(i, 1);
-        reject(busy(account, limit, kind));
+        reject(refusal());
       }, maxWaitMs);
       slots.waiting.push(wake);
     });
@@ -162,13 +180,21 @@ async function take(
   }
 }
 
-function busy(account: string, running: number, kind: 'inflight' | 'scans'): KernelError {
-  const what = kind === 'scans' ? 'greps and globs' : 'requests';
+function busy(
+  account: string,
+  running: number,
+  max: number,
+  name: 'max_inflight' | 'max_scans',
+  source: string,
+): KernelError {
+  const scans = name === 'max_scans';
+  const what = scans ? 'greps and globs' : 'requests';
   return new KernelError(
     KernelErrorCode.ResourceExhausted,
-    `Too many ${what} in flight for account ${account} (${running} running, line full); retry shortly`,
+    `Too many ${what} in flight for account ${account} (${running} running, the limit is ${max} (${source}), line full); retry shortly`,
     {
-      limit: kind,
+      limit: scans ? 'scans' : 'inflight',
+      max,
       retry_after_s: 1,
     },
   );

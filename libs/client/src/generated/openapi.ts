@@ -46,7 +46,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's limits (request rate, model tokens per day, storage, session and user quotas, backlog bounds) and which are its own (root, or the account's admin) */
+        /** The account's limits (request rate, concurrency, model tokens per day, storage, session and user quotas, backlog bounds) and which are its own (root, or the account's admin) */
         get: operations["AdminController_limits"];
         /** Replace the account's own limits; a limit left out or null takes the deployment's value (root only; other processes see it within 5 s) */
         put: operations["AdminController_setLimits"];
@@ -1014,6 +1014,10 @@ export interface components {
             max_pending_index?: number | null;
             /** @description Commits awaiting extraction before commits are 429; 0: unbounded; absent or null: the deployment's MUNINN_ACCOUNT_MAX_PENDING_COMMITS */
             max_pending_commits?: number | null;
+            /** @description Requests of the account running at once on each gateway; more wait in the account's line; absent or null: the deployment's MUNINN_ACCOUNT_MAX_INFLIGHT */
+            max_inflight?: number | null;
+            /** @description Greps and globs of the account running at once on each gateway; absent or null: the deployment's MUNINN_ACCOUNT_MAX_SCANS */
+            max_scans?: number | null;
         };
         AccountSuspensionDto: {
             /** @description Shown to the account's callers in every refusal; only with `suspended: true`. */

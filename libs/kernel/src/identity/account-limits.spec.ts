@@ -10,6 +10,8 @@ describe('per-account limits (docs/limits-and-security.md, "Per-account limits")
     max_users: 5,
     max_pending_index: 1000,
     max_pending_commits: 100,
+    max_inflight: 32,
+    max_scans: 2,
   };
 
   it("the account's own values replace the deployment's, the others stay", () => {

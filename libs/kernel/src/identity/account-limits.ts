@@ -22,6 +22,10 @@ export const ACCOUNT_LIMITS = {
   max_pending_index: { variable: 'MUNINN_ACCOUNT_MAX_PENDING_INDEX', min: 0, max: 10_000_000 },
   /** Commits awaiting extraction; 0: unbounded (`MUNINN_ACCOUNT_MAX_PENDING_COMMITS`). */
   max_pending_commits: { variable: 'MUNINN_ACCOUNT_MAX_PENDING_COMMITS', min: 0, max: 1_000_000 },
+  /** Requests of the account running at once on each gateway (`MUNINN_ACCOUNT_MAX_INFLIGHT`). */
+  max_inflight: { variable: 'MUNINN_ACCOUNT_MAX_INFLIGHT', min: 1, max: 10_000 },
+  /** Greps and globs of the account running at once on each gateway (`MUNINN_ACCOUNT_MAX_SCANS`). */
+  max_scans: { variable: 'MUNINN_ACCOUNT_MAX_SCANS', min: 1, max: 1000 },
 } as const;
 
 export type AccountLimitName = keyof typeof ACCOUNT_LIMITS;

@@ -117,6 +117,12 @@ export class AccountLimitsDto {
 
   @limit('max_pending_commits', 'Commits awaiting extraction before commits are 429; 0: unbounded')
   max_pending_commits?: number | null;
+
+  @limit('max_inflight', "Requests of the account running at once on each gateway; more wait in the account's line")
+  max_inflight?: number | null;
+
+  @limit('max_scans', 'Greps and globs of the account running at once on each gateway')
+  max_scans?: number | null;
 }
 
 /** A page of an account's audit trail, newest first (docs/limits-and-security.md, "Audit trail"). */
