@@ -78,7 +78,7 @@ export class AdminController {
   @Get(':accountId/audit')
   @ApiOperation({
     summary:
-      "The account's audit trail, newest first: accounts, users, roles, keys and limits changed, by whom and when (root, or the account's admin)",
+      "The account's audit trail, newest first: accounts, users, roles, keys, limits and suspensions changed, by whom and when (root, or the account's admin)",
   })
   audit(@Caller() c: Identity, @Param('accountId') accountId: string, @Query() q: AuditQueryDto) {
     return this.admin.auditTrail(c, accountId, q.limit ?? AUDIT_PAGE.default, q.before ?? null);

@@ -98,7 +98,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's audit trail, newest first: accounts, users, roles, keys and limits changed, by whom and when (root, or the account's admin) */
+        /** The account's audit trail, newest first: accounts, users, roles, keys, limits and suspensions changed, by whom and when (root, or the account's admin) */
         get: operations["AdminController_audit"];
         put?: never;
         post?: never;
