@@ -493,6 +493,25 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
     );
   });
 
+  it("GET an account's export with fuzzed account ids, as root and as an admin: NDJSON ending in its end line, or an envelope; never a 5xx", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constant('fz'), nasty), fc.boolean(), async (account, asRoot) => {
+        const r = await fetch(`${app.url}/api/v1/admin/accounts/${encodeURIComponent(account)}/export`, {
+          headers: { 'x-api-key': asRoot ? ROOT : userKey },
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        const text = await r.text();
+        if (r.status !== 200) return assertEnvelope('GET export', r.status, text);
+        const lines = text
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        expect([lines[0].type, lines[0].account_id, lines[lines.length - 1].type]).toEqual(['account', account, 'end']);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it("PUT an account's limits as root, fuzzed: 200 or 400 in the envelope, and what is stored stays within every bound", async () => {
     const limits = fc.record(
       {

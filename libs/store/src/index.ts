@@ -33,3 +33,4 @@ export * from './repositories/account-usage';
 export * from './account-readings';
 export * from './account-limits.service';
 export * from './repositories/audit.repository';
+export * from './repositories/account-export.repository';

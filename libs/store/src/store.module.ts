@@ -20,6 +20,7 @@ import { SessionToolResultRepository } from './repositories/session-tool-result.
 import { UploadTokenRepository } from './repositories/upload-token.repository';
 import { AccountLimitsService } from './account-limits.service';
 import { AuditRepository } from './repositories/audit.repository';
+import { AccountExportRepository } from './repositories/account-export.repository';
 
 /** How every write path applies writes: the outbox grace and the account storage quota. */
 const writeOptions = (cfg: AppConfig): WriteOptions => ({
@@ -53,6 +54,7 @@ export const STORE_DB = Symbol('STORE_DB');
     },
     { provide: NodeScanRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeScanRepository(db) },
     { provide: OutboxRepository, inject: [STORE_DB], useFactory: (db: Db) => new OutboxRepository(db) },
+    { provide: AccountExportRepository, inject: [STORE_DB], useFactory: (db: Db) => new AccountExportRepository(db) },
     {
       provide: IdentityRepository,
       inject: [STORE_DB, APP_CONFIG],
@@ -137,6 +139,7 @@ export const STORE_DB = Symbol('STORE_DB');
     UploadTokenRepository,
     AccountLimitsService,
     AuditRepository,
+    AccountExportRepository,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

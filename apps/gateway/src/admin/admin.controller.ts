@@ -1,8 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Readable } from 'node:stream';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { AUDIT_PAGE, type Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
+import { RawResponse } from '../http/raw-response.decorator';
+import { ndjson } from './ndjson';
 import { AdminService } from './admin.service';
 import {
   AccountLimitsDto,
@@ -82,6 +86,24 @@ export class AdminController {
   })
   audit(@Caller() c: Identity, @Param('accountId') accountId: string, @Query() q: AuditQueryDto) {
     return this.admin.auditTrail(c, accountId, q.limit ?? AUDIT_PAGE.default, q.before ?? null);
+  }
+
+  @Get(':accountId/export')
+  @RawResponse()
+  @ApiProduces('application/x-ndjson')
+  @ApiOperation({
+    summary:
+      "Export the account's data as NDJSON, streamed: the account and its users, every file with its body, every session with its archives and messages, then an `end` line with the counts (root only; recorded in the audit trail)",
+  })
+  async exportAccount(
+    @Caller() c: Identity,
+    @Param('accountId') accountId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const lines = await this.admin.exportAccount(c, accountId);
+    void reply.header('content-type', 'application/x-ndjson; charset=utf-8');
+    void reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(accountId)}.ndjson`);
+    return Readable.from(ndjson(lines), { objectMode: false });
   }
 
   @Post(':accountId/users')

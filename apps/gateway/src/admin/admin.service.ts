@@ -11,7 +11,15 @@ import {
   KernelErrorCode,
   readLimitOverrides,
 } from '@app/kernel';
-import { AccountLimitsService, AuditRepository, AuditSink, IdentityRepository, UserRole } from '@app/store';
+import {
+  AccountExportRepository,
+  AccountLimitsService,
+  AuditRepository,
+  AuditSink,
+  ExportLine,
+  IdentityRepository,
+  UserRole,
+} from '@app/store';
 import { currentRequestId } from '@app/queue';
 import { AccountLimitsDto, AccountSuspensionDto } from './dto/admin.dto';
 import { IdentityCacheService } from '../auth/identity-cache.service';
@@ -29,6 +37,7 @@ export class AdminService {
     private readonly limits: AccountLimitsService,
     private readonly audits: AuditRepository,
     private readonly usage: AccountUsageService,
+    private readonly exports: AccountExportRepository,
   ) {}
 
   async createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
@@ -172,6 +181,20 @@ export class AdminService {
     const account = await this.identities.getAccount(accountId);
     const { usage, limits } = await this.usage.report(accountId);
     return { account_id: accountId, users: { users: account.user_count, max_users: limits.max_users }, ...usage };
+  }
+
+  /**
+   * The account's data as export lines (root only: it holds every user's private memories), read page by
+   * page as the caller consumes them (docs/limits-and-security.md, "Exporting an account"). The export is
+   * recorded in the audit trail before its first line; when it cannot be, nothing is exported.
+   */
+  async exportAccount(caller: Identity, accountId: string): Promise<AsyncGenerator<ExportLine>> {
+    this.requireRoot(caller);
+    const lines = await this.exports.open(accountId);
+    if (!lines)
+      throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+    await this.audits.record(this.audit(caller, 'account.export', accountId));
+    return lines;
   }
 
   /** A page of the account's audit trail, newest first (root, or the account's admin). */

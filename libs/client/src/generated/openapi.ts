@@ -108,6 +108,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/accounts/{accountId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export the account's data as NDJSON, streamed: the account and its users, every file with its body, every session with its archives and messages, then an `end` line with the counts (root only; recorded in the audit trail) */
+        get: operations["AdminController_exportAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/accounts/{accountId}/users": {
         parameters: {
             query?: never;
@@ -1025,6 +1042,7 @@ export interface components {
             /** @description true: suspend (again: the reason is replaced, the time kept); false: resume. */
             suspended: boolean;
         };
+        Readable: Record<string, never>;
         CreateUserDto: {
             /**
              * @default user
@@ -1933,6 +1951,7 @@ export type ErrorEnvelopeDto = components['schemas']['ErrorEnvelopeDto'];
 export type CreateAccountDto = components['schemas']['CreateAccountDto'];
 export type AccountLimitsDto = components['schemas']['AccountLimitsDto'];
 export type AccountSuspensionDto = components['schemas']['AccountSuspensionDto'];
+export type Readable = components['schemas']['Readable'];
 export type CreateUserDto = components['schemas']['CreateUserDto'];
 export type SetRoleDto = components['schemas']['SetRoleDto'];
 export type RotateKeyDto = components['schemas']['RotateKeyDto'];
@@ -2467,6 +2486,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminController_exportAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["Readable"];
+                };
             };
             /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
             400: {

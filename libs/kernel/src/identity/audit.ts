@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'account.limits',
   'account.suspend',
   'account.resume',
+  'account.export',
   'user.create',
   'user.delete',
   'user.role',

@@ -70,6 +70,11 @@ export class AuditRepository {
     readonly retentionDays: number,
   ) {}
 
+  /** Records an action that writes nothing itself (an export) in a transaction of its own. */
+  async record(sink: AuditSink): Promise<void> {
+    await this.db.transaction((tx) => insertAudit(tx, sink));
+  }
+
   /** The sink an action of `record` writes its event to. */
   sink(record: AuditRecord): AuditSink {
     return { record, retentionDays: this.retentionDays };

@@ -1,0 +1,313 @@
+import { Db } from '../db/db.port';
+
+/** The export's format version: the first line names it, so a reader knows what the lines hold. */
+export const ACCOUNT_EXPORT_FORMAT = 1;
+
+/**
+ * Pages of the export (docs/limits-and-security.md, "Exporting an account"): at most this many rows
+ * listed per statement, and file bodies fetched together up to this many bytes (a larger body alone),
+ * so an export holds one page in memory whatever the account's size.
+ */
+export const EXPORT_PAGE_ROWS = 500;
+export const EXPORT_PAGE_BYTES = 4 * 1024 * 1024;
+
+/** One line of an account's export; `type` says which. */
+export type ExportLine =
+  | {
+      type: 'account';
+      format: number;
+      account_id: string;
+      created_at: string;
+      suspended_at: string | null;
+      limits: Record<string, unknown>;
+      users: { user_id: string; role: string; created_at: string }[];
+    }
+  | {
+      type: 'node';
+      uri: string;
+      kind: 'file' | 'directory';
+      context_type: string;
+      tags: string[];
+      created_at: string;
+      updated_at: string;
+      /** The file's body; absent for a directory (its summary is derived again on import). */
+      content?: string;
+    }
+  | {
+      type: 'session';
+      user_id: string;
+      session_id: string;
+      created_at: string;
+      updated_at: string;
+      commit_count: number;
+      event_tags: string[];
+    }
+  | {
+      type: 'archive';
+      user_id: string;
+      session_id: string;
+      archive_index: number;
+      status: string;
+      created_at: string;
+      abstract: string;
+      overview: string;
+      messages: unknown;
+    }
+  | {
+      type: 'message';
+      user_id: string;
+      session_id: string;
+      seq: number;
+      message_id: string;
+      role: string;
+      content: string;
+      parts: unknown;
+      created_at: string;
+    }
+  | { type: 'end'; nodes: number; sessions: number; archives: number; messages: number };
+
+const iso = (v: unknown) => new Date(v as string).toISOString();
+
+/** Consecutive rows in groups of at most EXPORT_PAGE_BYTES (a larger row alone), in their order. */
+export function byteGroups<T extends { bytes: number | string }>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  let group: T[] = [];
+  let bytes = 0;
+  for (const r of rows) {
+    const b = Number(r.bytes) || 0;
+    if (group.length > 0 && bytes + b > EXPORT_PAGE_BYTES) {
+      out.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(r);
+    bytes += b;
+  }
+  if (group.length > 0) out.push(group);
+  return out;
+}
+
+interface NodeHead {
+  uri: string;
+  kind: 'file' | 'directory';
+  context_type: string;
+  tags: string[];
+  created_at: Date | string;
+  updated_at: Date | string;
+  bytes: number;
+}
+
+/**
+ * An account's data as lines, read page by page in key order (docs/limits-and-security.md, "Exporting
+ * an account"): the account with its users and own limits, every node (files with their bodies), every
+ * session with its archives and live messages, then an `end` line with the counts, which a reader
+ * checks to know the export is whole. Derived state (embeddings, summaries, term statistics, ledgers)
+ * is left out: an import rebuilds it. Each page is its own statement under the store's timeout; the
+ * export is not one snapshot, so writes made meanwhile may or may not appear.
+ */
+export class AccountExportRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The account's lines; null when there is no such account. Stops when the consumer stops asking. */
+  async open(accountId: string): Promise<AsyncGenerator<ExportLine> | null> {
+    const { rows } = await this.db.query<{
+      account_id: string;
+      created_at: Date | string;
+      suspended_at: Date | string | null;
+      limits: Record<string, unknown> | null;
+    }>('SELECT account_id, created_at, suspended_at, limits FROM accounts WHERE account_id = $1', [accountId]);
+    if (!rows[0]) return null;
+    return this.lines(rows[0]);
+  }
+
+  private async *lines(account: {
+    account_id: string;
+    created_at: Date | string;
+    suspended_at: Date | string | null;
+    limits: Record<string, unknown> | null;
+  }): AsyncGenerator<ExportLine> {
+    const id = account.account_id;
+    const users = await this.db.query<{ user_id: string; role: string; created_at: Date | string }>(
+      'SELECT user_id, role, created_at FROM users WHERE account_id = $1 ORDER BY user_id',
+      [id],
+    );
+    yield {
+      type: 'account',
+      format: ACCOUNT_EXPORT_FORMAT,
+      account_id: id,
+      created_at: iso(account.created_at),
+      suspended_at: account.suspended_at === null ? null : iso(account.suspended_at),
+      limits: account.limits ?? {},
+      users: users.rows.map((u) => ({ user_id: u.user_id, role: u.role, created_at: iso(u.created_at) })),
+    };
+    const counts = { nodes: 0, sessions: 0, archives: 0, messages: 0 };
+    for await (const line of this.nodes(id)) {
+      counts.nodes++;
+      yield line;
+    }
+    for await (const line of this.sessions(id)) {
+      if (line.type === 'session') counts.sessions++;
+      else if (line.type === 'archive') counts.archives++;
+      else counts.messages++;
+      yield line;
+    }
+    yield { type: 'end', ...counts };
+  }
+
+  /** Nodes in URI order: heads listed a page at a time, bodies fetched in groups of at most EXPORT_PAGE_BYTES. */
+  private async *nodes(accountId: string): AsyncGenerator<ExportLine> {
+    let after = '';
+    for (;;) {
+      // octet_length reads a stored body's length from its header, without reading the body.
+      const { rows } = await this.db.query<NodeHead>(
+        `SELECT uri, kind, context_type, tags, created_at, updated_at, octet_length(content) AS bytes
+         FROM nodes WHERE account_id = $1 AND uri > $2 ORDER BY uri LIMIT ${EXPORT_PAGE_ROWS}`,
+        [accountId, after],
+      );
+      if (rows.length === 0) return;
+      for (const group of byteGroups(rows)) {
+        const files = group.filter((n) => n.kind === 'file').map((n) => n.uri);
+        const bodies = new Map<string, string>();
+        if (files.length > 0) {
+          const got = await this.db.query<{ uri: string; content: string }>(
+            'SELECT uri, content FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[])',
+            [accountId, files],
+          );
+          for (const r of got.rows) bodies.set(r.uri, r.content);
+        }
+        for (const n of group) {
+          const body = bodies.get(n.uri);
+          // A file deleted between the two reads is left out; a directory has no body.
+          if (n.kind === 'file' && body === undefined) continue;
+          yield {
+            type: 'node',
+            uri: n.uri,
+            kind: n.kind,
+            context_type: n.context_type,
+            tags: n.tags ?? [],
+            created_at: iso(n.created_at),
+            updated_at: iso(n.updated_at),
+            ...(n.kind === 'file' ? { content: body } : {}),
+          };
+        }
+      }
+      after = rows[rows.length - 1].uri;
+    }
+  }
+
+  /** Sessions in (user, session) order, each followed by its archives and its live messages. */
+  private async *sessions(accountId: string): AsyncGenerator<ExportLine> {
+    let after: [string, string] = ['', ''];
+    for (;;) {
+      const { rows } = await this.db.query<{
+        user_id: string;
+        session_id: string;
+        created_at: Date | string;
+        updated_at: Date | string;
+        commit_count: number;
+        event_tags: string[] | null;
+      }>(
+        `SELECT user_id, session_id, created_at, updated_at, commit_count, event_tags FROM sessions
+         WHERE account_id = $1 AND (user_id, session_id) > ($2, $3)
+         ORDER BY user_id, session_id LIMIT ${EXPORT_PAGE_ROWS}`,
+        [accountId, ...after],
+      );
+      if (rows.length === 0) return;
+      for (const s of rows) {
+        yield {
+          type: 'session',
+          user_id: s.user_id,
+          session_id: s.session_id,
+          created_at: iso(s.created_at),
+          updated_at: iso(s.updated_at),
+          commit_count: s.commit_count,
+          event_tags: s.event_tags ?? [],
+        };
+        yield* this.archives(accountId, s.user_id, s.session_id);
+        yield* this.messages(accountId, s.user_id, s.session_id);
+      }
+      const last = rows[rows.length - 1];
+      after = [last.user_id, last.session_id];
+    }
+  }
+
+  /** A session's archives, one per statement: an archive holds a whole commit's messages. */
+  private async *archives(accountId: string, userId: string, sessionId: string): AsyncGenerator<ExportLine> {
+    let after = -1;
+    for (;;) {
+      const { rows } = await this.db.query<{
+        archive_index: number;
+        status: string;
+        created_at: Date | string;
+        abstract: string;
+        overview: string;
+        messages: unknown;
+      }>(
+        `SELECT archive_index, status, created_at, abstract, overview, messages FROM session_archives
+         WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND archive_index > $4
+         ORDER BY archive_index LIMIT 1`,
+        [accountId, userId, sessionId, after],
+      );
+      const a = rows[0];
+      if (!a) return;
+      yield {
+        type: 'archive',
+        user_id: userId,
+        session_id: sessionId,
+        archive_index: a.archive_index,
+        status: a.status,
+        created_at: iso(a.created_at),
+        abstract: a.abstract,
+        overview: a.overview,
+        messages: a.messages,
+      };
+      after = a.archive_index;
+    }
+  }
+
+  /**
+   * A session's live (not yet committed) messages in order: their sizes listed a page at a time (from
+   * the stored values' headers), the messages fetched in groups of at most EXPORT_PAGE_BYTES.
+   */
+  private async *messages(accountId: string, userId: string, sessionId: string): AsyncGenerator<ExportLine> {
+    const owner = [accountId, userId, sessionId];
+    let after = -1;
+    for (;;) {
+      const heads = await this.db.query<{ seq: number; bytes: number | string }>(
+        `SELECT seq, octet_length(content) + coalesce(pg_column_size(parts), 0) AS bytes FROM messages
+         WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND seq > $4
+         ORDER BY seq LIMIT ${EXPORT_PAGE_ROWS}`,
+        [...owner, after],
+      );
+      if (heads.rows.length === 0) return;
+      for (const group of byteGroups(heads.rows)) {
+        const { rows } = await this.db.query<{
+          seq: number;
+          message_id: string;
+          role: string;
+          content: string;
+          parts: unknown;
+          created_at: Date | string;
+        }>(
+          `SELECT seq, message_id, role, content, parts, created_at FROM messages
+           WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND seq = ANY($4::int[]) ORDER BY seq`,
+          [...owner, group.map((m) => m.seq)],
+        );
+        for (const m of rows) {
+          yield {
+            type: 'message',
+            user_id: userId,
+            session_id: sessionId,
+            seq: m.seq,
+            message_id: m.message_id,
+            role: m.role,
+            content: m.content,
+            parts: m.parts ?? null,
+            created_at: iso(m.created_at),
+          };
+        }
+      }
+      after = heads.rows[heads.rows.length - 1].seq;
+    }
+  }
+}

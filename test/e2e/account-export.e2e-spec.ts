@@ -1,0 +1,136 @@
+import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
+
+// Exporting an account (docs/limits-and-security.md, "Exporting an account"): root streams one tenant's
+// data as NDJSON, page by page: the account and its users, every file with its body (private memories
+// included), every session with its archives and live messages, and an `end` line with the counts.
+const ROOT = 'root-key-for-account-export-0123456789';
+
+describe.each(storeModes())('account export (store: %s)', (store) => {
+  let app: TestApp;
+  const keys: Record<string, string> = {};
+  const as = (key: string, method: string, path: string, body?: unknown) => app.request(method, path, { key, body });
+  const exportOf = (account: string, key = ROOT) =>
+    fetch(`${app.url}/api/v1/admin/accounts/${account}/export`, { headers: { 'x-api-key': key } });
+
+  beforeAll(async () => {
+    app = await startTestApp({ store, rootApiKey: ROOT });
+    for (const id of ['exported', 'other']) {
+      const r = await as(ROOT, 'POST', '/api/v1/admin/accounts', { account_id: id, admin_user_id: 'boss' });
+      keys[id] = r.body.result.user_key;
+    }
+    keys.u1 = (
+      await as(keys.exported, 'POST', '/api/v1/admin/accounts/exported/users', { user_id: 'u1' })
+    ).body.result.user_key;
+  }, 120_000);
+  afterAll(() => app?.close());
+
+  it('streams every file, private memory, session, archive and message of the account, and nothing of another', async () => {
+    // 600 files: more than one page of node rows (500).
+    for (let b = 0; b < 3; b++) {
+      const operations = Array.from({ length: 200 }, (_, i) => ({
+        uri: `viking://resources/bulk/f${String(b * 200 + i).padStart(3, '0')}.md`,
+        content: `bulk file ${b * 200 + i}`,
+        mode: 'create',
+      }));
+      const w = await as(keys.exported, 'POST', '/api/v1/content/batch-write', {
+        root_uri: 'viking://resources/bulk',
+        operations,
+      });
+      expect(w.status).toBe(200);
+    }
+    const unicode = 'Prefers vim keybindings 🐉 and 深色 themes.\nSecond line with "quotes".';
+    expect(
+      (
+        await as(keys.u1, 'POST', '/api/v1/content/write', {
+          uri: 'viking://user/u1/memories/preferences/editor.md',
+          content: unicode,
+          mode: 'create',
+        })
+      ).status,
+    ).toBe(200);
+    await as(keys.other, 'POST', '/api/v1/content/write', {
+      uri: 'viking://resources/secret-of-other.md',
+      content: 'not for export',
+      mode: 'create',
+    });
+    expect((await as(keys.u1, 'POST', '/api/v1/sessions', { session_id: 's1' })).status).toBe(200);
+    await as(keys.u1, 'POST', '/api/v1/sessions/s1/messages/batch', {
+      messages: [
+        { role: 'user', content: 'I moved to Lisbon last week.' },
+        { role: 'assistant', content: 'Noted: Lisbon.' },
+      ],
+    });
+    const commit = (await as(keys.u1, 'POST', '/api/v1/sessions/s1/commit')).body.result;
+    await eventually(async () => {
+      const t = (await as(keys.u1, 'GET', `/api/v1/tasks/${commit.task_id}`)).body.result;
+      return t?.status === 'completed' ? t : null;
+    });
+    await as(keys.u1, 'POST', '/api/v1/sessions/s1/messages', { role: 'user', content: 'And I adopted a cat.' });
+
+    const r = await exportOf('exported');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('application/x-ndjson');
+    const lines = (await r.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: 'account', format: 1, account_id: 'exported', suspended_at: null });
+    expect(lines[0].users.map((u: any) => [u.user_id, u.role])).toEqual([
+      ['boss', 'admin'],
+      ['u1', 'user'],
+    ]);
+    const nodes = new Map(lines.filter((l) => l.type === 'node').map((l) => [l.uri, l]));
+    for (let i = 0; i < 600; i++) {
+      const uri = `viking://resources/bulk/f${String(i).padStart(3, '0')}.md`;
+      expect([uri, nodes.get(uri)?.content]).toEqual([uri, `bulk file ${i}`]);
+    }
+    expect(nodes.get('viking://user/u1/memories/preferences/editor.md')).toMatchObject({
+      kind: 'file',
+      context_type: 'memory',
+      content: unicode,
+    });
+    expect(nodes.get('viking://resources/bulk')).toMatchObject({ kind: 'directory' });
+    expect(nodes.get('viking://resources/bulk')).not.toHaveProperty('content');
+    // The commit's extracted memories are files of the account too.
+    expect(
+      [...nodes.keys()].some(
+        (u) => u.startsWith('viking://user/u1/memories/') && /lisbon/i.test(nodes.get(u).content ?? ''),
+      ),
+    ).toBe(true);
+    expect([...nodes.keys()].filter((u) => u.includes('secret-of-other'))).toEqual([]);
+    const uris = lines.filter((l) => l.type === 'node').map((l) => l.uri);
+    expect(uris).toEqual([...uris].sort());
+
+    const session = lines.findIndex((l) => l.type === 'session');
+    expect(lines[session]).toMatchObject({ user_id: 'u1', session_id: 's1', commit_count: 1 });
+    expect(lines[session + 1]).toMatchObject({ type: 'archive', archive_index: 1, session_id: 's1' });
+    expect(JSON.stringify(lines[session + 1].messages)).toContain('I moved to Lisbon last week.');
+    expect(lines[session + 2]).toMatchObject({ type: 'message', role: 'user', content: 'And I adopted a cat.' });
+    const end = lines[lines.length - 1];
+    expect(end).toEqual({
+      type: 'end',
+      nodes: nodes.size,
+      sessions: 1,
+      archives: 1,
+      messages: 1,
+    });
+
+    const trail = (await as(ROOT, 'GET', '/api/v1/admin/accounts/exported/audit')).body.result.events;
+    expect(trail[0]).toMatchObject({ action: 'account.export', actor: { role: 'root' } });
+  });
+
+  it("only root exports; an unknown account is 404 in the envelope; another account's export is its own", async () => {
+    const admin = await exportOf('exported', keys.exported);
+    expect([admin.status, ((await admin.json()) as any).error.code]).toEqual([403, 'PERMISSION_DENIED']);
+    const missing = await exportOf('no-such-account');
+    expect([missing.status, ((await missing.json()) as any).error.code]).toEqual([404, 'NOT_FOUND']);
+    const other = (await (await exportOf('other')).text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(other.filter((l) => l.type === 'node' && l.kind === 'file').map((l) => l.uri)).toEqual([
+      'viking://resources/secret-of-other.md',
+    ]);
+    expect(other[other.length - 1]).toMatchObject({ type: 'end', sessions: 0, messages: 0 });
+  });
+});
