@@ -1,0 +1,172 @@
+/**
+ * `npm run bench:export`: an account's export (docs/limits-and-security.md, "Exporting an account") on
+ * embedded PGlite and on the PostgreSQL server at MUNINN_BENCH_DATABASE_URL (else
+ * MUNINN_TEST_DATABASE_URL; skipped when neither is set), each against a freshly built standalone
+ * process (`dist/`) in api_key mode.
+ *
+ * Seeds one account with BENCH_EXPORT_NODES small files (default 10,000, ~300 bytes each, written 250
+ * per batch-write with `wait:true`, so indexing is done before the export starts) and BENCH_EXPORT_BIG
+ * files of 1 MiB (default 12: three groups of bodies larger than one 4 MiB fetch), then exports it
+ * once and prints: seconds, MB/s, lines, time to the first byte, and the process's resident memory
+ * (sampled every 20 ms) before and at most during the export: the export holds one page at a time,
+ * so its peak should not grow with the account. BENCH_EXPORT_READ_DELAY_MS pauses after each chunk the
+ * client reads: a slow client must not make the server buffer the export ahead of it. BENCH_STORES
+ * (default "pglite,postgres") picks the stores.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
+
+const NODES = Number(process.env.BENCH_EXPORT_NODES ?? 10_000);
+const BIG = Number(process.env.BENCH_EXPORT_BIG ?? 12);
+/** A pause after each chunk read (ms), to export to a slow client: the server must not buffer ahead. */
+const READ_DELAY_MS = Number(process.env.BENCH_EXPORT_READ_DELAY_MS ?? 0);
+const ROOT = 'bench-export-root-key-0123456789abcdef';
+const BATCH = 250;
+
+interface Result {
+  store: string;
+  seconds: number;
+  bytes: number;
+  lines: number;
+  firstByteMs: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function call(url: string, path: string, key: string, body: unknown): Promise<any> {
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
+  const json = (await r.json()) as any;
+  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(json).slice(0, 300)}`);
+  return json.result;
+}
+
+async function seed(url: string): Promise<void> {
+  const key = (await call(url, '/api/v1/admin/accounts', ROOT, { account_id: 'exported', admin_user_id: 'boss' }))
+    .user_key as string;
+  const small = (i: number) =>
+    `# Note ${i}\n\nThe lantern by the harbor was copper on day ${i % 365}; follow-up on ticket ${(i * 31) % 9973}.\n`;
+  for (let b = 0; b * BATCH < NODES; b++) {
+    const operations = Array.from({ length: Math.min(BATCH, NODES - b * BATCH) }, (_, k) => {
+      const i = b * BATCH + k;
+      return { uri: `viking://resources/bench/n${String(i).padStart(6, '0')}.md`, content: small(i), mode: 'create' };
+    });
+    await call(url, '/api/v1/content/batch-write', key, {
+      root_uri: 'viking://resources/bench',
+      wait: true,
+      timeout: 300,
+      operations,
+    });
+  }
+  const mib = 'x'.repeat(1024 * 1024 - 1) + '\n';
+  for (let i = 0; i < BIG; i++) {
+    await call(url, '/api/v1/content/write', key, {
+      uri: `viking://resources/big/b${i}.md`,
+      content: mib,
+      mode: 'create',
+      wait: true,
+      timeout: 300,
+    });
+  }
+}
+
+async function exportOnce(url: string, pid: number, store: string): Promise<Result> {
+  const rssBeforeMb = rssMb(pid);
+  let rssPeakMb = rssBeforeMb;
+  const sampler = setInterval(() => (rssPeakMb = Math.max(rssPeakMb, rssMb(pid))), 20);
+  const t0 = performance.now();
+  const r = await fetch(`${url}/api/v1/admin/accounts/exported/export`, { headers: { 'x-api-key': ROOT } });
+  if (r.status !== 200 || !r.body) throw new Error(`export: ${r.status}`);
+  let firstByteMs = 0;
+  let bytes = 0;
+  let lines = 0;
+  let tail = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
+    if (bytes === 0) firstByteMs = performance.now() - t0;
+    bytes += chunk.byteLength;
+    const text = decoder.decode(chunk, { stream: true });
+    for (const c of text) if (c === '\n') lines++;
+    tail = (tail + text).slice(-200);
+    if (READ_DELAY_MS > 0) await new Promise((r) => setTimeout(r, READ_DELAY_MS));
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  if (!tail.includes('"type":"end"')) throw new Error('export ended without its end line');
+  return { store, seconds, bytes, lines, firstByteMs, rssBeforeMb, rssPeakMb };
+}
+
+async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<Result> {
+  const db = store === 'postgres' && baseUrl ? await createTestDatabase(baseUrl) : null;
+  const dataDir = mkdtempSync(join(tmpdir(), 'muninn-export-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      MUNINN_QUEUE_PREFIX: `bench-export-${port}`,
+      MUNINN_DATA_DIR: dataDir,
+      MUNINN_ROOT_API_KEY: ROOT,
+      MUNINN_RATE_LIMIT: 'false',
+      LOG_LEVEL: 'error',
+      ...(db ? { DATABASE_URL: db.url } : {}),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  try {
+    await waitHealthy(url, 120_000);
+    const t0 = performance.now();
+    await seed(url);
+    console.log(
+      `${store}: seeded ${NODES} + ${BIG} × 1 MiB files in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
+    return await exportOnce(url, child.pid as number, store);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    await db?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  console.log('building dist/ (standalone) …');
+  execFileSync('npx', ['nest', 'build', 'standalone'], { stdio: 'inherit' });
+  const pg = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
+  // BENCH_STORES (default "pglite,postgres") picks the stores, in order.
+  const stores = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',');
+  const results = stores.includes('pglite') ? [await run('pglite')] : [];
+  if (pg && stores.includes('postgres')) results.push(await run('postgres', pg));
+  else if (stores.includes('postgres')) console.log('PostgreSQL skipped: set MUNINN_BENCH_DATABASE_URL');
+  console.log('\n| store | lines | MB | seconds | MB/s | first byte ms | RSS before MB | RSS peak during MB |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    const mb = r.bytes / 1024 / 1024;
+    console.log(
+      `| ${r.store} | ${r.lines} | ${mb.toFixed(1)} | ${r.seconds.toFixed(2)} | ${(mb / r.seconds).toFixed(1)} | ` +
+        `${r.firstByteMs.toFixed(0)} | ${r.rssBeforeMb.toFixed(0)} | ${r.rssPeakMb.toFixed(0)} |`,
+    );
+  }
+  process.exit(0);
+}
+
+void main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
