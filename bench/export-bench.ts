@@ -13,12 +13,9 @@
  * client reads: a slow client must not make the server buffer the export ahead of it. BENCH_STORES
  * (default "pglite,postgres") picks the stores.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
+import { BenchStore, benchStores, buildStandalone, startStandalone } from './standalone';
 
 const NODES = Number(process.env.BENCH_EXPORT_NODES ?? 10_000);
 const BIG = Number(process.env.BENCH_EXPORT_BIG ?? 12);
@@ -108,52 +105,23 @@ async function exportOnce(url: string, pid: number, store: string): Promise<Resu
   return { store, seconds, bytes, lines, firstByteMs, rssBeforeMb, rssPeakMb };
 }
 
-async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<Result> {
-  const db = store === 'postgres' && baseUrl ? await createTestDatabase(baseUrl) : null;
-  const dataDir = mkdtempSync(join(tmpdir(), 'muninn-export-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      MUNINN_QUEUE_PREFIX: `bench-export-${port}`,
-      MUNINN_DATA_DIR: dataDir,
-      MUNINN_ROOT_API_KEY: ROOT,
-      MUNINN_RATE_LIMIT: 'false',
-      LOG_LEVEL: 'error',
-      ...(db ? { DATABASE_URL: db.url } : {}),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+async function run(target: { store: BenchStore; pgBase?: string }): Promise<Result> {
+  const app = await startStandalone('export', target, { MUNINN_ROOT_API_KEY: ROOT, MUNINN_RATE_LIMIT: 'false' });
   try {
-    await waitHealthy(url, 120_000);
     const t0 = performance.now();
-    await seed(url);
-    console.log(
-      `${store}: seeded ${NODES} + ${BIG} × 1 MiB files in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
-    );
-    return await exportOnce(url, child.pid as number, store);
+    await seed(app.url);
+    const took = ((performance.now() - t0) / 1000).toFixed(0);
+    console.log(`${target.store}: seeded ${NODES} + ${BIG} × 1 MiB files in ${took} s`);
+    return await exportOnce(app.url, app.pid, target.store);
   } finally {
-    child.kill('SIGTERM');
-    await exited;
-    await db?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await app.stop();
   }
 }
 
 async function main() {
-  console.log('building dist/ (standalone) …');
-  execFileSync('npx', ['nest', 'build', 'standalone'], { stdio: 'inherit' });
-  const pg = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
-  // BENCH_STORES (default "pglite,postgres") picks the stores, in order.
-  const stores = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',');
-  const results = stores.includes('pglite') ? [await run('pglite')] : [];
-  if (pg && stores.includes('postgres')) results.push(await run('postgres', pg));
-  else if (stores.includes('postgres')) console.log('PostgreSQL skipped: set MUNINN_BENCH_DATABASE_URL');
+  buildStandalone();
+  const results: Result[] = [];
+  for (const target of benchStores()) results.push(await run(target));
   console.log('\n| store | lines | MB | seconds | MB/s | first byte ms | RSS before MB | RSS peak during MB |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {

@@ -16,13 +16,10 @@
  * picks the stores. Figures are for one noisy machine.
  */
 import autocannon from 'autocannon';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
+import { BenchStore, benchStores, buildStandalone, startStandalone } from './standalone';
 
 const NODES = Number(process.env.BENCH_INGEST_NODES ?? 10_000);
 const SINGLE = Number(process.env.BENCH_INGEST_SINGLE ?? 2_000);
@@ -152,40 +149,18 @@ async function load(url: string, path: string, requests: number, connections: nu
   };
 }
 
-/** The standalone app from `dist/` of the current directory (the bench itself runs from a compiled copy). */
-function startStandalone(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return { child, kill: async () => void (child.kill('SIGTERM'), await exited) };
-}
-
 function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<{ phases: Phase[]; rssMb: number }> {
-  const db = store === 'postgres' && baseUrl ? await createTestDatabase(baseUrl) : null;
-  const dataDir = mkdtempSync(join(tmpdir(), 'muninn-ingest-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const app = startStandalone({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    MUNINN_QUEUE_PREFIX: `bench-ingest-${port}`,
-    MUNINN_DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
-    ...(db ? { DATABASE_URL: db.url } : {}),
-  });
-  const pg = db ? new Client({ connectionString: db.url }) : null;
+async function run(target: { store: BenchStore; pgBase?: string }): Promise<{ phases: Phase[]; rssMb: number }> {
+  const { store } = target;
+  const app = await startStandalone('ingest', target, {});
+  const { url, pid } = app;
+  const pg = app.dbUrl ? new Client({ connectionString: app.dbUrl }) : null;
   try {
-    await waitHealthy(url, 120_000);
     await pg?.connect();
-    const pid = app.child.pid as number;
     const phases: Phase[] = [];
     const batches = Math.ceil(NODES / BATCH);
     const batch = await measured(url, pid, pg, NODES, () =>
@@ -216,24 +191,17 @@ async function run(store: 'pglite' | 'postgres', baseUrl?: string): Promise<{ ph
       nodes: SINGLE,
       ...single,
     });
-    return { phases, rssMb: peakRssMb(app.child.pid as number) };
+    return { phases, rssMb: peakRssMb(pid) };
   } finally {
     await pg?.end().catch(() => undefined);
-    await app.kill();
-    await db?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await app.stop();
   }
 }
 
 async function main() {
-  console.log('building dist/ (standalone) …');
-  execFileSync('npx', ['nest', 'build', 'standalone'], { stdio: 'inherit' });
-  const pg = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
-  // BENCH_STORES (default "pglite,postgres") picks the stores, in order.
-  const stores = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',');
-  const runs = stores.includes('pglite') ? [await run('pglite')] : [];
-  if (pg && stores.includes('postgres')) runs.push(await run('postgres', pg));
-  else if (stores.includes('postgres')) console.log('PostgreSQL skipped: set MUNINN_BENCH_DATABASE_URL');
+  buildStandalone();
+  const runs: { phases: Phase[]; rssMb: number }[] = [];
+  for (const target of benchStores()) runs.push(await run(target));
   console.log(
     '\nstore     phase                                   requests   nodes   seconds   nodes/s   p50 ms   p99 ms  errors  deferred  app CPU ms/node  db CPU ms/node',
   );
