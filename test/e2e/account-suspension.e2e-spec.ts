@@ -142,4 +142,40 @@ describe.each(storeModes())('account suspension (store: %s)', (store) => {
     expect((await read(keys['running/worker'])).status).toBe(200);
     expect(await trail('running')).toHaveLength(before);
   });
+
+  it('lists accounts a page at a time in id order, and reads one account by id (root, or its own admin)', async () => {
+    for (const id of ['page-1', 'page-2', 'page-3'])
+      await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT,
+        body: { account_id: id, admin_user_id: 'boss' },
+      });
+    const page = async (query: string) => {
+      const r = await app.request('GET', `/api/v1/admin/accounts${query}`, { key: ROOT });
+      expect(r.status).toBe(200);
+      return (r.body.result as { account_id: string }[]).map((a) => a.account_id);
+    };
+    expect(await page('?limit=2')).toEqual(['page-1', 'page-2']);
+    expect(await page('?limit=2&after=page-2')).toEqual(['page-3', 'paused']);
+    expect(await page('?limit=2&after=paused')).toEqual(['running']);
+    expect(await page('?after=running')).toEqual([]);
+    expect(await page('')).toEqual(['page-1', 'page-2', 'page-3', 'paused', 'running']);
+    for (const [query, field] of [
+      ['?limit=0', 'limit'],
+      ['?limit=1001', 'limit'],
+      ['?limit=two', 'limit'],
+      [`?after=${'a'.repeat(129)}`, 'after'],
+    ]) {
+      const r = await app.request('GET', `/api/v1/admin/accounts${query}`, { key: ROOT });
+      expect([query.slice(0, 20), r.status, r.body.error.code]).toEqual([query.slice(0, 20), 400, 'INVALID_ARGUMENT']);
+      expect(r.body.error.message).toContain(field);
+    }
+    const one = await app.request('GET', '/api/v1/admin/accounts/running', { key: ROOT });
+    expect(one.body.result).toMatchObject({ account_id: 'running', user_count: 2, suspended: null });
+    expect(
+      (await app.request('GET', '/api/v1/admin/accounts/running', { key: keys.running })).body.result.account_id,
+    ).toBe('running');
+    expect((await app.request('GET', '/api/v1/admin/accounts/page-1', { key: keys.running })).status).toBe(403);
+    expect((await app.request('GET', '/api/v1/admin/accounts', { key: keys.running })).status).toBe(403);
+    expect((await app.request('GET', '/api/v1/admin/accounts/no-such-account', { key: ROOT })).status).toBe(404);
+  });
 });

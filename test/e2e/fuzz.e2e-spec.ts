@@ -493,6 +493,24 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
     );
   });
 
+  it('GET the accounts with fuzzed paging as root and as an admin: an envelope, never a 5xx; a page never over its limit', async () => {
+    const param = fc.oneof(nasty, fc.integer().map(String), fc.constant(''), fc.constant('fz'));
+    await fc.assert(
+      fc.asyncProperty(param, param, fc.boolean(), async (limit, after, asRoot) => {
+        const query = `limit=${encodeURIComponent(limit)}&after=${encodeURIComponent(after)}`;
+        const r = await fetch(`${app.url}/api/v1/admin/accounts?${query}`, {
+          headers: { 'x-api-key': asRoot ? ROOT : userKey },
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        const text = await r.text();
+        assertEnvelope('GET accounts', r.status, text);
+        const asked = /^\d+$/.test(limit) ? Number(limit) : 1000;
+        if (r.status === 200) expect(JSON.parse(text).result.length).toBeLessThanOrEqual(asked);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it("GET an account's export with fuzzed account ids, as root and as an admin: NDJSON ending in its end line, or an envelope; never a 5xx", async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.constant('fz'), nasty), fc.boolean(), async (account, asRoot) => {

@@ -70,6 +70,29 @@ describe('hostile encodings', () => {
     expect((await app.request('GET', '/api/v1/sessions/s-lone/messages')).body.result?.messages ?? []).toEqual([]);
   });
 
+  it('a NUL in a path parameter is a 400 naming the parameter, before any store read', async () => {
+    // The task and admin routes answered 500: the id reached PostgreSQL, which cannot hold a NUL in text.
+    const cases: [string, string, string][] = [
+      ['GET', '/api/v1/sessions/%00', 'sessionId'],
+      ['GET', '/api/v1/sessions/a%00b/messages', 'sessionId'],
+      ['GET', '/api/v1/tasks/%00', 'taskId'],
+      ['GET', '/api/v1/admin/accounts/%00/audit', 'accountId'],
+      ['GET', '/api/v1/admin/accounts/%00/export', 'accountId'],
+      ['GET', '/api/v1/admin/accounts/x/users/%00', 'userId'],
+    ];
+    for (const [method, path, param] of cases) {
+      const r = await fetch(`${app.url}${path}`, { method });
+      const body = (await r.json()) as any;
+      expect([path, r.status, body.error?.code, body.error?.details?.errors?.[0]?.loc ?? body.error?.message]).toEqual([
+        path,
+        400,
+        'INVALID_ARGUMENT',
+        expect.anything(),
+      ]);
+      expect(JSON.stringify(body.error)).toContain(param);
+    }
+  });
+
   it('well-formed pairs (emoji, astral CJK) are stored and read back as sent', async () => {
     const content = 'Likes 😀 and 𠮷野家; the pair \ud83d\ude00 again.';
     const w = await app.request('POST', WRITE, {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AUDIT_PAGE, type Identity } from '@app/kernel';
+import { ACCOUNTS_PAGE, AUDIT_PAGE, type Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
@@ -10,6 +10,7 @@ import { ndjson } from './ndjson';
 import { AdminService } from './admin.service';
 import {
   AccountLimitsDto,
+  AccountsQueryDto,
   AccountSuspensionDto,
   AuditQueryDto,
   CreateAccountDto,
@@ -32,9 +33,17 @@ export class AdminController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List accounts (root only)' })
-  list(@Caller() c: Identity) {
-    return this.admin.listAccounts(c);
+  @ApiOperation({
+    summary: `List accounts in id order, a page at a time: at most \`limit\` (default ${ACCOUNTS_PAGE.default}) after the id \`after\`; ask again with the last id until fewer come back (root only)`,
+  })
+  list(@Caller() c: Identity, @Query() q: AccountsQueryDto) {
+    return this.admin.listAccounts(c, q.limit ?? ACCOUNTS_PAGE.default, q.after ?? null);
+  }
+
+  @Get(':accountId')
+  @ApiOperation({ summary: "One account: created_at, user_count and suspended (root, or the account's admin)" })
+  getAccount(@Caller() c: Identity, @Param('accountId') accountId: string) {
+    return this.admin.getAccount(c, accountId);
   }
 
   @Delete(':accountId')

@@ -50,9 +50,16 @@ export class AdminService {
     );
   }
 
-  listAccounts(caller: Identity) {
+  /** A page of the accounts in id order (root only; docs/limits-and-security.md, "Keys and roles"). */
+  listAccounts(caller: Identity, limit: number, after: string | null) {
     this.requireRoot(caller);
-    return this.identities.listAccounts();
+    return this.identities.listAccounts(limit, after);
+  }
+
+  /** One account: when it was made, its users, whether it is suspended (root, or the account's admin). */
+  getAccount(caller: Identity, accountId: string) {
+    this.requireManager(caller, accountId);
+    return this.identities.getAccount(accountId);
   }
 
   async deleteAccount(caller: Identity, accountId: string) {

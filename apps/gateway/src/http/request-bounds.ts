@@ -53,6 +53,8 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     description: { maxChars: l.descriptionMaxChars },
     session_id: { maxChars: l.idMaxChars },
     account_id: { maxChars: l.idMaxChars },
+    // The accounts' paging cursor: an account id (GET /admin/accounts?after=).
+    after: { maxChars: l.idMaxChars },
     admin_user_id: { maxChars: l.idMaxChars },
     user_id: { maxChars: l.idMaxChars },
     peer_id: { maxChars: l.idMaxChars },
@@ -75,7 +77,12 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
  * reserved keys (`constructor`, `__proto__`, `prototype`),
  * the named field bounds, and the length, segment length and depth of every `viking://` URI. Returns the first problem found, naming where it is.
  */
-export function boundsIssue(input: unknown, where: 'body' | 'query', route: string, l: Limits): ValidationIssue | null {
+export function boundsIssue(
+  input: unknown,
+  where: 'body' | 'query' | 'path',
+  route: string,
+  l: Limits,
+): ValidationIssue | null {
   const table = fieldBounds(l);
   const stack: { value: unknown; loc: Loc; field: string | null }[] = [{ value: input, loc: [where], field: null }];
   while (stack.length > 0) {

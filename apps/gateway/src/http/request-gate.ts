@@ -62,7 +62,9 @@ export function installRequestGate(fastify: FastifyInstance, opts: GateOptions):
       }
     }
     // An upload's body is the raw multipart bytes; the upload service bounds the file it carries.
+    // Path parameters too: a NUL in `/admin/accounts/%00/…` reached the store and failed there (500).
     const issue =
+      boundsIssue(req.params, 'path', route, opts.limits) ??
       boundsIssue(req.query, 'query', route, opts.limits) ??
       (req.body === undefined || Buffer.isBuffer(req.body) ? null : boundsIssue(req.body, 'body', route, opts.limits));
     if (issue) return refuse(req, reply, new RequestValidationError([issue]));

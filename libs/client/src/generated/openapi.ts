@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List accounts (root only) */
+        /** List accounts in id order, a page at a time: at most `limit` (default 1000) after the id `after`; ask again with the last id until fewer come back (root only) */
         get: operations["AdminController_list"];
         put?: never;
         /** Create an account and its first admin; returns the admin key once (root only) */
@@ -29,7 +29,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** One account: created_at, user_count and suspended (root, or the account's admin) */
+        get: operations["AdminController_getAccount"];
         put?: never;
         post?: never;
         /** Delete an account with its users, keys, content and sessions (root only) */
@@ -2009,7 +2010,12 @@ export type $defs = Record<string, never>;
 export interface operations {
     AdminController_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accounts per page: at most 1000 (default 1000). */
+                limit?: number;
+                /** @description Only accounts whose id sorts after this one: the previous page's last `account_id` (at most MUNINN_ID_MAX_CHARS). */
+                after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2089,6 +2095,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminController_getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
             };
             /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
             400: {

@@ -35,3 +35,6 @@ export interface AuditEvent {
 
 /** Events one page lists at most, and by default. */
 export const AUDIT_PAGE = { max: 500, default: 50 } as const;
+
+/** Accounts one page of `GET /admin/accounts` lists at most, and by default. */
+export const ACCOUNTS_PAGE = { max: 1000, default: 1000 } as const;

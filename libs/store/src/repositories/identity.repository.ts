@@ -185,8 +185,13 @@ export class IdentityRepository {
     });
   }
 
-  async listAccounts(): Promise<AccountRecord[]> {
-    const { rows } = await this.db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a ORDER BY a.account_id`);
+  /** Accounts in id order, at most `limit` of them after the id `after` (keyset paging on the primary key). */
+  async listAccounts(limit: number, after: string | null): Promise<AccountRecord[]> {
+    const { rows } = await this.db.query<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE ($1::text IS NULL OR a.account_id > $1)
+       ORDER BY a.account_id LIMIT $2`,
+      [after, limit],
+    );
     return rows.map(toAccount);
   }
 

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Transform } from 'class-transformer';
-import { ACCOUNT_LIMITS, AccountLimitName, AUDIT_PAGE, SUSPENSION_REASON_MAX_CHARS } from '@app/kernel';
+import { ACCOUNT_LIMITS, AccountLimitName, ACCOUNTS_PAGE, AUDIT_PAGE, SUSPENSION_REASON_MAX_CHARS } from '@app/kernel';
 import { toInteger } from '../../http/query-transforms';
 
 const ID = /^(?!\.{1,2}$)(?!.*@.*@)[a-zA-Z0-9_.@-]+$/;
@@ -123,6 +123,24 @@ export class AccountLimitsDto {
 
   @limit('max_scans', 'Greps and globs of the account running at once on each gateway')
   max_scans?: number | null;
+}
+
+/** A page of the accounts, in id order (keyset paging: the previous page's last `account_id` as `after`). */
+export class AccountsQueryDto {
+  /** Accounts per page: at most 1000 (default 1000). */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: ACCOUNTS_PAGE.max, default: ACCOUNTS_PAGE.default })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(ACCOUNTS_PAGE.max)
+  limit?: number;
+
+  /** Only accounts whose id sorts after this one: the previous page's last `account_id` (at most MUNINN_ID_MAX_CHARS). */
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  after?: string;
 }
 
 /** A page of an account's audit trail, newest first (docs/limits-and-security.md, "Audit trail"). */
