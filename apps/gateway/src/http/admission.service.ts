@@ -10,8 +10,6 @@ import { AccountLimitsService } from '@app/store';
 interface AccountSlots {
   running: number;
   waiting: (() => void)[];
-  /** The account's limit as its latest request read it: a lowered one stops passing slots on. */
-  limit: number;
 }
 
 /**
@@ -100,23 +98,19 @@ export class AdmissionService {
     const { limits, own } = await this.limits.applied(account);
     const limit = limits[name];
     let s = lanes.get(account);
-    if (!s) lanes.set(account, (s = { running: 0, waiting: [], limit }));
+    if (!s) lanes.set(account, (s = { running: 0, waiting: [] }));
     const slots = s;
-    slots.limit = limit;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       // The slot passes straight to the next waiting request of this account, unless the account's limit
       // was lowered below the requests running: then it is given up, until the lane is back within it.
-      // The limit is read again (the limits cache: a map read) since a PUT may have lowered it meanwhile.
-      void this.limits.of(account).then(
-        (l) => handOff(l[name]),
-        () => handOff(slots.limit),
-      );
+      // The limit is read again (the limits cache: a map read; never refused, an unreadable row gives the
+      // deployment's) since a PUT may have lowered it meanwhile.
+      void this.limits.of(account).then((l) => handOff(l[name]));
     };
     const handOff = (current: number) => {
-      slots.limit = current;
       const next = slots.running <= current ? slots.waiting.shift() : undefined;
       if (next) next();
       else if (--slots.running === 0) lanes.delete(account);
