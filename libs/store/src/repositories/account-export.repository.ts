@@ -87,6 +87,14 @@ export function byteGroups<T extends { bytes: number | string }>(rows: readonly 
   return out;
 }
 
+/** The account's own row, as the export's first line reports it. */
+interface AccountRow {
+  account_id: string;
+  created_at: Date | string;
+  suspended_at: Date | string | null;
+  limits: Record<string, unknown> | null;
+}
+
 interface NodeHead {
   uri: string;
   kind: 'file' | 'directory';
@@ -110,22 +118,15 @@ export class AccountExportRepository {
 
   /** The account's lines; null when there is no such account. Stops when the consumer stops asking. */
   async open(accountId: string): Promise<AsyncGenerator<ExportLine> | null> {
-    const { rows } = await this.db.query<{
-      account_id: string;
-      created_at: Date | string;
-      suspended_at: Date | string | null;
-      limits: Record<string, unknown> | null;
-    }>('SELECT account_id, created_at, suspended_at, limits FROM accounts WHERE account_id = $1', [accountId]);
+    const { rows } = await this.db.query<AccountRow>(
+      'SELECT account_id, created_at, suspended_at, limits FROM accounts WHERE account_id = $1',
+      [accountId],
+    );
     if (!rows[0]) return null;
     return this.lines(rows[0]);
   }
 
-  private async *lines(account: {
-    account_id: string;
-    created_at: Date | string;
-    suspended_at: Date | string | null;
-    limits: Record<string, unknown> | null;
-  }): AsyncGenerator<ExportLine> {
+  private async *lines(account: AccountRow): AsyncGenerator<ExportLine> {
     const id = account.account_id;
     const users = await this.db.query<{ user_id: string; role: string; created_at: Date | string }>(
       'SELECT user_id, role, created_at FROM users WHERE account_id = $1 ORDER BY user_id',

@@ -125,15 +125,21 @@ export class AccountLimitsDto {
   max_scans?: number | null;
 }
 
+/** A page's size in a query: optional, 1 to `page.max`, `page.default` when absent. */
+const pageLimit = (page: { max: number; default: number }) =>
+  applyDecorators(
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: page.max, default: page.default }),
+    IsOptional(),
+    Transform(toInteger),
+    IsInt(),
+    Min(1),
+    Max(page.max),
+  );
+
 /** A page of the accounts, in id order (keyset paging: the previous page's last `account_id` as `after`). */
 export class AccountsQueryDto {
   /** Accounts per page: at most 1000 (default 1000). */
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: ACCOUNTS_PAGE.max, default: ACCOUNTS_PAGE.default })
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(ACCOUNTS_PAGE.max)
+  @pageLimit(ACCOUNTS_PAGE)
   limit?: number;
 
   /** Only accounts whose id sorts after this one: the previous page's last `account_id` (at most MUNINN_ID_MAX_CHARS). */
@@ -146,12 +152,7 @@ export class AccountsQueryDto {
 /** A page of an account's audit trail, newest first (docs/limits-and-security.md, "Audit trail"). */
 export class AuditQueryDto {
   /** Events per page: at most 500 (default 50). */
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: AUDIT_PAGE.max, default: AUDIT_PAGE.default })
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(AUDIT_PAGE.max)
+  @pageLimit(AUDIT_PAGE)
   limit?: number;
 
   /** Only events older than this event id: the previous page's `next_before`. */
