@@ -197,6 +197,8 @@ const headers = fc.record(
       'application/vnd.x+json',
     ),
     origin: fc.constantFrom('http://localhost:3000', 'https://evil.example', 'null'),
+    // A few keys reused across routes and bodies: replays, 422 for another request, malformed keys.
+    'idempotency-key': fc.oneof(nasty, fc.constantFrom('k-1', 'k-2', 'k-3')),
   },
   { requiredKeys: [] },
 );

@@ -1,3 +1,4 @@
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { EmbedModule } from '@app/embed';
@@ -35,6 +36,7 @@ export class GatewayModule {
         EmbedModule,
         AuthModule,
         GatewayHttpModule,
+        IdempotencyModule,
         LedgerModule,
         AdminModule,
         ContentModule,

@@ -324,6 +324,30 @@ export class EnvDto {
   @Max(3650)
   MUNINN_AUDIT_RETENTION_DAYS?: number;
 
+  /** Longest Idempotency-Key header (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(1024)
+  MUNINN_IDEMPOTENCY_KEY_MAX_CHARS?: number;
+
+  /** Seconds a write's Idempotency-Key and its reply are kept for retries. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(604800)
+  MUNINN_IDEMPOTENCY_TTL_S?: number;
+
+  /** Idempotency keys one account holds at most; the oldest go first past it. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(10000000)
+  MUNINN_IDEMPOTENCY_MAX_KEYS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -63,6 +63,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         maxUsers: dto.MUNINN_ACCOUNT_MAX_USERS ?? 10_000,
       },
       auditRetentionDays: dto.MUNINN_AUDIT_RETENTION_DAYS ?? 365,
+      idempotency: {
+        keyMaxChars: dto.MUNINN_IDEMPOTENCY_KEY_MAX_CHARS ?? 255,
+        ttlS: dto.MUNINN_IDEMPOTENCY_TTL_S ?? 86_400,
+        maxKeysPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_KEYS ?? 100_000,
+      },
     },
     filter: {
       maxNodes: dto.MUNINN_FILTER_MAX_NODES ?? 500,
@@ -282,6 +287,9 @@ const DECLARED = [
   'MUNINN_TOOL_RESULT_SEARCH_MAX_MATCHES',
   'MUNINN_TOOL_RESULT_SEARCH_CONTEXT_MAX_CHARS',
   'MUNINN_ID_MAX_CHARS',
+  'MUNINN_IDEMPOTENCY_KEY_MAX_CHARS',
+  'MUNINN_IDEMPOTENCY_TTL_S',
+  'MUNINN_IDEMPOTENCY_MAX_KEYS',
   'MUNINN_WAIT_MAX_S',
   'MUNINN_LOG_FORMAT',
   'MUNINN_OTLP_TRACES_URL',

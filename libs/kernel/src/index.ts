@@ -71,6 +71,7 @@ export * from './gathering/retrieval-merge';
 export * from './request/context-bounds';
 export * from './request/context-fields';
 export * from './request/category-keys';
+export * from './request/idempotency';
 export * from './request/ignored-fields';
 export * from './request/rewrite-mode';
 export * from './request/round-half-even';

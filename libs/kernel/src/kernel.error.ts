@@ -8,6 +8,8 @@ export enum KernelErrorCode {
   NotFound = 'NOT_FOUND',
   AlreadyExists = 'ALREADY_EXISTS',
   Conflict = 'CONFLICT',
+  /** An Idempotency-Key sent again with a different request (422). */
+  IdempotencyKeyReused = 'IDEMPOTENCY_KEY_REUSED',
   FailedPrecondition = 'FAILED_PRECONDITION',
   ResourceExhausted = 'RESOURCE_EXHAUSTED',
   Unauthenticated = 'UNAUTHENTICATED',

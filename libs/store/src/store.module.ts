@@ -4,6 +4,8 @@ import { DEPLOYMENT_ID } from '@app/contracts';
 import { Db } from './db/db.port';
 import { openStore } from './open-store';
 import { tracedDb } from './db/traced.db';
+import { writeScopedDb } from './db/write-scope';
+import { IdempotencyRepository } from './repositories/idempotency.repository';
 import { IdentityRepository, keyServerSecret } from './repositories/identity.repository';
 import { NodeIndexRepository } from './repositories/node-index.repository';
 import { NodeFsRepository } from './repositories/node-fs.repository';
@@ -37,7 +39,8 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: STORE_DB,
       inject: [APP_CONFIG],
-      useFactory: async (cfg: AppConfig) => tracedDb(await openStore(cfg.store)),
+      // Write scopes (idempotency keys) see every statement the repositories run; outside one they cost nothing.
+      useFactory: async (cfg: AppConfig) => writeScopedDb(tracedDb(await openStore(cfg.store))),
     },
     {
       provide: NodeRepository,
@@ -98,6 +101,12 @@ export const STORE_DB = Symbol('STORE_DB');
       useFactory: (db: Db, cfg: AppConfig) => new AuditRepository(db, cfg.store.auditRetentionDays),
     },
     {
+      provide: IdempotencyRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) =>
+        new IdempotencyRepository(db, cfg.store.idempotency.ttlS, cfg.store.idempotency.maxKeysPerAccount),
+    },
+    {
       provide: AccountLimitsService,
       inject: [IdentityRepository, APP_CONFIG],
       useFactory: (identities: IdentityRepository, cfg: AppConfig) =>
@@ -137,6 +146,7 @@ export const STORE_DB = Symbol('STORE_DB');
     SessionUsageRepository,
     SessionToolResultRepository,
     UploadTokenRepository,
+    IdempotencyRepository,
     AccountLimitsService,
     AuditRepository,
     AccountExportRepository,

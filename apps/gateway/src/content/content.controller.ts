@@ -11,6 +11,7 @@ import { ReadQueryDto, UriQueryDto } from './dto/read.dto';
 import { ReindexDto } from './dto/reindex.dto';
 import { BatchWriteResultDto, WriteResultDto } from './dto/write-result.dto';
 import { BatchWriteDto, WriteContentDto } from './dto/write.dto';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('content')
 @ApiErrors(400, 401, 403, 404, 413)
@@ -19,6 +20,7 @@ export class ContentController {
   constructor(private readonly content: ContentService) {}
 
   @Post('write')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Write a file (create, replace or append); indexing follows, `wait` waits for it' })
   @ApiOkEnvelope(WriteResultDto)
@@ -28,6 +30,7 @@ export class ContentController {
   }
 
   @Post('batch-write')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Write up to 256 files under one directory in one transaction (all or none)' })
   @ApiOkEnvelope(BatchWriteResultDto)
@@ -37,6 +40,7 @@ export class ContentController {
   }
 
   @Post('reindex')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Re-index a node or subtree with the current embedder (after switching embedders)' })
   @ApiOkEnvelope('object')

@@ -6,6 +6,7 @@ import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import { SetTagsDto } from './dto/fs.dto';
 import { FsService } from './fs.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 /**
  * `POST /api/v1/content/set_tags`, the content-path alias of `/fs/attrs/set_tags`. It lives with fs (which
@@ -18,6 +19,7 @@ export class ContentTagsController {
   constructor(private readonly fs: FsService) {}
 
   @Post('set_tags')
+  @Idempotent()
   @HttpCode(200)
   // The published operationId predates this controller; generated clients name the operation by it.
   @ApiOperation({ operationId: 'ContentController_setTags', summary: 'Same as POST /api/v1/fs/attrs/set_tags' })

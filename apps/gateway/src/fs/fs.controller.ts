@@ -16,6 +16,7 @@ import {
   TreeQueryDto,
 } from './dto/fs.dto';
 import { FsService } from './fs.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('fs')
 @ApiErrors(400, 401, 403, 404)
@@ -47,6 +48,7 @@ export class FsController {
   }
 
   @Post('attrs/set_tags')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Replace or extend the k=v retrieval tags of a node (or its subtree)' })
   @ApiOkEnvelope('object')
@@ -55,6 +57,7 @@ export class FsController {
   }
 
   @Post('mv')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Move a file or directory; its index follows' })
   @ApiOkEnvelope('object')
@@ -71,6 +74,7 @@ export class FsController {
   }
 
   @Post('mkdir')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a directory and its parents' })
   @ApiOkEnvelope('object')
@@ -80,6 +84,7 @@ export class FsController {
   }
 
   @Delete()
+  @Idempotent()
   @ApiOperation({ summary: 'Delete a file, or a directory with recursive=true; deleting nothing succeeds' })
   @ApiOkEnvelope('object')
   @ApiErrors(412, 504)

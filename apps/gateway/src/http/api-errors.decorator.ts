@@ -11,6 +11,7 @@ const DESCRIPTIONS: Record<number, string> = {
   412: 'FAILED_PRECONDITION',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request',
   429: "RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry",
   503: 'UNAVAILABLE: Redis or the store is unreachable',
   504: 'DEADLINE_EXCEEDED',

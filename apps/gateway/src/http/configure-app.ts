@@ -16,6 +16,9 @@ import { DomainExceptionFilter, refusalLimit } from './domain-exception.filter';
 import { applyBoundsToOpenApi } from './request-bounds';
 import { applyToolResultBoundsToOpenApi } from '../sessions/tool-results-openapi';
 import { installRequestGate } from './request-gate';
+import { installIdempotentReplies } from '../idempotency/idempotent-replies';
+import { applyIdempotencyKeyBoundToOpenApi } from '../idempotency/idempotency.interceptor';
+import { IdempotencyRepository } from '@app/store';
 import { requestIdOf, trackRequests } from './request-id';
 import { trackRouteMethods } from './route-methods';
 
@@ -78,6 +81,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     },
     charge: (req, points) => admission.consume((req as unknown as { identity: Identity }).identity, points),
   });
+  installIdempotentReplies(fastify, app.get(IdempotencyRepository));
   fastify.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
     metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000, refusalLimit(reply));
@@ -104,6 +108,7 @@ function setupSwagger(app: INestApplication, config: AppConfig) {
   );
   applyBoundsToOpenApi(doc as unknown as Record<string, unknown>, config.limits);
   applyToolResultBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
+  applyIdempotencyKeyBoundToOpenApi(doc as unknown as Record<string, unknown>, config.store.idempotency.keyMaxChars);
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }
 

@@ -19,6 +19,8 @@ export function statusOf(code: string): number {
       return 409;
     case KernelErrorCode.FailedPrecondition:
       return 412;
+    case KernelErrorCode.IdempotencyKeyReused:
+      return 422;
     case KernelErrorCode.PayloadTooLarge:
       return 413;
     case KernelErrorCode.UnsupportedMediaType:

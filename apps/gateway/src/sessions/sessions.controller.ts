@@ -24,6 +24,7 @@ import { SessionCommitService } from './session-commit.service';
 import { SessionReadService } from './session-read.service';
 import { SessionUsageService } from './session-usage.service';
 import { SessionsService } from './sessions.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 /** Session routes (docs/sessions.md). Bodies the agent plugins send may carry extra keys: they are ignored. */
 @ApiTags('sessions')
@@ -39,6 +40,7 @@ export class SessionsController {
   ) {}
 
   @Post()
+  @Idempotent()
   @HttpCode(200)
   @Telemetry('session.create')
   @ApiOperation({ summary: 'Create a session (409 when the given id exists)' })
@@ -64,6 +66,7 @@ export class SessionsController {
   }
 
   @Delete(':sessionId')
+  @Idempotent()
   @ApiOperation({ summary: 'Delete a session, its messages, archives and dedup ledger (extracted memories stay)' })
   @ApiOkEnvelope('object')
   remove(@Caller() c: Identity, @Param() p: SessionIdParamDto) {
@@ -71,6 +74,7 @@ export class SessionsController {
   }
 
   @Patch(':sessionId/config')
+  @Idempotent()
   @Telemetry('session.update_config')
   @ApiOperation({ summary: 'Change the automatic-commit policy and default event tags' })
   @ApiOkEnvelope('object', { telemetry: true })
@@ -79,6 +83,7 @@ export class SessionsController {
   }
 
   @Post(':sessionId/messages')
+  @Idempotent()
   @HttpCode(200)
   @Telemetry('session.add_message')
   @ApiOperation({ summary: 'Append a message (creates the session when missing); may trigger an automatic commit' })
@@ -90,6 +95,7 @@ export class SessionsController {
   }
 
   @Post(':sessionId/messages/batch')
+  @Idempotent()
   @HttpCode(200)
   @Telemetry('session.add_messages')
   @ApiOperation({ summary: 'Append up to MUNINN_SESSION_BATCH_MAX messages, all or nothing' })
@@ -112,6 +118,7 @@ export class SessionsController {
   }
 
   @Post(':sessionId/commit')
+  @Idempotent()
   @HttpCode(200)
   @Telemetry('session.commit')
   @ApiOperation({
@@ -126,6 +133,7 @@ export class SessionsController {
   }
 
   @Post(':sessionId/extract')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Extract memories from the live messages now (nothing archived, no task); answers the written files',
@@ -137,6 +145,7 @@ export class SessionsController {
   }
 
   @Post(':sessionId/used')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Record the contexts and skill the agent used; the next commit counts them (usage_events_extracted)',

@@ -8,6 +8,7 @@ import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { ApiOkEnvelope } from '../http/api-ok.decorator';
 import { toInteger } from '../http/query-transforms';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 export class TaskIdParamDto {
   @IsDefined()
@@ -63,6 +64,7 @@ export class TasksController {
   }
 
   @Post(':taskId/cancel')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Cancel a pending or running commit task (412 once completed or failed; repeats are no-ops)',

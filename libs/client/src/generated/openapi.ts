@@ -3084,7 +3084,10 @@ export interface operations {
     ContentController_write: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3142,7 +3145,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description ALREADY_EXISTS / CONFLICT */
+            /**
+             * @description ALREADY_EXISTS / CONFLICT
+             *
+             *     ALREADY_EXISTS / CONFLICT
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3153,6 +3160,15 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3183,7 +3199,10 @@ export interface operations {
     ContentController_batchWrite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3241,7 +3260,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description ALREADY_EXISTS / CONFLICT */
+            /**
+             * @description ALREADY_EXISTS / CONFLICT
+             *
+             *     ALREADY_EXISTS / CONFLICT
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3252,6 +3275,15 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3282,7 +3314,10 @@ export interface operations {
     ContentController_reindex: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3342,7 +3377,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description ALREADY_EXISTS / CONFLICT */
+            /**
+             * @description ALREADY_EXISTS / CONFLICT
+             *
+             *     ALREADY_EXISTS / CONFLICT
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3353,6 +3392,15 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3750,7 +3798,10 @@ export interface operations {
     ContentController_setTags: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3810,8 +3861,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4035,78 +4104,16 @@ export interface operations {
     FsController_setTags: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SetTagsDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                        result: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description UNAUTHENTICATED: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description PERMISSION_DENIED: outside the caller's space or role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    FsController_mv: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MvDto"];
             };
         };
         responses: {
@@ -4169,8 +4176,107 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_mv: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MvDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /**
+             * @description ALREADY_EXISTS / CONFLICT
+             *
+             *     ALREADY_EXISTS / CONFLICT
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4244,7 +4350,10 @@ export interface operations {
     FsController_mkdir: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4253,6 +4362,115 @@ export interface operations {
                 "application/json": components["schemas"]["MkdirDto"];
             };
         };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PERMISSION_DENIED: outside the caller's space or role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /**
+             * @description ALREADY_EXISTS / CONFLICT
+             *
+             *     ALREADY_EXISTS / CONFLICT
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FsController_remove: {
+        parameters: {
+            query: {
+                uri: string;
+                recursive?: boolean;
+                /** @description Wait until the index and parent summaries reflect the delete. */
+                wait?: boolean;
+            };
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             200: {
                 headers: {
@@ -4313,92 +4531,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    FsController_remove: {
-        parameters: {
-            query: {
-                uri: string;
-                recursive?: boolean;
-                /** @description Wait until the index and parent summaries reflect the delete. */
-                wait?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                        result: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description UNAUTHENTICATED: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description PERMISSION_DENIED: outside the caller's space or role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
             /** @description FAILED_PRECONDITION */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4829,13 +4972,389 @@ export interface operations {
     SessionsController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["CreateSessionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Only when the body set `telemetry`. */
+                        telemetry?: {
+                            id: string;
+                            summary: {
+                                operation: string;
+                                status: string;
+                                duration_ms: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /**
+             * @description ALREADY_EXISTS / CONFLICT
+             *
+             *     ALREADY_EXISTS / CONFLICT
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_get: {
+        parameters: {
+            query?: {
+                /** @description Create (materialise) the session when it does not exist. */
+                auto_create?: boolean;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["SessionDto"];
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_patchConfig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchSessionConfigDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Only when the body set `telemetry`. */
+                        telemetry?: {
+                            id: string;
+                            summary: {
+                                operation: string;
+                                status: string;
+                                duration_ms: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_messages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SessionsController_addMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMessageDto"];
             };
         };
         responses: {
@@ -4907,305 +5426,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-        };
-    };
-    SessionsController_get: {
-        parameters: {
-            query?: {
-                /** @description Create (materialise) the session when it does not exist. */
-                auto_create?: boolean;
-            };
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                        result: components["schemas"]["SessionDto"];
-                    };
-                };
-            };
-            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description UNAUTHENTICATED: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    SessionsController_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                        result: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description UNAUTHENTICATED: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    SessionsController_patchConfig: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PatchSessionConfigDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                        result: {
-                            [key: string]: unknown;
-                        };
-                        /** @description Only when the body set `telemetry`. */
-                        telemetry?: {
-                            id: string;
-                            summary: {
-                                operation: string;
-                                status: string;
-                                duration_ms: number;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description UNAUTHENTICATED: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    SessionsController_messages: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                        result: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description UNAUTHENTICATED: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    SessionsController_addMessage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddMessageDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                        result: {
-                            [key: string]: unknown;
-                        };
-                        /** @description Only when the body set `telemetry`. */
-                        telemetry?: {
-                            id: string;
-                            summary: {
-                                operation: string;
-                                status: string;
-                                duration_ms: number;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description UNAUTHENTICATED: missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE */
-            413: {
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5218,7 +5440,10 @@ export interface operations {
     SessionsController_addBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -5280,8 +5505,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5294,7 +5537,10 @@ export interface operations {
     SessionsController_commit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -5356,6 +5602,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
             429: {
                 headers: {
@@ -5379,7 +5643,10 @@ export interface operations {
     SessionsController_extract: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -5428,6 +5695,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description UNAVAILABLE: Redis or the store is unreachable */
             503: {
                 headers: {
@@ -5451,7 +5736,10 @@ export interface operations {
     SessionsController_used: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -5504,8 +5792,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6105,7 +6411,10 @@ export interface operations {
     TasksController_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6161,8 +6470,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description ALREADY_EXISTS / CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description FAILED_PRECONDITION */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first sent with a different request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,7 @@ import { SESSION_ARCHIVE_MARKS_MIGRATION } from './session-archive-marks.migrati
 import { OPEN_TASKS_ACCOUNT_MIGRATION } from './open-tasks-account.migration';
 import { ACCOUNT_LIMITS_MIGRATION } from './account-limits.migration';
 import { AUDIT_EVENTS_MIGRATION } from './audit-events.migration';
+import { IDEMPOTENCY_KEYS_MIGRATION } from './idempotency-keys.migration';
 import { ACCOUNT_SUSPENSION_MIGRATION } from './account-suspension.migration';
 
 export type { Migration } from './migration';
@@ -185,4 +186,5 @@ GROUP BY account_id, chunk;
   ACCOUNT_LIMITS_MIGRATION,
   AUDIT_EVENTS_MIGRATION,
   ACCOUNT_SUSPENSION_MIGRATION,
+  IDEMPOTENCY_KEYS_MIGRATION,
 ];

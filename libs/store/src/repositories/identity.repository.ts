@@ -102,6 +102,7 @@ const ACCOUNT_TABLES = [
   'term_df',
   'sidecar_state',
   'index_outbox',
+  'idempotency_keys',
 ] as const;
 
 /**
@@ -366,6 +367,7 @@ export class IdentityRepository {
       );
       await deleteInSteps(tx, 'session_tasks', 'account_id = $1 AND user_id = $2', mine, stepOf('session_tasks'));
       await deleteInSteps(tx, 'upload_tokens', 'account_id = $1 AND user_id = $2', mine, stepOf('upload_tokens'));
+      await deleteInSteps(tx, 'idempotency_keys', 'account_id = $1 AND user_id = $2', mine, stepOf('idempotency_keys'));
       // The user's own nodes are gone, so their owner view's term counts net to zero: drop the rows, which no
       // reader would ever compact (docs/architecture.md, "Performance"). And the summary state of their folders.
       await deleteInSteps(tx, 'term_df', 'account_id = $1 AND owner_id = $2', mine, stepOf('term_df'));

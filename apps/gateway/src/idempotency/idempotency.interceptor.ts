@@ -1,0 +1,94 @@
+import {
+  applyDecorators,
+  CallHandler,
+  ExecutionContext,
+  Inject,
+  Injectable,
+  NestInterceptor,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { from, Observable, of, switchMap } from 'rxjs';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { IDEMPOTENCY_HEADER, idempotencyKeyProblem, Identity } from '@app/kernel';
+import { IdempotencyRepository, runInWriteScope, WriteScope } from '@app/store';
+import { ApiErrors } from '../http/api-errors.decorator';
+import { IdempotencySweepService } from './idempotency-sweep.service';
+import { IdempotentRequest, requestFingerprint } from './idempotent-request';
+
+/**
+ * Takes the request's Idempotency-Key before the handler runs (docs/limits-and-security.md, "Retrying a
+ * write: Idempotency-Key"): a first attempt runs inside a write scope, so its first write marks the key
+ * in the same transaction; a retry of a finished attempt is answered with the kept reply by the reply
+ * hook (idempotent-replies.ts); a retry of a running one, or the key sent with another request, is
+ * refused. Without the header the route runs as before.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly maxChars: number;
+
+  constructor(
+    private readonly keys: IdempotencyRepository,
+    private readonly sweep: IdempotencySweepService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.maxChars = config.store.idempotency.keyMaxChars;
+  }
+
+  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = ctx.switchToHttp().getRequest<IdempotentRequest & { identity: Identity }>();
+    const header = req.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined) return next.handle();
+    const key = Array.isArray(header) ? header.join(', ') : header;
+    return from(this.begin(req, key)).pipe(
+      switchMap((scope) =>
+        // Subscribing inside the scope runs the handler, and all it awaits, inside it.
+        scope ? new Observable((sub) => runInWriteScope(scope, () => next.handle().subscribe(sub))) : of(null),
+      ),
+    );
+  }
+
+  /** The scope to run the handler in, or null when the reply hook answers with a kept reply. */
+  private async begin(req: IdempotentRequest & { identity: Identity }, key: string): Promise<WriteScope | null> {
+    const problem = idempotencyKeyProblem(key, this.maxChars);
+    if (problem) throw problem;
+    const owner = { accountId: req.identity.accountId, userId: req.identity.userId };
+    const outcome = await this.keys.claim(owner, key, requestFingerprint(req));
+    if (outcome.kind === 'refuse') throw outcome.error;
+    if (outcome.kind === 'replay') {
+      req.idempotency = { replay: outcome.reply };
+      return null;
+    }
+    this.sweep.noteAccount(owner.accountId);
+    const claim = outcome.claim;
+    const scope: WriteScope = { state: 'open', applied: false, mark: (tx) => this.keys.markApplied(tx, claim) };
+    req.idempotency = { claim, scope };
+    return scope;
+  }
+}
+
+/** The route applies a retry sent with the same Idempotency-Key at most once. */
+export const Idempotent = () =>
+  applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S.',
+      schema: { type: 'string', minLength: 1 },
+    }),
+    ApiErrors(409, 422),
+  );
+
+/** Sets the configured bound on every `Idempotency-Key` header parameter of the OpenAPI document. */
+export function applyIdempotencyKeyBoundToOpenApi(doc: Record<string, unknown>, maxChars: number): void {
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, { parameters?: unknown[] }>>;
+  for (const ops of Object.values(paths))
+    for (const op of Object.values(ops))
+      for (const p of op.parameters ?? []) {
+        const param = p as { name?: string; in?: string; schema?: Record<string, unknown> };
+        if (param.in === 'header' && param.name === 'Idempotency-Key')
+          param.schema = { ...param.schema, maxLength: maxChars };
+      }
+}

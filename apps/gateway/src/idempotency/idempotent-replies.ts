@@ -1,0 +1,56 @@
+import { Logger } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { IDEMPOTENT_REPLAYED_HEADER, keepsReply } from '@app/kernel';
+import { IdempotencyClaim, IdempotencyRepository, WriteScope } from '@app/store';
+import { IdempotentRequest } from './idempotent-request';
+
+const logger = new Logger('Idempotency');
+
+/**
+ * The reply side of Idempotency-Key (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"),
+ * as a Fastify `onSend` hook because only there is the reply final (envelope, status, error mapping):
+ * a replay answers the kept status and bytes; a first attempt's reply is kept before it is sent when the
+ * attempt changed something or succeeded, else its key is freed for a retry. The hook also runs when the
+ * client has gone away, so an attempt that outlives its client still leaves its reply for the retry.
+ */
+export function installIdempotentReplies(fastify: FastifyInstance, keys: IdempotencyRepository): void {
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const attempt = (request as IdempotentRequest).idempotency;
+    if (!attempt) return payload;
+    if ('replay' in attempt) {
+      const kept = attempt.replay;
+      void reply.code(kept.status).header('content-type', kept.contentType).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      return kept.body;
+    }
+    await settle(keys, attempt.claim, attempt.scope, reply, payload);
+    return payload;
+  });
+}
+
+async function settle(
+  keys: IdempotencyRepository,
+  claim: IdempotencyClaim,
+  scope: WriteScope,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<void> {
+  if (scope.state !== 'open') return;
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  const status = reply.statusCode;
+  try {
+    if (body !== null && keepsReply(status, scope.applied)) {
+      scope.state = 'finished';
+      const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+      await keys.keepReply(claim, { status, contentType, body });
+    } else if (!scope.applied) {
+      scope.state = 'released';
+      await keys.release(claim);
+    } else {
+      // Applied, but the reply is not one to keep (a stream): its retries are told so.
+      scope.state = 'finished';
+    }
+  } catch (err) {
+    // The reply still goes out; a retry then finds the key running (until its lease ends) or applied.
+    logger.warn(`could not settle an idempotency key: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,21 @@
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { StoredReply } from '@app/kernel';
+import type { IdempotencyClaim, WriteScope } from '@app/store';
+
+/** What a request sent with an Idempotency-Key carries from the interceptor to the reply hook. */
+export type IdempotentAttempt = { replay: StoredReply } | { claim: IdempotencyClaim; scope: WriteScope };
+
+export type IdempotentRequest = FastifyRequest & { idempotency?: IdempotentAttempt };
+
+/**
+ * What makes two requests "the same request" for a key: method, path with its query, and body. A retry
+ * sends the same bytes, so the parsed body serialises the same way; a multipart body counts as its bytes.
+ */
+export function requestFingerprint(req: Pick<FastifyRequest, 'method' | 'url' | 'body'>): string {
+  const h = createHash('sha256').update(`${req.method} ${req.url}\n`);
+  const body = req.body;
+  if (Buffer.isBuffer(body)) h.update(body);
+  else h.update(JSON.stringify(body ?? null));
+  return h.digest('base64url');
+}

@@ -1,0 +1,58 @@
+import { KernelErrorCode } from '../kernel.error';
+import { decideIdempotency, idempotencyKeyProblem, IdempotencyRecord, keepsReply } from './idempotency';
+
+describe('idempotency keys', () => {
+  const reply = { status: 200, contentType: 'application/json', body: '{"status":"ok"}' };
+  const record = (over: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
+    fingerprint: 'f',
+    applied: false,
+    reply: null,
+    leaseExpired: false,
+    ...over,
+  });
+
+  it('accepts printable ASCII up to the bound and names the header otherwise', () => {
+    expect(idempotencyKeyProblem('0b6f3c1e-7f0a-4a63-9d55-0c1f7a1d2b3c', 255)).toBeNull();
+    expect(idempotencyKeyProblem('x'.repeat(16), 16)).toBeNull();
+    for (const bad of ['', 'x'.repeat(17), 'a b', 'tab\there', 'é', 'a, b'])
+      expect(idempotencyKeyProblem(bad, 16)).toMatchObject({
+        code: KernelErrorCode.InvalidArgument,
+        details: { field: 'Idempotency-Key' },
+      });
+  });
+
+  it('replays a finished attempt of the same request, whatever it applied', () => {
+    expect(decideIdempotency(record({ reply, applied: true, leaseExpired: true }), 'f')).toEqual({
+      kind: 'replay',
+      reply,
+    });
+  });
+
+  it('refuses another request with the key (422) before anything else', () => {
+    for (const r of [record(), record({ reply }), record({ leaseExpired: true })])
+      expect(decideIdempotency(r, 'g')).toMatchObject({
+        kind: 'refuse',
+        error: { code: KernelErrorCode.IdempotencyKeyReused, details: { reason: 'different_request' } },
+      });
+  });
+
+  it('refuses while the first attempt holds its lease, takes over only one that changed nothing', () => {
+    expect(decideIdempotency(record(), 'f')).toMatchObject({
+      kind: 'refuse',
+      error: { code: KernelErrorCode.Conflict, details: { reason: 'in_progress', retry_after_s: 1 } },
+    });
+    expect(decideIdempotency(record({ applied: true }), 'f')).toMatchObject({
+      error: { details: { reason: 'in_progress' } },
+    });
+    expect(decideIdempotency(record({ leaseExpired: true }), 'f')).toEqual({ kind: 'take-over' });
+    expect(decideIdempotency(record({ leaseExpired: true, applied: true }), 'f')).toMatchObject({
+      kind: 'refuse',
+      error: { code: KernelErrorCode.Conflict, details: { reason: 'reply_lost' } },
+    });
+  });
+
+  it('keeps the reply of an attempt that applied something or succeeded', () => {
+    expect([keepsReply(200, false), keepsReply(500, true), keepsReply(400, true)]).toEqual([true, true, true]);
+    expect([keepsReply(400, false), keepsReply(429, false), keepsReply(503, false)]).toEqual([false, false, false]);
+  });
+});

@@ -1,0 +1,101 @@
+import { KernelError, KernelErrorCode } from '../kernel.error';
+
+/**
+ * Retried writes (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"): a write sent with
+ * an `Idempotency-Key` header is applied at most once per caller and key; a retry with the same key and
+ * the same request gets the first reply again, marked `Idempotent-Replayed: true`.
+ */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** The header every replayed reply carries. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+
+/**
+ * How long a first attempt holds its key before a retry may take it over. Only an attempt that has
+ * changed nothing can be taken over, and such an attempt then fails at its first write (its token no
+ * longer holds the key), so a slow first attempt and its retry never both apply.
+ */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
+
+/** A key's stored state, as the store reads it for a new attempt. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  /** Some transaction of the attempt holding the key has committed. */
+  applied: boolean;
+  /** The reply, once the attempt finished; null while it runs (or when it stopped before answering). */
+  reply: StoredReply | null;
+  /** The holding attempt's lease has run out. */
+  leaseExpired: boolean;
+}
+
+/** A finished attempt's reply, replayed byte for byte. */
+export interface StoredReply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** What a new attempt does with its key. */
+export type IdempotencyDecision =
+  { kind: 'replay'; reply: StoredReply } | { kind: 'take-over' } | { kind: 'refuse'; error: KernelError };
+
+/** `null` when `key` is usable; else why not (400 naming the header). */
+export function idempotencyKeyProblem(key: string, maxChars: number): KernelError | null {
+  const field = { field: 'Idempotency-Key' };
+  if (key.length === 0) return new KernelError(KernelErrorCode.InvalidArgument, 'Idempotency-Key is empty', field);
+  if (key.length > maxChars)
+    return new KernelError(
+      KernelErrorCode.InvalidArgument,
+      `Idempotency-Key has ${key.length} characters; at most ${maxChars} are allowed (MUNINN_IDEMPOTENCY_KEY_MAX_CHARS)`,
+      { ...field, max: maxChars },
+    );
+  // Printable ASCII without spaces: what a UUID, a ULID or a client's own token is made of.
+  if (!/^[\x21-\x7e]+$/.test(key))
+    return new KernelError(
+      KernelErrorCode.InvalidArgument,
+      'Idempotency-Key may hold printable ASCII characters only (no spaces or control characters)',
+      field,
+    );
+  return null;
+}
+
+/** What a new attempt with `fingerprint` does, given the key's stored record. */
+export function decideIdempotency(stored: IdempotencyRecord, fingerprint: string): IdempotencyDecision {
+  if (stored.fingerprint !== fingerprint)
+    return {
+      kind: 'refuse',
+      error: new KernelError(
+        KernelErrorCode.IdempotencyKeyReused,
+        'Idempotency-Key was already used for a different request (another route, query or body); send a new key for a new request',
+        { field: 'Idempotency-Key', reason: 'different_request' },
+      ),
+    };
+  if (stored.reply) return { kind: 'replay', reply: stored.reply };
+  if (!stored.applied && stored.leaseExpired) return { kind: 'take-over' };
+  if (!stored.leaseExpired)
+    return {
+      kind: 'refuse',
+      error: new KernelError(
+        KernelErrorCode.Conflict,
+        'A request with this Idempotency-Key is still running; retry when it has answered',
+        { field: 'Idempotency-Key', reason: 'in_progress', retry_after_s: 1 },
+      ),
+    };
+  return {
+    kind: 'refuse',
+    error: new KernelError(
+      KernelErrorCode.Conflict,
+      'The request first sent with this Idempotency-Key changed data, but the server stopped before answering it; it is not applied again. Read the current state, or send a new key to apply it again.',
+      { field: 'Idempotency-Key', reason: 'reply_lost' },
+    ),
+  };
+}
+
+/**
+ * Whether a finished attempt's reply is kept for its retries: when the attempt changed something (the
+ * retry must not apply it again) or succeeded. A refusal that changed nothing (bad input, a limit, a
+ * store outage) frees the key, so the retry runs afresh.
+ */
+export function keepsReply(status: number, applied: boolean): boolean {
+  return applied || (status >= 200 && status < 300);
+}

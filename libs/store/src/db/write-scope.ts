@@ -1,0 +1,81 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { Db, TransactionOptions } from './db.port';
+
+type Tx = Pick<Db, 'query' | 'kind'>;
+
+/**
+ * A request that holds an idempotency key (docs/limits-and-security.md, "Retrying a write:
+ * Idempotency-Key"). While `open`, the request's first committed write also marks the key applied, in
+ * that write's own transaction; `released` (its refusal freed the key) makes any later write of the
+ * request fail rather than apply unrecorded; `finished` (its reply is kept) lets work it started in the
+ * background write freely.
+ */
+export interface WriteScope {
+  state: 'open' | 'finished' | 'released';
+  /** A transaction of the request marked the key and committed. */
+  applied: boolean;
+  /** Marks the key applied inside `tx`; throws when another attempt holds the key now. */
+  mark(tx: Tx): Promise<void>;
+}
+
+const scopes = new AsyncLocalStorage<WriteScope>();
+
+/** Runs `fn` (and everything it starts) inside `scope`. */
+export function runInWriteScope<T>(scope: WriteScope, fn: () => T): T {
+  return scopes.run(scope, fn);
+}
+
+/** Runs `fn` outside any write scope: the key's own bookkeeping must not mark itself. */
+export function outsideWriteScope<T>(fn: () => T): T {
+  return scopes.exit(fn);
+}
+
+/** Statements that change rows; our SQL, never user input, so the leading keyword is reliable. */
+const WRITE_STATEMENT = /^\s*(insert|update|delete|merge)\b/i;
+const WRITING_CTE = /^\s*with\b[\s\S]*\b(insert|update|delete)\b/i;
+
+const isWrite = (sql: string) => WRITE_STATEMENT.test(sql) || WRITING_CTE.test(sql);
+
+/**
+ * The store as write scopes see it: outside a scope, or once the key is marked, every call passes
+ * straight through (one AsyncLocalStorage read). Inside an open scope whose key is not yet marked,
+ * each transaction, and each single writing statement (run in a transaction for it), begins by marking
+ * the key, so "the key says applied" and "the write committed" are one fact.
+ */
+export function writeScopedDb(db: Db): Db {
+  const scoped = (): WriteScope | undefined => {
+    const s = scopes.getStore();
+    if (!s || s.state === 'finished' || (s.state === 'open' && s.applied)) return undefined;
+    return s;
+  };
+  const inTransaction = async <R>(s: WriteScope, fn: (tx: Tx) => Promise<R>, opts?: TransactionOptions) => {
+    if (s.state === 'released')
+      throw new KernelError(
+        KernelErrorCode.Conflict,
+        'This request already answered without applying; its Idempotency-Key was freed for a retry',
+        { field: 'Idempotency-Key', reason: 'released' },
+      );
+    const out = await db.transaction(async (tx) => {
+      await s.mark(tx);
+      return fn(tx);
+    }, opts);
+    s.applied = true;
+    return out;
+  };
+  return {
+    kind: db.kind,
+    query<T = Record<string, unknown>>(sql: string, params?: unknown[]) {
+      const s = scoped();
+      if (!s || !isWrite(sql)) return db.query<T>(sql, params);
+      return inTransaction(s, (tx) => tx.query<T>(sql, params));
+    },
+    transaction<R>(fn: (tx: Tx) => Promise<R>, opts?: TransactionOptions) {
+      const s = scoped();
+      return s ? inTransaction(s, fn, opts) : db.transaction(fn, opts);
+    },
+    exec: (sql: string) => db.exec(sql),
+    ping: () => db.ping(),
+    close: () => db.close(),
+  };
+}

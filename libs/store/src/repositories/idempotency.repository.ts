@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import {
+  decideIdempotency,
+  IDEMPOTENCY_LEASE_MS,
+  IdempotencyDecision,
+  KernelError,
+  KernelErrorCode,
+  StoredReply,
+} from '@app/kernel';
+import { Db } from '../db/db.port';
+import { outsideWriteScope } from '../db/write-scope';
+
+/** Whose key: keys are per caller, so two users of one account never share one. */
+export interface KeyOwner {
+  accountId: string;
+  userId: string;
+}
+
+/** An attempt's hold on a key; only the holder's token can mark, finish or free it. */
+export interface IdempotencyClaim extends KeyOwner {
+  key: string;
+  token: string;
+}
+
+export type ClaimOutcome =
+  { kind: 'claimed'; claim: IdempotencyClaim } | Exclude<IdempotencyDecision, { kind: 'take-over' }>;
+
+interface KeyRow {
+  fingerprint: string;
+  token: string;
+  applied: boolean;
+  reply_status: number | null;
+  reply_type: string | null;
+  reply_body: string | null;
+  lease_expired: boolean;
+}
+
+const PK = 'account_id = $1 AND user_id = $2 AND idem_key = $3';
+/** Expired rows go this many per statement, so a large backlog of them never runs past the statement timeout. */
+const SWEEP_STEP = 5_000;
+
+/**
+ * Idempotency keys of retried writes (docs/limits-and-security.md, "Retrying a write: Idempotency-Key").
+ * Every statement here runs outside the caller's write scope: the key's bookkeeping is not the write.
+ */
+export class IdempotencyRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ttlS: number,
+    private readonly maxKeysPerAccount: number,
+  ) {}
+
+  /**
+   * Takes the key for a new attempt, or says what to do instead: replay the kept reply, or refuse
+   * (another request, still running, or applied with its reply lost). An expired row counts as absent.
+   */
+  claim(owner: KeyOwner, key: string, fingerprint: string): Promise<ClaimOutcome> {
+    return outsideWriteScope(async (): Promise<ClaimOutcome> => {
+      const base = [owner.accountId, owner.userId, key];
+      const lease = IDEMPOTENCY_LEASE_MS / 1000;
+      for (let round = 0; round < 3; round++) {
+        const token = randomUUID();
+        const taken = await this.db.query(
+          `INSERT INTO idempotency_keys AS k (account_id, user_id, idem_key, fingerprint, token, lease_until, expires_at)
+           VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 second', now() + $7 * interval '1 second')
+           ON CONFLICT (account_id, user_id, idem_key) DO UPDATE
+             SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token, applied = false, reply_status = NULL,
+                 reply_type = NULL, reply_body = NULL, created_at = now(), lease_until = EXCLUDED.lease_until,
+                 expires_at = EXCLUDED.expires_at
+             WHERE k.expires_at <= now()`,
+          [...base, fingerprint, token, lease, this.ttlS],
+        );
+        if (taken.rowCount === 1) return { kind: 'claimed', claim: { ...owner, key, token } };
+        const { rows } = await this.db.query<KeyRow>(
+          `SELECT fingerprint, token, applied, reply_status, reply_type, reply_body, lease_until <= now() AS lease_expired
+           FROM idempotency_keys WHERE ${PK}`,
+          base,
+        );
+        const row = rows[0];
+        if (!row) continue; // swept between the two statements: try again
+        const decision = decideIdempotency(
+          { fingerprint: row.fingerprint, applied: row.applied, leaseExpired: row.lease_expired, reply: replyOf(row) },
+          fingerprint,
+        );
+        if (decision.kind !== 'take-over') return decision;
+        // The holder changed nothing and its lease ran out: take the key over; its first write will now fail.
+        const moved = await this.db.query(
+          `UPDATE idempotency_keys SET token = $5, lease_until = now() + $6 * interval '1 second'
+           WHERE ${PK} AND token = $4 AND NOT applied AND reply_status IS NULL`,
+          [...base, row.token, token, lease],
+        );
+        if (moved.rowCount === 1) return { kind: 'claimed', claim: { ...owner, key, token } };
+      }
+      throw new KernelError(KernelErrorCode.Conflict, 'Idempotency-Key is contended; retry', {
+        field: 'Idempotency-Key',
+        reason: 'in_progress',
+        retry_after_s: 1,
+      });
+    });
+  }
+
+  /** Marks the key applied inside the attempt's write transaction; refused when the key has another holder. */
+  async markApplied(tx: Pick<Db, 'query'>, c: IdempotencyClaim): Promise<void> {
+    const { rowCount } = await tx.query(`UPDATE idempotency_keys SET applied = true WHERE ${PK} AND token = $4`, [
+      c.accountId,
+      c.userId,
+      c.key,
+      c.token,
+    ]);
+    if (rowCount === 1) return;
+    throw new KernelError(
+      KernelErrorCode.Conflict,
+      'A retry with the same Idempotency-Key took this request over after its lease ran out; nothing of this attempt was applied',
+      { field: 'Idempotency-Key', reason: 'superseded' },
+    );
+  }
+
+  /** Keeps the attempt's reply for its retries. */
+  keepReply(c: IdempotencyClaim, reply: StoredReply): Promise<void> {
+    return outsideWriteScope(async () => {
+      await this.db.query(
+        `UPDATE idempotency_keys SET reply_status = $5, reply_type = $6, reply_body = $7 WHERE ${PK} AND token = $4`,
+        [c.accountId, c.userId, c.key, c.token, reply.status, reply.contentType, reply.body],
+      );
+    });
+  }
+
+  /** Frees the key of an attempt that changed nothing, so a retry runs afresh. */
+  release(c: IdempotencyClaim): Promise<void> {
+    return outsideWriteScope(async () => {
+      await this.db.query(`DELETE FROM idempotency_keys WHERE ${PK} AND token = $4 AND NOT applied`, [
+        c.accountId,
+        c.userId,
+        c.key,
+        c.token,
+      ]);
+    });
+  }
+
+  /** Deletes expired keys, a step at a time; answers how many went. */
+  sweepExpired(): Promise<number> {
+    return outsideWriteScope(async () => {
+      return this.deleteSteps('expires_at <= now()', []);
+    });
+  }
+
+  /**
+   * Keeps an account's newest `maxKeysPerAccount` keys and deletes the rest (the oldest first); answers
+   * how many went. Reads at most that many index entries to find the cut.
+   */
+  trimAccount(accountId: string): Promise<number> {
+    return outsideWriteScope(async () => {
+      // As text: a JavaScript Date would drop the microseconds, and the cut row would stay.
+      const { rows } = await this.db.query<{ created_at: string }>(
+        `SELECT created_at::text AS created_at FROM idempotency_keys WHERE account_id = $1
+         ORDER BY created_at DESC OFFSET $2 LIMIT 1`,
+        [accountId, this.maxKeysPerAccount],
+      );
+      if (!rows[0]) return 0;
+      return this.deleteSteps('account_id = $1 AND created_at <= $2::timestamptz', [accountId, rows[0].created_at]);
+    });
+  }
+
+  /** Deletes the rows `where` selects, {@link SWEEP_STEP} per statement, each its own transaction. */
+  private async deleteSteps(where: string, params: unknown[]): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { rowCount } = await this.db.query(
+        `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys WHERE ${where} LIMIT ${SWEEP_STEP}))`,
+        params,
+      );
+      total += rowCount ?? 0;
+      if ((rowCount ?? 0) < SWEEP_STEP) return total;
+    }
+  }
+}
+
+function replyOf(r: KeyRow): StoredReply | null {
+  if (r.reply_status === null) return null;
+  return { status: r.reply_status, contentType: r.reply_type ?? 'application/json', body: r.reply_body ?? '' };
+}
