@@ -8,6 +8,8 @@
  *    after its files are indexed, so nodes/s is the indexed rate.
  * 2. single writes into that (now large) directory: BENCH_INGEST_SINGLE new files (default 2,000) by
  *    `POST /api/v1/content/write` `mode:"create"`, `wait:true`, 16 connections (BENCH_INGEST_SINGLE_C).
+ * 3. the same number of single writes of other files, each with its own `Idempotency-Key`, then 4. all of
+ *    them sent again with the same keys (each answered with the kept reply, nothing written).
  * Per phase: nodes/s, latency, and the CPU time per node of the standalone process and of the
  * PostgreSQL backends serving its database (from /proc: on a shared machine CPU per node moves much
  * less than nodes/s), and the mean ms per write stage from the `muninn_write_stage_duration_seconds`
@@ -123,7 +125,14 @@ function body(i: number): string {
   );
 }
 
-async function load(url: string, path: string, requests: number, connections: number, make: (i: number) => unknown) {
+async function load(
+  url: string,
+  path: string,
+  requests: number,
+  connections: number,
+  make: (i: number) => unknown,
+  idempotencyKey?: (i: number) => string,
+) {
   let next = 0;
   let deferred = 0;
   const t0 = performance.now();
@@ -134,7 +143,15 @@ async function load(url: string, path: string, requests: number, connections: nu
     amount: requests,
     timeout: 300,
     headers: { 'content-type': 'application/json' },
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(make(next++)) }) }],
+    requests: [
+      {
+        setupRequest: (req) => {
+          const i = next++;
+          const headers = idempotencyKey ? { ...req.headers, 'idempotency-key': idempotencyKey(i) } : req.headers;
+          return { ...req, headers, body: JSON.stringify(make(i)) };
+        },
+      },
+    ],
     // Count directory summaries the server coalesced into a deferred refresh (reported, not an error).
     setupClient: (client) =>
       client.on('body', (b: Buffer) => void (b.includes('"semantic_status":"deferred"') && deferred++)),
@@ -191,6 +208,22 @@ async function run(target: { store: BenchStore; pgBase?: string }): Promise<{ ph
       nodes: SINGLE,
       ...single,
     });
+    // 3. The same writes of other files, each with an Idempotency-Key; 4. every one of them sent again:
+    // each retry is answered with the kept reply (docs/limits-and-security.md, "Retrying a write").
+    const keyed = (i: number) => ({
+      uri: `${DIR}/keyed-${String(i).padStart(6, '0')}.md`,
+      content: body(NODES + SINGLE + i),
+      mode: 'create',
+      wait: true,
+      timeout: 300,
+    });
+    const keyOf = (i: number) => `bench-key-${i}`;
+    for (const phase of ['single write + Idempotency-Key', 'retried (replayed) writes']) {
+      const r = await measured(url, pid, pg, SINGLE, () =>
+        load(url, '/api/v1/content/write', SINGLE, SINGLE_C, keyed, keyOf),
+      );
+      phases.push({ store, phase: `${phase}, c=${SINGLE_C}`, requests: SINGLE, nodes: SINGLE, ...r });
+    }
     return { phases, rssMb: peakRssMb(pid) };
   } finally {
     await pg?.end().catch(() => undefined);

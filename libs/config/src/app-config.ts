@@ -96,6 +96,8 @@ export interface AppConfig {
     mcpMaxBatch: number;
     mcpReadMaxChars: number;
     idMaxChars: number;
+    /** Longest time a rotated key may keep working (`previous_key_valid_s`). */
+    keyRotationGraceMaxS: number;
     /** Largest `timeout` (seconds) a caller may ask any wait for: writes, reindex, system/wait. */
     waitMaxSeconds: number;
   };

@@ -482,6 +482,14 @@ export class EnvDto {
   @Max(4096)
   MUNINN_ID_MAX_CHARS?: number;
 
+  /** Longest `previous_key_valid_s` of a key rotation (docs/limits-and-security.md, "Keys and roles"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(2592000)
+  MUNINN_KEY_ROTATION_GRACE_MAX_S?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -123,6 +123,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       mcpMaxBatch: dto.MUNINN_MCP_MAX_BATCH ?? 16,
       mcpReadMaxChars: dto.MUNINN_MCP_READ_MAX_CHARS ?? 500000,
       idMaxChars: dto.MUNINN_ID_MAX_CHARS ?? 128,
+      keyRotationGraceMaxS: dto.MUNINN_KEY_ROTATION_GRACE_MAX_S ?? 604_800,
       waitMaxSeconds: dto.MUNINN_WAIT_MAX_S ?? 600,
     },
     rate: {
@@ -287,6 +288,7 @@ const DECLARED = [
   'MUNINN_TOOL_RESULT_SEARCH_MAX_MATCHES',
   'MUNINN_TOOL_RESULT_SEARCH_CONTEXT_MAX_CHARS',
   'MUNINN_ID_MAX_CHARS',
+  'MUNINN_KEY_ROTATION_GRACE_MAX_S',
   'MUNINN_IDEMPOTENCY_KEY_MAX_CHARS',
   'MUNINN_IDEMPOTENCY_TTL_S',
   'MUNINN_IDEMPOTENCY_MAX_KEYS',

@@ -154,13 +154,15 @@ export class AdminController {
 
   @Post(':accountId/users/:userId/key')
   @HttpCode(200)
-  @ApiOperation({ summary: "Rotate a user's key; the old key stops working at once" })
+  @ApiOperation({
+    summary: "Rotate a user's key; the old key stops working at once, or after previous_key_valid_s seconds",
+  })
   rotateKey(
     @Caller() c: Identity,
     @Param('accountId') accountId: string,
     @Param('userId') userId: string,
     @Body() b: RotateKeyDto,
   ) {
-    return this.admin.rotateKey(c, accountId, userId, b.seed);
+    return this.admin.rotateKey(c, accountId, userId, b.seed, b.previous_key_valid_s ?? 0);
   }
 }

@@ -119,16 +119,27 @@ export class AdminService {
     return { account_id: u.account_id, user_id: u.user_id, role: u.role };
   }
 
-  async rotateKey(caller: Identity, accountId: string, userId: string, seed?: string) {
+  async rotateKey(
+    caller: Identity,
+    accountId: string,
+    userId: string,
+    seed: string | undefined,
+    previousValidS: number,
+  ) {
     this.requireManager(caller, accountId);
+    const details = { seeded: !!seed, ...(previousValidS > 0 ? { previous_key_valid_s: previousValidS } : {}) };
     const r = await this.identities.rotateKey(
       accountId,
       userId,
       this.checkedSeed(seed),
-      this.audit(caller, 'user.key', accountId, userId, { seeded: !!seed }),
+      previousValidS,
+      this.audit(caller, 'user.key', accountId, userId, details),
     );
     await this.keys.invalidate({ accountId, userId });
-    return { user_key: r.user_key };
+    // The contract's answer is `{user_key}`; the kept key's end only when one was asked to be kept.
+    return previousValidS > 0
+      ? { user_key: r.user_key, previous_key_expires_at: r.previous_key_expires_at }
+      : { user_key: r.user_key };
   }
 
   /** The account's limits and which of them are its own (root, or the account's admin). */

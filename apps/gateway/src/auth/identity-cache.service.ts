@@ -76,9 +76,15 @@ export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
     return this.generation;
   }
 
-  /** Remembers a store answer, unless an invalidation arrived since `mark` (the answer may be stale). */
-  set(key: string, owner: KeyOwner, mark: number): void {
-    if (mark === this.generation) this.cache?.set(hashKey(key), owner);
+  /**
+   * Remembers a store answer, unless an invalidation arrived since `mark` (the answer may be stale); a
+   * key that expires (kept by a rotation) is remembered no longer than it works.
+   */
+  set(key: string, owner: KeyOwner, mark: number, keyExpiresAt: string | null = null): void {
+    if (mark !== this.generation || !this.cache) return;
+    const left = keyExpiresAt === null ? Infinity : Date.parse(keyExpiresAt) - Date.now();
+    if (left <= 0) return;
+    this.cache.set(hashKey(key), owner, left < this.cache.ttl ? { ttl: left } : undefined);
   }
 
   /** Drops the scope here and tells the other gateways; a failed publish leaves them the TTL. */

@@ -69,7 +69,7 @@ export class IdentityService {
     const user = await this.identities.resolveKey(key);
     if (!user) throw new KernelError(KernelErrorCode.Unauthenticated, 'Invalid API Key');
     const owner = { accountId: user.account_id, userId: user.user_id, role: user.role, suspended: user.suspended };
-    this.cache.set(key, owner, mark);
+    this.cache.set(key, owner, mark, user.key_expires_at);
     return owner;
   }
 

@@ -67,6 +67,7 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     input: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
     output: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
     timeout: { maximum: l.waitMaxSeconds },
+    previous_key_valid_s: { maximum: l.keyRotationGraceMaxS },
   };
 }
 

@@ -188,7 +188,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate a user's key; the old key stops working at once */
+        /** Rotate a user's key; the old key stops working at once, or after previous_key_valid_s seconds */
         post: operations["AdminController_rotateKey"];
         delete?: never;
         options?: never;
@@ -1061,6 +1061,8 @@ export interface components {
         RotateKeyDto: {
             /** @description See CreateAccountDto.seed. */
             seed?: string;
+            /** @description Seconds the key in use until now keeps working, so agents can move to the new one (default 0: it stops at once; at most MUNINN_KEY_ROTATION_GRACE_MAX_S). A key an earlier rotation kept stops at once. */
+            previous_key_valid_s?: number;
         };
         WriteResultDto: {
             /** @enum {string} */
@@ -3032,7 +3034,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": Record<string, never>;
+                };
             };
             /** @description INVALID_ARGUMENT / INVALID_URI: the request is malformed */
             400: {

@@ -14,6 +14,7 @@ import { OPEN_TASKS_ACCOUNT_MIGRATION } from './open-tasks-account.migration';
 import { ACCOUNT_LIMITS_MIGRATION } from './account-limits.migration';
 import { AUDIT_EVENTS_MIGRATION } from './audit-events.migration';
 import { IDEMPOTENCY_KEYS_MIGRATION } from './idempotency-keys.migration';
+import { KEY_EXPIRY_MIGRATION } from './key-expiry.migration';
 import { ACCOUNT_SUSPENSION_MIGRATION } from './account-suspension.migration';
 
 export type { Migration } from './migration';
@@ -187,4 +188,5 @@ GROUP BY account_id, chunk;
   AUDIT_EVENTS_MIGRATION,
   ACCOUNT_SUSPENSION_MIGRATION,
   IDEMPOTENCY_KEYS_MIGRATION,
+  KEY_EXPIRY_MIGRATION,
 ];

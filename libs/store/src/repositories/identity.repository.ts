@@ -33,6 +33,8 @@ export interface UserRecord {
 /** A key's owner as the gateway admits it: the user, and whether their account is suspended. */
 export interface KeyOwnerRecord extends UserRecord {
   suspended: AccountSuspension | null;
+  /** When this key stops working (a key a rotation kept for a while), else null. */
+  key_expires_at: string | null;
 }
 
 interface AccountRow {
@@ -139,10 +141,14 @@ export class IdentityRepository {
 
   /** Resolves a presented key to its owner and their account's suspension, or null. */
   async resolveKey(key: string): Promise<KeyOwnerRecord | null> {
-    const { rows } = await this.db.query<UserRecord & Pick<AccountRow, 'suspended_at' | 'suspended_reason'>>(
-      `SELECT u.account_id, u.user_id, u.role, u.created_at, a.suspended_at, a.suspended_reason FROM api_keys k
+    const { rows } = await this.db.query<
+      UserRecord & Pick<AccountRow, 'suspended_at' | 'suspended_reason'> & { expires_at: Date | string | null }
+    >(
+      `SELECT u.account_id, u.user_id, u.role, u.created_at, a.suspended_at, a.suspended_reason, k.expires_at
+       FROM api_keys k
        JOIN users u ON u.account_id = k.account_id AND u.user_id = k.user_id
-       JOIN accounts a ON a.account_id = u.account_id WHERE k.key_hash = $1`,
+       JOIN accounts a ON a.account_id = u.account_id
+       WHERE k.key_hash = $1 AND (k.expires_at IS NULL OR k.expires_at > now())`,
       [hashKey(key)],
     );
     const r = rows[0];
@@ -153,6 +159,7 @@ export class IdentityRepository {
       role: r.role,
       created_at: iso(r.created_at),
       suspended: suspensionOf(r),
+      key_expires_at: r.expires_at === null ? null : iso(r.expires_at),
     };
   }
 
@@ -401,23 +408,41 @@ export class IdentityRepository {
   }
 
   /** Replaces every key of a user with a new one; old keys stop working at once. */
+  /**
+   * Gives the user a new key. The key in use until now stops at once, or, with `previousValidS` > 0,
+   * keeps working that many seconds more so agents can move to the new one; a key an earlier rotation
+   * kept stops at once either way, so a user holds at most two keys.
+   */
   async rotateKey(
     accountId: string,
     userId: string,
     seed: string | undefined,
+    previousValidS: number,
     audit: AuditSink,
-  ): Promise<{ account_id: string; user_id: string; user_key: string }> {
+  ): Promise<{ account_id: string; user_id: string; user_key: string; previous_key_expires_at: string | null }> {
     await this.getUser(accountId, userId);
     const key = this.keyFor(accountId, userId, seed);
-    await this.db.transaction(async (tx) => {
-      await tx.query('DELETE FROM api_keys WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
-      await tx.query('INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)', [
-        hashKey(key),
-        accountId,
-        userId,
-      ]);
+    const kept = await this.db.transaction(async (tx) => {
+      const mine = [accountId, userId];
+      await tx.query('DELETE FROM api_keys WHERE account_id = $1 AND user_id = $2 AND expires_at IS NOT NULL', mine);
+      let until: string | null = null;
+      if (previousValidS > 0) {
+        const { rows } = await tx.query<{ expires_at: Date | string }>(
+          `UPDATE api_keys SET expires_at = now() + $3 * interval '1 second'
+           WHERE account_id = $1 AND user_id = $2 RETURNING expires_at`,
+          [...mine, previousValidS],
+        );
+        until = rows[0] ? iso(rows[0].expires_at) : null;
+      } else await tx.query('DELETE FROM api_keys WHERE account_id = $1 AND user_id = $2', mine);
+      // A seed that gives the key already held makes the same hash: it is the new key, with no expiry.
+      await tx.query(
+        `INSERT INTO api_keys (key_hash, account_id, user_id) VALUES ($1, $2, $3)
+         ON CONFLICT (key_hash) DO UPDATE SET expires_at = NULL`,
+        [hashKey(key), ...mine],
+      );
       await insertAudit(tx, audit);
+      return until;
     });
-    return { account_id: accountId, user_id: userId, user_key: key };
+    return { account_id: accountId, user_id: userId, user_key: key, previous_key_expires_at: kept };
   }
 }

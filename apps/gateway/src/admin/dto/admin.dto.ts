@@ -69,6 +69,17 @@ export class RotateKeyDto {
   @IsString()
   @MaxLength(MAX_SEED)
   seed?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Seconds the key in use until now keeps working, so agents can move to the new one (default 0: it stops at once; at most MUNINN_KEY_ROTATION_GRACE_MAX_S). A key an earlier rotation kept stops at once.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  previous_key_valid_s?: number;
 }
 
 /** One limit's schema and validation, from its bounds in the kernel's table. */
