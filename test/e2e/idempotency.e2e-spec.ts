@@ -108,6 +108,12 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     for (const other of [
       () => append('b\n', 'shared-key'),
       () => post('/api/v1/sessions/trip/messages', { role: 'user', content: 'a\n' }, 'shared-key'),
+      () =>
+        app.request('POST', '/api/v1/content/write', {
+          key: keys.alice,
+          body: { uri: NOTE, content: 'a\n', mode: 'append' },
+          headers: { 'idempotency-key': 'shared-key', 'x-openviking-actor-peer': 'assistant-b' },
+        }),
     ]) {
       const r = await other();
       expect([r.status, r.body.error.code, r.body.error.details]).toEqual([

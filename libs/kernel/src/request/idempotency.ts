@@ -66,7 +66,7 @@ export function decideIdempotency(stored: IdempotencyRecord, fingerprint: string
       kind: 'refuse',
       error: new KernelError(
         KernelErrorCode.IdempotencyKeyReused,
-        'Idempotency-Key was already used for a different request (another route, query or body); send a new key for a new request',
+        'Idempotency-Key was already used for a different request (another route, query, actor peer or body); send a new key for a new request',
         { field: 'Idempotency-Key', reason: 'different_request' },
       ),
     };
