@@ -251,4 +251,28 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     // The expired key is a new key again: the append applies.
     expect((await append('line one\n', 'append-1')).headers.get('idempotent-replayed')).toBeNull();
   });
+
+  it('counts what became of each key on /metrics', async () => {
+    const text = (await app.request('GET', '/metrics', { key: ROOT })).text;
+    const count = (outcome: string) =>
+      Number(new RegExp(`^muninn_idempotency_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    // What the cases above did: at least this many of each.
+    expect({
+      kept: count('kept') >= 10,
+      replayed: count('replayed') >= 3,
+      released: count('released') >= 1,
+      different_request: count('different_request') >= 3,
+      in_progress: count('in_progress') >= 1,
+      reply_lost: count('reply_lost') >= 1,
+      malformed: count('malformed') >= 4,
+    }).toEqual({
+      kept: true,
+      replayed: true,
+      released: true,
+      different_request: true,
+      in_progress: true,
+      reply_lost: true,
+      malformed: true,
+    });
+  });
 });

@@ -81,7 +81,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     },
     charge: (req, points) => admission.consume((req as unknown as { identity: Identity }).identity, points),
   });
-  installIdempotentReplies(fastify, app.get(IdempotencyRepository));
+  installIdempotentReplies(fastify, app.get(IdempotencyRepository), (outcome) => metrics.idempotent(outcome));
   fastify.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
     metrics.observe(req.method, route, reply.statusCode, reply.elapsedTime / 1000, refusalLimit(reply));

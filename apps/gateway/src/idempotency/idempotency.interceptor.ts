@@ -51,10 +51,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
   /** The scope to run the handler in, or null when the reply hook answers with a kept reply. */
   private async begin(req: IdempotentRequest & { identity: Identity }, key: string): Promise<WriteScope | null> {
     const problem = idempotencyKeyProblem(key, this.maxChars);
-    if (problem) throw problem;
+    if (problem) {
+      req.idempotency = { refused: 'malformed' };
+      throw problem;
+    }
     const owner = { accountId: req.identity.accountId, userId: req.identity.userId };
     const outcome = await this.keys.claim(owner, key, requestFingerprint(req));
-    if (outcome.kind === 'refuse') throw outcome.error;
+    if (outcome.kind === 'refuse') {
+      req.idempotency = { refused: String(outcome.error.details?.reason ?? outcome.error.code) };
+      throw outcome.error;
+    }
     if (outcome.kind === 'replay') {
       req.idempotency = { replay: outcome.reply };
       return null;

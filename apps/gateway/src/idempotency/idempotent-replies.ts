@@ -13,16 +13,25 @@ const logger = new Logger('Idempotency');
  * attempt changed something or succeeded, else its key is freed for a retry. The hook also runs when the
  * client has gone away, so an attempt that outlives its client still leaves its reply for the retry.
  */
-export function installIdempotentReplies(fastify: FastifyInstance, keys: IdempotencyRepository): void {
+export function installIdempotentReplies(
+  fastify: FastifyInstance,
+  keys: IdempotencyRepository,
+  count: (outcome: string) => void,
+): void {
   fastify.addHook('onSend', async (request, reply, payload) => {
     const attempt = (request as IdempotentRequest).idempotency;
     if (!attempt) return payload;
+    if ('refused' in attempt) {
+      count(attempt.refused);
+      return payload;
+    }
     if ('replay' in attempt) {
+      count('replayed');
       const kept = attempt.replay;
       void reply.code(kept.status).header('content-type', kept.contentType).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
       return kept.body;
     }
-    await settle(keys, attempt.claim, attempt.scope, reply, payload);
+    count(await settle(keys, attempt.claim, attempt.scope, reply, payload));
     return payload;
   });
 }
@@ -33,8 +42,8 @@ async function settle(
   scope: WriteScope,
   reply: FastifyReply,
   payload: unknown,
-): Promise<void> {
-  if (scope.state !== 'open') return;
+): Promise<string> {
+  if (scope.state !== 'open') return 'already_settled';
   const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
   const status = reply.statusCode;
   try {
@@ -42,15 +51,19 @@ async function settle(
       scope.state = 'finished';
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
       await keys.keepReply(claim, { status, contentType, body });
-    } else if (!scope.applied) {
+      return 'kept';
+    }
+    if (!scope.applied) {
       scope.state = 'released';
       await keys.release(claim);
-    } else {
-      // Applied, but the reply is not one to keep (a stream): its retries are told so.
-      scope.state = 'finished';
+      return 'released';
     }
+    // Applied, but the reply is not one to keep (a stream): its retries are told so.
+    scope.state = 'finished';
+    return 'unkept';
   } catch (err) {
     // The reply still goes out; a retry then finds the key running (until its lease ends) or applied.
     logger.warn(`could not settle an idempotency key: ${(err as Error).message}`);
+    return 'settle_failed';
   }
 }

@@ -4,7 +4,11 @@ import type { StoredReply } from '@app/kernel';
 import type { IdempotencyClaim, WriteScope } from '@app/store';
 
 /** What a request sent with an Idempotency-Key carries from the interceptor to the reply hook. */
-export type IdempotentAttempt = { replay: StoredReply } | { claim: IdempotencyClaim; scope: WriteScope };
+export type IdempotentAttempt =
+  | { replay: StoredReply }
+  | { claim: IdempotencyClaim; scope: WriteScope }
+  /** Refused before the handler: why (`details.reason` of the 409 / 422, or `malformed`). */
+  | { refused: string };
 
 export type IdempotentRequest = FastifyRequest & { idempotency?: IdempotentAttempt };
 

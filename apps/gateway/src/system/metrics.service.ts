@@ -27,6 +27,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly idempotency = new Counter({
+    name: 'muninn_idempotency_total',
+    help: 'Writes sent with an Idempotency-Key, by outcome (kept, released, replayed, in_progress, different_request, reply_lost, …)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   constructor(bus: JobBus, budget: ModelBudget) {
     collectDefaultMetrics({ register: this.registry });
     budget.metrics.registerOn(this.registry);
@@ -47,6 +54,11 @@ export class MetricsService {
     this.requests.inc({ method, route, status: String(status) });
     this.latency.observe({ method, route }, seconds);
     if (refusedAt) this.refused(refusedAt, status);
+  }
+
+  /** Counts one write sent with an Idempotency-Key by what became of its key. */
+  idempotent(outcome: string) {
+    this.idempotency.inc({ outcome });
   }
 
   /** Counts one refusal at a named limit: an HTTP response, or an MCP tool call answered as a tool error. */
