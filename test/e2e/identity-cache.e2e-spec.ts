@@ -85,4 +85,19 @@ suite('key cache across gateway replicas (docs/limits-and-security.md#keys-and-r
     expect(await onB(401, () => write(b, goneAdmin, 'g5'))).toBe(401);
     expect((await write(b, keptAdmin, 'k2')).status).toBe(200);
   });
+
+  it('a lowered account limit holds on the other replica at once, not when its 5-second reading runs out', async () => {
+    await admin(a, 'POST', '', { account_id: 'lim', admin_user_id: 'boss' });
+    const key = (await admin(a, 'POST', '/lim/users', { user_id: 'ann', role: 'user' })).body.result.user_key as string;
+    expect((await write(b, key, 'l0')).status).toBe(200); // B now holds the account's limits (the deployment's)
+    expect((await admin(a, 'PUT', '/lim/limits', { requests_per_minute: 1 })).status).toBe(200);
+    // Well inside B's 5-second reading: only the limits channel can make B refuse.
+    const until = Date.now() + 1000;
+    let got: { status: number; body: any } = { status: 0, body: null };
+    for (let i = 1; Date.now() < until && got.status !== 429; i++) {
+      got = await write(b, key, `l${i}`);
+      if (got.status !== 429) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect([got.status, got.body?.error?.details?.limit]).toEqual([429, 'account']);
+  });
 });

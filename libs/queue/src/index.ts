@@ -23,3 +23,4 @@ export * from './deployment-fence';
 export * from './fair-order';
 export * from './model-budget';
 export * from './model-metrics';
+export * from './invalidation-channel';

@@ -11,8 +11,9 @@ export const ACCOUNT_LIMITS_TTL_MS = 5000;
  * The limits that apply to each account (docs/limits-and-security.md, "Per-account limits"): the
  * deployment's, with the account's own values in their place. Read from the store at most once per
  * `ACCOUNT_LIMITS_TTL_MS` per account and process, so a request costs no statement; a change is seen at
- * once by the process that made it and within that time by the others. The storage quota does not come
- * from here: the write's own transaction reads it exactly.
+ * once by the process that made it, by the other gateways as soon as the change's message reaches them
+ * (`forget`, the gateway's limits channel), and by every process within that time at worst. The storage
+ * quota does not come from here: the write's own transaction reads it exactly.
  */
 export class AccountLimitsService {
   private readonly logger = new Logger(AccountLimitsService.name);
@@ -47,6 +48,16 @@ export class AccountLimitsService {
   /** The account's own values (uncached; 404 for no account is the caller's: this reads none as `{}`). */
   ownOf(accountId: string): Promise<AccountLimitOverrides> {
     return this.identities.accountLimits(accountId);
+  }
+
+  /** Forgets this process's reading of the account's limits (they changed elsewhere). */
+  forget(accountId: string): void {
+    this.own.forget(accountId);
+  }
+
+  /** Forgets every reading (a change may have been missed). */
+  forgetAll(): void {
+    this.own.clear();
   }
 
   /**

@@ -32,9 +32,14 @@ export class AccountReadings<T = number> {
     return value;
   }
 
-  /** Forgets the account's reading (it changed here): the next request reads again. */
+  /** Forgets the account's reading (it changed): the next request reads again. */
   forget(accountId: string): void {
     this.readings.delete(accountId);
+  }
+
+  /** Forgets every reading (a missed change may be anywhere). */
+  clear(): void {
+    this.readings.clear();
   }
 
   /** Readings are kept in the order they were taken, so the expired ones are at the front. */

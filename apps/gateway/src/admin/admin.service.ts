@@ -1,3 +1,4 @@
+import { LimitsChannelService } from '../http/limits-channel.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
@@ -35,6 +36,7 @@ export class AdminService {
     private readonly ledgers: DedupLedgerService,
     private readonly keys: IdentityCacheService,
     private readonly limits: AccountLimitsService,
+    private readonly limitsChannel: LimitsChannelService,
     private readonly audits: AuditRepository,
     private readonly usage: AccountUsageService,
     private readonly exports: AccountExportRepository,
@@ -152,7 +154,8 @@ export class AdminService {
   /**
    * Replaces the account's own limits (root only: an account must not raise its own); a limit left out
    * or null takes the deployment's value again. Seen at once by this gateway, within
-   * ACCOUNT_LIMITS_TTL_MS by the other processes (docs/limits-and-security.md, "Per-account limits").
+   * ACCOUNT_LIMITS_TTL_MS by the other processes, at once by the other gateways through their limits
+   * channel (docs/limits-and-security.md, "Per-account limits").
    */
   async setAccountLimits(caller: Identity, accountId: string, body: AccountLimitsDto) {
     this.requireRoot(caller);
@@ -167,6 +170,7 @@ export class AdminService {
       own,
       this.audit(caller, 'account.limits', accountId, null, { own: readLimitOverrides(own) }),
     );
+    await this.limitsChannel.announce(accountId);
     return this.limitsReport(accountId, stored);
   }
 

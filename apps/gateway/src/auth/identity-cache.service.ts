@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { AccountSuspension, Role } from '@app/kernel';
-import { REDIS } from '@app/queue';
+import { InvalidationChannel, REDIS } from '@app/queue';
 import { hashKey } from '@app/store';
 
 /** What a user key resolves to; the actor peer comes from each request's header, never from here. */
@@ -30,10 +30,9 @@ export interface KeyScope {
  */
 @Injectable()
 export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
-  private readonly log = new Logger(IdentityCacheService.name);
   private readonly cache: LRUCache<string, KeyOwner> | null;
-  private readonly channel: string;
-  private subscriber: Redis | null = null;
+  private readonly channelName: string;
+  private channel: InvalidationChannel | null = null;
   /** Bumped by every invalidation: a lookup that started before one must not remember what it read. */
   private generation = 0;
 
@@ -43,28 +42,22 @@ export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
   ) {
     const ttl = config.auth.keyCacheTtlMs;
     this.cache = ttl > 0 ? new LRUCache({ max: config.auth.keyCacheMaxEntries, ttl, ttlAutopurge: false }) : null;
-    this.channel = `${config.queues.prefix}:identity-invalidate`;
+    this.channelName = `${config.queues.prefix}:identity-invalidate`;
   }
 
   onModuleInit(): void {
     if (!this.cache || !this.redis) return;
-    // A connection of its own (a subscribed client can do nothing else); it resubscribes after an
-    // outage by itself, and boot never waits for it (Redis may be away when a gateway starts).
-    const sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    this.subscriber = sub;
-    let connectedBefore = false;
-    sub.on('ready', () => {
-      // Messages published while this subscriber was away are lost: forget everything instead.
-      if (connectedBefore) this.dropAll();
-      connectedBefore = true;
-    });
-    sub.on('error', () => undefined); // the shared client's watcher reports Redis outages once
-    sub.on('message', (_channel: string, message: string) => this.dropLocal(parseScope(message)));
-    sub.subscribe(this.channel).catch((err: Error) => this.log.warn(`identity channel: ${err.message}`));
+    this.channel = new InvalidationChannel(
+      this.redis,
+      this.channelName,
+      (message) => this.dropLocal(parseScope(message)),
+      () => this.dropAll(),
+    );
+    this.channel.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.subscriber?.disconnect();
+  onModuleDestroy(): void {
+    this.channel?.stop();
   }
 
   get(key: string): KeyOwner | undefined {
@@ -90,10 +83,7 @@ export class IdentityCacheService implements OnModuleInit, OnModuleDestroy {
   /** Drops the scope here and tells the other gateways; a failed publish leaves them the TTL. */
   async invalidate(scope: KeyScope): Promise<void> {
     this.dropLocal(scope);
-    if (!this.cache || !this.redis) return;
-    await this.redis.publish(this.channel, JSON.stringify(scope)).catch((err: Error) => {
-      this.log.warn(`identity invalidation not published (others expire it within the TTL): ${err.message}`);
-    });
+    await this.channel?.publish(JSON.stringify(scope));
   }
 
   private dropAll(): void {

@@ -3,6 +3,7 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AdmissionService } from './admission.service';
 import { BacklogService } from './backlog.service';
 import { EnvelopeInterceptor } from './envelope.interceptor';
+import { LimitsChannelService } from './limits-channel.service';
 
 /**
  * The HTTP cross-cuts that are Nest providers: per-caller admission (rate and concurrency), the per-account
@@ -11,7 +12,12 @@ import { EnvelopeInterceptor } from './envelope.interceptor';
  * configure-app.ts.
  */
 @Module({
-  providers: [AdmissionService, BacklogService, { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor }],
-  exports: [AdmissionService, BacklogService],
+  providers: [
+    AdmissionService,
+    BacklogService,
+    LimitsChannelService,
+    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+  ],
+  exports: [AdmissionService, BacklogService, LimitsChannelService],
 })
 export class GatewayHttpModule {}
