@@ -569,6 +569,39 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
     );
   });
 
+  it('rotations with a fuzzed grace, then the kept key stopped for fuzzed user ids: an envelope, never a 5xx; the key in use keeps working', async () => {
+    const user = await app.request('POST', '/api/v1/admin/accounts/fz/users', {
+      key: userKey,
+      body: { user_id: 'rk' },
+    });
+    let current = user.body.result.user_key as string;
+    const grace = fc.oneof(fc.integer({ min: -10, max: 700_000 }), fc.double(), value);
+    const who = fc.oneof(nasty, fc.constantFrom('rk', 'boss', 'nobody'));
+    await fc.assert(
+      fc.asyncProperty(grace, who, async (g, id) => {
+        const r = await fetch(`${app.url}/api/v1/admin/accounts/fz/users/rk/key`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': userKey },
+          body: JSON.stringify({ previous_key_valid_s: g }),
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        const text = await r.text();
+        assertEnvelope('POST key', r.status, text);
+        expect([200, 400]).toContain(r.status);
+        if (r.status === 200) current = JSON.parse(text).result.user_key;
+        const d = await fetch(`${app.url}/api/v1/admin/accounts/fz/users/${encodeURIComponent(id)}/previous-key`, {
+          method: 'DELETE',
+          headers: { 'x-api-key': userKey },
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        assertEnvelope('DELETE previous-key', d.status, await d.text());
+        expect([200, 400, 404, 414]).toContain(d.status);
+        expect((await app.request('GET', '/api/v1/fs/ls?uri=viking://resources', { key: current })).status).toBe(200);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it("PUT an account's suspension as root, fuzzed: 200 or 400 in the envelope, and the account is in service or suspended with a bounded reason", async () => {
     await app.request('POST', '/api/v1/admin/accounts', {
       key: ROOT,

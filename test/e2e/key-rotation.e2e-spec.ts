@@ -64,6 +64,36 @@ describe.each(storeModes())('key rotation with a grace period (store: %s)', (sto
     expect(await status(fourth.body.result.user_key)).toBe(200);
   });
 
+  it("shows each key's expiry and last use, and stops the kept key on request", async () => {
+    const old = await newUser('moving');
+    const user = () => app.request('GET', '/api/v1/admin/accounts/kr/users/moving', { key: admin });
+    expect((await user()).body.result.keys).toEqual([
+      { created_at: expect.any(String), expires_at: null, last_used_at: null },
+    ]);
+    expect(await status(old)).toBe(200);
+    const used = (await user()).body.result.keys[0].last_used_at as string;
+    expect(Date.now() - Date.parse(used)).toBeLessThan(60_000);
+    const fresh = (await rotate('moving', { previous_key_valid_s: 3600 })).body.result.user_key as string;
+    const both = (await user()).body.result.keys;
+    expect(both).toHaveLength(2);
+    expect(both[0]).toMatchObject({ expires_at: null, last_used_at: null }); // the new key, not used yet
+    expect(both[1]).toMatchObject({ last_used_at: used });
+    expect(Date.parse(both[1].expires_at) - Date.now()).toBeGreaterThan(3_500_000);
+    expect(JSON.stringify(both)).not.toContain(fresh);
+    expect(await status(fresh)).toBe(200);
+    expect((await user()).body.result.keys[0].last_used_at).not.toBeNull();
+
+    // Every agent has moved: stop the old key now. It is refused at once, though this gateway cached it.
+    const revoke = () => app.request('DELETE', '/api/v1/admin/accounts/kr/users/moving/previous-key', { key: admin });
+    expect((await revoke()).status).toBe(200);
+    expect([await status(old), await status(fresh)]).toEqual([401, 200]);
+    expect((await user()).body.result.keys).toHaveLength(1);
+    const again = await revoke();
+    expect([again.status, again.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    const trail = await app.request('GET', '/api/v1/admin/accounts/kr/audit', { key: ROOT });
+    expect(trail.body.result.events[0]).toMatchObject({ action: 'user.previous_key_revoke', user_id: 'moving' });
+  });
+
   it('refuses a bad grace with 400 naming the field, and changes nothing', async () => {
     const key = await newUser('strict');
     for (const bad of [-1, 1.5, '60', true, 604_801]) {

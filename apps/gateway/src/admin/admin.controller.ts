@@ -130,7 +130,9 @@ export class AdminController {
   }
 
   @Get(':accountId/users/:userId')
-  @ApiOperation({ summary: 'One user of an account' })
+  @ApiOperation({
+    summary: "One user of an account, with their keys' creation, expiry and last use (to the minute; never the key)",
+  })
   getUser(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string) {
     return this.admin.getUser(c, accountId, userId);
   }
@@ -139,6 +141,14 @@ export class AdminController {
   @ApiOperation({ summary: 'Delete a user with their keys, private content and sessions' })
   deleteUser(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string) {
     return this.admin.deleteUser(c, accountId, userId);
+  }
+
+  @Delete(':accountId/users/:userId/previous-key')
+  @ApiOperation({
+    summary: 'Stop the key a rotation kept (previous_key_valid_s) now; 404 when the user holds none still working',
+  })
+  revokePreviousKey(@Caller() c: Identity, @Param('accountId') accountId: string, @Param('userId') userId: string) {
+    return this.admin.revokePreviousKey(c, accountId, userId);
   }
 
   @Put(':accountId/users/:userId/role')

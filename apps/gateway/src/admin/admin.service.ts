@@ -97,7 +97,21 @@ export class AdminService {
   async getUser(caller: Identity, accountId: string, userId: string) {
     this.requireManager(caller, accountId);
     const u = await this.identities.getUser(accountId, userId);
-    return { account_id: u.account_id, user_id: u.user_id, role: u.role, created_at: u.created_at };
+    const keys = await this.identities.userKeys(accountId, userId);
+    return { account_id: u.account_id, user_id: u.user_id, role: u.role, created_at: u.created_at, keys };
+  }
+
+  /** Stops the key a rotation kept for the user, now: their agents have all moved to the new one. */
+  async revokePreviousKey(caller: Identity, accountId: string, userId: string) {
+    this.requireManager(caller, accountId);
+    await this.identities.getUser(accountId, userId);
+    await this.identities.revokePreviousKey(
+      accountId,
+      userId,
+      this.audit(caller, 'user.previous_key_revoke', accountId, userId),
+    );
+    await this.keys.invalidate({ accountId, userId });
+    return { account_id: accountId, user_id: userId, previous_key_revoked: true };
   }
 
   async deleteUser(caller: Identity, accountId: string, userId: string) {

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'user.delete',
   'user.role',
   'user.key',
+  'user.previous_key_revoke',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

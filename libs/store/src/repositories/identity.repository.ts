@@ -31,6 +31,13 @@ export interface UserRecord {
 }
 
 /** A key's owner as the gateway admits it: the user, and whether their account is suspended. */
+/** One key of a user as the admin API shows it (never the key). */
+export interface UserKeyRecord {
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
 export interface KeyOwnerRecord extends UserRecord {
   suspended: AccountSuspension | null;
   /** When this key stops working (a key a rotation kept for a while), else null. */
@@ -144,7 +151,13 @@ export class IdentityRepository {
     const { rows } = await this.db.query<
       UserRecord & Pick<AccountRow, 'suspended_at' | 'suspended_reason'> & { expires_at: Date | string | null }
     >(
-      `SELECT u.account_id, u.user_id, u.role, u.created_at, a.suspended_at, a.suspended_reason, k.expires_at
+      // The key's last use, to the minute, in the same statement: at most one row write per key and minute
+      // (a gateway asks only when its key cache does not hold the key).
+      `WITH used AS (
+         UPDATE api_keys SET last_used_at = now()
+         WHERE key_hash = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+       )
+       SELECT u.account_id, u.user_id, u.role, u.created_at, a.suspended_at, a.suspended_reason, k.expires_at
        FROM api_keys k
        JOIN users u ON u.account_id = k.account_id AND u.user_id = k.user_id
        JOIN accounts a ON a.account_id = u.account_id
@@ -348,6 +361,40 @@ export class IdentityRepository {
         user_id: userId,
       });
     return { ...rows[0], created_at: iso(rows[0].created_at) };
+  }
+
+  /** The user's keys, newest first: when each was made, when it stops (a kept key) and when it was last used. */
+  async userKeys(accountId: string, userId: string): Promise<UserKeyRecord[]> {
+    const { rows } = await this.db.query<{ created_at: Date | string; expires_at: unknown; last_used_at: unknown }>(
+      `SELECT created_at, expires_at, last_used_at FROM api_keys
+       WHERE account_id = $1 AND user_id = $2 AND (expires_at IS NULL OR expires_at > now())
+       ORDER BY created_at DESC`,
+      [accountId, userId],
+    );
+    const at = (v: unknown) => (v === null ? null : iso(v));
+    return rows.map((r) => ({
+      created_at: iso(r.created_at),
+      expires_at: at(r.expires_at),
+      last_used_at: at(r.last_used_at),
+    }));
+  }
+
+  /** Stops the key a rotation kept, now (404 when the user holds none still working). */
+  async revokePreviousKey(accountId: string, userId: string, audit: AuditSink): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      // An expired key is deleted too but counts as none: it had already stopped.
+      const { rows } = await tx.query<{ live: boolean }>(
+        `DELETE FROM api_keys WHERE account_id = $1 AND user_id = $2 AND expires_at IS NOT NULL
+         RETURNING expires_at > now() AS live`,
+        [accountId, userId],
+      );
+      if (!rows.some((r) => r.live))
+        throw new KernelError(KernelErrorCode.NotFound, `User ${userId} holds no kept previous key`, {
+          account_id: accountId,
+          user_id: userId,
+        });
+      await insertAudit(tx, audit);
+    });
   }
 
   /** Deletes a user with their keys, private content and sessions. */
