@@ -157,7 +157,11 @@ export class IdempotencyRepository {
         [accountId, this.maxKeysPerAccount],
       );
       if (!rows[0]) return 0;
-      return this.deleteSteps('account_id = $1 AND created_at <= $2::timestamptz', [accountId, rows[0].created_at]);
+      // A key whose attempt still runs is kept: deleting it would fail that attempt's write.
+      return this.deleteSteps(
+        `account_id = $1 AND created_at <= $2::timestamptz AND (reply_status IS NOT NULL OR lease_until <= now())`,
+        [accountId, rows[0].created_at],
+      );
     });
   }
 
