@@ -245,7 +245,10 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     const { rows } = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM idempotency_keys WHERE account_id = 'acme'`,
     );
-    expect(rows[0]!.n).toBe(100);
+    // The newest 100, and the older key an attempt still holds (`superseded-1`, its lease running):
+    // deleting it would fail that attempt's write.
+    expect(rows[0]!.n).toBe(101);
+    expect(await row('superseded-1')).toHaveLength(1);
     expect(await row('many-104')).toHaveLength(1);
     expect(await row('many-0')).toHaveLength(0);
     // The expired key is a new key again: the append applies.
