@@ -103,6 +103,17 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     },
   );
 
+  it('commits a session once when the commit is retried: the same task, one archive', async () => {
+    const msgs = { messages: [{ role: 'user', content: 'We adopted a cat named Miso.' }] };
+    expect((await post('/api/v1/sessions/pets/messages/batch', msgs)).status).toBe(200);
+    const first = await post('/api/v1/sessions/pets/commit', {}, 'commit-1');
+    expect(first.body.result).toMatchObject({ status: 'accepted', archived: true });
+    const again = await post('/api/v1/sessions/pets/commit', {}, 'commit-1');
+    expect([again.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([200, 'true', first.text]);
+    const meta = (await app.request('GET', '/api/v1/sessions/pets', { key: keys.alice })).body.result;
+    expect(meta).toMatchObject({ commit_count: 1, total_message_count: 1 });
+  });
+
   it('refuses the key with another request (422) and names the header', async () => {
     expect((await append('a\n', 'shared-key')).status).toBe(200);
     for (const other of [
