@@ -1,3 +1,6 @@
+import { Queue } from 'bullmq';
+import { redisOptions } from '@app/queue';
+import { Db, STORE_DB } from '@app/store';
 import { eventually, FakeLlmServer, startFakeLlmServer, startTestApp, storeModes, TestApp } from '@app/testing';
 import { context, seedMany } from './context-support';
 
@@ -224,6 +227,50 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     expect((await commit('plan-a')).extractor_fallback_reason).toMatch(/model budget for today is spent/);
     expect((await commit('plan-c')).extractor_fallback_reason).toMatch(/unusable model answer/);
     expect(fake.requests).toHaveLength(3);
+  });
+
+  it("a suspended account's acknowledged commit is extracted without the model, and says why", async () => {
+    const made = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'plan-s', admin_user_id: 'boss' },
+    });
+    const as = { key: made.body.result.user_key as string };
+    const db = app.nest.get<Db>(STORE_DB);
+    const queue = new Queue('extract', {
+      connection: redisOptions(process.env.REDIS_URL ?? ''),
+      prefix: app.config.queues.prefix,
+    });
+    const calls = fake.requests.length;
+    let taskId = '';
+    // The commit is acknowledged while the extract queue holds its job; the account is suspended before it runs.
+    await queue.pause();
+    try {
+      await app.request('POST', '/api/v1/sessions/s3/messages', {
+        ...as,
+        body: { role: 'user', content: 'I keep bees on the roof.' },
+      });
+      taskId = (await app.request('POST', '/api/v1/sessions/s3/commit', { ...as, body: {} })).body.result.task_id;
+      const s = await app.request('PUT', '/api/v1/admin/accounts/plan-s/suspension', {
+        key: ROOT,
+        body: { suspended: true, reason: 'invoice 7' },
+      });
+      expect(s.status).toBe(200);
+    } finally {
+      await queue.resume();
+      await queue.close();
+    }
+    const task = await eventually(async () => {
+      const { rows } = await db.query<{ status: string; result: any }>(
+        'SELECT status, result FROM session_tasks WHERE task_id = $1',
+        [taskId],
+      );
+      return rows[0]?.status === 'completed' ? rows[0] : null;
+    });
+    const result = typeof task.result === 'string' ? JSON.parse(task.result) : task.result;
+    expect(result.extractor).toBe('offline');
+    expect(result.extractor_fallback_reason).toMatch(/^the account is suspended since .*: no model calls$/);
+    expect(result.memories_extracted.memory_write).toBeGreaterThan(0);
+    expect(fake.requests.length).toBe(calls);
   });
 
   it('the OpenAPI document states the bounds of every limit', async () => {

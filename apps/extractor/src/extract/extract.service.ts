@@ -23,6 +23,7 @@ import { enqueueIndex, JobBus, ModelBudget } from '@app/queue';
 import {
   AccountLimitsService,
   archiveUri,
+  IdentityRepository,
   NodeRepository,
   SessionArchiveRepository,
   SessionRepository,
@@ -31,7 +32,7 @@ import {
   WriteManyOutcome,
   WriteOp,
 } from '@app/store';
-import { ExtractBudget, ExtractorRun, MemoryExtractor } from './memory-extractor';
+import { BUDGET_SPENT_REFUSAL, ExtractBudget, ExtractorRun, MemoryExtractor } from './memory-extractor';
 
 const POLL_MS = 200;
 /** How long a job waits for its commit's transaction to become visible, and for its predecessor. */
@@ -76,6 +77,7 @@ export class ExtractService {
     private readonly bus: JobBus,
     private readonly budget: ModelBudget,
     private readonly limits: AccountLimitsService,
+    private readonly identities: IdentityRepository,
   ) {
     this.defaultPolicy = serverDefaultMemoryPolicy(config.sessions.defaultMemoryPolicy);
   }
@@ -203,11 +205,26 @@ export class ExtractService {
     };
   }
 
-  /** The account's model budget for one extraction (docs/limits-and-security.md, "Model budget"). */
+  /**
+   * The account's model budget for one extraction (docs/limits-and-security.md, "Model budget"). A
+   * suspended account's acknowledged commits are still extracted, without the model: an operator who
+   * suspends a tenant (an unpaid invoice) stops its model spend at the next call, and no committed turn
+   * goes without memory ("Suspending an account").
+   */
   private budgetOf(accountId: string): ExtractBudget {
+    let refusal: string | undefined;
     return {
-      reserve: async (estimate) =>
-        this.budget.reserve(accountId, (await this.limits.of(accountId)).model_tokens_per_day, estimate, 'extract'),
+      reserve: async (estimate) => {
+        const suspended = await this.identities.accountSuspension(accountId);
+        if (suspended) {
+          refusal = `the account is suspended since ${suspended.since}: no model calls`;
+          return null;
+        }
+        refusal = undefined;
+        const limit = (await this.limits.of(accountId)).model_tokens_per_day;
+        return this.budget.reserve(accountId, limit, estimate, 'extract');
+      },
+      refusal: () => refusal ?? BUDGET_SPENT_REFUSAL,
     };
   }
 

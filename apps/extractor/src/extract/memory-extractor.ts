@@ -75,8 +75,9 @@ export class MemoryExtractor {
           fallbackReason: 'cancelled',
           usage: sent.usage,
         };
+      const refused = opts.budget?.refusal?.() ?? BUDGET_SPENT_REFUSAL;
       if (run.stop === 'budget' && run.sent === 0)
-        return { extraction: await offline(), extractor: 'offline', fallbackReason: BUDGET_SPENT, usage: sent.usage };
+        return { extraction: await offline(), extractor: 'offline', fallbackReason: refused, usage: sent.usage };
       // Messages past the last call (the cap, or the budget), and any the prompt cut, are extracted by the
       // offline extractor (its own event names), so no committed turn goes without memory.
       const sentCount = windows.slice(0, run.sent).reduce((n, w) => n + w.length, 0);
@@ -94,8 +95,7 @@ export class MemoryExtractor {
         const o = await offline();
         summary = { overview: o.overview, abstract: o.abstract };
       }
-      const reason =
-        run.stop === 'budget' ? `${BUDGET_SPENT} after call ${run.sent}; the rest extracted offline` : null;
+      const reason = run.stop === 'budget' ? `${refused} after call ${run.sent}; the rest extracted offline` : null;
       return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: reason, usage: sent.usage };
     } catch (err) {
       const reason = (err as Error).message;
@@ -156,12 +156,16 @@ export class MemoryExtractor {
   }
 }
 
-const BUDGET_SPENT = "the account's model budget for today is spent (MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY)";
+/** Why a reservation was refused when the day is spent (the task result's `extractor_fallback_reason`). */
+export const BUDGET_SPENT_REFUSAL =
+  "the account's model budget for today is spent (MUNINN_ACCOUNT_MODEL_TOKENS_PER_DAY)";
 
 /** An account's model budget as one extraction sees it. */
 export interface ExtractBudget {
-  /** A call's reservation of its prompt's estimate; null: the day is spent, no call is made. */
+  /** A call's reservation of its prompt's estimate; null: no call is made (the day is spent, or the account suspended). */
   reserve(estimate: number): Promise<ModelSpend | null>;
+  /** Why the last reservation was refused, for the task's result; the spent day's wording when absent. */
+  refusal?(): string;
 }
 interface WindowsSent {
   memories: ProposedMemory[];

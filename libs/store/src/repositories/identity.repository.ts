@@ -226,6 +226,15 @@ export class IdentityRepository {
     return toAccount(rows[0]);
   }
 
+  /** The account's suspension, or null (in service, or no account row: dev mode's header accounts). */
+  async accountSuspension(accountId: string): Promise<AccountSuspension | null> {
+    const { rows } = await this.db.query<Pick<AccountRow, 'suspended_at' | 'suspended_reason'>>(
+      'SELECT suspended_at, suspended_reason FROM accounts WHERE account_id = $1',
+      [accountId],
+    );
+    return rows[0] ? suspensionOf(rows[0]) : null;
+  }
+
   /**
    * Suspends the account (`reason` given: its first suspension time is kept, the reason replaced) or
    * resumes it (null), recording the change in `audit` in the same transaction; resuming an account in
