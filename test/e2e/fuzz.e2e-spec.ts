@@ -595,7 +595,6 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
           signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
         });
         assertEnvelope('DELETE previous-key', d.status, await d.text());
-        expect([200, 400, 404, 414]).toContain(d.status);
         expect((await app.request('GET', '/api/v1/fs/ls?uri=viking://resources', { key: current })).status).toBe(200);
       }),
       { numRuns: RUNS },
