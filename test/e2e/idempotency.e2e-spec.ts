@@ -266,6 +266,22 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     expect((await append('line one\n', 'append-1')).headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('trims an account to its bytes of kept replies, newest first, whatever its key count', async () => {
+    const repo = new IdempotencyRepository(db, 86_400, { keys: 1000, bytes: 4096 });
+    const owner = { accountId: 'bytes-acct', userId: 'u' };
+    for (let i = 0; i < 10; i++) {
+      const c = await repo.claim(owner, `b-${i}`, 'fp');
+      if (c.kind !== 'claimed') throw new Error(`expected a claim, got ${c.kind}`);
+      await repo.keepReply(c.claim, { status: 200, contentType: 'application/json', body: 'x'.repeat(1000) });
+    }
+    expect(await repo.trimAccount('bytes-acct')).toBe(6);
+    const { rows } = await db.query<{ idem_key: string }>(
+      `SELECT idem_key FROM idempotency_keys WHERE account_id = 'bytes-acct' ORDER BY created_at DESC`,
+    );
+    // 4 × 1,000 bytes fit 4,096; the fifth newest would not.
+    expect(rows.map((r) => r.idem_key)).toEqual(['b-9', 'b-8', 'b-7', 'b-6']);
+  });
+
   it('counts what became of each key on /metrics', async () => {
     const text = (await app.request('GET', '/metrics', { key: ROOT })).text;
     const count = (outcome: string) =>

@@ -28,7 +28,7 @@ export interface AppConfig {
     /** Days an admin audit event is kept (docs/limits-and-security.md, "Audit trail"). */
     auditRetentionDays: number;
     /** Retried writes (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"). */
-    idempotency: { keyMaxChars: number; ttlS: number; maxKeysPerAccount: number };
+    idempotency: { keyMaxChars: number; ttlS: number; maxKeysPerAccount: number; maxBytesPerAccount: number };
   };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };

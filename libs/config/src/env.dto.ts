@@ -348,6 +348,14 @@ export class EnvDto {
   @Max(10000000)
   MUNINN_IDEMPOTENCY_MAX_KEYS?: number;
 
+  /** Bytes of kept replies one account holds at most; the oldest keys go first past it. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(4096)
+  @Max(1073741824)
+  MUNINN_IDEMPOTENCY_MAX_BYTES?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

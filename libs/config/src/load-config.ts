@@ -67,6 +67,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         keyMaxChars: dto.MUNINN_IDEMPOTENCY_KEY_MAX_CHARS ?? 255,
         ttlS: dto.MUNINN_IDEMPOTENCY_TTL_S ?? 86_400,
         maxKeysPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_KEYS ?? 100_000,
+        maxBytesPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_BYTES ?? 64 * 1024 * 1024,
       },
     },
     filter: {
@@ -292,6 +293,7 @@ const DECLARED = [
   'MUNINN_IDEMPOTENCY_KEY_MAX_CHARS',
   'MUNINN_IDEMPOTENCY_TTL_S',
   'MUNINN_IDEMPOTENCY_MAX_KEYS',
+  'MUNINN_IDEMPOTENCY_MAX_BYTES',
   'MUNINN_WAIT_MAX_S',
   'MUNINN_LOG_FORMAT',
   'MUNINN_OTLP_TRACES_URL',

@@ -104,7 +104,10 @@ export const STORE_DB = Symbol('STORE_DB');
       provide: IdempotencyRepository,
       inject: [STORE_DB, APP_CONFIG],
       useFactory: (db: Db, cfg: AppConfig) =>
-        new IdempotencyRepository(db, cfg.store.idempotency.ttlS, cfg.store.idempotency.maxKeysPerAccount),
+        new IdempotencyRepository(db, cfg.store.idempotency.ttlS, {
+          keys: cfg.store.idempotency.maxKeysPerAccount,
+          bytes: cfg.store.idempotency.maxBytesPerAccount,
+        }),
     },
     {
       provide: AccountLimitsService,

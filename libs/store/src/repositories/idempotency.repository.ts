@@ -47,7 +47,8 @@ export class IdempotencyRepository {
   constructor(
     private readonly db: Db,
     private readonly ttlS: number,
-    private readonly maxKeysPerAccount: number,
+    /** What one account keeps at most: keys, and bytes of kept replies. */
+    private readonly perAccount: { keys: number; bytes: number },
   ) {}
 
   /**
@@ -145,16 +146,25 @@ export class IdempotencyRepository {
   }
 
   /**
-   * Keeps an account's newest `maxKeysPerAccount` keys and deletes the rest (the oldest first); answers
-   * how many went. Reads at most that many index entries to find the cut.
+   * Keeps an account's newest keys within both bounds, `perAccount.keys` keys and `perAccount.bytes`
+   * bytes of kept replies, and deletes the rest (the oldest first); answers how many went. Reads at
+   * most the account's rows (themselves bounded by the key count) to find the cut.
    */
   trimAccount(accountId: string): Promise<number> {
     return outsideWriteScope(async () => {
-      // As text: a JavaScript Date would drop the microseconds, and the cut row would stay.
+      // The newest row past either bound, as text: a JavaScript Date would drop the microseconds, and
+      // the cut row would stay. Reply sizes are read from the values' headers (octet_length reads no body).
       const { rows } = await this.db.query<{ created_at: string }>(
-        `SELECT created_at::text AS created_at FROM idempotency_keys WHERE account_id = $1
-         ORDER BY created_at DESC OFFSET $2 LIMIT 1`,
-        [accountId, this.maxKeysPerAccount],
+        `SELECT created_at::text AS created_at FROM (
+           SELECT created_at,
+                  row_number() OVER newest AS n,
+                  sum(coalesce(octet_length(reply_body), 0)) OVER newest AS bytes
+           FROM idempotency_keys WHERE account_id = $1
+           WINDOW newest AS (ORDER BY created_at DESC ROWS UNBOUNDED PRECEDING)
+         ) k
+         WHERE n > $2 OR bytes > $3
+         ORDER BY created_at DESC LIMIT 1`,
+        [accountId, this.perAccount.keys, this.perAccount.bytes],
       );
       if (!rows[0]) return 0;
       // A key whose attempt still runs is kept: deleting it would fail that attempt's write.
