@@ -59,6 +59,15 @@ export function idempotencyKeyProblem(key: string, maxChars: number): KernelErro
   return null;
 }
 
+/** 409 for a key another attempt holds (still running, or taken between the store's reads). */
+export function idempotencyInProgress(): KernelError {
+  return new KernelError(
+    KernelErrorCode.Conflict,
+    'A request with this Idempotency-Key is still running; retry when it has answered',
+    { field: 'Idempotency-Key', reason: 'in_progress', retry_after_s: 1 },
+  );
+}
+
 /** What a new attempt with `fingerprint` does, given the key's stored record. */
 export function decideIdempotency(stored: IdempotencyRecord, fingerprint: string): IdempotencyDecision {
   if (stored.fingerprint !== fingerprint)
@@ -72,15 +81,7 @@ export function decideIdempotency(stored: IdempotencyRecord, fingerprint: string
     };
   if (stored.reply) return { kind: 'replay', reply: stored.reply };
   if (!stored.applied && stored.leaseExpired) return { kind: 'take-over' };
-  if (!stored.leaseExpired)
-    return {
-      kind: 'refuse',
-      error: new KernelError(
-        KernelErrorCode.Conflict,
-        'A request with this Idempotency-Key is still running; retry when it has answered',
-        { field: 'Idempotency-Key', reason: 'in_progress', retry_after_s: 1 },
-      ),
-    };
+  if (!stored.leaseExpired) return { kind: 'refuse', error: idempotencyInProgress() };
   return {
     kind: 'refuse',
     error: new KernelError(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   decideIdempotency,
   IDEMPOTENCY_LEASE_MS,
+  idempotencyInProgress,
   IdempotencyDecision,
   KernelError,
   KernelErrorCode,
@@ -9,6 +10,7 @@ import {
 } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { outsideWriteScope } from '../db/write-scope';
+import { deleteInSteps } from './delete-steps';
 
 /** Whose key: keys are per caller, so two users of one account never share one. */
 export interface KeyOwner {
@@ -92,11 +94,8 @@ export class IdempotencyRepository {
         );
         if (moved.rowCount === 1) return { kind: 'claimed', claim: { ...owner, key, token } };
       }
-      throw new KernelError(KernelErrorCode.Conflict, 'Idempotency-Key is contended; retry', {
-        field: 'Idempotency-Key',
-        reason: 'in_progress',
-        retry_after_s: 1,
-      });
+      // Taken and freed by other attempts between our reads three times over: as good as running.
+      return { kind: 'refuse', error: idempotencyInProgress() };
     });
   }
 
@@ -138,10 +137,10 @@ export class IdempotencyRepository {
     });
   }
 
-  /** Deletes expired keys, a step at a time; answers how many went. */
-  sweepExpired(): Promise<number> {
+  /** Deletes expired keys, a step at a time. */
+  sweepExpired(): Promise<void> {
     return outsideWriteScope(async () => {
-      return this.deleteSteps('expires_at <= now()', []);
+      await deleteInSteps(this.db, 'idempotency_keys', 'expires_at <= now()', [], SWEEP_STEP);
     });
   }
 
@@ -168,24 +167,16 @@ export class IdempotencyRepository {
       );
       if (!rows[0]) return 0;
       // A key whose attempt still runs is kept: deleting it would fail that attempt's write.
-      return this.deleteSteps(
+      const gone = await deleteInSteps(
+        this.db,
+        'idempotency_keys',
         `account_id = $1 AND created_at <= $2::timestamptz AND (reply_status IS NOT NULL OR lease_until <= now())`,
         [accountId, rows[0].created_at],
+        SWEEP_STEP,
+        'idem_key',
       );
+      return gone.length;
     });
-  }
-
-  /** Deletes the rows `where` selects, {@link SWEEP_STEP} per statement, each its own transaction. */
-  private async deleteSteps(where: string, params: unknown[]): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const { rowCount } = await this.db.query(
-        `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys WHERE ${where} LIMIT ${SWEEP_STEP}))`,
-        params,
-      );
-      total += rowCount ?? 0;
-      if ((rowCount ?? 0) < SWEEP_STEP) return total;
-    }
   }
 }
 
