@@ -17,7 +17,6 @@ import { applyBoundsToOpenApi } from './request-bounds';
 import { applyToolResultBoundsToOpenApi } from '../sessions/tool-results-openapi';
 import { installRequestGate } from './request-gate';
 import { installIdempotentReplies } from '../idempotency/idempotent-replies';
-import { applyIdempotencyKeyBoundToOpenApi } from '../idempotency/idempotency.interceptor';
 import { IdempotencyRepository } from '@app/store';
 import { requestIdOf, trackRequests } from './request-id';
 import { trackRouteMethods } from './route-methods';
@@ -106,9 +105,10 @@ function setupSwagger(app: INestApplication, config: AppConfig) {
       .addSecurityRequirements('api-key')
       .build(),
   );
-  applyBoundsToOpenApi(doc as unknown as Record<string, unknown>, config.limits);
+  applyBoundsToOpenApi(doc as unknown as Record<string, unknown>, config.limits, {
+    'Idempotency-Key': { maxChars: config.store.idempotency.keyMaxChars },
+  });
   applyToolResultBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
-  applyIdempotencyKeyBoundToOpenApi(doc as unknown as Record<string, unknown>, config.store.idempotency.keyMaxChars);
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }
 

@@ -193,8 +193,12 @@ function nul(loc: Loc): ValidationIssue {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Schema = Record<string, any>;
 
-/** Writes the field bounds into an OpenAPI document: `maxLength`/`maxItems`/`maximum` on bodies and query parameters. */
-export function applyBoundsToOpenApi(doc: Schema, l: Limits): void {
+/**
+ * Writes the field bounds into an OpenAPI document: `maxLength`/`maxItems`/`maximum` on bodies and query
+ * parameters, and `headers`' bounds on the header parameters of those names (the gate does not walk
+ * headers: each one's own check refuses it, e.g. Idempotency-Key's).
+ */
+export function applyBoundsToOpenApi(doc: Schema, l: Limits, headers: Record<string, FieldBound> = {}): void {
   const table = fieldBounds(l);
   const schemas: Record<string, Schema> = doc.components?.schemas ?? {};
   for (const name of requestSchemas(doc, schemas)) {
@@ -206,7 +210,8 @@ export function applyBoundsToOpenApi(doc: Schema, l: Limits): void {
   for (const item of Object.values<Schema>(doc.paths ?? {})) {
     for (const op of Object.values<Schema>(item)) {
       for (const p of (op?.parameters ?? []) as Schema[]) {
-        const bound = p.in === 'query' && Object.hasOwn(table, p.name) ? table[p.name] : undefined;
+        const named = p.in === 'query' ? table : p.in === 'header' ? headers : {};
+        const bound = Object.hasOwn(named, p.name) ? named[p.name] : undefined;
         if (bound && !bound.schema && p.schema) bindSchema(p.schema, bound);
       }
     }

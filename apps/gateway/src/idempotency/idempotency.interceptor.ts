@@ -86,15 +86,3 @@ export const Idempotent = () =>
     }),
     ApiErrors(409, 422),
   );
-
-/** Sets the configured bound on every `Idempotency-Key` header parameter of the OpenAPI document. */
-export function applyIdempotencyKeyBoundToOpenApi(doc: Record<string, unknown>, maxChars: number): void {
-  const paths = (doc.paths ?? {}) as Record<string, Record<string, { parameters?: unknown[] }>>;
-  for (const ops of Object.values(paths))
-    for (const op of Object.values(ops))
-      for (const p of op.parameters ?? []) {
-        const param = p as { name?: string; in?: string; schema?: Record<string, unknown> };
-        if (param.in === 'header' && param.name === 'Idempotency-Key')
-          param.schema = { ...param.schema, maxLength: maxChars };
-      }
-}
