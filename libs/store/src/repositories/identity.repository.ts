@@ -124,6 +124,7 @@ const STEP_OF: Readonly<Record<string, number>> = { sessions: 20 };
 const stepOf = (table: string) => STEP_OF[table] ?? DELETE_ROWS_STEP;
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
+const isoOrNull = (v: unknown) => (v === null ? null : iso(v));
 
 /** Accounts, users and their hashed API keys. */
 export class IdentityRepository {
@@ -172,7 +173,7 @@ export class IdentityRepository {
       role: r.role,
       created_at: iso(r.created_at),
       suspended: suspensionOf(r),
-      key_expires_at: r.expires_at === null ? null : iso(r.expires_at),
+      key_expires_at: isoOrNull(r.expires_at),
     };
   }
 
@@ -380,11 +381,10 @@ export class IdentityRepository {
        ORDER BY created_at DESC`,
       [accountId, userId],
     );
-    const at = (v: unknown) => (v === null ? null : iso(v));
     return rows.map((r) => ({
       created_at: iso(r.created_at),
-      expires_at: at(r.expires_at),
-      last_used_at: at(r.last_used_at),
+      expires_at: isoOrNull(r.expires_at),
+      last_used_at: isoOrNull(r.last_used_at),
     }));
   }
 
