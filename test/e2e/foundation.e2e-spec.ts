@@ -9,7 +9,8 @@ describe.each(storeModes())('foundation over HTTP (store: %s)', (store) => {
   let adminKey: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ store, rootApiKey: ROOT });
+    // A first start: the embedded database is created and migrated here, not copied from the template.
+    app = await startTestApp({ store, rootApiKey: ROOT, freshStore: true });
     const acme = await app.request('POST', '/api/v1/admin/accounts', {
       key: ROOT,
       body: { account_id: 'acme', admin_user_id: 'boss' },

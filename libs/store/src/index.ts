@@ -4,6 +4,7 @@ export * from './db/pglite.db';
 export * from './db/pglite-worker.db';
 export * from './db/store-errors';
 export * from './migrations/migrate';
+export { MIGRATIONS } from './migrations/migrations';
 export * from './open-store';
 export * from './repositories/identity.repository';
 export * from './repositories/node-path';

@@ -1,11 +1,38 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
+/** What `dist/` was built from (buildDist); beside the output, so a fresh checkout has none. */
+const STAMP = join(ROOT, 'dist', '.build-sources');
+const BUILD_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'];
 
-/** Builds `dist/` once per test file (all apps compile together). */
+/**
+ * Builds `dist/` (all apps compile together) unless it was built from the sources as they are: each
+ * suite that runs the apps as processes asks for it, and a build takes tens of seconds on 2 cores.
+ * The sources are compared by path, size and modification time, so any edit rebuilds.
+ */
 export function buildDist(): void {
+  const sources = sourcesDigest();
+  if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === sources) return;
   execFileSync('npx', ['nest', 'build', 'standalone'], { cwd: ROOT, stdio: 'pipe' });
+  writeFileSync(STAMP, sources);
+}
+
+function sourcesDigest(): string {
+  const hash = createHash('sha256');
+  const files = [
+    ...BUILD_INPUTS,
+    ...['apps', 'libs'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => join(dir, f)),
+    ),
+  ].sort();
+  for (const f of files) {
+    const st = statSync(join(ROOT, f));
+    if (st.isFile()) hash.update(`${f}\0${st.size}\0${st.mtimeMs}\n`);
+  }
+  return hash.digest('hex');
 }
 
 /** One app of the deployment running as its own OS process, from the built `dist/`. */

@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { NestFactory } from '@nestjs/core';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig, loadConfig } from '@app/config';
@@ -9,6 +9,7 @@ import { StandaloneModule } from '../../../apps/standalone/src/standalone.module
 import { createTestDatabase, TestDatabase } from './postgres-server';
 import { requestTo, TestRequest } from './http-request';
 import { deletePrefix, uniqueTestPrefix } from './redis-server';
+import { seedFromPgliteTemplate } from './pglite-template';
 
 export type StoreMode = 'pglite' | 'postgres';
 
@@ -19,6 +20,11 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Keep using this data folder (restart tests); otherwise a fresh temp folder. */
   dataDir?: string;
+  /**
+   * Embedded store only: create the database in the folder as a first start does, rather than copy the
+   * migrated template (pglite-template.ts). For the suites that test a first start itself.
+   */
+  freshStore?: boolean;
 }
 
 /** A running Muninn (all apps in this process, BullMQ on the test Redis) reachable over real HTTP. */
@@ -44,6 +50,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     const base = process.env.MUNINN_TEST_DATABASE_URL;
     if (!base) throw new Error('store "postgres" needs MUNINN_TEST_DATABASE_URL');
     db = await createTestDatabase(base);
+  } else if (!opts.freshStore && !opts.env?.DATABASE_URL && !existsSync(join(dataDir, 'pgdata'))) {
+    await seedFromPgliteTemplate(join(dataDir, 'pgdata'));
   }
   // A prefix of its own unless the suite chose one (a suite that restarts on one prefix keeps its keys).
   const ownPrefix = opts.env?.MUNINN_QUEUE_PREFIX ? null : uniqueTestPrefix();
