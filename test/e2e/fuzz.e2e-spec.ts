@@ -532,6 +532,84 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
     );
   });
 
+  it('POST an import of fuzzed exports (lines valid, mutated or not JSON) as root: an envelope, never a 5xx; whole or nothing', async () => {
+    const at = '2026-12-04T10:00:00.000Z';
+    const line = fc.oneof(
+      fc.constant({ type: 'account', format: 1, users: [{ user_id: 'u1', role: 'user' }], limits: {} }),
+      fc.record({
+        type: fc.constant('node'),
+        uri: fc.oneof(nasty, fc.constantFrom('viking://resources/a.md', 'viking://user/u1/memories/b.md')),
+        kind: fc.constantFrom('file', 'directory', 'x'),
+        tags: fc.oneof(fc.constant([]), fc.array(nasty, { maxLength: 3 })),
+        created_at: fc.oneof(fc.constant(at), nasty),
+        updated_at: fc.constant(at),
+        content: fc.oneof(nasty, value),
+      }),
+      fc.record({
+        type: fc.constant('session'),
+        user_id: fc.constantFrom('u1', 'u2'),
+        session_id: fc.oneof(fc.constant('s1'), nasty),
+        created_at: fc.constant(at),
+        updated_at: fc.constant(at),
+        commit_count: fc.oneof(fc.integer(), value),
+        event_tags: fc.constant([]),
+      }),
+      fc.record({
+        type: fc.constant('message'),
+        user_id: fc.constant('u1'),
+        session_id: fc.constant('s1'),
+        seq: fc.oneof(fc.integer({ min: -1, max: 5 }), value),
+        message_id: fc.oneof(fc.constant('m1'), nasty),
+        role: fc.oneof(fc.constant('user'), nasty),
+        content: fc.oneof(nasty, value),
+        parts: fc.oneof(fc.constant(null), value),
+        created_at: fc.constant(at),
+      }),
+      fc.record({
+        type: fc.constant('end'),
+        nodes: fc.integer({ min: 0, max: 2 }),
+        sessions: fc.integer({ min: 0, max: 1 }),
+        archives: fc.constant(0),
+        messages: fc.integer({ min: 0, max: 1 }),
+      }),
+      fc.dictionary(fc.constantFrom('type', 'format', 'uri', 'users', 'seq'), value, { maxKeys: 4 }),
+    );
+    const export_ = fc.array(
+      fc.oneof({ weight: 8, arbitrary: line.map((l) => JSON.stringify(l)) }, { weight: 1, arbitrary: nasty }),
+      { maxLength: 6 },
+    );
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(export_, fc.oneof(fc.constant(''), nasty), async (lines, suffix) => {
+        const account = `imp${n++}${suffix ? encodeURIComponent(suffix.slice(0, 20)) : ''}`;
+        const r = await fetch(`${app.url}/api/v1/admin/accounts/${account}/import`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-ndjson', 'x-api-key': ROOT },
+          body: lines.join('\n'),
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        const text = await r.text();
+        assertEnvelope('POST import', r.status, text);
+        const after = await fetch(`${app.url}/api/v1/admin/accounts/${account}`, { headers: { 'x-api-key': ROOT } });
+        // Whole or nothing: an import that was refused left no account behind.
+        if (r.status === 200) expect(after.status).toBe(200);
+        else expect(after.status).not.toBe(200);
+      }),
+      {
+        numRuns: RUNS,
+        examples: [
+          [
+            [
+              JSON.stringify({ type: 'account', format: 1, users: [], limits: {} }),
+              '{"type":"end","nodes":0,"sessions":0,"archives":0,"messages":0}',
+            ],
+            '',
+          ],
+        ],
+      },
+    );
+  });
+
   it("PUT an account's limits as root, fuzzed: 200 or 400 in the envelope, and what is stored stays within every bound", async () => {
     const limits = fc.record(
       {

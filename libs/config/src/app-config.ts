@@ -29,6 +29,8 @@ export interface AppConfig {
     auditRetentionDays: number;
     /** Retried writes (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"). */
     idempotency: { keyMaxChars: number; ttlS: number; maxKeysPerAccount: number; maxBytesPerAccount: number };
+    /** Bounds of an account import's body (docs/limits-and-security.md, "Importing an account"). */
+    import: { maxBytes: number; maxLineBytes: number };
   };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };

@@ -356,6 +356,22 @@ export class EnvDto {
   @Max(1073741824)
   MUNINN_IDEMPOTENCY_MAX_BYTES?: number;
 
+  /** Bytes of one account import's body (an export, NDJSON) at most. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(65536)
+  @Max(1099511627776)
+  MUNINN_IMPORT_MAX_BYTES?: number;
+
+  /** Bytes of one line of an account import at most (a file with its body, a commit's archive). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(65536)
+  @Max(268435456)
+  MUNINN_IMPORT_MAX_LINE_BYTES?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

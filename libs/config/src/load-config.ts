@@ -69,6 +69,10 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         maxKeysPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_KEYS ?? 100_000,
         maxBytesPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_BYTES ?? 64 * 1024 * 1024,
       },
+      import: {
+        maxBytes: dto.MUNINN_IMPORT_MAX_BYTES ?? 16 * 1024 * 1024 * 1024,
+        maxLineBytes: dto.MUNINN_IMPORT_MAX_LINE_BYTES ?? 64 * 1024 * 1024,
+      },
     },
     filter: {
       maxNodes: dto.MUNINN_FILTER_MAX_NODES ?? 500,
@@ -294,6 +298,8 @@ const DECLARED = [
   'MUNINN_IDEMPOTENCY_TTL_S',
   'MUNINN_IDEMPOTENCY_MAX_KEYS',
   'MUNINN_IDEMPOTENCY_MAX_BYTES',
+  'MUNINN_IMPORT_MAX_BYTES',
+  'MUNINN_IMPORT_MAX_LINE_BYTES',
   'MUNINN_WAIT_MAX_S',
   'MUNINN_LOG_FORMAT',
   'MUNINN_OTLP_TRACES_URL',

@@ -19,6 +19,7 @@ export * from './identity/find-targets';
 export * from './identity/account-limits';
 export * from './identity/audit';
 export * from './identity/suspension';
+export * from './identity/account-import';
 
 export * from './filter/filter-node';
 export * from './filter/filter-limits';

@@ -35,5 +35,6 @@ export * from './account-readings';
 export * from './account-limits.service';
 export * from './repositories/audit.repository';
 export * from './repositories/account-export.repository';
+export * from './repositories/account-import.repository';
 export * from './repositories/idempotency.repository';
 export * from './db/write-scope';

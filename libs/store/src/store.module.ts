@@ -23,6 +23,7 @@ import { UploadTokenRepository } from './repositories/upload-token.repository';
 import { AccountLimitsService } from './account-limits.service';
 import { AuditRepository } from './repositories/audit.repository';
 import { AccountExportRepository } from './repositories/account-export.repository';
+import { AccountImportRepository } from './repositories/account-import.repository';
 
 /** How every write path applies writes: the outbox grace and the account storage quota. */
 const writeOptions = (cfg: AppConfig): WriteOptions => ({
@@ -58,6 +59,11 @@ export const STORE_DB = Symbol('STORE_DB');
     { provide: NodeScanRepository, inject: [STORE_DB], useFactory: (db: Db) => new NodeScanRepository(db) },
     { provide: OutboxRepository, inject: [STORE_DB], useFactory: (db: Db) => new OutboxRepository(db) },
     { provide: AccountExportRepository, inject: [STORE_DB], useFactory: (db: Db) => new AccountExportRepository(db) },
+    {
+      provide: AccountImportRepository,
+      inject: [STORE_DB, APP_CONFIG],
+      useFactory: (db: Db, cfg: AppConfig) => new AccountImportRepository(db, writeOptions(cfg)),
+    },
     {
       provide: IdentityRepository,
       inject: [STORE_DB, APP_CONFIG],
@@ -153,6 +159,7 @@ export const STORE_DB = Symbol('STORE_DB');
     AccountLimitsService,
     AuditRepository,
     AccountExportRepository,
+    AccountImportRepository,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

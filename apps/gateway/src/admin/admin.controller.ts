@@ -1,13 +1,14 @@
 import { Readable } from 'node:stream';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNTS_PAGE, AUDIT_PAGE, type Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
 import { ndjson } from './ndjson';
 import { AdminService } from './admin.service';
+import { AccountImportService } from './account-import.service';
 import {
   AccountLimitsDto,
   AccountsQueryDto,
@@ -23,7 +24,10 @@ import {
 @ApiErrors(400, 401, 403, 404, 409)
 @Controller('api/v1/admin/accounts')
 export class AdminController {
-  constructor(private readonly admin: AdminService) {}
+  constructor(
+    private readonly admin: AdminService,
+    private readonly importer: AccountImportService,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -113,6 +117,21 @@ export class AdminController {
     void reply.header('content-type', 'application/x-ndjson; charset=utf-8');
     void reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(accountId)}.ndjson`);
     return Readable.from(ndjson(lines), { objectMode: false });
+  }
+
+  @Post(':accountId/import')
+  @HttpCode(200)
+  @ApiErrors(413, 415)
+  @ApiConsumes('application/x-ndjson')
+  @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  @ApiOperation({
+    summary:
+      'Import an account export (NDJSON, streamed) as the new account `accountId`: its users with new keys (returned once), limits, files, sessions, archives and messages; suspended until whole, removed whole when a line is refused (root only; recorded in the audit trail)',
+  })
+  importAccount(@Caller() c: Identity, @Param('accountId') accountId: string, @Req() req: FastifyRequest) {
+    // No body at all reads as an empty export (refused: it has no end line).
+    const body = (req.body as AsyncIterable<Buffer> | undefined) ?? [];
+    return this.importer.importAccount(c, accountId, body);
   }
 
   @Post(':accountId/users')

@@ -5,11 +5,13 @@ import { GatewayHttpModule } from '../http/http.module';
 import { SystemModule } from '../system/system.module';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
+import { AccountImportService } from './account-import.service';
+import { ContentModule } from '../content/content.module';
 
 /** Accounts, users and keys under `/admin`. Exports nothing. */
 @Module({
-  imports: [AuthModule, LedgerModule, SystemModule, GatewayHttpModule],
+  imports: [AuthModule, LedgerModule, SystemModule, GatewayHttpModule, ContentModule],
   controllers: [AdminController],
-  providers: [AdminService],
+  providers: [AdminService, AccountImportService],
 })
 export class AdminModule {}

@@ -21,11 +21,11 @@ import {
   IdentityRepository,
   UserRole,
 } from '@app/store';
-import { currentRequestId } from '@app/queue';
 import { AccountLimitsDto, AccountSuspensionDto } from './dto/admin.dto';
 import { IdentityCacheService } from '../auth/identity-cache.service';
 import { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { AccountUsageService } from '../system/account-usage.service';
+import { adminAudit, requireManager, requireRoot } from './admin-access';
 
 /** Account and user administration, with the reference's role rules. */
 @Injectable()
@@ -240,11 +240,6 @@ export class AdminService {
     return { events, next_before: events.length === limit ? events[events.length - 1].id : null };
   }
 
-  /**
-   * Where an admin action records itself (docs/limits-and-security.md, "Audit trail"): the store writes
-   * the event in the action's own transaction, so an action whose event cannot be recorded does not
-   * take effect either, and the trail misses no change.
-   */
   private audit(
     caller: Identity,
     action: AuditAction,
@@ -252,15 +247,7 @@ export class AdminService {
     userId: string | null = null,
     details: Record<string, unknown> = {},
   ): AuditSink {
-    const root = caller.role === 'root';
-    return this.audits.sink({
-      action,
-      accountId,
-      userId,
-      actor: { accountId: root ? null : caller.accountId, userId: root ? null : caller.userId, role: caller.role },
-      details,
-      requestId: currentRequestId() ?? null,
-    });
+    return adminAudit(this.audits, caller, action, accountId, userId, details);
   }
 
   private limitsReport(accountId: string, own: AccountLimitOverrides) {
@@ -276,26 +263,11 @@ export class AdminService {
     return seed;
   }
 
-  private requireApiKeyMode() {
-    if (this.config.auth.mode !== 'api_key') {
-      throw new KernelError(
-        KernelErrorCode.PermissionDenied,
-        'Admin API requires api_key mode with root_api_key configured (set MUNINN_ROOT_API_KEY).',
-      );
-    }
-  }
-
   private requireRoot(caller: Identity) {
-    this.requireApiKeyMode();
-    if (caller.role !== 'root') throw new KernelError(KernelErrorCode.PermissionDenied, 'Requires role: root');
+    requireRoot(this.config, caller);
   }
 
   private requireManager(caller: Identity, accountId: string) {
-    this.requireApiKeyMode();
-    if (caller.role === 'root') return;
-    if (caller.role !== 'admin') throw new KernelError(KernelErrorCode.PermissionDenied, 'Requires role: root, admin');
-    if (caller.accountId !== accountId) {
-      throw new KernelError(KernelErrorCode.PermissionDenied, `ADMIN can only manage account: ${caller.accountId}`);
-    }
+    requireManager(this.config, caller, accountId);
   }
 }

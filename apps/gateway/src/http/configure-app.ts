@@ -16,6 +16,8 @@ import { DomainExceptionFilter, refusalLimit } from './domain-exception.filter';
 import { applyBoundsToOpenApi } from './request-bounds';
 import { applyToolResultBoundsToOpenApi } from '../sessions/tool-results-openapi';
 import { installRequestGate } from './request-gate';
+import { NDJSON_TYPE } from './import-route';
+import { applyImportBoundsToOpenApi } from '../admin/import-openapi';
 import { installIdempotentReplies } from '../idempotency/idempotent-replies';
 import { IdempotencyRepository } from '@app/store';
 import { requestIdOf, trackRequests } from './request-id';
@@ -57,6 +59,9 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     { parseAs: 'buffer', bodyLimit: config.uploads.maxBytes + 64 * 1024 },
     (_req, body, done) => done(null, body),
   );
+  // An account import's NDJSON body reaches its handler unread: the import streams it line by line,
+  // bounding lines and bytes itself (the gate refuses the type on every other route).
+  fastify.addContentTypeParser(NDJSON_TYPE, (_req, payload, done) => done(null, payload));
   // `application/…+json` (JSON:API, problem+json) is JSON too: the gate lets it through, so the parser must.
   fastify.addContentTypeParser(
     /^application\/[\w.-]+\+json\s*(;|$)/i,
@@ -66,6 +71,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   installRequestGate(fastify, {
     devMode: config.auth.mode === 'dev',
     bodyLimitBytes: config.http.bodyLimitBytes,
+    importMaxBytes: config.store.import.maxBytes,
     limits: config.limits,
     authenticate: (req) => authenticateRequest(identities, req),
     admit: async (req, reply) => {
@@ -109,6 +115,7 @@ function setupSwagger(app: INestApplication, config: AppConfig) {
     'Idempotency-Key': { maxChars: config.store.idempotency.keyMaxChars },
   });
   applyToolResultBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
+  applyImportBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }
 

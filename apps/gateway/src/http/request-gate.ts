@@ -7,11 +7,14 @@ import { isLoopbackHost, isLoopbackOrigin } from './loopback';
 import { boundsIssue } from './request-bounds';
 import { RequestValidationError } from './request-validation.error';
 import { MULTIPART_TYPE, UPLOAD_ROUTE } from './upload-route';
+import { IMPORT_ROUTE, NDJSON_TYPE } from './import-route';
 
 /** What the gate needs from the app: the mode, the body limit, and how to authenticate a request. */
 export interface GateOptions {
   devMode: boolean;
   bodyLimitBytes: number;
+  /** The declared length an account import's NDJSON body may have (MUNINN_IMPORT_MAX_BYTES). */
+  importMaxBytes: number;
   /** Request bounds (depth, NUL, field and URI bounds) checked on every parsed body and query. */
   limits: AppConfig['limits'];
   /** Resolves and attaches the caller's identity; throws a KernelError when it cannot. */
@@ -66,7 +69,9 @@ export function installRequestGate(fastify: FastifyInstance, opts: GateOptions):
     const issue =
       boundsIssue(req.params, 'path', route, opts.limits) ??
       boundsIssue(req.query, 'query', route, opts.limits) ??
-      (req.body === undefined || Buffer.isBuffer(req.body) ? null : boundsIssue(req.body, 'body', route, opts.limits));
+      (req.body === undefined || Buffer.isBuffer(req.body) || isStream(req.body)
+        ? null
+        : boundsIssue(req.body, 'body', route, opts.limits));
     if (issue) return refuse(req, reply, new RequestValidationError([issue]));
   });
 }
@@ -90,31 +95,43 @@ async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions)
   const declared = checkBodyType(req);
   if (req.routeOptions.url === undefined) return; // unknown route: the 404 needs no identity
   await opts.authenticate(req);
-  if (declared > opts.bodyLimitBytes) {
+  const limit = IMPORT_ROUTE.test(req.url.split('?')[0]) ? opts.importMaxBytes : opts.bodyLimitBytes;
+  if (declared > limit) {
     throw new KernelError(KernelErrorCode.PayloadTooLarge, 'Request body is too large', {
-      limit_bytes: opts.bodyLimitBytes,
+      field: 'body',
+      limit_bytes: limit,
     });
   }
   if (opts.admit) await opts.admit(req, reply);
 }
 
 /**
- * Refuses a body that is not JSON (415), or not multipart on the upload route; returns the declared
- * body length (0 when none is declared).
+ * Refuses a body that is not JSON (415), or not multipart on the upload route, or not NDJSON on the
+ * import route; returns the declared body length (0 when none is declared).
  */
 function checkBodyType(req: FastifyRequest): number {
   const length = header(req, 'content-length');
   const hasBody = (length !== undefined && length !== '0') || header(req, 'transfer-encoding') !== undefined;
   if (!hasBody) return 0;
   const type = header(req, 'content-type') ?? '';
-  const upload = req.url.split('?')[0] === UPLOAD_ROUTE;
-  if (!(upload ? MULTIPART_TYPE : JSON_TYPE).test(type)) {
-    const expected = upload ? 'multipart/form-data' : 'application/json';
+  const path = req.url.split('?')[0];
+  const [pattern, expected] =
+    path === UPLOAD_ROUTE
+      ? [MULTIPART_TYPE, 'multipart/form-data']
+      : IMPORT_ROUTE.test(path)
+        ? [NDJSON_TYPE, 'application/x-ndjson']
+        : [JSON_TYPE, 'application/json'];
+  if (!pattern.test(type)) {
     throw new KernelError(KernelErrorCode.UnsupportedMediaType, `Unsupported content type; send ${expected}`, {
       content_type: type.slice(0, 100),
     });
   }
   return length === undefined ? 0 : Number(length) || 0;
+}
+
+/** A body handed on unread (the import's NDJSON stream): the import bounds what it reads. */
+function isStream(body: unknown): boolean {
+  return typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {

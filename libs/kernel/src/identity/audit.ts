@@ -9,6 +9,7 @@ export const AUDIT_ACTIONS = [
   'account.suspend',
   'account.resume',
   'account.export',
+  'account.import',
   'user.create',
   'user.delete',
   'user.role',

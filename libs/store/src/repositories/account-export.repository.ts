@@ -62,6 +62,8 @@ export type ExportLine =
       role: string;
       content: string;
       parts: unknown;
+      /** Peer, turn and kind the message was appended with. */
+      extra: Record<string, unknown>;
       created_at: string;
     }
   | { type: 'end'; nodes: number; sessions: number; archives: number; messages: number };
@@ -288,9 +290,10 @@ export class AccountExportRepository {
           role: string;
           content: string;
           parts: unknown;
+          extra: Record<string, unknown> | null;
           created_at: Date | string;
         }>(
-          `SELECT seq, message_id, role, content, parts, created_at FROM messages
+          `SELECT seq, message_id, role, content, parts, extra, created_at FROM messages
            WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND seq = ANY($4::int[]) ORDER BY seq`,
           [...owner, group.map((m) => m.seq)],
         );
@@ -304,6 +307,7 @@ export class AccountExportRepository {
             role: m.role,
             content: m.content,
             parts: m.parts ?? null,
+            extra: m.extra ?? {},
             created_at: iso(m.created_at),
           };
         }

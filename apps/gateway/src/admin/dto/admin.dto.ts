@@ -5,23 +5,25 @@ import { Transform } from 'class-transformer';
 import { ACCOUNT_LIMITS, AccountLimitName, ACCOUNTS_PAGE, AUDIT_PAGE, SUSPENSION_REASON_MAX_CHARS } from '@app/kernel';
 import { toInteger } from '../../http/query-transforms';
 
-const ID = /^(?!\.{1,2}$)(?!.*@.*@)[a-zA-Z0-9_.@-]+$/;
+/** An account or user id. */
+export const ACCOUNT_ID = /^(?!\.{1,2}$)(?!.*@.*@)[a-zA-Z0-9_.@-]+$/;
+const ID = ACCOUNT_ID;
 /** Longest seed; the shortest is configuration (MUNINN_KEY_SEED_MIN_LENGTH). */
 const MAX_SEED = 256;
-const ID_MESSAGE = 'must match ^[a-zA-Z0-9_.@-]+$, not be "." or "..", and hold at most one "@"';
+export const ACCOUNT_ID_MESSAGE = 'must match ^[a-zA-Z0-9_.@-]+$, not be "." or "..", and hold at most one "@"';
 
 export class CreateAccountDto {
   /** The new account's id. */
   @IsDefined()
   @IsString()
-  @Matches(ID, { message: `account_id ${ID_MESSAGE}` })
+  @Matches(ID, { message: `account_id ${ACCOUNT_ID_MESSAGE}` })
   @Matches(/^[^_]/, { message: 'account_id must not start with "_"' })
   account_id!: string;
 
   /** The first user of the account, created with role admin. */
   @IsDefined()
   @IsString()
-  @Matches(ID, { message: `admin_user_id ${ID_MESSAGE}` })
+  @Matches(ID, { message: `admin_user_id ${ACCOUNT_ID_MESSAGE}` })
   admin_user_id!: string;
 
   /**
@@ -39,7 +41,7 @@ export class CreateAccountDto {
 export class CreateUserDto {
   @IsDefined()
   @IsString()
-  @Matches(ID, { message: `user_id ${ID_MESSAGE}` })
+  @Matches(ID, { message: `user_id ${ACCOUNT_ID_MESSAGE}` })
   user_id!: string;
 
   @ApiProperty({ enum: ['user', 'admin'], default: 'user' })

@@ -1,0 +1,198 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import {
+  Identity,
+  ImportMessageLine,
+  ImportNodeLine,
+  ImportOrder,
+  importProblem,
+  ImportSessionLine,
+  invalidArgument,
+  readImportLine,
+} from '@app/kernel';
+import { AccountImportRepository, AuditRepository, IdentityRepository, ImportedSessionTally } from '@app/store';
+import { IndexDispatchService } from '../content/index-dispatch.service';
+import { adminAudit, requireRoot } from './admin-access';
+import { ACCOUNT_ID, ACCOUNT_ID_MESSAGE } from './dto/admin.dto';
+import { ndjsonLines } from './ndjson-lines';
+
+/** Node lines written per transaction, and their bytes at most (a larger file alone). */
+const NODE_BATCH = 256;
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** Live messages written per transaction. */
+const MESSAGE_BATCH = 500;
+
+/** What an import made: the account, its users with their new keys (shown once), and the counts. */
+export interface ImportOutcome {
+  account_id: string;
+  users: { user_id: string; role: string; user_key: string }[];
+  nodes: number;
+  sessions: number;
+  archives: number;
+  messages: number;
+}
+
+interface OpenSession {
+  line: ImportSessionLine;
+  tally: ImportedSessionTally;
+  batch: ImportMessageLine[];
+  batchBytes: number;
+}
+
+/**
+ * Imports an account export into a new account (docs/limits-and-security.md, "Importing an account"):
+ * the body is read line by line as it arrives, each line checked (kernel `readImportLine`, `ImportOrder`)
+ * and written in batches, so memory holds one batch whatever the export's size. The account stays
+ * suspended until the end line is in; an import that fails at any line is removed whole (the account
+ * deleted, recorded in the trail) and the answer names the line.
+ */
+@Injectable()
+export class AccountImportService {
+  private readonly logger = new Logger(AccountImportService.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly imports: AccountImportRepository,
+    private readonly identities: IdentityRepository,
+    private readonly audits: AuditRepository,
+    private readonly dispatcher: IndexDispatchService,
+  ) {}
+
+  async importAccount(
+    caller: Identity,
+    accountId: string,
+    body: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
+  ): Promise<ImportOutcome> {
+    requireRoot(this.config, caller);
+    if (!ACCOUNT_ID.test(accountId) || accountId.startsWith('_'))
+      throw invalidArgument(`account_id ${ACCOUNT_ID_MESSAGE} and not start with "_"`, { field: 'account_id' });
+    const bounds = {
+      maxUsers: this.config.store.quota.maxUsers,
+      maxTags: this.config.limits.tagsMaxItems,
+      maxTagChars: this.config.limits.tagMaxChars,
+      maxDepth: this.config.limits.bodyMaxDepth,
+    };
+    const order = new ImportOrder();
+    const out: ImportOutcome = { account_id: accountId, users: [], nodes: 0, sessions: 0, archives: 0, messages: 0 };
+    let begun = false;
+    let nodes: ImportNodeLine[] = [];
+    let nodeBytes = 0;
+    let session: OpenSession | null = null;
+    let last = 0;
+
+    const flushNodes = async () => {
+      if (nodes.length === 0) return;
+      const jobs = await this.imports.writeNodes(accountId, nodes);
+      for (const job of jobs) await this.dispatcher.dispatch(job);
+      out.nodes += nodes.length;
+      nodes = [];
+      nodeBytes = 0;
+    };
+    const flushMessages = async (s: OpenSession) => {
+      if (s.batch.length === 0) return;
+      s.tally.pendingTokens += await this.imports.writeMessages(accountId, s.batch);
+      out.messages += s.batch.length;
+      s.batch = [];
+      s.batchBytes = 0;
+    };
+    const closeSession = async () => {
+      if (!session) return;
+      await flushMessages(session);
+      await this.imports.closeSession(accountId, session.line, session.tally);
+      session = null;
+    };
+
+    try {
+      for await (const { line, text, bytes } of ndjsonLines(body, this.config.store.import)) {
+        last = line;
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          throw importProblem(line, 'is not JSON');
+        }
+        const l = readImportLine(value, line, bounds);
+        order.accept(l, line);
+        switch (l.type) {
+          case 'account':
+            out.users = await this.imports.begin(
+              accountId,
+              l.users,
+              l.limits,
+              adminAudit(this.audits, caller, 'account.import', accountId, null, { users: l.users.length }),
+            );
+            begun = true;
+            break;
+          case 'node':
+            if (nodes.length >= NODE_BATCH || (nodes.length > 0 && nodeBytes + bytes > BATCH_BYTES)) await flushNodes();
+            nodes.push(l);
+            nodeBytes += bytes;
+            break;
+          case 'session':
+            await flushNodes();
+            await closeSession();
+            await this.imports.openSession(accountId, l);
+            session = {
+              line: l,
+              tally: {
+                archivedMessages: 0,
+                liveMessages: 0,
+                lastSeq: 0,
+                pendingTokens: 0,
+                lastMessageAt: null,
+                highestArchive: 0,
+              },
+              batch: [],
+              batchBytes: 0,
+            };
+            out.sessions++;
+            break;
+          case 'archive': {
+            const s = session as OpenSession | null;
+            if (!s) break; // ImportOrder refuses an archive without its session
+            await this.imports.writeArchive(accountId, l);
+            s.tally.archivedMessages += l.messages.length;
+            s.tally.highestArchive = Math.max(s.tally.highestArchive, l.archive_index);
+            out.archives++;
+            break;
+          }
+          case 'message': {
+            const s = session as OpenSession | null;
+            if (!s) break;
+            if (s.batch.length >= MESSAGE_BATCH || (s.batch.length > 0 && s.batchBytes + bytes > BATCH_BYTES))
+              await flushMessages(s);
+            s.batch.push(l);
+            s.batchBytes += bytes;
+            s.tally.liveMessages++;
+            s.tally.lastSeq = l.seq;
+            s.tally.lastMessageAt = l.created_at;
+            break;
+          }
+          case 'end':
+            await flushNodes();
+            await closeSession();
+        }
+      }
+      order.assertEnded(last);
+      await this.imports.finish(accountId);
+      return out;
+    } catch (err) {
+      if (begun) await this.removeFailed(caller, accountId, err);
+      throw err;
+    }
+  }
+
+  /** A failed import leaves nothing behind: the account it made is deleted, and the trail says why. */
+  private async removeFailed(caller: Identity, accountId: string, err: unknown): Promise<void> {
+    const reason = `import failed: ${(err as Error).message}`.slice(0, 500);
+    try {
+      await this.identities.deleteAccount(
+        accountId,
+        adminAudit(this.audits, caller, 'account.delete', accountId, null, { reason }),
+      );
+    } catch (e) {
+      // Left suspended ("import in progress"): an operator deletes it; no key of it is served meanwhile.
+      this.logger.error(`a failed import of ${accountId} could not be removed: ${(e as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import { KernelError } from '../kernel.error';
+import { ImportLine, ImportOrder, readImportLine } from './account-import';
+
+const bounds = { maxUsers: 3, maxTags: 2, maxTagChars: 16, maxDepth: 8 };
+const at = '2026-12-04T10:00:00.000Z';
+const account = { type: 'account', format: 1, users: [{ user_id: 'u1', role: 'user' }], limits: {} };
+const node = (uri: string, extra: object = {}) => ({
+  type: 'node',
+  uri,
+  kind: 'file',
+  tags: [],
+  created_at: at,
+  updated_at: at,
+  content: 'x',
+  ...extra,
+});
+const session = (session_id: string, user_id = 'u1') => ({
+  type: 'session',
+  user_id,
+  session_id,
+  created_at: at,
+  updated_at: at,
+  commit_count: 0,
+  event_tags: [],
+});
+const message = (seq: number, session_id = 's1') => ({
+  type: 'message',
+  user_id: 'u1',
+  session_id,
+  seq,
+  message_id: `m${seq}`,
+  role: 'user',
+  content: 'hi',
+  parts: null,
+  created_at: at,
+});
+const archive = (archive_index: number) => ({
+  type: 'archive',
+  user_id: 'u1',
+  session_id: 's1',
+  archive_index,
+  status: 'done',
+  created_at: at,
+  abstract: '',
+  overview: '',
+  messages: [],
+});
+const end = (counts: object) => ({ type: 'end', nodes: 0, sessions: 0, archives: 0, messages: 0, ...counts });
+
+function refusal(fn: () => unknown): { message: string; field: unknown } {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof KernelError) return { message: e.message, field: e.details?.field };
+    throw e;
+  }
+  throw new Error('not refused');
+}
+
+function run(lines: object[]): void {
+  const order = new ImportOrder();
+  lines.forEach((l, i) => order.accept(readImportLine(l, i + 1, bounds), i + 1));
+  order.assertEnded(lines.length);
+}
+
+describe('readImportLine', () => {
+  it('reads each kind of line, normalising times and defaulting a message without extra', () => {
+    expect(readImportLine(account, 1, bounds)).toEqual({ type: 'account', users: account.users, limits: {} });
+    const n = readImportLine(node('viking://resources/a.md', { created_at: '2026-12-04T11:00:00+01:00' }), 2, bounds);
+    expect(n).toMatchObject({ uri: 'viking://resources/a.md', content: 'x', created_at: at });
+    const m = readImportLine(message(1), 3, bounds) as Extract<ImportLine, { type: 'message' }>;
+    expect(m.extra).toEqual({});
+    expect(readImportLine(archive(1), 4, bounds)).toMatchObject({ archive_index: 1, status: 'done' });
+  });
+
+  it('names the line and the field it refuses', () => {
+    expect(refusal(() => readImportLine({ ...account, format: 2 }, 1, bounds)).field).toBe('line 1: format');
+    expect(refusal(() => readImportLine(node('viking://~/a.md'), 7, bounds)).field).toBe('line 7: uri');
+    expect(refusal(() => readImportLine(node('viking://'), 7, bounds)).field).toBe('line 7: uri');
+    expect(refusal(() => readImportLine(node('viking://resources/a/../b.md'), 7, bounds)).field).toBe('line 7: uri');
+    expect(refusal(() => readImportLine(node('viking://resources/a.md', { kind: 'directory' }), 3, bounds)).field).toBe(
+      'line 3: content',
+    );
+    expect(
+      refusal(() => readImportLine(node('viking://resources/a.md', { tags: ['a', 'b', 'c'] }), 3, bounds)).field,
+    ).toBe('line 3: tags');
+    expect(
+      refusal(() => readImportLine(node('viking://resources/a.md', { created_at: 'yesterday' }), 3, bounds)).field,
+    ).toBe('line 3: created_at');
+    expect(refusal(() => readImportLine({ ...session('..') }, 4, bounds)).field).toBe('line 4: session_id');
+    expect(refusal(() => readImportLine({ ...message(0) }, 4, bounds)).field).toBe('line 4: seq');
+    expect(
+      refusal(() => readImportLine({ ...account, users: [{ user_id: 'a@b@c', role: 'user' }] }, 1, bounds)).field,
+    ).toBe('line 1: users[0].user_id');
+    expect(refusal(() => readImportLine({ ...account, users: Array(4).fill(account.users[0]) }, 1, bounds)).field).toBe(
+      'line 1: users',
+    );
+    expect(refusal(() => readImportLine([1], 9, bounds)).field).toBe('line 9');
+    expect(refusal(() => readImportLine({ type: 'other' }, 9, bounds)).field).toBe('line 9: type');
+  });
+
+  it('refuses what the store cannot hold anywhere in the line: NUL, unpaired surrogates, deep nesting', () => {
+    expect(
+      refusal(() => readImportLine(node('viking://resources/a.md', { content: 'a\u0000b' }), 2, bounds)).message,
+    ).toMatch(/NUL/);
+    const parts = [{ type: 'text', text: 'ok \ud800' }];
+    expect(refusal(() => readImportLine({ ...message(1), parts }, 2, bounds)).message).toMatch(/surrogate/);
+    expect(readImportLine({ ...message(1), content: 'pair 🐉' }, 2, bounds)).toMatchObject({ content: 'pair 🐉' });
+    let deep: unknown = 'x';
+    for (let i = 0; i < 10; i++) deep = [deep];
+    expect(refusal(() => readImportLine({ ...archive(1), messages: deep }, 2, bounds)).message).toMatch(/deeper/);
+  });
+});
+
+describe('ImportOrder', () => {
+  it('accepts an export in its order and checks the end counts', () => {
+    expect(() =>
+      run([
+        account,
+        node('viking://resources/a.md'),
+        node('viking://resources/b.md'),
+        session('s1'),
+        archive(1),
+        archive(2),
+        message(5),
+        message(6),
+        end({ nodes: 2, sessions: 1, archives: 2, messages: 2 }),
+      ]),
+    ).not.toThrow();
+  });
+
+  it('refuses lines out of order, unknown users, wrong counts, a missing end and lines after it', () => {
+    const cases: [object[], RegExp][] = [
+      [[node('viking://resources/a.md')], /starts with its account line/],
+      [[account, account], /one account line/],
+      [[account, node('viking://resources/b.md'), node('viking://resources/a.md')], /URI order/],
+      [[account, session('s1'), node('viking://resources/a.md')], /before the sessions/],
+      [[account, session('s1', 'nobody')], /not in the account line's users/],
+      [[account, session('s2'), session('s1')], /\(user_id, session_id\) order/],
+      [[account, message(1)], /follows its session's line/],
+      [[account, session('s1'), message(2), message(2)], /seq order/],
+      [[account, session('s1'), message(1), archive(1)], /archives come before its messages/],
+      [[account, session('s1'), archive(2), archive(1)], /archive_index order/],
+      [[account, end({ nodes: 1 })], /end line counts 1 nodes, the export held 0/],
+      [[account], /without its end line/],
+      [[account, end({}), node('viking://resources/a.md')], /nothing may follow/],
+    ];
+    for (const [lines, expected] of cases) expect(refusal(() => run(lines)).message).toMatch(expected);
+  });
+});

@@ -1,0 +1,374 @@
+import { invalidArgument, KernelError } from '../kernel.error';
+import { isSessionId } from '../session/session-id';
+import { canonicalizeUri } from '../uri/viking-uri';
+
+/**
+ * Reading an account export back in (docs/limits-and-security.md, "Importing an account"): each line is
+ * checked on its own (`readImportLine`) and against the lines before it (`ImportOrder`), so a refusal
+ * names the line and the field before anything of that line is written. Pure: the gateway streams the
+ * body and the store writes what these functions accepted.
+ */
+
+/** The export format this server reads (the export's first line names its format). */
+export const IMPORT_FORMAT = 1;
+
+const USER_ID = /^(?!\.{1,2}$)(?!.*@.*@)[a-zA-Z0-9_.@-]{1,128}$/;
+const ROLES = ['admin', 'user'] as const;
+/** A surrogate code unit that is not half of a pair (with the u flag a pair is one code point). */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+const ARCHIVE_STATUSES = ['pending', 'done', 'failed'] as const;
+
+export interface ImportAccountLine {
+  type: 'account';
+  users: { user_id: string; role: (typeof ROLES)[number] }[];
+  limits: Record<string, unknown>;
+}
+export interface ImportNodeLine {
+  type: 'node';
+  uri: string;
+  kind: 'file' | 'directory';
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+  content?: string;
+}
+export interface ImportSessionLine {
+  type: 'session';
+  user_id: string;
+  session_id: string;
+  created_at: string;
+  updated_at: string;
+  commit_count: number;
+  event_tags: string[];
+}
+export interface ImportArchiveLine {
+  type: 'archive';
+  user_id: string;
+  session_id: string;
+  archive_index: number;
+  status: (typeof ARCHIVE_STATUSES)[number];
+  created_at: string;
+  abstract: string;
+  overview: string;
+  messages: unknown[];
+}
+export interface ImportMessageLine {
+  type: 'message';
+  user_id: string;
+  session_id: string;
+  seq: number;
+  message_id: string;
+  role: string;
+  content: string;
+  parts: unknown[] | null;
+  /** Peer, turn and kind of the message as it was appended (`{}` in an export that has none). */
+  extra: Record<string, unknown>;
+  created_at: string;
+}
+export interface ImportEndLine {
+  type: 'end';
+  nodes: number;
+  sessions: number;
+  archives: number;
+  messages: number;
+}
+export type ImportLine =
+  ImportAccountLine | ImportNodeLine | ImportSessionLine | ImportArchiveLine | ImportMessageLine | ImportEndLine;
+
+/** What the import's bounds allow a line to hold (configuration, docs/limits-and-security.md). */
+export interface ImportLineBounds {
+  maxUsers: number;
+  maxTags: number;
+  maxTagChars: number;
+  /** Nesting levels a line may have (MUNINN_BODY_MAX_DEPTH, as for a JSON body). */
+  maxDepth: number;
+}
+
+/** A refusal naming the line (1-based) and, when there is one, its field: `line 12: content`. */
+export function importProblem(line: number, message: string, field?: string): KernelError {
+  return invalidArgument(`line ${line}: ${message}`, {
+    field: field ? `line ${line}: ${field}` : `line ${line}`,
+    line,
+  });
+}
+
+/** The line's fields checked and narrowed to what the import writes; a refusal names the field. */
+export function readImportLine(value: unknown, line: number, bounds: ImportLineBounds): ImportLine {
+  checkText(value, line, bounds.maxDepth);
+  const r = new Fields(value, line);
+  const type = r.oneOf('type', ['account', 'node', 'session', 'archive', 'message', 'end'] as const);
+  switch (type) {
+    case 'account': {
+      if (r.int('format', 0) !== IMPORT_FORMAT)
+        throw importProblem(
+          line,
+          `format must be ${IMPORT_FORMAT} (this server reads export format ${IMPORT_FORMAT})`,
+          'format',
+        );
+      const users = r.array('users', bounds.maxUsers).map((u, i) => {
+        const f = new Fields(u, line, `users[${i}].`);
+        return { user_id: f.match('user_id', USER_ID), role: f.oneOf('role', ROLES) };
+      });
+      return { type, users, limits: r.object('limits') };
+    }
+    case 'node': {
+      const uri = r.string('uri');
+      if (uri === 'viking://' || safeCanonical(uri) !== uri)
+        throw importProblem(line, `uri is not a canonical viking:// URI: ${uri.slice(0, 200)}`, 'uri');
+      const kind = r.oneOf('kind', ['file', 'directory'] as const);
+      const node: ImportNodeLine = {
+        type,
+        uri,
+        kind,
+        tags: r.strings('tags', bounds.maxTags, bounds.maxTagChars),
+        created_at: r.date('created_at'),
+        updated_at: r.date('updated_at'),
+      };
+      if (kind === 'file') node.content = r.string('content');
+      else if (r.has('content')) throw importProblem(line, 'a directory has no content', 'content');
+      return node;
+    }
+    case 'session':
+      return {
+        type,
+        user_id: r.match('user_id', USER_ID),
+        session_id: r.sessionId(),
+        created_at: r.date('created_at'),
+        updated_at: r.date('updated_at'),
+        commit_count: r.int('commit_count', 0),
+        event_tags: r.strings('event_tags', bounds.maxTags, bounds.maxTagChars),
+      };
+    case 'archive':
+      return {
+        type,
+        user_id: r.match('user_id', USER_ID),
+        session_id: r.sessionId(),
+        archive_index: r.int('archive_index', 0),
+        status: r.oneOf('status', ARCHIVE_STATUSES),
+        created_at: r.date('created_at'),
+        abstract: r.string('abstract'),
+        overview: r.string('overview'),
+        messages: r.array('messages', Number.MAX_SAFE_INTEGER),
+      };
+    case 'message':
+      return {
+        type,
+        user_id: r.match('user_id', USER_ID),
+        session_id: r.sessionId(),
+        seq: r.int('seq', 1),
+        message_id: r.match('message_id', /^\S{1,128}$/),
+        role: r.match('role', /^.{1,64}$/su),
+        content: r.string('content'),
+        parts: r.has('parts') && r.raw('parts') !== null ? r.array('parts', Number.MAX_SAFE_INTEGER) : null,
+        extra: r.has('extra') ? r.object('extra') : {},
+        created_at: r.date('created_at'),
+      };
+    case 'end':
+      return {
+        type,
+        nodes: r.int('nodes', 0),
+        sessions: r.int('sessions', 0),
+        archives: r.int('archives', 0),
+        messages: r.int('messages', 0),
+      };
+  }
+}
+
+/**
+ * The order an export writes its lines in, which the import relies on: the account first; nodes in URI
+ * order (a directory before what it holds); sessions in (user, session) order, each followed by its
+ * archives (by index) and then its live messages (by seq), all of a user the account line lists; the
+ * `end` line last, with the counts of what came before it.
+ */
+export class ImportOrder {
+  private readonly users = new Set<string>();
+  private readonly counts = { nodes: 0, sessions: 0, archives: 0, messages: 0 };
+  private lastUri = '';
+  private session: { user_id: string; session_id: string } | null = null;
+  private lastArchive = -1;
+  private lastSeq = 0;
+  private stage: 'start' | 'nodes' | 'sessions' | 'ended' = 'start';
+
+  accept(l: ImportLine, line: number): void {
+    if (this.stage === 'ended') throw importProblem(line, 'nothing may follow the end line');
+    if (this.stage === 'start') {
+      if (l.type !== 'account') throw importProblem(line, 'an export starts with its account line', 'type');
+      for (const u of l.users) {
+        if (this.users.has(u.user_id)) throw importProblem(line, `user ${u.user_id} is listed twice`, 'users');
+        this.users.add(u.user_id);
+      }
+      this.stage = 'nodes';
+      return;
+    }
+    switch (l.type) {
+      case 'account':
+        throw importProblem(line, 'an export has one account line, its first', 'type');
+      case 'node':
+        if (this.stage !== 'nodes') throw importProblem(line, 'nodes come before the sessions', 'type');
+        if (l.uri <= this.lastUri) throw importProblem(line, 'nodes come in URI order, each once', 'uri');
+        this.lastUri = l.uri;
+        this.counts.nodes++;
+        return;
+      case 'session': {
+        if (!this.users.has(l.user_id))
+          throw importProblem(line, `user ${l.user_id} is not in the account line's users`, 'user_id');
+        const prev = this.session;
+        if (prev && (l.user_id < prev.user_id || (l.user_id === prev.user_id && l.session_id <= prev.session_id)))
+          throw importProblem(line, 'sessions come in (user_id, session_id) order, each once', 'session_id');
+        this.stage = 'sessions';
+        this.session = { user_id: l.user_id, session_id: l.session_id };
+        this.lastArchive = -1;
+        this.lastSeq = 0;
+        this.counts.sessions++;
+        return;
+      }
+      case 'archive':
+      case 'message': {
+        const s = this.session;
+        if (!s || s.user_id !== l.user_id || s.session_id !== l.session_id)
+          throw importProblem(line, `a ${l.type} follows its session's line`, 'session_id');
+        if (l.type === 'archive') {
+          if (this.lastSeq > 0) throw importProblem(line, "a session's archives come before its messages", 'type');
+          if (l.archive_index <= this.lastArchive)
+            throw importProblem(line, 'archives come in archive_index order, each once', 'archive_index');
+          this.lastArchive = l.archive_index;
+          this.counts.archives++;
+        } else {
+          if (l.seq <= this.lastSeq) throw importProblem(line, 'messages come in seq order, each once', 'seq');
+          this.lastSeq = l.seq;
+          this.counts.messages++;
+        }
+        return;
+      }
+      case 'end':
+        for (const k of ['nodes', 'sessions', 'archives', 'messages'] as const) {
+          if (l[k] !== this.counts[k])
+            throw importProblem(line, `the end line counts ${l[k]} ${k}, the export held ${this.counts[k]}`, k);
+        }
+        this.stage = 'ended';
+    }
+  }
+
+  /** Refuses an export that stopped before its end line (a cut download or upload). */
+  assertEnded(lines: number): void {
+    if (this.stage !== 'ended')
+      throw importProblem(lines + 1, 'the export ends without its end line: it is incomplete');
+  }
+}
+
+/**
+ * What the store cannot hold, anywhere in the line (nested message parts and archives included): NUL
+ * characters and unpaired UTF-16 surrogates, which PostgreSQL text and jsonb refuse; and nesting past
+ * `maxDepth`. Iterative, so a deep line cannot exhaust the stack.
+ */
+function checkText(value: unknown, line: number, maxDepth: number): void {
+  const todo: [unknown, number][] = [[value, 1]];
+  while (todo.length > 0) {
+    const [v, depth] = todo.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000'))
+        throw importProblem(line, 'holds a NUL (\\u0000) character, which the store cannot keep');
+      if (UNPAIRED_SURROGATE.test(v)) throw importProblem(line, 'holds an unpaired UTF-16 surrogate');
+    } else if (typeof v === 'object' && v !== null) {
+      if (depth > maxDepth) throw importProblem(line, `nests deeper than ${maxDepth} levels`);
+      for (const [k, child] of Object.entries(v)) todo.push([k, depth], [child, depth + 1]);
+    }
+  }
+}
+
+function safeCanonical(uri: string): string | null {
+  try {
+    return uri.startsWith('viking://') ? canonicalizeUri(uri, '_') : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Typed reads of one line's (or one nested object's) fields; a refusal names the field. */
+class Fields {
+  private readonly o: Record<string, unknown>;
+
+  constructor(
+    value: unknown,
+    private readonly line: number,
+    private readonly prefix = '',
+  ) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw importProblem(
+        line,
+        `${prefix || 'the line '}must be a JSON object`.trim(),
+        prefix.replace(/\.$/, '') || undefined,
+      );
+    this.o = value as Record<string, unknown>;
+  }
+
+  has(k: string): boolean {
+    return Object.prototype.hasOwnProperty.call(this.o, k);
+  }
+
+  raw(k: string): unknown {
+    return this.o[k];
+  }
+
+  private fail(k: string, what: string): never {
+    throw importProblem(this.line, `${this.prefix}${k} ${what}`, `${this.prefix}${k}`);
+  }
+
+  string(k: string): string {
+    const v = this.o[k];
+    if (typeof v !== 'string') this.fail(k, 'must be a string');
+    return v;
+  }
+
+  match(k: string, re: RegExp): string {
+    const v = this.string(k);
+    if (!re.test(v)) this.fail(k, `must match ${re.source}`);
+    return v;
+  }
+
+  sessionId(): string {
+    const v = this.string('session_id');
+    if (!isSessionId(v)) this.fail('session_id', 'must match ^[a-zA-Z0-9_.@-]{1,128}$ and not be "." or ".."');
+    return v;
+  }
+
+  oneOf<T extends string>(k: string, values: readonly T[]): T {
+    const v = this.o[k];
+    if (typeof v !== 'string' || !values.includes(v as T)) this.fail(k, `must be one of ${values.join(', ')}`);
+    return v as T;
+  }
+
+  int(k: string, min: number): number {
+    const v = this.o[k];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > 2_147_483_647)
+      this.fail(k, `must be an integer from ${min} to 2147483647`);
+    return v;
+  }
+
+  date(k: string): string {
+    const v = this.string(k);
+    const t = Date.parse(v);
+    if (v.length > 40 || Number.isNaN(t)) this.fail(k, 'must be an ISO 8601 time');
+    return new Date(t).toISOString();
+  }
+
+  array(k: string, max: number): unknown[] {
+    const v = this.o[k];
+    if (!Array.isArray(v)) this.fail(k, 'must be an array');
+    if (v.length > max) this.fail(k, `must hold at most ${max} items`);
+    return v;
+  }
+
+  strings(k: string, max: number, maxChars: number): string[] {
+    const v = this.array(k, max);
+    if (!v.every((s) => typeof s === 'string' && s.length <= maxChars))
+      this.fail(k, `must hold strings of at most ${maxChars} characters`);
+    return v as string[];
+  }
+
+  object(k: string): Record<string, unknown> {
+    const v = this.o[k];
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) this.fail(k, 'must be an object');
+    return v as Record<string, unknown>;
+  }
+}

@@ -1,0 +1,230 @@
+import { IndexJob } from '@app/contracts';
+import {
+  estimateTokens,
+  Identity,
+  ImportArchiveLine,
+  ImportMessageLine,
+  ImportNodeLine,
+  ImportSessionLine,
+  KernelError,
+  KernelErrorCode,
+  messageTokens,
+  readLimitOverrides,
+  SessionMessage,
+} from '@app/kernel';
+import { Db } from '../db/db.port';
+import { enforceQuota } from './account-usage';
+import { AuditSink, insertAudit } from './audit.repository';
+import { hashKey, newUserKey, UserRole } from './identity.repository';
+import { ensureDirectories, writeNodes, WriteOptions } from './node-write';
+import { insertOutbox } from './outbox';
+
+/** The suspension an account holds while its import runs: no key of it is served until it is whole. */
+export const IMPORT_SUSPENSION_REASON = 'import in progress';
+
+/** What a session's import added up, for the session row written once its last line is in. */
+export interface ImportedSessionTally {
+  archivedMessages: number;
+  liveMessages: number;
+  lastSeq: number;
+  pendingTokens: number;
+  lastMessageAt: string | null;
+  highestArchive: number;
+}
+
+/**
+ * Writes an account export back in (docs/limits-and-security.md, "Importing an account"), a batch at a
+ * time, each batch its own transaction with the store's statement timeout: the account is created
+ * suspended with its users (new keys) and own limits, nodes are written as file writes are (outbox
+ * entries, so indexing rebuilds embeddings and summaries; the storage quota applies) with their times
+ * kept, sessions with their archives and live messages. `finish` lifts the suspension. A failed import
+ * is removed by the caller (deleting the account).
+ */
+export class AccountImportRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly options: WriteOptions,
+  ) {}
+
+  /** Creates the account (409 when it exists), suspended, with the users and their new keys. */
+  async begin(
+    accountId: string,
+    users: { user_id: string; role: UserRole }[],
+    limits: Record<string, unknown>,
+    audit: AuditSink,
+  ): Promise<{ user_id: string; role: UserRole; user_key: string }[]> {
+    return this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query(
+        `INSERT INTO accounts (account_id, suspended_at, suspended_reason, limits) VALUES ($1, now(), $2, $3::jsonb)
+         ON CONFLICT DO NOTHING`,
+        [accountId, IMPORT_SUSPENSION_REASON, JSON.stringify(readLimitOverrides(limits))],
+      );
+      if (rowCount === 0)
+        throw new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, {
+          account_id: accountId,
+        });
+      const out = users.map((u) => ({ ...u, user_key: newUserKey(accountId, u.user_id) }));
+      if (out.length > 0) {
+        await tx.query(
+          'INSERT INTO users (account_id, user_id, role) SELECT $1, u.id, u.role FROM unnest($2::text[], $3::text[]) AS u(id, role)',
+          [accountId, out.map((u) => u.user_id), out.map((u) => u.role)],
+        );
+        await tx.query(
+          'INSERT INTO api_keys (key_hash, account_id, user_id) SELECT k, $1, u FROM unnest($2::text[], $3::text[]) AS x(k, u)',
+          [accountId, out.map((u) => hashKey(u.user_key)), out.map((u) => u.user_id)],
+        );
+      }
+      await insertAudit(tx, audit);
+      return out;
+    });
+  }
+
+  /**
+   * Writes a batch of node lines (files created with their tags, directories made; both keep their
+   * times) in one transaction; returns the outbox entries to dispatch.
+   */
+  async writeNodes(accountId: string, nodes: ImportNodeLine[]): Promise<IndexJob[]> {
+    const importer: Identity = { accountId, userId: '_import', role: 'root', actorPeerId: null };
+    return this.db.transaction(async (tx) => {
+      const jobs: IndexJob[] = [];
+      const dirs = await ensureDirectories(
+        tx,
+        importer,
+        nodes.filter((n) => n.kind === 'directory').map((n) => n.uri),
+      );
+      if (dirs.length > 0) jobs.push(await insertOutbox(tx, accountId, 'upsert', dirs, this.options.graceMs));
+      const files = nodes.filter((n) => n.kind === 'file');
+      if (files.length > 0) {
+        const out = await writeNodes(
+          tx,
+          importer,
+          files.map((f) => ({ uri: f.uri, content: f.content ?? '', mode: 'create' as const, tags: f.tags })),
+          this.options,
+        );
+        if (out.index) jobs.push(out.index);
+      }
+      await tx.query(
+        `UPDATE nodes n SET created_at = u.c::timestamptz, updated_at = u.m::timestamptz, tags = CASE WHEN n.kind = 'directory'
+           THEN ARRAY(SELECT jsonb_array_elements_text(u.t::jsonb)) ELSE n.tags END
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(uri, c, m, t)
+         WHERE n.account_id = $1 AND n.uri = u.uri`,
+        [
+          accountId,
+          nodes.map((n) => n.uri),
+          nodes.map((n) => n.created_at),
+          nodes.map((n) => n.updated_at),
+          nodes.map((n) => JSON.stringify(n.tags)),
+        ],
+      );
+      return jobs;
+    });
+  }
+
+  /** Creates the session row (its counters are written by `closeSession`). */
+  async openSession(accountId: string, s: ImportSessionLine): Promise<void> {
+    await this.db.query(
+      `INSERT INTO sessions (account_id, user_id, session_id, created_at, updated_at, commit_count, event_tags)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [accountId, s.user_id, s.session_id, s.created_at, s.updated_at, s.commit_count, s.event_tags],
+    );
+  }
+
+  /**
+   * One archive as it was. An archive whose extraction had not ended when it was exported is kept as
+   * failed, naming why: no task of this deployment will extract it (its messages are kept, and the
+   * memories extracted before the export came in as files).
+   */
+  async writeArchive(accountId: string, a: ImportArchiveLine): Promise<void> {
+    const pending = a.status === 'pending';
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO session_archives (account_id, user_id, session_id, archive_index, status, messages, overview,
+           abstract, overview_tokens, error, task_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, '', $11, $11)`,
+        [
+          accountId,
+          a.user_id,
+          a.session_id,
+          a.archive_index,
+          pending ? 'failed' : a.status,
+          JSON.stringify(a.messages),
+          a.overview,
+          a.abstract,
+          estimateTokens(a.overview),
+          pending ? 'imported before its extraction ended: not extracted' : null,
+          a.created_at,
+        ],
+      );
+      const bytes = Buffer.byteLength(JSON.stringify(a.messages), 'utf8');
+      await enforceQuota(tx, accountId, this.options.quota, { nodes: 0, contentBytes: bytes });
+    });
+  }
+
+  /** A batch of one session's live messages; returns their token estimate and stored bytes. */
+  async writeMessages(accountId: string, msgs: ImportMessageLine[]): Promise<number> {
+    const tokens = msgs.map((m) =>
+      m.parts ? messageTokens({ parts: m.parts as SessionMessage['parts'] }) : estimateTokens(m.content),
+    );
+    await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ bytes: string }>(
+        `WITH ins AS (
+           INSERT INTO messages (account_id, user_id, session_id, seq, message_id, role, content, parts, extra, tokens,
+             created_at)
+           SELECT $1, $2, $3, u.seq, u.id, u.role, u.content, u.parts::jsonb, u.extra::jsonb, u.tokens, u.at::timestamptz
+           FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
+             AS u(seq, id, role, content, parts, extra, tokens, at)
+           RETURNING message_bytes(content, parts, extra) AS bytes)
+         SELECT coalesce(sum(bytes), 0)::text AS bytes FROM ins`,
+        [
+          accountId,
+          msgs[0].user_id,
+          msgs[0].session_id,
+          msgs.map((m) => m.seq),
+          msgs.map((m) => m.message_id),
+          msgs.map((m) => m.role),
+          msgs.map((m) => m.content),
+          msgs.map((m) => (m.parts ? JSON.stringify(m.parts) : null)),
+          msgs.map((m) => JSON.stringify(m.extra)),
+          tokens,
+          msgs.map((m) => m.created_at),
+        ],
+      );
+      await enforceQuota(tx, accountId, this.options.quota, { nodes: 0, contentBytes: Number(rows[0].bytes) });
+    });
+    return tokens.reduce((a, b) => a + b, 0);
+  }
+
+  /** The session's counters from what its lines held: the message clock, pending tokens, archive mark. */
+  async closeSession(accountId: string, s: ImportSessionLine, t: ImportedSessionTally): Promise<void> {
+    const owner = [accountId, s.user_id, s.session_id];
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `UPDATE sessions SET total_message_count = $4, pending_tokens = $5, last_message_at = $6::timestamptz,
+           updated_at = $7::timestamptz
+         WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
+        [
+          ...owner,
+          Math.max(t.lastSeq, t.archivedMessages + t.liveMessages),
+          t.pendingTokens,
+          t.lastMessageAt,
+          s.updated_at,
+        ],
+      );
+      const mark = Math.max(t.highestArchive, s.commit_count);
+      if (mark > 0)
+        await tx.query(
+          `INSERT INTO session_archive_marks (account_id, user_id, session_id, highest_index) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (account_id, user_id, session_id) DO UPDATE SET highest_index = excluded.highest_index`,
+          [...owner, mark],
+        );
+    });
+  }
+
+  /** Lifts the import's suspension (the import was recorded in the trail when it began). */
+  async finish(accountId: string): Promise<void> {
+    await this.db.query(
+      'UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL WHERE account_id = $1 AND suspended_reason = $2',
+      [accountId, IMPORT_SUSPENSION_REASON],
+    );
+  }
+}

@@ -1,0 +1,227 @@
+import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
+
+// Importing an account (docs/limits-and-security.md, "Importing an account"): root posts an export back
+// as NDJSON and gets a new account holding the same data (users with new keys, files with their times
+// and tags, sessions with archives and live messages), searchable once indexed; a refused line names
+// itself and leaves no account behind.
+const ROOT = 'root-key-for-account-import-0123456789';
+
+type Line = Record<string, any>;
+
+describe.each(storeModes())('account import (store: %s)', (store) => {
+  let app: TestApp;
+  const keys: Record<string, string> = {};
+  let exported: Line[] = [];
+  const as = (key: string, method: string, path: string, body?: unknown) => app.request(method, path, { key, body });
+  const exportOf = async (account: string): Promise<Line[]> => {
+    const r = await fetch(`${app.url}/api/v1/admin/accounts/${account}/export`, { headers: { 'x-api-key': ROOT } });
+    expect(r.status).toBe(200);
+    return (await r.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  };
+  const importAs = async (account: string, body: string, key = ROOT, type = 'application/x-ndjson') => {
+    const r = await fetch(`${app.url}/api/v1/admin/accounts/${account}/import`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': type },
+      body,
+    });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+  const ndjson = (lines: Line[]) => lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+  const accountGone = async (account: string) =>
+    (await as(ROOT, 'GET', `/api/v1/admin/accounts/${account}`)).status === 404;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      store,
+      rootApiKey: ROOT,
+      env: { MUNINN_IMPORT_MAX_LINE_BYTES: '65536', MUNINN_IMPORT_MAX_BYTES: '1048576' },
+    });
+    keys.boss = (
+      await as(ROOT, 'POST', '/api/v1/admin/accounts', { account_id: 'source', admin_user_id: 'boss' })
+    ).body.result.user_key;
+    keys.u1 = (
+      await as(keys.boss, 'POST', '/api/v1/admin/accounts/source/users', { user_id: 'u1' })
+    ).body.result.user_key;
+    await as(ROOT, 'PUT', '/api/v1/admin/accounts/source/limits', { max_sessions: 77 });
+    // 300 files: more than one batch of the import (256 nodes).
+    for (let b = 0; b < 2; b++) {
+      const operations = Array.from({ length: 150 }, (_, i) => ({
+        uri: `viking://resources/bulk/f${String(b * 150 + i).padStart(3, '0')}.md`,
+        content: `bulk file ${b * 150 + i}`,
+        mode: 'create',
+      }));
+      const w = await as(keys.boss, 'POST', '/api/v1/content/batch-write', {
+        root_uri: 'viking://resources/bulk',
+        operations,
+      });
+      expect(w.status).toBe(200);
+    }
+    const memory = {
+      uri: 'viking://user/u1/memories/preferences/editor.md',
+      content: 'Prefers vim keybindings 🐉 and 深色 themes, especially the solarized palette.',
+      mode: 'create',
+      tags: ['topic=editor'],
+      wait: true,
+    };
+    expect((await as(keys.u1, 'POST', '/api/v1/content/write', memory)).status).toBe(200);
+    expect((await as(keys.boss, 'POST', '/api/v1/fs/mkdir', { uri: 'viking://resources/empty' })).status).toBe(200);
+    expect((await as(keys.u1, 'POST', '/api/v1/sessions', { session_id: 's1' })).status).toBe(200);
+    await as(keys.u1, 'POST', '/api/v1/sessions/s1/messages/batch', {
+      messages: [
+        { role: 'user', content: 'I moved to Lisbon last week.' },
+        { role: 'assistant', content: 'Noted: Lisbon.' },
+      ],
+    });
+    const commit = (await as(keys.u1, 'POST', '/api/v1/sessions/s1/commit')).body.result;
+    await eventually(async () => {
+      const t = (await as(keys.u1, 'GET', `/api/v1/tasks/${commit.task_id}`)).body.result;
+      return t?.status === 'completed' ? t : null;
+    });
+    await as(keys.u1, 'POST', '/api/v1/sessions/s1/messages', {
+      role: 'user',
+      content: 'And I adopted a cat.',
+      peer_id: 'friend',
+    });
+    exported = await exportOf('source');
+  }, 180_000);
+  afterAll(() => app?.close());
+
+  it('makes a new account of an export: users with new keys, limits, files with times and tags, sessions, all searchable', async () => {
+    const r = await importAs('copy', ndjson(exported));
+    expect(r.status).toBe(200);
+    const result = r.body.result;
+    const end = exported[exported.length - 1];
+    expect(result).toMatchObject({
+      account_id: 'copy',
+      nodes: end.nodes,
+      sessions: end.sessions,
+      archives: end.archives,
+      messages: end.messages,
+    });
+    expect(end).toMatchObject({ sessions: 1, archives: 1, messages: 1 });
+    expect(end.nodes).toBeGreaterThan(300);
+    const users = Object.fromEntries(result.users.map((u: Line) => [u.user_id, u]));
+    expect(Object.keys(users).sort()).toEqual(['boss', 'u1']);
+    expect(users.boss.role).toBe('admin');
+    expect(users.u1.user_key).not.toBe(keys.u1);
+
+    // The new account is in service, with the source's own limits, and its import in the trail.
+    const account = (await as(ROOT, 'GET', '/api/v1/admin/accounts/copy')).body.result;
+    expect(account.suspended).toBeFalsy();
+    expect((await as(ROOT, 'GET', '/api/v1/admin/accounts/copy/limits')).body.result.own).toEqual({ max_sessions: 77 });
+    const trail = (await as(ROOT, 'GET', '/api/v1/admin/accounts/copy/audit')).body.result.events;
+    expect(trail.map((e: Line) => e.action)).toContain('account.import');
+
+    // The same data, exported again: every node (times, tags, bodies), session, archive and message.
+    const again = await exportOf('copy');
+    const strip = (lines: Line[]) => lines.filter((l) => l.type !== 'account');
+    const dirs = (lines: Line[]) =>
+      strip(lines).map((l) => (l.type === 'node' && l.kind === 'directory' ? { ...l, updated_at: '-' } : l));
+    expect(dirs(again)).toEqual(dirs(exported));
+    expect(again[0].users.map((u: Line) => [u.user_id, u.role])).toEqual([
+      ['boss', 'admin'],
+      ['u1', 'user'],
+    ]);
+    const message = again.find((l) => l.type === 'message')!;
+    expect(message.extra).toMatchObject({ peer_id: 'friend' });
+
+    // Indexed again from the bodies: the memory is found with the user's new key, and the source's key
+    // does not reach the copy.
+    await eventually(async () => {
+      const f = await as(users.u1.user_key, 'POST', '/api/v1/search/find', { query: 'solarized palette', limit: 3 });
+      const hits = [...(f.body.result?.memories ?? []), ...(f.body.result?.resources ?? [])];
+      return hits.some((h: Line) => h.uri === 'viking://user/u1/memories/preferences/editor.md') ? hits : null;
+    });
+    const own = await as(keys.u1, 'GET', '/api/v1/sessions/s1');
+    expect(own.status).toBe(200);
+    const copied = await as(users.u1.user_key, 'GET', '/api/v1/sessions/s1');
+    expect(copied.status).toBe(200);
+    expect(copied.body.result.commit_count).toBe(own.body.result.commit_count);
+    expect(copied.body.result.total_message_count).toBe(own.body.result.total_message_count);
+    // The imported session goes on: a new message and a commit number after the imported archive.
+    const next = await as(users.u1.user_key, 'POST', '/api/v1/sessions/s1/messages', { role: 'user', content: 'Hi' });
+    expect(next.status).toBe(200);
+    const commit = await as(users.u1.user_key, 'POST', '/api/v1/sessions/s1/commit');
+    expect(commit.status).toBe(200);
+    const imported = exported.find((l) => l.type === 'archive')!.archive_index;
+    expect(commit.body.result.archive_uri).toMatch(new RegExp(`archive_0*${imported + 1}$`));
+  });
+
+  it('refuses an account id in use (409) and changes nothing', async () => {
+    const r = await importAs('source', ndjson(exported));
+    expect(r.status).toBe(409);
+    expect((await exportOf('source')).length).toBe(exported.length);
+  });
+
+  it('refuses a cut export, a bad line or wrong counts by line and field, and leaves no account behind', async () => {
+    const cut = await importAs('cut', ndjson(exported.slice(0, -1)));
+    expect(cut.status).toBe(400);
+    expect(cut.body.error.message).toMatch(/without its end line/);
+    expect(await accountGone('cut')).toBe(true);
+
+    const bad = exported.map((l, i) => (i === 5 ? { ...l, uri: 'viking://~/not/canonical.md' } : l));
+    const r = await importAs('bad', ndjson(bad));
+    expect(r.status).toBe(400);
+    expect(r.body.error.details.field).toBe('line 6: uri');
+    expect(await accountGone('bad')).toBe(true);
+    const trail = (await as(ROOT, 'GET', '/api/v1/admin/accounts/bad/audit')).body.result.events;
+    expect(trail.map((e: Line) => e.action)).toEqual(['account.delete', 'account.import']);
+
+    const counts = exported.map((l) => (l.type === 'end' ? { ...l, nodes: l.nodes + 1 } : l));
+    const c = await importAs('counts', ndjson(counts));
+    expect(c.status).toBe(400);
+    expect(c.body.error.details.field).toBe(`line ${exported.length}: nodes`);
+    expect(await accountGone('counts')).toBe(true);
+
+    const garbage = await importAs('garbage', `${JSON.stringify(exported[0])}\n{not json\n`);
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.error.details.field).toBe('line 2');
+    expect(await accountGone('garbage')).toBe(true);
+
+    // What the store cannot hold, sent as JSON escapes: a NUL in a body, a lone surrogate, deep nesting.
+    const fileAt = exported.findIndex((l) => l.type === 'node' && l.kind === 'file');
+    for (const [name, patch] of [
+      ['nul', { content: 'a\u0000b' }],
+      ['surrogate', { content: 'a\ud800b' }],
+      ['deep', { tags: JSON.parse('['.repeat(100) + ']'.repeat(100)) }],
+    ] as const) {
+      const hostile = exported.map((l, i) => (i === fileAt ? { ...l, ...patch } : l));
+      const h = await importAs(name, ndjson(hostile));
+      expect([name, h.status, h.body.error.details.field]).toEqual([name, 400, `line ${fileAt + 1}`]);
+      expect(await accountGone(name)).toBe(true);
+    }
+
+    const order = await importAs('order', ndjson([exported[2], exported[1], ...exported.slice(3)].map((l) => l)));
+    expect(order.status).toBe(400);
+  });
+
+  it('bounds a line and the body (413 naming them), needs NDJSON (415) and the root key (403)', async () => {
+    const long = [
+      exported[0],
+      { ...exported[1], type: 'node', kind: 'file', uri: 'viking://resources/big.md', content: 'x'.repeat(70_000) },
+    ];
+    const r = await importAs('long', ndjson(long));
+    expect(r.status).toBe(413);
+    expect(r.body.error.details).toMatchObject({ field: 'line 2', limit_bytes: 65536 });
+    expect(await accountGone('long')).toBe(true);
+
+    const huge = await importAs('huge', `${JSON.stringify(exported[0])}\n`.padEnd(1_100_000, ' '));
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.details).toMatchObject({ field: 'body' });
+
+    expect((await importAs('json', ndjson(exported), ROOT, 'application/json')).status).toBe(415);
+    const admin = await importAs('byadmin', ndjson(exported), keys.boss);
+    expect(admin.status).toBe(403);
+    expect(await accountGone('byadmin')).toBe(true);
+  });
+
+  it('documents the route and its bounds in OpenAPI', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    const body =
+      doc.paths['/api/v1/admin/accounts/{accountId}/import'].post.requestBody.content['application/x-ndjson'];
+    expect(body.schema).toMatchObject({ maxLength: 1048576, 'x-max-line-bytes': 65536 });
+  });
+});
