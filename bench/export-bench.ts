@@ -12,6 +12,11 @@
  * so its peak should not grow with the account. BENCH_EXPORT_READ_DELAY_MS pauses after each chunk the
  * client reads: a slow client must not make the server buffer the export ahead of it. BENCH_STORES
  * (default "pglite,postgres") picks the stores.
+ *
+ * Then imports that export back as a new account (docs/limits-and-security.md, "Importing an account")
+ * and prints the import's seconds, MB/s and lines/s, and the process's resident memory before and at
+ * most during it: the import holds one batch at a time, so its peak should not grow with the export.
+ * The import answers once every line is written; the indexer then rebuilds embeddings and summaries.
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -24,8 +29,17 @@ const READ_DELAY_MS = Number(process.env.BENCH_EXPORT_READ_DELAY_MS ?? 0);
 const ROOT = 'bench-export-root-key-0123456789abcdef';
 const BATCH = 250;
 
+interface Timed {
+  seconds: number;
+  bytes: number;
+  lines: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+}
+
 interface Result {
   store: string;
+  imported: Timed;
   seconds: number;
   bytes: number;
   lines: number;
@@ -79,10 +93,42 @@ async function seed(url: string): Promise<void> {
   }
 }
 
-async function exportOnce(url: string, pid: number, store: string): Promise<Result> {
-  const rssBeforeMb = rssMb(pid);
-  let rssPeakMb = rssBeforeMb;
-  const sampler = setInterval(() => (rssPeakMb = Math.max(rssPeakMb, rssMb(pid))), 20);
+/** The process's resident memory now, and its peak until `stop()` (sampled every 20 ms). */
+function rssWatch(pid: number) {
+  const before = rssMb(pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
+  return {
+    before,
+    stop: () => {
+      clearInterval(sampler);
+      return Math.max(peak, rssMb(pid));
+    },
+  };
+}
+
+async function importOnce(url: string, pid: number, body: Buffer, lines: number): Promise<Timed> {
+  const rss = rssWatch(pid);
+  const t0 = performance.now();
+  const r = await fetch(`${url}/api/v1/admin/accounts/imported/import`, {
+    method: 'POST',
+    headers: { 'x-api-key': ROOT, 'content-type': 'application/x-ndjson' },
+    body,
+  });
+  const json = (await r.json()) as any;
+  const seconds = (performance.now() - t0) / 1000;
+  const rssPeakMb = rss.stop();
+  if (r.status !== 200) throw new Error(`import: ${r.status} ${JSON.stringify(json).slice(0, 300)}`);
+  if (json.result.nodes < NODES + BIG) throw new Error(`import wrote ${json.result.nodes} nodes`);
+  return { seconds, bytes: body.length, lines, rssBeforeMb: rss.before, rssPeakMb };
+}
+
+async function exportOnce(
+  url: string,
+  pid: number,
+  store: string,
+): Promise<Omit<Result, 'imported'> & { body: Buffer }> {
+  const rss = rssWatch(pid);
   const t0 = performance.now();
   const r = await fetch(`${url}/api/v1/admin/accounts/exported/export`, { headers: { 'x-api-key': ROOT } });
   if (r.status !== 200 || !r.body) throw new Error(`export: ${r.status}`);
@@ -91,18 +137,21 @@ async function exportOnce(url: string, pid: number, store: string): Promise<Resu
   let lines = 0;
   let tail = '';
   const decoder = new TextDecoder();
+  const chunks: Buffer[] = [];
   for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
     if (bytes === 0) firstByteMs = performance.now() - t0;
     bytes += chunk.byteLength;
+    chunks.push(Buffer.from(chunk));
     const text = decoder.decode(chunk, { stream: true });
     for (const c of text) if (c === '\n') lines++;
     tail = (tail + text).slice(-200);
     if (READ_DELAY_MS > 0) await new Promise((r) => setTimeout(r, READ_DELAY_MS));
   }
   const seconds = (performance.now() - t0) / 1000;
-  clearInterval(sampler);
+  const rssPeakMb = rss.stop();
   if (!tail.includes('"type":"end"')) throw new Error('export ended without its end line');
-  return { store, seconds, bytes, lines, firstByteMs, rssBeforeMb, rssPeakMb };
+  const body = Buffer.concat(chunks);
+  return { store, seconds, bytes, lines, firstByteMs, rssBeforeMb: rss.before, rssPeakMb, body };
 }
 
 async function run(target: { store: BenchStore; pgBase?: string }): Promise<Result> {
@@ -112,7 +161,8 @@ async function run(target: { store: BenchStore; pgBase?: string }): Promise<Resu
     await seed(app.url);
     const took = ((performance.now() - t0) / 1000).toFixed(0);
     console.log(`${target.store}: seeded ${NODES} + ${BIG} × 1 MiB files in ${took} s`);
-    return await exportOnce(app.url, app.pid, target.store);
+    const { body, ...exported } = await exportOnce(app.url, app.pid, target.store);
+    return { ...exported, imported: await importOnce(app.url, app.pid, body, exported.lines) };
   } finally {
     await app.stop();
   }
@@ -129,6 +179,15 @@ async function main() {
     console.log(
       `| ${r.store} | ${r.lines} | ${mb.toFixed(1)} | ${r.seconds.toFixed(2)} | ${(mb / r.seconds).toFixed(1)} | ` +
         `${r.firstByteMs.toFixed(0)} | ${r.rssBeforeMb.toFixed(0)} | ${r.rssPeakMb.toFixed(0)} |`,
+    );
+  }
+  console.log('\n| store (import) | lines | MB | seconds | MB/s | lines/s | RSS before MB | RSS peak during MB |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const { store, imported: i } of results) {
+    const mb = i.bytes / 1024 / 1024;
+    console.log(
+      `| ${store} | ${i.lines} | ${mb.toFixed(1)} | ${i.seconds.toFixed(2)} | ${(mb / i.seconds).toFixed(1)} | ` +
+        `${(i.lines / i.seconds).toFixed(0)} | ${i.rssBeforeMb.toFixed(0)} | ${i.rssPeakMb.toFixed(0)} |`,
     );
   }
   process.exit(0);

@@ -194,8 +194,27 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       expect(await accountGone(name)).toBe(true);
     }
 
-    const order = await importAs('order', ndjson([exported[2], exported[1], ...exported.slice(3)].map((l) => l)));
-    expect(order.status).toBe(400);
+    // Listed twice: a node (in another batch than its first line) and a session, each named at its line.
+    const endAt = exported.length - 1;
+    const withEnd = (lines: Line[], more: Record<string, number>) =>
+      lines.map((l) =>
+        l.type === 'end' ? { ...l, ...Object.fromEntries(Object.entries(more).map(([k, v]) => [k, l[k] + v])) } : l,
+      );
+    const sessionAt = exported.findIndex((l) => l.type === 'session');
+    const twiceNode = withEnd([...exported.slice(0, sessionAt), exported[fileAt], ...exported.slice(sessionAt)], {
+      nodes: 1,
+    });
+    const dn = await importAs('twice-node', ndjson(twiceNode));
+    expect([dn.status, dn.body.error.details.field, dn.body.error.message]).toEqual([
+      400,
+      `line ${sessionAt + 1}: uri`,
+      expect.stringMatching(/listed twice/),
+    ]);
+    expect(await accountGone('twice-node')).toBe(true);
+    const twiceSession = withEnd([...exported.slice(0, endAt), exported[sessionAt], exported[endAt]], { sessions: 1 });
+    const ds = await importAs('twice-session', ndjson(twiceSession));
+    expect([ds.status, ds.body.error.details.field]).toEqual([400, `line ${endAt + 1}: session_id`]);
+    expect(await accountGone('twice-session')).toBe(true);
   });
 
   it('bounds a line and the body (413 naming them), needs NDJSON (415) and the root key (403)', async () => {

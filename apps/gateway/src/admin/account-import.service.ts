@@ -8,6 +8,8 @@ import {
   importProblem,
   ImportSessionLine,
   invalidArgument,
+  KernelError,
+  KernelErrorCode,
   readImportLine,
 } from '@app/kernel';
 import { AccountImportRepository, AuditRepository, IdentityRepository, ImportedSessionTally } from '@app/store';
@@ -30,6 +32,23 @@ export interface ImportOutcome {
   sessions: number;
   archives: number;
   messages: number;
+}
+
+type NumberedNode = ImportNodeLine & { line: number };
+
+/**
+ * A batch's write refused because of one of its nodes (listed twice, a file where a directory is, …) is
+ * reported at that node's line, as a line's own check is.
+ */
+function atNodeLine(err: unknown, batch: NumberedNode[]): unknown {
+  if (!(err instanceof KernelError)) return err;
+  const uri = err.details?.resource ?? err.details?.uri;
+  // The last line naming it: of a node listed twice in one batch, the second is the refused one.
+  let node: NumberedNode | undefined;
+  for (const n of batch) if (n.uri === uri) node = n;
+  if (!node) return err;
+  const message = err.code === KernelErrorCode.AlreadyExists ? `node ${node.uri} is listed twice` : err.message;
+  return importProblem(node.line, message, 'uri');
 }
 
 interface OpenSession {
@@ -75,14 +94,16 @@ export class AccountImportService {
     const order = new ImportOrder();
     const out: ImportOutcome = { account_id: accountId, users: [], nodes: 0, sessions: 0, archives: 0, messages: 0 };
     let begun = false;
-    let nodes: ImportNodeLine[] = [];
+    let nodes: NumberedNode[] = [];
     let nodeBytes = 0;
     let session: OpenSession | null = null;
     let last = 0;
 
     const flushNodes = async () => {
       if (nodes.length === 0) return;
-      const jobs = await this.imports.writeNodes(accountId, nodes);
+      const jobs = await this.imports.writeNodes(accountId, nodes).catch((e: unknown) => {
+        throw atNodeLine(e, nodes);
+      });
       for (const job of jobs) await this.dispatcher.dispatch(job);
       out.nodes += nodes.length;
       nodes = [];
@@ -125,13 +146,14 @@ export class AccountImportService {
             break;
           case 'node':
             if (nodes.length >= NODE_BATCH || (nodes.length > 0 && nodeBytes + bytes > BATCH_BYTES)) await flushNodes();
-            nodes.push(l);
+            nodes.push({ ...l, line });
             nodeBytes += bytes;
             break;
           case 'session':
             await flushNodes();
             await closeSession();
-            await this.imports.openSession(accountId, l);
+            if (!(await this.imports.openSession(accountId, l)))
+              throw importProblem(line, `session ${l.user_id}/${l.session_id} is listed twice`, 'session_id');
             session = {
               line: l,
               tally: {

@@ -175,15 +175,15 @@ export function readImportLine(value: unknown, line: number, bounds: ImportLineB
 }
 
 /**
- * The order an export writes its lines in, which the import relies on: the account first; nodes in URI
- * order (a directory before what it holds); sessions in (user, session) order, each followed by its
- * archives (by index) and then its live messages (by seq), all of a user the account line lists; the
- * `end` line last, with the counts of what came before it.
+ * The order an export writes its lines in, as far as the import relies on it: the account first; then
+ * the nodes; then each session followed by its archives (by index) and then its live messages (by seq),
+ * all of users the account line lists; the `end` line last, with the counts of what came before it.
+ * Nodes and sessions need no order among themselves: the export lists them in the database's collation,
+ * which another deployment may not share. A node or session listed twice is refused when it is written.
  */
 export class ImportOrder {
   private readonly users = new Set<string>();
   private readonly counts = { nodes: 0, sessions: 0, archives: 0, messages: 0 };
-  private lastUri = '';
   private session: { user_id: string; session_id: string } | null = null;
   private lastArchive = -1;
   private lastSeq = 0;
@@ -205,16 +205,11 @@ export class ImportOrder {
         throw importProblem(line, 'an export has one account line, its first', 'type');
       case 'node':
         if (this.stage !== 'nodes') throw importProblem(line, 'nodes come before the sessions', 'type');
-        if (l.uri <= this.lastUri) throw importProblem(line, 'nodes come in URI order, each once', 'uri');
-        this.lastUri = l.uri;
         this.counts.nodes++;
         return;
       case 'session': {
         if (!this.users.has(l.user_id))
           throw importProblem(line, `user ${l.user_id} is not in the account line's users`, 'user_id');
-        const prev = this.session;
-        if (prev && (l.user_id < prev.user_id || (l.user_id === prev.user_id && l.session_id <= prev.session_id)))
-          throw importProblem(line, 'sessions come in (user_id, session_id) order, each once', 'session_id');
         this.stage = 'sessions';
         this.session = { user_id: l.user_id, session_id: l.session_id };
         this.lastArchive = -1;

@@ -120,13 +120,14 @@ export class AccountImportRepository {
     });
   }
 
-  /** Creates the session row (its counters are written by `closeSession`). */
-  async openSession(accountId: string, s: ImportSessionLine): Promise<void> {
-    await this.db.query(
+  /** Creates the session row (its counters are written by `closeSession`); false when it exists already. */
+  async openSession(accountId: string, s: ImportSessionLine): Promise<boolean> {
+    const { rowCount } = await this.db.query(
       `INSERT INTO sessions (account_id, user_id, session_id, created_at, updated_at, commit_count, event_tags)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
       [accountId, s.user_id, s.session_id, s.created_at, s.updated_at, s.commit_count, s.event_tags],
     );
+    return rowCount === 1;
   }
 
   /**
