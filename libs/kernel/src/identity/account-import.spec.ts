@@ -95,6 +95,10 @@ describe('readImportLine', () => {
     expect(refusal(() => readImportLine({ ...account, users: Array(4).fill(account.users[0]) }, 1, bounds)).field).toBe(
       'line 1: users',
     );
+    expect(refusal(() => readImportLine({ ...message(1), parts: [null] }, 4, bounds)).field).toBe('line 4: parts[0]');
+    expect(
+      refusal(() => readImportLine({ ...archive(1), messages: [{ id: 'm', role: 'user' }] }, 4, bounds)).field,
+    ).toBe('line 4: messages[0].created_at');
     expect(refusal(() => readImportLine([1], 9, bounds)).field).toBe('line 9');
     expect(refusal(() => readImportLine({ type: 'other' }, 9, bounds)).field).toBe('line 9: type');
   });

@@ -148,7 +148,15 @@ export function readImportLine(value: unknown, line: number, bounds: ImportLineB
         created_at: r.date('created_at'),
         abstract: r.string('abstract'),
         overview: r.string('overview'),
-        messages: r.array('messages', Number.MAX_SAFE_INTEGER),
+        messages: r.array('messages', Number.MAX_SAFE_INTEGER).map((m, i) => {
+          // An archived message as a commit stored it: the readers of archives rely on this shape.
+          const f = new Fields(m, line, `messages[${i}].`);
+          f.string('id');
+          f.string('role');
+          f.string('created_at');
+          f.parts('parts');
+          return m;
+        }),
       };
     case 'message':
       return {
@@ -159,7 +167,7 @@ export function readImportLine(value: unknown, line: number, bounds: ImportLineB
         message_id: r.match('message_id', /^\S{1,128}$/),
         role: r.match('role', /^.{1,64}$/su),
         content: r.string('content'),
-        parts: r.has('parts') && r.raw('parts') !== null ? r.array('parts', Number.MAX_SAFE_INTEGER) : null,
+        parts: r.has('parts') && r.raw('parts') !== null ? r.parts('parts') : null,
         extra: r.has('extra') ? r.object('extra') : {},
         created_at: r.date('created_at'),
       };
@@ -351,6 +359,16 @@ class Fields {
     const v = this.o[k];
     if (!Array.isArray(v)) this.fail(k, 'must be an array');
     if (v.length > max) this.fail(k, `must hold at most ${max} items`);
+    return v;
+  }
+
+  /** Message parts: objects, each naming its `type` (the session readers dispatch on it). */
+  parts(k: string): unknown[] {
+    const v = this.array(k, Number.MAX_SAFE_INTEGER);
+    v.forEach((p, i) => {
+      if (typeof p !== 'object' || p === null || Array.isArray(p) || typeof (p as { type?: unknown }).type !== 'string')
+        this.fail(`${k}[${i}]`, 'must be an object with a string type');
+    });
     return v;
   }
 
