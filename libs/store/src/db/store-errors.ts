@@ -41,3 +41,25 @@ export function storeUnreachable(err: unknown): KernelError | null {
     reason: code || 'connection',
   });
 }
+
+// SQLSTATEs of a transaction PostgreSQL aborted for another's sake: deadlock victim, serialization failure.
+const ABORTED_STATES = new Set(['40P01', '40001']);
+const ABORT_RETRIES = 3;
+
+/**
+ * Runs `transaction` again when the server aborted it as a deadlock victim (at most three attempts, a
+ * short pause between). For the long transactions that touch every row of a tenant (deleting a user or an
+ * account, removing a failed import) while the indexer updates some of those rows in its own order: the
+ * other transaction has committed when this one is retried. Any other error is thrown at once.
+ */
+export async function retryAborted<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (attempt >= ABORT_RETRIES || typeof code !== 'string' || !ABORTED_STATES.has(code)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}

@@ -9,6 +9,7 @@ import {
   userRoot,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { retryAborted } from '../db/store-errors';
 import { AuditSink, insertAudit } from './audit.repository';
 import { deleteInSteps } from './delete-steps';
 import { quotaExceeded, readOwnLimits } from './account-usage';
@@ -293,15 +294,20 @@ export class IdentityRepository {
 
   /** Deletes an account, its users, keys, content and sessions. */
   async deleteAccount(accountId: string, audit: AuditSink): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const { rowCount } = await tx.query('DELETE FROM accounts WHERE account_id = $1', [accountId]);
-      if (rowCount === 0)
-        throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
-      // Everything else keyed by the account goes with it (sessions take their messages, archives, tool results
-      // and usage records by cascade): nothing of a deleted tenant stays behind, and a re-created account starts empty.
-      for (const table of ACCOUNT_TABLES) await deleteInSteps(tx, table, 'account_id = $1', [accountId], stepOf(table));
-      await insertAudit(tx, audit);
-    });
+    // Every row of the tenant, while the indexer may update some of them in its own order: a deadlock victim
+    // is retried (a failed import's removal met one on PostgreSQL).
+    await retryAborted(() =>
+      this.db.transaction(async (tx) => {
+        const { rowCount } = await tx.query('DELETE FROM accounts WHERE account_id = $1', [accountId]);
+        if (rowCount === 0)
+          throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+        // Everything else keyed by the account goes with it (sessions take their messages, archives, tool results
+        // and usage records by cascade): nothing of a deleted tenant stays behind, and a re-created account starts empty.
+        for (const table of ACCOUNT_TABLES)
+          await deleteInSteps(tx, table, 'account_id = $1', [accountId], stepOf(table));
+        await insertAudit(tx, audit);
+      }),
+    );
   }
 
   async createUser(
@@ -408,6 +414,11 @@ export class IdentityRepository {
 
   /** Deletes a user with their keys, private content and sessions. */
   async deleteUser(accountId: string, userId: string, audit: AuditSink): Promise<void> {
+    // Every row of the user, while the indexer may update some of them in its own order: a deadlock victim is retried.
+    await retryAborted(() => this.doDeleteUser(accountId, userId, audit));
+  }
+
+  private async doDeleteUser(accountId: string, userId: string, audit: AuditSink): Promise<void> {
     await this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query('DELETE FROM users WHERE account_id = $1 AND user_id = $2', [
         accountId,
