@@ -154,6 +154,13 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     const r = await importAs('source', ndjson(exported));
     expect(r.status).toBe(409);
     expect((await exportOf('source')).length).toBe(exported.length);
+    expect(r.body.error.details.reason).toBeUndefined();
+    // An id held by an import that is running (or stopped with its gateway) says so.
+    await as(ROOT, 'POST', '/api/v1/admin/accounts', { account_id: 'held', admin_user_id: 'boss' });
+    await as(ROOT, 'PUT', '/api/v1/admin/accounts/held/suspension', { suspended: true, reason: 'import in progress' });
+    const held = await importAs('held', ndjson(exported));
+    expect([held.status, held.body.error.details.reason]).toEqual([409, 'import_in_progress']);
+    expect(held.body.error.message).toMatch(/delete it to import again/);
   });
 
   it('refuses a cut export, a bad line or wrong counts by line and field, and leaves no account behind', async () => {

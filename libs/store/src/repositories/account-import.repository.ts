@@ -22,6 +22,24 @@ import { insertOutbox } from './outbox';
 /** The suspension an account holds while its import runs: no key of it is served until it is whole. */
 export const IMPORT_SUSPENSION_REASON = 'import in progress';
 
+/**
+ * 409 for an account id in use; when it is held by an import (running, or stopped with its gateway), the
+ * answer says so, since a retried import otherwise cannot tell that case from a name clash.
+ */
+async function accountInUse(tx: Pick<Db, 'query'>, accountId: string): Promise<KernelError> {
+  const { rows } = await tx.query<{ suspended_reason: string | null }>(
+    'SELECT suspended_reason FROM accounts WHERE account_id = $1',
+    [accountId],
+  );
+  if (rows[0]?.suspended_reason === IMPORT_SUSPENSION_REASON)
+    return new KernelError(
+      KernelErrorCode.Conflict,
+      `Account ${accountId} is being imported, or its import stopped with its gateway: delete it to import again`,
+      { account_id: accountId, reason: 'import_in_progress' },
+    );
+  return new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, { account_id: accountId });
+}
+
 /** What a session's import added up, for the session row written once its last line is in. */
 export interface ImportedSessionTally {
   archivedMessages: number;
@@ -59,10 +77,7 @@ export class AccountImportRepository {
          ON CONFLICT DO NOTHING`,
         [accountId, IMPORT_SUSPENSION_REASON, JSON.stringify(readLimitOverrides(limits))],
       );
-      if (rowCount === 0)
-        throw new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, {
-          account_id: accountId,
-        });
+      if (rowCount === 0) throw await accountInUse(tx, accountId);
       const out = users.map((u) => ({ ...u, user_key: newUserKey(accountId, u.user_id) }));
       if (out.length > 0) {
         await tx.query(
