@@ -238,6 +238,30 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     expect(huge.status).toBe(413);
     expect(huge.body.error.details).toMatchObject({ field: 'body' });
 
+    // The account's own quotas, as the export carries them: users at the account line, sessions as they come.
+    const users = await importAs('users', ndjson([{ ...exported[0], limits: { max_users: 1 } }, ...exported.slice(1)]));
+    expect([users.status, users.body.error.details]).toEqual([
+      413,
+      expect.objectContaining({ field: 'line 1', limit: 'account_users', max: 1 }),
+    ]);
+    expect(await accountGone('users')).toBe(true);
+    const endAt = exported.length - 1;
+    const second = { ...exported.find((l) => l.type === 'session')!, session_id: 's2' };
+    const sessions = await importAs(
+      'sessions',
+      ndjson([
+        { ...exported[0], limits: { max_sessions: 1 } },
+        ...exported.slice(1, endAt),
+        second,
+        { ...exported[endAt], sessions: exported[endAt].sessions + 1 },
+      ]),
+    );
+    expect([sessions.status, sessions.body.error.details]).toEqual([
+      413,
+      expect.objectContaining({ field: `line ${endAt + 1}`, limit: 'account_sessions', max: 1 }),
+    ]);
+    expect(await accountGone('sessions')).toBe(true);
+
     expect((await importAs('json', ndjson(exported), ROOT, 'application/json')).status).toBe(415);
     const admin = await importAs('byadmin', ndjson(exported), keys.boss);
     expect(admin.status).toBe(403);

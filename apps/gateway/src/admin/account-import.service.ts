@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
+  AccountLimitOverrides,
   Identity,
   ImportMessageLine,
   ImportNodeLine,
@@ -11,6 +12,7 @@ import {
   KernelError,
   KernelErrorCode,
   readImportLine,
+  readLimitOverrides,
 } from '@app/kernel';
 import { AccountImportRepository, AuditRepository, IdentityRepository, ImportedSessionTally } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
@@ -49,6 +51,15 @@ function atNodeLine(err: unknown, batch: NumberedNode[]): unknown {
   if (!node) return err;
   const message = err.code === KernelErrorCode.AlreadyExists ? `node ${node.uri} is listed twice` : err.message;
   return importProblem(node.line, message, 'uri');
+}
+
+/** A storage quota the export would pass (413, as a write past it), at the line that passes it. */
+function overQuota(line: number, what: string, limit: string, max: number): KernelError {
+  return new KernelError(KernelErrorCode.PayloadTooLarge, `line ${line}: account storage quota exceeded: ${what}`, {
+    field: `line ${line}`,
+    limit,
+    max,
+  });
 }
 
 interface OpenSession {
@@ -98,6 +109,7 @@ export class AccountImportService {
     let nodeBytes = 0;
     let session: OpenSession | null = null;
     let last = 0;
+    let own: AccountLimitOverrides = {};
 
     const flushNodes = async () => {
       if (nodes.length === 0) return;
@@ -136,6 +148,8 @@ export class AccountImportService {
         order.accept(l, line);
         switch (l.type) {
           case 'account':
+            own = readLimitOverrides(l.limits);
+            this.checkUsers(line, l.users.length, own);
             out.users = await this.imports.begin(
               accountId,
               l.users,
@@ -150,6 +164,7 @@ export class AccountImportService {
             nodeBytes += bytes;
             break;
           case 'session':
+            this.checkSessions(line, out.sessions + 1, own);
             await flushNodes();
             await closeSession();
             if (!(await this.imports.openSession(accountId, l)))
@@ -202,6 +217,23 @@ export class AccountImportService {
       if (begun) await this.removeFailed(caller, accountId, err);
       throw err;
     }
+  }
+
+  /** The account's users within its bound (its own `max_users`, else the deployment's): 413 at the account line. */
+  private checkUsers(line: number, users: number, own: AccountLimitOverrides): void {
+    const max = own.max_users ?? this.config.store.quota.maxUsers;
+    if (users > max)
+      throw overQuota(line, `the export holds ${users} users, more than the account's ${max}`, 'account_users', max);
+  }
+
+  /**
+   * The account's sessions within its bound (its own `max_sessions`, else the deployment's), counted as they
+   * come: the import makes a new account, so what it wrote is all it holds. 413 at the line past the bound.
+   */
+  private checkSessions(line: number, sessions: number, own: AccountLimitOverrides): void {
+    const max = own.max_sessions ?? this.config.store.quota.maxSessions;
+    if (sessions > max)
+      throw overQuota(line, `the export holds more than the account's ${max} sessions`, 'account_sessions', max);
   }
 
   /** A failed import leaves nothing behind: the account it made is deleted, and the trail says why. */

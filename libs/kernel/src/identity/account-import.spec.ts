@@ -123,13 +123,14 @@ describe('ImportOrder', () => {
         account,
         node('viking://resources/b.md'),
         node('viking://resources/a.md'),
+        node('viking://user/u1/memories/a.md'),
         session('s2'),
         session('s1'),
         archive(1),
         archive(2),
         message(5),
         message(6),
-        end({ nodes: 2, sessions: 2, archives: 2, messages: 2 }),
+        end({ nodes: 3, sessions: 2, archives: 2, messages: 2 }),
       ]),
     ).not.toThrow();
   });
@@ -140,6 +141,7 @@ describe('ImportOrder', () => {
       [[account, account], /one account line/],
       [[account, session('s1'), node('viking://resources/a.md')], /before the sessions/],
       [[account, session('s1', 'nobody')], /not in the account line's users/],
+      [[account, node('viking://user/nobody/memories/a.md')], /user nobody is not in the account line's users/],
       [[account, message(1)], /follows its session's line/],
       [[account, session('s1'), message(2), message(2)], /seq order/],
       [[account, session('s1'), message(1), archive(1)], /archives come before its messages/],

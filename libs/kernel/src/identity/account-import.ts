@@ -213,6 +213,7 @@ export class ImportOrder {
         throw importProblem(line, 'an export has one account line, its first', 'type');
       case 'node':
         if (this.stage !== 'nodes') throw importProblem(line, 'nodes come before the sessions', 'type');
+        this.assertOwner(l.uri, line);
         this.counts.nodes++;
         return;
       case 'session': {
@@ -250,6 +251,13 @@ export class ImportOrder {
         }
         this.stage = 'ended';
     }
+  }
+
+  /** A node in a user's space belongs to a user the account line lists (no node without its owner). */
+  private assertOwner(uri: string, line: number): void {
+    const [scope, owner] = uri.slice('viking://'.length).split('/');
+    if (scope === 'user' && owner !== undefined && owner !== '' && !this.users.has(owner))
+      throw importProblem(line, `user ${owner} is not in the account line's users`, 'uri');
   }
 
   /** Refuses an export that stopped before its end line (a cut download or upload). */
