@@ -1,0 +1,201 @@
+import {
+  AccountLimitOverrides,
+  ImportAccountLine,
+  ImportLine,
+  ImportMessageLine,
+  ImportNodeLine,
+  importProblem,
+  ImportSessionLine,
+  KernelError,
+  KernelErrorCode,
+  readLimitOverrides,
+} from '@app/kernel';
+import { AccountImportRepository, AuditSink, ImportedSessionTally } from '@app/store';
+import { IndexDispatchService } from '../content/index-dispatch.service';
+
+/** Node lines written per transaction, and their bytes at most (a larger file alone). */
+const NODE_BATCH = 256;
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** Live messages written per transaction. */
+const MESSAGE_BATCH = 500;
+
+/** What an import made: the account, its users with their new keys (shown once), and the counts. */
+export interface ImportOutcome {
+  account_id: string;
+  users: { user_id: string; role: string; user_key: string }[];
+  nodes: number;
+  sessions: number;
+  archives: number;
+  messages: number;
+}
+
+/** The deployment's quotas an account without its own takes. */
+export interface ImportQuotas {
+  maxUsers: number;
+  maxSessions: number;
+}
+
+type NumberedNode = ImportNodeLine & { line: number };
+
+interface OpenSession {
+  line: ImportSessionLine;
+  tally: ImportedSessionTally;
+  batch: ImportMessageLine[];
+  batchBytes: number;
+}
+
+/**
+ * Writes one import's checked lines in batches (docs/limits-and-security.md, "Importing an account"):
+ * nodes 256 or 4 MiB at a time, a session's messages 500 at a time, each batch one transaction, so it holds
+ * one batch whatever the export's size. `begun` says whether the account exists (a failure must remove it).
+ */
+export class ImportWriter {
+  readonly outcome: ImportOutcome;
+  begun = false;
+  private own: AccountLimitOverrides = {};
+  private nodes: NumberedNode[] = [];
+  private nodeBytes = 0;
+  private session: OpenSession | null = null;
+
+  constructor(
+    private readonly imports: AccountImportRepository,
+    private readonly dispatcher: IndexDispatchService,
+    private readonly accountId: string,
+    private readonly quotas: ImportQuotas,
+    /** The `account.import` event, written with the account. */
+    private readonly audit: (users: number) => AuditSink,
+  ) {
+    this.outcome = { account_id: accountId, users: [], nodes: 0, sessions: 0, archives: 0, messages: 0 };
+  }
+
+  /** Takes line number `line` (already checked by `readImportLine` and `ImportOrder`), `bytes` long. */
+  async take(l: ImportLine, line: number, bytes: number): Promise<void> {
+    switch (l.type) {
+      case 'account':
+        return this.account(l, line);
+      case 'node':
+        if (this.nodes.length >= NODE_BATCH || (this.nodes.length > 0 && this.nodeBytes + bytes > BATCH_BYTES))
+          await this.flushNodes();
+        this.nodes.push({ ...l, line });
+        this.nodeBytes += bytes;
+        return;
+      case 'session':
+        return this.openSession(l, line);
+      case 'archive': {
+        const s = this.session;
+        if (!s) return; // ImportOrder refuses an archive without its session
+        await this.imports.writeArchive(this.accountId, l);
+        s.tally.archivedMessages += l.messages.length;
+        s.tally.highestArchive = Math.max(s.tally.highestArchive, l.archive_index);
+        this.outcome.archives++;
+        return;
+      }
+      case 'message': {
+        const s = this.session;
+        if (!s) return;
+        if (s.batch.length >= MESSAGE_BATCH || (s.batch.length > 0 && s.batchBytes + bytes > BATCH_BYTES))
+          await this.flushMessages(s);
+        s.batch.push(l);
+        s.batchBytes += bytes;
+        s.tally.liveMessages++;
+        s.tally.lastSeq = l.seq;
+        s.tally.lastMessageAt = l.created_at;
+        return;
+      }
+      case 'end':
+        await this.flushNodes();
+        await this.closeSession();
+    }
+  }
+
+  /** Creates the account with its users, within its own `max_users` (else the deployment's): 413 here. */
+  private async account(l: ImportAccountLine, line: number): Promise<void> {
+    this.own = readLimitOverrides(l.limits);
+    const max = this.own.max_users ?? this.quotas.maxUsers;
+    if (l.users.length > max)
+      throw overQuota(
+        line,
+        `the export holds ${l.users.length} users, more than the account's ${max}`,
+        'account_users',
+        max,
+      );
+    this.outcome.users = await this.imports.begin(this.accountId, l.users, l.limits, this.audit(l.users.length));
+    this.begun = true;
+  }
+
+  /**
+   * Starts a session, within the account's own `max_sessions` (else the deployment's), counted as they come:
+   * the import makes a new account, so what it wrote is all it holds.
+   */
+  private async openSession(l: ImportSessionLine, line: number): Promise<void> {
+    const max = this.own.max_sessions ?? this.quotas.maxSessions;
+    if (this.outcome.sessions + 1 > max)
+      throw overQuota(line, `the export holds more than the account's ${max} sessions`, 'account_sessions', max);
+    await this.flushNodes();
+    await this.closeSession();
+    if (!(await this.imports.openSession(this.accountId, l)))
+      throw importProblem(line, `session ${l.user_id}/${l.session_id} is listed twice`, 'session_id');
+    const tally = {
+      archivedMessages: 0,
+      liveMessages: 0,
+      lastSeq: 0,
+      pendingTokens: 0,
+      lastMessageAt: null,
+      highestArchive: 0,
+    };
+    this.session = { line: l, tally, batch: [], batchBytes: 0 };
+    this.outcome.sessions++;
+  }
+
+  private async flushNodes(): Promise<void> {
+    const batch = this.nodes;
+    if (batch.length === 0) return;
+    const jobs = await this.imports.writeNodes(this.accountId, batch).catch((e: unknown) => {
+      throw atNodeLine(e, batch);
+    });
+    for (const job of jobs) await this.dispatcher.dispatch(job);
+    this.outcome.nodes += batch.length;
+    this.nodes = [];
+    this.nodeBytes = 0;
+  }
+
+  private async flushMessages(s: OpenSession): Promise<void> {
+    if (s.batch.length === 0) return;
+    s.tally.pendingTokens += await this.imports.writeMessages(this.accountId, s.batch);
+    this.outcome.messages += s.batch.length;
+    s.batch = [];
+    s.batchBytes = 0;
+  }
+
+  private async closeSession(): Promise<void> {
+    const s = this.session;
+    if (!s) return;
+    await this.flushMessages(s);
+    await this.imports.closeSession(this.accountId, s.line, s.tally);
+    this.session = null;
+  }
+}
+
+/**
+ * A batch's write refused because of one of its nodes (listed twice, a file where a directory is, …) is
+ * reported at that node's line, as a line's own check is.
+ */
+function atNodeLine(err: unknown, batch: NumberedNode[]): unknown {
+  if (!(err instanceof KernelError)) return err;
+  const uri = err.details?.resource ?? err.details?.uri;
+  // The last line naming it: of a node listed twice in one batch, the second is the refused one.
+  let node: NumberedNode | undefined;
+  for (const n of batch) if (n.uri === uri) node = n;
+  if (!node) return err;
+  const message = err.code === KernelErrorCode.AlreadyExists ? `node ${node.uri} is listed twice` : err.message;
+  return importProblem(node.line, message, 'uri');
+}
+
+/** A storage quota the export would pass (413, as a write past it), at the line that passes it. */
+function overQuota(line: number, what: string, limit: string, max: number): KernelError {
+  return new KernelError(KernelErrorCode.PayloadTooLarge, `line ${line}: account storage quota exceeded: ${what}`, {
+    field: `line ${line}`,
+    limit,
+    max,
+  });
+}
