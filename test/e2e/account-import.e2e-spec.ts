@@ -37,15 +37,17 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     app = await startTestApp({
       store,
       rootApiKey: ROOT,
-      env: { MUNINN_IMPORT_MAX_LINE_BYTES: '65536', MUNINN_IMPORT_MAX_BYTES: '1048576' },
+      // One user per account by default: the source's own max_users (2) is above it, and its import must
+      // be held to the account's own bound, not the deployment's.
+      env: { MUNINN_IMPORT_MAX_LINE_BYTES: '65536', MUNINN_IMPORT_MAX_BYTES: '1048576', MUNINN_ACCOUNT_MAX_USERS: '1' },
     });
     keys.boss = (
       await as(ROOT, 'POST', '/api/v1/admin/accounts', { account_id: 'source', admin_user_id: 'boss' })
     ).body.result.user_key;
+    await as(ROOT, 'PUT', '/api/v1/admin/accounts/source/limits', { max_sessions: 77, max_users: 2 });
     keys.u1 = (
       await as(keys.boss, 'POST', '/api/v1/admin/accounts/source/users', { user_id: 'u1' })
     ).body.result.user_key;
-    await as(ROOT, 'PUT', '/api/v1/admin/accounts/source/limits', { max_sessions: 77 });
     // 300 files: more than one batch of the import (256 nodes).
     for (let b = 0; b < 2; b++) {
       const operations = Array.from({ length: 150 }, (_, i) => ({
@@ -111,7 +113,10 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     // The new account is in service, with the source's own limits, and its import in the trail.
     const account = (await as(ROOT, 'GET', '/api/v1/admin/accounts/copy')).body.result;
     expect(account.suspended).toBeFalsy();
-    expect((await as(ROOT, 'GET', '/api/v1/admin/accounts/copy/limits')).body.result.own).toEqual({ max_sessions: 77 });
+    expect((await as(ROOT, 'GET', '/api/v1/admin/accounts/copy/limits')).body.result.own).toEqual({
+      max_sessions: 77,
+      max_users: 2,
+    });
     const trail = (await as(ROOT, 'GET', '/api/v1/admin/accounts/copy/audit')).body.result.events;
     expect(trail.map((e: Line) => e.action)).toContain('account.import');
 
@@ -250,7 +255,7 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     const sessions = await importAs(
       'sessions',
       ndjson([
-        { ...exported[0], limits: { max_sessions: 1 } },
+        { ...exported[0], limits: { ...exported[0].limits, max_sessions: 1 } },
         ...exported.slice(1, endAt),
         second,
         { ...exported[endAt], sessions: exported[endAt].sessions + 1 },

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, ImportOrder, importProblem, invalidArgument, readImportLine } from '@app/kernel';
+import { ACCOUNT_LIMITS, Identity, ImportOrder, importProblem, invalidArgument, readImportLine } from '@app/kernel';
 import { AccountImportRepository, AuditRepository, IdentityRepository } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { adminAudit, requireRoot } from './admin-access';
@@ -37,7 +37,9 @@ export class AccountImportService {
       throw invalidArgument(`account_id ${ACCOUNT_ID_MESSAGE} and not start with "_"`, { field: 'account_id' });
     const { limits, store } = this.config;
     const bounds = {
-      maxUsers: store.quota.maxUsers,
+      // The line's own bound is the most users any account may be allowed (an account's max_users may be
+      // above the deployment's); ImportWriter holds the export to the account's own quota.
+      maxUsers: ACCOUNT_LIMITS.max_users.max,
       maxTags: limits.tagsMaxItems,
       maxTagChars: limits.tagMaxChars,
       maxDepth: limits.bodyMaxDepth,
