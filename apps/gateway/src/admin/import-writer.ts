@@ -119,7 +119,7 @@ export class ImportWriter {
         'account_users',
         max,
       );
-    this.outcome.users = await this.imports.begin(this.accountId, l.users, l.limits, this.audit(l.users.length));
+    this.outcome.users = await this.imports.begin(this.accountId, l.users, this.own, this.audit(l.users.length));
     this.begun = true;
   }
 

@@ -92,10 +92,11 @@ async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions)
       );
     }
   }
-  const declared = checkBodyType(req);
+  const path = req.url.split('?')[0];
+  const declared = checkBodyType(req, path);
   if (req.routeOptions.url === undefined) return; // unknown route: the 404 needs no identity
   await opts.authenticate(req);
-  const limit = IMPORT_ROUTE.test(req.url.split('?')[0]) ? opts.importMaxBytes : opts.bodyLimitBytes;
+  const limit = IMPORT_ROUTE.test(path) ? opts.importMaxBytes : opts.bodyLimitBytes;
   if (declared > limit) {
     throw new KernelError(KernelErrorCode.PayloadTooLarge, 'Request body is too large', {
       field: 'body',
@@ -109,12 +110,11 @@ async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions)
  * Refuses a body that is not JSON (415), or not multipart on the upload route, or not NDJSON on the
  * import route; returns the declared body length (0 when none is declared).
  */
-function checkBodyType(req: FastifyRequest): number {
+function checkBodyType(req: FastifyRequest, path: string): number {
   const length = header(req, 'content-length');
   const hasBody = (length !== undefined && length !== '0') || header(req, 'transfer-encoding') !== undefined;
   if (!hasBody) return 0;
   const type = header(req, 'content-type') ?? '';
-  const path = req.url.split('?')[0];
   const [pattern, expected] =
     path === UPLOAD_ROUTE
       ? [MULTIPART_TYPE, 'multipart/form-data']

@@ -1,5 +1,6 @@
 import { IndexJob } from '@app/contracts';
 import {
+  AccountLimitOverrides,
   estimateTokens,
   Identity,
   ImportArchiveLine,
@@ -9,7 +10,6 @@ import {
   KernelError,
   KernelErrorCode,
   messageTokens,
-  readLimitOverrides,
   SessionMessage,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
@@ -64,18 +64,21 @@ export class AccountImportRepository {
     private readonly options: WriteOptions,
   ) {}
 
-  /** Creates the account (409 when it exists), suspended, with the users and their new keys. */
+  /**
+   * Creates the account (409 when it exists), suspended, with the users and their new keys and its own
+   * limits (as `readLimitOverrides` keeps them).
+   */
   async begin(
     accountId: string,
     users: { user_id: string; role: UserRole }[],
-    limits: Record<string, unknown>,
+    own: AccountLimitOverrides,
     audit: AuditSink,
   ): Promise<{ user_id: string; role: UserRole; user_key: string }[]> {
     return this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query(
         `INSERT INTO accounts (account_id, suspended_at, suspended_reason, limits) VALUES ($1, now(), $2, $3::jsonb)
          ON CONFLICT DO NOTHING`,
-        [accountId, IMPORT_SUSPENSION_REASON, JSON.stringify(readLimitOverrides(limits))],
+        [accountId, IMPORT_SUSPENSION_REASON, JSON.stringify(own)],
       );
       if (rowCount === 0) throw await accountInUse(tx, accountId);
       const out = users.map((u) => ({ ...u, user_key: newUserKey(accountId, u.user_id) }));
@@ -152,6 +155,7 @@ export class AccountImportRepository {
    */
   async writeArchive(accountId: string, a: ImportArchiveLine): Promise<void> {
     const pending = a.status === 'pending';
+    const messages = JSON.stringify(a.messages);
     await this.db.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO session_archives (account_id, user_id, session_id, archive_index, status, messages, overview,
@@ -163,7 +167,7 @@ export class AccountImportRepository {
           a.session_id,
           a.archive_index,
           pending ? 'failed' : a.status,
-          JSON.stringify(a.messages),
+          messages,
           a.overview,
           a.abstract,
           estimateTokens(a.overview),
@@ -171,12 +175,12 @@ export class AccountImportRepository {
           a.created_at,
         ],
       );
-      const bytes = Buffer.byteLength(JSON.stringify(a.messages), 'utf8');
+      const bytes = Buffer.byteLength(messages, 'utf8');
       await enforceQuota(tx, accountId, this.options.quota, { nodes: 0, contentBytes: bytes });
     });
   }
 
-  /** A batch of one session's live messages; returns their token estimate and stored bytes. */
+  /** A batch of one session's live messages, within the storage quota; returns their token estimate. */
   async writeMessages(accountId: string, msgs: ImportMessageLine[]): Promise<number> {
     const tokens = msgs.map((m) =>
       m.parts ? messageTokens({ parts: m.parts as SessionMessage['parts'] }) : estimateTokens(m.content),
