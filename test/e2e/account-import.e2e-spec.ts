@@ -70,14 +70,27 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     };
     expect((await as(keys.u1, 'POST', '/api/v1/content/write', memory)).status).toBe(200);
     expect((await as(keys.boss, 'POST', '/api/v1/fs/mkdir', { uri: 'viking://resources/empty' })).status).toBe(200);
-    expect((await as(keys.u1, 'POST', '/api/v1/sessions', { session_id: 's1' })).status).toBe(200);
+    // A session with its own policies, committed with turn-budget retention: the copy must behave alike.
+    const created = await as(keys.u1, 'POST', '/api/v1/sessions', {
+      session_id: 's1',
+      auto_commit_policy: { message_count_threshold: 40, idle_timeout_seconds: 7200 },
+      memory_policy: { peer: { enabled: false } },
+    });
+    expect(created.status).toBe(200);
     await as(keys.u1, 'POST', '/api/v1/sessions/s1/messages/batch', {
       messages: [
         { role: 'user', content: 'I moved to Lisbon last week.' },
         { role: 'assistant', content: 'Noted: Lisbon.' },
       ],
     });
-    const commit = (await as(keys.u1, 'POST', '/api/v1/sessions/s1/commit')).body.result;
+    const commit = (
+      await as(keys.u1, 'POST', '/api/v1/sessions/s1/commit', {
+        retention_mode: 'turn_budget',
+        keep_recent_turn_count: 0,
+        retained_message_token_budget: 5000,
+        min_raw_tail_steps: 2,
+      })
+    ).body.result;
     await eventually(async () => {
       const t = (await as(keys.u1, 'GET', `/api/v1/tasks/${commit.task_id}`)).body.result;
       return t?.status === 'completed' ? t : null;
@@ -144,8 +157,19 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     expect(own.status).toBe(200);
     const copied = await as(users.u1.user_key, 'GET', '/api/v1/sessions/s1');
     expect(copied.status).toBe(200);
-    expect(copied.body.result.commit_count).toBe(own.body.result.commit_count);
-    expect(copied.body.result.total_message_count).toBe(own.body.result.total_message_count);
+    // The whole meta, the account aside: counters, times, the policies, the retention the last commit asked for.
+    expect(copied.body.result).toEqual({
+      ...own.body.result,
+      created_by_account_id: 'copy',
+      user: { ...own.body.result.user, account_id: 'copy' },
+    });
+    expect(copied.body.result).toMatchObject({
+      auto_commit_policy: { message_count_threshold: 40, idle_timeout_seconds: 7200 },
+      memory_policy: { peer: { enabled: false } },
+      retention_mode: 'turn_budget',
+      retained_message_token_budget: 5000,
+      min_raw_tail_steps: 2,
+    });
     // The imported session goes on: a new message and a commit number after the imported archive.
     const next = await as(users.u1.user_key, 'POST', '/api/v1/sessions/s1/messages', { role: 'user', content: 'Hi' });
     expect(next.status).toBe(200);
@@ -153,6 +177,47 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     expect(commit.status).toBe(200);
     const imported = exported.find((l) => l.type === 'archive')!.archive_index;
     expect(commit.body.result.archive_uri).toMatch(new RegExp(`archive_0*${imported + 1}$`));
+  });
+
+  it("schedules an imported session's idle commit, and gives an earlier export's session a new one's defaults", async () => {
+    const sessionLine = exported.find((l) => l.type === 'session')!;
+    const messageLine = exported.find((l) => l.type === 'message')!;
+    const base = ['type', 'user_id', 'session_id', 'created_at', 'updated_at', 'commit_count', 'event_tags'];
+    // A session line as exports before the settings were exported wrote it.
+    const earlier = Object.fromEntries(Object.entries(sessionLine).filter(([k]) => base.includes(k)));
+    const lines = [
+      exported[0],
+      {
+        ...sessionLine,
+        session_id: 'idle',
+        commit_count: 0,
+        retention_mode: '',
+        last_commit_at: null,
+        auto_commit_policy: { idle_timeout_seconds: 1 },
+      },
+      // Its last message long ago: idle already, so only a scheduled idle check can commit it.
+      { ...messageLine, session_id: 'idle', seq: 1, created_at: '2026-01-01T00:00:00.000Z' },
+      { ...earlier, session_id: 'earlier', commit_count: 0 },
+      { type: 'end', nodes: 0, sessions: 2, archives: 0, messages: 1 },
+    ];
+    const r = await importAs('idle', ndjson(lines));
+    expect(r.status).toBe(200);
+    const key = r.body.result.users.find((u: Line) => u.user_id === 'u1').user_key;
+    const meta = await eventually(async () => {
+      const m = (await as(key, 'GET', '/api/v1/sessions/idle')).body.result;
+      return m?.commit_count === 1 ? m : null;
+    }, 30_000);
+    expect(meta).toMatchObject({ message_count: 0, pending_tokens: 0 });
+    expect(meta.last_auto_commit_at).not.toBe('');
+    expect((await as(key, 'GET', '/api/v1/sessions/earlier')).body.result).toMatchObject({
+      auto_commit_policy: null,
+      memory_policy: null,
+      retention_mode: '',
+      keep_recent_count: 0,
+      min_raw_tail_steps: 1,
+      last_commit_at: '',
+      memories_extracted: {},
+    });
   });
 
   it('refuses an account id in use (409) and changes nothing', async () => {

@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
+import { QueueName } from '@app/contracts';
 import { ACCOUNT_LIMITS, Identity, ImportOrder, importProblem, invalidArgument, readImportLine } from '@app/kernel';
+import { JobBus, sessionIdleKey } from '@app/queue';
 import { AccountImportRepository, AuditRepository, IdentityRepository } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { adminAudit, requireRoot } from './admin-access';
 import { ACCOUNT_ID, ACCOUNT_ID_MESSAGE } from './dto/admin.dto';
-import { ImportOutcome, ImportWriter } from './import-writer';
+import { IdleSession, ImportOutcome, ImportWriter } from './import-writer';
 import { ndjsonLines } from './ndjson-lines';
 
 /**
@@ -25,6 +27,7 @@ export class AccountImportService {
     private readonly identities: IdentityRepository,
     private readonly audits: AuditRepository,
     private readonly dispatcher: IndexDispatchService,
+    @Inject(JobBus) private readonly bus: JobBus,
   ) {}
 
   async importAccount(
@@ -64,10 +67,25 @@ export class AccountImportService {
       }
       order.assertEnded(last);
       await this.imports.finish(accountId);
+      await this.scheduleIdle(accountId, writer.idle);
       return writer.outcome;
     } catch (err) {
       if (writer.begun) await this.removeFailed(caller, accountId, err);
       throw err;
+    }
+  }
+
+  /**
+   * Imported sessions with live messages and an idle policy get their idle check, as a message write
+   * schedules it (docs/sessions.md "Automatic commit"); the check waits out what is left of the idle time.
+   * Not scheduled, a session would idle-commit only after its next message.
+   */
+  private async scheduleIdle(accountId: string, sessions: IdleSession[]): Promise<void> {
+    for (const s of sessions) {
+      const job = { accountId, userId: s.userId, sessionId: s.sessionId };
+      await this.bus
+        .enqueue(QueueName.SessionIdle, job, { delayMs: s.delayMs, coalesceKey: sessionIdleKey(job) })
+        .catch((err: Error) => this.logger.warn(`idle commit of ${s.sessionId} not scheduled: ${err.message}`));
     }
   }
 

@@ -8,6 +8,7 @@ import {
   ImportSessionLine,
   KernelError,
   KernelErrorCode,
+  idleCommitWait,
   readLimitOverrides,
 } from '@app/kernel';
 import { AccountImportRepository, AuditSink, ImportedSessionTally } from '@app/store';
@@ -37,6 +38,13 @@ export interface ImportQuotas {
 
 type NumberedNode = ImportNodeLine & { line: number };
 
+/** An imported session its idle policy will commit: its idle check is scheduled once the import is in. */
+export interface IdleSession {
+  userId: string;
+  sessionId: string;
+  delayMs: number;
+}
+
 interface OpenSession {
   line: ImportSessionLine;
   tally: ImportedSessionTally;
@@ -56,6 +64,8 @@ export class ImportWriter {
   private nodes: NumberedNode[] = [];
   private nodeBytes = 0;
   private session: OpenSession | null = null;
+  /** Sessions with live messages and an idle policy (at most the account's max_sessions). */
+  readonly idle: IdleSession[] = [];
 
   constructor(
     private readonly imports: AccountImportRepository,
@@ -172,6 +182,19 @@ export class ImportWriter {
     if (!s) return;
     await this.flushMessages(s);
     await this.imports.closeSession(this.accountId, s.line, s.tally);
+    const wait = idleCommitWait(
+      s.line.auto_commit_policy,
+      {
+        pendingTokens: s.tally.pendingTokens,
+        messageCount: s.tally.liveMessages,
+        keepRecentCount: s.line.keep_recent_count,
+        lastAutoCommitAt: s.line.last_auto_commit_at ? Date.parse(s.line.last_auto_commit_at) : null,
+        lastMessageAt: s.tally.lastMessageAt ? Date.parse(s.tally.lastMessageAt) : null,
+      },
+      Date.now(),
+    );
+    if (wait !== null)
+      this.idle.push({ userId: s.line.user_id, sessionId: s.line.session_id, delayMs: Math.max(0, wait) });
     this.session = null;
   }
 }

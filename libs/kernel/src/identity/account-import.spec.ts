@@ -103,6 +103,50 @@ describe('readImportLine', () => {
     expect(refusal(() => readImportLine({ type: 'other' }, 9, bounds)).field).toBe('line 9: type');
   });
 
+  it("reads a session's settings and counters, and gives an earlier export's session a new one's defaults", () => {
+    const settings = {
+      auto_commit_policy: { message_count_threshold: 20, idle_timeout_seconds: 600 },
+      memory_policy: { peer: { enabled: false }, memory_types: ['experiences', 'events'] },
+      retention_mode: 'turn_budget',
+      keep_recent_count: 0,
+      keep_recent_turn_count: 2,
+      retained_message_token_budget: 5000,
+      min_raw_tail_steps: 3,
+      last_commit_at: at,
+      last_auto_commit_at: null,
+      memories_extracted: { memory_write: 2, memory_edit: 1, total: 3 },
+      llm_token_usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    };
+    const read = readImportLine({ ...session('s1'), ...settings }, 4, bounds);
+    expect(read).toMatchObject({
+      ...settings,
+      // Policies as the session routes store them: the auto-commit policy whole, the memory policy normalised.
+      auto_commit_policy: { message_count_threshold: 20, idle_timeout_seconds: 600, pending_token_threshold: 150_000 },
+      memory_policy: { self: { enabled: true }, peer: { enabled: false } },
+    });
+    expect((read as { memory_policy: { memory_types: string[] } }).memory_policy.memory_types).toContain('events');
+    expect(readImportLine(session('s1'), 4, bounds)).toMatchObject({
+      auto_commit_policy: null,
+      memory_policy: null,
+      retention_mode: '',
+      keep_recent_count: 0,
+      min_raw_tail_steps: 1,
+      last_commit_at: null,
+      memories_extracted: {},
+      llm_token_usage: {},
+    });
+    const refused = (extra: object) => refusal(() => readImportLine({ ...session('s1'), ...extra }, 4, bounds)).field;
+    expect(refused({ auto_commit_policy: { sometimes: 1 } })).toBe('line 4: auto_commit_policy.sometimes');
+    expect(refused({ auto_commit_policy: 'often' })).toBe('line 4: auto_commit_policy');
+    expect(refused({ memory_policy: { memory_types: ['dreams'] } })).toBe('line 4: memory_policy.memory_types');
+    expect(refused({ retention_mode: 'forever' })).toBe('line 4: retention_mode');
+    expect(refused({ keep_recent_turn_count: -1 })).toBe('line 4: keep_recent_turn_count');
+    expect(refused({ last_commit_at: 'soon' })).toBe('line 4: last_commit_at');
+    expect(refused({ memories_extracted: { total: 1.5 } })).toBe('line 4: memories_extracted.total');
+    expect(refused({ llm_token_usage: { cost: 1 } })).toBe('line 4: llm_token_usage.cost');
+    expect(refused({ llm_token_usage: [] })).toBe('line 4: llm_token_usage');
+  });
+
   it('refuses what the store cannot hold anywhere in the line: NUL, unpaired surrogates, deep nesting', () => {
     expect(
       refusal(() => readImportLine(node('viking://resources/a.md', { content: 'a\u0000b' }), 2, bounds)).message,

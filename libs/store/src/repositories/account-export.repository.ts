@@ -1,3 +1,4 @@
+import type { ImportSessionSettings } from '@app/kernel';
 import { Db } from '../db/db.port';
 
 /** The export's format version: the first line names it, so a reader knows what the lines hold. */
@@ -33,7 +34,7 @@ export type ExportLine =
       /** The file's body; absent for a directory (its summary is derived again on import). */
       content?: string;
     }
-  | {
+  | ({
       type: 'session';
       user_id: string;
       session_id: string;
@@ -41,7 +42,7 @@ export type ExportLine =
       updated_at: string;
       commit_count: number;
       event_tags: string[];
-    }
+    } & ExportedSessionSettings)
   | {
       type: 'archive';
       user_id: string;
@@ -202,30 +203,17 @@ export class AccountExportRepository {
   private async *sessions(accountId: string): AsyncGenerator<ExportLine> {
     let after: [string, string] = ['', ''];
     for (;;) {
-      const { rows } = await this.db.query<{
-        user_id: string;
-        session_id: string;
-        created_at: Date | string;
-        updated_at: Date | string;
-        commit_count: number;
-        event_tags: string[] | null;
-      }>(
-        `SELECT user_id, session_id, created_at, updated_at, commit_count, event_tags FROM sessions
-         WHERE account_id = $1 AND (user_id, session_id) > ($2, $3)
+      const { rows } = await this.db.query<SessionExportRow>(
+        `SELECT user_id, session_id, created_at, updated_at, commit_count, event_tags, auto_commit_policy,
+           memory_policy, retention_mode, keep_recent_count, keep_recent_turn_count, retained_message_token_budget,
+           min_raw_tail_steps, last_commit_at, last_auto_commit_at, memories_extracted, llm_token_usage
+         FROM sessions WHERE account_id = $1 AND (user_id, session_id) > ($2, $3)
          ORDER BY user_id, session_id LIMIT ${EXPORT_PAGE_ROWS}`,
         [accountId, ...after],
       );
       if (rows.length === 0) return;
       for (const s of rows) {
-        yield {
-          type: 'session',
-          user_id: s.user_id,
-          session_id: s.session_id,
-          created_at: iso(s.created_at),
-          updated_at: iso(s.updated_at),
-          commit_count: s.commit_count,
-          event_tags: s.event_tags ?? [],
-        };
+        yield sessionLine(s);
         yield* this.archives(accountId, s.user_id, s.session_id);
         yield* this.messages(accountId, s.user_id, s.session_id);
       }
@@ -315,4 +303,53 @@ export class AccountExportRepository {
       after = heads.rows[heads.rows.length - 1].seq;
     }
   }
+}
+
+/** What a session was told to do and what it counted, as its meta shows it (docs/sessions.md "Session meta"). */
+type ExportedSessionSettings = Omit<ImportSessionSettings, 'auto_commit_policy' | 'memory_policy'> & {
+  auto_commit_policy: unknown;
+  memory_policy: unknown;
+};
+
+interface SessionExportRow {
+  user_id: string;
+  session_id: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  commit_count: number;
+  event_tags: string[] | null;
+  auto_commit_policy: unknown;
+  memory_policy: unknown;
+  retention_mode: string;
+  keep_recent_count: number;
+  keep_recent_turn_count: number;
+  retained_message_token_budget: number;
+  min_raw_tail_steps: number;
+  last_commit_at: Date | string | null;
+  last_auto_commit_at: Date | string | null;
+  memories_extracted: Record<string, number> | null;
+  llm_token_usage: Record<string, number> | null;
+}
+
+function sessionLine(s: SessionExportRow): ExportLine {
+  return {
+    type: 'session',
+    user_id: s.user_id,
+    session_id: s.session_id,
+    created_at: iso(s.created_at),
+    updated_at: iso(s.updated_at),
+    commit_count: s.commit_count,
+    event_tags: s.event_tags ?? [],
+    auto_commit_policy: s.auto_commit_policy ?? null,
+    memory_policy: s.memory_policy ?? null,
+    retention_mode: s.retention_mode === 'turn_budget' ? 'turn_budget' : '',
+    keep_recent_count: s.keep_recent_count,
+    keep_recent_turn_count: s.keep_recent_turn_count,
+    retained_message_token_budget: s.retained_message_token_budget,
+    min_raw_tail_steps: s.min_raw_tail_steps,
+    last_commit_at: s.last_commit_at === null ? null : iso(s.last_commit_at),
+    last_auto_commit_at: s.last_auto_commit_at === null ? null : iso(s.last_auto_commit_at),
+    memories_extracted: s.memories_extracted ?? {},
+    llm_token_usage: s.llm_token_usage ?? {},
+  };
 }

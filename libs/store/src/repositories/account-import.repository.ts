@@ -141,9 +141,32 @@ export class AccountImportRepository {
   /** Creates the session row (its counters are written by `closeSession`); false when it exists already. */
   async openSession(accountId: string, s: ImportSessionLine): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `INSERT INTO sessions (account_id, user_id, session_id, created_at, updated_at, commit_count, event_tags)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-      [accountId, s.user_id, s.session_id, s.created_at, s.updated_at, s.commit_count, s.event_tags],
+      `INSERT INTO sessions (account_id, user_id, session_id, created_at, updated_at, commit_count, event_tags,
+         auto_commit_policy, memory_policy, retention_mode, keep_recent_count, keep_recent_turn_count,
+         retained_message_token_budget, min_raw_tail_steps, last_commit_at, last_auto_commit_at, memories_extracted,
+         llm_token_usage)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18::jsonb)
+       ON CONFLICT DO NOTHING`,
+      [
+        accountId,
+        s.user_id,
+        s.session_id,
+        s.created_at,
+        s.updated_at,
+        s.commit_count,
+        s.event_tags,
+        s.auto_commit_policy === null ? null : JSON.stringify(s.auto_commit_policy),
+        s.memory_policy === null ? null : JSON.stringify(s.memory_policy),
+        s.retention_mode,
+        s.keep_recent_count,
+        s.keep_recent_turn_count,
+        s.retained_message_token_budget,
+        s.min_raw_tail_steps,
+        s.last_commit_at,
+        s.last_auto_commit_at,
+        JSON.stringify(s.memories_extracted),
+        JSON.stringify(s.llm_token_usage),
+      ],
     );
     return rowCount === 1;
   }
