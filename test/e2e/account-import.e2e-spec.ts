@@ -230,7 +230,7 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     await as(ROOT, 'PUT', '/api/v1/admin/accounts/held/suspension', { suspended: true, reason: 'import in progress' });
     const held = await importAs('held', ndjson(exported));
     expect([held.status, held.body.error.details.reason]).toEqual([409, 'import_in_progress']);
-    expect(held.body.error.message).toMatch(/delete it to import again/);
+    expect(held.body.error.message).toMatch(/delete it; then import again/);
   });
 
   it('refuses a cut export, a bad line or wrong counts by line and field, and leaves no account behind', async () => {

@@ -30,7 +30,12 @@ export interface AppConfig {
     /** Retried writes (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"). */
     idempotency: { keyMaxChars: number; ttlS: number; maxKeysPerAccount: number; maxBytesPerAccount: number };
     /** Bounds of an account import's body (docs/limits-and-security.md, "Importing an account"). */
-    import: { maxBytes: number; maxLineBytes: number };
+    import: {
+      maxBytes: number;
+      maxLineBytes: number;
+      /** An import without its gateway's heartbeat this long is abandoned: its account is removed. */
+      abandonMs: number;
+    };
   };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */
   filter: { maxNodes: number; maxDepth: number; maxPatternLength: number };

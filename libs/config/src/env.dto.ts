@@ -372,6 +372,14 @@ export class EnvDto {
   @Max(268435456)
   MUNINN_IMPORT_MAX_LINE_BYTES?: number;
 
+  /** Seconds an import may go without its gateway's heartbeat before its account is removed as abandoned. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(86400)
+  MUNINN_IMPORT_ABANDON_S?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

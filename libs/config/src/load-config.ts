@@ -72,6 +72,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       import: {
         maxBytes: dto.MUNINN_IMPORT_MAX_BYTES ?? 16 * 1024 * 1024 * 1024,
         maxLineBytes: dto.MUNINN_IMPORT_MAX_LINE_BYTES ?? 64 * 1024 * 1024,
+        abandonMs: (dto.MUNINN_IMPORT_ABANDON_S ?? 300) * 1000,
       },
     },
     filter: {
@@ -299,6 +300,7 @@ const DECLARED = [
   'MUNINN_IDEMPOTENCY_MAX_KEYS',
   'MUNINN_IDEMPOTENCY_MAX_BYTES',
   'MUNINN_IMPORT_MAX_BYTES',
+  'MUNINN_IMPORT_ABANDON_S',
   'MUNINN_IMPORT_MAX_LINE_BYTES',
   'MUNINN_WAIT_MAX_S',
   'MUNINN_LOG_FORMAT',

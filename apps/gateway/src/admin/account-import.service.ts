@@ -52,6 +52,15 @@ export class AccountImportService {
       adminAudit(this.audits, caller, 'account.import', accountId, null, { users }),
     );
     let last = 0;
+    // The import's sign of life: without it (the gateway stopped) any gateway removes the account.
+    const heartbeat = setInterval(
+      () =>
+        void this.imports
+          .heartbeat(accountId)
+          .catch((err: Error) => this.logger.warn(`import heartbeat of ${accountId} failed: ${err.message}`)),
+      Math.ceil(store.import.abandonMs / 5),
+    );
+    heartbeat.unref();
     try {
       for await (const { line, text, bytes } of ndjsonLines(body, store.import)) {
         last = line;
@@ -72,6 +81,8 @@ export class AccountImportService {
     } catch (err) {
       if (writer.begun) await this.removeFailed(caller, accountId, err);
       throw err;
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
@@ -98,7 +109,8 @@ export class AccountImportService {
         adminAudit(this.audits, caller, 'account.delete', accountId, null, { reason }),
       );
     } catch (e) {
-      // Left suspended ("import in progress"): an operator deletes it; no key of it is served meanwhile.
+      // Left suspended ("import in progress"), no key of it served: its heartbeat stops with this request, so
+      // the abandoned-import sweep removes it (ImportSweepService).
       this.logger.error(`a failed import of ${accountId} could not be removed: ${(e as Error).message}`);
     }
   }

@@ -6,12 +6,13 @@ import { SystemModule } from '../system/system.module';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
 import { AccountImportService } from './account-import.service';
+import { ImportSweepService } from './import-sweep.service';
 import { ContentModule } from '../content/content.module';
 
 /** Accounts, users and keys under `/admin`. Exports nothing. */
 @Module({
   imports: [AuthModule, LedgerModule, SystemModule, GatewayHttpModule, ContentModule],
   controllers: [AdminController],
-  providers: [AdminService, AccountImportService],
+  providers: [AdminService, AccountImportService, ImportSweepService],
 })
 export class AdminModule {}

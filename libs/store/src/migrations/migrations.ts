@@ -16,6 +16,7 @@ import { AUDIT_EVENTS_MIGRATION } from './audit-events.migration';
 import { IDEMPOTENCY_KEYS_MIGRATION } from './idempotency-keys.migration';
 import { KEY_EXPIRY_MIGRATION } from './key-expiry.migration';
 import { ACCOUNT_SUSPENSION_MIGRATION } from './account-suspension.migration';
+import { IMPORT_HEARTBEAT_MIGRATION } from './import-heartbeat.migration';
 
 export type { Migration } from './migration';
 
@@ -189,4 +190,5 @@ GROUP BY account_id, chunk;
   ACCOUNT_SUSPENSION_MIGRATION,
   IDEMPOTENCY_KEYS_MIGRATION,
   KEY_EXPIRY_MIGRATION,
+  IMPORT_HEARTBEAT_MIGRATION,
 ];

@@ -16,11 +16,11 @@ import { Db } from '../db/db.port';
 import { enforceQuota } from './account-usage';
 import { AuditSink, insertAudit } from './audit.repository';
 import { hashKey, newUserKey, UserRole } from './identity.repository';
+import { abandonedImportSql, IMPORT_SUSPENSION_REASON } from './import-suspension';
 import { ensureDirectories, writeNodes, WriteOptions } from './node-write';
 import { insertOutbox } from './outbox';
 
-/** The suspension an account holds while its import runs: no key of it is served until it is whole. */
-export const IMPORT_SUSPENSION_REASON = 'import in progress';
+export { IMPORT_SUSPENSION_REASON } from './import-suspension';
 
 /**
  * 409 for an account id in use; when it is held by an import (running, or stopped with its gateway), the
@@ -34,7 +34,8 @@ async function accountInUse(tx: Pick<Db, 'query'>, accountId: string): Promise<K
   if (rows[0]?.suspended_reason === IMPORT_SUSPENSION_REASON)
     return new KernelError(
       KernelErrorCode.Conflict,
-      `Account ${accountId} is being imported, or its import stopped with its gateway: delete it to import again`,
+      `Account ${accountId} is being imported, or its import stopped with its gateway: an abandoned import is ` +
+        'removed once its heartbeat is overdue (MUNINN_IMPORT_ABANDON_S), or delete it; then import again',
       { account_id: accountId, reason: 'import_in_progress' },
     );
   return new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, { account_id: accountId });
@@ -76,8 +77,8 @@ export class AccountImportRepository {
   ): Promise<{ user_id: string; role: UserRole; user_key: string }[]> {
     return this.db.transaction(async (tx) => {
       const { rowCount } = await tx.query(
-        `INSERT INTO accounts (account_id, suspended_at, suspended_reason, limits) VALUES ($1, now(), $2, $3::jsonb)
-         ON CONFLICT DO NOTHING`,
+        `INSERT INTO accounts (account_id, suspended_at, suspended_reason, limits, import_heartbeat_at)
+         VALUES ($1, now(), $2, $3::jsonb, now()) ON CONFLICT DO NOTHING`,
         [accountId, IMPORT_SUSPENSION_REASON, JSON.stringify(own)],
       );
       if (rowCount === 0) throw await accountInUse(tx, accountId);
@@ -266,8 +267,26 @@ export class AccountImportRepository {
   /** Lifts the import's suspension (the import was recorded in the trail when it began). */
   async finish(accountId: string): Promise<void> {
     await this.db.query(
-      'UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL WHERE account_id = $1 AND suspended_reason = $2',
+      `UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL, import_heartbeat_at = NULL
+       WHERE account_id = $1 AND suspended_reason = $2`,
       [accountId, IMPORT_SUSPENSION_REASON],
     );
+  }
+
+  /** The running import's sign of life (its gateway calls it while the body streams in). */
+  async heartbeat(accountId: string): Promise<void> {
+    await this.db.query(
+      'UPDATE accounts SET import_heartbeat_at = now() WHERE account_id = $1 AND suspended_reason = $2',
+      [accountId, IMPORT_SUSPENSION_REASON],
+    );
+  }
+
+  /** Accounts still held by an import whose heartbeat is older than `staleMs` (its gateway stopped), at most `limit`. */
+  async abandoned(staleMs: number, limit: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ account_id: string }>(
+      `SELECT account_id FROM accounts WHERE ${abandonedImportSql(1)} ORDER BY account_id LIMIT ${limit}`,
+      [staleMs],
+    );
+    return rows.map((r) => r.account_id);
   }
 }

@@ -12,6 +12,7 @@ import { Db } from '../db/db.port';
 import { retryAborted } from '../db/store-errors';
 import { AuditSink, insertAudit } from './audit.repository';
 import { deleteInSteps } from './delete-steps';
+import { abandonedImportSql } from './import-suspension';
 import { quotaExceeded, readOwnLimits } from './account-usage';
 
 export type UserRole = 'admin' | 'user';
@@ -240,7 +241,8 @@ export class IdentityRepository {
   /**
    * Suspends the account (`reason` given: its first suspension time is kept, the reason replaced) or
    * resumes it (null), recording the change in `audit` in the same transaction; resuming an account in
-   * service changes and records nothing. 404 for an unknown account.
+   * service changes and records nothing. 404 for an unknown account. The operator's decision takes an
+   * importing account out of the abandoned-import sweep (its heartbeat is cleared).
    */
   async setSuspension(accountId: string, reason: string | null, audit: AuditSink): Promise<AccountRecord> {
     return this.db.transaction(async (tx) => {
@@ -253,7 +255,7 @@ export class IdentityRepository {
       if (reason !== null || rows[0].suspended_at !== null) {
         await tx.query(
           `UPDATE accounts SET suspended_at = CASE WHEN $2::text IS NULL THEN NULL ELSE coalesce(suspended_at, now()) END,
-             suspended_reason = $2 WHERE account_id = $1`,
+             suspended_reason = $2, import_heartbeat_at = NULL WHERE account_id = $1`,
           [accountId, reason],
         );
         await insertAudit(tx, audit);
@@ -293,12 +295,18 @@ export class IdentityRepository {
   }
 
   /** Deletes an account, its users, keys, content and sessions. */
-  async deleteAccount(accountId: string, audit: AuditSink): Promise<void> {
+  /**
+   * Deletes the account and everything of it. With `abandonedImportMs`, only while it is still held by an
+   * import whose heartbeat is older than that (else 404): an import that came back to life is kept.
+   */
+  async deleteAccount(accountId: string, audit: AuditSink, abandonedImportMs?: number): Promise<void> {
+    const guard = abandonedImportMs === undefined ? '' : ` AND ${abandonedImportSql(2)}`;
+    const params = abandonedImportMs === undefined ? [accountId] : [accountId, abandonedImportMs];
     // Every row of the tenant, while the indexer may update some of them in its own order: a deadlock victim
     // is retried (a failed import's removal met one on PostgreSQL).
     await retryAborted(() =>
       this.db.transaction(async (tx) => {
-        const { rowCount } = await tx.query('DELETE FROM accounts WHERE account_id = $1', [accountId]);
+        const { rowCount } = await tx.query(`DELETE FROM accounts WHERE account_id = $1${guard}`, params);
         if (rowCount === 0)
           throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
         // Everything else keyed by the account goes with it (sessions take their messages, archives, tool results
