@@ -553,6 +553,21 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
         updated_at: fc.constant(at),
         commit_count: fc.oneof(fc.integer(), value),
         event_tags: fc.constant([]),
+        // The session's settings and counters (each optional in an export): fuzzed policies and numbers.
+        auto_commit_policy: fc.oneof(
+          fc.constant(null),
+          fc.record({ idle_timeout_seconds: fc.oneof(fc.integer(), value) }),
+          value,
+        ),
+        memory_policy: fc.oneof(
+          fc.constant(null),
+          fc.record({ memory_types: fc.oneof(fc.array(nasty), value) }),
+          value,
+        ),
+        retention_mode: fc.oneof(fc.constantFrom('', 'turn_budget'), nasty),
+        min_raw_tail_steps: fc.oneof(fc.integer(), value),
+        last_commit_at: fc.oneof(fc.constant(null), fc.constant(at), nasty),
+        llm_token_usage: fc.oneof(fc.constant({ total_tokens: 3 }), fc.dictionary(nasty, value, { maxKeys: 2 }), value),
       }),
       fc.record({
         type: fc.constant('message'),
