@@ -1,4 +1,4 @@
-import type { ImportSessionSettings } from '@app/kernel';
+import type { ImportSessionLine } from '@app/kernel';
 import { Db } from '../db/db.port';
 
 /** The export's format version: the first line names it, so a reader knows what the lines hold. */
@@ -34,15 +34,7 @@ export type ExportLine =
       /** The file's body; absent for a directory (its summary is derived again on import). */
       content?: string;
     }
-  | ({
-      type: 'session';
-      user_id: string;
-      session_id: string;
-      created_at: string;
-      updated_at: string;
-      commit_count: number;
-      event_tags: string[];
-    } & ExportedSessionSettings)
+  | ExportedSessionLine
   | {
       type: 'archive';
       user_id: string;
@@ -305,8 +297,11 @@ export class AccountExportRepository {
   }
 }
 
-/** What a session was told to do and what it counted, as its meta shows it (docs/sessions.md "Session meta"). */
-type ExportedSessionSettings = Omit<ImportSessionSettings, 'auto_commit_policy' | 'memory_policy'> & {
+/**
+ * A session with its settings and counters as its meta shows them (docs/sessions.md "Session meta"): the
+ * line the import reads (`ImportSessionLine`), its policies as stored.
+ */
+type ExportedSessionLine = Omit<ImportSessionLine, 'auto_commit_policy' | 'memory_policy'> & {
   auto_commit_policy: unknown;
   memory_policy: unknown;
 };
