@@ -1,3 +1,4 @@
+import { get, IncomingMessage } from 'node:http';
 import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
 
 // Exporting an account (docs/limits-and-security.md, "Exporting an account"): root streams one tenant's
@@ -13,7 +14,8 @@ describe.each(storeModes())('account export (store: %s)', (store) => {
     fetch(`${app.url}/api/v1/admin/accounts/${account}/export`, { headers: { 'x-api-key': key } });
 
   beforeAll(async () => {
-    app = await startTestApp({ store, rootApiKey: ROOT });
+    // One export at a time per gateway, so the bound is reached by two.
+    app = await startTestApp({ store, rootApiKey: ROOT, env: { MUNINN_EXPORT_MAX_CONCURRENT: '1' } });
     for (const id of ['exported', 'other']) {
       const r = await as(ROOT, 'POST', '/api/v1/admin/accounts', { account_id: id, admin_user_id: 'boss' });
       keys[id] = r.body.result.user_key;
@@ -132,5 +134,107 @@ describe.each(storeModes())('account export (store: %s)', (store) => {
       'viking://resources/secret-of-other.md',
     ]);
     expect(other[other.length - 1]).toMatchObject({ type: 'end', sessions: 0, messages: 0 });
+  });
+
+  describe('a large export (10 MB: more than the connection buffers while its client pauses)', () => {
+    const FILES = 320;
+    const uri = (i: number) => `viking://resources/big/f${String(i).padStart(4, '0')}.md`;
+    beforeAll(async () => {
+      keys.big = (
+        await as(ROOT, 'POST', '/api/v1/admin/accounts', { account_id: 'big', admin_user_id: 'boss' })
+      ).body.result.user_key;
+      for (let b = 0; b < FILES / 64; b++) {
+        const operations = Array.from({ length: 64 }, (_, i) => ({
+          uri: uri(b * 64 + i),
+          content: `file ${b * 64 + i} `.padEnd(32 * 1024, 'x'),
+          mode: 'create',
+        }));
+        const w = await as(keys.big, 'POST', '/api/v1/content/batch-write', {
+          root_uri: 'viking://resources/big',
+          operations,
+        });
+        expect(w.status).toBe(200);
+      }
+    }, 120_000);
+
+    /** Reads what is left of a paused export and parses its lines. */
+    async function rest(reader: ReadableStreamDefaultReader<Uint8Array>, head: string) {
+      const decoder = new TextDecoder();
+      let text = head;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      return text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    }
+
+    (store === 'postgres' ? it : it.skip)(
+      'is the account at one instant on PostgreSQL: a move and a write made while it streams are not in it',
+      async () => {
+        const r = await exportOf('big');
+        expect(r.status).toBe(200);
+        const reader = r.body!.getReader();
+        const head = new TextDecoder().decode((await reader.read()).value);
+        expect(head).toContain('"type":"account"');
+        // While the export waits for its client: its last file moves before its first, and a file is added.
+        const moved = await as(keys.big, 'POST', '/api/v1/fs/mv', {
+          from_uri: uri(FILES - 1),
+          to_uri: 'viking://resources/big/a-moved.md',
+        });
+        expect(moved.status).toBe(200);
+        const added = await as(keys.big, 'POST', '/api/v1/content/write', {
+          uri: 'viking://resources/big/zz-new.md',
+          content: 'written during the export',
+          mode: 'create',
+        });
+        expect(added.status).toBe(200);
+        const lines = await rest(reader, head);
+        const files = lines.filter((l) => l.type === 'node' && l.kind === 'file').map((l) => l.uri);
+        // As when it began: the moved file under its old name, once; the new file not there.
+        expect(files).toContain(uri(FILES - 1));
+        expect(files).not.toContain('viking://resources/big/a-moved.md');
+        expect(files).not.toContain('viking://resources/big/zz-new.md');
+        expect(files).toHaveLength(FILES);
+        expect(lines[lines.length - 1]).toMatchObject({ type: 'end', nodes: files.length + 2 });
+        // The next export sees them.
+        const after = await rest((await exportOf('big')).body!.getReader(), '');
+        const now = after.filter((l) => l.type === 'node').map((l) => l.uri);
+        expect(now).toEqual(
+          expect.arrayContaining(['viking://resources/big/a-moved.md', 'viking://resources/big/zz-new.md']),
+        );
+        expect(now).not.toContain(uri(FILES - 1));
+      },
+    );
+
+    it('runs MUNINN_EXPORT_MAX_CONCURRENT at once per gateway (429 beyond), and a client that goes away frees its slot', async () => {
+      // The first export's client reads a little and pauses (node:http, so that going away closes its socket).
+      const first = await new Promise<IncomingMessage>((resolve, reject) =>
+        get(`${app.url}/api/v1/admin/accounts/big/export`, { headers: { 'x-api-key': ROOT } }, resolve).on(
+          'error',
+          reject,
+        ),
+      );
+      expect(first.statusCode).toBe(200);
+      await new Promise((r) => first.once('data', r));
+      first.pause();
+      const second = await exportOf('other');
+      expect(second.status).toBe(429);
+      expect(second.headers.get('retry-after')).toBe('5');
+      expect(((await second.json()) as any).error).toMatchObject({
+        code: 'RESOURCE_EXHAUSTED',
+        details: { limit: 'exports', max: 1 },
+      });
+      // The first client goes away mid-export: its slot is freed and the next export runs.
+      first.destroy();
+      const third = await eventually(async () => {
+        const t = await exportOf('other');
+        return t.status === 200 ? t : (await t.text(), null);
+      });
+      expect((await third.text()).trimEnd().split('\n').pop()).toContain('"type":"end"');
+    });
   });
 });

@@ -29,6 +29,8 @@ export interface AppConfig {
     auditRetentionDays: number;
     /** Retried writes (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"). */
     idempotency: { keyMaxChars: number; ttlS: number; maxKeysPerAccount: number; maxBytesPerAccount: number };
+    /** Account exports one gateway runs at once (docs/limits-and-security.md, "Exporting an account"). */
+    exportMaxConcurrent: number;
     /** Bounds of an account import's body (docs/limits-and-security.md, "Importing an account"). */
     import: {
       maxBytes: number;

@@ -372,6 +372,14 @@ export class EnvDto {
   @Max(268435456)
   MUNINN_IMPORT_MAX_LINE_BYTES?: number;
 
+  /** Account exports one gateway runs at once (each holds a pooled store connection on PostgreSQL). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(8)
+  MUNINN_EXPORT_MAX_CONCURRENT?: number;
+
   /** Seconds an import may go without its gateway's heartbeat before its account is removed as abandoned. */
   @IsOptional()
   @Transform(toInt)

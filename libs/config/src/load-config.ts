@@ -69,6 +69,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         maxKeysPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_KEYS ?? 100_000,
         maxBytesPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_BYTES ?? 64 * 1024 * 1024,
       },
+      exportMaxConcurrent: dto.MUNINN_EXPORT_MAX_CONCURRENT ?? 2,
       import: {
         maxBytes: dto.MUNINN_IMPORT_MAX_BYTES ?? 16 * 1024 * 1024 * 1024,
         maxLineBytes: dto.MUNINN_IMPORT_MAX_LINE_BYTES ?? 64 * 1024 * 1024,
@@ -301,6 +302,7 @@ const DECLARED = [
   'MUNINN_IDEMPOTENCY_MAX_BYTES',
   'MUNINN_IMPORT_MAX_BYTES',
   'MUNINN_IMPORT_ABANDON_S',
+  'MUNINN_EXPORT_MAX_CONCURRENT',
   'MUNINN_IMPORT_MAX_LINE_BYTES',
   'MUNINN_WAIT_MAX_S',
   'MUNINN_LOG_FORMAT',

@@ -8,6 +8,7 @@ import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
 import { ndjson } from './ndjson';
 import { AdminService } from './admin.service';
+import { AccountExportService } from './account-export.service';
 import { AccountImportService } from './account-import.service';
 import {
   AccountLimitsDto,
@@ -27,6 +28,7 @@ export class AdminController {
   constructor(
     private readonly admin: AdminService,
     private readonly importer: AccountImportService,
+    private readonly exporter: AccountExportService,
   ) {}
 
   @Post()
@@ -102,6 +104,7 @@ export class AdminController {
   }
 
   @Get(':accountId/export')
+  @ApiErrors(429)
   @RawResponse()
   @ApiProduces('application/x-ndjson')
   @ApiOperation({
@@ -113,10 +116,11 @@ export class AdminController {
     @Param('accountId') accountId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const lines = await this.admin.exportAccount(c, accountId);
+    const { lines, release } = await this.exporter.open(c, accountId);
     void reply.header('content-type', 'application/x-ndjson; charset=utf-8');
     void reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(accountId)}.ndjson`);
-    return Readable.from(ndjson(lines), { objectMode: false });
+    // Closed however it ends (whole, failed, or its client gone), the export frees its slot.
+    return Readable.from(ndjson(lines), { objectMode: false }).once('close', release);
   }
 
   @Post(':accountId/import')

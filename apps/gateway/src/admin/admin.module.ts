@@ -5,6 +5,7 @@ import { GatewayHttpModule } from '../http/http.module';
 import { SystemModule } from '../system/system.module';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
+import { AccountExportService } from './account-export.service';
 import { AccountImportService } from './account-import.service';
 import { ImportSweepService } from './import-sweep.service';
 import { ContentModule } from '../content/content.module';
@@ -13,6 +14,6 @@ import { ContentModule } from '../content/content.module';
 @Module({
   imports: [AuthModule, LedgerModule, SystemModule, GatewayHttpModule, ContentModule],
   controllers: [AdminController],
-  providers: [AdminService, AccountImportService, ImportSweepService],
+  providers: [AdminService, AccountExportService, AccountImportService, ImportSweepService],
 })
 export class AdminModule {}

@@ -8,19 +8,9 @@ import {
   effectiveLimits,
   Identity,
   invalidArgument,
-  KernelError,
-  KernelErrorCode,
   readLimitOverrides,
 } from '@app/kernel';
-import {
-  AccountExportRepository,
-  AccountLimitsService,
-  AuditRepository,
-  AuditSink,
-  ExportLine,
-  IdentityRepository,
-  UserRole,
-} from '@app/store';
+import { AccountLimitsService, AuditRepository, AuditSink, IdentityRepository, UserRole } from '@app/store';
 import { AccountLimitsDto, AccountSuspensionDto } from './dto/admin.dto';
 import { IdentityCacheService } from '../auth/identity-cache.service';
 import { DedupLedgerService } from '../ledger/dedup-ledger.service';
@@ -39,7 +29,6 @@ export class AdminService {
     private readonly limitsChannel: LimitsChannelService,
     private readonly audits: AuditRepository,
     private readonly usage: AccountUsageService,
-    private readonly exports: AccountExportRepository,
   ) {}
 
   async createAccount(caller: Identity, accountId: string, adminUserId: string, seed?: string) {
@@ -217,20 +206,6 @@ export class AdminService {
     const account = await this.identities.getAccount(accountId);
     const { usage, limits } = await this.usage.report(accountId);
     return { account_id: accountId, users: { users: account.user_count, max_users: limits.max_users }, ...usage };
-  }
-
-  /**
-   * The account's data as export lines (root only: it holds every user's private memories), read page by
-   * page as the caller consumes them (docs/limits-and-security.md, "Exporting an account"). The export is
-   * recorded in the audit trail before its first line; when it cannot be, nothing is exported.
-   */
-  async exportAccount(caller: Identity, accountId: string): Promise<AsyncGenerator<ExportLine>> {
-    this.requireRoot(caller);
-    const lines = await this.exports.open(accountId);
-    if (!lines)
-      throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
-    await this.audits.record(this.audit(caller, 'account.export', accountId));
-    return lines;
   }
 
   /** A page of the account's audit trail, newest first (root, or the account's admin). */

@@ -2,6 +2,16 @@
 export interface TransactionOptions {
   /** Statement timeout inside this transaction, in ms; 0 turns it off (migrations). Default: the store's. */
   statementTimeoutMs?: number;
+  /**
+   * Read only, every statement seeing the database as it was at the first (PostgreSQL's REPEATABLE READ):
+   * a long read that must be one instant (an export). PGlite runs one statement at a time anyway.
+   */
+  snapshot?: boolean;
+  /**
+   * How long the transaction may sit idle between statements before the server ends it, in ms (PostgreSQL).
+   * Default: the store's (twice the statement timeout, at least 10 s).
+   */
+  idleTimeoutMs?: number;
 }
 
 /**

@@ -46,9 +46,14 @@ export class PgDb implements Db {
     const timeoutMs = opts.statementTimeoutMs ?? this.statementTimeoutMs;
     let broken = false;
     try {
-      await client.query('BEGIN');
+      await client.query(opts.snapshot ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
       if (timeoutMs !== this.statementTimeoutMs) {
         await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.trunc(timeoutMs))}`);
+      }
+      if (opts.idleTimeoutMs !== undefined) {
+        await client.query(
+          `SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.trunc(opts.idleTimeoutMs))}`,
+        );
       }
       const tx = {
         kind: this.kind,

@@ -1,5 +1,6 @@
 import type { ImportSessionLine } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { streamInTransaction } from '../db/stream-in-transaction';
 
 /** The export's format version: the first line names it, so a reader knows what the lines hold. */
 export const ACCOUNT_EXPORT_FORMAT = 1;
@@ -101,27 +102,48 @@ interface NodeHead {
 }
 
 /**
+ * How long an export on PostgreSQL may wait for its client between two reads before the server ends its
+ * snapshot (the stream then ends without its `end` line: incomplete). A client that reads keeps it open.
+ */
+export const EXPORT_IDLE_MS = 5 * 60_000;
+
+/**
  * An account's data as lines, read page by page in key order (docs/limits-and-security.md, "Exporting
  * an account"): the account with its users and own limits, every node (files with their bodies), every
  * session with its archives and live messages, then an `end` line with the counts, which a reader
  * checks to know the export is whole. Derived state (embeddings, summaries, term statistics, ledgers)
- * is left out: an import rebuilds it. Each page is its own statement under the store's timeout; the
- * export is not one snapshot, so writes made meanwhile may or may not appear.
+ * is left out: an import rebuilds it. Each page is its own statement under the store's timeout. On
+ * PostgreSQL all of them run in one read-only REPEATABLE READ transaction, so the export is the account
+ * at one instant whatever is written meanwhile (a file moved during the export is in it once, under its
+ * old name); it holds one pooled connection while it runs. PGlite runs one statement at a time for the
+ * whole process, so there each page is its own read and writes made meanwhile may or may not appear.
  */
 export class AccountExportRepository {
   constructor(private readonly db: Db) {}
 
   /** The account's lines; null when there is no such account. Stops when the consumer stops asking. */
   async open(accountId: string): Promise<AsyncGenerator<ExportLine> | null> {
-    const { rows } = await this.db.query<AccountRow>(
+    const { rows } = await this.db.query('SELECT 1 FROM accounts WHERE account_id = $1', [accountId]);
+    if (!rows[0]) return null;
+    if (this.db.kind === 'pglite') return new ExportReader(this.db).lines(accountId);
+    return streamInTransaction(this.db, { snapshot: true, idleTimeoutMs: EXPORT_IDLE_MS }, (tx) =>
+      new ExportReader(tx).lines(accountId),
+    );
+  }
+}
+
+/** The reads of one export, on the store or inside its snapshot transaction. */
+class ExportReader {
+  constructor(private readonly db: Pick<Db, 'query'>) {}
+
+  /** Nothing when the account is gone by the time the export starts reading. */
+  async *lines(accountId: string): AsyncGenerator<ExportLine> {
+    const found = await this.db.query<AccountRow>(
       'SELECT account_id, created_at, suspended_at, limits FROM accounts WHERE account_id = $1',
       [accountId],
     );
-    if (!rows[0]) return null;
-    return this.lines(rows[0]);
-  }
-
-  private async *lines(account: AccountRow): AsyncGenerator<ExportLine> {
+    const account = found.rows[0];
+    if (!account) return;
     const id = account.account_id;
     const users = await this.db.query<{ user_id: string; role: string; created_at: Date | string }>(
       'SELECT user_id, role, created_at FROM users WHERE account_id = $1 ORDER BY user_id',

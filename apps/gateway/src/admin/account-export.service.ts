@@ -1,0 +1,61 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { AccountExportRepository, AuditRepository, ExportLine } from '@app/store';
+import { adminAudit, requireRoot } from './admin-access';
+
+/** An export under way: its lines, and `release` for when its response is over (idempotent). */
+export interface RunningExport {
+  lines: AsyncGenerator<ExportLine>;
+  release: () => void;
+}
+
+/**
+ * Exports an account (docs/limits-and-security.md, "Exporting an account"), root only: the export holds
+ * every user's private memories. On PostgreSQL an export is one snapshot transaction holding a pooled
+ * connection for as long as its client reads, so a gateway runs at most `MUNINN_EXPORT_MAX_CONCURRENT`
+ * at once (429 beyond, `details.limit: exports`): a script exporting every tenant at once cannot take
+ * the connections every other request needs.
+ */
+@Injectable()
+export class AccountExportService {
+  private running = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly exports: AccountExportRepository,
+    private readonly audits: AuditRepository,
+  ) {}
+
+  /**
+   * The account's lines, read page by page as the caller consumes them. The export is recorded in the
+   * audit trail before its first line; when it cannot be, nothing is exported.
+   */
+  async open(caller: Identity, accountId: string): Promise<RunningExport> {
+    requireRoot(this.config, caller);
+    const max = this.config.store.exportMaxConcurrent;
+    if (this.running >= max)
+      throw new KernelError(
+        KernelErrorCode.ResourceExhausted,
+        `${max} exports are running on this gateway (MUNINN_EXPORT_MAX_CONCURRENT); retry once one has ended`,
+        { limit: 'exports', max, retry_after_s: 5 },
+      );
+    this.running++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.running--;
+    };
+    try {
+      const lines = await this.exports.open(accountId);
+      if (!lines)
+        throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+      await this.audits.record(adminAudit(this.audits, caller, 'account.export', accountId));
+      return { lines, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+}
