@@ -143,7 +143,13 @@ describe('readImportLine', () => {
     expect(refused({ keep_recent_turn_count: -1 })).toBe('line 4: keep_recent_turn_count');
     expect(refused({ last_commit_at: 'soon' })).toBe('line 4: last_commit_at');
     expect(refused({ memories_extracted: { total: 1.5 } })).toBe('line 4: memories_extracted.total');
-    expect(refused({ llm_token_usage: { cost: 1 } })).toBe('line 4: llm_token_usage.cost');
+    expect(refused({ llm_token_usage: { cost: -1 } })).toBe('line 4: llm_token_usage.cost');
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 1]));
+    expect(refused({ llm_token_usage: many })).toBe('line 4: llm_token_usage');
+    // A counter name this version does not write is kept: a backup comes back whole.
+    expect(readImportLine({ ...session('s1'), llm_token_usage: { cost: 2 } }, 4, bounds)).toMatchObject({
+      llm_token_usage: { cost: 2 },
+    });
     expect(refused({ llm_token_usage: [] })).toBe('line 4: llm_token_usage');
   });
 

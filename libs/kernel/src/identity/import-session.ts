@@ -36,11 +36,8 @@ export interface ImportSessionLine extends ImportSessionSettings {
 }
 
 const RETENTION_MODES = ['', 'turn_budget'] as const;
-/** The counters a session keeps (the extraction adds to these keys and no others). */
-const COUNTERS = {
-  memories_extracted: ['memory_write', 'memory_edit', 'total'],
-  llm_token_usage: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
-} as const;
+/** Keys of a session's counter object at most (the server keeps three in each). */
+const MAX_COUNTERS = 16;
 
 export function readSessionLine(
   r: Fields,
@@ -85,14 +82,20 @@ function policy<T>(line: number, read: () => T): T {
   }
 }
 
-/** A session's counters: only the keys the server keeps, each a non-negative integer. */
-function counters(r: Fields, line: number, k: keyof typeof COUNTERS): Record<string, number> {
+/**
+ * A session's counters (`memory_write`, `memory_edit`, `total`; `prompt_tokens`, `completion_tokens`,
+ * `total_tokens`): each a non-negative integer, at most 16 keys. Other names are kept, not refused: a backup
+ * must come back even if a version wrote one, and the next extraction rebuilds the object from its keys.
+ */
+function counters(r: Fields, line: number, k: 'memories_extracted' | 'llm_token_usage'): Record<string, number> {
   if (!r.has(k)) return {};
-  const o = new Fields(r.object(k), line, `${k}.`);
+  const raw = r.object(k);
+  const keys = Object.keys(raw);
+  if (keys.length > MAX_COUNTERS) throw importProblem(line, `${k} must hold at most ${MAX_COUNTERS} counters`, k);
+  const o = new Fields(raw, line, `${k}.`);
   const out: Record<string, number> = {};
-  for (const key of Object.keys(r.object(k))) {
-    if (!(COUNTERS[k] as readonly string[]).includes(key))
-      throw importProblem(line, `${k} has an unknown key: ${key.slice(0, 64)}`, `${k}.${key.slice(0, 64)}`);
+  for (const key of keys) {
+    if (key.length > 64) throw importProblem(line, `${k} has a counter name over 64 characters`, k);
     out[key] = o.int(key, 0);
   }
   return out;
