@@ -294,9 +294,8 @@ export class IdentityRepository {
     });
   }
 
-  /** Deletes an account, its users, keys, content and sessions. */
   /**
-   * Deletes the account and everything of it. With `abandonedImportMs`, only while it is still held by an
+   * Deletes the account, its users, keys, content and sessions. With `abandonedImportMs`, only while it is still held by an
    * import whose heartbeat is older than that (else 404): an import that came back to life is kept.
    */
   async deleteAccount(accountId: string, audit: AuditSink, abandonedImportMs?: number): Promise<void> {
