@@ -86,6 +86,14 @@ suite('an import abandoned by its gateway (separate processes)', () => {
       return a.status === 200 ? a.body.result : null;
     });
     expect(held.suspended).toMatchObject({ reason: 'import in progress' });
+    // How far it got, as of its last heartbeat (every second here): both lines read, the file not yet
+    // flushed (nodes go in batches).
+    const progress = await eventually(async () => {
+      const a = (await rootGet(otherUrl, '/api/v1/admin/accounts/halfway')).body.result;
+      return a.import?.lines === 2 ? a.import : null;
+    });
+    expect(progress).toMatchObject({ lines: 2, nodes: 0, sessions: 0, archives: 0, messages: 0 });
+    expect(Date.now() - Date.parse(progress.heartbeat_at)).toBeLessThan(60_000);
 
     // Past the window, with the importing process alive: its heartbeat keeps the account.
     await new Promise((r) => setTimeout(r, (ABANDON_S + 3) * 1000));
@@ -116,6 +124,10 @@ suite('an import abandoned by its gateway (separate processes)', () => {
           .join('\n') + '\n',
     });
     expect(again.status).toBe(200);
+    expect((await rootGet(otherUrl, '/api/v1/admin/accounts/halfway')).body.result).toMatchObject({
+      suspended: null,
+      import: null,
+    });
   }, 120_000);
 
   it("never removes an account an operator suspended, whatever the reason's words", async () => {

@@ -52,11 +52,16 @@ export class AccountImportService {
       adminAudit(this.audits, caller, 'account.import', accountId, null, { users }),
     );
     let last = 0;
-    // The import's sign of life: without it (the gateway stopped) any gateway removes the account.
+    // The import's sign of life, with how far it got (GET …/accounts/{id} shows it): without it (the
+    // gateway stopped) any gateway removes the account.
+    const progress = () => {
+      const { nodes, sessions, archives, messages } = writer.outcome;
+      return { lines: last, nodes, sessions, archives, messages };
+    };
     const heartbeat = setInterval(
       () =>
         void this.imports
-          .heartbeat(accountId)
+          .heartbeat(accountId, progress())
           .catch((err: Error) => this.logger.warn(`import heartbeat of ${accountId} failed: ${err.message}`)),
       Math.ceil(store.import.abandonMs / 5),
     );

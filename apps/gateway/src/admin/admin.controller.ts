@@ -47,7 +47,10 @@ export class AdminController {
   }
 
   @Get(':accountId')
-  @ApiOperation({ summary: "One account: created_at, user_count and suspended (root, or the account's admin)" })
+  @ApiOperation({
+    summary:
+      "One account: created_at, user_count, suspended, and import (while an import makes it: lines read and what was written, as of its last heartbeat) (root, or the account's admin)",
+  })
   getAccount(@Caller() c: Identity, @Param('accountId') accountId: string) {
     return this.admin.getAccount(c, accountId);
   }

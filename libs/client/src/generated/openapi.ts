@@ -29,7 +29,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One account: created_at, user_count and suspended (root, or the account's admin) */
+        /** One account: created_at, user_count, suspended, and import (while an import makes it: lines read and what was written, as of its last heartbeat) (root, or the account's admin) */
         get: operations["AdminController_getAccount"];
         put?: never;
         post?: never;

@@ -15,7 +15,7 @@ import {
 import { Db } from '../db/db.port';
 import { enforceQuota } from './account-usage';
 import { AuditSink, insertAudit } from './audit.repository';
-import { hashKey, newUserKey, UserRole } from './identity.repository';
+import { hashKey, ImportProgress, newUserKey, UserRole } from './identity.repository';
 import { abandonedImportSql, IMPORT_SUSPENSION_REASON } from './import-suspension';
 import { ensureDirectories, writeNodes, WriteOptions } from './node-write';
 import { insertOutbox } from './outbox';
@@ -267,17 +267,18 @@ export class AccountImportRepository {
   /** Lifts the import's suspension (the import was recorded in the trail when it began). */
   async finish(accountId: string): Promise<void> {
     await this.db.query(
-      `UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL, import_heartbeat_at = NULL
+      `UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL, import_heartbeat_at = NULL, import_progress = NULL
        WHERE account_id = $1 AND suspended_reason = $2`,
       [accountId, IMPORT_SUSPENSION_REASON],
     );
   }
 
-  /** The running import's sign of life (its gateway calls it while the body streams in). */
-  async heartbeat(accountId: string): Promise<void> {
+  /** The running import's sign of life and how far it got (its gateway calls it while the body streams in). */
+  async heartbeat(accountId: string, progress: Omit<ImportProgress, 'heartbeat_at'>): Promise<void> {
     await this.db.query(
-      'UPDATE accounts SET import_heartbeat_at = now() WHERE account_id = $1 AND suspended_reason = $2',
-      [accountId, IMPORT_SUSPENSION_REASON],
+      `UPDATE accounts SET import_heartbeat_at = now(), import_progress = $3::jsonb
+       WHERE account_id = $1 AND suspended_reason = $2`,
+      [accountId, IMPORT_SUSPENSION_REASON, JSON.stringify(progress)],
     );
   }
 

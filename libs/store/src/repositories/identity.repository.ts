@@ -23,6 +23,18 @@ export interface AccountRecord {
   user_count: number;
   /** Null while the account is in service (docs/limits-and-security.md, "Suspending an account"). */
   suspended: AccountSuspension | null;
+  /** While an import makes the account: how far it got, as of its last heartbeat; else null. */
+  import: ImportProgress | null;
+}
+
+/** A running import's progress (docs/limits-and-security.md, "Importing an account"). */
+export interface ImportProgress {
+  heartbeat_at: string;
+  lines: number;
+  nodes: number;
+  sessions: number;
+  archives: number;
+  messages: number;
 }
 
 export interface UserRecord {
@@ -52,10 +64,12 @@ interface AccountRow {
   user_count: number;
   suspended_at: Date | string | null;
   suspended_reason: string | null;
+  import_heartbeat_at: Date | string | null;
+  import_progress: Omit<ImportProgress, 'heartbeat_at'> | null;
 }
 
-const ACCOUNT_COLUMNS = `a.account_id, a.created_at, a.suspended_at, a.suspended_reason,
-  (SELECT count(*)::int FROM users u WHERE u.account_id = a.account_id) AS user_count`;
+const ACCOUNT_COLUMNS = `a.account_id, a.created_at, a.suspended_at, a.suspended_reason, a.import_heartbeat_at,
+  a.import_progress, (SELECT count(*)::int FROM users u WHERE u.account_id = a.account_id) AS user_count`;
 
 const suspensionOf = (r: Pick<AccountRow, 'suspended_at' | 'suspended_reason'>): AccountSuspension | null =>
   r.suspended_at === null ? null : { since: iso(r.suspended_at), reason: r.suspended_reason ?? '' };
@@ -65,6 +79,18 @@ const toAccount = (r: AccountRow): AccountRecord => ({
   created_at: iso(r.created_at),
   user_count: r.user_count,
   suspended: suspensionOf(r),
+  import:
+    r.import_heartbeat_at === null
+      ? null
+      : {
+          heartbeat_at: iso(r.import_heartbeat_at),
+          lines: 0,
+          nodes: 0,
+          sessions: 0,
+          archives: 0,
+          messages: 0,
+          ...(r.import_progress ?? {}),
+        },
 });
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
@@ -255,7 +281,7 @@ export class IdentityRepository {
       if (reason !== null || rows[0].suspended_at !== null) {
         await tx.query(
           `UPDATE accounts SET suspended_at = CASE WHEN $2::text IS NULL THEN NULL ELSE coalesce(suspended_at, now()) END,
-             suspended_reason = $2, import_heartbeat_at = NULL WHERE account_id = $1`,
+             suspended_reason = $2, import_heartbeat_at = NULL, import_progress = NULL WHERE account_id = $1`,
           [accountId, reason],
         );
         await insertAudit(tx, audit);
