@@ -136,6 +136,71 @@ describe.each(storeModes())('account export (store: %s)', (store) => {
     expect(other[other.length - 1]).toMatchObject({ type: 'end', sessions: 0, messages: 0 });
   });
 
+  it('exports one user: their space and sessions only, importable as a new account holding that user', async () => {
+    // Beside u1's data (the first case): another user whose id extends u1's, and the admin's own memory and session.
+    const u10 = (await as(keys.exported, 'POST', '/api/v1/admin/accounts/exported/users', { user_id: 'u10' })).body
+      .result.user_key;
+    await as(u10, 'POST', '/api/v1/content/write', {
+      uri: 'viking://user/u10/memories/note.md',
+      content: 'u10 only',
+      mode: 'create',
+    });
+    await as(keys.exported, 'POST', '/api/v1/content/write', {
+      uri: 'viking://user/boss/memories/note.md',
+      content: 'boss only',
+      mode: 'create',
+    });
+    await as(keys.exported, 'POST', '/api/v1/sessions', { session_id: 'boss-s' });
+
+    const r = await fetch(`${app.url}/api/v1/admin/accounts/exported/users/u1/export`, {
+      headers: { 'x-api-key': ROOT },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-disposition')).toContain('exported.u1.ndjson');
+    const text = await r.text();
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: 'account', account_id: 'exported', user_id: 'u1', limits: {} });
+    expect(lines[0].users.map((u: any) => u.user_id)).toEqual(['u1']);
+    const uris = lines.filter((l) => l.type === 'node').map((l) => l.uri);
+    expect(uris).toContain('viking://user/u1/memories/preferences/editor.md');
+    expect(uris.every((u: string) => u === 'viking://user/u1' || u.startsWith('viking://user/u1/'))).toBe(true);
+    expect(lines.filter((l) => l.type === 'session').map((l) => l.session_id)).toEqual(['s1']);
+    const end = lines[lines.length - 1];
+    expect(end).toMatchObject({ type: 'end', nodes: uris.length, sessions: 1, archives: 1, messages: 1 });
+    const trail = (await as(ROOT, 'GET', '/api/v1/admin/accounts/exported/audit')).body.result.events;
+    expect(trail[0]).toMatchObject({ action: 'user.export', user_id: 'u1', actor: { role: 'root' } });
+
+    // Root only; an unknown user 404 in the envelope.
+    const admin = await fetch(`${app.url}/api/v1/admin/accounts/exported/users/u1/export`, {
+      headers: { 'x-api-key': keys.exported },
+    });
+    expect(admin.status).toBe(403);
+    const missing = await fetch(`${app.url}/api/v1/admin/accounts/exported/users/nobody/export`, {
+      headers: { 'x-api-key': ROOT },
+    });
+    expect([missing.status, ((await missing.json()) as any).error.code]).toEqual([404, 'NOT_FOUND']);
+
+    // The user's export is an import: a new account holding u1 with their memory and session.
+    const imported = await fetch(`${app.url}/api/v1/admin/accounts/u1-alone/import`, {
+      method: 'POST',
+      headers: { 'x-api-key': ROOT, 'content-type': 'application/x-ndjson' },
+      body: text,
+    });
+    expect(imported.status).toBe(200);
+    const result = ((await imported.json()) as any).result;
+    expect(result).toMatchObject({ account_id: 'u1-alone', nodes: end.nodes, sessions: 1, messages: 1 });
+    const key = result.users[0].user_key;
+    const read = await as(
+      key,
+      'GET',
+      `/api/v1/content/read?uri=${encodeURIComponent('viking://user/u1/memories/preferences/editor.md')}`,
+    );
+    expect(read.body.result).toContain('Prefers vim keybindings');
+  });
+
   describe('a large export (10 MB: more than the connection buffers while its client pauses)', () => {
     const FILES = 320;
     const uri = (i: number) => `viking://resources/big/f${String(i).padStart(4, '0')}.md`;

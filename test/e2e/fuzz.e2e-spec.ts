@@ -513,10 +513,12 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
     );
   });
 
-  it("GET an account's export with fuzzed account ids, as root and as an admin: NDJSON ending in its end line, or an envelope; never a 5xx", async () => {
+  it("GET an account's or a user's export with fuzzed ids, as root and as an admin: NDJSON ending in its end line, or an envelope; never a 5xx", async () => {
+    const user = fc.option(fc.oneof(fc.constant('boss'), nasty), { nil: undefined });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constant('fz'), nasty), fc.boolean(), async (account, asRoot) => {
-        const r = await fetch(`${app.url}/api/v1/admin/accounts/${encodeURIComponent(account)}/export`, {
+      fc.asyncProperty(fc.oneof(fc.constant('fz'), nasty), user, fc.boolean(), async (account, userId, asRoot) => {
+        const who = userId === undefined ? '' : `/users/${encodeURIComponent(userId)}`;
+        const r = await fetch(`${app.url}/api/v1/admin/accounts/${encodeURIComponent(account)}${who}/export`, {
           headers: { 'x-api-key': asRoot ? ROOT : userKey },
           signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
         });
@@ -527,6 +529,7 @@ describe('fuzzing keys and headers in api_key mode (fast-check)', () => {
           .split('\n')
           .map((l) => JSON.parse(l));
         expect([lines[0].type, lines[0].account_id, lines[lines.length - 1].type]).toEqual(['account', account, 'end']);
+        if (userId !== undefined) expect(lines[0].users.map((u: { user_id: string }) => u.user_id)).toEqual([userId]);
       }),
       { numRuns: RUNS },
     );

@@ -28,10 +28,11 @@ export class AccountExportService {
   ) {}
 
   /**
-   * The account's lines, read page by page as the caller consumes them. The export is recorded in the
-   * audit trail before its first line; when it cannot be, nothing is exported.
+   * The account's lines, or one user's (`userId`: their space and sessions), read page by page as the
+   * caller consumes them. The export is recorded in the audit trail before its first line; when it cannot
+   * be, nothing is exported.
    */
-  async open(caller: Identity, accountId: string): Promise<RunningExport> {
+  async open(caller: Identity, accountId: string, userId: string | null = null): Promise<RunningExport> {
     requireRoot(this.config, caller);
     const max = this.config.store.exportMaxConcurrent;
     if (this.running >= max)
@@ -48,14 +49,35 @@ export class AccountExportService {
       this.running--;
     };
     try {
-      const lines = await this.exports.open(accountId);
-      if (!lines)
-        throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
-      await this.audits.record(adminAudit(this.audits, caller, 'account.export', accountId));
-      return { lines, release };
+      const lines = await this.exports.open(accountId, userId);
+      if (!lines) throw notFound(accountId, userId);
+      const action = userId === null ? 'account.export' : 'user.export';
+      await this.audits.record(adminAudit(this.audits, caller, action, accountId, userId));
+      return { lines: releasing(lines, release), release };
     } catch (err) {
       release();
       throw err;
     }
+  }
+}
+
+function notFound(accountId: string, userId: string | null): KernelError {
+  return userId === null
+    ? new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId })
+    : new KernelError(KernelErrorCode.NotFound, `User not found: ${accountId}/${userId}`, {
+        account_id: accountId,
+        user_id: userId,
+      });
+}
+
+/**
+ * The lines, freeing the slot as soon as the last one is read (before the response has reached its
+ * client, so a client's next export finds it free); `release` on the stream's close covers the rest.
+ */
+async function* releasing<T>(lines: AsyncGenerator<T>, release: () => void): AsyncGenerator<T> {
+  try {
+    yield* lines;
+  } finally {
+    release();
   }
 }

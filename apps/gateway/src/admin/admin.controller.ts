@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -6,7 +5,7 @@ import { ACCOUNTS_PAGE, AUDIT_PAGE, type Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
-import { ndjson } from './ndjson';
+import { sendNdjson } from './ndjson';
 import { AdminService } from './admin.service';
 import { AccountExportService } from './account-export.service';
 import { AccountImportService } from './account-import.service';
@@ -120,10 +119,25 @@ export class AdminController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const { lines, release } = await this.exporter.open(c, accountId);
-    void reply.header('content-type', 'application/x-ndjson; charset=utf-8');
-    void reply.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(accountId)}.ndjson`);
-    // Closed however it ends (whole, failed, or its client gone), the export frees its slot.
-    return Readable.from(ndjson(lines), { objectMode: false }).once('close', release);
+    return sendNdjson(reply, accountId, lines, release);
+  }
+
+  @Get(':accountId/users/:userId/export')
+  @ApiErrors(429)
+  @RawResponse()
+  @ApiProduces('application/x-ndjson')
+  @ApiOperation({
+    summary:
+      "Export one user's data as NDJSON, streamed, in the account export's format: the account line listing that user, every node of their space with its body, their sessions with archives and messages, then the `end` line (root only; recorded in the audit trail as user.export). Importable as a new account holding that user",
+  })
+  async exportUser(
+    @Caller() c: Identity,
+    @Param('accountId') accountId: string,
+    @Param('userId') userId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const { lines, release } = await this.exporter.open(c, accountId, userId);
+    return sendNdjson(reply, `${accountId}.${userId}`, lines, release);
   }
 
   @Post(':accountId/import')

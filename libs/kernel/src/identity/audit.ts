@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'user.role',
   'user.key',
   'user.previous_key_revoke',
+  'user.export',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
