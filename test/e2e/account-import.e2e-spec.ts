@@ -338,6 +338,17 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     expect(await accountGone('byadmin')).toBe(true);
   });
 
+  it('counts imports by outcome on /metrics', async () => {
+    const text = (await as(ROOT, 'GET', '/metrics')).text as string;
+    const count = (outcome: string) =>
+      Number(new RegExp(`^muninn_account_imports_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    // What the cases above did: at least this many of each.
+    expect({ imported: count('imported') >= 2, refused: count('refused') >= 10 }).toEqual({
+      imported: true,
+      refused: true,
+    });
+  });
+
   it('documents the route and its bounds in OpenAPI', async () => {
     const doc = (await app.request('GET', '/openapi.json')).body;
     const body =

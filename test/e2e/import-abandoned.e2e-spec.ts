@@ -114,6 +114,8 @@ suite('an import abandoned by its gateway (separate processes)', () => {
       details: { reason: expect.stringMatching(/^import abandoned: no heartbeat/) },
     });
     expect(trail.map((e: any) => e.action)).toContain('account.import');
+    const metrics = await (await fetch(`${otherUrl}/metrics`, { headers: { 'x-api-key': ROOT } })).text();
+    expect(metrics).toMatch(/^muninn_account_imports_total\{outcome="abandoned"\} 1$/m);
     // The id is free again: an import of it goes through.
     const again = await fetch(`${otherUrl}/api/v1/admin/accounts/halfway/import`, {
       method: 'POST',

@@ -5,6 +5,7 @@ import { ACCOUNT_LIMITS, Identity, ImportOrder, importProblem, invalidArgument, 
 import { JobBus, sessionIdleKey } from '@app/queue';
 import { AccountImportRepository, AuditRepository, IdentityRepository } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
+import { MetricsService } from '../system/metrics.service';
 import { adminAudit, requireRoot } from './admin-access';
 import { ACCOUNT_ID, ACCOUNT_ID_MESSAGE } from './dto/admin.dto';
 import { IdleSession, ImportOutcome, ImportWriter } from './import-writer';
@@ -28,6 +29,7 @@ export class AccountImportService {
     private readonly audits: AuditRepository,
     private readonly dispatcher: IndexDispatchService,
     @Inject(JobBus) private readonly bus: JobBus,
+    private readonly metrics: MetricsService,
   ) {}
 
   async importAccount(
@@ -82,9 +84,11 @@ export class AccountImportService {
       order.assertEnded(last);
       await this.imports.finish(accountId);
       await this.scheduleIdle(accountId, writer.idle);
+      this.metrics.imported('imported');
       return writer.outcome;
     } catch (err) {
       if (writer.begun) await this.removeFailed(caller, accountId, err);
+      this.metrics.imported('refused');
       throw err;
     } finally {
       clearInterval(heartbeat);

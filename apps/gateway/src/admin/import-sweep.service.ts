@@ -3,6 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { PeriodicRelay } from '@app/queue';
 import { AccountImportRepository, AuditRepository, IdentityRepository } from '@app/store';
+import { MetricsService } from '../system/metrics.service';
 
 /** Accounts removed per pass at most: each removal deletes a whole (partial) tenant. */
 const PER_PASS = 20;
@@ -23,6 +24,7 @@ export class ImportSweepService extends PeriodicRelay {
     private readonly imports: AccountImportRepository,
     private readonly identities: IdentityRepository,
     private readonly audits: AuditRepository,
+    private readonly metrics: MetricsService,
   ) {
     const abandonMs = config.store.import.abandonMs;
     super('abandoned import sweep', Math.min(60_000, Math.ceil(abandonMs / 2)));
@@ -42,6 +44,7 @@ export class ImportSweepService extends PeriodicRelay {
       });
       try {
         await this.identities.deleteAccount(accountId, audit, this.abandonMs);
+        this.metrics.imported('abandoned');
         this.logger.warn(`removed the abandoned import of account ${accountId}`);
       } catch (err) {
         if (!(err instanceof KernelError && err.code === KernelErrorCode.NotFound)) throw err;

@@ -34,6 +34,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly imports = new Counter({
+    name: 'muninn_account_imports_total',
+    help: "Account imports by outcome: imported (whole), refused (removed whole, or never begun), abandoned (its gateway stopped: removed by this gateway's sweep)",
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   constructor(bus: JobBus, budget: ModelBudget) {
     collectDefaultMetrics({ register: this.registry });
     budget.metrics.registerOn(this.registry);
@@ -59,6 +66,11 @@ export class MetricsService {
   /** Counts one write sent with an Idempotency-Key by what became of its key. */
   idempotent(outcome: string) {
     this.idempotency.inc({ outcome });
+  }
+
+  /** Counts one account import by its outcome (docs/limits-and-security.md, "Importing an account"). */
+  imported(outcome: 'imported' | 'refused' | 'abandoned') {
+    this.imports.inc({ outcome });
   }
 
   /** Counts one refusal at a named limit: an HTTP response, or an MCP tool call answered as a tool error. */
