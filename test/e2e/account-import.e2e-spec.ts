@@ -1,3 +1,4 @@
+import { IncomingMessage, request } from 'node:http';
 import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
 
 // Importing an account (docs/limits-and-security.md, "Importing an account"): root posts an export back
@@ -39,7 +40,13 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       rootApiKey: ROOT,
       // One user per account by default: the source's own max_users (2) is above it, and its import must
       // be held to the account's own bound, not the deployment's.
-      env: { MUNINN_IMPORT_MAX_LINE_BYTES: '65536', MUNINN_IMPORT_MAX_BYTES: '1048576', MUNINN_ACCOUNT_MAX_USERS: '1' },
+      // One import at a time per gateway, so the bound is reached by two.
+      env: {
+        MUNINN_IMPORT_MAX_LINE_BYTES: '65536',
+        MUNINN_IMPORT_MAX_BYTES: '1048576',
+        MUNINN_ACCOUNT_MAX_USERS: '1',
+        MUNINN_IMPORT_MAX_CONCURRENT: '1',
+      },
     });
     keys.boss = (
       await as(ROOT, 'POST', '/api/v1/admin/accounts', { account_id: 'source', admin_user_id: 'boss' })
@@ -336,6 +343,32 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     const admin = await importAs('byadmin', ndjson(exported), keys.boss);
     expect(admin.status).toBe(403);
     expect(await accountGone('byadmin')).toBe(true);
+  });
+
+  it('runs MUNINN_IMPORT_MAX_CONCURRENT imports at once per gateway: 429 beyond, free again once it ends', async () => {
+    const empty = { type: 'end', nodes: 0, sessions: 0, archives: 0, messages: 0 };
+    // An upload that sends its account line and waits (node:http: the body is written as the test goes).
+    const upload = request(`${app.url}/api/v1/admin/accounts/slow/import`, {
+      method: 'POST',
+      headers: { 'x-api-key': ROOT, 'content-type': 'application/x-ndjson' },
+    });
+    const answer = new Promise<IncomingMessage>((resolve, reject) =>
+      upload.on('response', resolve).on('error', reject),
+    );
+    upload.write(`${JSON.stringify(exported[0])}\n`);
+    await eventually(async () => (await as(ROOT, 'GET', '/api/v1/admin/accounts/slow')).status === 200 || null);
+    const second = await importAs('second', ndjson([exported[0], empty]));
+    expect([second.status, second.body.error.code, second.body.error.details]).toEqual([
+      429,
+      'RESOURCE_EXHAUSTED',
+      expect.objectContaining({ limit: 'imports', max: 1 }),
+    ]);
+    expect(await accountGone('second')).toBe(true);
+    upload.end(`${JSON.stringify(empty)}\n`);
+    const first = await answer;
+    first.resume();
+    expect(first.statusCode).toBe(200);
+    expect((await importAs('second', ndjson([exported[0], empty]))).status).toBe(200);
   });
 
   it('counts imports by outcome on /metrics', async () => {

@@ -37,6 +37,8 @@ export interface AppConfig {
       maxLineBytes: number;
       /** An import without its gateway's heartbeat this long is abandoned: its account is removed. */
       abandonMs: number;
+      /** Imports one gateway runs at once. */
+      maxConcurrent: number;
     };
   };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */

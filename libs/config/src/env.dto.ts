@@ -372,6 +372,14 @@ export class EnvDto {
   @Max(268435456)
   MUNINN_IMPORT_MAX_LINE_BYTES?: number;
 
+  /** Account imports one gateway runs at once (each holds a line and a batch in memory). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(8)
+  MUNINN_IMPORT_MAX_CONCURRENT?: number;
+
   /** Account exports one gateway runs at once (each holds a pooled store connection on PostgreSQL). */
   @IsOptional()
   @Transform(toInt)

@@ -74,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         maxBytes: dto.MUNINN_IMPORT_MAX_BYTES ?? 16 * 1024 * 1024 * 1024,
         maxLineBytes: dto.MUNINN_IMPORT_MAX_LINE_BYTES ?? 64 * 1024 * 1024,
         abandonMs: (dto.MUNINN_IMPORT_ABANDON_S ?? 300) * 1000,
+        maxConcurrent: dto.MUNINN_IMPORT_MAX_CONCURRENT ?? 2,
       },
     },
     filter: {
@@ -303,6 +304,7 @@ const DECLARED = [
   'MUNINN_IMPORT_MAX_BYTES',
   'MUNINN_IMPORT_ABANDON_S',
   'MUNINN_EXPORT_MAX_CONCURRENT',
+  'MUNINN_IMPORT_MAX_CONCURRENT',
   'MUNINN_IMPORT_MAX_LINE_BYTES',
   'MUNINN_WAIT_MAX_S',
   'MUNINN_LOG_FORMAT',

@@ -1,7 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
-import { ACCOUNT_LIMITS, Identity, ImportOrder, importProblem, invalidArgument, readImportLine } from '@app/kernel';
+import {
+  ACCOUNT_LIMITS,
+  Identity,
+  ImportOrder,
+  importProblem,
+  invalidArgument,
+  KernelError,
+  KernelErrorCode,
+  readImportLine,
+} from '@app/kernel';
 import { JobBus, sessionIdleKey } from '@app/queue';
 import { AccountImportRepository, AuditRepository, IdentityRepository } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
@@ -21,6 +30,8 @@ import { ndjsonLines } from './ndjson-lines';
 @Injectable()
 export class AccountImportService {
   private readonly logger = new Logger(AccountImportService.name);
+  /** Imports this gateway is running. */
+  private running = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,6 +51,28 @@ export class AccountImportService {
     requireRoot(this.config, caller);
     if (!ACCOUNT_ID.test(accountId) || accountId.startsWith('_'))
       throw invalidArgument(`account_id ${ACCOUNT_ID_MESSAGE} and not start with "_"`, { field: 'account_id' });
+    // Each import holds up to a line and a batch in memory: a restore script running many at once must not
+    // exhaust the gateway every tenant shares.
+    const max = this.config.store.import.maxConcurrent;
+    if (this.running >= max)
+      throw new KernelError(
+        KernelErrorCode.ResourceExhausted,
+        `${max} imports are running on this gateway (MUNINN_IMPORT_MAX_CONCURRENT); retry once one has ended`,
+        { limit: 'imports', max, retry_after_s: 5 },
+      );
+    this.running++;
+    try {
+      return await this.run(caller, accountId, body);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async run(
+    caller: Identity,
+    accountId: string,
+    body: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
+  ): Promise<ImportOutcome> {
     const { limits, store } = this.config;
     const bounds = {
       // The line's own bound is the most users any account may be allowed (an account's max_users may be
