@@ -142,7 +142,7 @@ export class AdminController {
 
   @Post(':accountId/import')
   @HttpCode(200)
-  @ApiErrors(413, 415)
+  @ApiErrors(413, 415, 429)
   @ApiConsumes('application/x-ndjson')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiOperation({

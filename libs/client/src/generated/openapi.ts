@@ -2896,6 +2896,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description RESOURCE_EXHAUSTED: a rate limit, the account's line, or (writes, commits) its backlog is full; `details.limit` names which, `Retry-After` when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     AdminController_listUsers: {
