@@ -141,6 +141,7 @@ describe('readImportLine', () => {
     expect(refused({ memory_policy: { memory_types: ['dreams'] } })).toBe('line 4: memory_policy.memory_types');
     expect(refused({ retention_mode: 'forever' })).toBe('line 4: retention_mode');
     expect(refused({ keep_recent_turn_count: -1 })).toBe('line 4: keep_recent_turn_count');
+    expect(refused({ min_raw_tail_steps: 10_001 })).toBe('line 4: min_raw_tail_steps');
     expect(refused({ last_commit_at: 'soon' })).toBe('line 4: last_commit_at');
     expect(refused({ memories_extracted: { total: 1.5 } })).toBe('line 4: memories_extracted.total');
     expect(refused({ llm_token_usage: { cost: -1 } })).toBe('line 4: llm_token_usage.cost');

@@ -94,10 +94,10 @@ export class Fields {
     return v as T;
   }
 
-  int(k: string, min: number): number {
+  int(k: string, min: number, max = 2_147_483_647): number {
     const v = this.o[k];
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > 2_147_483_647)
-      this.fail(k, `must be an integer from ${min} to 2147483647`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max)
+      this.fail(k, `must be an integer from ${min} to ${max}`);
     return v;
   }
 

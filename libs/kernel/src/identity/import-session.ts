@@ -58,12 +58,13 @@ export function readSessionLine(
       : null,
     memory_policy: has('memory_policy') ? policy(line, () => normaliseMemoryPolicy(r.raw('memory_policy'))) : null,
     retention_mode: r.has('retention_mode') ? r.oneOf('retention_mode', RETENTION_MODES) : '',
-    keep_recent_count: r.has('keep_recent_count') ? r.int('keep_recent_count', 0) : 0,
-    keep_recent_turn_count: r.has('keep_recent_turn_count') ? r.int('keep_recent_turn_count', 0) : 0,
+    // The retention a commit may ask for, within the commit route's own bounds.
+    keep_recent_count: r.has('keep_recent_count') ? r.int('keep_recent_count', 0, 10_000) : 0,
+    keep_recent_turn_count: r.has('keep_recent_turn_count') ? r.int('keep_recent_turn_count', 0, 10_000) : 0,
     retained_message_token_budget: r.has('retained_message_token_budget')
-      ? r.int('retained_message_token_budget', 0)
+      ? r.int('retained_message_token_budget', 0, 10_000_000)
       : 0,
-    min_raw_tail_steps: r.has('min_raw_tail_steps') ? r.int('min_raw_tail_steps', 0) : 1,
+    min_raw_tail_steps: r.has('min_raw_tail_steps') ? r.int('min_raw_tail_steps', 0, 10_000) : 1,
     last_commit_at: r.dateOrNull('last_commit_at'),
     last_auto_commit_at: r.dateOrNull('last_auto_commit_at'),
     memories_extracted: counters(r, line, 'memories_extracted'),
