@@ -30,6 +30,7 @@ export interface ImportNodeLine {
   tags: string[];
   created_at: string;
   updated_at: string;
+  /** The file's body; absent for a directory (its summary is derived again on import). */
   content?: string;
 }
 export interface ImportArchiveLine {

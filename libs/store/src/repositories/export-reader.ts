@@ -1,4 +1,10 @@
-import type { ImportSessionLine } from '@app/kernel';
+import type {
+  ImportArchiveLine,
+  ImportEndLine,
+  ImportMessageLine,
+  ImportNodeLine,
+  ImportSessionLine,
+} from '@app/kernel';
 import { Db } from '../db/db.port';
 
 /** The export's format version: the first line names it, so a reader knows what the lines hold. */
@@ -25,43 +31,12 @@ export type ExportLine =
       /** A user's export: the one user whose space and sessions it holds (the account's limits left out). */
       user_id?: string;
     }
-  | {
-      type: 'node';
-      uri: string;
-      kind: 'file' | 'directory';
-      context_type: string;
-      tags: string[];
-      created_at: string;
-      updated_at: string;
-      /** The file's body; absent for a directory (its summary is derived again on import). */
-      content?: string;
-    }
+  | (ImportNodeLine & { context_type: string })
   | ExportedSessionLine
-  | {
-      type: 'archive';
-      user_id: string;
-      session_id: string;
-      archive_index: number;
-      status: string;
-      created_at: string;
-      abstract: string;
-      overview: string;
-      messages: unknown;
-    }
-  | {
-      type: 'message';
-      user_id: string;
-      session_id: string;
-      seq: number;
-      message_id: string;
-      role: string;
-      content: string;
-      parts: unknown;
-      /** Peer, turn and kind the message was appended with. */
-      extra: Record<string, unknown>;
-      created_at: string;
-    }
-  | { type: 'end'; nodes: number; sessions: number; archives: number; messages: number };
+  // The import's lines (one definition of their fields), with the store's values as read.
+  | (Omit<ImportArchiveLine, 'status' | 'messages'> & { status: string; messages: unknown })
+  | (Omit<ImportMessageLine, 'parts'> & { parts: unknown })
+  | ImportEndLine;
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
 
