@@ -3,6 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
 import { AccountExportRepository, AuditRepository, ExportLine } from '@app/store';
 import { adminAudit, requireRoot } from './admin-access';
+import { GatewaySlots } from './gateway-slots';
 
 /** An export under way: its lines, and `release` for when its response is over (idempotent). */
 export interface RunningExport {
@@ -19,13 +20,15 @@ export interface RunningExport {
  */
 @Injectable()
 export class AccountExportService {
-  private running = 0;
+  private readonly slots: GatewaySlots;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly exports: AccountExportRepository,
     private readonly audits: AuditRepository,
-  ) {}
+  ) {
+    this.slots = new GatewaySlots('exports', config.store.exportMaxConcurrent, 'MUNINN_EXPORT_MAX_CONCURRENT');
+  }
 
   /**
    * The account's lines, or one user's (`userId`: their space and sessions), read page by page as the
@@ -34,20 +37,7 @@ export class AccountExportService {
    */
   async open(caller: Identity, accountId: string, userId: string | null = null): Promise<RunningExport> {
     requireRoot(this.config, caller);
-    const max = this.config.store.exportMaxConcurrent;
-    if (this.running >= max)
-      throw new KernelError(
-        KernelErrorCode.ResourceExhausted,
-        `${max} exports are running on this gateway (MUNINN_EXPORT_MAX_CONCURRENT); retry once one has ended`,
-        { limit: 'exports', max, retry_after_s: 5 },
-      );
-    this.running++;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      this.running--;
-    };
+    const release = this.slots.take();
     try {
       const lines = await this.exports.open(accountId, userId);
       if (!lines) throw notFound(accountId, userId);

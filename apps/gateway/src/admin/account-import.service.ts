@@ -1,21 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
-import {
-  ACCOUNT_LIMITS,
-  Identity,
-  ImportOrder,
-  importProblem,
-  invalidArgument,
-  KernelError,
-  KernelErrorCode,
-  readImportLine,
-} from '@app/kernel';
+import { ACCOUNT_LIMITS, Identity, ImportOrder, importProblem, invalidArgument, readImportLine } from '@app/kernel';
 import { JobBus, sessionIdleKey } from '@app/queue';
 import { AccountImportRepository, AuditRepository, IdentityRepository } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { MetricsService } from '../system/metrics.service';
 import { adminAudit, requireRoot } from './admin-access';
+import { GatewaySlots } from './gateway-slots';
 import { ACCOUNT_ID, ACCOUNT_ID_MESSAGE } from './dto/admin.dto';
 import { IdleSession, ImportOutcome, ImportWriter } from './import-writer';
 import { ndjsonLines } from './ndjson-lines';
@@ -30,8 +22,7 @@ import { ndjsonLines } from './ndjson-lines';
 @Injectable()
 export class AccountImportService {
   private readonly logger = new Logger(AccountImportService.name);
-  /** Imports this gateway is running. */
-  private running = 0;
+  private readonly slots: GatewaySlots;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -41,7 +32,9 @@ export class AccountImportService {
     private readonly dispatcher: IndexDispatchService,
     @Inject(JobBus) private readonly bus: JobBus,
     private readonly metrics: MetricsService,
-  ) {}
+  ) {
+    this.slots = new GatewaySlots('imports', config.store.import.maxConcurrent, 'MUNINN_IMPORT_MAX_CONCURRENT');
+  }
 
   async importAccount(
     caller: Identity,
@@ -53,18 +46,11 @@ export class AccountImportService {
       throw invalidArgument(`account_id ${ACCOUNT_ID_MESSAGE} and not start with "_"`, { field: 'account_id' });
     // Each import holds up to a line and a batch in memory: a restore script running many at once must not
     // exhaust the gateway every tenant shares.
-    const max = this.config.store.import.maxConcurrent;
-    if (this.running >= max)
-      throw new KernelError(
-        KernelErrorCode.ResourceExhausted,
-        `${max} imports are running on this gateway (MUNINN_IMPORT_MAX_CONCURRENT); retry once one has ended`,
-        { limit: 'imports', max, retry_after_s: 5 },
-      );
-    this.running++;
+    const release = this.slots.take();
     try {
       return await this.run(caller, accountId, body);
     } finally {
-      this.running--;
+      release();
     }
   }
 
