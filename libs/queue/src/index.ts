@@ -3,6 +3,7 @@ export * from './consumer';
 export * from './in-process-job-bus';
 export * from './job-bus.port';
 export * from './job-options';
+export * from './session-idle';
 export * from './queue.module';
 export * from './redis-connection';
 export * from './ensure-redis';

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { QueueName } from '@app/contracts';
 import { ACCOUNT_LIMITS, Identity, ImportOrder, importProblem, invalidArgument, readImportLine } from '@app/kernel';
-import { JobBus, sessionIdleKey } from '@app/queue';
+import { JobBus, scheduleSessionIdle } from '@app/queue';
 import { AccountImportRepository, AuditRepository, IdentityRepository } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { MetricsService } from '../system/metrics.service';
@@ -122,9 +121,9 @@ export class AccountImportService {
   private async scheduleIdle(accountId: string, sessions: IdleSession[]): Promise<void> {
     for (const s of sessions) {
       const job = { accountId, userId: s.userId, sessionId: s.sessionId };
-      await this.bus
-        .enqueue(QueueName.SessionIdle, job, { delayMs: s.delayMs, coalesceKey: sessionIdleKey(job) })
-        .catch((err: Error) => this.logger.warn(`idle commit of ${s.sessionId} not scheduled: ${err.message}`));
+      await scheduleSessionIdle(this.bus, job, s.delayMs).catch((err: Error) =>
+        this.logger.warn(`idle commit of ${s.sessionId} not scheduled: ${err.message}`),
+      );
     }
   }
 

@@ -11,7 +11,7 @@ import {
   TURN_BUDGET_DEFAULTS,
   TurnBudget,
 } from '@app/kernel';
-import { JobBus, sessionIdleKey } from '@app/queue';
+import { JobBus, scheduleSessionIdle } from '@app/queue';
 import { CommitOutcome, SessionArchiveRepository, SessionRecord, SessionTaskRepository } from '@app/store';
 import { BacklogService } from '../http/backlog.service';
 import { CommitDto } from './dto/sessions.dto';
@@ -87,9 +87,9 @@ export class SessionCommitService {
   /** Schedules the session's idle check (one waiting per session; it reschedules itself while not idle). */
   private scheduleIdle(caller: Identity, sessionId: string, idleSeconds: number): void {
     const job = { accountId: caller.accountId, userId: caller.userId, sessionId };
-    this.bus
-      .enqueue(QueueName.SessionIdle, job, { delayMs: idleSeconds * 1000, coalesceKey: sessionIdleKey(job) })
-      .catch((err: Error) => this.logger.warn(`idle commit of ${sessionId} not scheduled: ${err.message}`));
+    scheduleSessionIdle(this.bus, job, idleSeconds * 1000).catch((err: Error) =>
+      this.logger.warn(`idle commit of ${sessionId} not scheduled: ${err.message}`),
+    );
   }
 
   private run(
