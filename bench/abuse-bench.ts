@@ -9,6 +9,11 @@
  *    batches of 100 searches, an unauthenticated 7 MB body) on 8 connections.
  * 3. flood: tenant A floods valid context searches (REST, and MCP batches of 16) on 32 connections,
  *    while B repeats its solo load.
+ * 4. slow: tenant A opens BENCH_ABUSE_SLOW connections (default 1,500) that send one byte every 2 s: a
+ *    third trickle a body without a key (refused 401 before it is read), a third trickle a body with A's
+ *    key, a third trickle their headers; B repeats its solo load. Printed: how many of A's connections the
+ *    gateway still holds at the phase's end and once the body timeout has passed (docs/limits-and-security.md,
+ *    "Slow clients").
  * Throughout, a probe asks `GET /health` every 50 ms; the gateway's event-loop delay comes from
  * `/metrics` (its percentiles cover the time since the previous scrape, so each phase starts with one).
  * Printed: /health latency and event-loop delay per phase, B's p50/p99 solo and during the flood, and
@@ -16,12 +21,16 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
+import { connect, Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitHealthy } from '@app/testing';
 
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 10);
+const SLOW = Number(process.env.BENCH_ABUSE_SLOW ?? 1500);
+/** The gateway's body timeout in this run (its default unless MUNINN_HTTP_BODY_TIMEOUT_S is set). */
+const BODY_TIMEOUT_S = Number(process.env.MUNINN_HTTP_BODY_TIMEOUT_S ?? 60);
 const B_RATE = Number(process.env.BENCH_ABUSE_B_RATE ?? 20);
 const ROOT = 'bench-abuse-root-key-0123456789';
 const TOPICS =
@@ -190,6 +199,41 @@ function flood(url: string, keyA: string) {
   });
 }
 
+type SlowKind = 'unauthenticated body' | 'body with a key' | 'headers';
+
+/** Tenant A's slow connections: each sends one byte every 2 s for as long as the gateway keeps it open. */
+async function slowClients(port: number, keyA: string) {
+  const kinds: SlowKind[] = ['unauthenticated body', 'body with a key', 'headers'];
+  const open: { kind: SlowKind; socket: Socket }[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  for (let i = 0; i < SLOW; i++) {
+    const kind = kinds[i % 3];
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.on('data', () => undefined);
+    const head = `POST /api/v1/content/write HTTP/1.1\r\nHost: 127.0.0.1\r\n`;
+    socket.write(
+      kind === 'headers'
+        ? head
+        : `${head}${kind === 'body with a key' ? `X-API-Key: ${keyA}\r\n` : ''}` +
+            `Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"uri":"`,
+    );
+    const byte = kind === 'headers' ? 'X-Slow: a\r\n' : 'a';
+    timers.push(setInterval(() => !socket.destroyed && socket.write(byte), 2000));
+    open.push({ kind, socket });
+    if (i % 100 === 99) await new Promise((r) => setTimeout(r, 20));
+  }
+  const held = () =>
+    Object.fromEntries(
+      kinds.map((k) => [k, open.filter((o) => o.kind === k && !o.socket.destroyed && !o.socket.readableEnded).length]),
+    ) as Record<SlowKind, number>;
+  const stop = () => {
+    for (const t of timers) clearInterval(t);
+    for (const o of open) o.socket.destroy();
+  };
+  return { held, stop };
+}
+
 async function phase<T>(url: string, name: string, run: () => Promise<T>) {
   await eventLoopDelay(url); // resets the percentiles
   const probe = probeHealth(url);
@@ -220,8 +264,8 @@ async function main() {
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       MUNINN_QUEUE_PREFIX: `bench-abuse-${port}`,
       MUNINN_DATA_DIR: dataDir,
-      // Limits to try (MUNINN_ACCOUNT_MAX_INFLIGHT=4 npm run bench:abuse …) pass through.
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^MUNINN_(ACCOUNT|RATE)_/.test(k))),
+      // Limits to try (MUNINN_ACCOUNT_MAX_INFLIGHT=4, MUNINN_HTTP_BODY_TIMEOUT_S=10 npm run bench:abuse …) pass through.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^MUNINN_(ACCOUNT|RATE|HTTP)_/.test(k))),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -254,9 +298,15 @@ async function main() {
     const bad = await phase(url, 'A hostile', () => hostile(url, keys.a));
     const flooded = await phase(url, 'A flood + B', () => Promise.all([flood(url, keys.a), tenantB(url, keys.b)]));
     const [floodA, soloDuringFlood] = flooded.result;
+    const slowA = await slowClients(port, keys.a);
+    const slowed = await phase(url, 'A slow + B', () => tenantB(url, keys.b));
+    const heldAtEnd = slowA.held();
+    await new Promise((r) => setTimeout(r, (BODY_TIMEOUT_S + 5) * 1000 - SECONDS * 1000));
+    const heldAfter = slowA.held();
+    slowA.stop();
 
     console.log('\nphase          /health p50   p99    max ms (n)      event loop p99   max ms');
-    for (const p of [solo, bad, flooded]) {
+    for (const p of [solo, bad, flooded, slowed]) {
       console.log(
         `${p.name.padEnd(14)} ${p.health.p50.toFixed(1).padStart(8)} ${p.health.p99.toFixed(1).padStart(6)} ${p.health.max.toFixed(1).padStart(7)} (${p.health.n})` +
           `${p.loop.p99.toFixed(1).padStart(16)} ${p.loop.max.toFixed(1).padStart(8)}`,
@@ -273,7 +323,15 @@ async function main() {
     console.log(
       `ratios (flood / solo): p50 ${(b1.p50 / b0.p50).toFixed(2)}x  p99 ${(b1.p99 / b0.p99).toFixed(2)}x   (target p99 ≤ 3x)`,
     );
-    const worst = Math.max(solo.health.max, bad.health.max, flooded.health.max);
+    const b2 = slowed.result.latency;
+    console.log(`B with slow:  p50 ${b2.p50} ms  p99 ${b2.p99} ms  (${codes(slowed.result)})`);
+    const show = (h: Record<string, number>) =>
+      Object.entries(h)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ');
+    console.log(`A's ${SLOW} slow connections still held at the phase's end (${SECONDS} s): ${show(heldAtEnd)}`);
+    console.log(`  … and ${BODY_TIMEOUT_S + 5} s after they opened: ${show(heldAfter)}`);
+    const worst = Math.max(solo.health.max, bad.health.max, flooded.health.max, slowed.health.max);
     console.log(`/health worst ${worst.toFixed(0)} ms (target ≤ 500 ms)`);
   } catch (err) {
     console.error(`server log (tail):\n${serverLog}`);

@@ -4,6 +4,10 @@ export interface AppConfig {
     port: number;
     host: string;
     bodyLimitBytes: number;
+    /** Slow clients (docs/limits-and-security.md, "Slow clients"): headers and body deadlines, connections held. */
+    headersTimeoutMs: number;
+    bodyTimeoutMs: number;
+    maxConnections: number;
     /** Port of the /metrics listener of a worker process (retriever, assembler, rewriter); null: none. */
     metricsPort: number | null;
   };
@@ -39,6 +43,8 @@ export interface AppConfig {
       abandonMs: number;
       /** Imports one gateway runs at once. */
       maxConcurrent: number;
+      /** An import whose body sends nothing this long is ended (408) and removed. */
+      idleMs: number;
     };
   };
   /** Bounds on a request's metadata filter (see docs/limits-and-security.md#filters). */

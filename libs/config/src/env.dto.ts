@@ -179,6 +179,30 @@ export class EnvDto {
   @Max(268435456)
   MUNINN_BODY_LIMIT_BYTES?: number;
 
+  /** Seconds a client may take to send a request's headers (docs/limits-and-security.md, "Slow clients"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(300)
+  MUNINN_HTTP_HEADERS_TIMEOUT_S?: number;
+
+  /** Seconds a client may take to send a request's body once the gateway reads it (the import aside). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  MUNINN_HTTP_BODY_TIMEOUT_S?: number;
+
+  /** Connections one gateway holds at once; beyond, new ones are closed as they arrive. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(1000000)
+  MUNINN_HTTP_MAX_CONNECTIONS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()
@@ -395,6 +419,14 @@ export class EnvDto {
   @Min(5)
   @Max(86400)
   MUNINN_IMPORT_ABANDON_S?: number;
+
+  /** Seconds an import's body may send nothing before the import is ended (408) and removed. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(3600)
+  MUNINN_IMPORT_IDLE_S?: number;
 
   @IsOptional()
   @Transform(toInt)

@@ -10,6 +10,7 @@ import { GatewaySlots } from './gateway-slots';
 import { ACCOUNT_ID, ACCOUNT_ID_MESSAGE } from './dto/admin.dto';
 import { IdleSession, ImportOutcome, ImportWriter } from './import-writer';
 import { ndjsonLines } from './ndjson-lines';
+import { bodyTooSlow, idleBounded } from '../http/slow-clients';
 
 /**
  * Imports an account export into a new account (docs/limits-and-security.md, "Importing an account"):
@@ -87,7 +88,16 @@ export class AccountImportService {
     );
     heartbeat.unref();
     try {
-      for await (const { line, text, bytes } of ndjsonLines(body, store.import)) {
+      // A restore script that hangs with its connection open must not hold an import slot (and a suspended
+      // account) for good: a body silent for MUNINN_IMPORT_IDLE_S ends the import (408), removed whole.
+      const idleS = store.import.idleMs / 1000;
+      const arriving = idleBounded(body, store.import.idleMs, () =>
+        bodyTooSlow('import_idle', `The import's body sent nothing for ${idleS} s (MUNINN_IMPORT_IDLE_S)`, {
+          idle_s: idleS,
+          line: last,
+        }),
+      );
+      for await (const { line, text, bytes } of ndjsonLines(arriving, store.import)) {
         last = line;
         let value: unknown;
         try {

@@ -22,6 +22,7 @@ import { installIdempotentReplies } from '../idempotency/idempotent-replies';
 import { IdempotencyRepository } from '@app/store';
 import { requestIdOf, trackRequests } from './request-id';
 import { trackRouteMethods } from './route-methods';
+import { installSlowClientBounds } from './slow-clients';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine. */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
@@ -35,6 +36,9 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
     // bounds") before any handler reads the body; Fastify's own refusal said only "not valid JSON".
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
+    // Headers not in within the timeout: 408 (docs/limits-and-security.md, "Slow clients"). Node checks
+    // every second, not its default 30 s, so the bound holds to about a second.
+    http: { headersTimeout: config.http.headersTimeoutMs, connectionsCheckingInterval: 1000 },
   });
 }
 
@@ -85,6 +89,14 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
       else reply.raw.once('close', release);
     },
     charge: (req, points) => admission.consume((req as unknown as { identity: Identity }).identity, points),
+  });
+  installSlowClientBounds(fastify, config.http.bodyTimeoutMs);
+  // Past this many connections a new one is closed as it arrives, so a flood of connections cannot take the
+  // descriptors the store, Redis and the other tenants' connections need.
+  fastify.server.maxConnections = config.http.maxConnections;
+  fastify.server.on('drop', () => metrics.dropped());
+  fastify.server.prependListener('clientError', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') metrics.refused('headers_timeout', 408);
   });
   installIdempotentReplies(fastify, app.get(IdempotencyRepository), (outcome) => metrics.idempotent(outcome));
   fastify.addHook('onResponse', (req, reply, done) => {

@@ -66,7 +66,7 @@ export class DomainExceptionFilter implements ExceptionFilter {
     if (exception instanceof RequestValidationError) return { status: 400, body: validationEnvelope(exception.issues) };
     if (exception instanceof KernelError) {
       return {
-        status: statusOf(exception.code),
+        status: statusOf(exception.code, exception.details),
         body: errorEnvelope(exception.code, exception.message, exception.details ?? {}),
       };
     }

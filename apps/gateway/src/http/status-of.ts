@@ -1,7 +1,11 @@
 import { KernelErrorCode } from '@app/kernel';
 
-/** The only place a domain error code becomes an HTTP status (the reference's table). */
-export function statusOf(code: string): number {
+/**
+ * The only place a domain error code becomes an HTTP status (the reference's table). A deadline the
+ * client missed while sending its request (`details.field` names what it did not send in time) is 408;
+ * one the server missed is 504.
+ */
+export function statusOf(code: string, details?: Record<string, unknown>): number {
   switch (code) {
     case KernelErrorCode.InvalidArgument:
     case KernelErrorCode.InvalidUri:
@@ -30,7 +34,7 @@ export function statusOf(code: string): number {
     case KernelErrorCode.Unavailable:
       return 503;
     case KernelErrorCode.DeadlineExceeded:
-      return 504;
+      return details?.field === undefined ? 504 : 408;
     default:
       return 500;
   }
@@ -58,6 +62,8 @@ export function codeOfStatus(status: number): string {
       return KernelErrorCode.UnsupportedMediaType;
     case 429:
       return KernelErrorCode.ResourceExhausted;
+    case 408:
+      return KernelErrorCode.DeadlineExceeded;
     case 502:
     case 503:
       return KernelErrorCode.Unavailable;

@@ -41,6 +41,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly drops = new Counter({
+    name: 'muninn_http_connections_dropped_total',
+    help: 'Connections closed as they arrived because the gateway already held MUNINN_HTTP_MAX_CONNECTIONS',
+    registers: [this.registry],
+  });
+
   constructor(bus: JobBus, budget: ModelBudget) {
     collectDefaultMetrics({ register: this.registry });
     budget.metrics.registerOn(this.registry);
@@ -71,6 +77,11 @@ export class MetricsService {
   /** Counts one account import by its outcome (docs/limits-and-security.md, "Importing an account"). */
   imported(outcome: 'imported' | 'refused' | 'abandoned') {
     this.imports.inc({ outcome });
+  }
+
+  /** Counts one connection closed on arrival at the connection bound. */
+  dropped() {
+    this.drops.inc();
   }
 
   /** Counts one refusal at a named limit: an HTTP response, or an MCP tool call answered as a tool error. */

@@ -1,0 +1,89 @@
+import type { FastifyInstance } from 'fastify';
+import { KernelError, KernelErrorCode } from '@app/kernel';
+import { IMPORT_ROUTE } from './import-route';
+
+/**
+ * The limit names slow-client refusals carry (`details.limit`, counted in `muninn_refusals_total`): the
+ * headers not in within MUNINN_HTTP_HEADERS_TIMEOUT_S, a body not in within MUNINN_HTTP_BODY_TIMEOUT_S,
+ * an import's body silent for MUNINN_IMPORT_IDLE_S.
+ */
+export type SlowClientLimit = 'headers_timeout' | 'body_timeout' | 'import_idle';
+
+/** 408 DEADLINE_EXCEEDED naming the body: the client did not send it in time. */
+export function bodyTooSlow(limit: SlowClientLimit, message: string, details: Record<string, unknown>): KernelError {
+  return new KernelError(KernelErrorCode.DeadlineExceeded, message, { field: 'body', limit, ...details });
+}
+
+/**
+ * Slow clients cannot hold a gateway's sockets, or their account's request slots, for long
+ * (docs/limits-and-security.md, "Slow clients"):
+ *
+ * - A body still arriving when the gateway starts to read it must be in within `bodyTimeoutMs`, else 408
+ *   (the account import's body, which streams for as long as the export is large, has its own idle bound).
+ *   Without it a client sending one byte every few seconds held its connection, and a slot of its account,
+ *   for as long as it liked.
+ * - A reply sent before the request's body is in (a refusal before reading it: 401, 413, 429, 408; an import
+ *   refused at a line) closes the connection. Otherwise Node reads and discards whatever the client still
+ *   sends, however long it trickles: a refused, unauthenticated client kept its socket open this way.
+ */
+export function installSlowClientBounds(fastify: FastifyInstance, bodyTimeoutMs: number): void {
+  fastify.addHook('preParsing', (req, reply, payload, done) => {
+    // A body that came with its headers (most do) needs no deadline; the import bounds its own.
+    if (req.raw.complete || IMPORT_ROUTE.test(req.url.split('?')[0]!)) return done(null, payload);
+    const timer = setTimeout(() => {
+      // Fastify's body reader listens for the payload's errors and answers them through the error filter;
+      // with no reader (a body the route never reads) the reply's Connection: close ends it instead.
+      if (payload.listenerCount('error') === 0) return;
+      const s = bodyTimeoutMs / 1000;
+      payload.emit(
+        'error',
+        bodyTooSlow('body_timeout', `The request body did not arrive within ${s} s (MUNINN_HTTP_BODY_TIMEOUT_S)`, {
+          timeout_s: s,
+        }),
+      );
+    }, bodyTimeoutMs);
+    const clear = () => clearTimeout(timer);
+    payload.once('end', clear);
+    reply.raw.once('close', clear);
+    done(null, payload);
+  });
+  fastify.addHook('onSend', (req, reply, payload, done) => {
+    if (!req.raw.complete) void reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
+
+/**
+ * `source`'s items, failing with `timedOut()` when the next one takes longer than `idleMs` to come. Only the
+ * wait for the source counts, not the consumer's work between items. A read left pending by the failure
+ * settles when the request's connection closes; its outcome is ignored.
+ */
+export async function* idleBounded<T>(
+  source: AsyncIterable<T> | Iterable<T>,
+  idleMs: number,
+  timedOut: () => Error,
+): AsyncGenerator<T> {
+  const it = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : toAsync(source[Symbol.iterator]());
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const next = it.next();
+    const idle = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timedOut()), idleMs);
+    });
+    let r: IteratorResult<T>;
+    try {
+      r = await Promise.race([next, idle]);
+    } catch (err) {
+      next.catch(() => undefined);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (r.done) return;
+    yield r.value;
+  }
+}
+
+function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
+  return { next: () => Promise.resolve(it.next()) };
+}

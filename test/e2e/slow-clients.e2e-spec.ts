@@ -1,0 +1,260 @@
+import { request as httpRequest } from 'node:http';
+import { connect, Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppProcess, buildDist, eventually, freePort, startAppProcess, waitHealthy } from '@app/testing';
+
+// Slow clients (docs/limits-and-security.md, "Slow clients"), against a real gateway process: a body, a
+// header block or an import body trickled or left open cannot hold the gateway's connections or the
+// account's request slots past their bounds, and a refusal before the body is read closes the connection.
+const ROOT = 'root-key-for-slow-clients-0123456789';
+const HEADERS_S = 2;
+const BODY_S = 2;
+const IDLE_S = 5;
+const MAX_CONNECTIONS = 24;
+
+/** A raw connection: what the server sent, and when (ms after opening) it closed the connection. */
+interface Raw {
+  socket: Socket;
+  text(): string;
+  closed: Promise<number>;
+}
+
+function openRaw(port: number): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    let text = '';
+    const socket = connect(port, '127.0.0.1');
+    socket.on('data', (d) => (text += d));
+    socket.on('error', () => undefined);
+    const closed = new Promise<number>((r) => socket.once('close', () => r(Date.now() - t0)));
+    socket.once('connect', () => resolve({ socket, text: () => text, closed }));
+    socket.once('error', reject);
+  });
+}
+
+/** Sends one byte every 300 ms until the connection closes. */
+function trickle(raw: Raw, byte = 'a'): void {
+  const timer = setInterval(() => !raw.socket.destroyed && raw.socket.write(byte), 300);
+  void raw.closed.then(() => clearInterval(timer));
+}
+
+function envelopeOf(response: string): any {
+  return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
+}
+
+describe('slow clients (a gateway process)', () => {
+  let gateway: AppProcess;
+  let port: number;
+  let url: string;
+  let key: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'muninn-slow-'));
+
+  const root = (method: string, path: string, body?: unknown) =>
+    fetch(`${url}${path}`, {
+      method,
+      headers: { 'x-api-key': ROOT, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const write = (uri: string) =>
+    fetch(`${url}/api/v1/content/write`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ uri, content: `note ${uri}`, mode: 'create' }),
+    });
+  const metrics = async () => (await fetch(`${url}/metrics`)).text();
+
+  beforeAll(async () => {
+    buildDist();
+    port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    gateway = startAppProcess('standalone', {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MUNINN_DATA_DIR: dataDir,
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      MUNINN_QUEUE_PREFIX: `slow-${port}`,
+      MUNINN_ROOT_API_KEY: ROOT,
+      MUNINN_HTTP_HEADERS_TIMEOUT_S: String(HEADERS_S),
+      MUNINN_HTTP_BODY_TIMEOUT_S: String(BODY_S),
+      MUNINN_IMPORT_IDLE_S: String(IDLE_S),
+      MUNINN_HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+      MUNINN_ACCOUNT_MAX_INFLIGHT: '2',
+      MUNINN_IMPORT_MAX_CONCURRENT: '1',
+    });
+    await waitHealthy(url);
+    const made = await root('POST', '/api/v1/admin/accounts', { account_id: 'acme', admin_user_id: 'alice' });
+    key = ((await made.json()) as any).result.user_key;
+  }, 240_000);
+
+  afterAll(async () => {
+    await gateway?.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("ends a trickled body at MUNINN_HTTP_BODY_TIMEOUT_S with a 408 naming the body, freeing the account's slots", async () => {
+    // Both of the account's slots (MUNINN_ACCOUNT_MAX_INFLIGHT 2) held by bodies sent a byte at a time.
+    const slow = await Promise.all([openRaw(port), openRaw(port)]);
+    for (const raw of slow) {
+      raw.socket.write(
+        'POST /api/v1/content/write HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          `X-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"uri":"viking://resources/`,
+      );
+      trickle(raw);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    // The account's next request waits in line for a slot and is served once the slow ones are cut off.
+    const patient = write('viking://resources/patient.md');
+    const closedAfter = await Promise.all(slow.map((raw) => raw.closed));
+    for (const raw of slow) {
+      expect(raw.text()).toMatch(/^HTTP\/1\.1 408 /);
+      expect(raw.text()).toMatch(/\r\nconnection: close\r\n/i);
+      expect(envelopeOf(raw.text()).error).toEqual({
+        code: 'DEADLINE_EXCEEDED',
+        message: `The request body did not arrive within ${BODY_S} s (MUNINN_HTTP_BODY_TIMEOUT_S)`,
+        details: { field: 'body', limit: 'body_timeout', timeout_s: BODY_S },
+      });
+    }
+    // Cut off at the bound (trickling, they would have gone on for as long as they liked).
+    for (const ms of closedAfter) expect(ms).toBeLessThan((BODY_S + 5) * 1000);
+    expect((await patient).status).toBe(200);
+    expect(await metrics()).toMatch(/^muninn_refusals_total\{limit="body_timeout",status="408"\} 2$/m);
+  }, 60_000);
+
+  it('closes the connection after a refusal sent before the body was read, and keeps it for a complete request', async () => {
+    // Refused unauthenticated (401) while the client still sends its body: the gateway does not stay to
+    // read and discard it.
+    const refused = await openRaw(port);
+    refused.socket.write(
+      'POST /api/v1/content/write HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 100000\r\n\r\n{"uri":"',
+    );
+    trickle(refused);
+    expect(await refused.closed).toBeLessThan(5000);
+    expect(refused.text()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(refused.text()).toMatch(/\r\nconnection: close\r\n/i);
+
+    // A declared length over the body limit: 413, and closed as well.
+    const large = await openRaw(port);
+    large.socket.write(
+      'POST /api/v1/content/write HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+        `X-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n{`,
+    );
+    trickle(large);
+    expect(await large.closed).toBeLessThan(5000);
+    expect(large.text()).toMatch(/^HTTP\/1\.1 413 /);
+
+    // Two complete requests on one connection: both answered on it (keep-alive as before).
+    const kept = await openRaw(port);
+    const req = (uri: string) => {
+      const body = JSON.stringify({ uri, content: 'kept', mode: 'create' });
+      return (
+        'POST /api/v1/content/write HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+        `X-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+      );
+    };
+    kept.socket.write(req('viking://resources/kept.md'));
+    await eventually(() => /\r\n\r\n\{.*\}$/s.test(kept.text()));
+    kept.socket.write(req('viking://resources/kept-2.md'));
+    await eventually(() => (kept.text().match(/HTTP\/1\.1 200 /g) ?? []).length === 2);
+    expect(kept.text()).not.toMatch(/connection: close/i);
+    expect(kept.socket.destroyed).toBe(false);
+    kept.socket.destroy();
+  }, 60_000);
+
+  it('answers headers not in within MUNINN_HTTP_HEADERS_TIMEOUT_S with a 408', async () => {
+    const raw = await openRaw(port);
+    raw.socket.write('GET /api/v1/fs/ls?uri=viking://resources HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const timer = setInterval(() => !raw.socket.destroyed && raw.socket.write('X-Slow: a\r\n'), 300);
+    const ms = await raw.closed;
+    clearInterval(timer);
+    // Node's default was 60 s, checked every 30 s: a slow header block held its connection 81 s.
+    expect(ms).toBeGreaterThanOrEqual(HEADERS_S * 1000 - 100);
+    expect(ms).toBeLessThan((HEADERS_S + 5) * 1000);
+    expect(raw.text()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(envelopeOf(raw.text()).error.code).toBe('DEADLINE_EXCEEDED');
+    expect(await metrics()).toMatch(/^muninn_refusals_total\{limit="headers_timeout",status="408"\} 1$/m);
+  }, 60_000);
+
+  it("ends an import whose body goes quiet for MUNINN_IMPORT_IDLE_S, removes its account and frees the gateway's import slot", async () => {
+    const lines = [
+      { type: 'account', format: 1, users: [{ user_id: 'u1', role: 'admin' }], limits: {} },
+      {
+        type: 'node',
+        uri: 'viking://resources/quiet.md',
+        kind: 'file',
+        tags: [],
+        created_at: '2026-12-01T00:00:00.000Z',
+        updated_at: '2026-12-01T00:00:00.000Z',
+        content: 'sent, then nothing more',
+      },
+    ];
+    const ndjson = (ls: unknown[]) => ls.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    // A restore script that sends two lines and hangs with its connection open.
+    const answer = new Promise<{ status: number; headers: Record<string, unknown>; body: any }>((resolve, reject) => {
+      const req = httpRequest(
+        `${url}/api/v1/admin/accounts/quiet/import`,
+        { method: 'POST', headers: { 'x-api-key': ROOT, 'content-type': 'application/x-ndjson' } },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.write(ndjson(lines));
+    });
+    // While it hangs it holds the gateway's one import slot (MUNINN_IMPORT_MAX_CONCURRENT 1).
+    await eventually(async () => (await root('GET', '/api/v1/admin/accounts/quiet')).status === 200);
+    const busy = await fetch(`${url}/api/v1/admin/accounts/other/import`, {
+      method: 'POST',
+      headers: { 'x-api-key': ROOT, 'content-type': 'application/x-ndjson' },
+      body: ndjson(lines),
+    });
+    expect(busy.status).toBe(429);
+
+    const started = Date.now();
+    const ended = await answer;
+    expect(Date.now() - started).toBeLessThan((IDLE_S + 5) * 1000);
+    expect(ended.status).toBe(408);
+    expect(ended.headers.connection).toBe('close');
+    expect(ended.body.error).toEqual({
+      code: 'DEADLINE_EXCEEDED',
+      message: `The import's body sent nothing for ${IDLE_S} s (MUNINN_IMPORT_IDLE_S)`,
+      details: { field: 'body', limit: 'import_idle', idle_s: IDLE_S, line: 2 },
+    });
+    // Removed whole, the trail saying why, and the slot free: the same id imports at once.
+    expect((await root('GET', '/api/v1/admin/accounts/quiet')).status).toBe(404);
+    const trail = ((await (await root('GET', '/api/v1/admin/accounts/quiet/audit')).json()) as any).result.events;
+    expect(trail[0]).toMatchObject({
+      action: 'account.delete',
+      details: { reason: expect.stringMatching(/^import failed: The import's body sent nothing/) },
+    });
+    const again = await fetch(`${url}/api/v1/admin/accounts/quiet/import`, {
+      method: 'POST',
+      headers: { 'x-api-key': ROOT, 'content-type': 'application/x-ndjson' },
+      body: ndjson([...lines, { type: 'end', nodes: 1, sessions: 0, archives: 0, messages: 0 }]),
+    });
+    expect(again.status).toBe(200);
+    expect(await metrics()).toMatch(/^muninn_refusals_total\{limit="import_idle",status="408"\} 1$/m);
+  }, 60_000);
+
+  it('closes connections beyond MUNINN_HTTP_MAX_CONNECTIONS as they arrive, and serves again once they go', async () => {
+    const opened: Raw[] = [];
+    for (let i = 0; i < MAX_CONNECTIONS + 6; i++) opened.push(await openRaw(port));
+    await new Promise((r) => setTimeout(r, 500));
+    const open = opened.filter((r) => !r.socket.destroyed && !r.socket.readableEnded);
+    // Connections the test's own HTTP client keeps alive count too, so at most the bound stays open.
+    expect(open.length).toBeLessThanOrEqual(MAX_CONNECTIONS);
+    expect(open.length).toBeGreaterThan(MAX_CONNECTIONS - 8);
+    const dropped = opened.length - open.length;
+    for (const r of opened) r.socket.destroy();
+    await eventually(async () => (await fetch(`${url}/health`).catch(() => null))?.status === 200, {
+      ms: 10_000,
+      retryErrors: true,
+    });
+    const counted = Number(/^muninn_http_connections_dropped_total (\d+)$/m.exec(await metrics())?.[1]);
+    expect(counted).toBeGreaterThanOrEqual(dropped);
+  }, 60_000);
+});
