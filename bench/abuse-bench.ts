@@ -9,9 +9,9 @@
  *    batches of 100 searches, an unauthenticated 7 MB body) on 8 connections.
  * 3. flood: tenant A floods valid context searches (REST, and MCP batches of 16) on 32 connections,
  *    while B repeats its solo load.
- * 4. slow: tenant A opens BENCH_ABUSE_SLOW connections (default 1,500) that send one byte every 2 s: a
- *    third trickle a body without a key (refused 401 before it is read), a third trickle a body with A's
- *    key, a third trickle their headers; B repeats its solo load. Printed: how many of A's connections the
+ * 4. slow: tenant C (fresh limits) opens BENCH_ABUSE_SLOW connections (default 1,500) that send one byte
+ *    every 2 s: a third trickle a body without a key (refused 401 before it is read), a third trickle a body
+ *    with C's key, a third trickle their headers; B repeats its solo load. Printed: how many of C's connections the
  *    gateway still holds at the phase's end and once the body timeout has passed (docs/limits-and-security.md,
  *    "Slow clients").
  * Throughout, a probe asks `GET /health` every 50 ms; the gateway's event-loop delay comes from
@@ -201,8 +201,8 @@ function flood(url: string, keyA: string) {
 
 type SlowKind = 'unauthenticated body' | 'body with a key' | 'headers';
 
-/** Tenant A's slow connections: each sends one byte every 2 s for as long as the gateway keeps it open. */
-async function slowClients(port: number, keyA: string) {
+/** A tenant's slow connections: each sends one byte every 2 s for as long as the gateway keeps it open. */
+async function slowClients(port: number, key: string) {
   const kinds: SlowKind[] = ['unauthenticated body', 'body with a key', 'headers'];
   const open: { kind: SlowKind; socket: Socket }[] = [];
   const timers: NodeJS.Timeout[] = [];
@@ -215,7 +215,7 @@ async function slowClients(port: number, keyA: string) {
     socket.write(
       kind === 'headers'
         ? head
-        : `${head}${kind === 'body with a key' ? `X-API-Key: ${keyA}\r\n` : ''}` +
+        : `${head}${kind === 'body with a key' ? `X-API-Key: ${key}\r\n` : ''}` +
             `Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"uri":"`,
     );
     const byte = kind === 'headers' ? 'X-Slow: a\r\n' : 'a';
@@ -276,7 +276,7 @@ async function main() {
   try {
     await waitHealthy(url, 120_000);
     const keys: Record<string, string> = {};
-    for (const t of ['a', 'b'])
+    for (const t of ['a', 'b', 'c'])
       keys[t] = (
         await api(url, '/api/v1/admin/accounts', ROOT, { account_id: `tenant-${t}`, admin_user_id: 'agent' })
       ).body.result.user_key;
@@ -298,12 +298,12 @@ async function main() {
     const bad = await phase(url, 'A hostile', () => hostile(url, keys.a));
     const flooded = await phase(url, 'A flood + B', () => Promise.all([flood(url, keys.a), tenantB(url, keys.b)]));
     const [floodA, soloDuringFlood] = flooded.result;
-    const slowA = await slowClients(port, keys.a);
-    const slowed = await phase(url, 'A slow + B', () => tenantB(url, keys.b));
-    const heldAtEnd = slowA.held();
+    const slowC = await slowClients(port, keys.c);
+    const slowed = await phase(url, 'C slow + B', () => tenantB(url, keys.b));
+    const heldAtEnd = slowC.held();
     await new Promise((r) => setTimeout(r, (BODY_TIMEOUT_S + 5) * 1000 - SECONDS * 1000));
-    const heldAfter = slowA.held();
-    slowA.stop();
+    const heldAfter = slowC.held();
+    slowC.stop();
 
     console.log('\nphase          /health p50   p99    max ms (n)      event loop p99   max ms');
     for (const p of [solo, bad, flooded, slowed]) {
@@ -329,7 +329,7 @@ async function main() {
       Object.entries(h)
         .map(([k, n]) => `${k} ${n}`)
         .join(', ');
-    console.log(`A's ${SLOW} slow connections still held at the phase's end (${SECONDS} s): ${show(heldAtEnd)}`);
+    console.log(`C's ${SLOW} slow connections still held at the phase's end (${SECONDS} s): ${show(heldAtEnd)}`);
     console.log(`  … and ${BODY_TIMEOUT_S + 5} s after they opened: ${show(heldAfter)}`);
     const worst = Math.max(solo.health.max, bad.health.max, flooded.health.max, slowed.health.max);
     console.log(`/health worst ${worst.toFixed(0)} ms (target ≤ 500 ms)`);
