@@ -12,6 +12,7 @@ const ROOT = 'root-key-for-slow-clients-0123456789';
 const HEADERS_S = 2;
 const BODY_S = 2;
 const IDLE_S = 5;
+const SEND_IDLE_S = 5;
 const MAX_CONNECTIONS = 24;
 
 /** A raw connection: what the server sent, and when (ms after opening) it closed the connection. */
@@ -79,6 +80,8 @@ describe('slow clients (a gateway process)', () => {
       MUNINN_HTTP_HEADERS_TIMEOUT_S: String(HEADERS_S),
       MUNINN_HTTP_BODY_TIMEOUT_S: String(BODY_S),
       MUNINN_IMPORT_IDLE_S: String(IDLE_S),
+      MUNINN_HTTP_SEND_IDLE_S: String(SEND_IDLE_S),
+      MUNINN_BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
       MUNINN_HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
       MUNINN_ACCOUNT_MAX_INFLIGHT: '2',
       MUNINN_IMPORT_MAX_CONCURRENT: '1',
@@ -161,6 +164,46 @@ describe('slow clients (a gateway process)', () => {
     expect(kept.text()).not.toMatch(/connection: close/i);
     expect(kept.socket.destroyed).toBe(false);
     kept.socket.destroy();
+  }, 60_000);
+
+  it("abandons a response its client stops reading after MUNINN_HTTP_SEND_IDLE_S, freeing the account's slots", async () => {
+    // Larger than the kernel's socket buffers on both sides (a few MB each on loopback), so the response
+    // cannot be handed off whole while its client reads nothing.
+    const content = 'x'.repeat(40_000_000);
+    const stored = await fetch(`${url}/api/v1/content/write`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ uri: 'viking://resources/large.md', content, mode: 'create' }),
+    });
+    expect(stored.status).toBe(200);
+    // Two clients ask for the 40 MB file and read none of it: both of the account's slots are taken.
+    // (No 'data' listener until they read: a paused socket with one still took in the whole response.)
+    const stalled = [0, 1].map(() => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        'GET /api/v1/content/read?uri=viking://resources/large.md HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          `X-API-Key: ${key}\r\n\r\n`,
+      );
+      return { socket, closed: new Promise<void>((r) => socket.once('close', () => r())) };
+    });
+    // The account's requests are served again once a stalled response is abandoned (without the bound each
+    // waited out its line and was refused 429, for as long as the stalled clients stayed).
+    const ls = () => fetch(`${url}/api/v1/fs/ls?uri=viking://resources`, { headers: { 'x-api-key': key } });
+    await eventually(async () => (await ls()).status === 200, 45_000);
+    // The second response is read from the store after the first, so it may have begun later: give it its
+    // idle time too. Read then, each stalled client finds its response cut short: the gateway closed it.
+    await new Promise((r) => setTimeout(r, (2 * SEND_IDLE_S + 5) * 1000));
+    const received = stalled.map(({ socket }) => {
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      return () => text;
+    });
+    await Promise.all(stalled.map((raw) => raw.closed));
+    for (const text of received) {
+      expect(text()).toMatch(/^HTTP\/1\.1 200 /);
+      expect(text().length).toBeLessThan(content.length);
+    }
   }, 60_000);
 
   it('answers headers not in within MUNINN_HTTP_HEADERS_TIMEOUT_S with a 408', async () => {

@@ -4,9 +4,13 @@ export interface AppConfig {
     port: number;
     host: string;
     bodyLimitBytes: number;
-    /** Slow clients (docs/limits-and-security.md, "Slow clients"): headers and body deadlines, connections held. */
+    /**
+     * Slow clients (docs/limits-and-security.md, "Slow clients"): headers and body deadlines, how long a
+     * response waits for its client to read, connections held.
+     */
     headersTimeoutMs: number;
     bodyTimeoutMs: number;
+    sendIdleMs: number;
     maxConnections: number;
     /** Port of the /metrics listener of a worker process (retriever, assembler, rewriter); null: none. */
     metricsPort: number | null;

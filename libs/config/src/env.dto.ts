@@ -195,6 +195,14 @@ export class EnvDto {
   @Max(3600)
   MUNINN_HTTP_BODY_TIMEOUT_S?: number;
 
+  /** Seconds a response may wait for its client to take any of its bytes before the connection is closed. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(3600)
+  MUNINN_HTTP_SEND_IDLE_S?: number;
+
   /** Connections one gateway holds at once; beyond, new ones are closed as they arrive. */
   @IsOptional()
   @Transform(toInt)

@@ -90,7 +90,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     },
     charge: (req, points) => admission.consume((req as unknown as { identity: Identity }).identity, points),
   });
-  installSlowClientBounds(fastify, config.http.bodyTimeoutMs);
+  installSlowClientBounds(fastify, config.http);
   // Past this many connections a new one is closed as it arrives, so a flood of connections cannot take the
   // descriptors the store, Redis and the other tenants' connections need.
   fastify.server.maxConnections = config.http.maxConnections;

@@ -25,8 +25,15 @@ export function bodyTooSlow(limit: SlowClientLimit, message: string, details: Re
  * - A reply sent before the request's body is in (a refusal before reading it: 401, 413, 429, 408; an import
  *   refused at a line) closes the connection. Otherwise Node reads and discards whatever the client still
  *   sends, however long it trickles: a refused, unauthenticated client kept its socket open this way.
+ * - A response whose client takes none of its bytes for `sendIdleMs` is abandoned (the connection closed).
+ *   A client that asked for a large file and stopped reading held the response in the gateway's memory, and
+ *   its account's request slot, for good.
  */
-export function installSlowClientBounds(fastify: FastifyInstance, bodyTimeoutMs: number): void {
+export function installSlowClientBounds(
+  fastify: FastifyInstance,
+  bounds: { bodyTimeoutMs: number; sendIdleMs: number },
+): void {
+  const { bodyTimeoutMs, sendIdleMs } = bounds;
   fastify.addHook('preParsing', (req, reply, payload, done) => {
     // A body that came with its headers (most do) needs no deadline; the import bounds its own.
     if (req.raw.complete || IMPORT_ROUTE.test(req.url.split('?')[0]!)) return done(null, payload);
@@ -49,6 +56,11 @@ export function installSlowClientBounds(fastify: FastifyInstance, bodyTimeoutMs:
   });
   fastify.addHook('onSend', (req, reply, payload, done) => {
     if (!req.raw.complete) void reply.header('connection', 'close');
+    // The socket's idle timer runs only while the response is sent (the handler's own work, a waiting
+    // write up to MUNINN_WAIT_MAX_S, came before): any byte the client takes restarts it, and at its end
+    // Node destroys the socket (no 'timeout' listener is set). Once the response is out, Node sets the
+    // keep-alive timer in its place.
+    req.raw.socket?.setTimeout(sendIdleMs);
     done(null, payload);
   });
 }
