@@ -58,9 +58,14 @@ export function installSlowClientBounds(
     if (!req.raw.complete) void reply.header('connection', 'close');
     // The socket's idle timer runs only while the response is sent (the handler's own work, a waiting
     // write up to MUNINN_WAIT_MAX_S, came before): any byte the client takes restarts it, and at its end
-    // Node destroys the socket (no 'timeout' listener is set). Once the response is out, Node sets the
-    // keep-alive timer in its place.
-    req.raw.socket?.setTimeout(sendIdleMs);
+    // Node destroys the socket (no 'timeout' listener is set). It stops when the response is out, before
+    // Node's own 'finish' handler sets the keep-alive timer, so a request pipelined behind this one does
+    // not inherit it while its handler works.
+    const socket = req.raw.socket;
+    if (socket) {
+      socket.setTimeout(sendIdleMs);
+      reply.raw.prependOnceListener('finish', () => socket.setTimeout(0));
+    }
     done(null, payload);
   });
 }
