@@ -302,4 +302,46 @@ describe('slow clients (a gateway process)', () => {
     const counted = Number(/^muninn_http_connections_dropped_total (\d+)$/m.exec(await metrics())?.[1]);
     expect(counted).toBeGreaterThanOrEqual(dropped);
   }, 60_000);
+
+  it("holds fewer connections than configured where the process's open-file limit cannot hold them", async () => {
+    // 300 descriptors, 256 of them left for the store, Redis and files: at most 44 connections, not 10,000.
+    const lowPort = await freePort();
+    const lowDir = mkdtempSync(join(tmpdir(), 'muninn-slow-fd-'));
+    const low = startAppProcess(
+      'standalone',
+      {
+        PORT: String(lowPort),
+        HOST: '127.0.0.1',
+        MUNINN_DATA_DIR: lowDir,
+        REDIS_URL: process.env.REDIS_URL ?? '',
+        MUNINN_QUEUE_PREFIX: `slow-fd-${lowPort}`,
+        MUNINN_ROOT_API_KEY: ROOT,
+      },
+      ['prlimit', '--nofile=300:300'],
+    );
+    try {
+      await waitHealthy(`http://127.0.0.1:${lowPort}`);
+      expect(low.output()).toMatch(
+        /MUNINN_HTTP_MAX_CONNECTIONS 10000 does not fit this process's open-file limit \(300\) beside 256 other descriptors: holding at most 44 connections/,
+      );
+      const opened: Raw[] = [];
+      for (let i = 0; i < 60; i++) opened.push(await openRaw(lowPort));
+      await new Promise((r) => setTimeout(r, 500));
+      const open = opened.filter((r) => !r.socket.destroyed && !r.socket.readableEnded);
+      expect(open.length).toBeLessThanOrEqual(44);
+      expect(open.length).toBeGreaterThan(30);
+      for (const r of opened) r.socket.destroy();
+      // The process kept its descriptors for the store and Redis: it still serves.
+      await eventually(
+        async () => (await fetch(`http://127.0.0.1:${lowPort}/health`).catch(() => null))?.status === 200,
+        {
+          ms: 10_000,
+          retryErrors: true,
+        },
+      );
+    } finally {
+      await low.kill('SIGKILL');
+      rmSync(lowDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -44,12 +44,18 @@ export interface AppProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string | null>;
 }
 
+/**
+ * Starts `app` from `dist/`; `wrapper` runs it under another command (`['prlimit', '--nofile=300']`: a
+ * process limit the suite sets).
+ */
 export function startAppProcess(
   app: 'standalone' | 'gateway' | 'retriever' | 'assembler' | 'rewriter' | 'extractor',
   env: Record<string, string>,
+  wrapper: string[] = [],
 ): AppProcess {
   let out = '';
-  const child = spawn(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  const command = [...wrapper, process.execPath, join(ROOT, `dist/apps/${app}/src/main.js`)];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
@@ -23,6 +23,7 @@ import { IdempotencyRepository } from '@app/store';
 import { requestIdOf, trackRequests } from './request-id';
 import { trackRouteMethods } from './route-methods';
 import { installSlowClientBounds } from './slow-clients';
+import { connectionBound, FD_RESERVE, openFileLimit } from './connection-bound';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine. */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
@@ -93,7 +94,16 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   installSlowClientBounds(fastify, config.http);
   // Past this many connections a new one is closed as it arrives, so a flood of connections cannot take the
   // descriptors the store, Redis and the other tenants' connections need.
-  fastify.server.maxConnections = config.http.maxConnections;
+  const fdLimit = openFileLimit();
+  const bound = connectionBound(config.http.maxConnections, fdLimit);
+  if (bound.lowered) {
+    new Logger('Http').warn(
+      `MUNINN_HTTP_MAX_CONNECTIONS ${config.http.maxConnections} does not fit this process's open-file limit ` +
+        `(${fdLimit}) beside ${FD_RESERVE} other descriptors: holding at most ${bound.max} connections ` +
+        `(raise the limit, ulimit -n, to allow more)`,
+    );
+  }
+  fastify.server.maxConnections = bound.max;
   fastify.server.on('drop', () => metrics.dropped());
   fastify.server.prependListener('clientError', (err: NodeJS.ErrnoException) => {
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') metrics.refused('headers_timeout', 408);
