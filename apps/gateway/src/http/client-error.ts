@@ -4,6 +4,11 @@ import type { FastifyReply } from 'fastify';
 import { KernelErrorCode } from '@app/kernel';
 import { errorEnvelope } from './error-envelope';
 
+/** Node's refusal of a client too slow to send its headers (MUNINN_HTTP_HEADERS_TIMEOUT_S): 408. */
+export function isHeadersTimeout(err: Error & { code?: string }): boolean {
+  return err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+}
+
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over Node's size limit, a
  * malformed request line, a client too slow to send its headers) are answered in the contract's
@@ -14,7 +19,7 @@ export function envelopeClientError(err: Error & { code?: string }, socket: Sock
   const [status, code, message] =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, KernelErrorCode.PayloadTooLarge, 'Request headers are too large']
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      : isHeadersTimeout(err)
         ? [408, KernelErrorCode.DeadlineExceeded, 'The request was not received in time']
         : [400, KernelErrorCode.InvalidArgument, 'Malformed HTTP request'];
   const body = JSON.stringify(errorEnvelope(code, message));

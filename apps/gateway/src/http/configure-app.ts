@@ -11,7 +11,7 @@ import type { Identity } from '@app/kernel';
 import { AdmissionService } from './admission.service';
 import { mountQueueDashboard } from '../system/queue-dashboard';
 import { ApiValidationPipe } from './api-validation.pipe';
-import { envelopeClientError, envelopeFrameworkError } from './client-error';
+import { envelopeClientError, envelopeFrameworkError, isHeadersTimeout } from './client-error';
 import { DomainExceptionFilter, refusalLimit } from './domain-exception.filter';
 import { applyBoundsToOpenApi } from './request-bounds';
 import { applyToolResultBoundsToOpenApi } from '../sessions/tool-results-openapi';
@@ -22,7 +22,7 @@ import { installIdempotentReplies } from '../idempotency/idempotent-replies';
 import { IdempotencyRepository } from '@app/store';
 import { requestIdOf, trackRequests } from './request-id';
 import { trackRouteMethods } from './route-methods';
-import { installSlowClientBounds } from './slow-clients';
+import { installSlowClientBounds, SlowClientLimit } from './slow-clients';
 import { connectionBound, FD_RESERVE, openFileLimit } from './connection-bound';
 
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine. */
@@ -106,7 +106,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   fastify.server.maxConnections = bound.max;
   fastify.server.on('drop', () => metrics.dropped());
   fastify.server.prependListener('clientError', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') metrics.refused('headers_timeout', 408);
+    if (isHeadersTimeout(err)) metrics.refused('headers_timeout' satisfies SlowClientLimit, 408);
   });
   installIdempotentReplies(fastify, app.get(IdempotencyRepository), (outcome) => metrics.idempotent(outcome));
   fastify.addHook('onResponse', (req, reply, done) => {
