@@ -125,6 +125,18 @@ describe('slow clients (a gateway process)', () => {
     expect(await metrics()).toMatch(/^muninn_refusals_total\{limit="body_timeout",status="408"\} 2$/m);
   }, 60_000);
 
+  it("documents the body's time bounds, as configured, in the OpenAPI document", async () => {
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as any;
+    expect(doc.paths['/api/v1/content/write'].post.responses['408'].description).toBe(
+      `DEADLINE_EXCEEDED: the request body did not arrive within ${BODY_S} s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed`,
+    );
+    expect(doc.paths['/api/v1/admin/accounts/{accountId}/import'].post.responses['408'].description).toBe(
+      `DEADLINE_EXCEEDED: the body sent nothing for ${IDLE_S} s (MUNINN_IMPORT_IDLE_S); the import is removed; the connection is closed`,
+    );
+    // A route without a body has no body to wait for.
+    expect(doc.paths['/api/v1/fs/ls'].get.responses['408']).toBeUndefined();
+  });
+
   it('closes the connection after a refusal sent before the body was read, and keeps it for a complete request', async () => {
     // Refused unauthenticated (401) while the client still sends its body: the gateway does not stay to
     // read and discard it.

@@ -18,6 +18,7 @@ import { applyToolResultBoundsToOpenApi } from '../sessions/tool-results-openapi
 import { installRequestGate } from './request-gate';
 import { NDJSON_TYPE } from './import-route';
 import { applyImportBoundsToOpenApi } from '../admin/import-openapi';
+import { applySlowClientBoundsToOpenApi } from './slow-clients-openapi';
 import { installIdempotentReplies } from '../idempotency/idempotent-replies';
 import { IdempotencyRepository } from '@app/store';
 import { requestIdOf, trackRequests } from './request-id';
@@ -138,6 +139,7 @@ function setupSwagger(app: INestApplication, config: AppConfig) {
   });
   applyToolResultBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
   applyImportBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
+  applySlowClientBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }
 

@@ -2185,6 +2185,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -2447,6 +2456,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -2508,6 +2526,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2869,6 +2896,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the body sent nothing for 60 s (MUNINN_IMPORT_IDLE_S); the import is removed; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -3021,6 +3057,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3301,6 +3346,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -3365,6 +3419,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3440,6 +3503,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3562,6 +3634,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /**
              * @description ALREADY_EXISTS / CONFLICT
              *
@@ -3672,6 +3753,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4059,6 +4149,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -4156,6 +4255,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4469,6 +4577,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -4548,6 +4665,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4708,6 +4834,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4910,6 +5045,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description UNAVAILABLE: Redis or the store is unreachable */
             503: {
                 headers: {
@@ -4972,6 +5116,15 @@ export interface operations {
             };
             /** @description PERMISSION_DENIED: outside the caller's space or role */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5062,6 +5215,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description DEADLINE_EXCEEDED */
             504: {
                 headers: {
@@ -5136,6 +5298,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description DEADLINE_EXCEEDED */
             504: {
                 headers: {
@@ -5192,6 +5363,15 @@ export interface operations {
             };
             /** @description PERMISSION_DENIED: outside the caller's space or role */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5330,6 +5510,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5568,6 +5757,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -5710,6 +5908,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -5807,6 +6014,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description ALREADY_EXISTS / CONFLICT */
             409: {
                 headers: {
@@ -5897,6 +6113,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6087,6 +6312,15 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6577,6 +6811,15 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
+                };
+            };
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
         };
