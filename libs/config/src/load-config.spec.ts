@@ -82,6 +82,40 @@ describe('loadConfig', () => {
     for (const name of names) expect(problems.some((p) => p.includes(name))).toBe(true);
   });
 
+  it('slow-client bounds: defaults, typed values, bounds', () => {
+    const d = loadConfig({});
+    expect([d.http.headersTimeoutMs, d.http.bodyTimeoutMs, d.http.sendIdleMs, d.http.maxConnections]).toEqual([
+      15_000, 60_000, 60_000, 10_000,
+    ]);
+    expect(d.store.import.idleMs).toBe(60_000);
+    const c = loadConfig({
+      MUNINN_HTTP_HEADERS_TIMEOUT_S: '2',
+      MUNINN_HTTP_BODY_TIMEOUT_S: '3',
+      MUNINN_HTTP_SEND_IDLE_S: '5',
+      MUNINN_HTTP_MAX_CONNECTIONS: '24',
+      MUNINN_IMPORT_IDLE_S: '7',
+    });
+    expect([c.http.headersTimeoutMs, c.http.bodyTimeoutMs, c.http.sendIdleMs, c.http.maxConnections]).toEqual([
+      2000, 3000, 5000, 24,
+    ]);
+    expect(c.store.import.idleMs).toBe(7000);
+    const problems = problemsOf({
+      MUNINN_HTTP_HEADERS_TIMEOUT_S: '301',
+      MUNINN_HTTP_BODY_TIMEOUT_S: '0',
+      MUNINN_HTTP_SEND_IDLE_S: '4',
+      MUNINN_HTTP_MAX_CONNECTIONS: '15',
+      MUNINN_IMPORT_IDLE_S: 'soon',
+    });
+    const names = [
+      'HTTP_HEADERS_TIMEOUT_S',
+      'HTTP_BODY_TIMEOUT_S',
+      'HTTP_SEND_IDLE_S',
+      'HTTP_MAX_CONNECTIONS',
+      'IMPORT_IDLE_S',
+    ];
+    for (const name of names) expect(problems.some((p) => p.includes(`MUNINN_${name}`))).toBe(true);
+  });
+
   it('usage records a session holds: default, typed value, bounds', () => {
     expect(loadConfig({}).sessions.maxUsageRecords).toBe(10_000);
     expect(loadConfig({ MUNINN_SESSION_MAX_USAGE_RECORDS: '250' }).sessions.maxUsageRecords).toBe(250);
