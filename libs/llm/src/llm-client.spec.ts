@@ -94,7 +94,8 @@ describe('LlmClient against a real HTTP fake', () => {
     const took = Date.now() - started;
     expect(err.kind).toBe('timeout');
     expect(took).toBeGreaterThanOrEqual(290);
-    expect(took).toBeLessThan(1000);
+    // Well before the server's answer at 3 s, with room for a loaded CI machine.
+    expect(took).toBeLessThan(2500);
   });
 
   it('treats a caller abort as a timeout', async () => {

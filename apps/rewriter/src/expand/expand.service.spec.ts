@@ -48,12 +48,23 @@ describe('ExpandService (real HTTP to a fake LLM)', () => {
   });
 
   it.each([
-    { name: 'LLM 500', reply: { status: 500 }, kind: 'http' },
-    { name: 'garbage body', reply: { rawBody: 'not json at all', contentType: 'text/plain' }, kind: 'malformed' },
-    { name: 'slower than the fuse (plus grace)', reply: { text: '[]', delayMs: 5000 }, kind: 'timeout' },
-  ])('$name → throws LlmError $kind', async ({ reply, kind }) => {
+    // The failures that are not timeouts get a fuse a loaded CI machine cannot outrun (a 300 ms fuse did once).
+    { name: 'LLM 500', reply: { status: 500 }, kind: 'http', timeoutMs: 4000 },
+    {
+      name: 'garbage body',
+      reply: { rawBody: 'not json at all', contentType: 'text/plain' },
+      kind: 'malformed',
+      timeoutMs: 4000,
+    },
+    {
+      name: 'slower than the fuse (plus grace)',
+      reply: { text: '[]', delayMs: 5000 },
+      kind: 'timeout',
+      timeoutMs: 300,
+    },
+  ])('$name → throws LlmError $kind', async ({ reply, kind, timeoutMs }) => {
     fake.enqueue(reply);
-    const err = await service.expand(job({ timeoutMs: 300 })).catch((e: unknown) => e);
+    const err = await service.expand(job({ timeoutMs })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
     expect((err as LlmError).kind).toBe(kind);
   });
