@@ -161,6 +161,11 @@ export interface AppConfig {
     extractPromptChars: number;
     /** Model calls one extraction may make (a window of `extractPromptChars` each); later messages are extracted offline. */
     extractMaxCalls: number;
+    /**
+     * Wait before a commit's extraction is tried again after a transient provider failure, doubled per
+     * attempt (a longer `Retry-After` from the provider wins; docs/sessions.md "A provider that fails for a while").
+     */
+    extractRetryMs: number;
     /** New sessions get the default automatic-commit policy unless they say `null` (MUNINN_SESSION_AUTO_COMMIT_DEFAULT). */
     autoCommitByDefault: boolean;
     /**

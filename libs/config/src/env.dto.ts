@@ -763,6 +763,14 @@ export class EnvDto {
   @Max(100)
   MUNINN_EXTRACT_MAX_CALLS?: number;
 
+  // First wait before an extraction is tried again after a transient provider failure, doubled per attempt (docs/sessions.md).
+  @IsOptional()
+  @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
+  @IsNumber()
+  @Min(0.1)
+  @Max(600)
+  MUNINN_EXTRACT_RETRY_S?: number;
+
   // Sessions: the server-wide automatic-commit default and task record retention (docs/sessions.md).
   @IsOptional()
   @Transform(toBool)

@@ -173,6 +173,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       extractTimeoutMs: Math.round((dto.MUNINN_EXTRACT_TIMEOUT_S ?? 60) * 1000),
       extractPromptChars: dto.MUNINN_EXTRACT_PROMPT_CHARS ?? 60_000,
       extractMaxCalls: dto.MUNINN_EXTRACT_MAX_CALLS ?? 8,
+      extractRetryMs: Math.round((dto.MUNINN_EXTRACT_RETRY_S ?? 2) * 1000),
       autoCommitByDefault: dto.MUNINN_SESSION_AUTO_COMMIT_DEFAULT ?? false,
       defaultMemoryPolicy: dto.MUNINN_SESSION_MEMORY_POLICY
         ? (JSON.parse(dto.MUNINN_SESSION_MEMORY_POLICY) as unknown)
@@ -289,6 +290,7 @@ const DECLARED = [
   'MUNINN_EXTRACT_TIMEOUT_S',
   'MUNINN_EXTRACT_PROMPT_CHARS',
   'MUNINN_EXTRACT_MAX_CALLS',
+  'MUNINN_EXTRACT_RETRY_S',
   'MUNINN_SESSION_AUTO_COMMIT_DEFAULT',
   'MUNINN_SESSION_MEMORY_POLICY',
   'MUNINN_TASK_TTL_S',

@@ -73,18 +73,37 @@ describe('LlmClient against a real HTTP fake', () => {
   });
 
   it.each([
-    { name: 'HTTP 500', reply: { status: 500 }, kind: 'http', status: 500 },
-    { name: 'HTTP 429 (no retry)', reply: { status: 429 }, kind: 'http', status: 429 },
-    { name: 'malformed JSON body', reply: { rawBody: '{"choices": [' }, kind: 'malformed' },
-    { name: 'plain-text body', reply: { rawBody: 'garbage', contentType: 'text/plain' }, kind: 'malformed' },
-    { name: 'JSON without choices', reply: { rawBody: '{"hello": "world"}' }, kind: 'malformed' },
-    { name: 'dropped connection', reply: { hangUp: true }, kind: 'unavailable' },
-  ])('$name → LlmError $kind', async ({ reply, kind, status }) => {
+    { name: 'HTTP 500', reply: { status: 500 }, kind: 'http', status: 500, transient: true },
+    { name: 'HTTP 503', reply: { status: 503 }, kind: 'http', status: 503, transient: true },
+    { name: 'HTTP 429 (no retry)', reply: { status: 429 }, kind: 'http', status: 429, transient: true },
+    { name: 'HTTP 400', reply: { status: 400 }, kind: 'http', status: 400, transient: false },
+    { name: 'HTTP 401', reply: { status: 401 }, kind: 'http', status: 401, transient: false },
+    { name: 'malformed JSON body', reply: { rawBody: '{"choices": [' }, kind: 'malformed', transient: false },
+    {
+      name: 'plain-text body',
+      reply: { rawBody: 'garbage', contentType: 'text/plain' },
+      kind: 'malformed',
+      transient: false,
+    },
+    { name: 'JSON without choices', reply: { rawBody: '{"hello": "world"}' }, kind: 'malformed', transient: false },
+    { name: 'dropped connection', reply: { hangUp: true }, kind: 'unavailable', transient: true },
+  ])('$name → LlmError $kind (transient: $transient)', async ({ reply, kind, status, transient }) => {
     fake.enqueue(reply);
     const err = await failure(client.complete(USER, { timeoutMs: 2000 }));
     expect(err.kind).toBe(kind);
     expect(err.status).toBe(status);
+    expect(err.transient).toBe(transient);
+    expect(err.retryAfterMs).toBeUndefined();
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it("reads a refusal's Retry-After, in seconds or as a date", async () => {
+    fake.enqueue({ status: 429, headers: { 'retry-after': '7' } });
+    expect(await failure(client.complete(USER, { timeoutMs: 2000 }))).toMatchObject({ retryAfterMs: 7000 });
+    fake.enqueue({ status: 503, headers: { 'retry-after': new Date(Date.now() + 60_000).toUTCString() } });
+    const dated = await failure(client.complete(USER, { timeoutMs: 2000 }));
+    expect(dated.retryAfterMs).toBeGreaterThan(50_000);
+    expect(dated.retryAfterMs).toBeLessThanOrEqual(60_000);
   });
 
   it('times out at the deadline, not when the server finally answers', async () => {
@@ -93,6 +112,7 @@ describe('LlmClient against a real HTTP fake', () => {
     const err = await failure(client.complete(USER, { timeoutMs: 300 }));
     const took = Date.now() - started;
     expect(err.kind).toBe('timeout');
+    expect(err.transient).toBe(false);
     expect(took).toBeGreaterThanOrEqual(290);
     // Well before the server's answer at 3 s, with room for a loaded CI machine.
     expect(took).toBeLessThan(2500);

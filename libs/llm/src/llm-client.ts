@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { LlmError } from './llm.error';
+import { LlmError, retryAfterMs } from './llm.error';
 import { LlmModelRole, LlmSettings } from './llm-settings';
 import { LlmCompletion, readCompletion } from './read-completion';
 
@@ -87,9 +87,12 @@ function toLlmError(err: unknown, deadlineHit: boolean, timeoutMs: number): LlmE
   }
   if (err instanceof APIUserAbortError) return new LlmError('timeout', 'LLM call aborted', undefined, { cause: err });
   if (err instanceof APIConnectionError)
-    return new LlmError('unavailable', `LLM unreachable: ${err.message}`, undefined, { cause: err });
+    return new LlmError('unavailable', `LLM unreachable: ${err.message}`, undefined, { cause: err, unreachable: true });
   if (err instanceof APIError && typeof err.status === 'number') {
-    return new LlmError('http', `LLM answered HTTP ${err.status}: ${err.message}`, err.status, { cause: err });
+    return new LlmError('http', `LLM answered HTTP ${err.status}: ${err.message}`, err.status, {
+      cause: err,
+      retryAfterMs: retryAfterMs(err.headers?.get('retry-after')),
+    });
   }
   // By name: the body parser's SyntaxError may come from another realm (undici inside a VM sandbox).
   const { name, message } = (err ?? {}) as { name?: unknown; message?: unknown };

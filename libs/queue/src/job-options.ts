@@ -19,19 +19,35 @@ export function jobOptions(queue: QueueName): JobsOptions {
     // Nobody waits for a sidecar job; the store's sidecar_due mark is what makes it durable.
     case QueueName.Sidecar:
       return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 500 } };
-    // A commit's extraction is retried (a worker killed mid-job, a predecessor still running); the task
-    // id is the job id, and the job is idempotent, so a retry never duplicates a memory.
+    // A commit's extraction is retried (a worker killed mid-job, a predecessor still running, a provider
+    // failing for a while); the task id is the job id, and the job is idempotent, so a retry never
+    // duplicates a memory.
     case QueueName.Extract:
       return {
         removeOnComplete: { age: 3600, count: 5000 },
         removeOnFail: { age: 24 * 3600, count: 5000 },
         attempts: 6,
-        backoff: { type: 'exponential', delay: 1000 },
+        backoff: { type: EXTRACT_BACKOFF, delay: 1000 },
       };
     // Each run re-reads the session and decides again, so a lost or failed idle job only delays a commit.
     case QueueName.SessionIdle:
       return { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 1000 } };
   }
+}
+
+/** The extract queue's backoff: the extractor's processor registers {@link extractBackoff} under this name. */
+export const EXTRACT_BACKOFF = 'extract';
+
+/**
+ * How long a failed extract attempt waits before the next: what the attempt's error asks for (the
+ * extractor's `ModelRetryLater` carries `retryDelayMs`: its configured wait, or the provider's longer
+ * `Retry-After`; docs/sessions.md "A provider that fails for a while"), else 1 s doubled per attempt as
+ * before. BullMQ calls it with the attempts made, this one included.
+ */
+export function extractBackoff(attemptsMade: number, _type?: string, err?: Error): number {
+  const asked = (err as { retryDelayMs?: unknown } | undefined)?.retryDelayMs;
+  if (typeof asked === 'number' && Number.isFinite(asked) && asked >= 0) return Math.round(asked);
+  return Math.round(2 ** Math.max(0, attemptsMade - 1) * 1000);
 }
 
 /** Whose work a background job is, and how much of it, for its queue's fair order. */

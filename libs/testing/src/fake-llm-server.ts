@@ -17,6 +17,8 @@ export interface FakeLlmReply {
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
   /** Drop the connection without answering (after `delayMs`). */
   hangUp?: boolean;
+  /** Extra response headers (e.g. a 429's `retry-after`). */
+  headers?: Record<string, string>;
 }
 
 /** A request the fake received, for assertions. */
@@ -91,6 +93,7 @@ export async function startFakeLlmServer(opts: { fallback?: FakeLlmScript } = {}
     if (res.destroyed || res.writableEnded) return;
     if (reply.hangUp) return void req.socket.destroy();
     const status = reply.status ?? 200;
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (reply.rawBody !== undefined) return send(res, status, reply.rawBody, reply.contentType);
     if (status < 200 || status > 299) return send(res, status, errorBody(`scripted status ${status}`));
     const text = reply.text ?? '';

@@ -82,7 +82,12 @@ export class ExtractService {
     this.defaultPolicy = serverDefaultMemoryPolicy(config.sessions.defaultMemoryPolicy);
   }
 
-  async run(job: ExtractJob, finalAttempt: boolean): Promise<ExtractResult> {
+  /**
+   * `attemptsMade`: the job's failed attempts before this one. A transient provider failure on an
+   * attempt that is not the last fails the attempt ({@link ModelRetryLater}), and the job runs again
+   * after `MUNINN_EXTRACT_RETRY_S` doubled per attempt made, resuming after the windows answered.
+   */
+  async run(job: ExtractJob, finalAttempt: boolean, attemptsMade = 0): Promise<ExtractResult> {
     const status = await this.visibleStatus(job.taskId);
     // No task: the commit's transaction rolled back after the enqueue. Terminal: a replay, or cancelled.
     if (status === null || status === 'completed' || status === 'failed' || status === 'cancelled')
@@ -127,6 +132,12 @@ export class ExtractService {
       const run = await this.extractor.extract(input, await this.existingPages(identity, effective.routing), {
         cancelled,
         budget: this.budgetOf(job.accountId),
+        progress: {
+          load: () => this.tasks.extractProgress(job.taskId),
+          save: (p) => this.tasks.saveExtractProgress(job.taskId, p),
+        },
+        retry: finalAttempt ? undefined : { delayMs: this.config.sessions.extractRetryMs * 2 ** attemptsMade },
+        attempt: attemptsMade + 1,
       });
       // The session's memory policy: only its types, routed to self and allowed peers (the extractors route,
       // docs/sessions.md "Peer memories"), none when neither is left; no summary with working memory off.
@@ -151,7 +162,8 @@ export class ExtractService {
         );
       return { status: written ? 'completed' : 'skipped' };
     } catch (err) {
-      // Transient failures (store or queue away, timeouts) are retried; a refused write never succeeds later.
+      // Transient failures (store or queue away, timeouts, a provider's ModelRetryLater) are retried; a
+      // refused write never succeeds later.
       if (!finalAttempt && !permanent(err)) throw err;
       await this.tasks.fail(job, (err as Error).message ?? String(err));
       return { status: 'failed' };

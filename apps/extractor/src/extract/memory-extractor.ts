@@ -15,8 +15,9 @@ import {
   ProposedMemory,
   slug,
 } from '@app/kernel';
-import { LlmClient, LlmError } from '@app/llm';
+import { LlmClient, LlmCompletion, LlmError } from '@app/llm';
 import { ModelSpend } from '@app/queue';
+import { AnsweredWindow, ExtractProgressStore, ModelRetryLater, resumableWindows } from './extract-progress';
 
 /** What extracted the memories, and what the model cost. */
 export interface ExtractorRun {
@@ -50,6 +51,9 @@ export class MemoryExtractor {
    * waits for it, makes one); `cancelled` is asked before every call after the first, and a yes ends the
    * extraction there with what it has (its caller writes nothing of a cancelled task); `budget` is the
    * account's model budget: every call reserves its prompt's estimate first and is counted at its usage.
+   * `progress` keeps the answered windows for a retried job; with `retry` a transient provider failure
+   * throws {@link ModelRetryLater}, without it (the job's last attempt) the answered windows are kept and
+   * the rest extracted offline.
    */
   async extract(input: ExtractionInput, existing: ExistingPage[], opts: ExtractOptions = {}): Promise<ExtractorRun> {
     const offline = () => inTurns(extractOfflineInSteps(input));
@@ -75,8 +79,8 @@ export class MemoryExtractor {
           fallbackReason: 'cancelled',
           usage: sent.usage,
         };
-      const refused = opts.budget?.refusal?.() ?? BUDGET_SPENT_REFUSAL;
-      if (run.stop === 'budget' && run.sent === 0)
+      const refused = stopReason(run, opts);
+      if ((run.stop === 'budget' || run.stop === 'failed') && run.sent === 0)
         return { extraction: await offline(), extractor: 'offline', fallbackReason: refused, usage: sent.usage };
       // Messages past the last call (the cap, or the budget), and any the prompt cut, are extracted by the
       // offline extractor (its own event names), so no committed turn goes without memory.
@@ -95,9 +99,13 @@ export class MemoryExtractor {
         const o = await offline();
         summary = { overview: o.overview, abstract: o.abstract };
       }
-      const reason = run.stop === 'budget' ? `${refused} after call ${run.sent}; the rest extracted offline` : null;
+      const reason =
+        run.stop === 'budget' || run.stop === 'failed'
+          ? `${refused} after call ${run.sent}; the rest extracted offline`
+          : null;
       return { extraction: { memories, ...summary }, extractor: 'model', fallbackReason: reason, usage: sent.usage };
     } catch (err) {
+      if (err instanceof ModelRetryLater) throw err;
       const reason = (err as Error).message;
       this.logger.warn(`model extraction failed, using the offline extractor: ${reason}`);
       return {
@@ -112,7 +120,8 @@ export class MemoryExtractor {
   /**
    * One call per window, in order (docs/sessions.md "Extraction"): each is shown the overview and the
    * pages the windows before it left. An unusable answer ends it (`unusable` says which call); so does a
-   * cancelled task or a spent budget (`stop`), with the windows `sent` so far.
+   * cancelled task, a spent budget or, on the job's last attempt, a transient provider failure (`stop`),
+   * with the windows `sent` so far. Windows a previous attempt had answered are taken from `progress`.
    */
   private async sendWindows(
     input: ExtractionInput,
@@ -124,7 +133,17 @@ export class MemoryExtractor {
     const memories: ProposedMemory[] = [];
     let pages = existing;
     let summary: Summary = { overview: '', abstract: '' };
-    for (const [w, messages] of windows.entries()) {
+    const counts = windows.map((w) => w.length);
+    const answered = resumableWindows(await opts.progress?.load(), counts);
+    for (const a of answered) {
+      memories.push(...a.memories);
+      if (a.overview) summary = { overview: a.overview, abstract: a.abstract };
+      pages = pagesAfter(pages, a.memories);
+      sent.usage = addUsage(sent.usage, a.usage);
+    }
+    if (answered.length > 0) this.logger.log(`extraction of ${input.sessionId} resumes at call ${answered.length + 1}`);
+    for (let w = answered.length; w < windows.length; w++) {
+      const messages = windows[w];
       if (w > 0 && (await opts.cancelled?.())) return { memories, summary, sent: w, stop: 'cancelled' };
       const part: ExtractionInput = {
         ...input,
@@ -135,12 +154,18 @@ export class MemoryExtractor {
       const texts = prompt.map((m) => m.content);
       const spend = await opts.budget?.reserve(modelCallTokens(null, texts));
       if (spend === null) return { memories, summary, sent: w, stop: 'budget' };
-      const answer = await this.llm
-        .complete(prompt, { timeoutMs: this.config.sessions.extractTimeoutMs })
-        .catch(async (err: unknown) => {
-          await spend?.failed(err instanceof LlmError && err.kind === 'timeout');
-          throw err;
-        });
+      const where = windows.length > 1 ? ` (call ${w + 1} of ${windows.length})` : '';
+      let answer: LlmCompletion;
+      try {
+        answer = await this.llm.complete(prompt, { timeoutMs: this.config.sessions.extractTimeoutMs });
+      } catch (err) {
+        await spend?.failed(err instanceof LlmError && err.kind === 'timeout');
+        if (!(err instanceof LlmError && err.transient)) throw err;
+        if (!opts.retry) return { memories, summary, sent: w, stop: 'failed', failure: `${err.message}${where}` };
+        const delayMs = Math.max(opts.retry.delayMs, err.retryAfterMs ?? 0);
+        this.logger.warn(`extraction of ${input.sessionId}: ${err.message}${where}; tried again in ${delayMs} ms`);
+        throw new ModelRetryLater(`${err.message}${where}`, delayMs);
+      }
       sent.usage = addUsage(sent.usage, answer.usage);
       await spend?.settle(modelCallTokens(answer.usage, [...texts, answer.text]));
       const parsed = parseModelExtraction(answer.text, part, slug(input.userId) || 'user', w * EVENTS_PER_WINDOW);
@@ -151,9 +176,29 @@ export class MemoryExtractor {
       memories.push(...parsed.memories);
       if (parsed.overview) summary = { overview: parsed.overview, abstract: parsed.abstract };
       pages = pagesAfter(pages, parsed.memories);
+      answered.push({
+        memories: parsed.memories,
+        overview: parsed.overview,
+        abstract: parsed.abstract,
+        usage: answer.usage,
+      });
+      await this.keep(opts.progress, counts, answered);
     }
     return { memories, summary, sent: windows.length, stop: null };
   }
+
+  /** Saves the answered windows for a retried job; a failure to save only costs a retry those calls again. */
+  private async keep(progress: ExtractProgressStore | undefined, counts: number[], answered: AnsweredWindow[]) {
+    await progress
+      ?.save({ counts: counts.slice(0, answered.length), windows: answered })
+      .catch((err: Error) => this.logger.warn(`extraction progress not kept: ${err.message}`));
+  }
+}
+
+/** Why the model's part ended early: the provider failing the job's last attempt, or the budget refusing a call. */
+function stopReason(run: WindowsSent, opts: ExtractOptions): string {
+  if (run.stop !== 'failed') return opts.budget?.refusal?.() ?? BUDGET_SPENT_REFUSAL;
+  return (opts.attempt ?? 1) > 1 ? `${run.failure}, attempt ${opts.attempt}` : (run.failure ?? 'the model failed');
 }
 
 /** Why a reservation was refused when the day is spent (the task result's `extractor_fallback_reason`). */
@@ -171,12 +216,19 @@ interface WindowsSent {
   memories: ProposedMemory[];
   summary: Summary;
   sent: number;
-  stop: 'cancelled' | 'budget' | null;
+  stop: 'cancelled' | 'budget' | 'failed' | null;
+  /** Why the provider failed the call that stopped it (`failed`). */
+  failure?: string;
 }
 interface ExtractOptions {
   maxCalls?: number;
   cancelled?: () => Promise<boolean>;
   budget?: ExtractBudget;
+  progress?: ExtractProgressStore;
+  /** Set when the job runs again after a failure: how long it waits at least (the provider may ask for more). */
+  retry?: { delayMs: number };
+  /** This attempt's number (1 for the first), for the fallback reason. */
+  attempt?: number;
 }
 interface Summary {
   overview: string;

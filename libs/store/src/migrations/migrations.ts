@@ -17,6 +17,7 @@ import { IDEMPOTENCY_KEYS_MIGRATION } from './idempotency-keys.migration';
 import { KEY_EXPIRY_MIGRATION } from './key-expiry.migration';
 import { ACCOUNT_SUSPENSION_MIGRATION } from './account-suspension.migration';
 import { IMPORT_HEARTBEAT_MIGRATION } from './import-heartbeat.migration';
+import { EXTRACT_PROGRESS_MIGRATION } from './extract-progress.migration';
 
 export type { Migration } from './migration';
 
@@ -191,4 +192,5 @@ GROUP BY account_id, chunk;
   IDEMPOTENCY_KEYS_MIGRATION,
   KEY_EXPIRY_MIGRATION,
   IMPORT_HEARTBEAT_MIGRATION,
+  EXTRACT_PROGRESS_MIGRATION,
 ];

@@ -201,6 +201,26 @@ export class SessionTaskRepository {
   }
 
   /**
+   * The running task's extraction progress (docs/sessions.md, "A provider that fails for a while"), as
+   * the extractor saved it; null when none was saved or the task is not running.
+   */
+  async extractProgress(taskId: string): Promise<unknown> {
+    const { rows } = await this.db.query<{ p: unknown }>(
+      `SELECT extract_progress AS p FROM session_tasks WHERE task_id = $1 AND status = 'running'`,
+      [taskId],
+    );
+    return rows[0]?.p ?? null;
+  }
+
+  /** Keeps the running task's extraction progress for a retried job; a task no longer running keeps none. */
+  async saveExtractProgress(taskId: string, progress: unknown): Promise<void> {
+    await this.db.query(
+      `UPDATE session_tasks SET extract_progress = $2::jsonb, updated_at = now() WHERE task_id = $1 AND status = 'running'`,
+      [taskId, JSON.stringify(progress)],
+    );
+  }
+
+  /**
    * Hands open tasks whose last change is older than `graceMs` to `enqueue` (their job may have been
    * lost with Redis) and stamps them, all in one transaction; rows are claimed with SKIP LOCKED so
    * several relays share the work. Re-adding a job that still exists is a no-op (same job id).
@@ -305,7 +325,8 @@ export class SessionTaskRepository {
         result.token_usage = cumulativeTokenUsage(totals[0].llm_token_usage ?? {});
       }
       await tx.query(
-        `UPDATE session_tasks SET status = 'completed', result = $2::jsonb, updated_at = now() WHERE task_id = $1`,
+        `UPDATE session_tasks SET status = 'completed', result = $2::jsonb, extract_progress = NULL, updated_at = now()
+         WHERE task_id = $1`,
         [job.taskId, JSON.stringify(result)],
       );
       return written;
@@ -322,7 +343,8 @@ export class SessionTaskRepository {
       );
       if (rows[0]?.status === 'cancelling') return finishCancelled(tx, job);
       await tx.query(
-        `UPDATE session_tasks SET status = 'failed', error = $2, updated_at = now() WHERE task_id = $1 AND status IN ('pending', 'running')`,
+        `UPDATE session_tasks SET status = 'failed', error = $2, extract_progress = NULL, updated_at = now()
+         WHERE task_id = $1 AND status IN ('pending', 'running')`,
         [job.taskId, clean],
       );
       await failArchive(tx, job, clean, 'memory_extraction');
@@ -339,7 +361,8 @@ type Tx = Pick<Db, 'query' | 'kind'>;
 
 async function finishCancelled(tx: Tx, job: ExtractJob): Promise<void> {
   await tx.query(
-    `UPDATE session_tasks SET status = 'cancelled', error = $2, updated_at = now() WHERE task_id = $1 AND status = 'cancelling'`,
+    `UPDATE session_tasks SET status = 'cancelled', error = $2, extract_progress = NULL, updated_at = now()
+     WHERE task_id = $1 AND status = 'cancelling'`,
     [job.taskId, CANCELLED_ERROR],
   );
   await failArchive(tx, job, CANCELLED_ERROR, 'cancelled');
