@@ -146,6 +146,12 @@ export interface AppConfig {
     intentTimeoutMs: number;
     rewriteTimeoutMs: number;
     enableIntent: boolean;
+    /**
+     * Consecutive failed expansions (or digests) after which a gateway stops making them for
+     * `breakerCooldownMs`, then tries one; 0: never (docs/limits-and-security.md, "A model that stops answering").
+     */
+    breakerFailures: number;
+    breakerCooldownMs: number;
   };
   /** Session message bounds and extraction (see docs/sessions.md). */
   sessions: {

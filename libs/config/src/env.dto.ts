@@ -695,6 +695,21 @@ export class EnvDto {
   @IsBoolean()
   RETRIEVAL_ENABLE_INTENT?: boolean;
 
+  // The request path's model circuit (docs/limits-and-security.md, "A model that stops answering").
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  MUNINN_MODEL_BREAKER_FAILURES?: number;
+
+  @IsOptional()
+  @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
+  @IsNumber()
+  @Min(0.1)
+  @Max(3600)
+  MUNINN_MODEL_BREAKER_COOLDOWN_S?: number;
+
   // Sessions (docs/sessions.md): bounds of one message and one batch, the extraction model's fuse.
   @IsOptional()
   @Transform(toInt)

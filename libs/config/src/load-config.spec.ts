@@ -82,6 +82,24 @@ describe('loadConfig', () => {
     for (const name of names) expect(problems.some((p) => p.includes(name))).toBe(true);
   });
 
+  it('model failures: the extraction retry wait and the request-path circuit', () => {
+    const d = loadConfig({});
+    expect([d.sessions.extractRetryMs, d.llm.breakerFailures, d.llm.breakerCooldownMs]).toEqual([2000, 5, 30_000]);
+    const c = loadConfig({
+      MUNINN_EXTRACT_RETRY_S: '0.1',
+      MUNINN_MODEL_BREAKER_FAILURES: '0',
+      MUNINN_MODEL_BREAKER_COOLDOWN_S: '2.5',
+    });
+    expect([c.sessions.extractRetryMs, c.llm.breakerFailures, c.llm.breakerCooldownMs]).toEqual([100, 0, 2500]);
+    const problems = problemsOf({
+      MUNINN_EXTRACT_RETRY_S: '0',
+      MUNINN_MODEL_BREAKER_FAILURES: '1001',
+      MUNINN_MODEL_BREAKER_COOLDOWN_S: 'soon',
+    });
+    for (const name of ['EXTRACT_RETRY_S', 'MODEL_BREAKER_FAILURES', 'MODEL_BREAKER_COOLDOWN_S'])
+      expect(problems.some((p) => p.includes(`MUNINN_${name}`))).toBe(true);
+  });
+
   it('slow-client bounds: defaults, typed values, bounds', () => {
     const d = loadConfig({});
     expect([d.http.headersTimeoutMs, d.http.bodyTimeoutMs, d.http.sendIdleMs, d.http.maxConnections]).toEqual([

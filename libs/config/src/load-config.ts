@@ -162,6 +162,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       intentTimeoutMs: Math.round((dto.RECALL_INTENT_TIMEOUT_S ?? 5) * 1000),
       rewriteTimeoutMs: Math.round((dto.RECALL_REWRITE_TIMEOUT_S ?? 30) * 1000),
       enableIntent: dto.RETRIEVAL_ENABLE_INTENT ?? true,
+      breakerFailures: dto.MUNINN_MODEL_BREAKER_FAILURES ?? 5,
+      breakerCooldownMs: Math.round((dto.MUNINN_MODEL_BREAKER_COOLDOWN_S ?? 30) * 1000),
     },
     sessions: {
       messageMaxChars: dto.MUNINN_SESSION_MESSAGE_MAX_CHARS ?? 200_000,
@@ -236,6 +238,8 @@ const DECLARED = [
   'QUERY_PLANNER_MODEL',
   'RECALL_INTENT_TIMEOUT_S',
   'RECALL_REWRITE_TIMEOUT_S',
+  'MUNINN_MODEL_BREAKER_FAILURES',
+  'MUNINN_MODEL_BREAKER_COOLDOWN_S',
   'RETRIEVAL_ENABLE_INTENT',
   'MUNINN_STATEMENT_TIMEOUT_MS',
   'MUNINN_FILTER_MAX_NODES',

@@ -2,8 +2,11 @@ import { Counter, Registry } from 'prom-client';
 
 /** Which model call: a commit's extraction, a context request's query expansion or digest. */
 export type ModelCall = 'extract' | 'expand' | 'digest';
-/** How a model call ended: answered, failed, past its fuse, or not made because the budget was spent. */
-export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget';
+/**
+ * How a model call ended: answered, failed, past its fuse, or not made because the budget was spent or
+ * the gateway's circuit for that call was open (the model failing every call of late).
+ */
+export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open';
 
 /**
  * What the deployment's model calls cost, for `/metrics` (docs/operations.md, "Metrics"): tokens and
@@ -20,7 +23,7 @@ export class ModelMetrics {
   });
   private readonly calls = new Counter({
     name: 'muninn_model_calls_total',
-    help: 'Model calls by call and outcome (ok, failed, timeout; budget: not made, the account spent its day)',
+    help: 'Model calls by call and outcome (ok, failed, timeout; not made: budget, the account spent its day; open, the circuit was open)',
     labelNames: ['call', 'outcome'],
     registers: [],
   });

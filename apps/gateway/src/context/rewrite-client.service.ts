@@ -13,6 +13,7 @@ import {
 } from '@app/kernel';
 import { AccountLimitsService, MessageRecord } from '@app/store';
 import { DigestClient, ExpandClient, ModelBudget, ModelCall } from '@app/queue';
+import { ModelBreaker } from './model-breaker';
 
 const MESSAGE_CHARS = 2000;
 // The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
@@ -20,11 +21,13 @@ const OVERVIEW_CHARS = 8000;
 
 /**
  * Gateway side of the rewriter queue: expansion and digest, each awaited only up to its fuse
- * (docs/contract.md#query-expansion, #digest-rewrite).
+ * (docs/contract.md#query-expansion, #digest-rewrite), each behind its circuit (model-breaker.ts).
  */
 @Injectable()
 export class RewriteClientService {
   private readonly logger = new Logger(RewriteClientService.name);
+  private readonly expandCircuit: ModelBreaker;
+  private readonly digestCircuit: ModelBreaker;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -32,7 +35,11 @@ export class RewriteClientService {
     private readonly digester: DigestClient,
     private readonly budget: ModelBudget,
     private readonly limits: AccountLimitsService,
-  ) {}
+  ) {
+    const { breakerFailures, breakerCooldownMs } = config.llm;
+    this.expandCircuit = new ModelBreaker('query expansion', breakerFailures, breakerCooldownMs);
+    this.digestCircuit = new ModelBreaker('digest', breakerFailures, breakerCooldownMs);
+  }
 
   /** Whether expansion can run at all: enabled server-side and a planner model configured. */
   get intentEnabled(): boolean {
@@ -65,7 +72,12 @@ export class RewriteClientService {
     const spend = await this.reserve(accountId, modelCallTokens(null, sent), 'expand');
     if (!spend) return { status: 'failed', queries: [query] };
     try {
-      const r = await this.expander.call(job, job.timeoutMs);
+      const run = await this.expandCircuit.run(() => this.expander.call(job, job.timeoutMs));
+      if (run.skipped) {
+        await spend.settle(0, 'open');
+        return { status: 'failed', queries: [query] };
+      }
+      const r = run.value;
       await spend.settle(modelCallTokens(r.usage, [...sent, ...r.queries]));
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
@@ -90,7 +102,15 @@ export class RewriteClientService {
     if (!spend) return { status: 'failed', digest: '', usage: null };
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
     try {
-      const r = await this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs);
+      const run = await this.digestCircuit.run(
+        () => this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs),
+        (r) => r.noAnswer === true,
+      );
+      if (run.skipped) {
+        await spend.settle(0, 'open');
+        return { status: 'failed', digest: '', usage: null };
+      }
+      const r = run.value;
       await spend.settle(modelCallTokens(r.usage, [query, rendered, r.digest]), digestOutcome(r.status));
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {

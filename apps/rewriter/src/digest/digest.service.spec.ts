@@ -62,6 +62,8 @@ describe('DigestService (real HTTP to a fake LLM)', () => {
     const out = await service.digest(job());
     expect(out).toMatchObject({ status, digest, usage: { prompt_tokens: 321, completion_tokens: 17 } });
     expect(out.error === undefined).toBe(status !== 'failed');
+    // The model answered: nothing for the gateway's circuit to count.
+    expect(out.noAnswer).toBeUndefined();
   });
 
   it('max bullets 1 keeps the first cited bullet', async () => {
@@ -93,7 +95,7 @@ describe('DigestService (real HTTP to a fake LLM)', () => {
   ])('$name → failed with an error and no usage', async ({ reply, error }) => {
     fake.enqueue(reply);
     const out = await service.digest(job());
-    expect(out).toMatchObject({ status: 'failed', digest: '', usage: null });
+    expect(out).toMatchObject({ status: 'failed', digest: '', usage: null, noAnswer: true });
     expect(out.error).toMatch(error);
   });
 

@@ -19,14 +19,14 @@ export class DigestService {
 
   async digest(job: DigestJob, enqueuedAt?: number): Promise<DigestResult> {
     const left = remainingBudget(job.timeoutMs, enqueuedAt);
-    if (left <= 0) return failed(`waited past its ${job.timeoutMs} ms fuse in the queue`, null);
+    if (left <= 0) return { ...failed(`waited past its ${job.timeoutMs} ms fuse in the queue`, null), noAnswer: true };
     let answer: { text: string; usage: DigestResult['usage'] };
     try {
       answer = await this.llm.complete(digestPrompt(job), { timeoutMs: left + FUSE_GRACE_MS, model: 'planner' });
     } catch (err) {
       if (!(err instanceof LlmError)) throw err;
       this.logger.warn(`digest failed: ${err.kind}: ${err.message}`);
-      return failed(`${err.kind}: ${err.message}`, null);
+      return { ...failed(`${err.kind}: ${err.message}`, null), noAnswer: true };
     }
     const { digest, status } = classifyRewrite(answer.text, job.maxBullets, job.validUris);
     if (status === 'failed') return failed('the answer held no bullet citing a served URI', answer.usage);

@@ -42,4 +42,9 @@ export interface DigestResult {
   usage: LlmUsage | null;
   /** Why it failed, for logs (never shown to callers). */
   error?: string;
+  /**
+   * The model gave no answer (a failed or late call), as opposed to an answer without a usable bullet:
+   * what the gateway's digest circuit counts (docs/limits-and-security.md, "A model that stops answering").
+   */
+  noAnswer?: boolean;
 }

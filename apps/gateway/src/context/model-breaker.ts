@@ -1,0 +1,62 @@
+import { Logger } from '@nestjs/common';
+import {
+  BrokenCircuitError,
+  circuitBreaker,
+  CircuitBreakerPolicy,
+  CircuitState,
+  ConsecutiveBreaker,
+  handleAll,
+} from 'cockatiel';
+
+/** A call's result that counts as a failure (a digest answers `failed` rather than throwing). */
+class FailedResult<T> extends Error {
+  constructor(readonly value: T) {
+    super('the model call failed');
+  }
+}
+
+/** What {@link ModelBreaker.run} did: the call's result, or nothing (the circuit was open). */
+export type BreakerRun<T> = { skipped: true } | { skipped: false; value: T };
+
+/**
+ * The circuit of one kind of request-path model call (expansion or digest) in one gateway
+ * (docs/limits-and-security.md, "A model that stops answering"), on cockatiel's circuit breaker: after
+ * `failures` calls in a row failed or timed out, calls are not made for `cooldownMs` (each request
+ * degrades at once, as it would after the fuse); then the first request's call finds out, and the
+ * others go without it meanwhile rather than wait for it; its success closes the circuit, its failure
+ * opens it again. `failures` 0: no circuit.
+ */
+export class ModelBreaker {
+  private readonly policy: CircuitBreakerPolicy | null;
+
+  constructor(name: string, failures: number, cooldownMs: number, logger = new Logger(ModelBreaker.name)) {
+    if (failures <= 0) {
+      this.policy = null;
+      return;
+    }
+    this.policy = circuitBreaker(handleAll, { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) });
+    this.policy.onBreak(() =>
+      logger.warn(`${name}: ${failures} model calls in a row failed; none made for ${cooldownMs / 1000} s`),
+    );
+    this.policy.onReset(() => logger.log(`${name}: the model answers again; calls resume`));
+  }
+
+  /** Runs `call` unless the circuit is open; `failed` marks a returned result as a failure. */
+  async run<T>(call: () => Promise<T>, failed: (value: T) => boolean = () => false): Promise<BreakerRun<T>> {
+    if (!this.policy) return { skipped: false, value: await call() };
+    // While one call finds out whether the model answers again, the others do not wait for it.
+    if (this.policy.state === CircuitState.HalfOpen) return { skipped: true };
+    try {
+      const value = await this.policy.execute(async () => {
+        const v = await call();
+        if (failed(v)) throw new FailedResult(v);
+        return v;
+      });
+      return { skipped: false, value };
+    } catch (err) {
+      if (err instanceof BrokenCircuitError) return { skipped: true };
+      if (err instanceof FailedResult) return { skipped: false, value: err.value as T };
+      throw err;
+    }
+  }
+}
