@@ -26,11 +26,12 @@ describe('the model circuit of a gateway (expansion, digest)', () => {
     return r.body.result.stats as { query_expansion: string; rewrite: string };
   };
   const expand = () => ask({ session_id: 'talk', query_expansion: 'auto', dedup_turns: 0 });
-  const openCount = async (call: string) => {
+  const metric = async (pattern: string) => {
     const text = (await app.request('GET', '/metrics')).text as string;
-    const m = new RegExp(`^muninn_model_calls_total\\{call="${call}",outcome="open"\\} (\\d+)$`, 'm').exec(text);
-    return Number(m?.[1] ?? 0);
+    return Number(new RegExp(`^${pattern} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
   };
+  const openCount = (call: string) => metric(`muninn_model_calls_total\\{call="${call}",outcome="open"\\}`);
+  const circuitOpen = (call: string) => metric(`muninn_model_circuit_open\\{call="${call}"\\}`);
 
   beforeAll(async () => {
     fake = await startFakeLlmServer({ fallback: (req) => (isPlanner(req) ? expandReply : digestReply) });
@@ -56,6 +57,7 @@ describe('the model circuit of a gateway (expansion, digest)', () => {
 
   it('expansion: after two calls past the fuse none is made until the cool-down; then one call finds out, the others do not wait for it', async () => {
     expandReply = { text: '{"queries": []}', delayMs: 10_000 };
+    expect(await circuitOpen('expand')).toBe(0);
     expect((await expand()).query_expansion).toBe('failed');
     expect((await expand()).query_expansion).toBe('failed');
     expect(plannerCalls()).toBe(2);
@@ -63,6 +65,7 @@ describe('the model circuit of a gateway (expansion, digest)', () => {
     expect((await expand()).query_expansion).toBe('failed');
     expect(plannerCalls()).toBe(2);
     expect(await openCount('expand')).toBe(1);
+    expect(await circuitOpen('expand')).toBe(1);
 
     // The model answers again, slowly: after the cool-down the first request's call finds out, and the
     // requests meanwhile go without expansion rather than wait.
@@ -77,6 +80,7 @@ describe('the model circuit of a gateway (expansion, digest)', () => {
     expect((await expand()).query_expansion).toBe('used');
     expect((await expand()).query_expansion).toBe('used');
     expect(plannerCalls()).toBe(5);
+    expect(await circuitOpen('expand')).toBe(0);
   });
 
   it('digest: answers without a usable bullet do not open it; a model failing every call does', async () => {
@@ -91,6 +95,7 @@ describe('the model circuit of a gateway (expansion, digest)', () => {
     expect((await ask({ rewrite: true })).rewrite).toBe('failed');
     expect(digestCalls()).toBe(5);
     expect(await openCount('digest')).toBe(1);
+    expect([await circuitOpen('digest'), await circuitOpen('expand')]).toEqual([1, 0]);
     // The expansion circuit is its own: still closed.
     expect((await expand()).query_expansion).toBe('used');
 

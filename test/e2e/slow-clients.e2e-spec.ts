@@ -14,6 +14,7 @@ const BODY_S = 2;
 const IDLE_S = 5;
 const SEND_IDLE_S = 5;
 const MAX_CONNECTIONS = 24;
+const MIN_RATE = 1024;
 
 /** A raw connection: what the server sent, and when (ms after opening) it closed the connection. */
 interface Raw {
@@ -79,6 +80,7 @@ describe('slow clients (a gateway process)', () => {
       MUNINN_ROOT_API_KEY: ROOT,
       MUNINN_HTTP_HEADERS_TIMEOUT_S: String(HEADERS_S),
       MUNINN_HTTP_BODY_TIMEOUT_S: String(BODY_S),
+      MUNINN_HTTP_BODY_MIN_RATE: String(MIN_RATE),
       MUNINN_IMPORT_IDLE_S: String(IDLE_S),
       MUNINN_HTTP_SEND_IDLE_S: String(SEND_IDLE_S),
       MUNINN_BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
@@ -113,11 +115,16 @@ describe('slow clients (a gateway process)', () => {
     for (const raw of slow) {
       expect(raw.text()).toMatch(/^HTTP\/1\.1 408 /);
       expect(raw.text()).toMatch(/\r\nconnection: close\r\n/i);
-      expect(envelopeOf(raw.text()).error).toEqual({
+      const { error } = envelopeOf(raw.text());
+      expect(error).toMatchObject({
         code: 'DEADLINE_EXCEEDED',
-        message: `The request body did not arrive within ${BODY_S} s (MUNINN_HTTP_BODY_TIMEOUT_S)`,
-        details: { field: 'body', limit: 'body_timeout', timeout_s: BODY_S },
+        details: { field: 'body', limit: 'body_timeout', timeout_s: BODY_S, min_rate: MIN_RATE },
       });
+      // A byte every 300 ms bought a few milliseconds at most.
+      expect(error.details.received_bytes).toBeLessThan(30);
+      expect(error.message).toBe(
+        `The request body did not arrive in time: ${BODY_S} s (MUNINN_HTTP_BODY_TIMEOUT_S), and 1 s more per ${MIN_RATE} bytes sent (MUNINN_HTTP_BODY_MIN_RATE); ${error.details.received_bytes} bytes came`,
+      );
     }
     // Cut off at the bound (trickling, they would have gone on for as long as they liked).
     for (const ms of closedAfter) expect(ms).toBeLessThan((BODY_S + 5) * 1000);
@@ -125,10 +132,39 @@ describe('slow clients (a gateway process)', () => {
     expect(await metrics()).toMatch(/^muninn_refusals_total\{limit="body_timeout",status="408"\} 2$/m);
   }, 60_000);
 
+  it('takes whole a body sent steadily above MUNINN_HTTP_BODY_MIN_RATE for longer than the body timeout', async () => {
+    // 12 KiB in 512-byte pieces every 200 ms: 2.5 KiB/s for about 4.8 s, twice the 2 s timeout.
+    const body = JSON.stringify({
+      uri: 'viking://resources/slow-link.md',
+      content: 'x'.repeat(12 * 1024),
+      mode: 'create',
+    });
+    const raw = await openRaw(port);
+    raw.socket.write(
+      'POST /api/v1/content/write HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n' +
+        `X-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+    );
+    const started = Date.now();
+    for (let at = 0; at < body.length; at += 512) {
+      raw.socket.write(body.slice(at, at + 512));
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await raw.closed;
+    expect(Date.now() - started).toBeGreaterThan(BODY_S * 1000);
+    expect(raw.text()).toMatch(/^HTTP\/1\.1 200 /);
+    const read = await fetch(
+      `${url}/api/v1/content/read?uri=${encodeURIComponent('viking://resources/slow-link.md')}`,
+      {
+        headers: { 'x-api-key': key },
+      },
+    );
+    expect(((await read.json()) as any).result).toHaveLength(12 * 1024);
+  }, 60_000);
+
   it("documents the body's time bounds, as configured, in the OpenAPI document", async () => {
     const doc = (await (await fetch(`${url}/openapi.json`)).json()) as any;
     expect(doc.paths['/api/v1/content/write'].post.responses['408'].description).toBe(
-      `DEADLINE_EXCEEDED: the request body did not arrive within ${BODY_S} s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed`,
+      `DEADLINE_EXCEEDED: the request body did not arrive within ${BODY_S} s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per ${MIN_RATE} bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed`,
     );
     expect(doc.paths['/api/v1/admin/accounts/{accountId}/import'].post.responses['408'].description).toBe(
       `DEADLINE_EXCEEDED: the body sent nothing for ${IDLE_S} s (MUNINN_IMPORT_IDLE_S); the import is removed; the connection is closed`,

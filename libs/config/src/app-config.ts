@@ -10,6 +10,8 @@ export interface AppConfig {
      */
     headersTimeoutMs: number;
     bodyTimeoutMs: number;
+    /** Bytes per second of a body that buy it one more second past `bodyTimeoutMs`; 0: a fixed deadline. */
+    bodyMinRate: number;
     sendIdleMs: number;
     maxConnections: number;
     /** Port of the /metrics listener of a worker process (retriever, assembler, rewriter); null: none. */

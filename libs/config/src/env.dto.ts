@@ -195,6 +195,14 @@ export class EnvDto {
   @Max(3600)
   MUNINN_HTTP_BODY_TIMEOUT_S?: number;
 
+  /** Bytes per second a body may arrive at and still not be cut off: each such many bytes buys a second more. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_073_741_824)
+  MUNINN_HTTP_BODY_MIN_RATE?: number;
+
   /** Seconds a response may wait for its client to take any of its bytes before the connection is closed. */
   @IsOptional()
   @Transform(toInt)

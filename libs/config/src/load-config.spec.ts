@@ -106,6 +106,11 @@ describe('loadConfig', () => {
       15_000, 60_000, 60_000, 10_000,
     ]);
     expect(d.store.import.idleMs).toBe(60_000);
+    expect(d.http.bodyMinRate).toBe(16_384);
+    expect(loadConfig({ MUNINN_HTTP_BODY_MIN_RATE: '0' }).http.bodyMinRate).toBe(0);
+    expect(problemsOf({ MUNINN_HTTP_BODY_MIN_RATE: '-1' }).some((p) => p.includes('MUNINN_HTTP_BODY_MIN_RATE'))).toBe(
+      true,
+    );
     const c = loadConfig({
       MUNINN_HTTP_HEADERS_TIMEOUT_S: '2',
       MUNINN_HTTP_BODY_TIMEOUT_S: '3',

@@ -1,4 +1,4 @@
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 
 /** Which model call: a commit's extraction, a context request's query expansion or digest. */
 export type ModelCall = 'extract' | 'expand' | 'digest';
@@ -28,10 +28,23 @@ export class ModelMetrics {
     registers: [],
   });
 
+  private readonly circuit = new Gauge({
+    name: 'muninn_model_circuit_open',
+    help: "1 while this gateway's circuit for the call is open or finding out (calls not made), else 0",
+    labelNames: ['call'],
+    registers: [],
+  });
+
   /** Serves these figures on a process's metrics registry. */
   registerOn(registry: Registry): void {
     registry.registerMetric(this.tokens);
     registry.registerMetric(this.calls);
+    registry.registerMetric(this.circuit);
+  }
+
+  /** The gateway's circuit for `call` opened (true) or closed (false). */
+  circuitOpen(call: ModelCall, open: boolean): void {
+    this.circuit.set({ call }, open ? 1 : 0);
   }
 
   /** One call's end: its outcome, and the tokens counted for it. */

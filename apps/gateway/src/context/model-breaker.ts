@@ -29,16 +29,28 @@ export type BreakerRun<T> = { skipped: true } | { skipped: false; value: T };
 export class ModelBreaker {
   private readonly policy: CircuitBreakerPolicy | null;
 
-  constructor(name: string, failures: number, cooldownMs: number, logger = new Logger(ModelBreaker.name)) {
+  /** `onChange` hears the circuit open (true) and close (false), for the metrics. */
+  constructor(
+    name: string,
+    failures: number,
+    cooldownMs: number,
+    onChange: (open: boolean) => void = () => undefined,
+    logger = new Logger(ModelBreaker.name),
+  ) {
     if (failures <= 0) {
       this.policy = null;
       return;
     }
     this.policy = circuitBreaker(handleAll, { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) });
-    this.policy.onBreak(() =>
-      logger.warn(`${name}: ${failures} model calls in a row failed; none made for ${cooldownMs / 1000} s`),
-    );
-    this.policy.onReset(() => logger.log(`${name}: the model answers again; calls resume`));
+    this.policy.onBreak(() => {
+      logger.warn(`${name}: ${failures} model calls in a row failed; none made for ${cooldownMs / 1000} s`);
+      onChange(true);
+    });
+    this.policy.onReset(() => {
+      logger.log(`${name}: the model answers again; calls resume`);
+      onChange(false);
+    });
+    onChange(false);
   }
 
   /** Runs `call` unless the circuit is open; `failed` marks a returned result as a failure. */

@@ -37,8 +37,13 @@ export class RewriteClientService {
     private readonly limits: AccountLimitsService,
   ) {
     const { breakerFailures, breakerCooldownMs } = config.llm;
-    this.expandCircuit = new ModelBreaker('query expansion', breakerFailures, breakerCooldownMs);
-    this.digestCircuit = new ModelBreaker('digest', breakerFailures, breakerCooldownMs);
+    const metrics = budget.metrics;
+    this.expandCircuit = new ModelBreaker('query expansion', breakerFailures, breakerCooldownMs, (open) =>
+      metrics.circuitOpen('expand', open),
+    );
+    this.digestCircuit = new ModelBreaker('digest', breakerFailures, breakerCooldownMs, (open) =>
+      metrics.circuitOpen('digest', open),
+    );
   }
 
   /** Whether expansion can run at all: enabled server-side and a planner model configured. */

@@ -11,7 +11,9 @@ type Schema = Record<string, any>;
  * MUNINN_HTTP_BODY_TIMEOUT_S, or, for the account import, with no byte for MUNINN_IMPORT_IDLE_S.
  */
 export function applySlowClientBoundsToOpenApi(doc: Schema, config: AppConfig): void {
-  const body = `the request body did not arrive within ${config.http.bodyTimeoutMs / 1000} s (MUNINN_HTTP_BODY_TIMEOUT_S)`;
+  const rate = config.http.bodyMinRate;
+  const more = rate > 0 ? `, plus 1 s per ${rate} bytes it sent (MUNINN_HTTP_BODY_MIN_RATE)` : '';
+  const body = `the request body did not arrive within ${config.http.bodyTimeoutMs / 1000} s (MUNINN_HTTP_BODY_TIMEOUT_S)${more}`;
   const idle = `the body sent nothing for ${config.store.import.idleMs / 1000} s (MUNINN_IMPORT_IDLE_S); the import is removed`;
   for (const [path, item] of Object.entries<Schema>(doc.paths ?? {})) {
     for (const op of Object.values<Schema>(item)) {

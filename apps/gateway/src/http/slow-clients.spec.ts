@@ -1,4 +1,4 @@
-import { idleBounded } from './slow-clients';
+import { bodyDeadlineExtension, idleBounded } from './slow-clients';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -71,5 +71,15 @@ describe('idleBounded', () => {
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+});
+
+describe('bodyDeadlineExtension', () => {
+  it('buys one second per min-rate bytes, nothing when off or nothing came', () => {
+    expect(bodyDeadlineExtension(16_384, 16_384)).toBe(1000);
+    expect(bodyDeadlineExtension(10 * 1024 * 1024, 16_384)).toBe(640_000);
+    expect(bodyDeadlineExtension(6, 1024)).toBeCloseTo(5.86, 2);
+    expect(bodyDeadlineExtension(16_384, 0)).toBe(0);
+    expect(bodyDeadlineExtension(0, 16_384)).toBe(0);
   });
 });

@@ -9,6 +9,14 @@ import { IMPORT_ROUTE } from './import-route';
  */
 export type SlowClientLimit = 'headers_timeout' | 'body_timeout' | 'import_idle';
 
+/**
+ * The time a body's bytes so far buy beyond the body timeout: one second per `minRate` bytes (0: none). A
+ * client sending at least that fast is never cut off; a slower one gets the timeout and what it sent.
+ */
+export function bodyDeadlineExtension(bytes: number, minRate: number): number {
+  return minRate > 0 && bytes > 0 ? (bytes * 1000) / minRate : 0;
+}
+
 /** 408 DEADLINE_EXCEEDED naming the body: the client did not send it in time. */
 export function bodyTooSlow(limit: SlowClientLimit, message: string, details: Record<string, unknown>): KernelError {
   return new KernelError(KernelErrorCode.DeadlineExceeded, message, { field: 'body', limit, ...details });
@@ -18,10 +26,11 @@ export function bodyTooSlow(limit: SlowClientLimit, message: string, details: Re
  * Slow clients cannot hold a gateway's sockets, or their account's request slots, for long
  * (docs/limits-and-security.md, "Slow clients"):
  *
- * - A body still arriving when the gateway starts to read it must be in within `bodyTimeoutMs`, else 408
- *   (the account import's body, which streams for as long as the export is large, has its own idle bound).
- *   Without it a client sending one byte every few seconds held its connection, and a slot of its account,
- *   for as long as it liked.
+ * - A body still arriving when the gateway starts to read it must be in within `bodyTimeoutMs`, plus one
+ *   second for every `bodyMinRate` bytes it sent meanwhile, else 408 (the account import's body, which
+ *   streams for as long as the export is large, has its own idle bound). Without it a client sending one
+ *   byte every few seconds held its connection, and a slot of its account, for as long as it liked; with a
+ *   fixed deadline alone, an honest client on a slow link could not send a large body at all.
  * - A reply sent before the request's body is in (a refusal before reading it: 401, 413, 429, 408; an import
  *   refused at a line) closes the connection. Otherwise Node reads and discards whatever the client still
  *   sends, however long it trickles: a refused, unauthenticated client kept its socket open this way.
@@ -31,24 +40,39 @@ export function bodyTooSlow(limit: SlowClientLimit, message: string, details: Re
  */
 export function installSlowClientBounds(
   fastify: FastifyInstance,
-  bounds: { bodyTimeoutMs: number; sendIdleMs: number },
+  bounds: { bodyTimeoutMs: number; bodyMinRate: number; sendIdleMs: number },
 ): void {
-  const { bodyTimeoutMs, sendIdleMs } = bounds;
+  const { bodyTimeoutMs, bodyMinRate, sendIdleMs } = bounds;
   fastify.addHook('preParsing', (req, reply, payload, done) => {
     // A body that came with its headers (most do) needs no deadline; the import bounds its own.
     if (req.raw.complete || IMPORT_ROUTE.test(req.url.split('?')[0]!)) return done(null, payload);
-    const timer = setTimeout(() => {
+    // The socket's own byte count: no listener on the body, whose reader Fastify attaches after this hook.
+    const socket = req.raw.socket;
+    const started = Date.now();
+    const readAtStart = socket.bytesRead;
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      const received = socket.bytesRead - readAtStart;
+      const left = started + bodyTimeoutMs + bodyDeadlineExtension(received, bodyMinRate) - Date.now();
+      if (left > 0) {
+        timer = setTimeout(check, left);
+        return;
+      }
       // Fastify's body reader listens for the payload's errors and answers them through the error filter;
       // with no reader (a body the route never reads) the reply's Connection: close ends it instead.
       if (payload.listenerCount('error') === 0) return;
       const s = bodyTimeoutMs / 1000;
+      const rate = bodyMinRate > 0 ? `, and 1 s more per ${bodyMinRate} bytes sent (MUNINN_HTTP_BODY_MIN_RATE)` : '';
       payload.emit(
         'error',
-        bodyTooSlow('body_timeout', `The request body did not arrive within ${s} s (MUNINN_HTTP_BODY_TIMEOUT_S)`, {
-          timeout_s: s,
-        }),
+        bodyTooSlow(
+          'body_timeout',
+          `The request body did not arrive in time: ${s} s (MUNINN_HTTP_BODY_TIMEOUT_S)${rate}; ${received} bytes came`,
+          { timeout_s: s, min_rate: bodyMinRate, received_bytes: received },
+        ),
       );
-    }, bodyTimeoutMs);
+    };
+    timer = setTimeout(check, bodyTimeoutMs);
     const clear = () => clearTimeout(timer);
     payload.once('end', clear);
     reply.raw.once('close', clear);

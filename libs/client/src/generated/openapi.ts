@@ -2185,7 +2185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -2456,7 +2456,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -2533,7 +2533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3064,7 +3064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3346,7 +3346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3510,7 +3510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3634,7 +3634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3760,7 +3760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4149,7 +4149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4262,7 +4262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4577,7 +4577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4672,7 +4672,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4841,7 +4841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5045,7 +5045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5123,7 +5123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5215,7 +5215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5298,7 +5298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5370,7 +5370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5517,7 +5517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5757,7 +5757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5908,7 +5908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -6014,7 +6014,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -6120,7 +6120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -6319,7 +6319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -6813,7 +6813,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S); the connection is closed */
+            /** @description DEADLINE_EXCEEDED: the request body did not arrive within 60 s (MUNINN_HTTP_BODY_TIMEOUT_S), plus 1 s per 16384 bytes it sent (MUNINN_HTTP_BODY_MIN_RATE); the connection is closed */
             408: {
                 headers: {
                     [name: string]: unknown;
