@@ -1,0 +1,150 @@
+/**
+ * `npm run bench:outage`: context requests with query expansion while the model provider hangs, with
+ * the gateway's model circuit off (`MUNINN_MODEL_BREAKER_FAILURES=0`, as before it existed) and on (the
+ * default: 5 failures, 30 s cool-down), on embedded PGlite and on PostgreSQL (MUNINN_BENCH_DATABASE_URL,
+ * else MUNINN_TEST_DATABASE_URL; skipped when neither is set), each run on a fresh standalone process
+ * (`dist/`, dev mode, default fuses: expansion 5 s).
+ *
+ * BENCH_OUTAGE_CLIENTS (default 8) clients ask for context in a loop (a session with one message, so
+ * expansion runs) for BENCH_OUTAGE_SECONDS (default 20) while the provider stand-in (an
+ * OpenAI-protocol server in this process) holds every call for a minute; then it answers at once, and
+ * the clients go on until the first request is expanded again (at most 40 s). Printed per run: requests
+ * answered during the outage, their p50 / p99, the model calls the provider received, and the seconds
+ * from the provider's return to the first expanded request. docs/limits-and-security.md, "A model that
+ * stops answering".
+ */
+import { FakeLlmServer, startFakeLlmServer } from '@app/testing';
+import { benchStores, BenchStore, buildStandalone, startStandalone } from './standalone';
+
+const CLIENTS = Number(process.env.BENCH_OUTAGE_CLIENTS ?? 8);
+const SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? 20);
+const RECOVERY_MAX_S = 40;
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+
+async function call(url: string, path: string, body: unknown) {
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+const ask = (url: string) =>
+  call(url, '/api/v1/search/search', {
+    mode: 'context',
+    query: 'what did we say about the lighthouse?',
+    session_id: 'outage',
+    query_expansion: 'auto',
+    dedup_turns: 0,
+  });
+
+interface Row {
+  store: BenchStore;
+  circuit: string;
+  answered: number;
+  p50: number;
+  p99: number;
+  modelCalls: number;
+  recoveryS: number;
+}
+
+async function run(target: { store: BenchStore; pgBase?: string }, circuit: 'off' | 'on', llm: FakeLlmServer) {
+  const app = await startStandalone(`outage-${circuit}`, target, {
+    LLM_BASE_URL: llm.url,
+    LLM_MODEL: 'bench-model',
+    ...(circuit === 'off' ? { MUNINN_MODEL_BREAKER_FAILURES: '0' } : {}),
+  });
+  try {
+    const write = await call(app.url, '/api/v1/content/write', {
+      uri: 'viking://user/default/memories/events/lighthouse.md',
+      content: 'The lighthouse keeper retires in May; the lamp is to be automated.',
+      mode: 'create',
+      wait: true,
+    });
+    if (write.status !== 200) throw new Error(`seed write answered ${write.status}`);
+    await call(app.url, '/api/v1/sessions', { session_id: 'outage' });
+    await call(app.url, '/api/v1/sessions/outage/messages', { role: 'user', content: 'Tell me about the lighthouse.' });
+
+    llm.reset();
+    llm.respondWith({ text: '{"queries": []}', delayMs: 60_000 });
+    const latencies: number[] = [];
+    const until = Date.now() + SECONDS * 1000;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (Date.now() < until) {
+          const t = Date.now();
+          const r = await ask(app.url);
+          if (r.status === 200) latencies.push(Date.now() - t);
+        }
+      }),
+    );
+    const modelCalls = llm.requests.length;
+
+    llm.respondWith('{"queries": ["lighthouse keeper"]}');
+    const back = Date.now();
+    let recoveryS = NaN;
+    while (Date.now() - back < RECOVERY_MAX_S * 1000) {
+      const r = await ask(app.url);
+      if (r.body?.result?.stats?.query_expansion === 'used') {
+        recoveryS = (Date.now() - back) / 1000;
+        break;
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const row: Row = {
+      store: target.store,
+      circuit,
+      answered: latencies.length,
+      p50: pct(latencies, 50),
+      p99: pct(latencies, 99),
+      modelCalls,
+      recoveryS,
+    };
+    return row;
+  } finally {
+    await app.stop();
+  }
+}
+
+async function main() {
+  buildStandalone();
+  const llm = await startFakeLlmServer();
+  const rows: Row[] = [];
+  try {
+    for (const target of benchStores())
+      for (const circuit of ['off', 'on'] as const) {
+        const row = await run(target, circuit, llm);
+        console.log(JSON.stringify(row));
+        rows.push(row);
+      }
+  } finally {
+    await llm.close();
+  }
+  console.log(`\n${CLIENTS} clients, ${SECONDS} s of a provider that holds every call; expansion fuse 5 s\n`);
+  console.log(
+    '| store | circuit | requests answered | p50 ms | p99 ms | model calls | s to the first expansion after |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows)
+    console.log(
+      `| ${r.store} | ${r.circuit} | ${r.answered} | ${r.p50} | ${r.p99} | ${r.modelCalls} | ${r.recoveryS.toFixed(1)} |`,
+    );
+  for (const store of new Set(rows.map((r) => r.store))) {
+    const [off, on] = ['off', 'on'].map((c) => rows.find((r) => r.store === store && r.circuit === c));
+    if (off && on)
+      console.log(
+        `${store}: p50 off / on ${(off.p50 / on.p50).toFixed(1)}×, requests on / off ${(on.answered / off.answered).toFixed(1)}×`,
+      );
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
