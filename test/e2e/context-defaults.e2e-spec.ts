@@ -78,6 +78,7 @@ describe('context defaults', () => {
       dedup: { turns: 0, status: 'off', cooled: 0, turn: null },
       redundant: 0,
       weak: 0,
+      lexical_only: 0,
     });
   });
 

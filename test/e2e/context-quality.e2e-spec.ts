@@ -51,7 +51,7 @@ describe('context quality (issue 14)', () => {
     expect(entries.map((e) => e.uri)).toEqual(['viking://user/default/memories/preferences/editor.md']);
     expect(entries[0]!.text).toBe('Prefers vim keybindings and dark themes.');
     expect(r.body.result.stats.redundant).toBeGreaterThanOrEqual(1);
-    expect(Object.keys(r.body.result.stats).slice(-2)).toEqual(['redundant', 'weak']);
+    expect(Object.keys(r.body.result.stats).slice(-3)).toEqual(['redundant', 'weak', 'lexical_only']);
   });
 
   it("a new tenant's first memory passes the agent plugin's score threshold (0.35)", async () => {

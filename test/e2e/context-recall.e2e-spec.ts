@@ -53,7 +53,7 @@ describe('/recall preset', () => {
       successor_body: { mode: 'context' },
       aliases_used: [],
     });
-    expect(Object.keys(stats).slice(-4)).toEqual(['dedup', 'deprecated', 'redundant', 'weak']);
+    expect(Object.keys(stats).slice(-5)).toEqual(['dedup', 'deprecated', 'redundant', 'weak', 'lexical_only']);
     const calls = await spy.finds(query);
     // events, entities, preferences: own target + U/peers scan each; experiences (quota 0) none.
     expect(calls).toHaveLength(6);

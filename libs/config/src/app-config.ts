@@ -139,6 +139,11 @@ export interface AppConfig {
     apiKey: string | null;
     model: string | null;
     dim: number | null;
+    /**
+     * How long a search waits for its query's embedding before it goes on lexically (docs/limits-and-security.md,
+     * "A model that stops answering"); the circuit of `llm.breaker*` covers it too.
+     */
+    queryTimeoutMs: number;
   };
   llm: {
     baseUrl: string | null;

@@ -667,6 +667,14 @@ export class EnvDto {
   @Max(8192)
   EMBEDDING_DIM?: number;
 
+  // The fuse of a query's embedding on the request path; past it the search is lexical (docs/limits-and-security.md).
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  MUNINN_QUERY_EMBED_TIMEOUT_MS?: number;
+
   @IsOptional()
   @Transform(blankToUndefined)
   @IsUrl({ require_tld: false, require_protocol: true })

@@ -154,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       apiKey: dto.EMBEDDING_API_KEY ?? null,
       model: dto.EMBEDDING_MODEL ?? null,
       dim: dto.EMBEDDING_DIM ?? null,
+      queryTimeoutMs: dto.MUNINN_QUERY_EMBED_TIMEOUT_MS ?? 3000,
     },
     llm: {
       baseUrl: dto.LLM_BASE_URL ?? null,
@@ -234,6 +235,7 @@ const DECLARED = [
   'EMBEDDING_API_KEY',
   'EMBEDDING_MODEL',
   'EMBEDDING_DIM',
+  'MUNINN_QUERY_EMBED_TIMEOUT_MS',
   'LLM_BASE_URL',
   'LLM_API_KEY',
   'LLM_MODEL',

@@ -8,6 +8,7 @@ import { currentJobMeta, withJobMeta } from './job-context';
 import { FairOrder } from './fair-order';
 import { jobOptions } from './job-options';
 import { inSpan } from './tracing';
+import { withTimeout } from './with-timeout';
 
 /** {@link JobBus} over BullMQ: results come back through one shared `QueueEvents` stream per queue. */
 export class BullJobBus extends JobBus {
@@ -146,14 +147,6 @@ export class BullJobBus extends JobBus {
 }
 
 const COMMAND_TIMEOUT_MS = 3000;
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
 
 function unavailable(err: unknown): KernelError {
   if (err instanceof KernelError) return err;

@@ -25,3 +25,5 @@ export * from './fair-order';
 export * from './model-budget';
 export * from './model-metrics';
 export * from './invalidation-channel';
+export * from './call-circuit';
+export * from './with-timeout';

@@ -127,6 +127,7 @@ export class ContextPipelineService {
       peerScope: p.peerScope,
       quotas: p.quotas,
       retrievalErrors: merged.retrievalErrors,
+      lexicalOnly: outcomes.filter((o) => 'result' in o && o.result?.lexicalOnly).length,
       assembleError,
       plan: assembled.plan,
       purpose: p.purpose,

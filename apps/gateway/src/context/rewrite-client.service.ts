@@ -12,8 +12,7 @@ import {
   RewriteUsage,
 } from '@app/kernel';
 import { AccountLimitsService, MessageRecord } from '@app/store';
-import { DigestClient, ExpandClient, ModelBudget, ModelCall } from '@app/queue';
-import { ModelBreaker } from './model-breaker';
+import { CallCircuit, DigestClient, ExpandClient, ModelBudget, ModelCall } from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
 // The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
@@ -21,13 +20,13 @@ const OVERVIEW_CHARS = 8000;
 
 /**
  * Gateway side of the rewriter queue: expansion and digest, each awaited only up to its fuse
- * (docs/contract.md#query-expansion, #digest-rewrite), each behind its circuit (model-breaker.ts).
+ * (docs/contract.md#query-expansion, #digest-rewrite), each behind its circuit (CallCircuit).
  */
 @Injectable()
 export class RewriteClientService {
   private readonly logger = new Logger(RewriteClientService.name);
-  private readonly expandCircuit: ModelBreaker;
-  private readonly digestCircuit: ModelBreaker;
+  private readonly expandCircuit: CallCircuit;
+  private readonly digestCircuit: CallCircuit;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -38,10 +37,10 @@ export class RewriteClientService {
   ) {
     const { breakerFailures, breakerCooldownMs } = config.llm;
     const metrics = budget.metrics;
-    this.expandCircuit = new ModelBreaker('query expansion', breakerFailures, breakerCooldownMs, (open) =>
+    this.expandCircuit = new CallCircuit('query expansion', breakerFailures, breakerCooldownMs, (open) =>
       metrics.circuitOpen('expand', open),
     );
-    this.digestCircuit = new ModelBreaker('digest', breakerFailures, breakerCooldownMs, (open) =>
+    this.digestCircuit = new CallCircuit('digest', breakerFailures, breakerCooldownMs, (open) =>
       metrics.circuitOpen('digest', open),
     );
   }

@@ -92,6 +92,7 @@ export class FindService {
   private async call(job: FindJob): Promise<FindResult> {
     const found = await this.finder.call(job, this.config.queues.requestDeadlineMs);
     delete found.stages;
+    delete found.lexicalOnly;
     return found;
   }
 }

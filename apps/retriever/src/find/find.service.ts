@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { FindJob, FindResult } from '@app/contracts';
 import { Embedder, EMBEDDER } from '@app/embed';
 import { StageTimer } from '@app/kernel';
+import { CallCircuit, withTimeout } from '@app/queue';
 import {
   countForeignVectors,
   Db,
@@ -15,17 +17,32 @@ import { toFindResult } from './find-result';
 import { queryTerms } from './query-terms';
 
 type QueryVector = NodeSearchQuery['vector'];
+/** A query's vector; `lexicalOnly` when it has text but no vector (its embedding failed, was late, or was not asked). */
+export interface QueryEmbedding {
+  vector: QueryVector;
+  lexicalOnly: boolean;
+}
+const LEXICAL_ONLY: QueryEmbedding = { vector: null, lexicalOnly: true };
+/** At most one warning per this long about query embeddings that failed (an outage fails them all). */
+const WARN_EVERY_MS = 10_000;
 
 /** Answers `find` jobs: embed the query, search the store inside the resolved targets, shape the result. */
 @Injectable()
 export class FindService implements OnApplicationBootstrap {
   private readonly logger = new Logger(FindService.name);
+  private readonly embedTimeoutMs: number;
+  private readonly embedCircuit: CallCircuit;
+  private warnedAt = 0;
 
   constructor(
     private readonly search: NodeSearchRepository,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(STORE_DB) private readonly db: Db,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.embedTimeoutMs = config.embedding.queryTimeoutMs;
+    this.embedCircuit = new CallCircuit('query embedding', config.llm.breakerFailures, config.llm.breakerCooldownMs);
+  }
 
   /** Builds the HNSW index for this embedder's dimension in the background; until then search scans. */
   onApplicationBootstrap() {
@@ -61,9 +78,9 @@ export class FindService implements OnApplicationBootstrap {
    * `timer`, when given, gets the `embed`, `terms`, `sql` and `score` stages; `vectors`, shared by the
    * calls of one batch, embeds each distinct query (or image) once.
    */
-  async find(job: FindJob, timer?: StageTimer, vectors?: Map<string, Promise<QueryVector>>): Promise<FindResult> {
+  async find(job: FindJob, timer?: StageTimer, vectors?: Map<string, Promise<QueryEmbedding>>): Promise<FindResult> {
     const embed = () => this.sharedVector(job, vectors);
-    const vector = timer ? await timer.time('embed', embed) : await embed();
+    const { vector, lexicalOnly } = timer ? await timer.time('embed', embed) : await embed();
     const query = {
       identity: job.identity,
       targets: job.targets,
@@ -74,10 +91,11 @@ export class FindService implements OnApplicationBootstrap {
       vector,
       terms: queryTerms(job.query),
     };
-    return toFindResult(await this.search.search(query, timer));
+    const result = toFindResult(await this.search.search(query, timer));
+    return lexicalOnly ? { ...result, lexicalOnly } : result;
   }
 
-  private sharedVector(job: FindJob, vectors?: Map<string, Promise<QueryVector>>): Promise<QueryVector> {
+  private sharedVector(job: FindJob, vectors?: Map<string, Promise<QueryEmbedding>>): Promise<QueryEmbedding> {
     if (!vectors) return this.queryVector(job);
     const key = job.query;
     let v = vectors.get(key);
@@ -88,9 +106,24 @@ export class FindService implements OnApplicationBootstrap {
     return v;
   }
 
-  private async queryVector(job: FindJob): Promise<QueryVector> {
-    if (!job.query.trim()) return null;
-    const [values] = await this.embedder.embed([job.query]);
-    return { values, embedderId: this.embedder.id };
+  /**
+   * The query's embedding under its fuse and circuit (docs/limits-and-security.md, "A model that stops
+   * answering"): an embedding provider that fails or hangs makes the search lexical, at once while the
+   * circuit is open, instead of holding every search (and this worker) for the provider's timeout and
+   * retries.
+   */
+  private async queryVector(job: FindJob): Promise<QueryEmbedding> {
+    if (!job.query.trim()) return { vector: null, lexicalOnly: false };
+    try {
+      const run = await this.embedCircuit.run(() => withTimeout(this.embedder.embed([job.query]), this.embedTimeoutMs));
+      if (run.skipped) return LEXICAL_ONLY;
+      return { vector: { values: run.value[0], embedderId: this.embedder.id }, lexicalOnly: false };
+    } catch (err) {
+      if (Date.now() - this.warnedAt > WARN_EVERY_MS) {
+        this.warnedAt = Date.now();
+        this.logger.warn(`query embedding failed, searching lexically: ${(err as Error).message}`);
+      }
+      return LEXICAL_ONLY;
+    }
   }
 }

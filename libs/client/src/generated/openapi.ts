@@ -1698,6 +1698,8 @@ export interface components {
             redundant: number;
             /** @description Muninn, after `redundant`: candidates not served because their score is under 15% of the best candidate's. */
             weak: number;
+            /** @description Muninn, after `weak`: retrieval calls searched without the query's vector (its embedding failed, was later than MUNINN_QUERY_EMBED_TIMEOUT_MS, or the retriever's embedding circuit was open); 0 normally. */
+            lexical_only: number;
         };
         ExplainEntryDto: {
             uri: string;

@@ -39,6 +39,12 @@ export interface FindResult {
    * "Stage timings"). The gateway records and removes them: they never reach a /find answer.
    */
   stages?: StageTimings;
+  /**
+   * The query had text but was searched without its vector: its embedding failed, was late, or its
+   * circuit was open (docs/limits-and-security.md, "A model that stops answering"). Context requests
+   * count such calls in `stats.lexical_only`; /find answers leave it out.
+   */
+  lexicalOnly?: boolean;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface FindResultLike {
   memories?: readonly FindHit[] | null;
   resources?: readonly FindHit[] | null;
   skills?: readonly FindHit[] | null;
+  /** Searched without the query's vector (its embedding failed or its circuit was open). */
+  lexicalOnly?: boolean;
 }
 
 export type ResultList = 'memories' | 'resources' | 'skills';

@@ -35,7 +35,7 @@ describe('buildContextStats', () => {
         '"fill":{"floor_tokens":0,"overview_upgrades":0,"full_upgrades":0,"spare_upgrades":0},"purpose":null,"query_expansion":"off",' +
         '"planned_queries":["hello"],"score_threshold":null,' +
         '"other_peer_penalties":{"events":0.1,"entities":0.1,"preferences":0.02,"experiences":0.02,"resources":0.02,"skills":0.02,"memories":0.1},' +
-        '"rewrite":"off","rewrite_usage":null,"dedup":{"turns":0,"status":"off","cooled":0,"turn":null},"redundant":0,"weak":0}',
+        '"rewrite":"off","rewrite_usage":null,"dedup":{"turns":0,"status":"off","cooled":0,"turn":null},"redundant":0,"weak":0,"lexical_only":0}',
     );
   });
 

@@ -44,6 +44,8 @@ export interface StatsInput {
   ignored?: readonly string[];
   /** `/recall` only. */
   deprecated?: DeprecatedStats;
+  /** Retrieval calls answered without the query's vector (docs/limits-and-security.md, "A model that stops answering"). */
+  lexicalOnly?: number;
 }
 
 /** `result.stats` on the wire (docs/contract.md#stats); property order is the contract's emission order. */
@@ -78,6 +80,11 @@ export interface ContextStats {
   redundant: number;
   /** Muninn's own: candidates not planned, scoring under a share of the best (docs/context.md, "Weak candidates"). */
   weak: number;
+  /**
+   * Muninn's own: retrieval calls searched without the query's vector, its embedding failed, late or not
+   * asked (docs/limits-and-security.md, "A model that stops answering"); 0 normally.
+   */
+  lexical_only: number;
 }
 
 /** Assemble `stats` with every key in docs/contract.md#stats order, so `JSON.stringify` emits the contract's order. */
@@ -120,5 +127,6 @@ export function buildContextStats(input: StatsInput): ContextStats {
   // Assigned last so it is emitted after every contract key, whichever optional ones are present.
   stats.redundant = plan.redundant ?? 0;
   stats.weak = plan.weak ?? 0;
+  stats.lexical_only = input.lexicalOnly ?? 0;
   return stats;
 }

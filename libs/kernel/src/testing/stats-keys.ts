@@ -30,7 +30,9 @@ export const STATS_KEYS = [
   'dedup',
   'ignored',
   'deprecated',
-  // Muninn's own keys, always last: candidates withdrawn as redundant, and weak ones (docs/context.md).
+  // Muninn's own keys, always last: candidates withdrawn as redundant, and weak ones (docs/context.md);
+  // calls searched without the query's vector (docs/limits-and-security.md).
   'redundant',
   'weak',
+  'lexical_only',
 ];

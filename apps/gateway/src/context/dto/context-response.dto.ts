@@ -242,6 +242,13 @@ export class ContextStatsDto {
       "Muninn, after `redundant`: candidates not served because their score is under 15% of the best candidate's.",
   })
   weak!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      "Muninn, after `weak`: retrieval calls searched without the query's vector (its embedding failed, was later than MUNINN_QUERY_EMBED_TIMEOUT_MS, or the retriever's embedding circuit was open); 0 normally.",
+  })
+  lexical_only!: number;
 }
 
 /** One candidate in `result.explain` (docs/context.md, "Explain"). */

@@ -15,18 +15,18 @@ class FailedResult<T> extends Error {
   }
 }
 
-/** What {@link ModelBreaker.run} did: the call's result, or nothing (the circuit was open). */
+/** What {@link CallCircuit.run} did: the call's result, or nothing (the circuit was open). */
 export type BreakerRun<T> = { skipped: true } | { skipped: false; value: T };
 
 /**
- * The circuit of one kind of request-path model call (expansion or digest) in one gateway
- * (docs/limits-and-security.md, "A model that stops answering"), on cockatiel's circuit breaker: after
- * `failures` calls in a row failed or timed out, calls are not made for `cooldownMs` (each request
- * degrades at once, as it would after the fuse); then the first request's call finds out, and the
- * others go without it meanwhile rather than wait for it; its success closes the circuit, its failure
- * opens it again. `failures` 0: no circuit.
+ * The circuit of one kind of request-path call to a provider, in one process (docs/limits-and-security.md,
+ * "A model that stops answering"): a gateway's query expansion and digest, a retriever's query embedding.
+ * On cockatiel's circuit breaker: after `failures` calls in a row failed or timed out, calls are not made
+ * for `cooldownMs` (each request degrades at once, as it would after the fuse); then the first request's
+ * call finds out, and the others go without it meanwhile rather than wait for it; its success closes the
+ * circuit, its failure opens it again. `failures` 0: no circuit.
  */
-export class ModelBreaker {
+export class CallCircuit {
   private readonly policy: CircuitBreakerPolicy | null;
 
   /** `onChange` hears the circuit open (true) and close (false), for the metrics. */
@@ -35,7 +35,7 @@ export class ModelBreaker {
     failures: number,
     cooldownMs: number,
     onChange: (open: boolean) => void = () => undefined,
-    logger = new Logger(ModelBreaker.name),
+    logger = new Logger(CallCircuit.name),
   ) {
     if (failures <= 0) {
       this.policy = null;
@@ -43,11 +43,11 @@ export class ModelBreaker {
     }
     this.policy = circuitBreaker(handleAll, { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) });
     this.policy.onBreak(() => {
-      logger.warn(`${name}: ${failures} model calls in a row failed; none made for ${cooldownMs / 1000} s`);
+      logger.warn(`${name}: ${failures} calls in a row failed; none made for ${cooldownMs / 1000} s`);
       onChange(true);
     });
     this.policy.onReset(() => {
-      logger.log(`${name}: the model answers again; calls resume`);
+      logger.log(`${name}: the provider answers again; calls resume`);
       onChange(false);
     });
     onChange(false);

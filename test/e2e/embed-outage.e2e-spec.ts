@@ -1,0 +1,107 @@
+// docs/limits-and-security.md, "A model that stops answering": an embedding provider that hangs makes
+// searches lexical, within MUNINN_QUERY_EMBED_TIMEOUT_MS and then at once while the retriever's circuit is
+// open, instead of failing every context request. Real HTTP, BullMQ and an OpenAI-protocol /embeddings server.
+import { createServer, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { startTestApp, TestApp } from '@app/testing';
+import { context, seedMany, urisOf } from './context-support';
+
+const DIM = 16;
+const NARWHAL = 'viking://user/default/memories/entities/narwhal.md';
+const COOLDOWN_S = 1;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An `/embeddings` server that answers at once, or holds every request until released. */
+async function startEmbeddings() {
+  const held: { res: ServerResponse; input: string[] }[] = [];
+  let holding = false;
+  let received = 0;
+  const answer = (res: ServerResponse, input: string[]) => {
+    const data = input.map((t, index) => ({
+      index,
+      embedding: Array.from({ length: DIM }, (_, i) => ((t.charCodeAt(i % t.length) || 1) % 7) + 1),
+    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+  };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      received++;
+      const input = (JSON.parse(body) as { input: string[] }).input;
+      if (holding) held.push({ res, input });
+      else answer(res, input);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    received: () => received,
+    hold: () => (holding = true),
+    release: () => {
+      holding = false;
+      for (const h of held.splice(0)) if (!h.res.destroyed) answer(h.res, h.input);
+    },
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe('an embedding provider that stops answering', () => {
+  let app: TestApp;
+  let embeddings: Awaited<ReturnType<typeof startEmbeddings>>;
+  const ask = async () => {
+    const r = await context(app, { query: 'narwhal tusk', query_expansion: 'off', dedup_turns: 0 });
+    expect(r.status).toBe(200);
+    return { uris: urisOf(r), lexicalOnly: r.body.result.stats.lexical_only as number };
+  };
+
+  beforeAll(async () => {
+    embeddings = await startEmbeddings();
+    app = await startTestApp({
+      env: {
+        EMBEDDING_BASE_URL: embeddings.url,
+        EMBEDDING_MODEL: 'fake',
+        EMBEDDING_DIM: String(DIM),
+        MUNINN_QUERY_EMBED_TIMEOUT_MS: '300',
+        MUNINN_MODEL_BREAKER_FAILURES: '2',
+        MUNINN_MODEL_BREAKER_COOLDOWN_S: String(COOLDOWN_S),
+      },
+    });
+    await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
+  }, 60_000);
+  afterAll(async () => {
+    embeddings?.release();
+    await app?.close();
+    embeddings?.close();
+  });
+
+  it('searches lexically past the fuse, then without asking while the circuit is open, then with vectors again', async () => {
+    const normal = await ask();
+    expect(normal).toEqual({ uris: expect.arrayContaining([NARWHAL]), lexicalOnly: 0 });
+
+    embeddings.hold();
+    const before = embeddings.received();
+    // Each request's query is embedded once (the calls of a request share it): two late embeddings.
+    for (let i = 0; i < 2; i++) {
+      const late = await ask();
+      expect(late.uris).toContain(NARWHAL);
+      expect(late.lexicalOnly).toBeGreaterThan(0);
+    }
+    expect(embeddings.received()).toBe(before + 2);
+    // Open: searched lexically at once, the provider not asked.
+    const open = await ask();
+    expect(open.uris).toContain(NARWHAL);
+    expect(open.lexicalOnly).toBeGreaterThan(0);
+    expect(embeddings.received()).toBe(before + 2);
+
+    // The provider answers again; after the cool-down one search finds out and vectors are back.
+    embeddings.release();
+    await sleep(COOLDOWN_S * 1000 + 200);
+    expect((await ask()).lexicalOnly).toBe(0);
+    expect((await ask()).lexicalOnly).toBe(0);
+    expect(embeddings.received()).toBe(before + 4);
+  });
+});
