@@ -12,7 +12,15 @@
  * answered during the outage, their p50 / p99, the model calls the provider received, and the seconds
  * from the provider's return to the first expanded request. docs/limits-and-security.md, "A model that
  * stops answering".
+ *
+ * A second scenario does the same with the embedding provider (an OpenAI-protocol `/embeddings` stand-in
+ * holding every call after the seed write): the context requests' query embedding with a 60 s fuse and
+ * no circuit (as before: a search waited for the provider until the request's 10 s deadline) against
+ * the defaults (3 s fuse, circuit). Printed: requests answered 200 with the memory served, other
+ * answers, p50 / p99, and the share answered lexically (`stats.lexical_only`).
  */
+import { createServer, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { FakeLlmServer, startFakeLlmServer } from '@app/testing';
 import { benchStores, BenchStore, buildStandalone, startStandalone } from './standalone';
 
@@ -112,8 +120,116 @@ async function run(target: { store: BenchStore; pgBase?: string }, circuit: 'off
   }
 }
 
+/** An `/embeddings` stand-in that answers at once until `hold()`, then keeps every request open. */
+async function startEmbeddings(dim: number) {
+  const held: ServerResponse[] = [];
+  let holding = false;
+  let received = 0;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      received++;
+      if (holding) return void held.push(res);
+      const input = (JSON.parse(body) as { input: string[] }).input;
+      const data = input.map((t, index) => ({
+        index,
+        embedding: Array.from({ length: dim }, (_, i) => ((t.charCodeAt(i % t.length) || 1) % 7) + 1),
+      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    received: () => received,
+    hold: (on: boolean) => (holding = on),
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+interface EmbedRow {
+  store: BenchStore;
+  setting: string;
+  served: number;
+  other: number;
+  p50: number;
+  p99: number;
+  lexicalShare: number;
+  embedCalls: number;
+}
+
+async function embedRun(target: { store: BenchStore; pgBase?: string }, setting: 'before' | 'default') {
+  const embeddings = await startEmbeddings(16);
+  const app = await startStandalone(`embed-outage-${setting}`, target, {
+    EMBEDDING_BASE_URL: embeddings.url,
+    EMBEDDING_MODEL: 'bench-embedder',
+    EMBEDDING_DIM: '16',
+    ...(setting === 'before' ? { MUNINN_QUERY_EMBED_TIMEOUT_MS: '60000', MUNINN_MODEL_BREAKER_FAILURES: '0' } : {}),
+  });
+  try {
+    const uri = 'viking://user/default/memories/events/lighthouse.md';
+    const write = await call(app.url, '/api/v1/content/write', {
+      uri,
+      content: 'The lighthouse keeper retires in May; the lamp is to be automated.',
+      mode: 'create',
+      wait: true,
+    });
+    if (write.status !== 200) throw new Error(`seed write answered ${write.status}`);
+    embeddings.hold(true);
+    const before = embeddings.received();
+    const latencies: number[] = [];
+    let served = 0;
+    let other = 0;
+    let lexical = 0;
+    const until = Date.now() + SECONDS * 1000;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (Date.now() < until) {
+          const t = Date.now();
+          const r = await call(app.url, '/api/v1/search/search', {
+            mode: 'context',
+            query: 'what did we say about the lighthouse?',
+            dedup_turns: 0,
+          });
+          latencies.push(Date.now() - t);
+          const entries = (r.body?.result?.entries ?? []) as { uri: string }[];
+          if (r.status === 200 && entries.some((e) => e.uri === uri)) served++;
+          else other++;
+          if (r.body?.result?.stats?.lexical_only > 0) lexical++;
+        }
+      }),
+    );
+    const row: EmbedRow = {
+      store: target.store,
+      setting,
+      served,
+      other,
+      p50: pct(latencies, 50),
+      p99: pct(latencies, 99),
+      lexicalShare: latencies.length ? lexical / latencies.length : 0,
+      embedCalls: embeddings.received() - before,
+    };
+    return row;
+  } finally {
+    embeddings.hold(false);
+    await app.stop();
+    embeddings.close();
+  }
+}
+
 async function main() {
   buildStandalone();
+  const embedRows: EmbedRow[] = [];
+  for (const target of benchStores())
+    for (const setting of ['before', 'default'] as const) {
+      const row = await embedRun(target, setting);
+      console.log(JSON.stringify(row));
+      embedRows.push(row);
+    }
   const llm = await startFakeLlmServer();
   const rows: Row[] = [];
   try {
@@ -134,6 +250,15 @@ async function main() {
   for (const r of rows)
     console.log(
       `| ${r.store} | ${r.circuit} | ${r.answered} | ${r.p50} | ${r.p99} | ${r.modelCalls} | ${r.recoveryS.toFixed(1)} |`,
+    );
+  console.log(`\n${CLIENTS} clients, ${SECONDS} s of an embedding provider that holds every call\n`);
+  console.log(
+    '| store | query embedding | answered with the memory | other answers | p50 ms | p99 ms | lexical | embedding calls |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of embedRows)
+    console.log(
+      `| ${r.store} | ${r.setting === 'before' ? '60 s fuse, no circuit' : '3 s fuse, circuit'} | ${r.served} | ${r.other} | ${r.p50} | ${r.p99} | ${(100 * r.lexicalShare).toFixed(0)}% | ${r.embedCalls} |`,
     );
   for (const store of new Set(rows.map((r) => r.store))) {
     const [off, on] = ['off', 'on'].map((c) => rows.find((r) => r.store === store && r.circuit === c));
