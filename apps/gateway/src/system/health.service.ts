@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
-import { JobBus, REDIS } from '@app/queue';
+import { JobBus, REDIS, withTimeout } from '@app/queue';
 import { Db, STORE_DB } from '@app/store';
 
 const MUNINN_VERSION = '0.1.0';
@@ -96,11 +96,4 @@ export class HealthService {
       () => 'down' as const,
     );
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
-  ]);
 }

@@ -19,14 +19,14 @@ export class DigestService {
 
   async digest(job: DigestJob, enqueuedAt?: number): Promise<DigestResult> {
     const left = remainingBudget(job.timeoutMs, enqueuedAt);
-    if (left <= 0) return { ...failed(`waited past its ${job.timeoutMs} ms fuse in the queue`, null), noAnswer: true };
+    if (left <= 0) return noAnswer(`waited past its ${job.timeoutMs} ms fuse in the queue`);
     let answer: { text: string; usage: DigestResult['usage'] };
     try {
       answer = await this.llm.complete(digestPrompt(job), { timeoutMs: left + FUSE_GRACE_MS, model: 'planner' });
     } catch (err) {
       if (!(err instanceof LlmError)) throw err;
       this.logger.warn(`digest failed: ${err.kind}: ${err.message}`);
-      return { ...failed(`${err.kind}: ${err.message}`, null), noAnswer: true };
+      return noAnswer(`${err.kind}: ${err.message}`);
     }
     const { digest, status } = classifyRewrite(answer.text, job.maxBullets, job.validUris);
     if (status === 'failed') return failed('the answer held no bullet citing a served URI', answer.usage);
@@ -36,4 +36,9 @@ export class DigestService {
 
 function failed(error: string, usage: DigestResult['usage']): DigestResult {
   return { status: 'failed', digest: '', usage, error };
+}
+
+/** A failure without an answer from the model (a failed or late call): what the gateway's digest circuit counts. */
+function noAnswer(error: string): DigestResult {
+  return { ...failed(error, null), noAnswer: true };
 }
