@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { MIGRATIONS, openStore } from '@app/store';
 
 const READY = 'ready';
+const PGLITE = join('@electric-sql', 'pglite');
 
 /**
  * Seeds `pgdata` (an embedded store's folder, absent) with a copy of a migrated template, so a test app
@@ -37,8 +38,12 @@ async function pgliteTemplate(): Promise<string> {
 }
 
 function templateKey(): string {
-  // The package's exports do not include its package.json, so it is read from the install.
-  const manifest = resolve(__dirname, '../../../node_modules/@electric-sql/pglite/package.json');
+  // The package's exports do not include its package.json, so it is read from the install, found from the
+  // resolved entry point: a path relative to this file breaks where the file is compiled elsewhere (the
+  // benches build into node_modules/.cache/<bench>/).
+  const entry = require.resolve('@electric-sql/pglite');
+  const root = entry.slice(0, entry.lastIndexOf(PGLITE) + PGLITE.length);
+  const manifest = join(root, 'package.json');
   const pglite = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
   return createHash('sha256')
     .update(pglite.version)
