@@ -57,6 +57,13 @@ describe('an embedding provider that stops answering', () => {
     expect(r.status).toBe(200);
     return { uris: urisOf(r), lexicalOnly: r.body.result.stats.lexical_only as number };
   };
+  // The retriever's query embeddings are counted with the other model calls (docs/operations.md, "Metrics").
+  const metric = async (pattern: string) => {
+    const text = (await app.request('GET', '/metrics')).text as string;
+    return Number(new RegExp(`^${pattern} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+  };
+  const calls = (outcome: string) => metric(`muninn_model_calls_total\\{call="embed",outcome="${outcome}"\\}`);
+  const circuitOpen = () => metric('muninn_model_circuit_open\\{call="embed"\\}');
 
   beforeAll(async () => {
     embeddings = await startEmbeddings();
@@ -81,6 +88,9 @@ describe('an embedding provider that stops answering', () => {
   it('searches lexically past the fuse, then without asking while the circuit is open, then with vectors again', async () => {
     const normal = await ask();
     expect(normal).toEqual({ uris: expect.arrayContaining([NARWHAL]), lexicalOnly: 0 });
+    expect(await circuitOpen()).toBe(0);
+    const answered = await calls('ok');
+    expect(answered).toBeGreaterThan(0);
 
     embeddings.hold();
     const before = embeddings.received();
@@ -96,6 +106,9 @@ describe('an embedding provider that stops answering', () => {
     expect(open.uris).toContain(NARWHAL);
     expect(open.lexicalOnly).toBeGreaterThan(0);
     expect(embeddings.received()).toBe(before + 2);
+    expect(await calls('timeout')).toBe(2);
+    expect(await calls('open')).toBeGreaterThanOrEqual(1);
+    expect(await circuitOpen()).toBe(1);
 
     // The provider answers again; after the cool-down one search finds out and vectors are back.
     embeddings.release();
@@ -103,5 +116,8 @@ describe('an embedding provider that stops answering', () => {
     expect((await ask()).lexicalOnly).toBe(0);
     expect((await ask()).lexicalOnly).toBe(0);
     expect(embeddings.received()).toBe(before + 4);
+    expect(await circuitOpen()).toBe(0);
+    expect(await calls('ok')).toBe(answered + 2);
+    expect(await calls('failed')).toBeNaN();
   });
 });

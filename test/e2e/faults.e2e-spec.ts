@@ -29,6 +29,7 @@ suite('faults across real processes', () => {
   let retriever: AppProcess;
   let assembler: AppProcess;
   let extractor: AppProcess;
+  let retrieverMetrics: string;
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${url}${path}`, {
       method: 'POST',
@@ -52,7 +53,8 @@ suite('faults across real processes', () => {
       LOG_LEVEL: 'debug',
     };
     gateway = startAppProcess('gateway', env);
-    retriever = startAppProcess('retriever', env);
+    retrieverMetrics = `http://127.0.0.1:${await freePort()}/metrics`;
+    retriever = startAppProcess('retriever', { ...env, MUNINN_METRICS_PORT: new URL(retrieverMetrics).port });
     assembler = startAppProcess('assembler', env);
     // /ready also wants an extractor (session commits); this suite does not exercise it otherwise.
     extractor = startAppProcess('extractor', env);
@@ -105,6 +107,10 @@ suite('faults across real processes', () => {
       'viking://user/default/memories/entities/quokka.md',
     );
     expect(r.body.result.stats.retrieval_errors).toBeUndefined();
+    // The retriever process counts its query embeddings with the model calls, and shows their circuit closed.
+    const metrics = await (await fetch(retrieverMetrics)).text();
+    expect(metrics).toMatch(/^muninn_model_calls_total\{[^}]*call="embed",outcome="ok"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^muninn_model_circuit_open\{[^}]*call="embed"[^}]*\} 0$/m);
   });
 
   it('system/wait counts what the separate retriever process did while it waited (docs/fs-and-mcp.md "system/wait")', async () => {

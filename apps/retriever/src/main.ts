@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { bootConfig } from '@app/config';
-import { appLogger, ensureRedisReachable, startTracing, startWorkerMetrics } from '@app/queue';
+import { appLogger, ensureRedisReachable, ModelBudget, startTracing, startWorkerMetrics } from '@app/queue';
 import { RetrieverModule } from './retriever.module';
 
 async function main() {
@@ -11,7 +11,8 @@ async function main() {
   const logger = appLogger(config, 'retriever');
   const app = await NestFactory.createApplicationContext(RetrieverModule.forRoot(config), { logger });
   app.enableShutdownHooks();
-  await startWorkerMetrics(config, 'retriever');
+  // Its query embeddings' calls and circuit (`call="embed"`), beside Node's own figures.
+  await startWorkerMetrics(config, 'retriever', (registry) => app.get(ModelBudget).metrics.registerOn(registry));
 }
 
 void main();

@@ -1,10 +1,13 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 
-/** Which model call: a commit's extraction, a context request's query expansion or digest. */
-export type ModelCall = 'extract' | 'expand' | 'digest';
+/**
+ * Which model call: a commit's extraction, a context request's query expansion or digest (gateway), a
+ * search's query embedding (`embed`, retriever).
+ */
+export type ModelCall = 'extract' | 'expand' | 'digest' | 'embed';
 /**
  * How a model call ended: answered, failed, past its fuse, or not made because the budget was spent or
- * the gateway's circuit for that call was open (the model failing every call of late).
+ * the process's circuit for that call was open (the provider failing every call of late).
  */
 export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open';
 
@@ -12,7 +15,7 @@ export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open';
  * What the deployment's model calls cost, for `/metrics` (docs/operations.md, "Metrics"): tokens and
  * calls by kind, and the calls the budget refused. Not by account: an account label would grow the
  * series with the tenants; `GET /api/v1/system/status` shows each account its own day. Registered on
- * the gateway's `/metrics` registry and on the extractor's (`MUNINN_METRICS_PORT`).
+ * the gateway's `/metrics` registry and on the extractor's and the retriever's (`MUNINN_METRICS_PORT`).
  */
 export class ModelMetrics {
   private readonly tokens = new Counter({
@@ -30,7 +33,7 @@ export class ModelMetrics {
 
   private readonly circuit = new Gauge({
     name: 'muninn_model_circuit_open',
-    help: "1 while this gateway's circuit for the call is open or finding out (calls not made), else 0",
+    help: "1 while this process's circuit for the call is open or finding out (calls not made), else 0: the gateway's expand and digest, the retriever's embed",
     labelNames: ['call'],
     registers: [],
   });
@@ -42,7 +45,7 @@ export class ModelMetrics {
     registry.registerMetric(this.circuit);
   }
 
-  /** The gateway's circuit for `call` opened (true) or closed (false). */
+  /** This process's circuit for `call` opened (true) or closed (false). */
   circuitOpen(call: ModelCall, open: boolean): void {
     this.circuit.set({ call }, open ? 1 : 0);
   }

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { FindJob, FindResult } from '@app/contracts';
 import { Embedder, EMBEDDER } from '@app/embed';
 import { StageTimer } from '@app/kernel';
-import { CallCircuit, withTimeout } from '@app/queue';
+import { CallCircuit, CallTimeout, ModelBudget, ModelMetrics, withTimeout } from '@app/queue';
 import {
   countForeignVectors,
   Db,
@@ -32,6 +32,7 @@ export class FindService implements OnApplicationBootstrap {
   private readonly logger = new Logger(FindService.name);
   private readonly embedTimeoutMs: number;
   private readonly embedCircuit: CallCircuit;
+  private readonly metrics: ModelMetrics;
   private warnedAt = 0;
 
   constructor(
@@ -39,9 +40,15 @@ export class FindService implements OnApplicationBootstrap {
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(STORE_DB) private readonly db: Db,
     @Inject(APP_CONFIG) config: AppConfig,
+    budget: ModelBudget,
   ) {
     this.embedTimeoutMs = config.embedding.queryTimeoutMs;
-    this.embedCircuit = new CallCircuit('query embedding', config.llm.breakerFailures, config.llm.breakerCooldownMs);
+    // Counted with the other model calls (`call="embed"`): an operator sees the outage and the open circuit.
+    this.metrics = budget.metrics;
+    const { breakerFailures, breakerCooldownMs } = config.llm;
+    this.embedCircuit = new CallCircuit('query embedding', breakerFailures, breakerCooldownMs, (open) =>
+      this.metrics.circuitOpen('embed', open),
+    );
   }
 
   /** Builds the HNSW index for this embedder's dimension in the background; until then search scans. */
@@ -116,9 +123,11 @@ export class FindService implements OnApplicationBootstrap {
     if (!job.query.trim()) return { vector: null, lexicalOnly: false };
     try {
       const run = await this.embedCircuit.run(() => withTimeout(this.embedder.embed([job.query]), this.embedTimeoutMs));
+      this.metrics.ended('embed', run.skipped ? 'open' : 'ok', 0);
       if (run.skipped) return LEXICAL_ONLY;
       return { vector: { values: run.value[0], embedderId: this.embedder.id }, lexicalOnly: false };
     } catch (err) {
+      this.metrics.ended('embed', err instanceof CallTimeout ? 'timeout' : 'failed', 0);
       if (Date.now() - this.warnedAt > WARN_EVERY_MS) {
         this.warnedAt = Date.now();
         this.logger.warn(`query embedding failed, searching lexically: ${(err as Error).message}`);
