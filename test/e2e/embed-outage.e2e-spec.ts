@@ -3,18 +3,21 @@
 // open, instead of failing every context request. Real HTTP, BullMQ and an OpenAI-protocol /embeddings server.
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { startTestApp, TestApp } from '@app/testing';
+import { Db, STORE_DB } from '@app/store';
+import { eventually, startTestApp, TestApp } from '@app/testing';
 import { context, seedMany, urisOf } from './context-support';
 
 const DIM = 16;
 const NARWHAL = 'viking://user/default/memories/entities/narwhal.md';
+const OKAPI = 'viking://user/default/memories/entities/okapi.md';
 const COOLDOWN_S = 1;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An `/embeddings` server that answers at once, or holds every request until released. */
+/** An `/embeddings` server that answers at once, holds every request until released, or answers 503. */
 async function startEmbeddings() {
   const held: { res: ServerResponse; input: string[] }[] = [];
   let holding = false;
+  let failing = false;
   let received = 0;
   const answer = (res: ServerResponse, input: string[]) => {
     const data = input.map((t, index) => ({
@@ -29,7 +32,8 @@ async function startEmbeddings() {
     req.on('end', () => {
       received++;
       const input = (JSON.parse(body) as { input: string[] }).input;
-      if (holding) held.push({ res, input });
+      if (failing) res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"unavailable"}');
+      else if (holding) held.push({ res, input });
       else answer(res, input);
     });
   });
@@ -38,6 +42,7 @@ async function startEmbeddings() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     received: () => received,
     hold: () => (holding = true),
+    fail: (on: boolean) => (failing = on),
     release: () => {
       holding = false;
       for (const h of held.splice(0)) if (!h.res.destroyed) answer(h.res, h.input);
@@ -52,8 +57,8 @@ async function startEmbeddings() {
 describe('an embedding provider that stops answering', () => {
   let app: TestApp;
   let embeddings: Awaited<ReturnType<typeof startEmbeddings>>;
-  const ask = async () => {
-    const r = await context(app, { query: 'narwhal tusk', query_expansion: 'off', dedup_turns: 0 });
+  const ask = async (query = 'narwhal tusk') => {
+    const r = await context(app, { query, query_expansion: 'off', dedup_turns: 0 });
     expect(r.status).toBe(200);
     return { uris: urisOf(r), lexicalOnly: r.body.result.stats.lexical_only as number };
   };
@@ -75,6 +80,8 @@ describe('an embedding provider that stops answering', () => {
         MUNINN_QUERY_EMBED_TIMEOUT_MS: '300',
         MUNINN_MODEL_BREAKER_FAILURES: '2',
         MUNINN_MODEL_BREAKER_COOLDOWN_S: String(COOLDOWN_S),
+        // A failed index job's entry is relayed again soon (the default waits 10 s).
+        MUNINN_OUTBOX_GRACE_MS: '1000',
       },
     });
     await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
@@ -120,4 +127,35 @@ describe('an embedding provider that stops answering', () => {
     expect(await calls('ok')).toBe(answered + 2);
     expect(await calls('failed')).toBeNaN();
   });
+
+  it('a file written while the provider fails is found by its words at once, and gets its vector once it answers', async () => {
+    embeddings.fail(true);
+    const w = await app.request('POST', '/api/v1/content/write', {
+      body: { uri: OKAPI, content: 'The okapi lives in the Ituri rainforest of Congo.', mode: 'create' },
+    });
+    expect(w.status).toBe(200);
+    const embedderOf = async () => {
+      const { rows } = await app.nest
+        .get<Db>(STORE_DB)
+        .query<{ embedder_id: string | null }>('SELECT embedder_id FROM nodes WHERE uri = $1', [OKAPI]);
+      return rows[0]?.embedder_id ?? null;
+    };
+    // Before, the file had no words in the index until the provider answered: no search found it.
+    const found = await eventually(async () => {
+      const r = await ask('okapi rainforest');
+      return r.uris.includes(OKAPI) ? r : null;
+    }, 30_000);
+    expect(found.lexicalOnly).toBeGreaterThan(0);
+    expect(await embedderOf()).toBeNull();
+
+    embeddings.fail(false);
+    // The job's retries, or the relay after them, add the vector.
+    expect(await eventually(embedderOf, 60_000)).toBe(`openai:fake:${DIM}`);
+    await sleep(COOLDOWN_S * 1000 + 200);
+    const r = await eventually(async () => {
+      const x = await ask('okapi rainforest');
+      return x.lexicalOnly === 0 ? x : null;
+    }, 10_000);
+    expect(r.uris).toContain(OKAPI);
+  }, 120_000);
 });

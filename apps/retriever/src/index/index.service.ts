@@ -67,19 +67,30 @@ export class IndexService {
       }
       return out;
     });
-    const vectors = files.length
-      ? await timer.time('embed', () =>
+    const updates = (vectors: Float32Array[] | null): FileIndex[] =>
+      files.map((f, i) => ({
+        uri: f.uri,
+        rev: f.rev,
+        abstract: texts[i].abstract,
+        searchText: texts[i].search,
+        embedding: vectors ? vectors[i] : null,
+      }));
+    let vectors: Float32Array[] = [];
+    try {
+      if (files.length) {
+        vectors = await timer.time('embed', () =>
           this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))),
-        )
-      : [];
-    const updates: FileIndex[] = files.map((f, i) => ({
-      uri: f.uri,
-      rev: f.rev,
-      abstract: texts[i].abstract,
-      searchText: texts[i].search,
-      embedding: vectors[i],
-    }));
-    return timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates, this.embedder.id));
+        );
+      }
+    } catch (err) {
+      // The embedding provider failed past its own retries (docs/limits-and-security.md, "A model that stops
+      // answering"): the files' abstracts and words are stored now, so searches find them lexically while it
+      // is away, instead of not at all; the job still fails, and its retries (then the outbox relay, which
+      // keeps the entry) add the vectors once the provider answers.
+      await timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates(null), null)).catch(() => 0);
+      throw err;
+    }
+    return timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates(vectors), this.embedder.id));
   }
 }
 
