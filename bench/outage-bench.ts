@@ -18,6 +18,11 @@
  * no circuit (as before: a search waited for the provider until the request's 10 s deadline) against
  * the defaults (3 s fuse, circuit). Printed: requests answered 200 with the memory served, other
  * answers, p50 / p99, and the share answered lexically (`stats.lexical_only`).
+ *
+ * A third writes files while the embedding provider answers 503 to every call and times, per file, how long
+ * after its write a `/find` for its one rare word returns it (at most 60 s), then how long after the
+ * provider's return every write's job is done (`system/wait`). Before, no such file was found until the
+ * provider answered again (docs/limits-and-security.md, "Writes while it is away").
  */
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -120,16 +125,18 @@ async function run(target: { store: BenchStore; pgBase?: string }, circuit: 'off
   }
 }
 
-/** An `/embeddings` stand-in that answers at once until `hold()`, then keeps every request open. */
+/** An `/embeddings` stand-in that answers at once until `hold()` (then keeps every request open) or `fail()` (503). */
 async function startEmbeddings(dim: number) {
   const held: ServerResponse[] = [];
   let holding = false;
+  let failing = false;
   let received = 0;
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
       received++;
+      if (failing) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{}');
       if (holding) return void held.push(res);
       const input = (JSON.parse(body) as { input: string[] }).input;
       const data = input.map((t, index) => ({
@@ -144,6 +151,7 @@ async function startEmbeddings(dim: number) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     received: () => received,
     hold: (on: boolean) => (holding = on),
+    fail: (on: boolean) => (failing = on),
     close: () => {
       server.closeAllConnections();
       server.close();
@@ -221,8 +229,75 @@ async function embedRun(target: { store: BenchStore; pgBase?: string }, setting:
   }
 }
 
+const WRITE_WORDS = ['amaranth', 'bergamot', 'cardamom', 'dittany', 'elecampane', 'fenugreek', 'galangal', 'hyssop'];
+
+interface WriteRow {
+  store: BenchStore;
+  written: number;
+  found: number;
+  foundP50S: number;
+  foundMaxS: number;
+  settledS: number;
+}
+
+/** Files written while the embedding provider fails: seconds until each is found, and until all are indexed. */
+async function writeRun(target: { store: BenchStore; pgBase?: string }): Promise<WriteRow> {
+  const embeddings = await startEmbeddings(16);
+  const app = await startStandalone('embed-outage-writes', target, {
+    EMBEDDING_BASE_URL: embeddings.url,
+    EMBEDDING_MODEL: 'bench-embedder',
+    EMBEDDING_DIM: '16',
+  });
+  try {
+    embeddings.fail(true);
+    const waits: number[] = [];
+    await Promise.all(
+      WRITE_WORDS.map(async (word) => {
+        const uri = `viking://user/default/memories/entities/${word}.md`;
+        const t = Date.now();
+        const w = await call(app.url, '/api/v1/content/write', {
+          uri,
+          content: `The ${word} note: planted by the north wall.`,
+          mode: 'create',
+        });
+        if (w.status !== 200) throw new Error(`write answered ${w.status}`);
+        while (Date.now() - t < 60_000) {
+          const r = await call(app.url, '/api/v1/search/find', { query: word, limit: 5 });
+          if (((r.body?.result?.memories ?? []) as { uri: string }[]).some((m) => m.uri === uri)) {
+            waits.push((Date.now() - t) / 1000);
+            return;
+          }
+          await new Promise((r2) => setTimeout(r2, 100));
+        }
+      }),
+    );
+    embeddings.fail(false);
+    const back = Date.now();
+    const idle = await call(app.url, '/api/v1/system/wait', { timeout: 120 });
+    if (idle.status !== 200) throw new Error(`system/wait answered ${idle.status}`);
+    return {
+      store: target.store,
+      written: WRITE_WORDS.length,
+      found: waits.length,
+      foundP50S: pct(waits, 50),
+      foundMaxS: waits.length ? Math.max(...waits) : NaN,
+      settledS: (Date.now() - back) / 1000,
+    };
+  } finally {
+    embeddings.fail(false);
+    await app.stop();
+    embeddings.close();
+  }
+}
+
 async function main() {
   buildStandalone();
+  const writeRows: WriteRow[] = [];
+  for (const target of benchStores()) {
+    const row = await writeRun(target);
+    console.log(JSON.stringify(row));
+    writeRows.push(row);
+  }
   const embedRows: EmbedRow[] = [];
   for (const target of benchStores())
     for (const setting of ['before', 'default'] as const) {
@@ -259,6 +334,13 @@ async function main() {
   for (const r of embedRows)
     console.log(
       `| ${r.store} | ${r.setting === 'before' ? '60 s fuse, no circuit' : '3 s fuse, circuit'} | ${r.served} | ${r.other} | ${r.p50} | ${r.p99} | ${(100 * r.lexicalShare).toFixed(0)}% | ${r.embedCalls} |`,
+    );
+  console.log(`\n${WRITE_WORDS.length} files written while the embedding provider answers 503\n`);
+  console.log('| store | found by a search | s from write to found, p50 / max | s from the return until the queues are idle |');
+  console.log('|---|---|---|---|');
+  for (const r of writeRows)
+    console.log(
+      `| ${r.store} | ${r.found} of ${r.written} | ${r.foundP50S.toFixed(1)} / ${r.foundMaxS.toFixed(1)} | ${r.settledS.toFixed(1)} |`,
     );
   for (const store of new Set(rows.map((r) => r.store))) {
     const [off, on] = ['off', 'on'].map((c) => rows.find((r) => r.store === store && r.circuit === c));
