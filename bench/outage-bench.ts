@@ -336,7 +336,9 @@ async function main() {
       `| ${r.store} | ${r.setting === 'before' ? '60 s fuse, no circuit' : '3 s fuse, circuit'} | ${r.served} | ${r.other} | ${r.p50} | ${r.p99} | ${(100 * r.lexicalShare).toFixed(0)}% | ${r.embedCalls} |`,
     );
   console.log(`\n${WRITE_WORDS.length} files written while the embedding provider answers 503\n`);
-  console.log('| store | found by a search | s from write to found, p50 / max | s from the return until the queues are idle |');
+  console.log(
+    '| store | found by a search | s from write to found, p50 / max | s from the return until the queues are idle |',
+  );
   console.log('|---|---|---|---|');
   for (const r of writeRows)
     console.log(
