@@ -19,10 +19,12 @@
  * the defaults (3 s fuse, circuit). Printed: requests answered 200 with the memory served, other
  * answers, p50 / p99, and the share answered lexically (`stats.lexical_only`).
  *
- * A third writes files while the embedding provider answers 503 to every call and times, per file, how long
- * after its write a `/find` for its one rare word returns it (at most 60 s), then how long after the
- * provider's return every write's job is done (`system/wait`). Before, no such file was found until the
- * provider answered again (docs/limits-and-security.md, "Writes while it is away").
+ * A third writes a file a second for BENCH_OUTAGE_SECONDS while the embedding provider answers 503 to every
+ * call, with the circuits off and on, and times, per file, how long after its write a `/find` for its one
+ * rare word returns it (at most 60 s); it counts the provider's calls meanwhile and times how long after
+ * its return the queues are idle (`system/wait`). Before the index job stored a file's words without its
+ * vector, no such file was found until the provider answered again (docs/limits-and-security.md, "Writes
+ * while it is away").
  */
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -229,30 +231,43 @@ async function embedRun(target: { store: BenchStore; pgBase?: string }, setting:
   }
 }
 
-const WRITE_WORDS = ['amaranth', 'bergamot', 'cardamom', 'dittany', 'elecampane', 'fenugreek', 'galangal', 'hyssop'];
+const WRITE_WORDS = (
+  'amaranth bergamot cardamom dittany elecampane fenugreek galangal hyssop ironweed juniper kava lovage ' +
+  'mugwort nigella oregano patchouli quassia rue saffron tarragon turmeric valerian woad yarrow'
+).split(' ');
 
 interface WriteRow {
   store: BenchStore;
+  circuit: 'off' | 'on';
   written: number;
   found: number;
   foundP50S: number;
   foundMaxS: number;
+  embedCalls: number;
   settledS: number;
 }
 
-/** Files written while the embedding provider fails: seconds until each is found, and until all are indexed. */
-async function writeRun(target: { store: BenchStore; pgBase?: string }): Promise<WriteRow> {
+/**
+ * Files written one a second for SECONDS while the embedding provider answers 503, with the circuits off
+ * (`MUNINN_MODEL_BREAKER_FAILURES=0`) or on: seconds until each is found by its one rare word, the calls the
+ * provider received meanwhile, and the seconds from its return until the queues are idle.
+ */
+async function writeRun(target: { store: BenchStore; pgBase?: string }, circuit: 'off' | 'on'): Promise<WriteRow> {
   const embeddings = await startEmbeddings(16);
-  const app = await startStandalone('embed-outage-writes', target, {
+  const app = await startStandalone(`embed-outage-writes-${circuit}`, target, {
     EMBEDDING_BASE_URL: embeddings.url,
     EMBEDDING_MODEL: 'bench-embedder',
     EMBEDDING_DIM: '16',
+    ...(circuit === 'off' ? { MUNINN_MODEL_BREAKER_FAILURES: '0' } : {}),
   });
   try {
     embeddings.fail(true);
+    const before = embeddings.received();
     const waits: number[] = [];
+    const words = WRITE_WORDS.slice(0, Math.max(1, Math.min(WRITE_WORDS.length, SECONDS)));
     await Promise.all(
-      WRITE_WORDS.map(async (word) => {
+      words.map(async (word, i) => {
+        await new Promise((r) => setTimeout(r, i * 1000));
         const uri = `viking://user/default/memories/entities/${word}.md`;
         const t = Date.now();
         const w = await call(app.url, '/api/v1/content/write', {
@@ -271,16 +286,19 @@ async function writeRun(target: { store: BenchStore; pgBase?: string }): Promise
         }
       }),
     );
+    const embedCalls = embeddings.received() - before;
     embeddings.fail(false);
     const back = Date.now();
     const idle = await call(app.url, '/api/v1/system/wait', { timeout: 120 });
     if (idle.status !== 200) throw new Error(`system/wait answered ${idle.status}`);
     return {
       store: target.store,
-      written: WRITE_WORDS.length,
+      circuit,
+      written: words.length,
       found: waits.length,
       foundP50S: pct(waits, 50),
       foundMaxS: waits.length ? Math.max(...waits) : NaN,
+      embedCalls,
       settledS: (Date.now() - back) / 1000,
     };
   } finally {
@@ -293,11 +311,12 @@ async function writeRun(target: { store: BenchStore; pgBase?: string }): Promise
 async function main() {
   buildStandalone();
   const writeRows: WriteRow[] = [];
-  for (const target of benchStores()) {
-    const row = await writeRun(target);
-    console.log(JSON.stringify(row));
-    writeRows.push(row);
-  }
+  for (const target of benchStores())
+    for (const circuit of ['off', 'on'] as const) {
+      const row = await writeRun(target, circuit);
+      console.log(JSON.stringify(row));
+      writeRows.push(row);
+    }
   const embedRows: EmbedRow[] = [];
   for (const target of benchStores())
     for (const setting of ['before', 'default'] as const) {
@@ -335,14 +354,14 @@ async function main() {
     console.log(
       `| ${r.store} | ${r.setting === 'before' ? '60 s fuse, no circuit' : '3 s fuse, circuit'} | ${r.served} | ${r.other} | ${r.p50} | ${r.p99} | ${(100 * r.lexicalShare).toFixed(0)}% | ${r.embedCalls} |`,
     );
-  console.log(`\n${WRITE_WORDS.length} files written while the embedding provider answers 503\n`);
+  console.log(`\nFiles written one a second for ${SECONDS} s while the embedding provider answers 503\n`);
   console.log(
-    '| store | found by a search | s from write to found, p50 / max | s from the return until the queues are idle |',
+    '| store | circuit | found by a search | s from write to found, p50 / max | calls to the provider | s from its return until the queues are idle |',
   );
-  console.log('|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|');
   for (const r of writeRows)
     console.log(
-      `| ${r.store} | ${r.found} of ${r.written} | ${r.foundP50S.toFixed(1)} / ${r.foundMaxS.toFixed(1)} | ${r.settledS.toFixed(1)} |`,
+      `| ${r.store} | ${r.circuit} | ${r.found} of ${r.written} | ${r.foundP50S.toFixed(1)} / ${r.foundMaxS.toFixed(1)} | ${r.embedCalls} | ${r.settledS.toFixed(1)} |`,
     );
   for (const store of new Set(rows.map((r) => r.store))) {
     const [off, on] = ['off', 'on'].map((c) => rows.find((r) => r.store === store && r.circuit === c));

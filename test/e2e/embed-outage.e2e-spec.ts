@@ -9,7 +9,8 @@ import { context, seedMany, urisOf } from './context-support';
 
 const DIM = 16;
 const NARWHAL = 'viking://user/default/memories/entities/narwhal.md';
-const OKAPI = 'viking://user/default/memories/entities/okapi.md';
+const ANIMALS = 'viking://user/default/memories/entities';
+const OKAPI = `${ANIMALS}/okapi.md`;
 const COOLDOWN_S = 1;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -69,6 +70,9 @@ describe('an embedding provider that stops answering', () => {
   };
   const calls = (outcome: string) => metric(`muninn_model_calls_total\\{call="embed",outcome="${outcome}"\\}`);
   const circuitOpen = () => metric('muninn_model_circuit_open\\{call="embed"\\}');
+  const indexCalls = (outcome: string) =>
+    metric(`muninn_model_calls_total\\{call="index_embed",outcome="${outcome}"\\}`);
+  const indexCircuitOpen = () => metric('muninn_model_circuit_open\\{call="index_embed"\\}');
 
   beforeAll(async () => {
     embeddings = await startEmbeddings();
@@ -130,15 +134,24 @@ describe('an embedding provider that stops answering', () => {
 
   it('a file written while the provider fails is found by its words at once, and gets its vector once it answers', async () => {
     embeddings.fail(true);
-    const w = await app.request('POST', '/api/v1/content/write', {
-      body: { uri: OKAPI, content: 'The okapi lives in the Ituri rainforest of Congo.', mode: 'create' },
-    });
-    expect(w.status).toBe(200);
-    const embedderOf = async () => {
+    // Three writes, three index jobs: two failed embeddings in a row open the index circuit (the setting
+    // above), and the jobs after them store their words without asking the provider.
+    const files: Record<string, string> = {
+      [OKAPI]: 'The okapi lives in the Ituri rainforest of Congo.',
+      [`${ANIMALS}/tapir.md`]: 'The tapir browses at night along the river banks.',
+      [`${ANIMALS}/pangolin.md`]: 'The pangolin rolls into a ball of scales when threatened.',
+    };
+    for (const [uri, content] of Object.entries(files)) {
+      const w = await app.request('POST', '/api/v1/content/write', { body: { uri, content, mode: 'create' } });
+      expect(w.status).toBe(200);
+    }
+    const embedders = async () => {
       const { rows } = await app.nest
         .get<Db>(STORE_DB)
-        .query<{ embedder_id: string | null }>('SELECT embedder_id FROM nodes WHERE uri = $1', [OKAPI]);
-      return rows[0]?.embedder_id ?? null;
+        .query<{ embedder_id: string | null }>('SELECT embedder_id FROM nodes WHERE uri = ANY($1::text[])', [
+          Object.keys(files),
+        ]);
+      return rows.map((r) => r.embedder_id);
     };
     // Before, the file had no words in the index until the provider answered: no search found it.
     const found = await eventually(async () => {
@@ -146,11 +159,19 @@ describe('an embedding provider that stops answering', () => {
       return r.uris.includes(OKAPI) ? r : null;
     }, 30_000);
     expect(found.lexicalOnly).toBeGreaterThan(0);
-    expect(await embedderOf()).toBeNull();
+    expect(await embedders()).toEqual([null, null, null]);
+    await eventually(async () => (await indexCalls('open')) >= 1, 30_000);
+    expect(await indexCircuitOpen()).toBe(1);
+    expect(await indexCalls('failed')).toBeGreaterThanOrEqual(2);
 
     embeddings.fail(false);
-    // The job's retries, or the relay after them, add the vector.
-    expect(await eventually(embedderOf, 60_000)).toBe(`openai:fake:${DIM}`);
+    // The jobs' retries, or the relay after them, add the vectors once the circuit lets a call through.
+    const vectorised = await eventually(async () => {
+      const ids = await embedders();
+      return ids.every((id) => id === `openai:fake:${DIM}`) ? ids : null;
+    }, 60_000);
+    expect(vectorised).toHaveLength(3);
+    expect(await indexCircuitOpen()).toBe(0);
     await sleep(COOLDOWN_S * 1000 + 200);
     const r = await eventually(async () => {
       const x = await ask('okapi rainforest');

@@ -711,7 +711,8 @@ export class EnvDto {
   @IsBoolean()
   RETRIEVAL_ENABLE_INTENT?: boolean;
 
-  // The request path's model circuit (docs/limits-and-security.md, "A model that stops answering").
+  // The provider circuits: the gateway's expansion and digest, the retriever's query and index embeddings
+  // (docs/limits-and-security.md, "A model that stops answering").
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -2,9 +2,9 @@ import { Counter, Gauge, Registry } from 'prom-client';
 
 /**
  * Which model call: a commit's extraction, a context request's query expansion or digest (gateway), a
- * search's query embedding (`embed`, retriever).
+ * search's query embedding (`embed`) and an index job's embedding (`index_embed`) (retriever).
  */
-export type ModelCall = 'extract' | 'expand' | 'digest' | 'embed';
+export type ModelCall = 'extract' | 'expand' | 'digest' | 'embed' | 'index_embed';
 /**
  * How a model call ended: answered, failed, past its fuse, or not made because the budget was spent or
  * the process's circuit for that call was open (the provider failing every call of late).
@@ -33,7 +33,7 @@ export class ModelMetrics {
 
   private readonly circuit = new Gauge({
     name: 'muninn_model_circuit_open',
-    help: "1 while this process's circuit for the call is open or finding out (calls not made), else 0: the gateway's expand and digest, the retriever's embed",
+    help: "1 while this process's circuit for the call is open or finding out (calls not made), else 0: the gateway's expand and digest, the retriever's embed and index_embed",
     labelNames: ['call'],
     registers: [],
   });

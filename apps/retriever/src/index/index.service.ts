@@ -4,6 +4,7 @@ import { IndexJob, IndexResult, SidecarStatus } from '@app/contracts';
 import { fileAbstract, searchText, StageTimer } from '@app/kernel';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Embedder } from '@app/embed';
+import { CallCircuit, ModelBudget, ModelMetrics } from '@app/queue';
 import { FileIndex, IndexInput, NodeIndexRepository } from '@app/store';
 import { baseNameWords, embeddingText, INDEX_EMBEDDER, parentDirectory } from './index-text';
 import { SidecarService } from './sidecar.service';
@@ -16,12 +17,26 @@ import { SidecarService } from './sidecar.service';
  */
 @Injectable()
 export class IndexService {
+  /**
+   * Its own circuit, not the query path's: a query embedding's 3 s fuse would open that one for a provider
+   * that is only slow, and indexing, which may wait 30 s, would then be kept from storing vectors at all.
+   */
+  private readonly embedCircuit: CallCircuit;
+  private readonly metrics: ModelMetrics;
+
   constructor(
     private readonly repo: NodeIndexRepository,
     private readonly sidecars: SidecarService,
     @Inject(INDEX_EMBEDDER) private readonly embedder: Embedder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    budget: ModelBudget,
+  ) {
+    this.metrics = budget.metrics;
+    const { breakerFailures, breakerCooldownMs } = config.llm;
+    this.embedCircuit = new CallCircuit('index embedding', breakerFailures, breakerCooldownMs, (open) =>
+      this.metrics.circuitOpen('index_embed', open),
+    );
+  }
 
   /** `timer` gets the stages: `read`, `text`, `embed`, `sql`, `sidecar` (and its parts), `outbox`. */
   async index(job: IndexJob, timer = new StageTimer(() => 0)): Promise<IndexResult> {
@@ -77,11 +92,7 @@ export class IndexService {
       }));
     let vectors: Float32Array[] = [];
     try {
-      if (files.length) {
-        vectors = await timer.time('embed', () =>
-          this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))),
-        );
-      }
+      if (files.length) vectors = await timer.time('embed', () => this.embedFiles(files, texts));
     } catch (err) {
       // The embedding provider failed past its own retries (docs/limits-and-security.md, "A model that stops
       // answering"): the files' abstracts and words are stored now, so searches find them lexically while it
@@ -91,6 +102,32 @@ export class IndexService {
       throw err;
     }
     return timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates(vectors), this.embedder.id));
+  }
+
+  /**
+   * One embedder call under the index circuit: while it is open (that many jobs in a row found the provider
+   * failing) the call is not made and the job fails at once, after storing the files' words, instead of
+   * spending the embedder's timeout and retries on a provider that is down.
+   */
+  private async embedFiles(files: IndexInput[], texts: { abstract: string }[]): Promise<Float32Array[]> {
+    try {
+      const run = await this.embedCircuit.run(() =>
+        this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))),
+      );
+      this.metrics.ended('index_embed', run.skipped ? 'open' : 'ok', 0);
+      if (run.skipped) throw new EmbeddingUnavailable();
+      return run.value;
+    } catch (err) {
+      if (!(err instanceof EmbeddingUnavailable)) this.metrics.ended('index_embed', 'failed', 0);
+      throw err;
+    }
+  }
+}
+
+/** An index job's embedding not asked for: the index circuit is open. */
+class EmbeddingUnavailable extends Error {
+  constructor() {
+    super('the embedding provider failed every call of late (index circuit open); stored without vectors');
   }
 }
 
