@@ -11,7 +11,7 @@ async function main() {
   const logger = appLogger(config, 'retriever');
   const app = await NestFactory.createApplicationContext(RetrieverModule.forRoot(config), { logger });
   app.enableShutdownHooks();
-  // Its query embeddings' calls and circuit (`call="embed"`), beside Node's own figures.
+  // Its query and index embeddings' calls and circuits (`call="embed"`, `"index_embed"`), beside Node's own figures.
   await startWorkerMetrics(config, 'retriever', (registry) => app.get(ModelBudget).metrics.registerOn(registry));
 }
 
