@@ -10,6 +10,7 @@ import {
 } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { retryAborted } from '../db/store-errors';
+import { lockTenantRows } from '../db/tenant-rows-lock';
 import { AuditSink, insertAudit } from './audit.repository';
 import { deleteInSteps } from './delete-steps';
 import { abandonedImportSql } from './import-suspension';
@@ -327,10 +328,11 @@ export class IdentityRepository {
   async deleteAccount(accountId: string, audit: AuditSink, abandonedImportMs?: number): Promise<void> {
     const guard = abandonedImportMs === undefined ? '' : ` AND ${abandonedImportSql(2)}`;
     const params = abandonedImportMs === undefined ? [accountId] : [accountId, abandonedImportMs];
-    // Every row of the tenant, while the indexer may update some of them in its own order: a deadlock victim
-    // is retried (a failed import's removal met one on PostgreSQL).
+    // Every row of the tenant, while the indexer may update some of them: the tenant's row lock keeps the two
+    // apart, and a deadlock victim (with any other writer) is still retried.
     await retryAborted(() =>
       this.db.transaction(async (tx) => {
+        await lockTenantRows(tx, accountId, 'exclusive');
         const { rowCount } = await tx.query(`DELETE FROM accounts WHERE account_id = $1${guard}`, params);
         if (rowCount === 0)
           throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
@@ -447,12 +449,14 @@ export class IdentityRepository {
 
   /** Deletes a user with their keys, private content and sessions. */
   async deleteUser(accountId: string, userId: string, audit: AuditSink): Promise<void> {
-    // Every row of the user, while the indexer may update some of them in its own order: a deadlock victim is retried.
+    // Every row of the user, while the indexer may update some of them: the tenant's row lock keeps the two
+    // apart, and a deadlock victim (with any other writer) is still retried.
     await retryAborted(() => this.doDeleteUser(accountId, userId, audit));
   }
 
   private async doDeleteUser(accountId: string, userId: string, audit: AuditSink): Promise<void> {
     await this.db.transaction(async (tx) => {
+      await lockTenantRows(tx, accountId, 'exclusive');
       const { rowCount } = await tx.query('DELETE FROM users WHERE account_id = $1 AND user_id = $2', [
         accountId,
         userId,

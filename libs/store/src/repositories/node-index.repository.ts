@@ -1,4 +1,5 @@
 import { Db } from '../db/db.port';
+import { lockTenantRows } from '../db/tenant-rows-lock';
 
 /** A node as the indexer reads it: what it needs to index and the rev it read. */
 export interface IndexInput {
@@ -50,24 +51,34 @@ export class NodeIndexRepository {
     return rows.map((r) => ({ ...r, rev: Number(r.rev) }));
   }
 
-  /** Stores file indexes in one statement; rows rewritten since they were read are left for their own job. */
+  /** Stores file indexes in one statement (under the tenant's shared row lock); rows rewritten since they were read are left for their own job. */
   async storeFileIndexes(accountId: string, files: FileIndex[], embedderId: string | null): Promise<number> {
     if (files.length === 0) return 0;
-    const { rowCount } = await this.db.query(
-      `UPDATE nodes n SET abstract = u.abstract, search_text = u.search, embedding = u.vec::vector,
+    // After a tenant-wide removal, not beside it: see lockTenantRows.
+    const { rowCount } = await this.db.transaction(async (tx) => {
+      await lockTenantRows(tx, accountId, 'shared');
+      // The rows in URI order first, as writers lock them (node-write.ts): the UPDATE's join visits them in
+      // its own order, and deadlocked with a batch write or another index job touching the same files.
+      await tx.query('SELECT 1 FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) ORDER BY uri FOR UPDATE', [
+        accountId,
+        files.map((f) => f.uri),
+      ]);
+      return tx.query(
+        `UPDATE nodes n SET abstract = u.abstract, search_text = u.search, embedding = u.vec::vector,
          embedder_id = CASE WHEN u.vec IS NULL THEN NULL ELSE $7 END, indexed_at = now()
        FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS u(uri, rev, abstract, search, vec)
        WHERE n.account_id = $1 AND n.uri = u.uri AND n.rev = u.rev`,
-      [
-        accountId,
-        files.map((f) => f.uri),
-        files.map((f) => f.rev),
-        files.map((f) => f.abstract),
-        files.map((f) => f.searchText),
-        files.map((f) => vectorText(f.embedding)),
-        embedderId,
-      ],
-    );
+        [
+          accountId,
+          files.map((f) => f.uri),
+          files.map((f) => f.rev),
+          files.map((f) => f.abstract),
+          files.map((f) => f.searchText),
+          files.map((f) => vectorText(f.embedding)),
+          embedderId,
+        ],
+      );
+    });
     return rowCount;
   }
 
@@ -159,6 +170,8 @@ export class NodeIndexRepository {
    */
   async storeSidecar(accountId: string, uri: string, claim: number, s: DirectorySummary): Promise<boolean> {
     return this.db.transaction(async (tx) => {
+      // After a tenant-wide removal, not beside it (it deletes nodes before sidecar_state): see lockTenantRows.
+      await lockTenantRows(tx, accountId, 'shared');
       const { rows } = await tx.query(
         'SELECT 1 FROM sidecar_state WHERE account_id = $1 AND uri = $2 AND claim = $3 FOR UPDATE',
         [accountId, uri, claim],
