@@ -110,17 +110,15 @@ export class IndexService {
    * spending the embedder's timeout and retries on a provider that is down.
    */
   private async embedFiles(files: IndexInput[], texts: { abstract: string }[]): Promise<Float32Array[]> {
-    try {
-      const run = await this.embedCircuit.run(() =>
-        this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))),
-      );
-      this.metrics.ended('index_embed', run.skipped ? 'open' : 'ok', 0);
-      if (run.skipped) throw new EmbeddingUnavailable();
-      return run.value;
-    } catch (err) {
-      if (!(err instanceof EmbeddingUnavailable)) this.metrics.ended('index_embed', 'failed', 0);
-      throw err;
-    }
+    const run = await this.embedCircuit
+      .run(() => this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))))
+      .catch((err: unknown) => {
+        this.metrics.ended('index_embed', 'failed', 0);
+        throw err;
+      });
+    this.metrics.ended('index_embed', run.skipped ? 'open' : 'ok', 0);
+    if (run.skipped) throw new EmbeddingUnavailable();
+    return run.value;
   }
 }
 

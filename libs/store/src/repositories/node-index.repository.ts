@@ -51,17 +51,21 @@ export class NodeIndexRepository {
     return rows.map((r) => ({ ...r, rev: Number(r.rev) }));
   }
 
-  /** Stores file indexes in one statement (under the tenant's shared row lock); rows rewritten since they were read are left for their own job. */
+  /**
+   * Stores file indexes in one update, after the tenant's shared row lock and the rows' locks in URI order;
+   * rows rewritten since they were read are left for their own job.
+   */
   async storeFileIndexes(accountId: string, files: FileIndex[], embedderId: string | null): Promise<number> {
     if (files.length === 0) return 0;
     // After a tenant-wide removal, not beside it: see lockTenantRows.
+    const uris = files.map((f) => f.uri);
     const { rowCount } = await this.db.transaction(async (tx) => {
       await lockTenantRows(tx, accountId, 'shared');
       // The rows in URI order first, as writers lock them (node-write.ts): the UPDATE's join visits them in
       // its own order, and deadlocked with a batch write or another index job touching the same files.
       await tx.query('SELECT 1 FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) ORDER BY uri FOR UPDATE', [
         accountId,
-        files.map((f) => f.uri),
+        uris,
       ]);
       return tx.query(
         `UPDATE nodes n SET abstract = u.abstract, search_text = u.search, embedding = u.vec::vector,
@@ -70,7 +74,7 @@ export class NodeIndexRepository {
        WHERE n.account_id = $1 AND n.uri = u.uri AND n.rev = u.rev`,
         [
           accountId,
-          files.map((f) => f.uri),
+          uris,
           files.map((f) => f.rev),
           files.map((f) => f.abstract),
           files.map((f) => f.searchText),
