@@ -17,7 +17,9 @@
  * holding every call after the seed write): the context requests' query embedding with a 60 s fuse and
  * no circuit (as before: a search waited for the provider until the request's 10 s deadline) against
  * the defaults (3 s fuse, circuit). Printed: requests answered 200 with the memory served, other
- * answers, p50 / p99, and the share answered lexically (`stats.lexical_only`).
+ * answers, p50 / p99, the share answered lexically (`stats.lexical_only`), and the provider's requests
+ * still open when the outage ends (a search past its fuse aborts its call). A third setting keeps the 3 s
+ * fuse with no circuit, so every search asks the provider.
  *
  * A third writes a file a second for BENCH_OUTAGE_SECONDS while the embedding provider answers 503 to every
  * call, with the circuits off and on, and times, per file, how long after its write a `/find` for its one
@@ -25,6 +27,8 @@
  * its return the queues are idle (`system/wait`). Before the index job stored a file's words without its
  * vector, no such file was found until the provider answered again (docs/limits-and-security.md, "Writes
  * while it is away").
+ *
+ * BENCH_OUTAGE_SCENARIOS (a comma list of `write`, `embed`, `model`; default all) runs some of them only.
  */
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -127,7 +131,10 @@ async function run(target: { store: BenchStore; pgBase?: string }, circuit: 'off
   }
 }
 
-/** An `/embeddings` stand-in that answers at once until `hold()` (then keeps every request open) or `fail()` (503). */
+/**
+ * An `/embeddings` stand-in that answers at once until `hold()` (then keeps every request open) or `fail()` (503);
+ * `open()` counts the held requests whose client has not closed them.
+ */
 async function startEmbeddings(dim: number) {
   const held: ServerResponse[] = [];
   let holding = false;
@@ -152,6 +159,7 @@ async function startEmbeddings(dim: number) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     received: () => received,
+    open: () => held.filter((res) => !res.destroyed && !res.writableEnded).length,
     hold: (on: boolean) => (holding = on),
     fail: (on: boolean) => (failing = on),
     close: () => {
@@ -170,15 +178,30 @@ interface EmbedRow {
   p99: number;
   lexicalShare: number;
   embedCalls: number;
+  /** Provider requests still open when the outage ends: calls nobody waits for any more, unless aborted. */
+  openAtEnd: number;
 }
 
-async function embedRun(target: { store: BenchStore; pgBase?: string }, setting: 'before' | 'default') {
+/** The query embedding's settings: as before the fuse, the fuse without a circuit, and the defaults. */
+const EMBED_SETTINGS = {
+  before: { MUNINN_QUERY_EMBED_TIMEOUT_MS: '60000', MUNINN_MODEL_BREAKER_FAILURES: '0' },
+  'fuse only': { MUNINN_MODEL_BREAKER_FAILURES: '0' },
+  default: {},
+} as const;
+type EmbedSetting = keyof typeof EMBED_SETTINGS;
+const EMBED_LABEL: Record<EmbedSetting, string> = {
+  before: '60 s fuse, no circuit',
+  'fuse only': '3 s fuse, no circuit',
+  default: '3 s fuse, circuit',
+};
+
+async function embedRun(target: { store: BenchStore; pgBase?: string }, setting: EmbedSetting) {
   const embeddings = await startEmbeddings(16);
-  const app = await startStandalone(`embed-outage-${setting}`, target, {
+  const app = await startStandalone(`embed-outage-${setting.replace(' ', '-')}`, target, {
     EMBEDDING_BASE_URL: embeddings.url,
     EMBEDDING_MODEL: 'bench-embedder',
     EMBEDDING_DIM: '16',
-    ...(setting === 'before' ? { MUNINN_QUERY_EMBED_TIMEOUT_MS: '60000', MUNINN_MODEL_BREAKER_FAILURES: '0' } : {}),
+    ...EMBED_SETTINGS[setting],
   });
   try {
     const uri = 'viking://user/default/memories/events/lighthouse.md';
@@ -222,6 +245,7 @@ async function embedRun(target: { store: BenchStore; pgBase?: string }, setting:
       p99: pct(latencies, 99),
       lexicalShare: latencies.length ? lexical / latencies.length : 0,
       embedCalls: embeddings.received() - before,
+      openAtEnd: embeddings.open(),
     };
     return row;
   } finally {
@@ -308,18 +332,21 @@ async function writeRun(target: { store: BenchStore; pgBase?: string }, circuit:
   }
 }
 
+/** BENCH_OUTAGE_SCENARIOS, a comma list of `write`, `embed`, `model` (default all three). */
+const SCENARIOS = new Set((process.env.BENCH_OUTAGE_SCENARIOS ?? 'write,embed,model').split(','));
+
 async function main() {
   buildStandalone();
   const writeRows: WriteRow[] = [];
-  for (const target of benchStores())
+  for (const target of SCENARIOS.has('write') ? benchStores() : [])
     for (const circuit of ['off', 'on'] as const) {
       const row = await writeRun(target, circuit);
       console.log(JSON.stringify(row));
       writeRows.push(row);
     }
   const embedRows: EmbedRow[] = [];
-  for (const target of benchStores())
-    for (const setting of ['before', 'default'] as const) {
+  for (const target of SCENARIOS.has('embed') ? benchStores() : [])
+    for (const setting of ['before', 'fuse only', 'default'] as const) {
       const row = await embedRun(target, setting);
       console.log(JSON.stringify(row));
       embedRows.push(row);
@@ -327,7 +354,7 @@ async function main() {
   const llm = await startFakeLlmServer();
   const rows: Row[] = [];
   try {
-    for (const target of benchStores())
+    for (const target of SCENARIOS.has('model') ? benchStores() : [])
       for (const circuit of ['off', 'on'] as const) {
         const row = await run(target, circuit, llm);
         console.log(JSON.stringify(row));
@@ -347,12 +374,12 @@ async function main() {
     );
   console.log(`\n${CLIENTS} clients, ${SECONDS} s of an embedding provider that holds every call\n`);
   console.log(
-    '| store | query embedding | answered with the memory | other answers | p50 ms | p99 ms | lexical | embedding calls |',
+    '| store | query embedding | answered with the memory | other answers | p50 ms | p99 ms | lexical | embedding calls | still open at its end |',
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of embedRows)
     console.log(
-      `| ${r.store} | ${r.setting === 'before' ? '60 s fuse, no circuit' : '3 s fuse, circuit'} | ${r.served} | ${r.other} | ${r.p50} | ${r.p99} | ${(100 * r.lexicalShare).toFixed(0)}% | ${r.embedCalls} |`,
+      `| ${r.store} | ${EMBED_LABEL[r.setting as EmbedSetting]} | ${r.served} | ${r.other} | ${r.p50} | ${r.p99} | ${(100 * r.lexicalShare).toFixed(0)}% | ${r.embedCalls} | ${r.openAtEnd} |`,
     );
   console.log(`\nFiles written one a second for ${SECONDS} s while the embedding provider answers 503\n`);
   console.log(

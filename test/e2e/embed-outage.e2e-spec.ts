@@ -14,12 +14,16 @@ const OKAPI = `${ANIMALS}/okapi.md`;
 const COOLDOWN_S = 1;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An `/embeddings` server that answers at once, holds every request until released, or answers 503. */
+/**
+ * An `/embeddings` server that answers at once, holds every request until released, or answers 503; it counts
+ * the held requests their client closed before an answer (abandoned).
+ */
 async function startEmbeddings() {
   const held: { res: ServerResponse; input: string[] }[] = [];
   let holding = false;
   let failing = false;
   let received = 0;
+  let abandoned = 0;
   const answer = (res: ServerResponse, input: string[]) => {
     const data = input.map((t, index) => ({
       index,
@@ -34,14 +38,17 @@ async function startEmbeddings() {
       received++;
       const input = (JSON.parse(body) as { input: string[] }).input;
       if (failing) res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"unavailable"}');
-      else if (holding) held.push({ res, input });
-      else answer(res, input);
+      else if (holding) {
+        held.push({ res, input });
+        res.on('close', () => !res.writableEnded && abandoned++);
+      } else answer(res, input);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     received: () => received,
+    abandoned: () => abandoned,
     hold: () => (holding = true),
     fail: (on: boolean) => (failing = on),
     release: () => {
@@ -112,6 +119,9 @@ describe('an embedding provider that stops answering', () => {
       expect(late.lexicalOnly).toBeGreaterThan(0);
     }
     expect(embeddings.received()).toBe(before + 2);
+    // Past its fuse a search's embedding is aborted: the provider's request is closed, not left to run for
+    // the embedder's 30 s timeout and then retried.
+    await eventually(async () => embeddings.abandoned() === 2, 5_000);
     // Open: searched lexically at once, the provider not asked.
     const open = await ask();
     expect(open.uris).toContain(NARWHAL);
@@ -130,6 +140,7 @@ describe('an embedding provider that stops answering', () => {
     expect(await circuitOpen()).toBe(0);
     expect(await calls('ok')).toBe(answered + 2);
     expect(await calls('failed')).toBeNaN();
+    expect(embeddings.abandoned()).toBe(2);
   });
 
   it('a file written while the provider fails is found by its words at once, and gets its vector once it answers', async () => {
@@ -179,4 +190,43 @@ describe('an embedding provider that stops answering', () => {
     }, 10_000);
     expect(r.uris).toContain(OKAPI);
   }, 120_000);
+});
+
+// A fuse longer than the request's deadline: the search's embedding is abandoned at its find job's deadline,
+// not left waiting on the provider past the request (docs/limits-and-security.md).
+describe('a query embedding outlasting its request', () => {
+  let app: TestApp;
+  let embeddings: Awaited<ReturnType<typeof startEmbeddings>>;
+
+  beforeAll(async () => {
+    embeddings = await startEmbeddings();
+    app = await startTestApp({
+      env: {
+        EMBEDDING_BASE_URL: embeddings.url,
+        EMBEDDING_MODEL: 'fake',
+        EMBEDDING_DIM: String(DIM),
+        MUNINN_QUERY_EMBED_TIMEOUT_MS: '60000',
+        MUNINN_MODEL_BREAKER_FAILURES: '0',
+        MUNINN_REQUEST_DEADLINE_MS: '1500',
+      },
+    });
+    await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
+  }, 60_000);
+  afterAll(async () => {
+    embeddings?.release();
+    await app?.close();
+    embeddings?.close();
+  });
+
+  it("is aborted at the request's deadline", async () => {
+    embeddings.hold();
+    const before = embeddings.received();
+    const r = await context(app, { query: 'narwhal tusk', query_expansion: 'off', dedup_turns: 0 });
+    // The request ends at its deadline with its retrieval counted as failed (the contract's degraded answer).
+    expect(r.status).toBe(200);
+    expect(r.body.result.stats.retrieval_errors.length).toBeGreaterThan(0);
+    expect(embeddings.received()).toBe(before + 1);
+    // And the provider's request was closed then, not at the 60 s fuse or the embedder's 30 s timeout.
+    await eventually(async () => embeddings.abandoned() === 1, 5_000);
+  });
 });

@@ -139,6 +139,9 @@ export interface AppConfig {
     apiKey: string | null;
     model: string | null;
     dim: number | null;
+    /** One provider call's timeout, and its retries after a transient failure (an index job's embedding waits them out). */
+    timeoutMs: number;
+    maxRetries: number;
     /**
      * How long a search waits for its query's embedding before it goes on lexically (docs/limits-and-security.md,
      * "A model that stops answering"); the circuit of `llm.breaker*` covers it too.

@@ -667,6 +667,22 @@ export class EnvDto {
   @Max(8192)
   EMBEDDING_DIM?: number;
 
+  // One call to the embedding provider: its timeout and the retries after a 429, 5xx, timeout or network error
+  // (docs/limits-and-security.md, "Writes while it is away"). A search's own fuse cuts its call shorter.
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(300_000)
+  EMBEDDING_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  EMBEDDING_MAX_RETRIES?: number;
+
   // The fuse of a query's embedding on the request path; past it the search is lexical (docs/limits-and-security.md).
   @IsOptional()
   @Transform(toInt)

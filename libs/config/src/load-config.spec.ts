@@ -100,6 +100,16 @@ describe('loadConfig', () => {
       expect(problems.some((p) => p.includes(`MUNINN_${name}`))).toBe(true);
   });
 
+  it('embedding provider calls: timeout and retries, defaults, typed values, bounds', () => {
+    const d = loadConfig({});
+    expect([d.embedding.timeoutMs, d.embedding.maxRetries, d.embedding.queryTimeoutMs]).toEqual([30_000, 3, 3000]);
+    const c = loadConfig({ EMBEDDING_TIMEOUT_MS: '5000', EMBEDDING_MAX_RETRIES: '0' });
+    expect([c.embedding.timeoutMs, c.embedding.maxRetries]).toEqual([5000, 0]);
+    const problems = problemsOf({ EMBEDDING_TIMEOUT_MS: '99', EMBEDDING_MAX_RETRIES: '11' });
+    for (const name of ['EMBEDDING_TIMEOUT_MS', 'EMBEDDING_MAX_RETRIES'])
+      expect(problems.some((p) => p.includes(name))).toBe(true);
+  });
+
   it('slow-client bounds: defaults, typed values, bounds', () => {
     const d = loadConfig({});
     expect([d.http.headersTimeoutMs, d.http.bodyTimeoutMs, d.http.sendIdleMs, d.http.maxConnections]).toEqual([

@@ -154,6 +154,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       apiKey: dto.EMBEDDING_API_KEY ?? null,
       model: dto.EMBEDDING_MODEL ?? null,
       dim: dto.EMBEDDING_DIM ?? null,
+      timeoutMs: dto.EMBEDDING_TIMEOUT_MS ?? 30_000,
+      maxRetries: dto.EMBEDDING_MAX_RETRIES ?? 3,
       queryTimeoutMs: dto.MUNINN_QUERY_EMBED_TIMEOUT_MS ?? 3000,
     },
     llm: {
@@ -235,6 +237,8 @@ const DECLARED = [
   'EMBEDDING_API_KEY',
   'EMBEDDING_MODEL',
   'EMBEDDING_DIM',
+  'EMBEDDING_TIMEOUT_MS',
+  'EMBEDDING_MAX_RETRIES',
   'MUNINN_QUERY_EMBED_TIMEOUT_MS',
   'LLM_BASE_URL',
   'LLM_API_KEY',

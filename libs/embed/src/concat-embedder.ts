@@ -1,4 +1,4 @@
-import { Embedder } from './embedder.port';
+import { EmbedCallOptions, Embedder } from './embedder.port';
 import { l2Normalize } from './vector-math';
 
 /**
@@ -14,12 +14,12 @@ export class ConcatEmbedder implements Embedder {
     this.id = `concat(${parts.map((p) => `${p.embedder.id}*${p.weight}`).join('+')})`;
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], options?: EmbedCallOptions): Promise<Float32Array[]> {
     const total = this.parts.reduce((s, p) => s + p.weight, 0);
     const outs = texts.map(() => new Float32Array(this.dim));
     let offset = 0;
     for (const { embedder, weight } of this.parts) {
-      const vs = await embedder.embed(texts);
+      const vs = await embedder.embed(texts, options);
       const k = Math.sqrt(weight / total);
       vs.forEach((v, t) => v.forEach((x, i) => (outs[t][offset + i] = x * k)));
       offset += embedder.dim;

@@ -7,6 +7,8 @@ export enum EmbedErrorCode {
   Unavailable = 'EMBED_UNAVAILABLE',
   /** The provider answered with a body we cannot use (wrong count or dimension). */
   BadResponse = 'EMBED_BAD_RESPONSE',
+  /** The caller aborted the call (its own fuse fired); says nothing about the provider. */
+  Abandoned = 'EMBED_ABANDONED',
 }
 
 /** Error from an embedder; `retryable` tells a job whether a later attempt may succeed. */

@@ -18,6 +18,8 @@ export const EMBEDDER = Symbol('EMBEDDER');
           apiKey: cfg.embedding.apiKey ?? undefined,
           model: cfg.embedding.model ?? undefined,
           dim: cfg.embedding.dim ?? undefined,
+          timeoutMs: cfg.embedding.timeoutMs,
+          maxRetries: cfg.embedding.maxRetries,
         }),
     },
   ],

@@ -3,7 +3,7 @@ export { ConcatEmbedder } from './concat-embedder';
 export { createEmbedder } from './create-embedder';
 export { EmbedError, EmbedErrorCode } from './embed.error';
 export type { EmbedderConfig, EmbedderProvider } from './embedder.config';
-export type { Embedder } from './embedder.port';
+export type { EmbedCallOptions, Embedder } from './embedder.port';
 export { DEFAULT_HASHING_DIM, HashingEmbedder } from './hashing-embedder';
 export type { HashingEmbedderOptions, HashingWeights } from './hashing-embedder';
 export { OpenAIEmbedder } from './openai-embedder';

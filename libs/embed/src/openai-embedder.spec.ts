@@ -136,6 +136,42 @@ describe('OpenAIEmbedder against a local /embeddings server', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 
+  it('stops at once when its caller aborts a hung request, and does not retry it', async () => {
+    server.script(FakeEmbeddingsServer.hang);
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 100);
+    const started = Date.now();
+    const err = await make({ timeoutMs: 30_000, maxRetries: 3 })
+      .embed(['x'], { signal: abort.signal })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: EmbedErrorCode.Abandoned, retryable: false });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('makes no further attempt when its caller aborts during the back-off', async () => {
+    server.script(FakeEmbeddingsServer.status(503, { 'retry-after': '20' }));
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 150);
+    const started = Date.now();
+    const err = await make({ maxRetries: 3 })
+      .embed(['x'], { signal: abort.signal })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: EmbedErrorCode.Abandoned });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('asks nothing for a call its caller already gave up', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    await expect(make().embed(['x'], { signal: abort.signal })).rejects.toMatchObject({
+      code: EmbedErrorCode.Abandoned,
+    });
+    expect(server.seen).toHaveLength(0);
+  });
+
   it('rejects a response with the wrong dimension', async () => {
     server.script((_req, res) =>
       res.writeHead(200).end(JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] })),

@@ -1,5 +1,6 @@
 import { EmbedError, EmbedErrorCode } from './embed.error';
-import { Embedder } from './embedder.port';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EmbedCallOptions, Embedder } from './embedder.port';
 import { l2Normalize } from './vector-math';
 
 export interface OpenAIEmbedderOptions {
@@ -57,15 +58,15 @@ export class OpenAIEmbedder implements Embedder {
     this.id = `openai:${options.model}:${dim}`;
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], options?: EmbedCallOptions): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
-      out.push(...(await this.embedBatch(texts.slice(i, i + this.batchSize))));
+      out.push(...(await this.embedBatch(texts.slice(i, i + this.batchSize), options?.signal)));
     }
     return out;
   }
 
-  private async embedBatch(texts: string[]): Promise<Float32Array[]> {
+  private async embedBatch(texts: string[], caller?: AbortSignal): Promise<Float32Array[]> {
     // The API rejects empty strings; a space embeds as "nothing" without failing the whole batch.
     const body = JSON.stringify({
       model: this.options.model,
@@ -74,6 +75,7 @@ export class OpenAIEmbedder implements Embedder {
       ...(this.options.dim !== undefined ? { dimensions: this.options.dim } : {}),
     });
     for (let attempt = 0; ; attempt++) {
+      this.throwIfAbandoned(caller);
       let failure: EmbedError;
       let retryAfterMs: number | undefined;
       try {
@@ -84,7 +86,9 @@ export class OpenAIEmbedder implements Embedder {
             ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
           },
           body,
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: caller
+            ? AbortSignal.any([caller, AbortSignal.timeout(this.timeoutMs)])
+            : AbortSignal.timeout(this.timeoutMs),
         });
         if (res.ok) return this.parse((await res.json()) as EmbeddingsResponse, texts.length);
         const detail = (await res.text().catch(() => '')).slice(0, 300);
@@ -99,6 +103,7 @@ export class OpenAIEmbedder implements Embedder {
         if (Number.isFinite(ra) && ra > 0) retryAfterMs = Math.min(ra * 1000, 30_000);
       } catch (err: unknown) {
         if (err instanceof EmbedError) throw err;
+        this.throwIfAbandoned(caller);
         // AbortSignal.timeout rejects with a DOMException, which is not an Error subclass in every realm.
         const timedOut = (err as { name?: unknown } | undefined)?.name === 'TimeoutError';
         const reason = timedOut ? `timed out after ${this.timeoutMs} ms` : `failed: ${String(err)}`;
@@ -111,7 +116,22 @@ export class OpenAIEmbedder implements Embedder {
         throw failure;
       }
       const backoff = Math.min(this.backoffMs * 2 ** attempt, 8_000) * (0.75 + Math.random() * 0.5);
-      await new Promise((r) => setTimeout(r, retryAfterMs ?? backoff));
+      await sleep(retryAfterMs ?? backoff, undefined, { signal: caller }).catch(() => this.throwIfAbandoned(caller));
+    }
+  }
+
+  /** The caller gave up (its fuse fired): no further attempt, and the reason is not the provider's. */
+  private throwIfAbandoned(caller: AbortSignal | undefined): void {
+    if (caller?.aborted) {
+      throw new EmbedError(
+        EmbedErrorCode.Abandoned,
+        `embeddings ${this.url}: abandoned by its caller`,
+        false,
+        undefined,
+        {
+          cause: caller.reason,
+        },
+      );
     }
   }
 

@@ -33,14 +33,16 @@ export class FindProcessor extends QueueProcessor<QueueName.Find> {
   /** The result carries this job's stage times for the gateway to record (docs/architecture.md, "Stage timings"). */
   protected async run(data: FindJob | FindBatchJob, job: JobRun): Promise<FindResult | FindBatchResult> {
     const timer = jobStageTimer(job);
+    const deadlineAt = job.meta.deadlineAt;
     if (!isFindBatch(data)) {
-      const result = await timer.time('run', () => this.service.find(data, timer));
+      const result = await timer.time('run', () => this.service.find(data, { timer, deadlineAt }));
       return { ...result, stages: timer.timings() };
     }
-    return timer.time('run', () => this.batch(data, timer)).then((outcomes) => ({ outcomes, stages: timer.timings() }));
+    const outcomes = await timer.time('run', () => this.batch(data, timer, deadlineAt));
+    return { outcomes, stages: timer.timings() };
   }
 
-  private async batch(data: FindBatchJob, timer: StageTimer): Promise<FindCallOutcome[]> {
+  private async batch(data: FindBatchJob, timer: StageTimer, deadlineAt?: number): Promise<FindCallOutcome[]> {
     // The calls run together; a query shared by several calls (own space, peer scan) is embedded once.
     const vectors = new Map();
     return Promise.all(
@@ -48,7 +50,7 @@ export class FindProcessor extends QueueProcessor<QueueName.Find> {
         if (!isFindJob(call))
           return { error: jobFailureMessage(KernelErrorCode.Internal, 'malformed find job payload') };
         try {
-          return { result: await this.service.find(call, timer, vectors) };
+          return { result: await this.service.find(call, { timer, vectors, deadlineAt }) };
         } catch (err) {
           return { error: this.failureMessage(err) };
         }

@@ -23,6 +23,16 @@ export interface QueryEmbedding {
   lexicalOnly: boolean;
 }
 const LEXICAL_ONLY: QueryEmbedding = { vector: null, lexicalOnly: true };
+/** What one call of {@link FindService.find} may carry besides its job. */
+export interface FindRun {
+  /** Gets the `embed`, `terms`, `sql` and `score` stages. */
+  timer?: StageTimer;
+  /** Shared by the calls of one batch: each distinct query (or image) is embedded once. */
+  vectors?: Map<string, Promise<QueryEmbedding>>;
+  /** The request's deadline (epoch ms): the query's embedding is not awaited past it. */
+  deadlineAt?: number;
+}
+
 /** At most one warning per this long about query embeddings that failed (an outage fails them all). */
 const WARN_EVERY_MS = 10_000;
 
@@ -81,12 +91,9 @@ export class FindService implements OnApplicationBootstrap {
     }
   }
 
-  /**
-   * `timer`, when given, gets the `embed`, `terms`, `sql` and `score` stages; `vectors`, shared by the
-   * calls of one batch, embeds each distinct query (or image) once.
-   */
-  async find(job: FindJob, timer?: StageTimer, vectors?: Map<string, Promise<QueryEmbedding>>): Promise<FindResult> {
-    const embed = () => this.sharedVector(job, vectors);
+  async find(job: FindJob, run: FindRun = {}): Promise<FindResult> {
+    const { timer } = run;
+    const embed = () => this.sharedVector(job, run);
     const { vector, lexicalOnly } = timer ? await timer.time('embed', embed) : await embed();
     const query = {
       identity: job.identity,
@@ -102,12 +109,12 @@ export class FindService implements OnApplicationBootstrap {
     return lexicalOnly ? { ...result, lexicalOnly } : result;
   }
 
-  private sharedVector(job: FindJob, vectors?: Map<string, Promise<QueryEmbedding>>): Promise<QueryEmbedding> {
-    if (!vectors) return this.queryVector(job);
+  private sharedVector(job: FindJob, { vectors, deadlineAt }: FindRun): Promise<QueryEmbedding> {
+    if (!vectors) return this.queryVector(job, deadlineAt);
     const key = job.query;
     let v = vectors.get(key);
     if (!v) {
-      v = this.queryVector(job);
+      v = this.queryVector(job, deadlineAt);
       vectors.set(key, v);
     }
     return v;
@@ -117,12 +124,20 @@ export class FindService implements OnApplicationBootstrap {
    * The query's embedding under its fuse and circuit (docs/limits-and-security.md, "A model that stops
    * answering"): an embedding provider that fails or hangs makes the search lexical, at once while the
    * circuit is open, instead of holding every search (and this worker) for the provider's timeout and
-   * retries.
+   * retries. The fuse is cut to what is left of the request's deadline, and past it the provider's call is
+   * aborted too: no retries, no vector computed (and billed) for nobody.
    */
-  private async queryVector(job: FindJob): Promise<QueryEmbedding> {
+  private async queryVector(job: FindJob, deadlineAt?: number): Promise<QueryEmbedding> {
     if (!job.query.trim()) return { vector: null, lexicalOnly: false };
+    const fuseMs =
+      deadlineAt === undefined
+        ? this.embedTimeoutMs
+        : Math.max(1, Math.min(this.embedTimeoutMs, deadlineAt - Date.now()));
     try {
-      const run = await this.embedCircuit.run(() => withTimeout(this.embedder.embed([job.query]), this.embedTimeoutMs));
+      const run = await this.embedCircuit.run(() => {
+        const abort = new AbortController();
+        return withTimeout(this.embedder.embed([job.query], { signal: abort.signal }), fuseMs, abort);
+      });
       this.metrics.ended('embed', run.skipped ? 'open' : 'ok', 0);
       if (run.skipped) return LEXICAL_ONLY;
       return { vector: { values: run.value[0], embedderId: this.embedder.id }, lexicalOnly: false };
