@@ -62,6 +62,22 @@ async function startEmbeddings() {
   };
 }
 
+/** A test app embedding through `embeddings`, with `env` added, and the narwhal memory written. */
+async function startWith(embeddings: Awaited<ReturnType<typeof startEmbeddings>>, env: Record<string, string>) {
+  const app = await startTestApp({
+    env: { EMBEDDING_BASE_URL: embeddings.url, EMBEDDING_MODEL: 'fake', EMBEDDING_DIM: String(DIM), ...env },
+  });
+  await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
+  return app;
+}
+
+/** Releases and closes what {@link startWith} started. */
+async function stop(app: TestApp | undefined, embeddings: Awaited<ReturnType<typeof startEmbeddings>> | undefined) {
+  embeddings?.release();
+  await app?.close();
+  embeddings?.close();
+}
+
 describe('an embedding provider that stops answering', () => {
   let app: TestApp;
   let embeddings: Awaited<ReturnType<typeof startEmbeddings>>;
@@ -83,25 +99,15 @@ describe('an embedding provider that stops answering', () => {
 
   beforeAll(async () => {
     embeddings = await startEmbeddings();
-    app = await startTestApp({
-      env: {
-        EMBEDDING_BASE_URL: embeddings.url,
-        EMBEDDING_MODEL: 'fake',
-        EMBEDDING_DIM: String(DIM),
-        MUNINN_QUERY_EMBED_TIMEOUT_MS: '300',
-        MUNINN_MODEL_BREAKER_FAILURES: '2',
-        MUNINN_MODEL_BREAKER_COOLDOWN_S: String(COOLDOWN_S),
-        // A failed index job's entry is relayed again soon (the default waits 10 s).
-        MUNINN_OUTBOX_GRACE_MS: '1000',
-      },
+    app = await startWith(embeddings, {
+      MUNINN_QUERY_EMBED_TIMEOUT_MS: '300',
+      MUNINN_MODEL_BREAKER_FAILURES: '2',
+      MUNINN_MODEL_BREAKER_COOLDOWN_S: String(COOLDOWN_S),
+      // A failed index job's entry is relayed again soon (the default waits 10 s).
+      MUNINN_OUTBOX_GRACE_MS: '1000',
     });
-    await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
   }, 60_000);
-  afterAll(async () => {
-    embeddings?.release();
-    await app?.close();
-    embeddings?.close();
-  });
+  afterAll(() => stop(app, embeddings));
 
   it('searches lexically past the fuse, then without asking while the circuit is open, then with vectors again', async () => {
     const normal = await ask();
@@ -200,23 +206,13 @@ describe('a query embedding outlasting its request', () => {
 
   beforeAll(async () => {
     embeddings = await startEmbeddings();
-    app = await startTestApp({
-      env: {
-        EMBEDDING_BASE_URL: embeddings.url,
-        EMBEDDING_MODEL: 'fake',
-        EMBEDDING_DIM: String(DIM),
-        MUNINN_QUERY_EMBED_TIMEOUT_MS: '60000',
-        MUNINN_MODEL_BREAKER_FAILURES: '0',
-        MUNINN_REQUEST_DEADLINE_MS: '1500',
-      },
+    app = await startWith(embeddings, {
+      MUNINN_QUERY_EMBED_TIMEOUT_MS: '60000',
+      MUNINN_MODEL_BREAKER_FAILURES: '0',
+      MUNINN_REQUEST_DEADLINE_MS: '1500',
     });
-    await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
   }, 60_000);
-  afterAll(async () => {
-    embeddings?.release();
-    await app?.close();
-    embeddings?.close();
-  });
+  afterAll(() => stop(app, embeddings));
 
   it("is aborted at the request's deadline", async () => {
     embeddings.hold();
