@@ -381,7 +381,7 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
       searched_directories: ['viking://user/alice/memories'],
       matched_contexts: urisOf(r.body),
     });
-    expect(r.body.telemetry.summary.operation).toBe('search.find');
+    expect(r.body.telemetry.summary).toMatchObject({ operation: 'search.find', lexical_only: false });
     const plain = await find(alice, { query: 'coffee' });
     expect(plain.body.result.provenance).toBeUndefined();
     expect(plain.body.telemetry).toBeUndefined();

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import { CallCircuit } from './call-circuit';
 
 /**
  * Which model call: a commit's extraction, a context request's query expansion or digest (gateway), a
@@ -31,7 +32,7 @@ export class ModelMetrics {
     registers: [],
   });
 
-  private readonly circuit = new Gauge({
+  private readonly circuitGauge = new Gauge({
     name: 'muninn_model_circuit_open',
     help: "1 while this process's circuit for the call is open or finding out (calls not made), else 0: the gateway's expand and digest, the retriever's embed and index_embed",
     labelNames: ['call'],
@@ -42,12 +43,22 @@ export class ModelMetrics {
   registerOn(registry: Registry): void {
     registry.registerMetric(this.tokens);
     registry.registerMetric(this.calls);
-    registry.registerMetric(this.circuit);
+    registry.registerMetric(this.circuitGauge);
   }
 
   /** This process's circuit for `call` opened (true) or closed (false). */
-  circuitOpen(call: ModelCall, open: boolean): void {
-    this.circuit.set({ call }, open ? 1 : 0);
+  private circuitOpen(call: ModelCall, open: boolean): void {
+    this.circuitGauge.set({ call }, open ? 1 : 0);
+  }
+
+  /**
+   * This process's circuit for `call` (`name` in its log lines), on the deployment's breaker settings
+   * (`MUNINN_MODEL_BREAKER_*`), shown as `muninn_model_circuit_open{call}`.
+   */
+  newCircuit(call: ModelCall, name: string, settings: { breakerFailures: number; breakerCooldownMs: number }) {
+    return new CallCircuit(name, settings.breakerFailures, settings.breakerCooldownMs, (open) =>
+      this.circuitOpen(call, open),
+    );
   }
 
   /** One call's end: its outcome, and the tokens counted for it. */

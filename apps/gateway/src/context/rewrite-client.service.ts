@@ -35,14 +35,8 @@ export class RewriteClientService {
     private readonly budget: ModelBudget,
     private readonly limits: AccountLimitsService,
   ) {
-    const { breakerFailures, breakerCooldownMs } = config.llm;
-    const metrics = budget.metrics;
-    this.expandCircuit = new CallCircuit('query expansion', breakerFailures, breakerCooldownMs, (open) =>
-      metrics.circuitOpen('expand', open),
-    );
-    this.digestCircuit = new CallCircuit('digest', breakerFailures, breakerCooldownMs, (open) =>
-      metrics.circuitOpen('digest', open),
-    );
+    this.expandCircuit = budget.metrics.newCircuit('expand', 'query expansion', config.llm);
+    this.digestCircuit = budget.metrics.newCircuit('digest', 'digest', config.llm);
   }
 
   /** Whether expansion can run at all: enabled server-side and a planner model configured. */

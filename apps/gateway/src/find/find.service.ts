@@ -64,7 +64,7 @@ export class FindService {
     const query = dto.query ?? '';
     if (!query.trim()) throw invalidArgument('Search query or image_url must not be empty.');
     const levels = parseLevels(dto.level);
-    const found = await this.call({
+    const { found, lexicalOnly } = await this.call({
       identity: caller,
       query,
       targets,
@@ -83,16 +83,22 @@ export class FindService {
     }
     const envelope: SearchEnvelope = { status: 'ok', result };
     if (pyTruthy(dto.telemetry))
-      envelope.telemetry = { id: randomUUID(), summary: { operation, duration_ms: Date.now() - started } };
+      envelope.telemetry = {
+        id: randomUUID(),
+        summary: { operation, duration_ms: Date.now() - started, lexical_only: lexicalOnly },
+      };
     return envelope;
   }
 
   // A worker-side domain failure arrives already decoded into its KernelError (libs/queue job-failure-decode).
-  // The worker's stage times are for context requests' telemetry; they never reach a /find answer.
-  private async call(job: FindJob): Promise<FindResult> {
+  // The worker's stage times are for context requests' telemetry; they never reach a /find answer. Whether
+  // the search went without its query's vector reaches it only in the telemetry summary (`lexical_only`),
+  // outside the contract's result.
+  private async call(job: FindJob): Promise<{ found: FindResult; lexicalOnly: boolean }> {
     const found = await this.finder.call(job, this.config.queues.requestDeadlineMs);
+    const lexicalOnly = Boolean(found.lexicalOnly);
     delete found.stages;
     delete found.lexicalOnly;
-    return found;
+    return { found, lexicalOnly };
   }
 }

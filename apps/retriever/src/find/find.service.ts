@@ -55,10 +55,7 @@ export class FindService implements OnApplicationBootstrap {
     this.embedTimeoutMs = config.embedding.queryTimeoutMs;
     // Counted with the other model calls (`call="embed"`): an operator sees the outage and the open circuit.
     this.metrics = budget.metrics;
-    const { breakerFailures, breakerCooldownMs } = config.llm;
-    this.embedCircuit = new CallCircuit('query embedding', breakerFailures, breakerCooldownMs, (open) =>
-      this.metrics.circuitOpen('embed', open),
-    );
+    this.embedCircuit = this.metrics.newCircuit('embed', 'query embedding', config.llm);
   }
 
   /** Builds the HNSW index for this embedder's dimension in the background; until then search scans. */
@@ -124,15 +121,15 @@ export class FindService implements OnApplicationBootstrap {
    * The query's embedding under its fuse and circuit (docs/limits-and-security.md, "A model that stops
    * answering"): an embedding provider that fails or hangs makes the search lexical, at once while the
    * circuit is open, instead of holding every search (and this worker) for the provider's timeout and
-   * retries. The fuse is cut to what is left of the request's deadline, and past it the provider's call is
-   * aborted too: no retries, no vector computed (and billed) for nobody.
+   * retries. The fuse is cut to two thirds of what is left of the job's deadline (a job that waited in the
+   * queue, or a fuse configured past the deadline), so the lexical search and the assembly after it still
+   * fit; past the fuse the provider's call is aborted too: no retries, no vector computed (and billed) for
+   * nobody.
    */
   private async queryVector(job: FindJob, deadlineAt?: number): Promise<QueryEmbedding> {
     if (!job.query.trim()) return { vector: null, lexicalOnly: false };
-    const fuseMs =
-      deadlineAt === undefined
-        ? this.embedTimeoutMs
-        : Math.max(1, Math.min(this.embedTimeoutMs, deadlineAt - Date.now()));
+    const left = deadlineAt === undefined ? Infinity : deadlineAt - Date.now();
+    const fuseMs = Math.max(1, Math.min(this.embedTimeoutMs, Math.floor((left * 2) / 3)));
     try {
       const run = await this.embedCircuit.run(() => {
         const abort = new AbortController();

@@ -32,10 +32,7 @@ export class IndexService {
     budget: ModelBudget,
   ) {
     this.metrics = budget.metrics;
-    const { breakerFailures, breakerCooldownMs } = config.llm;
-    this.embedCircuit = new CallCircuit('index embedding', breakerFailures, breakerCooldownMs, (open) =>
-      this.metrics.circuitOpen('index_embed', open),
-    );
+    this.embedCircuit = this.metrics.newCircuit('index_embed', 'index embedding', config.llm);
   }
 
   /** `timer` gets the stages: `read`, `text`, `embed`, `sql`, `sidecar` (and its parts), `outbox`. */

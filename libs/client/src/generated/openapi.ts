@@ -1369,9 +1369,11 @@ export interface components {
         TelemetryDto: {
             id: string;
             /**
+             * @description `operation` and `duration_ms`; Muninn adds `lexical_only`: true when the search went without its query's vector (its embedding failed, was later than MUNINN_QUERY_EMBED_TIMEOUT_MS, or the retriever's embedding circuit was open).
              * @example {
              *       "operation": "search.find",
-             *       "duration_ms": 12
+             *       "duration_ms": 12,
+             *       "lexical_only": false
              *     }
              */
             summary: {

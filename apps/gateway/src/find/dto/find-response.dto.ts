@@ -53,7 +53,13 @@ export class TelemetryDto {
   @ApiProperty()
   id!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { operation: 'search.find', duration_ms: 12 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      "`operation` and `duration_ms`; Muninn adds `lexical_only`: true when the search went without its query's vector (its embedding failed, was later than MUNINN_QUERY_EMBED_TIMEOUT_MS, or the retriever's embedding circuit was open).",
+    example: { operation: 'search.find', duration_ms: 12, lexical_only: false },
+  })
   summary!: Record<string, unknown>;
 }
 
