@@ -180,6 +180,12 @@ describe('an embedding provider that stops answering', () => {
         ]);
       return rows.map((r) => r.embedder_id);
     };
+    const dirEmbedder = async () => {
+      const { rows } = await app.nest
+        .get<Db>(STORE_DB)
+        .query<{ embedder_id: string | null }>('SELECT embedder_id FROM nodes WHERE uri = $1', [ANIMALS]);
+      return rows[0]?.embedder_id;
+    };
     // Before, the file had no words in the index until the provider answered: no search found it.
     const found = await eventually(async () => {
       const r = await ask('okapi rainforest');
@@ -187,6 +193,15 @@ describe('an embedding provider that stops answering', () => {
     }, 30_000);
     expect(found.lexicalOnly).toBeGreaterThan(0);
     expect(await embedders()).toEqual([null, null, null]);
+    // Their directory's summary lists them too, stored without a vector (before, it kept its old listing
+    // until the provider answered).
+    const overview = async () =>
+      String((await app.request('GET', `/api/v1/content/overview?uri=${ANIMALS}`)).body.result ?? '');
+    await eventually(async () => {
+      const o = await overview();
+      return ['okapi', 'tapir', 'pangolin'].every((w) => o.includes(w));
+    }, 30_000);
+    expect(await dirEmbedder()).toBeNull();
     await eventually(async () => (await indexCalls('open')) >= 1, 30_000);
     expect(await indexCircuitOpen()).toBe(1);
     expect(await indexCalls('failed')).toBeGreaterThanOrEqual(2);
@@ -198,6 +213,7 @@ describe('an embedding provider that stops answering', () => {
       return ids.every((id) => id === `openai:fake:${DIM}`) ? ids : null;
     }, 60_000);
     expect(vectorised).toHaveLength(3);
+    await eventually(async () => (await dirEmbedder()) === `openai:fake:${DIM}`, 30_000);
     expect(await indexCircuitOpen()).toBe(0);
     await sleep(COOLDOWN_S * 1000 + 200);
     const r = await eventually(async () => {

@@ -7,6 +7,7 @@ import { Db, NodeSearchRepository, STORE_DB, StoreModule } from '@app/store';
 import { FindProcessor } from './find/find.processor';
 import { FindService } from './find/find.service';
 import { IndexProcessor } from './index/index.processor';
+import { IndexEmbedding } from './index/index-embedding';
 import { INDEX_EMBEDDER } from './index/index-text';
 import { IndexService } from './index/index.service';
 import { OutboxRelayService } from './index/outbox-relay.service';
@@ -25,6 +26,7 @@ export class RetrieverModule {
       providers: [
         // Index work shares one batching embedder, so concurrent jobs' texts go out in batches.
         { provide: INDEX_EMBEDDER, inject: [EMBEDDER], useFactory: (e: Embedder) => new BatchingEmbedder(e) },
+        IndexEmbedding,
         IndexService,
         IndexProcessor,
         inProcessConsumer(QueueName.Index, IndexProcessor),

@@ -55,7 +55,11 @@ export class ModelMetrics {
    * This process's circuit for `call` (`name` in its log lines), on the deployment's breaker settings
    * (`MUNINN_MODEL_BREAKER_*`), shown as `muninn_model_circuit_open{call}`.
    */
-  newCircuit(call: ModelCall, name: string, settings: { breakerFailures: number; breakerCooldownMs: number }) {
+  newCircuit(
+    call: ModelCall,
+    name: string,
+    settings: { breakerFailures: number; breakerCooldownMs: number },
+  ): CallCircuit {
     return new CallCircuit(name, settings.breakerFailures, settings.breakerCooldownMs, (open) =>
       this.circuitOpen(call, open),
     );

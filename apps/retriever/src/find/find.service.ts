@@ -29,7 +29,7 @@ export interface FindRun {
   timer?: StageTimer;
   /** Shared by the calls of one batch: each distinct query (or image) is embedded once. */
   vectors?: Map<string, Promise<QueryEmbedding>>;
-  /** The request's deadline (epoch ms): the query's embedding is not awaited past it. */
+  /** The request's deadline (epoch ms): the query's embedding is awaited for two thirds of what is left of it at most. */
   deadlineAt?: number;
 }
 

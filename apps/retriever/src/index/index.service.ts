@@ -3,10 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { IndexJob, IndexResult, SidecarStatus } from '@app/contracts';
 import { fileAbstract, searchText, StageTimer } from '@app/kernel';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Embedder } from '@app/embed';
-import { CallCircuit, ModelBudget, ModelMetrics } from '@app/queue';
 import { FileIndex, IndexInput, NodeIndexRepository } from '@app/store';
-import { baseNameWords, embeddingText, INDEX_EMBEDDER, parentDirectory } from './index-text';
+import { IndexEmbedding } from './index-embedding';
+import { baseNameWords, embeddingText, parentDirectory } from './index-text';
 import { SidecarService } from './sidecar.service';
 
 /**
@@ -17,29 +16,22 @@ import { SidecarService } from './sidecar.service';
  */
 @Injectable()
 export class IndexService {
-  /**
-   * Its own circuit, not the query path's: a query embedding's 3 s fuse would open that one for a provider
-   * that is only slow, and indexing, which may wait 30 s, would then be kept from storing vectors at all.
-   */
-  private readonly embedCircuit: CallCircuit;
-  private readonly metrics: ModelMetrics;
-
   constructor(
     private readonly repo: NodeIndexRepository,
     private readonly sidecars: SidecarService,
-    @Inject(INDEX_EMBEDDER) private readonly embedder: Embedder,
+    private readonly embedding: IndexEmbedding,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    budget: ModelBudget,
-  ) {
-    this.metrics = budget.metrics;
-    this.embedCircuit = this.metrics.newCircuit('index_embed', 'index embedding', config.llm);
-  }
+  ) {}
 
   /** `timer` gets the stages: `read`, `text`, `embed`, `sql`, `sidecar` (and its parts), `outbox`. */
   async index(job: IndexJob, timer = new StageTimer(() => 0)): Promise<IndexResult> {
     let indexed = 0;
     const parents = new Set<string>();
     const ownDirs: string[] = [];
+    // The embedding provider failed past its own retries (docs/limits-and-security.md, "Writes while it is
+    // away"): the job stores every step's words, and its directories' summaries, without vectors, and fails
+    // at its end; its retries (then the outbox relay, which keeps the entry) add the vectors.
+    let embedFailure: unknown = null;
     if (job.op === 'upsert') {
       // In steps of INDEX_CHUNK files: a moved subtree is one outbox entry of up to 10,000 files, and as one read,
       // one embedder call and one UPDATE it ran past the store's statement timeout (5,021 files under load), so
@@ -47,7 +39,9 @@ export class IndexService {
       for (let at = 0; at < job.uris.length; at += INDEX_CHUNK) {
         const chunk = job.uris.slice(at, at + INDEX_CHUNK);
         const nodes = await timer.time('read', () => this.repo.nodesForIndex(job.accountId, chunk));
-        indexed += await this.indexFiles(job.accountId, nodes, timer);
+        const step = await this.indexFiles(job.accountId, nodes, timer, embedFailure === null);
+        indexed += step.indexed;
+        embedFailure ??= step.embedFailure;
         for (const n of nodes) if (n.kind === 'file') addParent(parents, n.uri);
         for (const d of nodes) if (d.kind === 'directory') ownDirs.push(d.uri);
       }
@@ -58,15 +52,26 @@ export class IndexService {
     // created is refreshed now, one that only gained or lost children may be coalesced (deferred).
     let directories: SidecarStatus = 'skipped';
     await timer.time('sidecar', async () => {
-      const statuses = await this.sidecars.refresh(job.accountId, [...ownDirs, ...parents], new Set(ownDirs), timer);
+      const dirs = [...ownDirs, ...parents];
+      const statuses = await this.sidecars.refresh(job.accountId, dirs, new Set(ownDirs), timer, embedFailure === null);
       for (const dir of parents) directories = merge(directories, statuses.get(dir) ?? 'skipped');
     });
+    if (embedFailure !== null) throw embedFailure;
     await timer.time('outbox', () => this.repo.finishOutbox(job.outboxId));
-    return { indexed, embedderId: this.embedder.id, directories };
+    return { indexed, embedderId: this.embedding.id, directories };
   }
 
-  /** Abstracts, lexical text and embeddings of the files among `nodes`: one embedder call, one statement. */
-  private async indexFiles(accountId: string, nodes: IndexInput[], timer: StageTimer): Promise<number> {
+  /**
+   * Abstracts, lexical text and embeddings of the files among `nodes`: one embedder call, one statement.
+   * Without `embed`, or when the embedding fails, the files are stored without vectors (searchable by their
+   * words at once) and the failure is returned for the job to throw at its end.
+   */
+  private async indexFiles(
+    accountId: string,
+    nodes: IndexInput[],
+    timer: StageTimer,
+    embed: boolean,
+  ): Promise<{ indexed: number; embedFailure: unknown }> {
     const files = nodes.filter((n) => n.kind === 'file');
     // A yield between files: a commit's ~100 memories took ~560 ms of text analysis in one block
     // (docs/sessions.md, "Offline extractor").
@@ -87,42 +92,22 @@ export class IndexService {
         searchText: texts[i].search,
         embedding: vectors ? vectors[i] : null,
       }));
-    let vectors: Float32Array[] = [];
-    try {
-      if (files.length) vectors = await timer.time('embed', () => this.embedFiles(files, texts));
-    } catch (err) {
-      // The embedding provider failed past its own retries (docs/limits-and-security.md, "A model that stops
-      // answering"): the files' abstracts and words are stored now, so searches find them lexically while it
-      // is away, instead of not at all; the job still fails, and its retries (then the outbox relay, which
-      // keeps the entry) add the vectors once the provider answers.
-      await timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates(null), null)).catch(() => 0);
-      throw err;
+    let vectors: Float32Array[] | null = embed ? [] : null;
+    let embedFailure: unknown = null;
+    if (files.length && embed) {
+      const inputs = files.map((f, i) => embeddingText(f.uri, texts[i].abstract));
+      vectors = await timer
+        .time('embed', () => this.embedding.embed(inputs))
+        .catch((err: unknown) => {
+          embedFailure = err;
+          return null;
+        });
     }
-    return timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates(vectors), this.embedder.id));
-  }
-
-  /**
-   * One embedder call under the index circuit: while it is open (that many jobs in a row found the provider
-   * failing) the call is not made and the job fails at once, after storing the files' words, instead of
-   * spending the embedder's timeout and retries on a provider that is down.
-   */
-  private async embedFiles(files: IndexInput[], texts: { abstract: string }[]): Promise<Float32Array[]> {
-    const run = await this.embedCircuit
-      .run(() => this.embedder.embed(files.map((f, i) => embeddingText(f.uri, texts[i].abstract))))
-      .catch((err: unknown) => {
-        this.metrics.ended('index_embed', 'failed', 0);
-        throw err;
-      });
-    this.metrics.ended('index_embed', run.skipped ? 'open' : 'ok', 0);
-    if (run.skipped) throw new EmbeddingUnavailable();
-    return run.value;
-  }
-}
-
-/** An index job's embedding not asked for: the index circuit is open. */
-class EmbeddingUnavailable extends Error {
-  constructor() {
-    super('the embedding provider failed every call of late (index circuit open); stored without vectors');
+    const embedderId = vectors ? this.embedding.id : null;
+    const stored = timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates(vectors), embedderId));
+    // A store failure during the lexical write does not hide the embedding's failure.
+    const indexed = embedFailure === null ? await stored : await stored.catch(() => 0);
+    return { indexed, embedFailure };
   }
 }
 

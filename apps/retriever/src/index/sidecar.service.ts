@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { SidecarStatus } from '@app/contracts';
 import { directorySidecars, searchText, StageTimer } from '@app/kernel';
-import { Embedder } from '@app/embed';
 import { redisErrors, SidecarClient, sidecarKey } from '@app/queue';
 import { NodeIndexRepository, SidecarClaim } from '@app/store';
-import { baseNameWords, embeddingText, INDEX_EMBEDDER, isCollection, parentDirectory } from './index-text';
+import { IndexEmbedding } from './index-embedding';
+import { baseNameWords, embeddingText, isCollection, parentDirectory } from './index-text';
 
 /** Children a summary is built from: the overview has room for a few hundred one-line entries at most. */
 const SUMMARY_CHILDREN = 400;
@@ -30,7 +30,7 @@ export class SidecarService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repo: NodeIndexRepository,
     private readonly sidecars: SidecarClient,
-    @Inject(INDEX_EMBEDDER) private readonly embedder: Embedder,
+    private readonly embedding: IndexEmbedding,
   ) {}
 
   /**
@@ -39,13 +39,15 @@ export class SidecarService {
    * after every child this call changes, and once. (Walking each directory's chain up on its own refreshed a
    * shared parent with the first chain and skipped it for the others, whose new abstracts it never listed.)
    * Returns what became of each refreshed directory's summary. `timer` gets the parts (`sidecar_claim`,
-   * `sidecar_read`, `sidecar_text`, `sidecar_embed`, `sidecar_store`, `sidecar_schedule`).
+   * `sidecar_read`, `sidecar_text`, `sidecar_embed`, `sidecar_store`, `sidecar_schedule`). Without `embed`
+   * (the job's files found the embedding provider failing) the summaries are stored without vectors.
    */
   async refresh(
     accountId: string,
     dirs: Iterable<string>,
     forced: ReadonlySet<string>,
     timer = new StageTimer(() => 0),
+    embed = true,
   ): Promise<Map<string, SidecarStatus>> {
     // Pending directory → how many levels above a directory of `dirs` it is.
     const pending = new Map<string, number>();
@@ -60,7 +62,7 @@ export class SidecarService {
           await timer.time('sidecar_schedule', () => this.schedule(accountId, dir, 0));
           continue;
         }
-        const { status, changed } = await this.refreshOne(accountId, dir, forced.has(dir), timer);
+        const { status, changed } = await this.refreshOne(accountId, dir, forced.has(dir), timer, embed);
         out.set(dir, status);
         const parent = changed ? parentDirectory(dir) : null;
         if (parent) pending.set(parent, Math.min(pending.get(parent) ?? INLINE_LEVELS, level + 1));
@@ -75,6 +77,7 @@ export class SidecarService {
     dir: string,
     force: boolean,
     timer: StageTimer,
+    embed: boolean,
   ): Promise<{ status: SidecarStatus; changed: boolean }> {
     const claim = await timer.time('sidecar_claim', () =>
       this.repo.claimSidecar(accountId, dir, this.config.indexing.sidecarIntervalMs, force),
@@ -86,15 +89,21 @@ export class SidecarService {
       if (!claim.scheduled) await timer.time('sidecar_schedule', () => this.schedule(accountId, dir, claim.delayMs));
       return { status: 'deferred', changed: false };
     }
-    return { status: 'complete', changed: await this.recompute(accountId, dir, claim, timer) };
+    return { status: 'complete', changed: await this.recompute(accountId, dir, claim, timer, embed) };
   }
 
-  /** Recomputes and stores one directory's summary; true when its abstract (what its parent lists) changed. */
+  /**
+   * Recomputes and stores one directory's summary; true when its abstract (what its parent lists) changed.
+   * A summary whose embedding fails (or is not asked for) is stored without a vector, like a file's, so its
+   * new listing is read and searched at once; the failure is thrown after, and a later refresh (the job's
+   * retry, the relay) adds the vector.
+   */
   private async recompute(
     accountId: string,
     uri: string,
     claim: Extract<SidecarClaim, { state: 'claimed' }>,
     timer: StageTimer,
+    embed: boolean,
   ): Promise<boolean> {
     // These directories gather several users (viking://user) or several peers ({u}/peers), whose
     // views differ: a summary of their children would leak one view into another. No sidecars.
@@ -114,20 +123,27 @@ export class SidecarService {
     );
     if (recountInMs !== null) await timer.time('sidecar_schedule', () => this.schedule(accountId, uri, recountInMs));
     const s = timer.timeSync('sidecar_text', () => directorySidecars(uri, children, total));
-    const fresh = claim.indexed && claim.embedderId === this.embedder.id;
-    if (fresh && claim.abstract === s.abstract && claim.overview === s.overview) return false;
-    const [embedding] = await timer.time('sidecar_embed', () =>
-      this.embedder.embed([embeddingText(uri, `${s.abstract}\n${s.overview}`)]),
-    );
+    const same = claim.indexed && claim.abstract === s.abstract && claim.overview === s.overview;
+    if (same && (claim.embedderId === this.embedding.id || !embed)) return false;
+    let embedding: Float32Array | null = null;
+    let failure: unknown = null;
+    if (embed) {
+      const text = embeddingText(uri, `${s.abstract}\n${s.overview}`);
+      embedding = await timer
+        .time('sidecar_embed', () => this.embedding.embed([text]))
+        .then(([v]) => v)
+        .catch((err: unknown) => ((failure = err), null));
+    }
     const stored = await timer.time('sidecar_store', () =>
       this.repo.storeSidecar(accountId, uri, claim.claim, {
         abstract: s.abstract,
         overview: s.overview,
         searchText: searchText(baseNameWords(uri), s.abstract, s.overview),
         embedding,
-        embedderId: this.embedder.id,
+        embedderId: embedding ? this.embedding.id : null,
       }),
     );
+    if (failure !== null) throw failure;
     // A later claim took over: that refresh reads newer children and carries the change upwards.
     return stored && claim.abstract !== s.abstract;
   }
