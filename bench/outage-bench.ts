@@ -185,19 +185,19 @@ interface EmbedRow {
 /** The query embedding's settings: as before the fuse, the fuse without a circuit, and the defaults. */
 const EMBED_SETTINGS = {
   before: { MUNINN_QUERY_EMBED_TIMEOUT_MS: '60000', MUNINN_MODEL_BREAKER_FAILURES: '0' },
-  'fuse only': { MUNINN_MODEL_BREAKER_FAILURES: '0' },
+  'fuse-only': { MUNINN_MODEL_BREAKER_FAILURES: '0' },
   default: {},
 } as const;
 type EmbedSetting = keyof typeof EMBED_SETTINGS;
 const EMBED_LABEL: Record<EmbedSetting, string> = {
   before: '60 s fuse, no circuit',
-  'fuse only': '3 s fuse, no circuit',
+  'fuse-only': '3 s fuse, no circuit',
   default: '3 s fuse, circuit',
 };
 
 async function embedRun(target: { store: BenchStore; pgBase?: string }, setting: EmbedSetting) {
   const embeddings = await startEmbeddings(16);
-  const app = await startStandalone(`embed-outage-${setting.replace(' ', '-')}`, target, {
+  const app = await startStandalone(`embed-outage-${setting}`, target, {
     EMBEDDING_BASE_URL: embeddings.url,
     EMBEDDING_MODEL: 'bench-embedder',
     EMBEDDING_DIM: '16',
@@ -346,7 +346,7 @@ async function main() {
     }
   const embedRows: EmbedRow[] = [];
   for (const target of SCENARIOS.has('embed') ? benchStores() : [])
-    for (const setting of ['before', 'fuse only', 'default'] as const) {
+    for (const setting of ['before', 'fuse-only', 'default'] as const) {
       const row = await embedRun(target, setting);
       console.log(JSON.stringify(row));
       embedRows.push(row);

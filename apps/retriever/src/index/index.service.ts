@@ -84,14 +84,6 @@ export class IndexService {
       }
       return out;
     });
-    const updates = (vectors: Float32Array[] | null): FileIndex[] =>
-      files.map((f, i) => ({
-        uri: f.uri,
-        rev: f.rev,
-        abstract: texts[i].abstract,
-        searchText: texts[i].search,
-        embedding: vectors ? vectors[i] : null,
-      }));
     let vectors: Float32Array[] | null = embed ? [] : null;
     let embedFailure: unknown = null;
     if (files.length && embed) {
@@ -103,10 +95,18 @@ export class IndexService {
           return null;
         });
     }
+    const updates: FileIndex[] = files.map((f, i) => ({
+      uri: f.uri,
+      rev: f.rev,
+      abstract: texts[i].abstract,
+      searchText: texts[i].search,
+      embedding: vectors ? vectors[i] : null,
+    }));
     const embedderId = vectors ? this.embedding.id : null;
-    const stored = timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates(vectors), embedderId));
-    // A store failure during the lexical write does not hide the embedding's failure.
-    const indexed = embedFailure === null ? await stored : await stored.catch(() => 0);
+    const stored = timer.time('sql', () => this.repo.storeFileIndexes(accountId, updates, embedderId));
+    // Without vectors the job fails at its end anyway (an embedding failed, in this step or an earlier one):
+    // the lexical write is a best effort, and its own failure does not hide the embedding's.
+    const indexed = vectors ? await stored : await stored.catch(() => 0);
     return { indexed, embedFailure };
   }
 }

@@ -132,7 +132,10 @@ export class SidecarService {
       embedding = await timer
         .time('sidecar_embed', () => this.embedding.embed([text]))
         .then(([v]) => v)
-        .catch((err: unknown) => ((failure = err), null));
+        .catch((err: unknown) => {
+          failure = err;
+          return null;
+        });
     }
     const stored = await timer.time('sidecar_store', () =>
       this.repo.storeSidecar(accountId, uri, claim.claim, {
