@@ -8,6 +8,7 @@ import { JobMeta, QueueName, splitJobMeta } from '@app/contracts';
 import { runInWorkContext } from './job-context';
 import { inSpan } from './tracing';
 import { InProcessJobBus } from './in-process-job-bus';
+import { JobDeferred } from './job-deferral';
 import { watchRedisClient } from './redis-error-log';
 import { FailureNote, JobOutcome, QueueActivity } from './queue-activity';
 
@@ -53,6 +54,8 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
       this.count(queue, 'processed');
       return result;
     } catch (err) {
+      // Put back, not failed: the attempt it was is not one (see JobDeferred).
+      if (err instanceof JobDeferred) throw err;
       const final = !retryable || err instanceof UnrecoverableError;
       const message = err instanceof Error ? err.message : String(err);
       const account = (data as { accountId?: unknown } | null)?.accountId;

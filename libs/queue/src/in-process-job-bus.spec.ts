@@ -1,5 +1,6 @@
 import { QueueName } from '@app/contracts';
 import { InProcessJobBus } from './in-process-job-bus';
+import { JobDeferred } from './job-deferral';
 
 const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
@@ -53,5 +54,24 @@ describe('InProcessJobBus coalescing (the in-process twin of BullMQ deduplicatio
     release();
     await tick(10);
     expect(await bus.depths()).toEqual({ [QueueName.Sidecar]: 0 }); // done, though kept for waitFor
+  });
+
+  it('runs a job put back (JobDeferred) again after its pause, counted as depth meanwhile, and resolves its waiter', async () => {
+    const bus = new InProcessJobBus();
+    const runs: number[] = [];
+    bus.register(QueueName.Index, async () => {
+      runs.push(Date.now());
+      if (runs.length < 3) throw new JobDeferred(40, 'busy');
+      return { indexed: 1 };
+    });
+    const job = { accountId: 'a', outboxId: 1, op: 'upsert' as const, uris: ['viking://resources/x.md'] };
+    await bus.enqueue(QueueName.Index, job, { jobId: 'j1' });
+    await tick(10);
+    expect(runs.length).toBe(1);
+    expect(await bus.depths()).toEqual({ [QueueName.Index]: 1 });
+    await expect(bus.waitFor(QueueName.Index, 'j1', 2000)).resolves.toEqual({ indexed: 1 });
+    expect(runs.length).toBe(3);
+    expect(runs[2] - runs[0]).toBeGreaterThanOrEqual(70);
+    expect(await bus.depths()).toEqual({ [QueueName.Index]: 0 });
   });
 });

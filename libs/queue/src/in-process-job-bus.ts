@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
 import { currentJobMeta, withJobMeta } from './job-context';
 import { decodeJobFailure } from './job-failure-decode';
+import { JobDeferred } from './job-deferral';
 import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 
 type Handler = (data: unknown) => Promise<unknown>;
@@ -110,16 +112,28 @@ export class InProcessJobBus extends JobBus {
     const handler = this.handlers.get(queue);
     if (!handler)
       return Promise.reject(new KernelError(KernelErrorCode.Unavailable, `No in-process consumer for queue ${queue}`));
-    // A JSON round trip keeps in-process payloads honest: what would not survive Redis does not survive here.
     this.track(queue, 1);
     const p = Promise.resolve()
-      .then(() => handler(JSON.parse(JSON.stringify(data))))
+      .then(() => attempt(handler, data))
       .finally(() => {
         this.track(queue, -1);
         setTimeout(() => this.running.delete(key), 60_000).unref();
       });
     this.running.set(key, p);
     return p;
+  }
+}
+
+/** Runs a job, again after each pause it asks for (a deferral is not a failure; BullMQ delays the job). */
+async function attempt(handler: Handler, data: unknown): Promise<unknown> {
+  for (;;) {
+    try {
+      // A JSON round trip keeps in-process payloads honest: what would not survive Redis does not survive here.
+      return await handler(JSON.parse(JSON.stringify(data)));
+    } catch (err) {
+      if (!(err instanceof JobDeferred)) throw err;
+      await sleep(err.delayMs, undefined, { ref: false });
+    }
   }
 }
 

@@ -12,6 +12,7 @@ export * from './index-queue';
 export * from './worker-metrics';
 export * from './job-context';
 export * from './job-failure-decode';
+export * from './job-deferral';
 export * from './queue-processor';
 export * from './queue-clients';
 export * from './redis-error-log';

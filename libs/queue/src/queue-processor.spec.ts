@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { QueueName, SidecarJob } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { decodeJobFailure } from './job-failure-decode';
+import { JobDeferred } from './job-deferral';
 import { currentRequestId } from './job-context';
 import { QueueProcessor } from './queue-processor';
 
@@ -20,6 +21,15 @@ class FakeSidecars extends QueueProcessor<QueueName.Sidecar> {
 }
 
 const JOB: SidecarJob = { accountId: 'a', uri: 'viking://resources' };
+
+class Busy extends Error {}
+
+/** A durable processor that names `Busy` as a deferral of 250 ms. */
+class DeferringSidecars extends FakeSidecars {
+  protected override deferralOf(err: unknown): number | null {
+    return err instanceof Busy ? 250 : null;
+  }
+}
 
 describe('QueueProcessor (durable queue)', () => {
   it('keeps a failure retryable (a plain Error) with its code, and never leaks an unexpected text', async () => {
@@ -42,6 +52,24 @@ describe('QueueProcessor (durable queue)', () => {
     const err = await new FakeSidecars(async () => ({ refreshed: 1 })).handle({ nope: 1 }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(UnrecoverableError);
     expect((err as Error).message).toBe('INTERNAL: malformed sidecar job payload');
+  });
+
+  it('puts back a job whose error its processor names a deferral, and fails any other error', async () => {
+    const deferred = await new DeferringSidecars(async () => {
+      throw new Busy('rows of account a are being removed');
+    })
+      .handle(JOB, {}, true)
+      .catch((e: Error) => e);
+    expect(deferred).toBeInstanceOf(JobDeferred);
+    expect((deferred as JobDeferred).delayMs).toBe(250);
+    expect((deferred as Error).message).toBe('rows of account a are being removed');
+    const failed = await new DeferringSidecars(async () => {
+      throw new KernelError(KernelErrorCode.Unavailable, 'db away');
+    })
+      .handle(JOB, {}, true)
+      .catch((e: Error) => e);
+    expect(failed).not.toBeInstanceOf(JobDeferred);
+    expect((failed as Error).message).toBe('UNAVAILABLE: db away');
   });
 
   it('runs the work under the request id the job carries', async () => {

@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Job, UnrecoverableError } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import { JobMeta, JobOf, jobFailureMessage, ResultOf } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { ConsumerHost, hasRetryLeft } from './consumer';
+import { JobDeferred } from './job-deferral';
 import { isRequestScoped } from './job-options';
 import { QueueKey } from './job-bus.port';
 
@@ -58,9 +59,24 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     return null;
   }
 
-  process(job: Job) {
+  /**
+   * How long to put the job back for when `err` means it cannot run yet rather than that it failed (a
+   * durable queue's processor names such errors: the indexer's TenantBusy); null for a failure.
+   */
+  protected deferralOf(_err: unknown): number | null {
+    return null;
+  }
+
+  async process(job: Job, token?: string) {
     const run = { id: job.id, enqueuedAt: job.timestamp, attemptsMade: job.attemptsMade };
-    return this.handle(job.data, run, hasRetryLeft(job));
+    try {
+      return await this.handle(job.data, run, hasRetryLeft(job));
+    } catch (err) {
+      if (!(err instanceof JobDeferred) || token === undefined) throw err;
+      // Back to the delayed set with its attempts and priority untouched; the worker takes other work.
+      await job.moveToDelayed(Date.now() + err.delayMs, token);
+      throw new DelayedError(err.message);
+    }
   }
 
   /**
@@ -90,7 +106,10 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     try {
       return await this.run(data, job);
     } catch (err) {
-      throw this.failure(err);
+      const delayMs = isRequestScoped(this.queue) ? null : this.deferralOf(err);
+      if (delayMs === null) throw this.failure(err);
+      this.log.debug(`${this.queue} ${job.id ?? ''} put back for ${delayMs} ms: ${(err as Error).message}`);
+      throw new JobDeferred(delayMs, (err as Error).message);
     }
   }
 

@@ -2,8 +2,12 @@ import { Processor } from '@nestjs/bullmq';
 import { IndexJob, IndexResult, QueueName } from '@app/contracts';
 import { jobStageTimer, JobRun, QueueProcessor } from '@app/queue';
 import { IndexService } from './index.service';
+import { tenantBusyDeferral } from './tenant-busy';
 
-/** Consumes `index` jobs (durable): failures are retried; a malformed payload fails for good. */
+/**
+ * Consumes `index` jobs (durable): failures are retried; a malformed payload fails for good; a job whose
+ * account's rows are being removed is put back, its attempts untouched.
+ */
 @Processor(QueueName.Index)
 export class IndexProcessor extends QueueProcessor<QueueName.Index> {
   constructor(private readonly service: IndexService) {
@@ -21,6 +25,10 @@ export class IndexProcessor extends QueueProcessor<QueueName.Index> {
       Array.isArray(j.uris) &&
       j.uris.every((u) => typeof u === 'string' && u.startsWith('viking://'))
     );
+  }
+
+  protected override deferralOf(err: unknown): number | null {
+    return tenantBusyDeferral(err);
   }
 
   protected async run(data: IndexJob, job: JobRun): Promise<IndexResult> {

@@ -2,8 +2,12 @@ import { Processor } from '@nestjs/bullmq';
 import { QueueName, SidecarJob, SidecarResult } from '@app/contracts';
 import { QueueProcessor } from '@app/queue';
 import { SidecarService } from './sidecar.service';
+import { tenantBusyDeferral } from './tenant-busy';
 
-/** Consumes `sidecar` jobs: a coalesced, deferred refresh of one directory's summary. */
+/**
+ * Consumes `sidecar` jobs: a coalesced, deferred refresh of one directory's summary (put back while its
+ * account's rows are being removed).
+ */
 @Processor(QueueName.Sidecar)
 export class SidecarProcessor extends QueueProcessor<QueueName.Sidecar> {
   constructor(private readonly service: SidecarService) {
@@ -15,8 +19,12 @@ export class SidecarProcessor extends QueueProcessor<QueueName.Sidecar> {
     return !!j && typeof j.accountId === 'string' && typeof j.uri === 'string' && j.uri.startsWith('viking://');
   }
 
+  protected override deferralOf(err: unknown): number | null {
+    return tenantBusyDeferral(err);
+  }
+
   protected async run(j: SidecarJob): Promise<SidecarResult> {
-    const status = (await this.service.refresh(j.accountId, [j.uri], new Set([j.uri]))).get(j.uri);
+    const status = await this.service.refreshJob(j.accountId, j.uri);
     return { refreshed: status === 'complete' ? 1 : 0 };
   }
 }

@@ -63,3 +63,15 @@ export async function retryAborted<T>(transaction: () => Promise<T>): Promise<T>
     }
   }
 }
+
+/**
+ * An account's rows are being removed (the account, a user, a failed import): the indexer's update of that
+ * account is put back for later instead of waiting for the removal (see tenant-rows-lock.ts). Not a failure
+ * of the job: its queue delays it without counting an attempt.
+ */
+export class TenantBusy extends Error {
+  constructor(readonly accountId: string) {
+    super(`rows of account ${accountId} are being removed; the update is put back for later`);
+    this.name = 'TenantBusy';
+  }
+}

@@ -1,4 +1,5 @@
 import type { Db } from './db.port';
+import { TenantBusy } from './store-errors';
 
 type Tx = Pick<Db, 'query'>;
 
@@ -10,9 +11,35 @@ const TENANT_ROWS = 4242091;
  * exclusively before its first row; the indexer's updates of that account's nodes take it shared before
  * theirs. The indexer locks a batch's rows in whatever order its join visits them, so without it the two
  * deadlocked on PostgreSQL, three times in a row under a refused import's burst of index jobs, and the
- * failed import stayed behind for the sweep. Now one waits for the other. Held to the transaction's end.
+ * failed import stayed behind for the sweep. Held to the transaction's end.
+ *
+ * The removal waits for the indexer's few running updates; the indexer never waits for the removal (see
+ * {@link shareTenantRows}).
  */
-export async function lockTenantRows(tx: Tx, accountId: string, mode: 'exclusive' | 'shared'): Promise<void> {
-  const fn = mode === 'exclusive' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
-  await tx.query(`SELECT ${fn}($1, hashtext($2))`, [TENANT_ROWS, accountId]);
+export async function lockTenantRows(tx: Tx, accountId: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TENANT_ROWS, accountId]);
+}
+
+/**
+ * The indexer's side of {@link lockTenantRows}: the shared lock if it is free, else {@link TenantBusy} at
+ * once. Waiting for it held an index worker for as long as the removal ran (up to the store's statement
+ * timeout, then again on the job's retry), and a large account's removal filled every worker with that
+ * account's waiting jobs while other accounts' writes stayed unsearchable (docs/limits-and-security.md,
+ * "Removals and the indexer"). A removal already waiting for the lock also refuses it here, so the indexer
+ * cannot starve a removal either.
+ */
+export async function shareTenantRows(tx: Tx, accountId: string): Promise<void> {
+  if (!(await tenantRowsFree(tx, accountId))) throw new TenantBusy(accountId);
+}
+
+/**
+ * Whether the shared lock could be taken now; outside a transaction it is released at once, so this is a
+ * probe: an index job asks before it spends an embedding on rows it could not store.
+ */
+export async function tenantRowsFree(db: Tx, accountId: string): Promise<boolean> {
+  const { rows } = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock_shared($1, hashtext($2)) AS ok', [
+    TENANT_ROWS,
+    accountId,
+  ]);
+  return rows[0]?.ok === true;
 }

@@ -332,7 +332,7 @@ export class IdentityRepository {
     // apart, and a deadlock victim (with any other writer) is still retried.
     await retryAborted(() =>
       this.db.transaction(async (tx) => {
-        await lockTenantRows(tx, accountId, 'exclusive');
+        await lockTenantRows(tx, accountId);
         const { rowCount } = await tx.query(`DELETE FROM accounts WHERE account_id = $1${guard}`, params);
         if (rowCount === 0)
           throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
@@ -456,7 +456,7 @@ export class IdentityRepository {
 
   private async doDeleteUser(accountId: string, userId: string, audit: AuditSink): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await lockTenantRows(tx, accountId, 'exclusive');
+      await lockTenantRows(tx, accountId);
       const { rowCount } = await tx.query('DELETE FROM users WHERE account_id = $1 AND user_id = $2', [
         accountId,
         userId,

@@ -1,5 +1,5 @@
 import { Db } from '../db/db.port';
-import { lockTenantRows } from '../db/tenant-rows-lock';
+import { shareTenantRows, tenantRowsFree } from '../db/tenant-rows-lock';
 
 /** A node as the indexer reads it: what it needs to index and the rev it read. */
 export interface IndexInput {
@@ -43,6 +43,11 @@ const vectorText = (v: Float32Array | null) => (v ? `[${Array.from(v, (x) => +x.
 export class NodeIndexRepository {
   constructor(private readonly db: Db) {}
 
+  /** Whether no removal of the account's rows is running or waiting now (see tenantRowsFree). */
+  async tenantFree(accountId: string): Promise<boolean> {
+    return tenantRowsFree(this.db, accountId);
+  }
+
   async nodesForIndex(accountId: string, uris: string[]): Promise<IndexInput[]> {
     const { rows } = await this.db.query<IndexInput & { rev: string | number }>(
       'SELECT uri, kind, content, rev FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) ORDER BY uri',
@@ -57,10 +62,10 @@ export class NodeIndexRepository {
    */
   async storeFileIndexes(accountId: string, files: FileIndex[], embedderId: string | null): Promise<number> {
     if (files.length === 0) return 0;
-    // After a tenant-wide removal, not beside it: see lockTenantRows.
+    // Not beside a tenant-wide removal (TenantBusy while one runs): see shareTenantRows.
     const uris = files.map((f) => f.uri);
     const { rowCount } = await this.db.transaction(async (tx) => {
-      await lockTenantRows(tx, accountId, 'shared');
+      await shareTenantRows(tx, accountId);
       // The rows in URI order first, as writers lock them (node-write.ts): the UPDATE's join visits them in
       // its own order, and deadlocked with a batch write or another index job touching the same files.
       await tx.query('SELECT 1 FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) ORDER BY uri FOR UPDATE', [
@@ -174,8 +179,8 @@ export class NodeIndexRepository {
    */
   async storeSidecar(accountId: string, uri: string, claim: number, s: DirectorySummary): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      // After a tenant-wide removal, not beside it (it deletes nodes before sidecar_state): see lockTenantRows.
-      await lockTenantRows(tx, accountId, 'shared');
+      // Not beside a tenant-wide removal (it deletes nodes before sidecar_state): see shareTenantRows.
+      await shareTenantRows(tx, accountId);
       const { rows } = await tx.query(
         'SELECT 1 FROM sidecar_state WHERE account_id = $1 AND uri = $2 AND claim = $3 FOR UPDATE',
         [accountId, uri, claim],

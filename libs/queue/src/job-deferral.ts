@@ -1,0 +1,20 @@
+/**
+ * A durable job that cannot run yet and should not count as a failed attempt: its queue puts it back for
+ * `delayMs` (BullMQ: delayed with its attempts untouched; in process: run again after the pause) and its
+ * worker takes other work meanwhile. Thrown by the processor base when a processor names the error it got
+ * as a deferral (docs/operations.md, "Queue processors").
+ */
+export class JobDeferred extends Error {
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'JobDeferred';
+  }
+}
+
+/** A pause of about `ms` (±50%): jobs put back together do not all come back in the same instant. */
+export function jittered(ms: number, random: () => number = Math.random): number {
+  return Math.round(ms * (0.5 + random()));
+}

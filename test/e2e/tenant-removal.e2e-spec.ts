@@ -1,0 +1,137 @@
+import { Queue } from 'bullmq';
+import { Client } from 'pg';
+import {
+  AppProcess,
+  buildDist,
+  createTestDatabase,
+  eventually,
+  freePort,
+  requestTo,
+  startAppProcess,
+  TestDatabase,
+  TestRequest,
+  waitHealthy,
+} from '@app/testing';
+import { redisOptions } from '@app/queue';
+
+// docs/limits-and-security.md, "Removals and the indexer": while a user's removal holds its account's rows,
+// that account's index jobs are put back (delayed, no attempt counted) instead of holding the retriever's
+// only worker, so another account's write becomes searchable meanwhile. Separate gateway and retriever
+// processes on one PostgreSQL store (on PGlite one connection serialises everything; nothing waits there).
+const PG = process.env.MUNINN_TEST_DATABASE_URL;
+const suite = PG ? describe : describe.skip;
+const ROOT = 'root-key-tenant-removal-0123456789';
+/** The advisory lock class of an account's rows (libs/store tenant-rows-lock). */
+const TENANT_ROWS = 4242091;
+
+const settled = <T>(check: () => Promise<T | null | undefined | false>, ms = 60_000) =>
+  eventually(check, { ms, pollMs: 200, retryErrors: true });
+
+suite("a removal of an account's rows and the indexer (real processes)", () => {
+  let db: TestDatabase;
+  let prefix: string;
+  let api: TestRequest;
+  const procs: AppProcess[] = [];
+  let blocker: Client;
+
+  const call = (method: string, path: string, key: string, body?: unknown) => api(method, path, { key, body });
+  const found = async (key: string, word: string, file: string) => {
+    const r = await call('POST', '/api/v1/search/find', key, { query: word, limit: 5 });
+    return r.status === 200 && r.body.result.resources.some((h: { uri: string }) => h.uri.endsWith(file));
+  };
+  const write = async (key: string, uri: string, content: string) =>
+    expect((await call('POST', '/api/v1/content/write', key, { uri, content, mode: 'create' })).status).toBe(200);
+
+  beforeAll(async () => {
+    buildDist();
+    db = await createTestDatabase(PG as string);
+    const port = await freePort();
+    api = requestTo(`http://127.0.0.1:${port}`);
+    prefix = `removal-${port}-${Date.now()}`;
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL as string,
+      MUNINN_QUEUE_PREFIX: prefix,
+      MUNINN_ROOT_API_KEY: ROOT,
+      // The removal below waits on a row this test holds; the store's 5 s would end it (and, before the
+      // change, an index job waiting for the removal) before the test has looked.
+      MUNINN_STATEMENT_TIMEOUT_MS: '90000',
+    };
+    procs.push(startAppProcess('gateway', env));
+    await waitHealthy(`http://127.0.0.1:${port}`);
+    procs.push(startAppProcess('retriever', { ...env, MUNINN_WORKER_CONCURRENCY: '1' }));
+    blocker = new Client({ connectionString: db.url });
+  }, 240_000);
+
+  afterAll(async () => {
+    await blocker?.end().catch(() => undefined);
+    await Promise.all(procs.map((p) => p.kill('SIGKILL')));
+    await db?.drop();
+  });
+
+  it("another account's write is searchable while a removal runs; the removed account's job waits delayed, then lands", async () => {
+    const account = async (id: string) => {
+      const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
+      expect(r.status).toBe(200);
+      return r.body.result.user_key as string;
+    };
+    const alpha = await account('alpha');
+    const beta = await account('beta');
+    const carol = await call('POST', '/api/v1/admin/accounts/alpha/users', alpha, { user_id: 'carol', role: 'user' });
+    expect(carol.status).toBe(200);
+    // Both workers warmed: one write of each account indexed before the removal starts.
+    await write(alpha, 'viking://resources/warm.md', 'Alpha warm-up note about quokkafern.');
+    await write(beta, 'viking://resources/warm.md', 'Beta warm-up note about quokkafern.');
+    await settled(async () => (await found(alpha, 'quokkafern', 'warm.md')) && found(beta, 'quokkafern', 'warm.md'));
+
+    // carol's removal takes alpha's rows (the tenant lock) and then waits for her user row, held here.
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query("SELECT 1 FROM users WHERE account_id = 'alpha' AND user_id = 'carol' FOR UPDATE");
+    const removal = call('DELETE', '/api/v1/admin/accounts/alpha/users/carol', alpha);
+    let removed = false;
+    void removal.then(
+      () => (removed = true),
+      () => undefined,
+    );
+    await settled(
+      async () =>
+        (
+          await db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND mode = 'ExclusiveLock' AND granted",
+            [TENANT_ROWS],
+          )
+        )[0].n === 1,
+    );
+
+    // alpha's write first (the single worker takes it first), then beta's.
+    await write(alpha, 'viking://resources/during.md', 'Alpha note written during the removal: wombatlichen.');
+    await write(beta, 'viking://resources/during.md', 'Beta note written during the removal: wombatlichen.');
+    await settled(() => found(beta, 'wombatlichen', 'during.md'), 30_000);
+    expect(removed).toBe(false);
+    expect(await found(alpha, 'wombatlichen', 'during.md')).toBe(false);
+
+    // alpha's job is put back: delayed, without an attempt counted against its retries.
+    const index = new Queue('index', { connection: redisOptions(process.env.REDIS_URL as string), prefix });
+    try {
+      const delayed = await settled(async () =>
+        (await index.getJobs(['delayed'])).find((j) => j.data.accountId === 'alpha'),
+      );
+      expect(delayed.attemptsMade).toBe(0);
+
+      // The removal goes on once the row is let go; then alpha's write lands, with no failed attempt behind it.
+      await blocker.query('ROLLBACK');
+      expect((await removal).status).toBe(200);
+      await settled(() => found(alpha, 'wombatlichen', 'during.md'));
+      const done = await index.getJob(delayed.id as string);
+      // Started more than once, yet its run saw no failed attempt before it (the result's `retries`).
+      expect(await done?.getState()).toBe('completed');
+      expect(done?.attemptsStarted).toBeGreaterThanOrEqual(2);
+      expect(done?.returnvalue.retries).toBe(0);
+    } finally {
+      await index.close();
+    }
+  });
+});
