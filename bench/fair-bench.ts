@@ -16,7 +16,8 @@
  * (BENCH_FAIR_BACKLOG, default 1000), A honouring its `Retry-After`. Each run also prints the index
  * queue's peak depth (jobs waiting, sampled every 250 ms) and the writes refused for A's backlog.
  * docs/limits-and-security.md "Fair background queues" and "Backlog bounds".
- * `BENCH_FAIR_MODE=extract` measures the extract queue instead (bench/fair-extract.ts).
+ * `BENCH_FAIR_MODE=extract` measures the extract queue instead (bench/fair-extract.ts); `BENCH_FAIR_MODE=removal`
+ * another tenant's writes while one removes a large user (bench/fair-removal.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -24,6 +25,7 @@ import { AddressInfo } from 'node:net';
 import { QueueName } from '@app/contracts';
 import { api, deploy, peakQueue, pct, sleep, Store } from './fair-support';
 import { extractScenario } from './fair-extract';
+import { removalScenario } from './fair-removal';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 20);
 const EMBED_MS = Number(process.env.BENCH_FAIR_EMBED_MS ?? 300);
@@ -145,6 +147,7 @@ async function main() {
   const pgBase = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
   const stores = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',') as Store[];
   if (process.env.BENCH_FAIR_MODE === 'extract') return extractScenario(stores, pgBase);
+  if (process.env.BENCH_FAIR_MODE === 'removal') return removalScenario(stores, pgBase);
   const rows: string[] = [];
   const embeddings = await slowEmbeddings();
   for (const store of stores) {

@@ -1,14 +1,16 @@
 /**
- * What both scenarios of `npm run bench:fair` share: the HTTP call, percentiles, and one standalone
- * Muninn process (`dist/`, api_key mode) on PGlite or a fresh PostgreSQL database with two tenants.
+ * What the scenarios of `npm run bench:fair` share: the HTTP call, percentiles, and one standalone
+ * Muninn process (`dist/`, api_key mode) on PGlite or a fresh PostgreSQL database with two tenants,
+ * optionally seeded through the store itself.
  */
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
 import { redisOptions } from '@app/queue';
+import { Db, openStore } from '@app/store';
 import { createTestDatabase, freePort, waitHealthy } from '@app/testing';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -40,36 +42,46 @@ export interface Deployment {
   stop(): Promise<void>;
 }
 
-/** Starts the built standalone process with `env` on top of the bench's own settings, and makes the tenants. */
+/**
+ * Starts the built standalone process with `env` on top of the bench's own settings, and makes the tenants.
+ * `seed` then writes to the store directly (rows no HTTP route could add fast enough): on PostgreSQL beside
+ * the running process, on PGlite (one process owns its folder) between a stop and a restart.
+ */
 export async function deploy(
   store: Store,
   env: Record<string, string>,
   usersA: number,
   pgBase?: string,
+  seed?: (db: Db) => Promise<void>,
 ): Promise<Deployment> {
   const port = await freePort();
   const prefix = `bench-fair-${port}`;
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'muninn-fair-'));
   const db = store === 'postgres' ? await createTestDatabase(pgBase as string) : null;
-  const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: process.env.BENCH_FAIR_LOG_LEVEL ?? 'error',
-      MUNINN_ROOT_API_KEY: ROOT,
-      REDIS_URL,
-      MUNINN_QUEUE_PREFIX: prefix,
-      MUNINN_DATA_DIR: dataDir,
-      ...env,
-      ...(db ? { DATABASE_URL: db.url } : {}),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const start = () =>
+    spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: process.env.BENCH_FAIR_LOG_LEVEL ?? 'error',
+        MUNINN_ROOT_API_KEY: ROOT,
+        REDIS_URL,
+        MUNINN_QUEUE_PREFIX: prefix,
+        MUNINN_DATA_DIR: dataDir,
+        ...env,
+        ...(db ? { DATABASE_URL: db.url } : {}),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  let child = start();
+  const end = async (c: ChildProcess, signal: NodeJS.Signals) => {
+    c.kill(signal);
+    if (c.exitCode === null && c.signalCode === null) await new Promise((r) => c.once('exit', r));
+  };
   const stop = async () => {
-    child.kill('SIGKILL');
-    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    await end(child, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
     await db?.drop();
   };
@@ -85,6 +97,19 @@ export async function deploy(
       keysA.push(r.body.result.user_key);
     }
     const b = await api(url, '/api/v1/admin/accounts', ROOT, { account_id: 'tenant-b', admin_user_id: 'agent' });
+    if (seed) {
+      if (!db) await end(child, 'SIGTERM');
+      const direct = await openStore({ databaseUrl: db?.url ?? null, dataDir });
+      try {
+        await seed(direct);
+      } finally {
+        await direct.close();
+      }
+      if (!db) {
+        child = start();
+        await waitHealthy(url, 120_000);
+      }
+    }
     return { url, prefix, keysA, keyB: b.body.result.user_key as string, stop };
   } catch (err) {
     await stop();
@@ -92,12 +117,20 @@ export async function deploy(
   }
 }
 
-/** The queue's jobs not yet taken (waiting, prioritised, delayed), sampled every 250 ms until `until`; the peak. */
-export async function peakQueue(name: QueueName, prefix: string, until: number): Promise<number> {
+/**
+ * The queue's jobs not yet taken (waiting, prioritised, delayed), sampled every 250 ms until `until` (or
+ * `done()`); the peak.
+ */
+export async function peakQueue(
+  name: QueueName,
+  prefix: string,
+  until: number,
+  done: () => boolean = () => false,
+): Promise<number> {
   const q = new Queue(name, { connection: redisOptions(REDIS_URL), prefix });
   let peak = 0;
   try {
-    while (Date.now() < until) {
+    while (Date.now() < until && !done()) {
       const c = await q.getJobCounts('waiting', 'prioritized', 'delayed');
       peak = Math.max(peak, (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0));
       await sleep(250);
