@@ -7,6 +7,7 @@ import {
   ConsecutiveBreaker,
   handleAll,
 } from 'cockatiel';
+import type { SharedCircuit } from './circuit-share';
 
 /** A call's result that counts as a failure (a digest answers `failed` rather than throwing). */
 class FailedResult<T> extends Error {
@@ -25,6 +26,10 @@ export type BreakerRun<T> = { skipped: true } | { skipped: false; value: T };
  * for `cooldownMs` (each request degrades at once, as it would after the fuse); then the first request's
  * call finds out, and the others go without it meanwhile rather than wait for it; its success closes the
  * circuit, its failure opens it again. `failures` 0: no circuit.
+ *
+ * With a `share`, the circuit's opening is told to the deployment's other processes, and theirs hold this
+ * one open (cockatiel's isolation) for the cool-down they announce; it closes after it, and the next call
+ * finds out (docs/limits-and-security.md, "A model that stops answering").
  */
 export class CallCircuit {
   private readonly policy: CircuitBreakerPolicy | null;
@@ -35,18 +40,29 @@ export class CallCircuit {
     failures: number,
     cooldownMs: number,
     onChange: (open: boolean) => void = () => undefined,
+    share: SharedCircuit | null = null,
     logger = new Logger(CallCircuit.name),
   ) {
     if (failures <= 0) {
       this.policy = null;
       return;
     }
-    this.policy = circuitBreaker(handleAll, { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) });
-    this.policy.onBreak(() => {
+    const policy = circuitBreaker(handleAll, { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) });
+    this.policy = policy;
+    policy.onBreak((reason) => {
+      // Held open for another process: that one said so in its log, and says it again after its cool-down.
+      if ('isolated' in reason) return onChange(true);
       logger.warn(`${name}: ${failures} calls in a row failed; none made for ${cooldownMs / 1000} s`);
+      share?.announce(cooldownMs);
       onChange(true);
     });
-    this.policy.onReset(() => {
+    share?.listen((ms) => {
+      if (policy.state === CircuitState.Isolated) logger.debug(`${name}: held open by another process again`);
+      else logger.warn(`${name}: another process's calls failed; none made here for ${ms / 1000} s`);
+      const hold = policy.isolate();
+      setTimeout(() => hold.dispose(), ms).unref();
+    });
+    policy.onReset(() => {
       logger.log(`${name}: the provider answers again; calls resume`);
       onChange(false);
     });

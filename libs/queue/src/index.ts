@@ -27,4 +27,5 @@ export * from './model-budget';
 export * from './model-metrics';
 export * from './invalidation-channel';
 export * from './call-circuit';
+export * from './circuit-share';
 export * from './with-timeout';

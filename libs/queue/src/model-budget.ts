@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { CircuitShare } from './circuit-share';
 import { ModelCall, ModelCallOutcome, ModelMetrics } from './model-metrics';
 
 /** A day's count outlives its day by one, so a clock a little off at midnight still finds it. */
@@ -49,8 +50,9 @@ export class ModelBudget {
   private local = new Map<string, number>();
   private localDay = '';
   private readonly prefix: string;
-  /** The deployment's model calls in figures, for `/metrics`. */
-  readonly metrics = new ModelMetrics();
+  /** The deployment's model calls in figures, for `/metrics`, and its circuits (shared through Redis). */
+  readonly metrics: ModelMetrics;
+  private readonly share: CircuitShare | null;
 
   /** @param queuePrefix the deployment's queue prefix, under which the counts are kept */
   constructor(
@@ -58,6 +60,12 @@ export class ModelBudget {
     private readonly redis: Redis | null,
   ) {
     this.prefix = `${queuePrefix}:model-tokens`;
+    this.share = redis ? new CircuitShare(redis, queuePrefix) : null;
+    this.metrics = new ModelMetrics(this.share);
+  }
+
+  onModuleDestroy(): void {
+    this.share?.stop();
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import { CallCircuit } from './call-circuit';
+import type { CircuitShare } from './circuit-share';
 
 /**
  * Which model call: a commit's extraction, a context request's query expansion or digest (gateway), a
@@ -34,10 +35,13 @@ export class ModelMetrics {
 
   private readonly circuitGauge = new Gauge({
     name: 'muninn_model_circuit_open',
-    help: "1 while this process's circuit for the call is open or finding out (calls not made), else 0: the gateway's expand and digest, the retriever's embed and index_embed",
+    help: "1 while this process's circuit for the call is open, held open for another process's, or finding out (calls not made), else 0: the gateway's expand and digest, the retriever's embed and index_embed",
     labelNames: ['call'],
     registers: [],
   });
+
+  /** @param share how this process's circuits hear the deployment's other processes' (none without Redis) */
+  constructor(private readonly share: CircuitShare | null = null) {}
 
   /** Serves these figures on a process's metrics registry. */
   registerOn(registry: Registry): void {
@@ -60,8 +64,12 @@ export class ModelMetrics {
     name: string,
     settings: { breakerFailures: number; breakerCooldownMs: number },
   ): CallCircuit {
-    return new CallCircuit(name, settings.breakerFailures, settings.breakerCooldownMs, (open) =>
-      this.circuitOpen(call, open),
+    return new CallCircuit(
+      name,
+      settings.breakerFailures,
+      settings.breakerCooldownMs,
+      (open) => this.circuitOpen(call, open),
+      this.share?.of(call) ?? null,
     );
   }
 

@@ -1,0 +1,106 @@
+// docs/limits-and-security.md, "A model that stops answering": the circuits of a deployment's processes
+// are shared through Redis. Two gateways of one deployment (a standalone process, which also runs the
+// workers, and a second gateway process) on one PostgreSQL store and one queue prefix; a fake
+// OpenAI-protocol planner that holds every call past the expansion's fuse.
+import {
+  AppProcess,
+  buildDist,
+  createTestDatabase,
+  eventually,
+  FakeLlmServer,
+  freePort,
+  FakeLlmRequest,
+  requestTo,
+  startAppProcess,
+  startFakeLlmServer,
+  TestDatabase,
+  TestRequest,
+  waitHealthy,
+} from '@app/testing';
+
+const PG = process.env.MUNINN_TEST_DATABASE_URL;
+const suite = PG ? describe : describe.skip;
+const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
+
+suite('the model circuits of two gateways (real processes)', () => {
+  let db: TestDatabase;
+  let fake: FakeLlmServer;
+  let first: TestRequest;
+  let second: TestRequest;
+  const procs: AppProcess[] = [];
+
+  const plannerCalls = () => fake.requests.filter(isPlanner).length;
+  const ask = async (gateway: TestRequest) => {
+    const r = await gateway('POST', '/api/v1/search/search', {
+      body: { query: 'narwhal', mode: 'context', session_id: 'talk', query_expansion: 'auto', dedup_turns: 0 },
+    });
+    expect(r.status).toBe(200);
+    return r.body.result as { entries: { uri: string }[]; stats: { query_expansion: string } };
+  };
+  const circuitOpen = async (gateway: TestRequest) => {
+    const text = (await gateway('GET', '/metrics')).text as string;
+    return Number(/^muninn_model_circuit_open\{call="expand"\} (\d+)$/m.exec(text)?.[1] ?? NaN);
+  };
+
+  beforeAll(async () => {
+    buildDist();
+    db = await createTestDatabase(PG as string);
+    fake = await startFakeLlmServer({
+      fallback: (req) => (isPlanner(req) ? { text: '{"queries": []}', delayMs: 20_000 } : 'NO_RELEVANT_MEMORY'),
+    });
+    const [p1, p2] = [await freePort(), await freePort()];
+    const env = {
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL as string,
+      MUNINN_QUEUE_PREFIX: `circuit-shared-${p1}`,
+      LLM_BASE_URL: fake.url,
+      LLM_MODEL: 'chat-model',
+      RECALL_INTENT_TIMEOUT_S: '2',
+      MUNINN_MODEL_BREAKER_FAILURES: '2',
+      MUNINN_MODEL_BREAKER_COOLDOWN_S: '300',
+    };
+    procs.push(startAppProcess('standalone', { ...env, PORT: String(p1) }));
+    await waitHealthy(`http://127.0.0.1:${p1}`);
+    procs.push(startAppProcess('gateway', { ...env, PORT: String(p2) }));
+    await waitHealthy(`http://127.0.0.1:${p2}`);
+    first = requestTo(`http://127.0.0.1:${p1}`);
+    second = requestTo(`http://127.0.0.1:${p2}`);
+    const w = await first('POST', '/api/v1/content/write', {
+      body: {
+        uri: 'viking://user/default/memories/entities/narwhal.md',
+        content: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.',
+        mode: 'create',
+        wait: true,
+      },
+    });
+    expect(w.status).toBe(200);
+    expect((await first('POST', '/api/v1/sessions', { body: { session_id: 'talk' } })).status).toBe(200);
+    const msg = { role: 'user', content: 'we talked about narwhals' };
+    expect((await first('POST', '/api/v1/sessions/talk/messages', { body: msg })).status).toBe(200);
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.kill('SIGKILL')));
+    await fake?.close();
+    await db?.drop();
+  });
+
+  it("one gateway's circuit opening keeps the other from calling the planner, and its answers still serve the memory", async () => {
+    expect(await circuitOpen(second)).toBe(0);
+    // The first gateway's two calls run past the fuse: its circuit opens.
+    for (let i = 1; i <= 2; i++) {
+      expect((await ask(first)).stats.query_expansion).toBe('failed');
+      expect(plannerCalls()).toBe(i);
+    }
+    expect(await circuitOpen(first)).toBe(1);
+    // The second gateway never saw a call fail, yet makes none; the memory is served without expansion.
+    await eventually(async () => (await circuitOpen(second)) === 1, { ms: 10_000, pollMs: 100 });
+    for (let i = 0; i < 3; i++) {
+      const r = await ask(second);
+      expect(r.stats.query_expansion).toBe('failed');
+      expect(r.entries.map((e) => e.uri)).toContain('viking://user/default/memories/entities/narwhal.md');
+    }
+    expect(plannerCalls()).toBe(2);
+  });
+});
