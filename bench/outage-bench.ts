@@ -28,12 +28,17 @@
  * vector, no such file was found until the provider answered again (docs/limits-and-security.md, "Writes
  * while it is away").
  *
- * BENCH_OUTAGE_SCENARIOS (a comma list of `write`, `embed`, `model`; default all) runs some of them only.
+ * A fourth, `gateways` (bench/outage-gateways.ts, PostgreSQL only), runs the first with several gateways of
+ * one deployment, their circuits each its own and shared.
+ *
+ * BENCH_OUTAGE_SCENARIOS (a comma list of `write`, `embed`, `model`, `gateways`; default all) runs some of
+ * them only.
  */
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { FakeLlmServer, startFakeLlmServer } from '@app/testing';
 import { benchStores, BenchStore, buildStandalone, startStandalone } from './standalone';
+import { GatewaysRow, gatewaysRun, printGateways } from './outage-gateways';
 
 const CLIENTS = Number(process.env.BENCH_OUTAGE_CLIENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? 20);
@@ -333,7 +338,7 @@ async function writeRun(target: { store: BenchStore; pgBase?: string }, circuit:
 }
 
 /** BENCH_OUTAGE_SCENARIOS, a comma list of `write`, `embed`, `model` (default all three). */
-const SCENARIOS = new Set((process.env.BENCH_OUTAGE_SCENARIOS ?? 'write,embed,model').split(','));
+const SCENARIOS = new Set((process.env.BENCH_OUTAGE_SCENARIOS ?? 'write,embed,model,gateways').split(','));
 
 async function main() {
   buildStandalone();
@@ -353,12 +358,21 @@ async function main() {
     }
   const llm = await startFakeLlmServer();
   const rows: Row[] = [];
+  const gatewayRows: GatewaysRow[] = [];
   try {
     for (const target of SCENARIOS.has('model') ? benchStores() : [])
       for (const circuit of ['off', 'on'] as const) {
         const row = await run(target, circuit, llm);
         console.log(JSON.stringify(row));
         rows.push(row);
+      }
+    const pg = SCENARIOS.has('gateways') ? benchStores().filter((t) => t.store === 'postgres') : [];
+    if (SCENARIOS.has('gateways') && pg.length === 0) console.log('gateways: PostgreSQL only, skipped');
+    for (const target of pg)
+      for (const shared of [false, true]) {
+        const row = await gatewaysRun(target, shared, llm, { clients: CLIENTS, call, ask });
+        console.log(JSON.stringify(row));
+        gatewayRows.push(row);
       }
   } finally {
     await llm.close();
@@ -390,6 +404,7 @@ async function main() {
     console.log(
       `| ${r.store} | ${r.circuit} | ${r.found} of ${r.written} | ${r.foundP50S.toFixed(1)} / ${r.foundMaxS.toFixed(1)} | ${r.embedCalls} | ${r.settledS.toFixed(1)} |`,
     );
+  printGateways(gatewayRows, CLIENTS);
   for (const store of new Set(rows.map((r) => r.store))) {
     const [off, on] = ['off', 'on'].map((c) => rows.find((r) => r.store === store && r.circuit === c));
     if (off && on)

@@ -12,6 +12,8 @@ export interface Standalone {
   pid: number;
   /** The bench database's URL on PostgreSQL (for reading its backends' CPU), null on PGlite. */
   dbUrl: string | null;
+  /** Its queue prefix (another process of the same deployment runs with it). */
+  prefix: string;
   /** Stops the process (SIGTERM, waiting for its exit) and removes its folder and database. */
   stop(): Promise<void>;
 }
@@ -45,18 +47,46 @@ export async function startStandalone(
   const db = target.store === 'postgres' && target.pgBase ? await createTestDatabase(target.pgBase) : null;
   const dataDir = mkdtempSync(join(tmpdir(), `muninn-${name}-`));
   const port = await freePort();
+  const prefix = `bench-${name}-${port}`;
+  const app = await boot('standalone', port, prefix, { MUNINN_DATA_DIR: dataDir, ...env }, db?.url, async () => {
+    await db?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { ...app, dbUrl: db?.url ?? null, prefix };
+}
+
+/**
+ * Boots `dist/apps/gateway` as another gateway of `of`'s deployment (its database and queue prefix, so
+ * PostgreSQL only) with `env`, and waits until it is healthy; returns its URL and how to stop it.
+ */
+export async function startGateway(
+  of: Standalone,
+  env: Record<string, string>,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  if (!of.dbUrl) throw new Error('another gateway shares the store: PostgreSQL only');
+  return boot('gateway', await freePort(), of.prefix, env, of.dbUrl, async () => undefined);
+}
+
+/** Spawns a built app on `port` and waits until it is healthy; `stop` ends it (SIGTERM) and then runs `cleanUp`. */
+async function boot(
+  app: 'standalone' | 'gateway',
+  port: number,
+  prefix: string,
+  env: Record<string, string>,
+  databaseUrl: string | undefined,
+  cleanUp: () => Promise<void>,
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
+  const child = spawn(process.execPath, [`dist/apps/${app}/src/main.js`], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: String(port),
       HOST: '127.0.0.1',
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      MUNINN_QUEUE_PREFIX: `bench-${name}-${port}`,
-      MUNINN_DATA_DIR: dataDir,
+      MUNINN_QUEUE_PREFIX: prefix,
       LOG_LEVEL: 'error',
       ...env,
-      ...(db ? { DATABASE_URL: db.url } : {}),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -64,8 +94,7 @@ export async function startStandalone(
   const stop = async () => {
     child.kill('SIGTERM');
     await exited;
-    await db?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await cleanUp();
   };
   try {
     await waitHealthy(url, 120_000);
@@ -73,5 +102,5 @@ export async function startStandalone(
     await stop();
     throw err;
   }
-  return { url, pid: child.pid as number, dbUrl: db?.url ?? null, stop };
+  return { url, pid: child.pid as number, stop };
 }

@@ -9,6 +9,7 @@ import {
   eventually,
   FakeLlmServer,
   freePort,
+  FakeLlmReply,
   FakeLlmRequest,
   requestTo,
   startAppProcess,
@@ -21,6 +22,8 @@ import {
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
 const suite = PG ? describe : describe.skip;
 const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
+const COOLDOWN_S = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 suite('the model circuits of two gateways (real processes)', () => {
   let db: TestDatabase;
@@ -28,6 +31,7 @@ suite('the model circuits of two gateways (real processes)', () => {
   let first: TestRequest;
   let second: TestRequest;
   const procs: AppProcess[] = [];
+  let plannerReply: FakeLlmReply = { text: '{"queries": []}', delayMs: 20_000 };
 
   const plannerCalls = () => fake.requests.filter(isPlanner).length;
   const ask = async (gateway: TestRequest) => {
@@ -46,7 +50,7 @@ suite('the model circuits of two gateways (real processes)', () => {
     buildDist();
     db = await createTestDatabase(PG as string);
     fake = await startFakeLlmServer({
-      fallback: (req) => (isPlanner(req) ? { text: '{"queries": []}', delayMs: 20_000 } : 'NO_RELEVANT_MEMORY'),
+      fallback: (req) => (isPlanner(req) ? plannerReply : 'NO_RELEVANT_MEMORY'),
     });
     const [p1, p2] = [await freePort(), await freePort()];
     const env = {
@@ -58,7 +62,7 @@ suite('the model circuits of two gateways (real processes)', () => {
       LLM_MODEL: 'chat-model',
       RECALL_INTENT_TIMEOUT_S: '2',
       MUNINN_MODEL_BREAKER_FAILURES: '2',
-      MUNINN_MODEL_BREAKER_COOLDOWN_S: '300',
+      MUNINN_MODEL_BREAKER_COOLDOWN_S: String(COOLDOWN_S),
     };
     procs.push(startAppProcess('standalone', { ...env, PORT: String(p1) }));
     await waitHealthy(`http://127.0.0.1:${p1}`);
@@ -86,21 +90,34 @@ suite('the model circuits of two gateways (real processes)', () => {
     await db?.drop();
   });
 
-  it("one gateway's circuit opening keeps the other from calling the planner, and its answers still serve the memory", async () => {
+  it("one gateway's circuit keeps the other from calling the planner until its own call finds the planner back", async () => {
     expect(await circuitOpen(second)).toBe(0);
     // The first gateway's two calls run past the fuse: its circuit opens.
     for (let i = 1; i <= 2; i++) {
       expect((await ask(first)).stats.query_expansion).toBe('failed');
       expect(plannerCalls()).toBe(i);
     }
+    const opened = Date.now();
     expect(await circuitOpen(first)).toBe(1);
     // The second gateway never saw a call fail, yet makes none; the memory is served without expansion.
-    await eventually(async () => (await circuitOpen(second)) === 1, { ms: 10_000, pollMs: 100 });
+    await eventually(async () => (await circuitOpen(second)) === 1, { ms: 3000, pollMs: 100 });
     for (let i = 0; i < 3; i++) {
       const r = await ask(second);
       expect(r.stats.query_expansion).toBe('failed');
       expect(r.entries.map((e) => e.uri)).toContain('viking://user/default/memories/entities/narwhal.md');
     }
     expect(plannerCalls()).toBe(2);
+
+    // Past the first gateway's cool-down the second still waits for its word: one call finds out, not two.
+    plannerReply = { text: '{"queries": ["narwhal tusk"]}' };
+    await sleep(Math.max(0, opened + COOLDOWN_S * 1000 + 300 - Date.now()));
+    expect((await ask(second)).stats.query_expansion).toBe('failed');
+    expect(plannerCalls()).toBe(2);
+    // The first gateway's call finds the planner back; the second gateway's circuit closes with it.
+    expect((await ask(first)).stats.query_expansion).toBe('used');
+    expect(plannerCalls()).toBe(3);
+    await eventually(async () => (await circuitOpen(second)) === 0, { ms: 2000, pollMs: 100 });
+    expect((await ask(second)).stats.query_expansion).toBe('used');
+    expect(plannerCalls()).toBe(4);
   });
 });

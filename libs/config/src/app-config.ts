@@ -162,6 +162,8 @@ export interface AppConfig {
      */
     breakerFailures: number;
     breakerCooldownMs: number;
+    /** Whether a circuit's opening holds the other processes' circuits of that call open (through Redis). */
+    breakerShared: boolean;
   };
   /** Session message bounds and extraction (see docs/sessions.md). */
   sessions: {

@@ -743,6 +743,11 @@ export class EnvDto {
   @Max(3600)
   MUNINN_MODEL_BREAKER_COOLDOWN_S?: number;
 
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  MUNINN_MODEL_BREAKER_SHARED?: boolean;
+
   // Sessions (docs/sessions.md): bounds of one message and one batch, the extraction model's fuse.
   @IsOptional()
   @Transform(toInt)

@@ -84,19 +84,36 @@ describe('loadConfig', () => {
 
   it('model failures: the extraction retry wait and the request-path circuit', () => {
     const d = loadConfig({});
-    expect([d.sessions.extractRetryMs, d.llm.breakerFailures, d.llm.breakerCooldownMs]).toEqual([2000, 5, 30_000]);
+    expect([d.sessions.extractRetryMs, d.llm.breakerFailures, d.llm.breakerCooldownMs, d.llm.breakerShared]).toEqual([
+      2000,
+      5,
+      30_000,
+      true,
+    ]);
     const c = loadConfig({
       MUNINN_EXTRACT_RETRY_S: '0.1',
       MUNINN_MODEL_BREAKER_FAILURES: '0',
       MUNINN_MODEL_BREAKER_COOLDOWN_S: '2.5',
+      MUNINN_MODEL_BREAKER_SHARED: 'false',
     });
-    expect([c.sessions.extractRetryMs, c.llm.breakerFailures, c.llm.breakerCooldownMs]).toEqual([100, 0, 2500]);
+    expect([c.sessions.extractRetryMs, c.llm.breakerFailures, c.llm.breakerCooldownMs, c.llm.breakerShared]).toEqual([
+      100,
+      0,
+      2500,
+      false,
+    ]);
     const problems = problemsOf({
       MUNINN_EXTRACT_RETRY_S: '0',
       MUNINN_MODEL_BREAKER_FAILURES: '1001',
       MUNINN_MODEL_BREAKER_COOLDOWN_S: 'soon',
+      MUNINN_MODEL_BREAKER_SHARED: 'sometimes',
     });
-    for (const name of ['EXTRACT_RETRY_S', 'MODEL_BREAKER_FAILURES', 'MODEL_BREAKER_COOLDOWN_S'])
+    for (const name of [
+      'EXTRACT_RETRY_S',
+      'MODEL_BREAKER_FAILURES',
+      'MODEL_BREAKER_COOLDOWN_S',
+      'MODEL_BREAKER_SHARED',
+    ])
       expect(problems.some((p) => p.includes(`MUNINN_${name}`))).toBe(true);
   });
 

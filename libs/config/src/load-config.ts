@@ -168,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       enableIntent: dto.RETRIEVAL_ENABLE_INTENT ?? true,
       breakerFailures: dto.MUNINN_MODEL_BREAKER_FAILURES ?? 5,
       breakerCooldownMs: Math.round((dto.MUNINN_MODEL_BREAKER_COOLDOWN_S ?? 30) * 1000),
+      breakerShared: dto.MUNINN_MODEL_BREAKER_SHARED ?? true,
     },
     sessions: {
       messageMaxChars: dto.MUNINN_SESSION_MESSAGE_MAX_CHARS ?? 200_000,
@@ -248,6 +249,7 @@ const DECLARED = [
   'RECALL_REWRITE_TIMEOUT_S',
   'MUNINN_MODEL_BREAKER_FAILURES',
   'MUNINN_MODEL_BREAKER_COOLDOWN_S',
+  'MUNINN_MODEL_BREAKER_SHARED',
   'RETRIEVAL_ENABLE_INTENT',
   'MUNINN_STATEMENT_TIMEOUT_MS',
   'MUNINN_FILTER_MAX_NODES',

@@ -27,9 +27,10 @@ export type BreakerRun<T> = { skipped: true } | { skipped: false; value: T };
  * call finds out, and the others go without it meanwhile rather than wait for it; its success closes the
  * circuit, its failure opens it again. `failures` 0: no circuit.
  *
- * With a `share`, the circuit's opening is told to the deployment's other processes, and theirs hold this
- * one open (cockatiel's isolation) for the cool-down they announce; it closes after it, and the next call
- * finds out (docs/limits-and-security.md, "A model that stops answering").
+ * With a `share`, the circuit's opening and closing are told to the deployment's other processes: another
+ * process's opening holds this one open (cockatiel's isolation) until that process says its circuit closed
+ * (or twice the cool-down passed without word), so one call per cool-down finds out for the deployment;
+ * its closing closes this one (docs/limits-and-security.md, "A model that stops answering").
  */
 export class CallCircuit {
   private readonly policy: CircuitBreakerPolicy | null;
@@ -49,22 +50,33 @@ export class CallCircuit {
     }
     const policy = circuitBreaker(handleAll, { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) });
     this.policy = policy;
+    const remote = new RemoteHold(policy);
     policy.onBreak((reason) => {
-      // Held open for another process: that one said so in its log, and says it again after its cool-down.
-      if ('isolated' in reason) return onChange(true);
-      logger.warn(`${name}: ${failures} calls in a row failed; none made for ${cooldownMs / 1000} s`);
-      share?.announce(cooldownMs);
+      // Held open for another process: that one logged why.
+      if (!('isolated' in reason)) {
+        logger.warn(`${name}: ${failures} calls in a row failed; none made for ${cooldownMs / 1000} s`);
+        share?.announce(true, cooldownMs);
+      }
       onChange(true);
     });
-    share?.listen((ms) => {
-      if (policy.state === CircuitState.Isolated) logger.debug(`${name}: held open by another process again`);
-      else logger.warn(`${name}: another process's calls failed; none made here for ${ms / 1000} s`);
-      const hold = policy.isolate();
-      setTimeout(() => hold.dispose(), ms).unref();
-    });
     policy.onReset(() => {
-      logger.log(`${name}: the provider answers again; calls resume`);
+      if (remote.releasing) logger.log(`${name}: calls resume (another process stopped holding them)`);
+      else {
+        logger.log(`${name}: the provider answers again; calls resume`);
+        share?.announce(false);
+      }
       onChange(false);
+    });
+    share?.listen({
+      opened: (ms) => {
+        if (!remote.held) logger.warn(`${name}: another process's calls failed; none made here meanwhile`);
+        remote.hold(ms);
+      },
+      // The provider answered another process: close here too, unless this process's own call is finding out.
+      closed: () => {
+        if (policy.state === CircuitState.Open) remote.hold(0);
+        remote.release();
+      },
     });
     onChange(false);
   }
@@ -85,6 +97,43 @@ export class CallCircuit {
       if (err instanceof BrokenCircuitError) return { skipped: true };
       if (err instanceof FailedResult) return { skipped: false, value: err.value as T };
       throw err;
+    }
+  }
+}
+
+/**
+ * A circuit held open for another process (cockatiel's isolation): until it is released, or for twice the
+ * announced cool-down without word (that process may have died; its cool-down and its finding out fit).
+ */
+class RemoteHold {
+  private handle: { dispose(): void } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  /** True while the release itself closes the circuit (not this process's call finding the provider back). */
+  releasing = false;
+
+  constructor(private readonly policy: CircuitBreakerPolicy) {}
+
+  get held(): boolean {
+    return this.handle !== null;
+  }
+
+  hold(ms: number): void {
+    this.handle ??= this.policy.isolate();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.release(), 2 * ms).unref();
+  }
+
+  release(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const handle = this.handle;
+    this.handle = null;
+    if (!handle) return;
+    this.releasing = true;
+    try {
+      handle.dispose();
+    } finally {
+      this.releasing = false;
     }
   }
 }

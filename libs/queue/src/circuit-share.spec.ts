@@ -22,7 +22,7 @@ describe('the model circuits shared through Redis', () => {
     await Promise.all(conns.map((c) => c.quit()));
   });
 
-  it("one process's circuit opening holds the others' of that call open for its cool-down, and no other call's", async () => {
+  it("one process's circuit opening holds the others' of that call open until it closes, and no other call's", async () => {
     const settings = { breakerFailures: 2, breakerCooldownMs: 1500 };
     const a = process_().metrics.newCircuit('expand', 'expansion (a)', settings);
     const second = process_();
@@ -43,10 +43,22 @@ describe('the model circuits shared through Redis', () => {
     expect(await b.run(bCall)).toEqual({ skipped: true });
     expect(await bDigest.run(bCall)).toEqual({ skipped: false, value: 'answer' });
     expect(bCalls).toBe(2);
-    // After a's cool-down b calls again (a's own first call finds out for a).
-    await sleep(1500);
+    // Past a's cool-down b still waits for a's word: one call finds out for the deployment, a's.
+    await sleep(1700);
+    expect(await b.run(bCall)).toEqual({ skipped: true });
+    expect(await a.run(async () => 'back')).toEqual({ skipped: false, value: 'back' }); // a closes
+    await sleep(300);
     expect(await b.run(bCall)).toEqual({ skipped: false, value: 'answer' });
     expect(bCalls).toBe(3);
+
+    // Without word from a (a process that died), b's hold ends after twice the cool-down.
+    await expect(a.run(failing)).rejects.toThrow('provider 503');
+    await expect(a.run(failing)).rejects.toThrow('provider 503');
+    await sleep(300);
+    expect(await b.run(bCall)).toEqual({ skipped: true });
+    await sleep(2 * 1500);
+    expect(await b.run(bCall)).toEqual({ skipped: false, value: 'answer' });
+    expect(bCalls).toBe(4);
   });
 
   it('a process without Redis has its circuits to itself', async () => {

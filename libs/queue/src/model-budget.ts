@@ -54,13 +54,17 @@ export class ModelBudget {
   readonly metrics: ModelMetrics;
   private readonly share: CircuitShare | null;
 
-  /** @param queuePrefix the deployment's queue prefix, under which the counts are kept */
+  /**
+   * @param queuePrefix the deployment's queue prefix, under which the counts are kept
+   * @param shareCircuits whether the circuits are shared with the deployment's other processes (`MUNINN_MODEL_BREAKER_SHARED`)
+   */
   constructor(
     queuePrefix: string,
     private readonly redis: Redis | null,
+    shareCircuits = true,
   ) {
     this.prefix = `${queuePrefix}:model-tokens`;
-    this.share = redis ? new CircuitShare(redis, queuePrefix) : null;
+    this.share = redis && shareCircuits ? new CircuitShare(redis, queuePrefix) : null;
     this.metrics = new ModelMetrics(this.share);
   }
 

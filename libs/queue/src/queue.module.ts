@@ -56,7 +56,7 @@ export class QueueModule implements OnApplicationShutdown {
 
 /** The deployment's per-account model budget (docs/limits-and-security.md, "Model budget"). */
 function modelBudget(config: AppConfig, redis: Redis | null): ModelBudget {
-  return new ModelBudget(config.queues.prefix, redis);
+  return new ModelBudget(config.queues.prefix, redis, config.llm.breakerShared);
 }
 
 function failureBounds(config: AppConfig) {
