@@ -60,7 +60,7 @@ export class CallCircuit {
       onChange(true);
     });
     policy.onReset(() => {
-      if (remote.releasing) logger.log(`${name}: calls resume (another process stopped holding them)`);
+      if (remote.releasing) logger.log(`${name}: calls resume (on another process's word, or its hold ran out)`);
       else {
         logger.log(`${name}: the provider answers again; calls resume`);
         share?.announce(false);
