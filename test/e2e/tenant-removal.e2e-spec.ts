@@ -8,8 +8,11 @@ import {
   freePort,
   requestTo,
   startAppProcess,
+  startTestApp,
+  TestApp,
   TestDatabase,
   TestRequest,
+  TestResponse,
   waitHealthy,
 } from '@app/testing';
 import { redisOptions } from '@app/queue';
@@ -23,6 +26,58 @@ const suite = PG ? describe : describe.skip;
 const ROOT = 'root-key-tenant-removal-0123456789';
 /** The advisory lock class of an account's rows (libs/store tenant-rows-lock). */
 const TENANT_ROWS = 4242091;
+
+/** Removals holding an account's rows now (seen from any connection to the store). */
+const removalHoldsLock = async (client: Client) =>
+  (
+    await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND mode = 'ExclusiveLock' AND granted",
+      [TENANT_ROWS],
+    )
+  ).rows[0].n;
+
+type Call = (method: string, path: string, key: string, body?: unknown) => Promise<TestResponse>;
+
+/** Accounts alpha (its admin and a user, carol) and beta; their admins' keys. */
+async function tenants(call: Call): Promise<{ alpha: string; beta: string }> {
+  const account = async (id: string) => {
+    const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
+    expect(r.status).toBe(200);
+    return r.body.result.user_key as string;
+  };
+  const alpha = await account('alpha');
+  const beta = await account('beta');
+  const carol = await call('POST', '/api/v1/admin/accounts/alpha/users', alpha, { user_id: 'carol', role: 'user' });
+  expect(carol.status).toBe(200);
+  return { alpha, beta };
+}
+
+/**
+ * carol's removal, held mid-way: it takes alpha's rows (the tenant lock) and then waits for her user row,
+ * which `blocker` holds until `release()` (then the removal's answer).
+ */
+async function heldRemoval(call: Call, alpha: string, blocker: Client) {
+  await blocker.connect();
+  await blocker.query('BEGIN');
+  await blocker.query("SELECT 1 FROM users WHERE account_id = 'alpha' AND user_id = 'carol' FOR UPDATE");
+  const removal = call('DELETE', '/api/v1/admin/accounts/alpha/users/carol', alpha);
+  let done = false;
+  void removal.then(
+    () => (done = true),
+    () => undefined,
+  );
+  await eventually(async () => (await removalHoldsLock(blocker)) === 1, { ms: 10_000, pollMs: 100 });
+  return {
+    running: () => !done,
+    release: async () => {
+      await blocker.query('ROLLBACK');
+      return removal;
+    },
+  };
+}
+
+const write = async (call: Call, key: string, uri: string, content: string) =>
+  expect((await call('POST', '/api/v1/content/write', key, { uri, content, mode: 'create' })).status).toBe(200);
 
 const settled = <T>(check: () => Promise<T | null | undefined | false>, ms = 60_000) =>
   eventually(check, { ms, pollMs: 200, retryErrors: true });
@@ -39,9 +94,6 @@ suite("a removal of an account's rows and the indexer (real processes)", () => {
     const r = await call('POST', '/api/v1/search/find', key, { query: word, limit: 5 });
     return r.status === 200 && r.body.result.resources.some((h: { uri: string }) => h.uri.endsWith(file));
   };
-  const write = async (key: string, uri: string, content: string) =>
-    expect((await call('POST', '/api/v1/content/write', key, { uri, content, mode: 'create' })).status).toBe(200);
-
   beforeAll(async () => {
     buildDist();
     db = await createTestDatabase(PG as string);
@@ -72,45 +124,19 @@ suite("a removal of an account's rows and the indexer (real processes)", () => {
   });
 
   it("another account's write is searchable while a removal runs; the removed account's job waits delayed, then lands", async () => {
-    const account = async (id: string) => {
-      const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
-      expect(r.status).toBe(200);
-      return r.body.result.user_key as string;
-    };
-    const alpha = await account('alpha');
-    const beta = await account('beta');
-    const carol = await call('POST', '/api/v1/admin/accounts/alpha/users', alpha, { user_id: 'carol', role: 'user' });
-    expect(carol.status).toBe(200);
+    const { alpha, beta } = await tenants(call);
     // Both workers warmed: one write of each account indexed before the removal starts.
-    await write(alpha, 'viking://resources/warm.md', 'Alpha warm-up note about quokkafern.');
-    await write(beta, 'viking://resources/warm.md', 'Beta warm-up note about quokkafern.');
+    await write(call, alpha, 'viking://resources/warm.md', 'Alpha warm-up note about quokkafern.');
+    await write(call, beta, 'viking://resources/warm.md', 'Beta warm-up note about quokkafern.');
     await settled(async () => (await found(alpha, 'quokkafern', 'warm.md')) && found(beta, 'quokkafern', 'warm.md'));
 
-    // carol's removal takes alpha's rows (the tenant lock) and then waits for her user row, held here.
-    await blocker.connect();
-    await blocker.query('BEGIN');
-    await blocker.query("SELECT 1 FROM users WHERE account_id = 'alpha' AND user_id = 'carol' FOR UPDATE");
-    const removal = call('DELETE', '/api/v1/admin/accounts/alpha/users/carol', alpha);
-    let removed = false;
-    void removal.then(
-      () => (removed = true),
-      () => undefined,
-    );
-    await settled(
-      async () =>
-        (
-          await db.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND mode = 'ExclusiveLock' AND granted",
-            [TENANT_ROWS],
-          )
-        )[0].n === 1,
-    );
+    const removal = await heldRemoval(call, alpha, blocker);
 
     // alpha's write first (the single worker takes it first), then beta's.
-    await write(alpha, 'viking://resources/during.md', 'Alpha note written during the removal: wombatlichen.');
-    await write(beta, 'viking://resources/during.md', 'Beta note written during the removal: wombatlichen.');
+    await write(call, alpha, 'viking://resources/during.md', 'Alpha note written during the removal: wombatlichen.');
+    await write(call, beta, 'viking://resources/during.md', 'Beta note written during the removal: wombatlichen.');
     await settled(() => found(beta, 'wombatlichen', 'during.md'), 30_000);
-    expect(removed).toBe(false);
+    expect(removal.running()).toBe(true);
     expect(await found(alpha, 'wombatlichen', 'during.md')).toBe(false);
 
     // alpha's job is put back: delayed, without an attempt counted against its retries.
@@ -122,8 +148,7 @@ suite("a removal of an account's rows and the indexer (real processes)", () => {
       expect(delayed.attemptsMade).toBe(0);
 
       // The removal goes on once the row is let go; then alpha's write lands, with no failed attempt behind it.
-      await blocker.query('ROLLBACK');
-      expect((await removal).status).toBe(200);
+      expect((await removal.release()).status).toBe(200);
       await settled(() => found(alpha, 'wombatlichen', 'during.md'));
       const done = await index.getJob(delayed.id as string);
       // Started more than once, yet its run saw no failed attempt before it (the result's `retries`).
@@ -133,5 +158,56 @@ suite("a removal of an account's rows and the indexer (real processes)", () => {
     } finally {
       await index.close();
     }
+  });
+});
+
+// In process (MUNINN_TRANSPORT=inprocess) on PostgreSQL the bus starts every index job at once: jobs waiting
+// for a removal would each hold one of the store's 10 connections, and a dozen of them every tenant's queries.
+suite("a removal of an account's rows and the in-process indexer", () => {
+  let app: TestApp;
+  let blocker: Client;
+  const call = (method: string, path: string, key: string, body?: unknown) =>
+    app.request(method, path, { key, ...(body === undefined ? {} : { body }) });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      store: 'postgres',
+      rootApiKey: ROOT,
+      env: { MUNINN_TRANSPORT: 'inprocess', REDIS_URL: 'redis://127.0.0.1:1', MUNINN_STATEMENT_TIMEOUT_MS: '90000' },
+    });
+    blocker = new Client({ connectionString: app.config.store.databaseUrl as string });
+  }, 120_000);
+  afterAll(async () => {
+    await blocker?.end().catch(() => undefined);
+    await app?.close();
+  });
+
+  it("another account's writes and searches go on while a removal holds the account's rows; its writes land after", async () => {
+    const { alpha, beta } = await tenants(call);
+    const find = async (key: string, word: string) =>
+      ((await call('POST', '/api/v1/search/find', key, { query: word, limit: 20 })).body.result?.resources ?? []) as {
+        uri: string;
+      }[];
+
+    const removal = await heldRemoval(call, alpha, blocker);
+
+    // More of alpha's index jobs than the store has connections, then beta's write.
+    for (let i = 0; i < 14; i++)
+      await write(
+        call,
+        alpha,
+        `viking://resources/during/n${i}.md`,
+        `Alpha note ${i} during the removal: wombatlichen.`,
+      );
+    await write(call, beta, 'viking://resources/during.md', 'Beta note written during the removal: wombatlichen.');
+    await eventually(async () => (await find(beta, 'wombatlichen')).some((h) => h.uri.endsWith('/during.md')), {
+      ms: 30_000,
+      pollMs: 200,
+    });
+    expect(removal.running()).toBe(true);
+    expect(await find(alpha, 'wombatlichen')).toEqual([]);
+
+    expect((await removal.release()).status).toBe(200);
+    await eventually(async () => (await find(alpha, 'wombatlichen')).length === 14, { ms: 30_000, pollMs: 200 });
   });
 });
