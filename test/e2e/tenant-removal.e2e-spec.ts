@@ -17,9 +17,10 @@ import {
 } from '@app/testing';
 import { redisOptions } from '@app/queue';
 
-// docs/limits-and-security.md, "Removals and the indexer": while a user's removal holds its account's rows,
-// that account's index jobs are put back (delayed, no attempt counted) instead of holding the retriever's
-// only worker, so another account's write becomes searchable meanwhile. Separate gateway and retriever
+// docs/limits-and-security.md, "Tenant data on deletion and in MCP" (removals and the indexer): while a
+// user's removal holds its account's rows, that account's index jobs are put back (delayed, no attempt
+// counted) instead of holding the retriever's only worker, so another account's write becomes searchable
+// meanwhile. Separate gateway and retriever
 // processes on one PostgreSQL store (on PGlite one connection serialises everything; nothing waits there).
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
 const suite = PG ? describe : describe.skip;

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { IndexJob, IndexResult, SidecarStatus } from '@app/contracts';
 import { fileAbstract, searchText, StageTimer } from '@app/kernel';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { FileIndex, IndexInput, NodeIndexRepository, TenantBusy } from '@app/store';
+import { FileIndex, IndexInput, NodeIndexRepository } from '@app/store';
 import { IndexEmbedding } from './index-embedding';
 import { baseNameWords, embeddingText, parentDirectory } from './index-text';
 import { SidecarService } from './sidecar.service';
@@ -33,7 +33,7 @@ export class IndexService {
     // at its end; its retries (then the outbox relay, which keeps the entry) add the vectors.
     let embedFailure: unknown = null;
     // While the account's rows are being removed nothing could be stored: put back before any embedding.
-    if (!(await timer.time('read', () => this.repo.tenantFree(job.accountId)))) throw new TenantBusy(job.accountId);
+    await timer.time('read', () => this.repo.assertTenantFree(job.accountId));
     if (job.op === 'upsert') {
       // In steps of INDEX_CHUNK files: a moved subtree is one outbox entry of up to 10,000 files, and as one read,
       // one embedder call and one UPDATE it ran past the store's statement timeout (5,021 files under load), so

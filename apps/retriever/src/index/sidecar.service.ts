@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { SidecarStatus } from '@app/contracts';
 import { directorySidecars, searchText, StageTimer } from '@app/kernel';
 import { redisErrors, SidecarClient, sidecarKey } from '@app/queue';
-import { NodeIndexRepository, SidecarClaim, TenantBusy } from '@app/store';
+import { NodeIndexRepository, SidecarClaim } from '@app/store';
 import { IndexEmbedding } from './index-embedding';
 import { baseNameWords, embeddingText, isCollection, parentDirectory } from './index-text';
 
@@ -35,10 +35,10 @@ export class SidecarService {
 
   /**
    * A `sidecar` job's refresh of one directory, now. While the account's rows are being removed it throws
-   * {@link TenantBusy} before any work (its summary could not be stored; the job is put back).
+   * TenantBusy before any work (its summary could not be stored; the job is put back).
    */
   async refreshJob(accountId: string, uri: string): Promise<SidecarStatus> {
-    if (!(await this.repo.tenantFree(accountId))) throw new TenantBusy(accountId);
+    await this.repo.assertTenantFree(accountId);
     return (await this.refresh(accountId, [uri], new Set([uri]))).get(uri) ?? 'skipped';
   }
 

@@ -3,7 +3,7 @@ import { TenantBusy } from '@app/store';
 
 /**
  * About how long an index or summary job is put back for while its account's rows are being removed
- * (docs/limits-and-security.md, "Removals and the indexer"): each return costs one probe of the lock.
+ * (docs/limits-and-security.md, "Tenant data on deletion and in MCP"): each return costs one probe of the lock.
  */
 export const TENANT_BUSY_DELAY_MS = 1000;
 

@@ -25,21 +25,14 @@ export async function lockTenantRows(tx: Tx, accountId: string): Promise<void> {
  * once. Waiting for it held an index worker for as long as the removal ran (up to the store's statement
  * timeout, then again on the job's retry), and a large account's removal filled every worker with that
  * account's waiting jobs while other accounts' writes stayed unsearchable (docs/limits-and-security.md,
- * "Removals and the indexer"). A removal already waiting for the lock also refuses it here, so the indexer
- * cannot starve a removal either.
+ * "Tenant data on deletion and in MCP"). A removal already waiting for the lock also refuses it here, so
+ * the indexer cannot starve a removal either. Outside a transaction the lock is released with the
+ * statement: a probe, which an index job makes before it spends an embedding on rows it could not store.
  */
-export async function shareTenantRows(tx: Tx, accountId: string): Promise<void> {
-  if (!(await tenantRowsFree(tx, accountId))) throw new TenantBusy(accountId);
-}
-
-/**
- * Whether the shared lock could be taken now; outside a transaction it is released at once, so this is a
- * probe: an index job asks before it spends an embedding on rows it could not store.
- */
-export async function tenantRowsFree(db: Tx, accountId: string): Promise<boolean> {
+export async function shareTenantRows(db: Tx, accountId: string): Promise<void> {
   const { rows } = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock_shared($1, hashtext($2)) AS ok', [
     TENANT_ROWS,
     accountId,
   ]);
-  return rows[0]?.ok === true;
+  if (rows[0]?.ok !== true) throw new TenantBusy(accountId);
 }

@@ -1,5 +1,5 @@
 import { Db } from '../db/db.port';
-import { shareTenantRows, tenantRowsFree } from '../db/tenant-rows-lock';
+import { shareTenantRows } from '../db/tenant-rows-lock';
 
 /** A node as the indexer reads it: what it needs to index and the rev it read. */
 export interface IndexInput {
@@ -43,9 +43,9 @@ const vectorText = (v: Float32Array | null) => (v ? `[${Array.from(v, (x) => +x.
 export class NodeIndexRepository {
   constructor(private readonly db: Db) {}
 
-  /** Whether no removal of the account's rows is running or waiting now (see tenantRowsFree). */
-  async tenantFree(accountId: string): Promise<boolean> {
-    return tenantRowsFree(this.db, accountId);
+  /** Throws TenantBusy while a removal of the account's rows runs or waits (a probe: see shareTenantRows). */
+  async assertTenantFree(accountId: string): Promise<void> {
+    await shareTenantRows(this.db, accountId);
   }
 
   async nodesForIndex(accountId: string, uris: string[]): Promise<IndexInput[]> {
