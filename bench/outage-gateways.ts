@@ -6,8 +6,10 @@
  * (`MUNINN_MODEL_BREAKER_SHARED=false`, as before) and shared through Redis (the default); the default
  * 5 failures and a 10 s cool-down (so the run sees several). Load is uneven, as behind a balancer with a
  * busy client pinned: half of BENCH_OUTAGE_CLIENTS clients ask the first gateway, the rest are spread
- * over the others. Printed: requests answered, those that waited out the 5 s expansion fuse, p50 / p99,
- * and the calls the provider received. PostgreSQL only: one process owns a PGlite folder, so a deployment
+ * over the others; the clients start one after another over one fuse (5 s), as real traffic arrives, so
+ * calls are in flight at any moment, not in waves. Printed: requests answered, those that waited out the
+ * 5 s expansion fuse, those that waited a second or more (a call let go when a circuit opened), the
+ * seconds all requests spent waiting on the provider, p50 / p99, and the calls the provider received. PostgreSQL only: one process owns a PGlite folder, so a deployment
  * on PGlite has one gateway and nobody to share a circuit with. docs/limits-and-security.md, "A model
  * that stops answering".
  */
@@ -17,13 +19,19 @@ import { BenchStore, startGateway, startStandalone } from './standalone';
 const GATEWAYS = Number(process.env.BENCH_OUTAGE_GATEWAYS ?? 4);
 const SECONDS = Number(process.env.BENCH_OUTAGE_GATEWAY_SECONDS ?? 60);
 const COOLDOWN_S = 10;
+const FUSE_MS = 5000;
 /** A request slower than this waited for the expansion's fuse (5 s) rather than skipping it. */
 const SLOW_MS = 4000;
+/** A request slower than this waited on the provider (a search alone answers in tens of milliseconds). */
+const WAITED_MS = 1000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface GatewaysRow {
   shared: boolean;
   answered: number;
   slow: number;
+  waited: number;
+  waitedS: number;
   p50: number;
   p99: number;
   modelCalls: number;
@@ -69,6 +77,7 @@ export async function gatewaysRun(
     await Promise.all(
       Array.from({ length: opts.clients }, async (_, c) => {
         const url = c < half || urls.length === 1 ? urls[0] : urls[1 + ((c - half) % (urls.length - 1))];
+        await sleep(Math.round((c * FUSE_MS) / opts.clients));
         while (Date.now() < until) {
           const t = Date.now();
           const r = await opts.ask(url);
@@ -82,6 +91,8 @@ export async function gatewaysRun(
       shared,
       answered: latencies.length,
       slow: latencies.filter((ms) => ms >= SLOW_MS).length,
+      waited: latencies.filter((ms) => ms >= WAITED_MS).length,
+      waitedS: Math.round(latencies.filter((ms) => ms >= WAITED_MS).reduce((a, b) => a + b, 0) / 1000),
       p50: at(50),
       p99: at(99),
       modelCalls: llm.requests.length,
@@ -95,12 +106,14 @@ export async function gatewaysRun(
 export function printGateways(rows: GatewaysRow[], clients: number): void {
   if (rows.length === 0) return;
   console.log(
-    `\n${GATEWAYS} gateways of one deployment (PostgreSQL), ${clients} clients (half on the first gateway), ${SECONDS} s of a provider that holds every call; expansion fuse 5 s, circuit 5 failures, ${COOLDOWN_S} s cool-down\n`,
+    `\n${GATEWAYS} gateways of one deployment (PostgreSQL), ${clients} clients (half on the first gateway, started over one fuse), ${SECONDS} s of a provider that holds every call; expansion fuse 5 s, circuit 5 failures, ${COOLDOWN_S} s cool-down\n`,
   );
-  console.log('| circuits | requests answered | waited out the fuse | p50 ms | p99 ms | model calls |');
-  console.log('|---|---|---|---|---|---|');
+  console.log(
+    '| circuits | requests answered | waited out the fuse | waited ≥ 1 s | seconds waited | p50 ms | p99 ms | model calls |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows)
     console.log(
-      `| ${r.shared ? 'shared (default)' : 'per process'} | ${r.answered} | ${r.slow} | ${r.p50} | ${r.p99} | ${r.modelCalls} |`,
+      `| ${r.shared ? 'shared (default)' : 'per process'} | ${r.answered} | ${r.slow} | ${r.waited} | ${r.waitedS} | ${r.p50} | ${r.p99} | ${r.modelCalls} |`,
     );
 }

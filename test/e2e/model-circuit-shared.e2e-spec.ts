@@ -1,7 +1,8 @@
 // docs/limits-and-security.md, "A model that stops answering": the circuits of a deployment's processes
 // are shared through Redis. Two gateways of one deployment (a standalone process, which also runs the
 // workers, and a second gateway process) on one PostgreSQL store and one queue prefix; a fake
-// OpenAI-protocol planner that holds every call past the expansion's fuse.
+// OpenAI-protocol planner that holds every call past the expansion's fuse (2 s on the first gateway, 10 s
+// on the second, so a call of the second's is still in flight when the first's circuit opens).
 import {
   AppProcess,
   buildDist,
@@ -45,6 +46,11 @@ suite('the model circuits of two gateways (real processes)', () => {
     const text = (await gateway('GET', '/metrics')).text as string;
     return Number(/^muninn_model_circuit_open\{call="expand"\} (\d+)$/m.exec(text)?.[1] ?? NaN);
   };
+  const expandCalls = async (gateway: TestRequest, outcome: string) => {
+    const text = (await gateway('GET', '/metrics')).text as string;
+    const line = new RegExp(`^muninn_model_calls_total\\{call="expand",outcome="${outcome}"\\} (\\d+)$`, 'm');
+    return Number(line.exec(text)?.[1] ?? 0);
+  };
 
   beforeAll(async () => {
     buildDist();
@@ -66,7 +72,7 @@ suite('the model circuits of two gateways (real processes)', () => {
     };
     procs.push(startAppProcess('standalone', { ...env, PORT: String(p1) }));
     await waitHealthy(`http://127.0.0.1:${p1}`);
-    procs.push(startAppProcess('gateway', { ...env, PORT: String(p2) }));
+    procs.push(startAppProcess('gateway', { ...env, RECALL_INTENT_TIMEOUT_S: '10', PORT: String(p2) }));
     await waitHealthy(`http://127.0.0.1:${p2}`);
     first = requestTo(`http://127.0.0.1:${p1}`);
     second = requestTo(`http://127.0.0.1:${p2}`);
@@ -92,13 +98,22 @@ suite('the model circuits of two gateways (real processes)', () => {
 
   it("one gateway's circuit keeps the other from calling the planner until its own call finds the planner back", async () => {
     expect(await circuitOpen(second)).toBe(0);
-    // The first gateway's two calls run past the fuse: its circuit opens.
-    for (let i = 1; i <= 2; i++) {
+    // A request on the second gateway waits for the planner, its fuse 10 s away.
+    const inFlight = ask(second);
+    await eventually(async () => plannerCalls() === 1, { ms: 5000, pollMs: 50 });
+    // The first gateway's two calls run past their 2 s fuse: its circuit opens.
+    for (let i = 2; i <= 3; i++) {
       expect((await ask(first)).stats.query_expansion).toBe('failed');
       expect(plannerCalls()).toBe(i);
     }
     const opened = Date.now();
     expect(await circuitOpen(first)).toBe(1);
+    // The second gateway's request in flight is let go then, served without expansion, not past its fuse.
+    const cut = await inFlight;
+    expect(cut.stats.query_expansion).toBe('failed');
+    expect(cut.entries.map((e) => e.uri)).toContain('viking://user/default/memories/entities/narwhal.md');
+    expect(await expandCalls(second, 'cut')).toBe(1);
+    expect(await expandCalls(second, 'timeout')).toBe(0);
     // The second gateway never saw a call fail, yet makes none; the memory is served without expansion.
     await eventually(async () => (await circuitOpen(second)) === 1, { ms: 3000, pollMs: 100 });
     for (let i = 0; i < 3; i++) {
@@ -106,18 +121,18 @@ suite('the model circuits of two gateways (real processes)', () => {
       expect(r.stats.query_expansion).toBe('failed');
       expect(r.entries.map((e) => e.uri)).toContain('viking://user/default/memories/entities/narwhal.md');
     }
-    expect(plannerCalls()).toBe(2);
+    expect(plannerCalls()).toBe(3);
 
     // Past the first gateway's cool-down the second still waits for its word: one call finds out, not two.
     plannerReply = { text: '{"queries": ["narwhal tusk"]}' };
     await sleep(Math.max(0, opened + COOLDOWN_S * 1000 + 300 - Date.now()));
     expect((await ask(second)).stats.query_expansion).toBe('failed');
-    expect(plannerCalls()).toBe(2);
+    expect(plannerCalls()).toBe(3);
     // The first gateway's call finds the planner back; the second gateway's circuit closes with it.
     expect((await ask(first)).stats.query_expansion).toBe('used');
-    expect(plannerCalls()).toBe(3);
+    expect(plannerCalls()).toBe(4);
     await eventually(async () => (await circuitOpen(second)) === 0, { ms: 2000, pollMs: 100 });
     expect((await ask(second)).stats.query_expansion).toBe('used');
-    expect(plannerCalls()).toBe(4);
+    expect(plannerCalls()).toBe(5);
   });
 });

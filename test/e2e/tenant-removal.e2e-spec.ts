@@ -18,10 +18,11 @@ import {
 import { redisOptions } from '@app/queue';
 
 // docs/limits-and-security.md, "Tenant data on deletion and in MCP" (removals and the indexer): while a
-// user's removal holds its account's rows, that account's index jobs are put back (delayed, no attempt
-// counted) instead of holding the retriever's only worker, so another account's write becomes searchable
-// meanwhile. Separate gateway and retriever
-// processes on one PostgreSQL store (on PGlite one connection serialises everything; nothing waits there).
+// user's removal holds its account's rows, that account's index and extraction jobs are put back (delayed,
+// no attempt counted) instead of holding the retriever's or the extractor's only worker, so another
+// account's write becomes searchable and its commit extracted meanwhile. Separate gateway, retriever and
+// extractor processes on one PostgreSQL store (on PGlite one connection serialises everything; nothing
+// waits there).
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
 const suite = PG ? describe : describe.skip;
 const ROOT = 'root-key-tenant-removal-0123456789';
@@ -39,29 +40,29 @@ const removalHoldsLock = async (client: Client) =>
 
 type Call = (method: string, path: string, key: string, body?: unknown) => Promise<TestResponse>;
 
-/** Accounts alpha (its admin and a user, carol) and beta; their admins' keys. */
-async function tenants(call: Call): Promise<{ alpha: string; beta: string }> {
+/** Accounts `a` (its admin and a user, carol) and `b`; their admins' keys. */
+async function tenants(call: Call, a = 'alpha', b = 'beta'): Promise<{ alpha: string; beta: string }> {
   const account = async (id: string) => {
     const r = await call('POST', '/api/v1/admin/accounts', ROOT, { account_id: id, admin_user_id: 'boss' });
     expect(r.status).toBe(200);
     return r.body.result.user_key as string;
   };
-  const alpha = await account('alpha');
-  const beta = await account('beta');
-  const carol = await call('POST', '/api/v1/admin/accounts/alpha/users', alpha, { user_id: 'carol', role: 'user' });
+  const alpha = await account(a);
+  const beta = await account(b);
+  const carol = await call('POST', `/api/v1/admin/accounts/${a}/users`, alpha, { user_id: 'carol', role: 'user' });
   expect(carol.status).toBe(200);
   return { alpha, beta };
 }
 
 /**
- * carol's removal, held mid-way: it takes alpha's rows (the tenant lock) and then waits for her user row,
- * which `blocker` holds until `release()` (then the removal's answer).
+ * carol's removal from `account`, held mid-way: it takes the account's rows (the tenant lock) and then waits
+ * for her user row, which `blocker` holds until `release()` (then the removal's answer).
  */
-async function heldRemoval(call: Call, alpha: string, blocker: Client) {
+async function heldRemoval(call: Call, key: string, blocker: Client, account = 'alpha') {
   await blocker.connect();
   await blocker.query('BEGIN');
-  await blocker.query("SELECT 1 FROM users WHERE account_id = 'alpha' AND user_id = 'carol' FOR UPDATE");
-  const removal = call('DELETE', '/api/v1/admin/accounts/alpha/users/carol', alpha);
+  await blocker.query("SELECT 1 FROM users WHERE account_id = $1 AND user_id = 'carol' FOR UPDATE", [account]);
+  const removal = call('DELETE', `/api/v1/admin/accounts/${account}/users/carol`, key);
   let done = false;
   void removal.then(
     () => (done = true),
@@ -89,6 +90,7 @@ suite("a removal of an account's rows and the indexer (real processes)", () => {
   let api: TestRequest;
   const procs: AppProcess[] = [];
   let blocker: Client;
+  let extractorEnv: Record<string, string>;
 
   const call = (method: string, path: string, key: string, body?: unknown) => api(method, path, { key, body });
   const found = async (key: string, word: string, file: string) => {
@@ -115,6 +117,7 @@ suite("a removal of an account's rows and the indexer (real processes)", () => {
     procs.push(startAppProcess('gateway', env));
     await waitHealthy(`http://127.0.0.1:${port}`);
     procs.push(startAppProcess('retriever', { ...env, MUNINN_WORKER_CONCURRENCY: '1' }));
+    extractorEnv = env;
     blocker = new Client({ connectionString: db.url });
   }, 240_000);
 
@@ -158,6 +161,79 @@ suite("a removal of an account's rows and the indexer (real processes)", () => {
       expect(done?.returnvalue.retries).toBe(0);
     } finally {
       await index.close();
+    }
+  });
+
+  it("another account's commit is extracted while an account's deletion runs; the deleted account's job waits delayed, then ends", async () => {
+    const { alpha: gamma, beta: delta } = await tenants(call, 'gamma', 'delta');
+    const commit = async (key: string, id: string) => {
+      const m = await call('POST', `/api/v1/sessions/${id}/messages`, key, {
+        role: 'user',
+        content: `I prefer ${id} tea in the morning.`,
+      });
+      expect(m.status).toBe(200);
+      const r = await call('POST', `/api/v1/sessions/${id}/commit`, key, {});
+      expect(r.status).toBe(200);
+      return r.body.result.task_id as string;
+    };
+    const status = async (key: string, task: string) =>
+      (await call('GET', `/api/v1/tasks/${task}`, key)).body.result?.status as string | undefined;
+    // gamma's commit waits in the queue (no extractor runs yet); a session of gamma's the test will hold.
+    const gammaTask = await commit(gamma, 'oolong');
+    expect((await call('POST', '/api/v1/sessions/held/messages', gamma, { role: 'user', content: 'hi' })).status).toBe(
+      200,
+    );
+
+    // gamma's deletion held mid-way: its account row deleted, its rows' lock taken, waiting for the held session.
+    const held = new Client({ connectionString: db.url });
+    await held.connect();
+    const extract = new Queue('extract', { connection: redisOptions(process.env.REDIS_URL as string), prefix });
+    try {
+      await held.query('BEGIN');
+      await held.query("SELECT 1 FROM sessions WHERE account_id = 'gamma' AND session_id = 'held' FOR UPDATE");
+      let deleted = false;
+      const deletion = call('DELETE', '/api/v1/admin/accounts/gamma', ROOT);
+      void deletion.then(
+        () => (deleted = true),
+        () => undefined,
+      );
+      await settled(async () => {
+        // The held connection is in a transaction, where the activity view is one snapshot: a fresh one each look.
+        await held.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await held.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM sessions%'",
+        );
+        return rows[0].n === 1;
+      }, 10_000);
+
+      // One extraction worker: it meets gamma's job first, which is put back rather than holding it.
+      procs.push(startAppProcess('extractor', { ...extractorEnv, MUNINN_WORKER_CONCURRENCY: '1' }));
+      // The worker has taken gamma's job (and put it back; before the change it waited inside it).
+      const gammaJob = await settled(async () => {
+        const jobs = await extract.getJobs(['active', 'delayed']);
+        return jobs.find((j) => j.data.accountId === 'gamma');
+      });
+      // delta commits meanwhile: extracted while gamma's deletion still runs.
+      const deltaTask = await commit(delta, 'sencha');
+      await settled(async () => (await status(delta, deltaTask)) === 'completed', 30_000);
+      expect(deleted).toBe(false);
+      const delayed = await extract.getJob(gammaJob.id as string);
+      expect(await delayed?.getState()).toBe('delayed');
+      expect(delayed?.attemptsMade).toBe(0);
+
+      // The deletion ends; gamma's job comes back, finds its task gone, and ends without a failed attempt.
+      await held.query('ROLLBACK');
+      expect((await deletion).status).toBe(200);
+      const done = await settled(async () => {
+        const j = await extract.getJob(gammaJob.id as string);
+        return j && (await j.getState()) === 'completed' ? j : null;
+      });
+      expect(done.attemptsStarted).toBeGreaterThanOrEqual(2);
+      expect(done.returnvalue).toEqual({ status: 'skipped' });
+      expect(gammaTask).toEqual(expect.any(String));
+    } finally {
+      await extract.close();
+      await held.end().catch(() => undefined);
     }
   });
 });

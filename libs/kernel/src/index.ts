@@ -99,3 +99,4 @@ export * from './fs/tree-order';
 export * from './fs/delete-guard';
 export * from './fs/write-rules';
 export * from './session';
+export * from './jitter';

@@ -5,7 +5,7 @@ import {
   CircuitBreakerPolicy,
   CircuitState,
   ConsecutiveBreaker,
-  handleAll,
+  handleWhen,
 } from 'cockatiel';
 import type { SharedCircuit } from './circuit-share';
 
@@ -16,8 +16,19 @@ class FailedResult<T> extends Error {
   }
 }
 
-/** What {@link CallCircuit.run} did: the call's result, or nothing (the circuit was open). */
-export type BreakerRun<T> = { skipped: true } | { skipped: false; value: T };
+/** Why a call in flight was let go: the circuit opened while it waited. Neither a success nor a failure. */
+class CircuitCut extends Error {
+  constructor() {
+    super('the circuit opened while the call was in flight');
+  }
+}
+
+/**
+ * What {@link CallCircuit.run} did: the call's result, or none: `open`, no call was made (the circuit was
+ * open); `cut`, the call was made but its answer not awaited (the circuit opened while it was in flight,
+ * so the provider may have been sent, and may bill, its prompt).
+ */
+export type BreakerRun<T> = { skipped: 'open' | 'cut' } | { skipped: false; value: T };
 
 /**
  * The circuit of one kind of request-path call to a provider, in one process (docs/limits-and-security.md,
@@ -31,9 +42,15 @@ export type BreakerRun<T> = { skipped: true } | { skipped: false; value: T };
  * process's opening holds this one open (cockatiel's isolation) until that process says its circuit closed
  * (or twice the cool-down passed without word), so one call per cool-down finds out for the deployment;
  * its closing closes this one (docs/limits-and-security.md, "A model that stops answering").
+ *
+ * When the circuit opens (here or, through the share, elsewhere), the calls already in flight are let go
+ * at once (`cut`: their signal aborted, their requests degrade then) instead of each waiting out its fuse
+ * for a provider the circuit has just judged down. A cut call counts neither way.
  */
 export class CallCircuit {
   private readonly policy: CircuitBreakerPolicy | null;
+  /** The calls made while the circuit was closed and not settled yet: what an opening lets go. */
+  private readonly inFlight = new Set<AbortController>();
 
   /** `onChange` hears the circuit open (true) and close (false), for the metrics. */
   constructor(
@@ -48,7 +65,10 @@ export class CallCircuit {
       this.policy = null;
       return;
     }
-    const policy = circuitBreaker(handleAll, { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) });
+    const policy = circuitBreaker(
+      handleWhen((err) => !(err instanceof CircuitCut)),
+      { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) },
+    );
     this.policy = policy;
     const remote = new RemoteHold(policy);
     policy.onBreak((reason) => {
@@ -58,6 +78,7 @@ export class CallCircuit {
         share?.announce(true, cooldownMs);
       }
       onChange(true);
+      this.cutInFlight();
     });
     policy.onReset(() => {
       if (remote.releasing) logger.log(`${name}: calls resume (on another process's word, or its hold ran out)`);
@@ -81,24 +102,58 @@ export class CallCircuit {
     onChange(false);
   }
 
-  /** Runs `call` unless the circuit is open; `failed` marks a returned result as a failure. */
-  async run<T>(call: () => Promise<T>, failed: (value: T) => boolean = () => false): Promise<BreakerRun<T>> {
-    if (!this.policy) return { skipped: false, value: await call() };
+  /**
+   * Runs `call` unless the circuit is open; `failed` marks a returned result as a failure. `call` is given
+   * the signal the circuit's opening aborts (a call that ignores it is let go all the same, and settles
+   * unheard).
+   */
+  async run<T>(
+    call: (signal: AbortSignal) => Promise<T>,
+    failed: (value: T) => boolean = () => false,
+  ): Promise<BreakerRun<T>> {
+    const cut = new AbortController();
+    if (!this.policy) return { skipped: false, value: await call(cut.signal) };
     // While one call finds out whether the model answers again, the others do not wait for it.
-    if (this.policy.state === CircuitState.HalfOpen) return { skipped: true };
+    if (this.policy.state === CircuitState.HalfOpen) return { skipped: 'open' };
+    // Only calls made while the circuit is closed are cut: the call finding out settles the opening itself.
+    const cuttable = this.policy.state === CircuitState.Closed;
     try {
       const value = await this.policy.execute(async () => {
-        const v = await call();
-        if (failed(v)) throw new FailedResult(v);
-        return v;
+        if (cuttable) this.inFlight.add(cut);
+        try {
+          const v = await untilAborted(call(cut.signal), cut.signal);
+          if (failed(v)) throw new FailedResult(v);
+          return v;
+        } finally {
+          // Before the circuit counts this call: its own failure's opening must not cut it.
+          this.inFlight.delete(cut);
+        }
       });
       return { skipped: false, value };
     } catch (err) {
-      if (err instanceof BrokenCircuitError) return { skipped: true };
+      if (err instanceof BrokenCircuitError) return { skipped: 'open' };
+      if (err instanceof CircuitCut) return { skipped: 'cut' };
       if (err instanceof FailedResult) return { skipped: false, value: err.value as T };
       throw err;
     }
   }
+
+  private cutInFlight(): void {
+    const calls = [...this.inFlight];
+    this.inFlight.clear();
+    for (const c of calls) c.abort(new CircuitCut());
+  }
+}
+
+/** `p`, or the signal's reason as soon as it aborts; `p`'s own later rejection is then not heard. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  p.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**

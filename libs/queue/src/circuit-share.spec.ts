@@ -2,6 +2,9 @@ import { Redis } from 'ioredis';
 import { ModelBudget } from './model-budget';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const failing = async (): Promise<string> => {
+  throw new Error('provider 503');
+};
 
 // docs/limits-and-security.md, "A model that stops answering": two processes of one deployment (two
 // ModelBudgets on their own Redis connections, one prefix) and their circuits of the same call.
@@ -32,20 +35,17 @@ describe('the model circuits shared through Redis', () => {
     let bCalls = 0;
     const bCall = async () => (bCalls++, 'answer');
 
-    const failing = async (): Promise<string> => {
-      throw new Error('provider 503');
-    };
     await expect(a.run(failing)).rejects.toThrow('provider 503');
     expect(await b.run(bCall)).toEqual({ skipped: false, value: 'answer' });
     await expect(a.run(failing)).rejects.toThrow('provider 503'); // a opens
     await sleep(300);
     // b never failed a call, yet makes none; b's digest circuit is its own.
-    expect(await b.run(bCall)).toEqual({ skipped: true });
+    expect(await b.run(bCall)).toEqual({ skipped: 'open' });
     expect(await bDigest.run(bCall)).toEqual({ skipped: false, value: 'answer' });
     expect(bCalls).toBe(2);
     // Past a's cool-down b still waits for a's word: one call finds out for the deployment, a's.
     await sleep(1700);
-    expect(await b.run(bCall)).toEqual({ skipped: true });
+    expect(await b.run(bCall)).toEqual({ skipped: 'open' });
     expect(await a.run(async () => 'back')).toEqual({ skipped: false, value: 'back' }); // a closes
     await sleep(300);
     expect(await b.run(bCall)).toEqual({ skipped: false, value: 'answer' });
@@ -55,10 +55,39 @@ describe('the model circuits shared through Redis', () => {
     await expect(a.run(failing)).rejects.toThrow('provider 503');
     await expect(a.run(failing)).rejects.toThrow('provider 503');
     await sleep(300);
-    expect(await b.run(bCall)).toEqual({ skipped: true });
+    expect(await b.run(bCall)).toEqual({ skipped: 'open' });
     await sleep(2 * 1500);
     expect(await b.run(bCall)).toEqual({ skipped: false, value: 'answer' });
     expect(bCalls).toBe(4);
+  });
+
+  it("another process's opening lets this one's calls in flight go at once, not counted as failures", async () => {
+    const settings = { breakerFailures: 2, breakerCooldownMs: 500 };
+    const a = process_().metrics.newCircuit('digest', 'digest (a)', settings);
+    const b = process_().metrics.newCircuit('digest', 'digest (b)', settings);
+    await sleep(300);
+    let heard: unknown = null;
+    // b's call waits on a provider that never answers; it heeds its signal.
+    const inFlight = b.run(
+      (signal) =>
+        new Promise<string>((_, reject) =>
+          signal.addEventListener('abort', () => {
+            heard = signal.reason;
+            reject(new Error('aborted'));
+          }),
+        ),
+    );
+    await expect(a.run(failing)).rejects.toThrow('provider 503');
+    await expect(a.run(failing)).rejects.toThrow('provider 503'); // a opens
+    expect(await inFlight).toEqual({ skipped: 'cut' });
+    expect(heard).toBeInstanceOf(Error);
+    expect(await b.run(async () => 'made')).toEqual({ skipped: 'open' });
+    // a finds the provider back and b closes; had b counted its cut call, one failure more would open it.
+    await sleep(600);
+    expect(await a.run(async () => 'back')).toEqual({ skipped: false, value: 'back' });
+    await sleep(300);
+    await expect(b.run(failing)).rejects.toThrow('provider 503');
+    expect(await b.run(async () => 'made')).toEqual({ skipped: false, value: 'made' });
   });
 
   it('a process without Redis has its circuits to itself', async () => {

@@ -3,7 +3,7 @@ import { WorkerHost } from '@nestjs/bullmq';
 import { randomUUID } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Job, UnrecoverableError } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import { JobMeta, QueueName, splitJobMeta } from '@app/contracts';
 import { runInWorkContext } from './job-context';
 import { inSpan } from './tracing';
@@ -35,6 +35,20 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
     this.worker.concurrency = this.config.queues.workerConcurrency;
     // Without a listener BullMQ prints every error of an outage to the console, unthrottled.
     watchRedisClient(this.worker, `worker ${this.worker.name}`);
+  }
+
+  /**
+   * BullMQ's side of a {@link JobDeferred}: the job goes back to the delayed set with its attempts and
+   * priority untouched, and the worker takes other work (BullMQ's `DelayedError` tells it the job moved).
+   */
+  protected async putBackOnDeferral<T>(job: Job, token: string | undefined, attempt: () => Promise<T>): Promise<T> {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof JobDeferred) || token === undefined) throw err;
+      await job.moveToDelayed(Date.now() + err.delayMs, token);
+      throw new DelayedError(err.message);
+    }
   }
 
   /**

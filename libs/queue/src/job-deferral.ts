@@ -13,8 +13,3 @@ export class JobDeferred extends Error {
     this.name = 'JobDeferred';
   }
 }
-
-/** A pause of about `ms` (±50%): jobs put back together do not all come back in the same instant. */
-export function jittered(ms: number, random: () => number = Math.random): number {
-  return Math.round(ms * (0.5 + random()));
-}

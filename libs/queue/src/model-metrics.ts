@@ -9,9 +9,10 @@ import type { CircuitShare } from './circuit-share';
 export type ModelCall = 'extract' | 'expand' | 'digest' | 'embed' | 'index_embed';
 /**
  * How a model call ended: answered, failed, past its fuse, or not made because the budget was spent or
- * the process's circuit for that call was open (the provider failing every call of late).
+ * the process's circuit for that call was open (the provider failing every call of late), or let go
+ * unanswered because that circuit opened while the call was in flight (`cut`).
  */
-export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open';
+export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open' | 'cut';
 
 /**
  * What the deployment's model calls cost, for `/metrics` (docs/operations.md, "Metrics"): tokens and

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DelayedError, Job, UnrecoverableError } from 'bullmq';
+import { Job, UnrecoverableError } from 'bullmq';
 import { JobMeta, JobOf, jobFailureMessage, ResultOf } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { ConsumerHost, hasRetryLeft } from './consumer';
@@ -69,14 +69,7 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
 
   async process(job: Job, token?: string) {
     const run = { id: job.id, enqueuedAt: job.timestamp, attemptsMade: job.attemptsMade };
-    try {
-      return await this.handle(job.data, run, hasRetryLeft(job));
-    } catch (err) {
-      if (!(err instanceof JobDeferred) || token === undefined) throw err;
-      // Back to the delayed set with its attempts and priority untouched; the worker takes other work.
-      await job.moveToDelayed(Date.now() + err.delayMs, token);
-      throw new DelayedError(err.message);
-    }
+    return this.putBackOnDeferral(job, token, () => this.handle(job.data, run, hasRetryLeft(job)));
   }
 
   /**

@@ -2,12 +2,15 @@ import { Processor } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { ExtractJob, QueueName } from '@app/contracts';
-import { ConsumerHost, extractBackoff } from '@app/queue';
+import { ConsumerHost, extractBackoff, JobDeferred } from '@app/queue';
+import { tenantBusyDeferral } from '@app/store';
 import { ExtractService } from './extract.service';
 
 /**
  * Consumes `extract` jobs; the last attempt marks the task failed, earlier ones are retried by BullMQ,
- * after the wait a provider's transient failure asked for (`extractBackoff`).
+ * after the wait a provider's transient failure asked for (`extractBackoff`). A job of an account whose
+ * rows are being removed is put back, not failed (TenantBusy: docs/limits-and-security.md, "Tenant data on
+ * deletion and in MCP").
  */
 @Processor(QueueName.Extract, { settings: { backoffStrategy: extractBackoff } })
 export class ExtractProcessor extends ConsumerHost {
@@ -17,9 +20,10 @@ export class ExtractProcessor extends ConsumerHost {
     super();
   }
 
-  process(job: Job<ExtractJob>) {
+  process(job: Job<ExtractJob>, token?: string) {
     this.logger.debug(`extract ${job.id} (attempt ${job.attemptsMade + 1})`);
-    return this.handle(job.data, job.attemptsMade + 1 >= (job.opts.attempts ?? 1), job.id, job.attemptsMade);
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    return this.putBackOnDeferral(job, token, () => this.handle(job.data, final, job.id, job.attemptsMade));
   }
 
   handle(raw: unknown, finalAttempt = true, jobId?: string, attemptsMade = 0) {
@@ -28,7 +32,11 @@ export class ExtractProcessor extends ConsumerHost {
       this.inJobContext(QueueName.Extract, raw, jobId, async (data) => {
         if (!isExtractJob(data))
           throw new UnrecoverableError(`malformed extract job payload: ${JSON.stringify(data)?.slice(0, 200)}`);
-        return this.service.run(data, finalAttempt, attemptsMade);
+        return this.service.run(data, finalAttempt, attemptsMade).catch((err: unknown) => {
+          const delayMs = tenantBusyDeferral(err);
+          if (delayMs === null) throw err;
+          throw new JobDeferred(delayMs, (err as Error).message);
+        });
       }),
     );
   }

@@ -28,6 +28,7 @@ import {
   SessionArchiveRepository,
   SessionRepository,
   SessionTaskRepository,
+  TenantBusy,
   UsageConsumed,
   WriteManyOutcome,
   WriteOp,
@@ -105,7 +106,7 @@ export class ExtractService {
       return { status: 'failed' };
     }
     try {
-      await this.tasks.markRunning(job.taskId);
+      await this.tasks.markRunning(job.accountId, job.taskId);
       const previousOverview = await this.previousOverview(job);
       const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
       // Session policy → server default → built-in default (there is no user-level settings store).
@@ -134,7 +135,7 @@ export class ExtractService {
         budget: this.budgetOf(job.accountId),
         progress: {
           load: () => this.tasks.extractProgress(job.taskId),
-          save: (p) => this.tasks.saveExtractProgress(job.taskId, p),
+          save: (p) => this.tasks.saveExtractProgress(job.accountId, job.taskId, p),
         },
         retry: finalAttempt ? undefined : { delayMs: this.config.sessions.extractRetryMs * 2 ** attemptsMade },
         attempt: attemptsMade + 1,
@@ -162,6 +163,8 @@ export class ExtractService {
         );
       return { status: written ? 'completed' : 'skipped' };
     } catch (err) {
+      // A removal of the account's rows: the job is put back, whatever attempt this is (its processor).
+      if (err instanceof TenantBusy) throw err;
       // Transient failures (store or queue away, timeouts, a provider's ModelRetryLater) are retried; a
       // refused write never succeeds later.
       if (!finalAttempt && !permanent(err)) throw err;

@@ -12,7 +12,7 @@ import {
   RewriteUsage,
 } from '@app/kernel';
 import { AccountLimitsService, MessageRecord } from '@app/store';
-import { CallCircuit, DigestClient, ExpandClient, ModelBudget, ModelCall } from '@app/queue';
+import { CallCircuit, DigestClient, ExpandClient, ModelBudget, ModelCall, ModelSpend } from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
 // The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
@@ -72,7 +72,7 @@ export class RewriteClientService {
     try {
       const run = await this.expandCircuit.run(() => this.expander.call(job, job.timeoutMs));
       if (run.skipped) {
-        await spend.settle(0, 'open');
+        await settleSkipped(spend, run.skipped);
         return { status: 'failed', queries: [query] };
       }
       const r = run.value;
@@ -105,7 +105,7 @@ export class RewriteClientService {
         (r) => r.noAnswer === true,
       );
       if (run.skipped) {
-        await spend.settle(0, 'open');
+        await settleSkipped(spend, run.skipped);
         return { status: 'failed', digest: '', usage: null };
       }
       const r = run.value;
@@ -123,6 +123,14 @@ export class RewriteClientService {
   private async reserve(accountId: string, estimate: number, call: ModelCall) {
     return this.budget.reserve(accountId, (await this.limits.of(accountId)).model_tokens_per_day, estimate, call);
   }
+}
+
+/**
+ * A call its circuit kept from the model: not made (`open`, the reservation given back), or let go in flight
+ * (`cut`: the rewriter had the job, the prompt was probably sent, so the reservation stays, as past a fuse).
+ */
+function settleSkipped(spend: ModelSpend, skipped: 'open' | 'cut'): Promise<void> {
+  return spend.settle(skipped === 'cut' ? spend.reserved : 0, skipped);
 }
 
 /** How a digest call the rewriter answered ended, for the model metrics: an answer of nothing relevant is an answer. */

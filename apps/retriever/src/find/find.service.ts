@@ -131,11 +131,12 @@ export class FindService implements OnApplicationBootstrap {
     const left = deadlineAt === undefined ? Infinity : deadlineAt - Date.now();
     const fuseMs = Math.max(1, Math.min(this.embedTimeoutMs, Math.floor((left * 2) / 3)));
     try {
-      const run = await this.embedCircuit.run(() => {
+      const run = await this.embedCircuit.run((cut) => {
         const abort = new AbortController();
-        return withTimeout(this.embedder.embed([job.query], { signal: abort.signal }), fuseMs, abort);
+        const signal = AbortSignal.any([abort.signal, cut]);
+        return withTimeout(this.embedder.embed([job.query], { signal }), fuseMs, abort);
       });
-      this.metrics.ended('embed', run.skipped ? 'open' : 'ok', 0);
+      this.metrics.ended('embed', run.skipped || 'ok', 0);
       if (run.skipped) return LEXICAL_ONLY;
       return { vector: { values: run.value[0], embedderId: this.embedder.id }, lexicalOnly: false };
     } catch (err) {

@@ -43,12 +43,12 @@ export class IndexEmbedding {
   /** One vector per text, or the provider's failure (or {@link EmbeddingUnavailable}) thrown. */
   async embed(texts: string[]): Promise<Float32Array[]> {
     const run = await this.circuit
-      .run(() => this.embedder.embed(texts))
+      .run((cut) => this.embedder.embed(texts, { signal: cut }))
       .catch((err: unknown) => {
         this.metrics.ended('index_embed', 'failed', 0);
         throw err;
       });
-    this.metrics.ended('index_embed', run.skipped ? 'open' : 'ok', 0);
+    this.metrics.ended('index_embed', run.skipped || 'ok', 0);
     if (run.skipped) throw new EmbeddingUnavailable();
     return run.value;
   }

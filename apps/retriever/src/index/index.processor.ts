@@ -1,8 +1,8 @@
 import { Processor } from '@nestjs/bullmq';
 import { IndexJob, IndexResult, QueueName } from '@app/contracts';
 import { jobStageTimer, JobRun, QueueProcessor } from '@app/queue';
+import { tenantBusyDeferral } from '@app/store';
 import { IndexService } from './index.service';
-import { tenantBusyDeferral } from './tenant-busy';
 
 /**
  * Consumes `index` jobs (durable): failures are retried; a malformed payload fails for good; a job whose

@@ -1,8 +1,8 @@
 import { Processor } from '@nestjs/bullmq';
 import { QueueName, SidecarJob, SidecarResult } from '@app/contracts';
 import { QueueProcessor } from '@app/queue';
+import { tenantBusyDeferral } from '@app/store';
 import { SidecarService } from './sidecar.service';
-import { tenantBusyDeferral } from './tenant-busy';
 
 /**
  * Consumes `sidecar` jobs: a coalesced, deferred refresh of one directory's summary (put back while its

@@ -1,4 +1,4 @@
-import { KernelError, KernelErrorCode } from '@app/kernel';
+import { jittered, KernelError, KernelErrorCode } from '@app/kernel';
 
 /** A statement ran past the store's statement timeout and was stopped (504, never the database's text). */
 export function statementTimedOut(timeoutMs: number): KernelError {
@@ -74,4 +74,16 @@ export class TenantBusy extends Error {
     super(`rows of account ${accountId} are being removed; the update is put back for later`);
     this.name = 'TenantBusy';
   }
+}
+
+/**
+ * About how long an index, summary or extraction job is put back for while its account's rows are being
+ * removed (docs/limits-and-security.md, "Tenant data on deletion and in MCP"): each return costs one probe
+ * of the lock.
+ */
+export const TENANT_BUSY_DELAY_MS = 1000;
+
+/** The pause for a job that met a removal of its account's rows; null for any other error (a failure). */
+export function tenantBusyDeferral(err: unknown): number | null {
+  return err instanceof TenantBusy ? jittered(TENANT_BUSY_DELAY_MS) : null;
 }

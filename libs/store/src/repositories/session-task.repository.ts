@@ -1,6 +1,7 @@
 import { ExtractJob } from '@app/contracts';
 import { Identity, KernelError, KernelErrorCode, sanitiseTaskError } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { shareTenantRows } from '../db/tenant-rows-lock';
 import { WriteManyOutcome, WriteOp, WriteOptions } from './node-write';
 import { archiveUri } from './session-archive.repository';
 import { memoryDiff, writeArchiveFiles, writeExtraction } from './session-files';
@@ -193,11 +194,18 @@ export class SessionTaskRepository {
     return rows[0]?.status ?? null;
   }
 
-  async markRunning(taskId: string): Promise<void> {
-    await this.db.query(
-      `UPDATE session_tasks SET status = 'running', updated_at = now() WHERE task_id = $1 AND status = 'pending'`,
-      [taskId],
-    );
+  /**
+   * Marks the task running; TenantBusy (nothing changed) while a removal of the account's rows runs or
+   * waits, so the job is put back instead of waiting on a task row the removal may be deleting.
+   */
+  async markRunning(accountId: string, taskId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await shareTenantRows(tx, accountId);
+      await tx.query(
+        `UPDATE session_tasks SET status = 'running', updated_at = now() WHERE task_id = $1 AND status = 'pending'`,
+        [taskId],
+      );
+    });
   }
 
   /**
@@ -213,11 +221,15 @@ export class SessionTaskRepository {
   }
 
   /** Keeps the running task's extraction progress for a retried job; a task no longer running keeps none. */
-  async saveExtractProgress(taskId: string, progress: unknown): Promise<void> {
-    await this.db.query(
-      `UPDATE session_tasks SET extract_progress = $2::jsonb, updated_at = now() WHERE task_id = $1 AND status = 'running'`,
-      [taskId, JSON.stringify(progress)],
-    );
+  /** Saves the running task's progress; TenantBusy (not saved) while a removal of the account's rows runs. */
+  async saveExtractProgress(accountId: string, taskId: string, progress: unknown): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await shareTenantRows(tx, accountId);
+      await tx.query(
+        `UPDATE session_tasks SET extract_progress = $2::jsonb, updated_at = now() WHERE task_id = $1 AND status = 'running'`,
+        [taskId, JSON.stringify(progress)],
+      );
+    });
   }
 
   /**
@@ -274,6 +286,8 @@ export class SessionTaskRepository {
    */
   async complete(job: ExtractJob, identity: Identity, out: ExtractionOutcome): Promise<WriteManyOutcome | null> {
     return this.db.transaction(async (tx) => {
+      // Not beside a removal of the account's rows (TenantBusy: the job is put back): see shareTenantRows.
+      await shareTenantRows(tx, job.accountId);
       const { rows } = await tx.query<{ status: TaskStatus }>(
         'SELECT status FROM session_tasks WHERE task_id = $1 FOR UPDATE',
         [job.taskId],
