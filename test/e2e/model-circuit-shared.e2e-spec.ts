@@ -23,7 +23,7 @@ import {
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
 const suite = PG ? describe : describe.skip;
 const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
-const COOLDOWN_S = 4;
+const COOLDOWN_S = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 suite('the model circuits of two gateways (real processes)', () => {
@@ -32,6 +32,7 @@ suite('the model circuits of two gateways (real processes)', () => {
   let first: TestRequest;
   let second: TestRequest;
   const procs: AppProcess[] = [];
+  let env: Record<string, string>;
   let plannerReply: FakeLlmReply = { text: '{"queries": []}', delayMs: 20_000 };
 
   const plannerCalls = () => fake.requests.filter(isPlanner).length;
@@ -59,7 +60,7 @@ suite('the model circuits of two gateways (real processes)', () => {
       fallback: (req) => (isPlanner(req) ? plannerReply : 'NO_RELEVANT_MEMORY'),
     });
     const [p1, p2] = [await freePort(), await freePort()];
-    const env = {
+    env = {
       HOST: '127.0.0.1',
       DATABASE_URL: db.url,
       REDIS_URL: process.env.REDIS_URL as string,
@@ -123,6 +124,15 @@ suite('the model circuits of two gateways (real processes)', () => {
     }
     expect(plannerCalls()).toBe(3);
 
+    // A gateway started now (scaled out during the outage) reads the opening kept in Redis: held at once.
+    const p3 = await freePort();
+    procs.push(startAppProcess('gateway', { ...env, PORT: String(p3) }));
+    await waitHealthy(`http://127.0.0.1:${p3}`);
+    const third = requestTo(`http://127.0.0.1:${p3}`);
+    await eventually(async () => (await circuitOpen(third)) === 1, { ms: 3000, pollMs: 100 });
+    expect((await ask(third)).stats.query_expansion).toBe('failed');
+    expect(plannerCalls()).toBe(3);
+
     // Past the first gateway's cool-down the second still waits for its word: one call finds out, not two.
     plannerReply = { text: '{"queries": ["narwhal tusk"]}' };
     await sleep(Math.max(0, opened + COOLDOWN_S * 1000 + 300 - Date.now()));
@@ -132,6 +142,7 @@ suite('the model circuits of two gateways (real processes)', () => {
     expect((await ask(first)).stats.query_expansion).toBe('used');
     expect(plannerCalls()).toBe(4);
     await eventually(async () => (await circuitOpen(second)) === 0, { ms: 2000, pollMs: 100 });
+    await eventually(async () => (await circuitOpen(third)) === 0, { ms: 2000, pollMs: 100 });
     expect((await ask(second)).stats.query_expansion).toBe('used');
     expect(plannerCalls()).toBe(5);
   });

@@ -90,6 +90,29 @@ describe('the model circuits shared through Redis', () => {
     expect(await b.run(async () => 'made')).toEqual({ skipped: false, value: 'made' });
   });
 
+  it("a process started while another's circuit is open holds its own open at once, until that one closes", async () => {
+    const settings = { breakerFailures: 1, breakerCooldownMs: 800 };
+    const a = process_().metrics.newCircuit('index_embed', 'index embedding (a)', settings);
+    await sleep(300);
+    await expect(a.run(failing)).rejects.toThrow('provider 503'); // a opens
+    await sleep(100);
+    // Started after the word went out: it reads the opening kept in Redis.
+    const late = process_().metrics.newCircuit('index_embed', 'index embedding (late)', settings);
+    await sleep(300);
+    let calls = 0;
+    expect(await late.run(async () => (calls++, 'made'))).toEqual({ skipped: 'open' });
+    expect(calls).toBe(0);
+    // a finds the provider back: the late process closes, and one started now is not held.
+    await sleep(600);
+    expect(await a.run(async () => 'back')).toEqual({ skipped: false, value: 'back' });
+    await sleep(300);
+    expect(await late.run(async () => (calls++, 'made'))).toEqual({ skipped: false, value: 'made' });
+    const later = process_().metrics.newCircuit('index_embed', 'index embedding (later)', settings);
+    await sleep(300);
+    expect(await later.run(async () => (calls++, 'made'))).toEqual({ skipped: false, value: 'made' });
+    expect(calls).toBe(2);
+  });
+
   it('a process without Redis has its circuits to itself', async () => {
     const settings = { breakerFailures: 1, breakerCooldownMs: 5000 };
     const alone = new ModelBudget(prefix, null).metrics.newCircuit('embed', 'embedding (alone)', settings);

@@ -19,9 +19,13 @@ export interface SharedCircuit {
  * "A model that stops answering"): when a process's circuit opens, every other process holds its own
  * circuit of that call open until that one's call after the cool-down is answered (or, without word, for
  * twice the cool-down), so a deployment of N gateways (or retrievers) learns an outage from one process's
- * failed calls instead of each one's, and tries the provider once per cool-down, not N times. A message
- * lost while a subscription was down costs that process its own few failed calls, as before. The
- * subscription starts with the first circuit that listens (the extractor has none).
+ * failed calls instead of each one's, and tries the provider once per cool-down, not N times. The subscription
+ * starts with the first circuit that listens (the extractor has none).
+ *
+ * An opening is also kept as a key (`<prefix>:model-circuit:<call>`, for twice the cool-down, deleted when
+ * that circuit closes), read when the subscription starts and whenever it comes back: a process started
+ * during an outage (a gateway scaled out because requests got slow), or one whose subscription was down
+ * when the word went out, holds its circuit open at once instead of learning the outage from its own calls.
  */
 export class CircuitShare {
   private readonly self = randomUUID();
@@ -29,12 +33,15 @@ export class CircuitShare {
   private readonly channel: InvalidationChannel;
   private started = false;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
     this.channel = new InvalidationChannel(
       redis,
       `${prefix}:model-circuit`,
       (message) => this.heard(message),
-      () => undefined,
+      () => void this.catchUp(),
     );
   }
 
@@ -44,9 +51,17 @@ export class CircuitShare {
       this.listeners.set(call, [...(this.listeners.get(call) ?? []), on]);
       if (!this.started) this.channel.start();
       this.started = true;
+      void this.catchUp([call]);
     };
-    const announce = (open: boolean, ms = 0) =>
-      void this.channel.publish(JSON.stringify({ from: this.self, call, open, ms }));
+    const announce = (open: boolean, ms = 0) => {
+      const message = JSON.stringify({ from: this.self, call, open, ms });
+      void this.channel.publish(message);
+      const kept = open
+        ? this.redis.set(this.key(call), message, 'PX', Math.max(1, 2 * ms))
+        : this.redis.del(this.key(call));
+      // Not kept: a process starting meanwhile learns the outage from its own calls, as without the key.
+      kept.catch(() => undefined);
+    };
     return { announce, listen } as SharedCircuit;
   }
 
@@ -54,7 +69,26 @@ export class CircuitShare {
     this.channel.stop();
   }
 
-  private heard(message: string): void {
+  private key(call: string): string {
+    return `${this.prefix}:model-circuit:${call}`;
+  }
+
+  /**
+   * The openings kept in Redis for `calls` (default: every call listened to), heard as if just announced,
+   * for what is left of them: a key with `left` ms to live holds for `left` (its cool-down's half, doubled).
+   */
+  private async catchUp(calls: string[] = [...this.listeners.keys()]): Promise<void> {
+    for (const call of calls) {
+      const [message, left] = await Promise.all([
+        this.redis.get(this.key(call)),
+        this.redis.pttl(this.key(call)),
+      ]).catch(() => [null, 0] as const);
+      if (message && left > 0) this.heard(message, left / 2);
+    }
+  }
+
+  /** One announcement; `holdMs` replaces its cool-down (a kept opening, part of it already spent). */
+  private heard(message: string, holdMs?: number): void {
     let m: { from?: unknown; call?: unknown; open?: unknown; ms?: unknown };
     try {
       m = JSON.parse(message) as typeof m;
@@ -64,7 +98,7 @@ export class CircuitShare {
     if (m.from === this.self || typeof m.call !== 'string' || typeof m.open !== 'boolean') return;
     if (m.open && typeof m.ms !== 'number') return;
     // At most an hour: a message is only ever a cool-down (MUNINN_MODEL_BREAKER_COOLDOWN_S is bounded so).
-    const ms = Math.min(Math.max(0, Number(m.ms)), 3_600_000);
+    const ms = Math.min(Math.max(0, Number(holdMs ?? m.ms)), 3_600_000);
     for (const on of this.listeners.get(m.call) ?? []) {
       if (m.open) on.opened(ms);
       else on.closed();
