@@ -1,13 +1,7 @@
 import { Logger } from '@nestjs/common';
-import {
-  BrokenCircuitError,
-  circuitBreaker,
-  CircuitBreakerPolicy,
-  CircuitState,
-  ConsecutiveBreaker,
-  handleWhen,
-} from 'cockatiel';
+import { BrokenCircuitError, circuitBreaker, CircuitBreakerPolicy, CircuitState, handleWhen } from 'cockatiel';
 import type { SharedCircuit } from './circuit-share';
+import { SpreadBreaker } from './spread-breaker';
 
 /** A call's result that counts as a failure (a digest answers `failed` rather than throwing). */
 class FailedResult<T> extends Error {
@@ -33,8 +27,8 @@ export type BreakerRun<T> = { skipped: 'open' | 'cut' } | { skipped: false; valu
 /**
  * The circuit of one kind of request-path call to a provider, in one process (docs/limits-and-security.md,
  * "A model that stops answering"): a gateway's query expansion and digest, a retriever's query embedding.
- * On cockatiel's circuit breaker: after `failures` calls in a row failed or timed out, calls are not made
- * for `cooldownMs` (each request degrades at once, as it would after the fuse); then the first request's
+ * On cockatiel's circuit breaker: after `failures` calls in a row failed or timed out (of several accounts,
+ * unless no other account called: {@link SpreadBreaker}), calls are not made for `cooldownMs` (each request degrades at once, as it would after the fuse); then the first request's
  * call finds out, and the others go without it meanwhile rather than wait for it; its success closes the
  * circuit, its failure opens it again. `failures` 0: no circuit.
  *
@@ -49,6 +43,7 @@ export type BreakerRun<T> = { skipped: 'open' | 'cut' } | { skipped: false; valu
  */
 export class CallCircuit {
   private readonly policy: CircuitBreakerPolicy | null;
+  private readonly breaker: SpreadBreaker;
   /** The calls made while the circuit was closed and not settled yet: what an opening lets go. */
   private readonly inFlight = new Set<AbortController>();
 
@@ -61,13 +56,14 @@ export class CallCircuit {
     share: SharedCircuit | null = null,
     logger = new Logger(CallCircuit.name),
   ) {
+    this.breaker = new SpreadBreaker(failures, cooldownMs);
     if (failures <= 0) {
       this.policy = null;
       return;
     }
     const policy = circuitBreaker(
       handleWhen((err) => !(err instanceof CircuitCut)),
-      { halfOpenAfter: cooldownMs, breaker: new ConsecutiveBreaker(failures) },
+      { halfOpenAfter: cooldownMs, breaker: this.breaker },
     );
     this.policy = policy;
     const remote = new RemoteHold(policy);
@@ -103,11 +99,12 @@ export class CallCircuit {
   }
 
   /**
-   * Runs `call` unless the circuit is open; `failed` marks a returned result as a failure. `call` is given
-   * the signal the circuit's opening aborts (a call that ignores it is let go all the same, and settles
-   * unheard).
+   * Runs `account`'s `call` unless the circuit is open; `failed` marks a returned result as a failure. `call`
+   * is given the signal the circuit's opening aborts (a call that ignores it is let go all the same, and
+   * settles unheard).
    */
   async run<T>(
+    account: string,
     call: (signal: AbortSignal) => Promise<T>,
     failed: (value: T) => boolean = () => false,
   ): Promise<BreakerRun<T>> {
@@ -117,6 +114,7 @@ export class CallCircuit {
     if (this.policy.state === CircuitState.HalfOpen) return { skipped: 'open' };
     // Only calls made while the circuit is closed are cut: the call finding out settles the opening itself.
     const cuttable = this.policy.state === CircuitState.Closed;
+    this.breaker.called(account);
     try {
       const value = await this.policy.execute(async () => {
         if (cuttable) this.inFlight.add(cut);
@@ -124,6 +122,10 @@ export class CallCircuit {
           const v = await untilAborted(call(cut.signal), cut.signal);
           if (failed(v)) throw new FailedResult(v);
           return v;
+        } catch (err) {
+          // The breaker is told whose failure it is about to count (a cut is not counted).
+          if (!(err instanceof CircuitCut)) this.breaker.failing(account);
+          throw err;
         } finally {
           // Before the circuit counts this call: its own failure's opening must not cut it.
           this.inFlight.delete(cut);

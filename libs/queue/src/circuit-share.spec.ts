@@ -35,29 +35,29 @@ describe('the model circuits shared through Redis', () => {
     let bCalls = 0;
     const bCall = async () => (bCalls++, 'answer');
 
-    await expect(a.run(failing)).rejects.toThrow('provider 503');
-    expect(await b.run(bCall)).toEqual({ skipped: false, value: 'answer' });
-    await expect(a.run(failing)).rejects.toThrow('provider 503'); // a opens
+    await expect(a.run('acct', failing)).rejects.toThrow('provider 503');
+    expect(await b.run('acct', bCall)).toEqual({ skipped: false, value: 'answer' });
+    await expect(a.run('acct', failing)).rejects.toThrow('provider 503'); // a opens
     await sleep(300);
     // b never failed a call, yet makes none; b's digest circuit is its own.
-    expect(await b.run(bCall)).toEqual({ skipped: 'open' });
-    expect(await bDigest.run(bCall)).toEqual({ skipped: false, value: 'answer' });
+    expect(await b.run('acct', bCall)).toEqual({ skipped: 'open' });
+    expect(await bDigest.run('acct', bCall)).toEqual({ skipped: false, value: 'answer' });
     expect(bCalls).toBe(2);
     // Past a's cool-down b still waits for a's word: one call finds out for the deployment, a's.
     await sleep(1700);
-    expect(await b.run(bCall)).toEqual({ skipped: 'open' });
-    expect(await a.run(async () => 'back')).toEqual({ skipped: false, value: 'back' }); // a closes
+    expect(await b.run('acct', bCall)).toEqual({ skipped: 'open' });
+    expect(await a.run('acct', async () => 'back')).toEqual({ skipped: false, value: 'back' }); // a closes
     await sleep(300);
-    expect(await b.run(bCall)).toEqual({ skipped: false, value: 'answer' });
+    expect(await b.run('acct', bCall)).toEqual({ skipped: false, value: 'answer' });
     expect(bCalls).toBe(3);
 
     // Without word from a (a process that died), b's hold ends after twice the cool-down.
-    await expect(a.run(failing)).rejects.toThrow('provider 503');
-    await expect(a.run(failing)).rejects.toThrow('provider 503');
+    await expect(a.run('acct', failing)).rejects.toThrow('provider 503');
+    await expect(a.run('acct', failing)).rejects.toThrow('provider 503');
     await sleep(300);
-    expect(await b.run(bCall)).toEqual({ skipped: 'open' });
+    expect(await b.run('acct', bCall)).toEqual({ skipped: 'open' });
     await sleep(2 * 1500);
-    expect(await b.run(bCall)).toEqual({ skipped: false, value: 'answer' });
+    expect(await b.run('acct', bCall)).toEqual({ skipped: false, value: 'answer' });
     expect(bCalls).toBe(4);
   });
 
@@ -69,6 +69,7 @@ describe('the model circuits shared through Redis', () => {
     let heard: unknown = null;
     // b's call waits on a provider that never answers; it heeds its signal.
     const inFlight = b.run(
+      'acct',
       (signal) =>
         new Promise<string>((_, reject) =>
           signal.addEventListener('abort', () => {
@@ -77,39 +78,39 @@ describe('the model circuits shared through Redis', () => {
           }),
         ),
     );
-    await expect(a.run(failing)).rejects.toThrow('provider 503');
-    await expect(a.run(failing)).rejects.toThrow('provider 503'); // a opens
+    await expect(a.run('acct', failing)).rejects.toThrow('provider 503');
+    await expect(a.run('acct', failing)).rejects.toThrow('provider 503'); // a opens
     expect(await inFlight).toEqual({ skipped: 'cut' });
     expect(heard).toBeInstanceOf(Error);
-    expect(await b.run(async () => 'made')).toEqual({ skipped: 'open' });
+    expect(await b.run('acct', async () => 'made')).toEqual({ skipped: 'open' });
     // a finds the provider back and b closes; had b counted its cut call, one failure more would open it.
     await sleep(600);
-    expect(await a.run(async () => 'back')).toEqual({ skipped: false, value: 'back' });
+    expect(await a.run('acct', async () => 'back')).toEqual({ skipped: false, value: 'back' });
     await sleep(300);
-    await expect(b.run(failing)).rejects.toThrow('provider 503');
-    expect(await b.run(async () => 'made')).toEqual({ skipped: false, value: 'made' });
+    await expect(b.run('acct', failing)).rejects.toThrow('provider 503');
+    expect(await b.run('acct', async () => 'made')).toEqual({ skipped: false, value: 'made' });
   });
 
   it("a process started while another's circuit is open holds its own open at once, until that one closes", async () => {
     const settings = { breakerFailures: 1, breakerCooldownMs: 800 };
     const a = process_().metrics.newCircuit('index_embed', 'index embedding (a)', settings);
     await sleep(300);
-    await expect(a.run(failing)).rejects.toThrow('provider 503'); // a opens
+    await expect(a.run('acct', failing)).rejects.toThrow('provider 503'); // a opens
     await sleep(100);
     // Started after the word went out: it reads the opening kept in Redis.
     const late = process_().metrics.newCircuit('index_embed', 'index embedding (late)', settings);
     await sleep(300);
     let calls = 0;
-    expect(await late.run(async () => (calls++, 'made'))).toEqual({ skipped: 'open' });
+    expect(await late.run('acct', async () => (calls++, 'made'))).toEqual({ skipped: 'open' });
     expect(calls).toBe(0);
     // a finds the provider back: the late process closes, and one started now is not held.
     await sleep(600);
-    expect(await a.run(async () => 'back')).toEqual({ skipped: false, value: 'back' });
+    expect(await a.run('acct', async () => 'back')).toEqual({ skipped: false, value: 'back' });
     await sleep(300);
-    expect(await late.run(async () => (calls++, 'made'))).toEqual({ skipped: false, value: 'made' });
+    expect(await late.run('acct', async () => (calls++, 'made'))).toEqual({ skipped: false, value: 'made' });
     const later = process_().metrics.newCircuit('index_embed', 'index embedding (later)', settings);
     await sleep(300);
-    expect(await later.run(async () => (calls++, 'made'))).toEqual({ skipped: false, value: 'made' });
+    expect(await later.run('acct', async () => (calls++, 'made'))).toEqual({ skipped: false, value: 'made' });
     expect(calls).toBe(2);
   });
 
@@ -118,8 +119,8 @@ describe('the model circuits shared through Redis', () => {
     const alone = new ModelBudget(prefix, null).metrics.newCircuit('embed', 'embedding (alone)', settings);
     const shared = process_().metrics.newCircuit('embed', 'embedding (shared)', settings);
     await sleep(300);
-    await expect(alone.run(async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    await expect(alone.run('acct', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
     await sleep(300);
-    expect(await shared.run(async () => 'ok')).toEqual({ skipped: false, value: 'ok' });
+    expect(await shared.run('acct', async () => 'ok')).toEqual({ skipped: false, value: 'ok' });
   });
 });

@@ -70,7 +70,7 @@ export class RewriteClientService {
     const spend = await this.reserve(accountId, modelCallTokens(null, sent), 'expand');
     if (!spend) return { status: 'failed', queries: [query] };
     try {
-      const run = await this.expandCircuit.run(() => this.expander.call(job, job.timeoutMs));
+      const run = await this.expandCircuit.run(accountId, () => this.expander.call(job, job.timeoutMs));
       if (run.skipped) {
         await settleSkipped(spend, run.skipped);
         return { status: 'failed', queries: [query] };
@@ -101,6 +101,7 @@ export class RewriteClientService {
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
     try {
       const run = await this.digestCircuit.run(
+        accountId,
         () => this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs),
         (r) => r.noAnswer === true,
       );

@@ -131,7 +131,7 @@ export class FindService implements OnApplicationBootstrap {
     const left = deadlineAt === undefined ? Infinity : deadlineAt - Date.now();
     const fuseMs = Math.max(1, Math.min(this.embedTimeoutMs, Math.floor((left * 2) / 3)));
     try {
-      const run = await this.embedCircuit.run((cut) => {
+      const run = await this.embedCircuit.run(job.identity.accountId, (cut) => {
         const abort = new AbortController();
         const signal = AbortSignal.any([abort.signal, cut]);
         return withTimeout(this.embedder.embed([job.query], { signal }), fuseMs, abort);

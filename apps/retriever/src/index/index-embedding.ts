@@ -40,10 +40,10 @@ export class IndexEmbedding {
     return this.embedder.id;
   }
 
-  /** One vector per text, or the provider's failure (or {@link EmbeddingUnavailable}) thrown. */
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  /** One vector per text of `account`'s, or the provider's failure (or {@link EmbeddingUnavailable}) thrown. */
+  async embed(account: string, texts: string[]): Promise<Float32Array[]> {
     const run = await this.circuit
-      .run((cut) => this.embedder.embed(texts, { signal: cut }))
+      .run(account, (cut) => this.embedder.embed(texts, { signal: cut }))
       .catch((err: unknown) => {
         this.metrics.ended('index_embed', 'failed', 0);
         throw err;

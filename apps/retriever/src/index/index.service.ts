@@ -91,7 +91,7 @@ export class IndexService {
     if (files.length && embed) {
       const inputs = files.map((f, i) => embeddingText(f.uri, texts[i].abstract));
       vectors = await timer
-        .time('embed', () => this.embedding.embed(inputs))
+        .time('embed', () => this.embedding.embed(accountId, inputs))
         .catch((err: unknown) => {
           embedFailure = err;
           return null;

@@ -139,7 +139,7 @@ export class SidecarService {
     if (embed) {
       const text = embeddingText(uri, `${s.abstract}\n${s.overview}`);
       embedding = await timer
-        .time('sidecar_embed', () => this.embedding.embed([text]))
+        .time('sidecar_embed', () => this.embedding.embed(accountId, [text]))
         .then(([v]) => v)
         .catch((err: unknown) => {
           failure = err;

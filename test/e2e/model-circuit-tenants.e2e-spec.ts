@@ -1,0 +1,90 @@
+// docs/limits-and-security.md, "A model that stops answering": one tenant whose digests fail does not open
+// the digest circuit for the others; the failures of several tenants do. Over real HTTP (gateway → BullMQ →
+// rewriter → a fake OpenAI-protocol server that fails every digest of alpha's block, and beta's on demand).
+import { FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+
+const ROOT = 'root-key-circuit-tenants-0123456789';
+const isDigest = (req: FakeLlmRequest) => !/plan searches/.test(req.messages[0]?.content ?? '');
+const said = (req: FakeLlmRequest, word: string) => req.messages.some((m) => m.content.includes(word));
+
+describe('the digest circuit and one tenant whose digests fail', () => {
+  let fake: FakeLlmServer;
+  let app: TestApp;
+  let betaFails = false;
+  const keys: Record<string, string> = {};
+
+  const digestCalls = () => fake.requests.filter(isDigest).length;
+  const ask = async (account: 'alpha' | 'beta', query: string) => {
+    const r = await app.request('POST', '/api/v1/search/search', {
+      key: keys[account],
+      body: { query, mode: 'context', rewrite: true, dedup_turns: 0 },
+    });
+    expect(r.status).toBe(200);
+    return r.body.result.stats.rewrite as string;
+  };
+  const circuitOpen = async () => {
+    const text = (await app.request('GET', '/metrics', { key: ROOT })).text as string;
+    return Number(/^muninn_model_circuit_open\{call="digest"\} (\d+)$/m.exec(text)?.[1] ?? NaN);
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeLlmServer({
+      fallback: (req) =>
+        said(req, 'narwhal') || (betaFails && said(req, 'lighthouse')) ? { status: 500 } : 'NO_RELEVANT_MEMORY',
+    });
+    app = await startTestApp({
+      rootApiKey: ROOT,
+      env: {
+        LLM_BASE_URL: fake.url,
+        LLM_MODEL: 'chat-model',
+        MUNINN_MODEL_BREAKER_FAILURES: '2',
+        MUNINN_MODEL_BREAKER_COOLDOWN_S: '60',
+      },
+    });
+    const memories = {
+      alpha: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.',
+      beta: 'The lighthouse keeper retires in May; the lamp is to be automated.',
+    };
+    for (const [account, content] of Object.entries(memories)) {
+      const r = await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT,
+        body: { account_id: account, admin_user_id: 'boss' },
+      });
+      expect(r.status).toBe(200);
+      keys[account] = r.body.result.user_key as string;
+      const w = await app.request('POST', '/api/v1/content/write', {
+        key: keys[account],
+        body: { uri: 'viking://resources/note.md', content, mode: 'create', wait: true },
+      });
+      expect(w.status).toBe(200);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  it("alpha's failing digests, even four at once, leave beta's digest made; beta's failing too opens the circuit", async () => {
+    expect(await ask('beta', 'lighthouse keeper')).not.toBe('failed');
+    expect(digestCalls()).toBe(1);
+    // alpha's burst: four digests at once, each failed by the model (twice the circuit's threshold).
+    const burst = await Promise.all([1, 2, 3, 4].map(() => ask('alpha', 'narwhal tusk')));
+    expect(burst).toEqual(['failed', 'failed', 'failed', 'failed']);
+    expect(digestCalls()).toBe(5);
+    expect(await circuitOpen()).toBe(0);
+    // beta's digest is still asked for, and alpha's too (its requests wait for their own failures).
+    expect(await ask('beta', 'lighthouse keeper')).not.toBe('failed');
+    expect(await ask('alpha', 'narwhal tusk')).toBe('failed');
+    expect(digestCalls()).toBe(7);
+
+    // The model fails beta's digest as well: two accounts' failures in a row, an outage; the circuit opens.
+    betaFails = true;
+    expect(await ask('alpha', 'narwhal tusk')).toBe('failed');
+    expect(await ask('beta', 'lighthouse keeper')).toBe('failed');
+    expect(digestCalls()).toBe(9);
+    expect(await circuitOpen()).toBe(1);
+    expect(await ask('beta', 'lighthouse keeper')).toBe('failed');
+    expect(await ask('alpha', 'narwhal tusk')).toBe('failed');
+    expect(digestCalls()).toBe(9);
+  });
+});
