@@ -4,7 +4,7 @@ import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
 import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 import { decodeJobFailure } from './job-failure-decode';
-import { currentJobMeta, withJobMeta } from './job-context';
+import { currentJobMeta, throwIfClientGone, unlessClientGone, withJobMeta } from './job-context';
 import { FairOrder } from './fair-order';
 import { jobOptions } from './job-options';
 import { inSpan } from './tracing';
@@ -37,10 +37,14 @@ export class BullJobBus extends JobBus {
     data: JobOf<Q>,
     opts: { timeoutMs: number; jobId?: string },
   ): Promise<ResultOf<Q>> {
+    throwIfClientGone();
     const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
     // The deadline travels with the job: past it the worker drops the job instead of running it late.
     const job = await this.add(queue, data, Date.now() + opts.timeoutMs, opts.jobId);
-    return this.await<Q>(job, events, queue, opts.timeoutMs);
+    // A request whose client went away stops waiting, and takes back its job if no worker has it yet.
+    return unlessClientGone(this.await<Q>(job, events, queue, opts.timeoutMs), () => {
+      job.remove().catch(() => undefined);
+    });
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {

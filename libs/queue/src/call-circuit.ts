@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { BrokenCircuitError, circuitBreaker, CircuitBreakerPolicy, CircuitState, handleWhen } from 'cockatiel';
 import type { SharedCircuit } from './circuit-share';
+import { isClientGone } from './job-context';
 import { SpreadBreaker } from './spread-breaker';
 
 /** A call's result that counts as a failure (a digest answers `failed` rather than throwing). */
@@ -61,10 +62,7 @@ export class CallCircuit {
       this.policy = null;
       return;
     }
-    const policy = circuitBreaker(
-      handleWhen((err) => !(err instanceof CircuitCut)),
-      { halfOpenAfter: cooldownMs, breaker: this.breaker },
-    );
+    const policy = circuitBreaker(handleWhen(countsAsFailure), { halfOpenAfter: cooldownMs, breaker: this.breaker });
     this.policy = policy;
     const remote = new RemoteHold(policy);
     policy.onBreak((reason) => {
@@ -124,7 +122,7 @@ export class CallCircuit {
           return v;
         } catch (err) {
           // The breaker is told whose failure it is about to count (a cut is not counted).
-          if (!(err instanceof CircuitCut)) this.breaker.failing(account);
+          if (countsAsFailure(err)) this.breaker.failing(account);
           throw err;
         } finally {
           // Before the circuit counts this call: its own failure's opening must not cut it.
@@ -145,6 +143,11 @@ export class CallCircuit {
     this.inFlight.clear();
     for (const c of calls) c.abort(new CircuitCut());
   }
+}
+
+/** Whether a call's error is the provider's failure: not a cut, nor a request whose client went away. */
+function countsAsFailure(err: unknown): boolean {
+  return !(err instanceof CircuitCut) && !isClientGone(err);
 }
 
 /** `p`, or the signal's reason as soon as it aborts; `p`'s own later rejection is then not heard. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
-import { currentJobMeta, withJobMeta } from './job-context';
+import { currentJobMeta, throwIfClientGone, unlessClientGone, withJobMeta } from './job-context';
 import { decodeJobFailure } from './job-failure-decode';
 import { JobDeferred } from './job-deferral';
 import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
@@ -48,9 +48,10 @@ export class InProcessJobBus extends JobBus {
     data: JobOf<Q>,
     opts: { timeoutMs: number; jobId?: string },
   ): Promise<ResultOf<Q>> {
+    throwIfClientGone();
     const job = withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs));
     const running = this.run(queue, job, opts.jobId ?? randomUUID());
-    return withDeadline(running, queue, opts.timeoutMs) as Promise<ResultOf<Q>>;
+    return unlessClientGone(withDeadline(running, queue, opts.timeoutMs)) as Promise<ResultOf<Q>>;
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {

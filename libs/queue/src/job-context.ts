@@ -1,11 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { JOB_META_KEY, JobMeta } from '@app/contracts';
+import { KernelError, KernelErrorCode } from '@app/kernel';
 
 /** What one unit of work (an HTTP request, or a job) carries implicitly through its async calls. */
 export interface WorkContext {
   requestId: string;
   /** An HTTP request's authentication time in ms, for its stage timings (docs/architecture.md, "Stage timings"). */
   authMs?: number;
+  /** An HTTP request's: aborted when its client goes away before the answer is sent. */
+  abandoned?: AbortSignal;
 }
 
 const storage = new AsyncLocalStorage<WorkContext>();
@@ -23,6 +26,45 @@ export function currentRequestId(): string | undefined {
 /** How long the current HTTP request's authentication took (ms), if it was timed. */
 export function currentAuthMs(): number | undefined {
   return storage.getStore()?.authMs;
+}
+
+/**
+ * What a request's work stops with once its client has gone away (docs/limits-and-security.md, "A client
+ * that goes away"): nobody reads the answer. Coded as a deadline (the request ended before its answer), and
+ * told apart by its reason: a model circuit does not count it as the provider's failure.
+ */
+export function clientGone(): KernelError {
+  return new KernelError(KernelErrorCode.DeadlineExceeded, 'the client went away before the answer', {
+    reason: 'client_gone',
+  });
+}
+
+export function isClientGone(err: unknown): boolean {
+  return err instanceof KernelError && err.details?.reason === 'client_gone';
+}
+
+/** Throws {@link clientGone} if the current request's client has gone away. */
+export function throwIfClientGone(): void {
+  if (storage.getStore()?.abandoned?.aborted) throw clientGone();
+}
+
+/**
+ * `p`, or {@link clientGone} as soon as the current request's client goes away (then `onGone` runs: say,
+ * take back a job no worker has started); outside an HTTP request, `p` itself.
+ */
+export function unlessClientGone<T>(p: Promise<T>, onGone: () => void = () => undefined): Promise<T> {
+  const signal = storage.getStore()?.abandoned;
+  if (!signal) return p;
+  p.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const gone = () => {
+      onGone();
+      reject(clientGone());
+    };
+    if (signal.aborted) return gone();
+    signal.addEventListener('abort', gone, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', gone));
+  });
 }
 
 let traceparentSource: () => string | undefined = () => undefined;

@@ -23,7 +23,7 @@ import {
   seenEntries,
 } from '@app/kernel';
 import { explainBlock, explainExcluded } from '@app/kernel';
-import { AssembleClient } from '@app/queue';
+import { AssembleClient, throwIfClientGone } from '@app/queue';
 import { ContextParams } from './context-params';
 import { DedupLedgerService, LedgerView } from '../ledger/dedup-ledger.service';
 import { RetrievalFanoutService } from './retrieval-fanout.service';
@@ -110,12 +110,16 @@ export class ContextPipelineService {
       digest: '',
       usage: null,
     };
+    // Nobody reads the answer of a client that went away: no digest (a model call) for it, and its ledger
+    // does not record entries the session was never given (docs/limits-and-security.md, "A client that goes away").
+    throwIfClientGone();
     if (assembled.entries.length > 0) {
       const uris = assembled.entries.map((e) => e.uri);
       rewrite = await stages.time('digest', () =>
         this.rewriter.digest(caller.accountId, p.rewrite, p.query, assembled.rendered, uris, p.rewriteMaxBullets),
       );
     }
+    throwIfClientGone();
     const dedup = await stages.time('ledger_write', () =>
       this.recordLedger(session, ledger, p, assembled.entries, rewrite.status),
     );

@@ -1,8 +1,29 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { context, Span, SpanKind, trace } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { runInWorkContext } from '@app/queue';
+
+/**
+ * Reads (GET, and the search routes: search, find, recall, grep, glob) stop when their client goes away
+ * (docs/limits-and-security.md, "A client that goes away"): nobody reads the answer. Writes run to their
+ * end, so a retry with the same Idempotency-Key finds their reply.
+ */
+function abandonable(method: string, url: string): boolean {
+  return method === 'GET' || url.startsWith('/api/v1/search/');
+}
+
+/** Aborted when the response closes before it was sent in full: its client went away. */
+function abandonSignal(res: ServerResponse): AbortSignal {
+  const abandoned = new AbortController();
+  const closed = () => {
+    if (!res.writableFinished) abandoned.abort();
+  };
+  if (res.destroyed) closed();
+  else res.once('close', closed);
+  return abandoned.signal;
+}
 
 /** A caller-chosen request id is kept only when short and plain; anything else gets a fresh UUID. */
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -29,11 +50,12 @@ export function trackRequests(fastify: FastifyInstance): void {
   });
   // preHandler runs after the body is parsed, in the same call chain as the route handler: the
   // request id and the request's span become the current ones for everything the handler does.
-  fastify.addHook('preHandler', (req, _reply, done) => {
+  fastify.addHook('preHandler', (req, reply, done) => {
     const span = spans.get(req);
     const ctx = span ? trace.setSpan(context.active(), span) : context.active();
     const authMs = (req as { authMs?: number }).authMs;
-    context.with(ctx, () => runInWorkContext({ requestId: req.id, authMs }, done));
+    const abandoned = abandonable(req.method, req.url) ? abandonSignal(reply.raw) : undefined;
+    context.with(ctx, () => runInWorkContext({ requestId: req.id, authMs, abandoned }, done));
   });
   fastify.addHook('onSend', (req, reply, payload, done) => {
     void reply.header('x-request-id', req.id);

@@ -1,0 +1,82 @@
+// docs/limits-and-security.md, "A client that goes away": a context request whose client disconnects stops
+// at its next step. Over real HTTP (gateway → BullMQ → rewriter → a fake OpenAI-protocol server whose
+// planner takes 1.5 s): no digest is asked of the model for it, and its session's ledger does not record
+// entries it never delivered.
+import { request } from 'node:http';
+import { FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import { seedMany } from './context-support';
+
+const NARWHAL = 'viking://user/default/memories/entities/narwhal.md';
+const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a context request whose client goes away', () => {
+  let fake: FakeLlmServer;
+  let app: TestApp;
+  const body = (session: string) => ({
+    query: 'narwhal',
+    mode: 'context',
+    session_id: session,
+    query_expansion: 'auto',
+    rewrite: true,
+    dedup_turns: 3,
+  });
+  const planner = () => fake.requests.filter(isPlanner).length;
+  const digests = () => fake.requests.filter((r) => !isPlanner(r)).length;
+  const served = async (session: string) => {
+    const r = await app.request('POST', '/api/v1/search/search', { body: body(session) });
+    expect(r.status).toBe(200);
+    return (r.body.result.entries as { uri: string }[]).map((e) => e.uri);
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeLlmServer({
+      fallback: (req) =>
+        isPlanner(req)
+          ? { text: '{"queries": ["narwhal tusk"]}', delayMs: 1500 }
+          : `- a whale with a tusk [${NARWHAL}]`,
+    });
+    app = await startTestApp({ env: { LLM_BASE_URL: fake.url, LLM_MODEL: 'chat-model' } });
+    await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
+    for (const session of ['control', 'talk']) {
+      expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: session } })).status).toBe(200);
+      const msg = { role: 'user', content: 'we talked about narwhals' };
+      expect((await app.request('POST', `/api/v1/sessions/${session}/messages`, { body: msg })).status).toBe(200);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  it('asks no digest and records no ledger turn for it; a request that stays gets both', async () => {
+    // A client that stays: expansion, then the digest; the next turn finds the memory in the ledger.
+    expect(await served('control')).toContain(NARWHAL);
+    expect([planner(), digests()]).toEqual([1, 1]);
+    expect(await served('control')).not.toContain(NARWHAL);
+    expect([planner(), digests()]).toEqual([2, 1]);
+
+    // A client that goes away while the planner thinks.
+    // Its own connection (no keep-alive pool), dropped while the planner thinks.
+    const payload = JSON.stringify(body('talk'));
+    const sent = request(`${app.url}/api/v1/search/search`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+    });
+    const ended = new Promise<string>((resolve) => {
+      sent.on('error', (err) => resolve(err.message));
+      sent.on('response', () => resolve('answered'));
+    });
+    sent.end(payload);
+    await sleep(400);
+    expect(planner()).toBe(3);
+    sent.destroy();
+    expect(await ended).not.toBe('answered');
+    // Past the planner's answer and what would have followed it: no digest was asked for.
+    await sleep(2500);
+    expect([planner(), digests()]).toEqual([3, 1]);
+    // The session was given nothing: its next turn is served the memory.
+    expect(await served('talk')).toContain(NARWHAL);
+  });
+});
