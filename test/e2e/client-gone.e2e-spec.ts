@@ -10,6 +10,29 @@ const NARWHAL = 'viking://user/default/memories/entities/narwhal.md';
 const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** POSTs `payload` on a connection of its own (no keep-alive pool) and drops it after `ms`; how it ended. */
+async function dropAfter(url: string, payload: unknown, ms: number, onSent: () => void): Promise<string> {
+  const raw = JSON.stringify(payload);
+  const sent = request(url, {
+    method: 'POST',
+    agent: false,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': Buffer.byteLength(raw),
+    },
+  });
+  const ended = new Promise<string>((resolve) => {
+    sent.on('error', (err) => resolve(err.message));
+    sent.on('response', () => resolve('answered'));
+  });
+  sent.end(raw);
+  await sleep(ms);
+  onSent();
+  sent.destroy();
+  return ended;
+}
+
 describe('a context request whose client goes away', () => {
   let fake: FakeLlmServer;
   let app: TestApp;
@@ -38,7 +61,7 @@ describe('a context request whose client goes away', () => {
     });
     app = await startTestApp({ env: { LLM_BASE_URL: fake.url, LLM_MODEL: 'chat-model' } });
     await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
-    for (const session of ['control', 'talk']) {
+    for (const session of ['control', 'talk', 'tool']) {
       expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: session } })).status).toBe(200);
       const msg = { role: 'user', content: 'we talked about narwhals' };
       expect((await app.request('POST', `/api/v1/sessions/${session}/messages`, { body: msg })).status).toBe(200);
@@ -57,26 +80,39 @@ describe('a context request whose client goes away', () => {
     expect([planner(), digests()]).toEqual([2, 1]);
 
     // A client that goes away while the planner thinks.
-    // Its own connection (no keep-alive pool), dropped while the planner thinks.
-    const payload = JSON.stringify(body('talk'));
-    const sent = request(`${app.url}/api/v1/search/search`, {
-      method: 'POST',
-      agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-    });
-    const ended = new Promise<string>((resolve) => {
-      sent.on('error', (err) => resolve(err.message));
-      sent.on('response', () => resolve('answered'));
-    });
-    sent.end(payload);
-    await sleep(400);
-    expect(planner()).toBe(3);
-    sent.destroy();
-    expect(await ended).not.toBe('answered');
+    const ended = await dropAfter(`${app.url}/api/v1/search/search`, body('talk'), 400, () =>
+      expect(planner()).toBe(3),
+    );
+    expect(ended).not.toBe('answered');
     // Past the planner's answer and what would have followed it: no digest was asked for.
     await sleep(2500);
     expect([planner(), digests()]).toEqual([3, 1]);
     // The session was given nothing: its next turn is served the memory.
     expect(await served('talk')).toContain(NARWHAL);
+  });
+
+  it("an MCP search in context mode stops the same way; the session's next turn is served the memory", async () => {
+    const [plannerBefore, digestsBefore] = [planner(), digests()];
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'search',
+        arguments: {
+          query: 'narwhal',
+          mode: 'context',
+          session_id: 'tool',
+          query_expansion: 'auto',
+          rewrite: 'auto',
+          dedup_turns: 3,
+        },
+      },
+    };
+    // (An SSE answer may have sent its headers already: what matters is what the tool went on to do.)
+    await dropAfter(`${app.url}/mcp`, call, 400, () => expect(planner()).toBe(plannerBefore + 1));
+    await sleep(2500);
+    expect([planner(), digests()]).toEqual([plannerBefore + 1, digestsBefore]);
+    expect(await served('tool')).toContain(NARWHAL);
   });
 });

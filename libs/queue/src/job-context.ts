@@ -43,6 +43,15 @@ export function isClientGone(err: unknown): boolean {
   return err instanceof KernelError && err.details?.reason === 'client_gone';
 }
 
+/**
+ * Runs `fn` in the current work context with `signal` as its abandon signal: one read of a request that
+ * carries both reads and writes (an MCP tool call), which stops when that request's client goes away.
+ */
+export function whileClientStays<T>(signal: AbortSignal, fn: () => T): T {
+  const ctx = storage.getStore();
+  return ctx ? storage.run({ ...ctx, abandoned: signal }, fn) : fn();
+}
+
 /** Throws {@link clientGone} if the current request's client has gone away. */
 export function throwIfClientGone(): void {
   if (storage.getStore()?.abandoned?.aborted) throw clientGone();

@@ -15,7 +15,7 @@ function abandonable(method: string, url: string): boolean {
 }
 
 /** Aborted when the response closes before it was sent in full: its client went away. */
-function abandonSignal(res: ServerResponse): AbortSignal {
+export function abandonSignal(res: ServerResponse): AbortSignal {
   const abandoned = new AbortController();
   const closed = () => {
     if (!res.writableFinished) abandoned.abort();

@@ -37,6 +37,8 @@ export interface ToolDeps {
 export interface ToolContext {
   /** Origin for links handed out when MUNINN_PUBLIC_BASE_URL is unset (request-origin.ts). */
   origin: string;
+  /** Aborted when the MCP request's client goes away: a read-only tool's work stops then. */
+  abandoned?: AbortSignal;
 }
 
 /**
@@ -51,5 +53,10 @@ export interface McpTool {
   description: string;
   props: Record<string, PropSpec>;
   required?: string[];
+  /**
+   * The tool only reads: it stops when its client goes away, as the REST reads do (docs/limits-and-security.md,
+   * "A client that goes away"); a writing tool runs to its end.
+   */
+  readOnly?: true;
   run(caller: Identity, args: Args, deps: ToolDeps, ctx: ToolContext): Promise<ToolOutput>;
 }

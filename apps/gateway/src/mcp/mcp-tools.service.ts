@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity } from '@app/kernel';
+import { whileClientStays } from '@app/queue';
 import { ContentService } from '../content/content.service';
 import { UploadService } from '../content/upload.service';
 import { FsService } from '../fs/fs.service';
@@ -77,7 +78,9 @@ export class McpToolsService {
     let release: (() => void) | null = null;
     try {
       release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs);
-      return toResult(await tool.run(caller, readArgs(rawArgs, tool.props, tool.required ?? []), this.deps, ctx));
+      const args = readArgs(rawArgs, tool.props, tool.required ?? []);
+      const run = () => tool.run(caller, args, this.deps, ctx);
+      return toResult(await (tool.readOnly && ctx.abandoned ? whileClientStays(ctx.abandoned, run) : run()));
     } catch (err) {
       const { status, body } = this.errors.render(err);
       // A refusal at a named limit is counted like an HTTP one, though the call answers a tool error.

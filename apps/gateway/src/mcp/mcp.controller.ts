@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
+import { abandonSignal } from '../http/request-id';
 import { McpExceptionFilter } from './mcp-exception.filter';
 import { McpToolsService } from './mcp-tools.service';
 import { requestOrigin } from './request-origin';
@@ -28,7 +29,7 @@ export class McpController {
   @Post()
   @RawResponse()
   async post(@Caller() caller: Identity, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const server = this.tools.createServer(caller, { origin: requestOrigin(req) });
+    const server = this.tools.createServer(caller, { origin: requestOrigin(req), abandoned: abandonSignal(reply.raw) });
     // SSE answers, as the reference's server sends (docs/fs-and-mcp.md, "Transport"): one `message` event per
     // JSON-RPC response, then the stream ends. The proxies and the SDK's client read SSE and plain JSON alike.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });

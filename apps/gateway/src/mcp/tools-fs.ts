@@ -16,6 +16,7 @@ const URI_MAX = 4096;
 
 export const LIST_TOOL: McpTool = {
   name: 'list',
+  readOnly: true,
   description: 'List a viking:// directory: `[dir] name` / `[file] name`; recursive=true prints URIs (3 levels deep).',
   props: {
     uri: { type: 'string', maxLength: URI_MAX, description: 'Directory URI, e.g. viking://~/memories.' },
@@ -39,6 +40,7 @@ export const LIST_TOOL: McpTool = {
 
 export const TREE_TOOL: McpTool = {
   name: 'tree',
+  readOnly: true,
   description: 'Indented tree below a viking:// directory: directories end with `/`, files show their size.',
   props: {
     uri: { type: 'string', default: 'viking://', maxLength: URI_MAX, description: 'Directory URI.' },
@@ -169,6 +171,7 @@ export const FORGET_TOOL: McpTool = {
 
 export const GREP_TOOL: McpTool = {
   name: 'grep',
+  readOnly: true,
   description: 'Find lines matching regular expressions (one or several patterns) in the files below a viking:// URI.',
   props: {
     uri: { type: 'string', maxLength: URI_MAX, description: 'Directory (or file) to search.' },
@@ -206,6 +209,7 @@ export const GREP_TOOL: McpTool = {
 
 export const GLOB_TOOL: McpTool = {
   name: 'glob',
+  readOnly: true,
   description: 'Find viking:// URIs whose path below `uri` matches a glob (`*` within a segment, `**` across).',
   props: {
     pattern: { type: 'string', maxLength: URI_MAX, description: 'Glob, e.g. **/*.md.' },

@@ -17,6 +17,7 @@ const REMOTE = /^(https?:\/\/|git@|ssh:\/\/|git:\/\/|tos:\/\/)/;
 
 export const HEALTH_TOOL: McpTool = {
   name: 'health',
+  readOnly: true,
   description: 'Check that the memory server and its storage are up.',
   props: {},
   run: async (_caller, _args, d) => {
@@ -186,6 +187,7 @@ function uploadText(path: string, link: UploadLink, limits: AppConfig['uploads']
 
 export const LIST_WATCHES_TOOL: McpTool = {
   name: 'list_watches',
+  readOnly: true,
   description: 'List resource watch tasks.',
   props: {},
   run: async () => NO_WATCHES,

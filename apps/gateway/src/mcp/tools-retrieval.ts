@@ -26,6 +26,7 @@ const contextAnswer = (e: SearchEnvelope, fallback: string): ToolOutput => {
 
 export const FIND_TOOL: McpTool = {
   name: 'find',
+  readOnly: true,
   description: 'Fast stateless retrieval: ranked memories, resources and skills with URI, abstract and score.',
   props: {
     query: fromField(FIND_FIELDS.query, { description: 'What to look for.', default: undefined }),
@@ -54,6 +55,7 @@ export const FIND_TOOL: McpTool = {
 
 export const SEARCH_TOOL: McpTool = {
   name: 'search',
+  readOnly: true,
   description:
     'Search memories, resources and skills. mode="list" returns ranked hits; mode="context" returns one bounded, ' +
     'deduplicated context block ready to use (digest, else rendered <memory> elements). Use read to expand a URI.',
@@ -130,6 +132,7 @@ export const SEARCH_TOOL: McpTool = {
 
 export const RECALL_TOOL: McpTool = {
   name: 'recall',
+  readOnly: true,
   description: 'Deprecated (use search with mode="context"): recall memories for the current turn with the v1 preset.',
   props: {
     query: fromField(RECALL_FIELDS.query, { description: 'The question or topic of the turn.' }),
@@ -170,6 +173,7 @@ export const RECALL_TOOL: McpTool = {
 
 export const READ_TOOL: McpTool = {
   name: 'read',
+  readOnly: true,
   description:
     'Read one or more viking:// file URIs (a list, or one string). Several URIs answer in `=== <uri> ===` sections. ' +
     'A directory answers with a hint to list it first.',
