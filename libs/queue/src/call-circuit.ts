@@ -3,6 +3,7 @@ import { BrokenCircuitError, circuitBreaker, CircuitBreakerPolicy, CircuitState,
 import type { SharedCircuit } from './circuit-share';
 import { isClientGone } from './job-context';
 import { SpreadBreaker } from './spread-breaker';
+import { untilAborted } from './with-timeout';
 
 /** A call's result that counts as a failure (a digest answers `failed` rather than throwing). */
 class FailedResult<T> extends Error {
@@ -117,7 +118,7 @@ export class CallCircuit {
       const value = await this.policy.execute(async () => {
         if (cuttable) this.inFlight.add(cut);
         try {
-          const v = await untilAborted(call(cut.signal), cut.signal);
+          const v = await untilAborted(call(cut.signal), cut.signal, () => cut.signal.reason as Error);
           if (failed(v)) throw new FailedResult(v);
           return v;
         } catch (err) {
@@ -148,17 +149,6 @@ export class CallCircuit {
 /** Whether a call's error is the provider's failure: not a cut, nor a request whose client went away. */
 function countsAsFailure(err: unknown): boolean {
   return !(err instanceof CircuitCut) && !isClientGone(err);
-}
-
-/** `p`, or the signal's reason as soon as it aborts; `p`'s own later rejection is then not heard. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  p.catch(() => undefined);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**

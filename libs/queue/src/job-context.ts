@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { JOB_META_KEY, JobMeta } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
+import { untilAborted } from './with-timeout';
 
 /** What one unit of work (an HTTP request, or a job) carries implicitly through its async calls. */
 export interface WorkContext {
@@ -64,15 +65,9 @@ export function throwIfClientGone(): void {
 export function unlessClientGone<T>(p: Promise<T>, onGone: () => void = () => undefined): Promise<T> {
   const signal = storage.getStore()?.abandoned;
   if (!signal) return p;
-  p.catch(() => undefined);
-  return new Promise<T>((resolve, reject) => {
-    const gone = () => {
-      onGone();
-      reject(clientGone());
-    };
-    if (signal.aborted) return gone();
-    signal.addEventListener('abort', gone, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', gone));
+  return untilAborted(p, signal, () => {
+    onGone();
+    return clientGone();
   });
 }
 
