@@ -1,7 +1,8 @@
 // docs/limits-and-security.md, "A client that goes away": a context request whose client disconnects stops
 // at its next step. Over real HTTP (gateway → BullMQ → rewriter → a fake OpenAI-protocol server whose
-// planner takes 1.5 s): no digest is asked of the model for it, and its session's ledger does not record
-// entries it never delivered.
+// planner takes 1.5 s): the planner's call in flight is withdrawn (the rewriter aborts the provider's
+// request), no digest is asked of the model for it, and its session's ledger does not record entries it
+// never delivered.
 import { request } from 'node:http';
 import { FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
 import { seedMany } from './context-support';
@@ -45,6 +46,8 @@ describe('a context request whose client goes away', () => {
     dedup_turns: 3,
   });
   const planner = () => fake.requests.filter(isPlanner).length;
+  /** How long after its arrival the provider saw planner call `i` closed unanswered (undefined: answered). */
+  const abandonedAfter = (i: number) => fake.requests.filter(isPlanner)[i]?.abandonedAfterMs;
   const digests = () => fake.requests.filter((r) => !isPlanner(r)).length;
   const served = async (session: string) => {
     const r = await app.request('POST', '/api/v1/search/search', { body: body(session) });
@@ -78,6 +81,7 @@ describe('a context request whose client goes away', () => {
     expect([planner(), digests()]).toEqual([1, 1]);
     expect(await served('control')).not.toContain(NARWHAL);
     expect([planner(), digests()]).toEqual([2, 1]);
+    expect([abandonedAfter(0), abandonedAfter(1)]).toEqual([undefined, undefined]);
 
     // A client that goes away while the planner thinks.
     const ended = await dropAfter(`${app.url}/api/v1/search/search`, body('talk'), 400, () =>
@@ -87,6 +91,8 @@ describe('a context request whose client goes away', () => {
     // Past the planner's answer and what would have followed it: no digest was asked for.
     await sleep(2500);
     expect([planner(), digests()]).toEqual([3, 1]);
+    // The planner's call was withdrawn: the provider's request closed unanswered, long before its 1.5 s.
+    expect(abandonedAfter(2)).toBeLessThan(1000);
     // The session was given nothing: its next turn is served the memory.
     expect(await served('talk')).toContain(NARWHAL);
   });
@@ -113,6 +119,7 @@ describe('a context request whose client goes away', () => {
     await dropAfter(`${app.url}/mcp`, call, 400, () => expect(planner()).toBe(plannerBefore + 1));
     await sleep(2500);
     expect([planner(), digests()]).toEqual([plannerBefore + 1, digestsBefore]);
+    expect(abandonedAfter(plannerBefore)).toBeLessThan(1000);
     expect(await served('tool')).toContain(NARWHAL);
   });
 });

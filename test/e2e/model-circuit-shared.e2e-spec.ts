@@ -115,6 +115,11 @@ suite('the model circuits of two gateways (real processes)', () => {
     expect(cut.entries.map((e) => e.uri)).toContain('viking://user/default/memories/entities/narwhal.md');
     expect(await expandCalls(second, 'cut')).toBe(1);
     expect(await expandCalls(second, 'timeout')).toBe(0);
+    // Its job was withdrawn: the rewriter (in the first process) aborted the provider's request then, not at
+    // its own fuse 10 s after it began.
+    const firstCall = () => fake.requests.filter(isPlanner)[0]?.abandonedAfterMs;
+    await eventually(async () => firstCall() !== undefined, { ms: 3000, pollMs: 50 });
+    expect(firstCall()).toBeLessThan(9000);
     // The second gateway never saw a call fail, yet makes none; the memory is served without expansion.
     await eventually(async () => (await circuitOpen(second)) === 1, { ms: 3000, pollMs: 100 });
     for (let i = 0; i < 3; i++) {

@@ -2,10 +2,11 @@ import { SpanKind } from '@opentelemetry/api';
 import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
-import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
+import { CallOptions, EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 import { decodeJobFailure } from './job-failure-decode';
-import { currentJobMeta, throwIfClientGone, unlessClientGone, withJobMeta } from './job-context';
+import { currentJobMeta, throwIfClientGone, whileWanted, withJobMeta } from './job-context';
 import { FairOrder } from './fair-order';
+import { JobWithdrawals } from './job-withdrawals';
 import { jobOptions } from './job-options';
 import { inSpan } from './tracing';
 import { withTimeout } from './with-timeout';
@@ -19,6 +20,8 @@ export class BullJobBus extends JobBus {
     private readonly makeEvents: (queue: QueueName) => QueueEvents,
     /** Orders the background queues by each account's recent work; null: first in, first out. */
     private readonly fair: FairOrder | null = null,
+    /** Tells the workers a started job is withdrawn; null: a withdrawn job that started runs to its deadline. */
+    private readonly withdrawals: JobWithdrawals | null = null,
   ) {
     super();
     // waitUntilFinished adds one listener per call in flight; hundreds in flight are normal here.
@@ -32,18 +35,15 @@ export class BullJobBus extends JobBus {
     });
   }
 
-  async call<Q extends QueueKey>(
-    queue: Q,
-    data: JobOf<Q>,
-    opts: { timeoutMs: number; jobId?: string },
-  ): Promise<ResultOf<Q>> {
+  async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: CallOptions): Promise<ResultOf<Q>> {
     throwIfClientGone();
     const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
     // The deadline travels with the job: past it the worker drops the job instead of running it late.
     const job = await this.add(queue, data, Date.now() + opts.timeoutMs, opts.jobId);
-    // A request whose client went away stops waiting, and takes back its job if no worker has it yet.
-    return unlessClientGone(this.await<Q>(job, events, queue, opts.timeoutMs), () => {
-      job.remove().catch(() => undefined);
+    // A request whose client went away (or whose circuit let the call go) stops waiting and withdraws its
+    // job: removed if no worker has it yet; else (BullMQ refuses to remove a locked job) its worker aborts it.
+    return whileWanted(this.await<Q>(job, events, queue, opts.timeoutMs), opts.signal, () => {
+      job.remove().catch(() => (job.id && this.withdrawals ? this.withdrawals.withdraw(queue, job.id) : undefined));
     });
   }
 

@@ -9,12 +9,15 @@ import { runInWorkContext } from './job-context';
 import { inSpan } from './tracing';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobDeferred } from './job-deferral';
+import { isRequestScoped } from './job-options';
+import { JobWithdrawals } from './job-withdrawals';
 import { watchRedisClient } from './redis-error-log';
 import { FailureNote, JobOutcome, QueueActivity } from './queue-activity';
 
 /** What every processor exposes: the job handler, callable by BullMQ or by the in-process bus. */
 export interface JobHandler {
-  handle(data: unknown): Promise<unknown>;
+  /** `run.signal`: aborted when the job's caller withdraws it (request-scoped jobs; in-process bus). */
+  handle(data: unknown, run?: { signal?: AbortSignal }): Promise<unknown>;
 }
 
 /**
@@ -26,8 +29,10 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
   @Inject(APP_CONFIG) protected readonly config!: AppConfig;
   // Absent only where a processor is built by hand (unit specs): then nothing is counted.
   @Optional() @Inject(QueueActivity) private readonly activity?: QueueActivity;
+  // Null with the in-process transport (its bus aborts a withdrawn job's signal itself).
+  @Optional() @Inject(JobWithdrawals) private readonly withdrawals?: JobWithdrawals | null;
 
-  abstract handle(data: unknown): Promise<unknown>;
+  abstract handle(data: unknown, run?: { signal?: AbortSignal }): Promise<unknown>;
 
   onApplicationBootstrap() {
     // In in-process mode BullMQ never creates a worker (and the getter would throw).
@@ -35,6 +40,8 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
     this.worker.concurrency = this.config.queues.workerConcurrency;
     // Without a listener BullMQ prints every error of an outage to the console, unthrottled.
     watchRedisClient(this.worker, `worker ${this.worker.name}`);
+    // Only a request-scoped job is ever withdrawn (its caller stopped waiting); durable work runs to its end.
+    if (isRequestScoped(this.worker.name as QueueName)) this.withdrawals?.watch(this.worker);
   }
 
   /**
@@ -84,18 +91,20 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
   /**
    * Runs `work` on the payload without its meta, inside the job's request id (every log line and every
    * job the work adds carries it) and a consumer span under the producer's trace (docs/operations.md,
-   * "Request ids and deadlines").
+   * "Request ids and deadlines"). `withdrawn`, the job's abort signal, is the work's abandon signal: what
+   * stops when nobody waits for the answer stops for it too.
    */
   protected inJobContext<T>(
     queue: QueueName,
     raw: unknown,
     jobId: string | undefined,
     work: (data: unknown, meta: JobMeta) => Promise<T>,
+    withdrawn?: AbortSignal,
   ): Promise<T> {
     const { data, meta } = splitJobMeta(raw);
     const requestId = meta.requestId ?? `job-${jobId ?? randomUUID()}`;
     const span = `${queue} process`;
-    return runInWorkContext({ requestId }, () =>
+    return runInWorkContext({ requestId, abandoned: withdrawn }, () =>
       inSpan(span, SpanKind.CONSUMER, () => work(data, meta), meta.traceparent),
     );
   }
@@ -122,7 +131,7 @@ export function inProcessConsumer(queue: QueueName, processor: Type<JobHandler>)
     provide: token,
     inject: [processor, { token: InProcessJobBus, optional: true }],
     useFactory: (handler: JobHandler, bus: InProcessJobBus | null) => {
-      bus?.register(queue, (d) => handler.handle(d));
+      bus?.register(queue, (d, signal) => handler.handle(d, { signal }));
       return true;
     },
   };

@@ -1,6 +1,7 @@
 import { QueueName } from '@app/contracts';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobDeferred } from './job-deferral';
+import { runInWorkContext } from './job-context';
 
 const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
@@ -73,5 +74,47 @@ describe('InProcessJobBus coalescing (the in-process twin of BullMQ deduplicatio
     expect(runs.length).toBe(3);
     expect(runs[2] - runs[0]).toBeGreaterThanOrEqual(70);
     expect(await bus.depths()).toEqual({ [QueueName.Index]: 0 });
+  });
+});
+
+describe('InProcessJobBus withdrawal (docs/limits-and-security.md, "A client that goes away")', () => {
+  const JOB = { query: 'q', recentMessages: [], latestArchiveOverview: '', timeoutMs: 5000 };
+  /** A handler that runs until its signal aborts, and says whether it did. */
+  const heeding = (bus: InProcessJobBus, seen: { aborted?: unknown }) =>
+    bus.register(QueueName.Expand, (_d, signal) => {
+      return new Promise((_, reject) =>
+        signal?.addEventListener('abort', () => {
+          seen.aborted = signal.reason ?? true;
+          reject(new Error('aborted'));
+        }),
+      );
+    });
+
+  it("aborts a running job's signal when the caller's signal aborts, and rejects with the signal's reason", async () => {
+    const bus = new InProcessJobBus();
+    const seen: { aborted?: unknown } = {};
+    heeding(bus, seen);
+    const cut = new AbortController();
+    const call = bus.call(QueueName.Expand, JOB, { timeoutMs: 5000, signal: cut.signal });
+    await tick();
+    expect(seen.aborted).toBeUndefined();
+    cut.abort(new Error('circuit opened'));
+    await expect(call).rejects.toThrow('circuit opened');
+    expect(seen.aborted).toBeDefined();
+  });
+
+  it("aborts it when the request's client goes away (client_gone), and not while the client stays", async () => {
+    const bus = new InProcessJobBus();
+    const seen: { aborted?: unknown } = {};
+    heeding(bus, seen);
+    const gone = new AbortController();
+    const call = runInWorkContext({ requestId: 'r1', abandoned: gone.signal }, () =>
+      bus.call(QueueName.Expand, JOB, { timeoutMs: 5000 }),
+    );
+    await tick(50);
+    expect(seen.aborted).toBeUndefined();
+    gone.abort();
+    await expect(call).rejects.toMatchObject({ details: { reason: 'client_gone' } });
+    expect(seen.aborted).toBeDefined();
   });
 });

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { JobOf, QueueName, ResultOf } from '@app/contracts';
-import { currentJobMeta, throwIfClientGone, unlessClientGone, withJobMeta } from './job-context';
+import { currentJobMeta, throwIfClientGone, whileWanted, withJobMeta } from './job-context';
 import { decodeJobFailure } from './job-failure-decode';
 import { JobDeferred } from './job-deferral';
-import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
+import { CallOptions, EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 
-type Handler = (data: unknown) => Promise<unknown>;
+/** A queue's consumer; `signal` aborts when the job's caller withdraws it. */
+type Handler = (data: unknown, signal?: AbortSignal) => Promise<unknown>;
 
 /** A coalesced job: scheduled and not started (`waiting`), or running with possibly one follow-up. */
 interface Slot {
@@ -43,15 +44,15 @@ export class InProcessJobBus extends JobBus {
     else start();
   }
 
-  async call<Q extends QueueKey>(
-    queue: Q,
-    data: JobOf<Q>,
-    opts: { timeoutMs: number; jobId?: string },
-  ): Promise<ResultOf<Q>> {
+  async call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: CallOptions): Promise<ResultOf<Q>> {
     throwIfClientGone();
     const job = withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs));
-    const running = this.run(queue, job, opts.jobId ?? randomUUID());
-    return unlessClientGone(withDeadline(running, queue, opts.timeoutMs)) as Promise<ResultOf<Q>>;
+    const withdrawal = new AbortController();
+    const running = this.run(queue, job, opts.jobId ?? randomUUID(), withdrawal);
+    // As on BullMQ: a caller that stops waiting withdraws the job (its handler's signal aborts).
+    return whileWanted(withDeadline(running, queue, opts.timeoutMs), opts.signal, () => withdrawal.abort()) as Promise<
+      ResultOf<Q>
+    >;
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
@@ -106,7 +107,8 @@ export class InProcessJobBus extends JobBus {
     this.busy.set(queue, (this.busy.get(queue) ?? 0) + n);
   }
 
-  private run(queue: QueueName, data: unknown, jobId: string): Promise<unknown> {
+  /** Runs the job of `jobId` once; a second call of that id waits for the first run (and cannot withdraw it). */
+  private run(queue: QueueName, data: unknown, jobId: string, withdrawal?: AbortController): Promise<unknown> {
     const key = `${queue}/${jobId}`;
     const existing = this.running.get(key);
     if (existing) return existing;
@@ -115,7 +117,7 @@ export class InProcessJobBus extends JobBus {
       return Promise.reject(new KernelError(KernelErrorCode.Unavailable, `No in-process consumer for queue ${queue}`));
     this.track(queue, 1);
     const p = Promise.resolve()
-      .then(() => attempt(handler, data))
+      .then(() => attempt(handler, data, withdrawal?.signal))
       .finally(() => {
         this.track(queue, -1);
         setTimeout(() => this.running.delete(key), 60_000).unref();
@@ -126,11 +128,11 @@ export class InProcessJobBus extends JobBus {
 }
 
 /** Runs a job, again after each pause it asks for (a deferral is not a failure; BullMQ delays the job). */
-async function attempt(handler: Handler, data: unknown): Promise<unknown> {
+async function attempt(handler: Handler, data: unknown, signal?: AbortSignal): Promise<unknown> {
   for (;;) {
     try {
       // A JSON round trip keeps in-process payloads honest: what would not survive Redis does not survive here.
-      return await handler(JSON.parse(JSON.stringify(data)));
+      return await handler(JSON.parse(JSON.stringify(data)), signal);
     } catch (err) {
       if (!(err instanceof JobDeferred)) throw err;
       await sleep(err.delayMs, undefined, { ref: false });

@@ -13,6 +13,7 @@ export * from './worker-metrics';
 export * from './job-context';
 export * from './job-failure-decode';
 export * from './job-deferral';
+export * from './job-withdrawals';
 export * from './queue-processor';
 export * from './queue-clients';
 export * from './redis-error-log';

@@ -15,16 +15,25 @@ export interface EnqueueOptions {
   coalesceKey?: string;
 }
 
+/** Options of a call: a job whose result the caller waits for. */
+export interface CallOptions {
+  timeoutMs: number;
+  /** Idempotent call: a job of this id already added is waited for instead of adding another. */
+  jobId?: string;
+  /**
+   * The caller's own reason to stop waiting (a model circuit that opened). When it aborts, as when the
+   * request's client goes away, the call rejects with its reason and withdraws the job: removed if no
+   * worker has it, else aborted by its worker (docs/limits-and-security.md, "A client that goes away").
+   */
+  signal?: AbortSignal;
+}
+
 /** How the gateway hands work to the workers: BullMQ on Redis, or in-process for single-process runs. */
 export abstract class JobBus {
   /** Enqueues a job and returns without waiting. */
   abstract enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts?: EnqueueOptions): Promise<void>;
   /** Enqueues a job and waits for its result, failing with DEADLINE_EXCEEDED after `timeoutMs`. */
-  abstract call<Q extends QueueKey>(
-    queue: Q,
-    data: JobOf<Q>,
-    opts: { timeoutMs: number; jobId?: string },
-  ): Promise<ResultOf<Q>>;
+  abstract call<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: CallOptions): Promise<ResultOf<Q>>;
   /** Waits for an already-enqueued job (by id) to finish, up to `timeoutMs`. */
   abstract waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>>;
   /** Jobs waiting or running per queue (for /metrics and /health). */

@@ -8,7 +8,10 @@ export interface WorkContext {
   requestId: string;
   /** An HTTP request's authentication time in ms, for its stage timings (docs/architecture.md, "Stage timings"). */
   authMs?: number;
-  /** An HTTP request's: aborted when its client goes away before the answer is sent. */
+  /**
+   * Aborted when nobody will read the answer: an HTTP request's client went away before it was sent, or a
+   * request-scoped job was withdrawn by its caller (docs/limits-and-security.md, "A client that goes away").
+   */
   abandoned?: AbortSignal;
 }
 
@@ -59,8 +62,8 @@ export function throwIfClientGone(): void {
 }
 
 /**
- * `p`, or {@link clientGone} as soon as the current request's client goes away (then `onGone` runs: say,
- * take back a job no worker has started); outside an HTTP request, `p` itself.
+ * `p`, or {@link clientGone} as soon as the current work's client goes away (then `onGone` runs: say, take
+ * back a job no worker has started); outside a request or job that can be abandoned, `p` itself.
  */
 export function unlessClientGone<T>(p: Promise<T>, onGone: () => void = () => undefined): Promise<T> {
   const signal = storage.getStore()?.abandoned;
@@ -69,6 +72,26 @@ export function unlessClientGone<T>(p: Promise<T>, onGone: () => void = () => un
     onGone();
     return clientGone();
   });
+}
+
+/**
+ * `p` while its answer is wanted: {@link clientGone} once the current work's client goes away, or `signal`'s
+ * reason once it aborts (a circuit that let the call go); either way `withdraw` runs, once.
+ */
+export function whileWanted<T>(p: Promise<T>, signal: AbortSignal | undefined, withdraw: () => void): Promise<T> {
+  let withdrawn = false;
+  const once = () => {
+    if (withdrawn) return;
+    withdrawn = true;
+    withdraw();
+  };
+  const waited = signal
+    ? untilAborted(p, signal, () => {
+        once();
+        return signal.reason instanceof Error ? signal.reason : new Error('the caller stopped waiting');
+      })
+    : p;
+  return unlessClientGone(waited, once);
 }
 
 let traceparentSource: () => string | undefined = () => undefined;

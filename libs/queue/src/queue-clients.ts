@@ -17,9 +17,12 @@ export abstract class QueueClient<Q extends QueueKey> {
 
 /** Request-scoped queues: enqueue and wait for the result under the request's deadline. */
 abstract class RequestClient<Q extends QueueKey> extends QueueClient<Q> {
-  /** Runs one job and waits up to `timeoutMs`; past it: DEADLINE_EXCEEDED, and the worker drops the job. */
-  call(data: JobOf<Q>, timeoutMs: number): Promise<ResultOf<Q>> {
-    return this.bus.call(this.queue, data, { timeoutMs: jobTimeout(timeoutMs) });
+  /**
+   * Runs one job and waits up to `timeoutMs`; past it: DEADLINE_EXCEEDED, and the worker drops the job.
+   * `signal` (a circuit's cut) stops the wait and withdraws the job, as a client that goes away does.
+   */
+  call(data: JobOf<Q>, timeoutMs: number, signal?: AbortSignal): Promise<ResultOf<Q>> {
+    return this.bus.call(this.queue, data, { timeoutMs: jobTimeout(timeoutMs), signal });
   }
 }
 

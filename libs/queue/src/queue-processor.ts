@@ -22,6 +22,11 @@ export interface JobRun {
   enqueuedAt?: number;
   /** Attempts of this job that failed before this one (0 for a first attempt, or in-process). */
   attemptsMade?: number;
+  /**
+   * Aborted when the job's caller withdraws it (docs/limits-and-security.md, "A client that goes away"):
+   * request-scoped jobs only. It is also the job's work context's abandon signal.
+   */
+  signal?: AbortSignal;
   meta: JobMeta;
 }
 
@@ -67,8 +72,9 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     return null;
   }
 
-  async process(job: Job, token?: string) {
-    const run = { id: job.id, enqueuedAt: job.timestamp, attemptsMade: job.attemptsMade };
+  // Three declared parameters: BullMQ hands a processor that takes them the job's abort signal (Worker.cancelJob).
+  async process(job: Job, token?: string, signal?: AbortSignal) {
+    const run = { id: job.id, enqueuedAt: job.timestamp, attemptsMade: job.attemptsMade, signal };
     return this.putBackOnDeferral(job, token, () => this.handle(job.data, run, hasRetryLeft(job)));
   }
 
@@ -78,7 +84,7 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
    */
   async handle(raw: unknown, job: Omit<JobRun, 'meta'> = {}, retryable = false): Promise<ResultOf<Q>> {
     return this.counted(this.queue, raw, retryable, () =>
-      this.inJobContext(this.queue, raw, job.id, (data, meta) => this.guarded(data, { ...job, meta })),
+      this.inJobContext(this.queue, raw, job.id, (data, meta) => this.guarded(data, { ...job, meta }), job.signal),
     );
   }
 
@@ -99,6 +105,7 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     try {
       return await this.run(data, job);
     } catch (err) {
+      if (job.signal?.aborted) throw this.withdrawn();
       const delayMs = isRequestScoped(this.queue) ? null : this.deferralOf(err);
       if (delayMs === null) throw this.failure(err);
       this.log.debug(`${this.queue} ${job.id ?? ''} put back for ${delayMs} ms: ${(err as Error).message}`);
@@ -118,6 +125,17 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
     this.log.warn(`dropped ${n} ${this.queue} job(s) past their request's deadline (latest ${lateMs} ms late)`);
     this.dropped = 0;
     this.droppedLoggedAt = now;
+  }
+
+  /**
+   * The failure of a job its caller withdrew while it ran (its client went away, or its circuit let the call
+   * go): nobody reads it, so it is logged at debug only, whatever the work failed with once aborted.
+   */
+  private withdrawn(): Error {
+    this.log.debug(`${this.queue} job withdrawn by its caller; stopped`);
+    return new UnrecoverableError(
+      jobFailureMessage(KernelErrorCode.DeadlineExceeded, `${this.queue} job withdrawn: its caller stopped waiting`),
+    );
   }
 
   private failure(err: unknown): Error {

@@ -11,6 +11,7 @@ import { FairOrder } from './fair-order';
 import { ModelBudget } from './model-budget';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
+import { JobWithdrawals } from './job-withdrawals';
 import { eventStreamLength } from './job-options';
 import { QUEUE_CLIENTS } from './queue-clients';
 import { redisOptions, redisRetryStrategy } from './redis-connection';
@@ -74,11 +75,21 @@ function inProcess(config: AppConfig): DynamicModule {
       { provide: REDIS, useValue: null },
       { provide: ModelBudget, useValue: modelBudget(config, null) },
       { provide: DeploymentFence, useValue: null },
+      { provide: JobWithdrawals, useValue: null },
       { provide: LEDGER_STORE, useValue: new InMemoryLedgerStore() },
       { provide: QueueActivity, useValue: new InMemoryQueueActivity(failureBounds(config)) },
       ...QUEUE_CLIENTS,
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, QueueActivity, ModelBudget, ...QUEUE_CLIENTS],
+    exports: [
+      JobBus,
+      InProcessJobBus,
+      REDIS,
+      LEDGER_STORE,
+      QueueActivity,
+      ModelBudget,
+      JobWithdrawals,
+      ...QUEUE_CLIENTS,
+    ],
   };
 }
 
@@ -103,8 +114,8 @@ function bullmq(config: AppConfig): DynamicModule {
   const prefix = config.queues.prefix;
   const busProvider: Provider = {
     provide: JobBus,
-    inject: [REDIS, ...ALL_QUEUES.map((q) => getQueueToken(q))],
-    useFactory: (redis: Redis, ...queues: Queue[]) => {
+    inject: [REDIS, JobWithdrawals, ...ALL_QUEUES.map((q) => getQueueToken(q))],
+    useFactory: (redis: Redis, withdrawals: JobWithdrawals, ...queues: Queue[]) => {
       queues.forEach((q, i) => watchRedisClient(q, `queue ${ALL_QUEUES[i]}`));
       const windowMs = config.queues.fairWindowMs;
       return new BullJobBus(
@@ -113,6 +124,7 @@ function bullmq(config: AppConfig): DynamicModule {
         windowMs > 0
           ? new FairOrder(redis, prefix, windowMs, { extractTokens: config.queues.fairExtractTokens })
           : null,
+        withdrawals,
       );
     },
   };
@@ -134,6 +146,7 @@ function bullmq(config: AppConfig): DynamicModule {
       },
       { provide: LEDGER_STORE, inject: [REDIS], useFactory: (redis: Redis) => new RedisLedgerStore(redis) },
       { provide: ModelBudget, inject: [REDIS], useFactory: (redis: Redis) => modelBudget(config, redis) },
+      { provide: JobWithdrawals, inject: [REDIS], useFactory: (redis: Redis) => new JobWithdrawals(redis, prefix) },
       {
         // Resolved while providers are built, before any worker starts: a conflicting deployment never consumes a job.
         provide: DeploymentFence,
@@ -153,6 +166,16 @@ function bullmq(config: AppConfig): DynamicModule {
       },
       ...QUEUE_CLIENTS,
     ],
-    exports: [JobBus, InProcessJobBus, REDIS, LEDGER_STORE, QueueActivity, ModelBudget, BullModule, ...QUEUE_CLIENTS],
+    exports: [
+      JobBus,
+      InProcessJobBus,
+      REDIS,
+      LEDGER_STORE,
+      QueueActivity,
+      ModelBudget,
+      JobWithdrawals,
+      BullModule,
+      ...QUEUE_CLIENTS,
+    ],
   };
 }

@@ -28,6 +28,8 @@ export interface FakeLlmRequest {
   messages: { role: string; content: string }[];
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
+  /** Set when the client closed the connection before the answer (an aborted call): how long after arrival, ms. */
+  abandonedAfterMs?: number;
 }
 
 /** A reply, a bare answer text, or a function of the request returning either. */
@@ -87,11 +89,19 @@ export async function startFakeLlmServer(opts: { fallback?: FakeLlmScript } = {}
     const messages = Array.isArray(body.messages) ? (body.messages as { role: string; content: string }[]) : [];
     const received: FakeLlmRequest = { path, model: String(body.model ?? ''), messages, body, headers: req.headers };
     requests.push(received);
+    const arrived = Date.now();
+    let hungUp = false;
+    res.once('close', () => {
+      if (!res.writableEnded && !hungUp) received.abandonedAfterMs = Date.now() - arrived;
+    });
     const script = queue.length > 0 ? queue.shift()! : fallback;
     const reply = toReply(typeof script === 'function' ? await script(received) : script);
     await wait(reply.delayMs ?? 0, res);
     if (res.destroyed || res.writableEnded) return;
-    if (reply.hangUp) return void req.socket.destroy();
+    if (reply.hangUp) {
+      hungUp = true;
+      return void req.socket.destroy();
+    }
     const status = reply.status ?? 200;
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (reply.rawBody !== undefined) return send(res, status, reply.rawBody, reply.contentType);

@@ -23,10 +23,15 @@ export class ExtractProcessor extends ConsumerHost {
   process(job: Job<ExtractJob>, token?: string) {
     this.logger.debug(`extract ${job.id} (attempt ${job.attemptsMade + 1})`);
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    return this.putBackOnDeferral(job, token, () => this.handle(job.data, final, job.id, job.attemptsMade));
+    return this.putBackOnDeferral(job, token, () => this.attempt(job.data, final, job.id, job.attemptsMade));
   }
 
-  handle(raw: unknown, finalAttempt = true, jobId?: string, attemptsMade = 0) {
+  /** The in-process bus's entry: one attempt, the last (that bus retries nothing). */
+  handle(raw: unknown) {
+    return this.attempt(raw);
+  }
+
+  private attempt(raw: unknown, finalAttempt = true, jobId?: string, attemptsMade = 0) {
     return this.counted(QueueName.Extract, raw, !finalAttempt, () =>
       // In the commit's request id and trace: extraction's log lines, model calls and memory writes follow it.
       this.inJobContext(QueueName.Extract, raw, jobId, async (data) => {

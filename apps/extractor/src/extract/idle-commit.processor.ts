@@ -12,10 +12,15 @@ export class IdleCommitProcessor extends ConsumerHost {
   }
 
   process(job: Job<SessionIdleJob>) {
-    return this.handle(job.data, hasRetryLeft(job), job.id);
+    return this.attempt(job.data, hasRetryLeft(job), job.id);
   }
 
-  handle(raw: unknown, retryable = false, jobId?: string) {
+  /** The in-process bus's entry: one attempt, not retried. */
+  handle(raw: unknown) {
+    return this.attempt(raw);
+  }
+
+  private attempt(raw: unknown, retryable = false, jobId?: string) {
     return this.counted(QueueName.SessionIdle, raw, retryable, () =>
       this.inJobContext(QueueName.SessionIdle, raw, jobId, async (data) => {
         const j = data as SessionIdleJob;

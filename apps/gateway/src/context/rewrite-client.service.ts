@@ -70,7 +70,7 @@ export class RewriteClientService {
     const spend = await this.reserve(accountId, modelCallTokens(null, sent), 'expand');
     if (!spend) return { status: 'failed', queries: [query] };
     try {
-      const run = await this.expandCircuit.run(accountId, () => this.expander.call(job, job.timeoutMs));
+      const run = await this.expandCircuit.run(accountId, (cut) => this.expander.call(job, job.timeoutMs, cut));
       if (run.skipped) {
         await settleSkipped(spend, run.skipped);
         return { status: 'failed', queries: [query] };
@@ -102,7 +102,7 @@ export class RewriteClientService {
     try {
       const run = await this.digestCircuit.run(
         accountId,
-        () => this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs),
+        (cut) => this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs, cut),
         (r) => r.noAnswer === true,
       );
       if (run.skipped) {
@@ -128,7 +128,8 @@ export class RewriteClientService {
 
 /**
  * A call its circuit kept from the model: not made (`open`, the reservation given back), or let go in flight
- * (`cut`: the rewriter had the job, the prompt was probably sent, so the reservation stays, as past a fuse).
+ * (`cut`: the rewriter had the job, the prompt was probably sent, so the reservation stays, as past a fuse;
+ * the job is withdrawn, so the rewriter aborts the provider's call).
  */
 function settleSkipped(spend: ModelSpend, skipped: 'open' | 'cut'): Promise<void> {
   return spend.settle(skipped === 'cut' ? spend.reserved : 0, skipped);

@@ -12,7 +12,7 @@ import {
 } from '@app/contracts';
 import { EmbedError } from '@app/embed';
 import { KernelError, KernelErrorCode, StageTimer } from '@app/kernel';
-import { jobStageTimer, JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
+import { isClientGone, jobStageTimer, JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
 import { isFindJob } from './find-job.guard';
 import { FindService } from './find.service';
 
@@ -52,6 +52,8 @@ export class FindProcessor extends QueueProcessor<QueueName.Find> {
         try {
           return { result: await this.service.find(call, { timer, vectors, deadlineAt }) };
         } catch (err) {
+          // Withdrawn: the whole job stops (the base reports it once), not each call.
+          if (isClientGone(err)) throw err;
           return { error: this.failureMessage(err) };
         }
       }),

@@ -3,7 +3,16 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { FindJob, FindResult } from '@app/contracts';
 import { Embedder, EMBEDDER } from '@app/embed';
 import { StageTimer } from '@app/kernel';
-import { CallCircuit, CallTimeout, ModelBudget, ModelMetrics, withTimeout } from '@app/queue';
+import {
+  CallCircuit,
+  CallTimeout,
+  isClientGone,
+  ModelBudget,
+  ModelMetrics,
+  throwIfClientGone,
+  unlessClientGone,
+  withTimeout,
+} from '@app/queue';
 import {
   countForeignVectors,
   Db,
@@ -92,6 +101,8 @@ export class FindService implements OnApplicationBootstrap {
     const { timer } = run;
     const embed = () => this.sharedVector(job, run);
     const { vector, lexicalOnly } = timer ? await timer.time('embed', embed) : await embed();
+    // A job withdrawn while its query was embedded searches for nobody (docs/limits-and-security.md).
+    throwIfClientGone();
     const query = {
       identity: job.identity,
       targets: job.targets,
@@ -124,7 +135,8 @@ export class FindService implements OnApplicationBootstrap {
    * retries. The fuse is cut to two thirds of what is left of the job's deadline (a job that waited in the
    * queue, or a fuse configured past the deadline), so the lexical search and the assembly after it still
    * fit; past the fuse the provider's call is aborted too: no retries, no vector computed (and billed) for
-   * nobody.
+   * nobody. A withdrawn job (its gateway no longer waits) aborts the provider's call and stops: it is not
+   * the provider's failure, so the circuit does not count it.
    */
   private async queryVector(job: FindJob, deadlineAt?: number): Promise<QueryEmbedding> {
     if (!job.query.trim()) return { vector: null, lexicalOnly: false };
@@ -134,12 +146,15 @@ export class FindService implements OnApplicationBootstrap {
       const run = await this.embedCircuit.run(job.identity.accountId, (cut) => {
         const abort = new AbortController();
         const signal = AbortSignal.any([abort.signal, cut]);
-        return withTimeout(this.embedder.embed([job.query], { signal }), fuseMs, abort);
+        return unlessClientGone(withTimeout(this.embedder.embed([job.query], { signal }), fuseMs, abort), () =>
+          abort.abort(),
+        );
       });
       this.metrics.ended('embed', run.skipped || 'ok', 0);
       if (run.skipped) return LEXICAL_ONLY;
       return { vector: { values: run.value[0], embedderId: this.embedder.id }, lexicalOnly: false };
     } catch (err) {
+      if (isClientGone(err)) throw err;
       this.metrics.ended('embed', err instanceof CallTimeout ? 'timeout' : 'failed', 0);
       if (Date.now() - this.warnedAt > WARN_EVERY_MS) {
         this.warnedAt = Date.now();

@@ -12,17 +12,11 @@ describe('DigestProcessor', () => {
 
   beforeEach(() => digest.mockClear());
 
-  it('hands the payload and enqueue time to the service', async () => {
-    await expect(
-      processor.process({
-        id: '1',
-        data: JOB,
-        timestamp: 1234,
-        opts: {},
-        attemptsMade: 0,
-      } as unknown as Job<DigestJob>),
-    ).resolves.toBe(result);
-    expect(digest).toHaveBeenCalledWith(JOB, 1234);
+  it("hands the payload, enqueue time and the job's abort signal to the service", async () => {
+    const signal = new AbortController().signal;
+    const job = { id: '1', data: JOB, timestamp: 1234, opts: {}, attemptsMade: 0 } as unknown as Job<DigestJob>;
+    await expect(processor.process(job, undefined, signal)).resolves.toBe(result);
+    expect(digest).toHaveBeenCalledWith(JOB, 1234, signal);
   });
 
   it.each([

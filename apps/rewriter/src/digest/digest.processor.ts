@@ -16,6 +16,6 @@ export class DigestProcessor extends QueueProcessor<QueueName.Digest> {
   }
 
   protected run(data: DigestJob, job: JobRun): Promise<DigestResult> {
-    return this.service.digest(data, job.enqueuedAt);
+    return this.service.digest(data, job.enqueuedAt, job.signal);
   }
 }

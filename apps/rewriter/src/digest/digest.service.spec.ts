@@ -110,6 +110,19 @@ describe('DigestService (real HTTP to a fake LLM)', () => {
     expect(out.error).toMatch(/^timeout: /);
   });
 
+  it("a withdrawn digest aborts the provider's request and rejects (no answer result for nobody)", async () => {
+    fake.enqueue({ text: `- late source: ${A}`, delayMs: 5000 });
+    const withdrawal = new AbortController();
+    const out = service.digest(job({ timeoutMs: 4000 }), Date.now(), withdrawal.signal).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fake.requests).toHaveLength(1);
+    withdrawal.abort();
+    expect(await out).toMatchObject({ kind: 'timeout' });
+    await new Promise((r) => setTimeout(r, 100));
+    // The provider saw its request closed unanswered, well before the 5 s it would have taken.
+    expect(fake.requests[0]?.abandonedAfterMs).toBeLessThan(1000);
+  });
+
   it('subtracts the time spent queued, and skips the model once the fuse is gone', async () => {
     fake.enqueue({ text: `- late source: ${A}`, delayMs: 5000 });
     const started = Date.now();

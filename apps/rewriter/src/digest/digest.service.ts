@@ -17,14 +17,17 @@ export class DigestService {
 
   constructor(private readonly llm: LlmClient) {}
 
-  async digest(job: DigestJob, enqueuedAt?: number): Promise<DigestResult> {
+  /** `withdrawn`: aborted when the gateway no longer waits (the model call is aborted with it). */
+  async digest(job: DigestJob, enqueuedAt?: number, withdrawn?: AbortSignal): Promise<DigestResult> {
     const left = remainingBudget(job.timeoutMs, enqueuedAt);
     if (left <= 0) return noAnswer(`waited past its ${job.timeoutMs} ms fuse in the queue`);
     let answer: { text: string; usage: DigestResult['usage'] };
     try {
-      answer = await this.llm.complete(digestPrompt(job), { timeoutMs: left + FUSE_GRACE_MS, model: 'planner' });
+      const timeoutMs = left + FUSE_GRACE_MS;
+      answer = await this.llm.complete(digestPrompt(job), { timeoutMs, model: 'planner', signal: withdrawn });
     } catch (err) {
-      if (!(err instanceof LlmError)) throw err;
+      // Withdrawn: no answer for nobody; the processor base reports the job as withdrawn.
+      if (!(err instanceof LlmError) || withdrawn?.aborted) throw err;
       this.logger.warn(`digest failed: ${err.kind}: ${err.message}`);
       return noAnswer(`${err.kind}: ${err.message}`);
     }

@@ -17,15 +17,31 @@ describe('ExpandProcessor', () => {
 
   beforeEach(() => expand.mockReset());
 
-  it('hands the payload and enqueue time to the service', async () => {
+  const job = { id: '1', data: JOB, timestamp: 99, opts: {}, attemptsMade: 0 } as unknown as Job<ExpandJob>;
+
+  it("hands the payload, enqueue time and the job's abort signal to the service", async () => {
     expand.mockResolvedValue({ queries: ['a'], usage: null });
-    await expect(
-      processor.process({ id: '1', data: JOB, timestamp: 99, opts: {}, attemptsMade: 0 } as unknown as Job<ExpandJob>),
-    ).resolves.toEqual({
-      queries: ['a'],
-      usage: null,
+    const signal = new AbortController().signal;
+    await expect(processor.process(job, undefined, signal)).resolves.toEqual({ queries: ['a'], usage: null });
+    expect(expand).toHaveBeenCalledWith(JOB, 99, signal);
+  });
+
+  it('fails a job withdrawn while it ran as withdrawn (DEADLINE_EXCEEDED), whatever the call failed with', async () => {
+    const withdrawal = new AbortController();
+    expand.mockImplementation(
+      (_j: unknown, _t: unknown, signal: AbortSignal) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(new LlmError('timeout', 'LLM call aborted'))),
+        ),
+    );
+    const run = processor.process(job, undefined, withdrawal.signal).catch((e: unknown) => e);
+    withdrawal.abort('withdrawn by its caller');
+    const err = (await run) as Error;
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect(parseJobFailure(err.message)).toEqual({
+      code: 'DEADLINE_EXCEEDED',
+      message: 'expand job withdrawn: its caller stopped waiting',
     });
-    expect(expand).toHaveBeenCalledWith(JOB, 99);
   });
 
   it('rejects a malformed payload without retry', async () => {
@@ -64,6 +80,6 @@ describe('ExpandProcessor', () => {
   it('runs a job within its deadline, handing the service the payload without its meta', async () => {
     expand.mockResolvedValue({ queries: [], usage: null });
     await processor.handle({ ...JOB, _meta: { deadlineAt: Date.now() + 60_000, requestId: 'r1' } });
-    expect(expand).toHaveBeenCalledWith(JOB, undefined);
+    expect(expand).toHaveBeenCalledWith(JOB, undefined, undefined);
   });
 });

@@ -18,7 +18,7 @@ export class ExpandProcessor extends QueueProcessor<QueueName.Expand> {
   }
 
   protected run(data: ExpandJob, job: JobRun): Promise<ExpandResult> {
-    return this.service.expand(data, job.enqueuedAt);
+    return this.service.expand(data, job.enqueuedAt, job.signal);
   }
 
   protected override codeOf(err: unknown): KernelError | null {

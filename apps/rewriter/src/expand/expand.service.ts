@@ -16,12 +16,14 @@ export class ExpandService {
 
   constructor(private readonly llm: LlmClient) {}
 
-  async expand(job: ExpandJob, enqueuedAt?: number): Promise<ExpandResult> {
+  /** `withdrawn`: aborted when the gateway no longer waits (the model call is aborted with it). */
+  async expand(job: ExpandJob, enqueuedAt?: number, withdrawn?: AbortSignal): Promise<ExpandResult> {
     const left = remainingBudget(job.timeoutMs, enqueuedAt);
     if (left <= 0) throw new LlmError('timeout', `expand job waited past its ${job.timeoutMs} ms fuse in the queue`);
     const { text, usage } = await this.llm.complete(expandPrompt(job), {
       timeoutMs: left + FUSE_GRACE_MS,
       model: 'planner',
+      signal: withdrawn,
     });
     const queries = parsePlannerQueries(text);
     this.logger.debug(`planner proposed ${queries.length} queries`);

@@ -1,0 +1,103 @@
+// docs/limits-and-security.md, "A client that goes away": a request-scoped job its caller stops waiting for
+// is withdrawn. On real Redis and BullMQ, with the producer's bus and the worker on connections of their own
+// (as a gateway and a rewriter): a job no worker has started is removed and never runs; a running one is
+// aborted by its worker, which hears the withdrawal on the deployment's channel.
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { ExpandJob, QueueName } from '@app/contracts';
+import { BullJobBus, JobWithdrawals, redisOptions, runInWorkContext } from '@app/queue';
+import { deletePrefix, eventually, uniqueTestPrefix } from '@app/testing';
+
+const JOB: ExpandJob = { query: 'q', latestArchiveOverview: '', recentMessages: [], timeoutMs: 20_000 };
+
+describe('withdrawing a request-scoped job (real Redis and BullMQ)', () => {
+  const url = process.env.REDIS_URL as string;
+  const prefix = uniqueTestPrefix('withdraw');
+  const connection = { ...redisOptions(url), maxRetriesPerRequest: null };
+  const started: string[] = [];
+  const aborted: string[] = [];
+  let producer: Redis;
+  let workerSide: Redis;
+  let queue: Queue;
+  let worker: Worker;
+  let bus: BullJobBus;
+  let heard: JobWithdrawals;
+  let told: JobWithdrawals;
+
+  const call = (signal?: AbortSignal) =>
+    bus.call(QueueName.Expand, JOB, { timeoutMs: 20_000, signal }).then(
+      () => new Error('answered'),
+      (e: unknown) => e as Error,
+    );
+
+  beforeAll(async () => {
+    producer = new Redis(connection);
+    workerSide = new Redis(connection);
+    queue = new Queue(QueueName.Expand, { connection, prefix });
+    // Runs one job at a time until its signal aborts (three declared parameters: BullMQ hands it the signal).
+    worker = new Worker(
+      QueueName.Expand,
+      (job, _token, signal) =>
+        new Promise((_, reject) => {
+          started.push(job.id as string);
+          signal?.addEventListener('abort', () => {
+            aborted.push(job.id as string);
+            reject(new Error('aborted'));
+          });
+        }),
+      { connection, prefix, concurrency: 1 },
+    );
+    heard = new JobWithdrawals(workerSide, prefix);
+    heard.watch(worker);
+    told = new JobWithdrawals(producer, prefix);
+    const events = (q: string) => new QueueEvents(q, { connection, prefix });
+    bus = new BullJobBus(new Map([[QueueName.Expand, queue]]), events, null, told);
+    await worker.waitUntilReady();
+    const channel = `${prefix}:job-withdrawals`;
+    await eventually(async () => ((await producer.pubsub('NUMSUB', channel)) as [string, number])[1] === 1, {
+      ms: 5000,
+      pollMs: 20,
+    });
+  });
+
+  afterAll(async () => {
+    await worker?.close(true);
+    await bus?.close();
+    await queue?.close();
+    heard?.onModuleDestroy();
+    await Promise.all([producer?.quit(), workerSide?.quit()]);
+    await deletePrefix(url, prefix);
+  });
+
+  it('removes a waiting job, and aborts a running one on its worker; a job left alone keeps running', async () => {
+    const a = new AbortController();
+    const first = call(a.signal);
+    await eventually(async () => started.length === 1, { ms: 5000, pollMs: 20 });
+
+    // The worker is busy: the second job waits in the queue; withdrawn, it is removed and never runs.
+    const b = new AbortController();
+    const second = call(b.signal);
+    await eventually(async () => (await queue.getWaitingCount()) === 1, { ms: 5000, pollMs: 20 });
+    b.abort(new Error('circuit opened'));
+    expect((await second).message).toBe('circuit opened');
+    await eventually(async () => (await queue.getWaitingCount()) === 0, { ms: 5000, pollMs: 20 });
+
+    // Nobody withdrew the first: it still runs.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(aborted).toEqual([]);
+    a.abort(new Error('circuit opened'));
+    expect((await first).message).toBe('circuit opened');
+    await eventually(async () => aborted.length === 1, { ms: 5000, pollMs: 20 });
+    expect(aborted).toEqual([started[0]]);
+
+    // A request whose client goes away withdraws its running job the same way.
+    const gone = new AbortController();
+    const third = runInWorkContext({ requestId: 'r-gone', abandoned: gone.signal }, () => call());
+    await eventually(async () => started.length === 2, { ms: 5000, pollMs: 20 });
+    gone.abort();
+    expect(await third).toMatchObject({ details: { reason: 'client_gone' } });
+    await eventually(async () => aborted.length === 2, { ms: 5000, pollMs: 20 });
+    // The second job never ran.
+    expect(started).toEqual([aborted[0], aborted[1]]);
+  });
+});
