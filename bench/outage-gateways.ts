@@ -9,7 +9,9 @@
  * over the others; the clients start one after another over one fuse (5 s), as real traffic arrives, so
  * calls are in flight at any moment, not in waves. Printed: requests answered, those that waited out the
  * 5 s expansion fuse, those that waited a second or more (a call let go when a circuit opened), the
- * seconds all requests spent waiting on the provider, p50 / p99, and the calls the provider received. PostgreSQL only: one process owns a PGlite folder, so a deployment
+ * seconds all requests spent waiting on the provider, p50 / p99, the calls the provider received, and the
+ * seconds the provider spent on them (each call from its arrival until the rewriter closed it: at its own fuse,
+ * or at once when its job was withdrawn, the run's end at most). PostgreSQL only: one process owns a PGlite folder, so a deployment
  * on PGlite has one gateway and nobody to share a circuit with. docs/limits-and-security.md, "A model
  * that stops answering".
  */
@@ -35,6 +37,8 @@ export interface GatewaysRow {
   p50: number;
   p99: number;
   modelCalls: number;
+  /** Seconds the provider spent on calls within the run: each from its arrival to its close (or the run's end). */
+  providerS: number;
 }
 
 type Call = (url: string, path: string, body: unknown) => Promise<{ status: number; body: any }>;
@@ -96,6 +100,9 @@ export async function gatewaysRun(
       p50: at(50),
       p99: at(99),
       modelCalls: llm.requests.length,
+      providerS: Math.round(
+        llm.requests.reduce((sum, r) => sum + Math.min(r.abandonedAfterMs ?? Infinity, until - r.receivedAt), 0) / 1000,
+      ),
     };
   } finally {
     await Promise.all(others.map((o) => o.stop()));
@@ -109,11 +116,11 @@ export function printGateways(rows: GatewaysRow[], clients: number): void {
     `\n${GATEWAYS} gateways of one deployment (PostgreSQL), ${clients} clients (half on the first gateway, started over one fuse), ${SECONDS} s of a provider that holds every call; expansion fuse 5 s, circuit 5 failures, ${COOLDOWN_S} s cool-down\n`,
   );
   console.log(
-    '| circuits | requests answered | waited out the fuse | waited ≥ 1 s | seconds waited | p50 ms | p99 ms | model calls |',
+    '| circuits | requests answered | waited out the fuse | waited ≥ 1 s | seconds waited | p50 ms | p99 ms | model calls | provider seconds |',
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows)
     console.log(
-      `| ${r.shared ? 'shared (default)' : 'per process'} | ${r.answered} | ${r.slow} | ${r.waited} | ${r.waitedS} | ${r.p50} | ${r.p99} | ${r.modelCalls} |`,
+      `| ${r.shared ? 'shared (default)' : 'per process'} | ${r.answered} | ${r.slow} | ${r.waited} | ${r.waitedS} | ${r.p50} | ${r.p99} | ${r.modelCalls} | ${r.providerS} |`,
     );
 }

@@ -370,6 +370,7 @@ describe('context expansion and rewrite', () => {
     expect(plain.body.result.stats.rewrite).toBe('off');
     expect(urisOf(plain)).toContain(NARWHAL);
     expect(fake.requests).toHaveLength(0);
-    expect(await spy.queue(QueueName.Digest).getWaitingCount()).toBeGreaterThanOrEqual(1);
+    // The digest job nobody waits for any more was taken back at the deadline, not left for a worker to find.
+    expect(await spy.queue(QueueName.Digest).getWaitingCount()).toBe(0);
   });
 });

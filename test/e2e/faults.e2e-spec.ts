@@ -1,5 +1,4 @@
 import { Job, Queue } from 'bullmq';
-import { parseJobFailure } from '@app/contracts';
 import { redisOptions } from '@app/queue';
 import {
   AppProcess,
@@ -183,8 +182,11 @@ suite('faults across real processes', () => {
       const queued = await Promise.all(Array.from({ length: 6 }, () => context()));
       await Promise.all(inFlight);
       expect(queued.every((r) => r.status === 200 && r.body.result.stats.retrieval_errors?.length > 0)).toBe(true);
-      // Every job added so far has passed its deadline (the requests answered at theirs).
+      // Every job added so far has passed its deadline (the requests answered at theirs), and those no worker
+      // had taken were taken back by the gateway then: none is left waiting for the restarted worker.
       await new Promise((r) => setTimeout(r, 500));
+      const left = await finds.getJobCounts('waiting', 'delayed', 'prioritized');
+      expect(left).toEqual({ waiting: 0, delayed: 0, prioritized: 0 });
       const restartedAt = Date.now();
       retriever = startAppProcess('retriever', env);
       await waitReady(url);
@@ -197,9 +199,6 @@ suite('faults across real processes', () => {
       // No job added before the restart ran to completion after the kill: each was dropped or failed as stalled.
       const replayed = old(await finds.getJobs(['completed'])).filter((j) => (j.finishedOn ?? 0) > killedAt);
       expect(replayed.map((j) => j.id)).toEqual([]);
-      const failed = old(await finds.getJobs(['failed']));
-      const dropped = failed.filter((j) => parseJobFailure(j.failedReason ?? '')?.code === 'DEADLINE_EXCEEDED');
-      expect(dropped.length).toBeGreaterThan(0);
     } finally {
       await finds.close();
     }

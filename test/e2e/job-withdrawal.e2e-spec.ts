@@ -1,7 +1,8 @@
 // docs/limits-and-security.md, "A client that goes away": a request-scoped job its caller stops waiting for
 // is withdrawn. On real Redis and BullMQ, with the producer's bus and the worker on connections of their own
 // (as a gateway and a rewriter): a job no worker has started is removed and never runs; a running one is
-// aborted by its worker, which hears the withdrawal on the deployment's channel.
+// aborted by its worker, which hears the withdrawal on the deployment's channel. A caller stops waiting when its
+// circuit lets the call go (its signal), its client goes away, or its deadline passes.
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ExpandJob, QueueName } from '@app/contracts';
@@ -24,8 +25,8 @@ describe('withdrawing a request-scoped job (real Redis and BullMQ)', () => {
   let heard: JobWithdrawals;
   let told: JobWithdrawals;
 
-  const call = (signal?: AbortSignal) =>
-    bus.call(QueueName.Expand, JOB, { timeoutMs: 20_000, signal }).then(
+  const call = (signal?: AbortSignal, timeoutMs = 20_000) =>
+    bus.call(QueueName.Expand, JOB, { timeoutMs, signal }).then(
       () => new Error('answered'),
       (e: unknown) => e as Error,
     );
@@ -69,7 +70,7 @@ describe('withdrawing a request-scoped job (real Redis and BullMQ)', () => {
     await deletePrefix(url, prefix);
   });
 
-  it('removes a waiting job, and aborts a running one on its worker; a job left alone keeps running', async () => {
+  it('removes a waiting job, and aborts a running one on its worker (cut, client gone, deadline); a job left alone runs on', async () => {
     const a = new AbortController();
     const first = call(a.signal);
     await eventually(async () => started.length === 1, { ms: 5000, pollMs: 20 });
@@ -97,7 +98,12 @@ describe('withdrawing a request-scoped job (real Redis and BullMQ)', () => {
     gone.abort();
     expect(await third).toMatchObject({ details: { reason: 'client_gone' } });
     await eventually(async () => aborted.length === 2, { ms: 5000, pollMs: 20 });
+    // So does a caller whose deadline passed: nobody waits for the job any more.
+    const late = await call(undefined, 500);
+    expect(late).toMatchObject({ code: 'DEADLINE_EXCEEDED' });
+    await eventually(async () => aborted.length === 3, { ms: 5000, pollMs: 20 });
     // The second job never ran.
-    expect(started).toEqual([aborted[0], aborted[1]]);
+    expect(started).toEqual(aborted);
+    expect(started).toHaveLength(3);
   });
 });

@@ -40,11 +40,13 @@ export class BullJobBus extends JobBus {
     const events = await this.eventsFor(queue).catch((err: unknown) => Promise.reject(unavailable(err)));
     // The deadline travels with the job: past it the worker drops the job instead of running it late.
     const job = await this.add(queue, data, Date.now() + opts.timeoutMs, opts.jobId);
-    // A request whose client went away (or whose circuit let the call go) stops waiting and withdraws its
-    // job: removed if no worker has it yet; else (BullMQ refuses to remove a locked job) its worker aborts it.
-    return whileWanted(this.await<Q>(job, events, queue, opts.timeoutMs), opts.signal, () => {
+    // A caller that stops waiting (past its deadline, its client gone, or its circuit letting the call go)
+    // withdraws its job: removed if no worker has it yet; else (BullMQ refuses to remove a locked job) its
+    // worker aborts it.
+    const withdraw = () => {
       job.remove().catch(() => (job.id && this.withdrawals ? this.withdrawals.withdraw(queue, job.id) : undefined));
-    });
+    };
+    return whileWanted(this.await<Q>(job, events, queue, opts.timeoutMs, withdraw), opts.signal, withdraw);
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
@@ -120,12 +122,14 @@ export class BullJobBus extends JobBus {
     events: QueueEvents,
     queue: Q,
     timeoutMs: number,
+    onTimeout: () => void = () => undefined,
   ): Promise<ResultOf<Q>> {
     try {
       return (await job.waitUntilFinished(events, timeoutMs)) as ResultOf<Q>;
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       if (/timed out before finishing/i.test(msg)) {
+        onTimeout();
         throw new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${timeoutMs / 1000}s`, {
           operation: queue,
           timeout: timeoutMs / 1000,

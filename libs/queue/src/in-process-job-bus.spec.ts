@@ -103,6 +103,15 @@ describe('InProcessJobBus withdrawal (docs/limits-and-security.md, "A client tha
     expect(seen.aborted).toBeDefined();
   });
 
+  it('aborts it when the caller stops waiting at its deadline', async () => {
+    const bus = new InProcessJobBus();
+    const seen: { aborted?: unknown } = {};
+    heeding(bus, seen);
+    const call = bus.call(QueueName.Expand, JOB, { timeoutMs: 100 });
+    await expect(call).rejects.toMatchObject({ code: 'DEADLINE_EXCEEDED' });
+    expect(seen.aborted).toBeDefined();
+  });
+
   it("aborts it when the request's client goes away (client_gone), and not while the client stays", async () => {
     const bus = new InProcessJobBus();
     const seen: { aborted?: unknown } = {};

@@ -49,10 +49,11 @@ export class InProcessJobBus extends JobBus {
     const job = withJobMeta(data, currentJobMeta(Date.now() + opts.timeoutMs));
     const withdrawal = new AbortController();
     const running = this.run(queue, job, opts.jobId ?? randomUUID(), withdrawal);
-    // As on BullMQ: a caller that stops waiting withdraws the job (its handler's signal aborts).
-    return whileWanted(withDeadline(running, queue, opts.timeoutMs), opts.signal, () => withdrawal.abort()) as Promise<
-      ResultOf<Q>
-    >;
+    // As on BullMQ: a caller that stops waiting (its deadline, its client, its circuit) withdraws the job:
+    // its handler's signal aborts.
+    const withdraw = () => withdrawal.abort();
+    const waited = withDeadline(running, queue, opts.timeoutMs, withdraw);
+    return whileWanted(waited, opts.signal, withdraw) as Promise<ResultOf<Q>>;
   }
 
   async waitFor<Q extends QueueKey>(queue: Q, jobId: string, timeoutMs: number): Promise<ResultOf<Q>> {
@@ -140,19 +141,18 @@ async function attempt(handler: Handler, data: unknown, signal?: AbortSignal): P
   }
 }
 
-function withDeadline<T>(p: Promise<T>, queue: string, ms: number): Promise<T> {
+function withDeadline<T>(p: Promise<T>, queue: string, ms: number, onTimeout = () => {}): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${ms / 1000}s`, {
-            operation: queue,
-            timeout: ms / 1000,
-          }),
-        ),
-      ms,
-    );
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(
+        new KernelError(KernelErrorCode.DeadlineExceeded, `${queue} job timed out after ${ms / 1000}s`, {
+          operation: queue,
+          timeout: ms / 1000,
+        }),
+      );
+    }, ms);
   });
   const decoded = p.catch((err: unknown) => Promise.reject(decodeJobFailure(err)));
   return Promise.race([decoded, deadline]).finally(() => clearTimeout(timer));

@@ -28,6 +28,8 @@ export interface FakeLlmRequest {
   messages: { role: string; content: string }[];
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
+  /** When it arrived (epoch ms). */
+  receivedAt: number;
   /** Set when the client closed the connection before the answer (an aborted call): how long after arrival, ms. */
   abandonedAfterMs?: number;
 }
@@ -87,9 +89,16 @@ export async function startFakeLlmServer(opts: { fallback?: FakeLlmScript } = {}
       return send(res, 400, errorBody('request body is not JSON'));
     }
     const messages = Array.isArray(body.messages) ? (body.messages as { role: string; content: string }[]) : [];
-    const received: FakeLlmRequest = { path, model: String(body.model ?? ''), messages, body, headers: req.headers };
-    requests.push(received);
     const arrived = Date.now();
+    const received: FakeLlmRequest = {
+      path,
+      model: String(body.model ?? ''),
+      messages,
+      body,
+      headers: req.headers,
+      receivedAt: arrived,
+    };
+    requests.push(received);
     let hungUp = false;
     res.once('close', () => {
       if (!res.writableEnded && !hungUp) received.abandonedAfterMs = Date.now() - arrived;
