@@ -49,6 +49,12 @@ describe('a context request whose client goes away', () => {
   /** How long after its arrival the provider saw planner call `i` closed unanswered (undefined: answered). */
   const abandonedAfter = (i: number) => fake.requests.filter(isPlanner)[i]?.abandonedAfterMs;
   const digests = () => fake.requests.filter((r) => !isPlanner(r)).length;
+  /** The expansion calls the gateway counted under `outcome`. */
+  const expandCalls = async (outcome: string) => {
+    const text = (await app.request('GET', '/metrics')).text as string;
+    const line = new RegExp(`^muninn_model_calls_total\\{call="expand",outcome="${outcome}"\\} (\\d+)$`, 'm');
+    return Number(line.exec(text)?.[1] ?? 0);
+  };
   const served = async (session: string) => {
     const r = await app.request('POST', '/api/v1/search/search', { body: body(session) });
     expect(r.status).toBe(200);
@@ -91,8 +97,10 @@ describe('a context request whose client goes away', () => {
     // Past the planner's answer and what would have followed it: no digest was asked for.
     await sleep(2500);
     expect([planner(), digests()]).toEqual([3, 1]);
-    // The planner's call was withdrawn: the provider's request closed unanswered, long before its 1.5 s.
+    // The planner's call was withdrawn: the provider's request closed unanswered, long before its 1.5 s;
+    // counted as gone, not as the provider's timeout.
     expect(abandonedAfter(2)).toBeLessThan(1000);
+    expect([await expandCalls('gone'), await expandCalls('timeout'), await expandCalls('ok')]).toEqual([1, 0, 2]);
     // The session was given nothing: its next turn is served the memory.
     expect(await served('talk')).toContain(NARWHAL);
   });
@@ -120,6 +128,7 @@ describe('a context request whose client goes away', () => {
     await sleep(2500);
     expect([planner(), digests()]).toEqual([plannerBefore + 1, digestsBefore]);
     expect(abandonedAfter(plannerBefore)).toBeLessThan(1000);
+    expect([await expandCalls('gone'), await expandCalls('timeout')]).toEqual([2, 0]);
     expect(await served('tool')).toContain(NARWHAL);
   });
 });

@@ -12,7 +12,7 @@ export type ModelCall = 'extract' | 'expand' | 'digest' | 'embed' | 'index_embed
  * the process's circuit for that call was open (the provider failing every call of late), or let go
  * unanswered because that circuit opened while the call was in flight (`cut`).
  */
-export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open' | 'cut';
+export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open' | 'cut' | 'gone';
 
 /**
  * What the deployment's model calls cost, for `/metrics` (docs/operations.md, "Metrics"): tokens and
@@ -29,7 +29,7 @@ export class ModelMetrics {
   });
   private readonly calls = new Counter({
     name: 'muninn_model_calls_total',
-    help: 'Model calls by call and outcome (ok, failed, timeout; not made: budget, the account spent its day; open, the circuit was open)',
+    help: "Model calls by call and outcome (ok, failed, timeout; not made: budget, the account spent its day; open, the circuit was open; let go unanswered: cut, the circuit opened, gone, the request's client went away)",
     labelNames: ['call', 'outcome'],
     registers: [],
   });

@@ -25,6 +25,17 @@ export const REDIS = Symbol('REDIS');
 export const LEDGER_STORE = Symbol('LEDGER_STORE');
 
 const ALL_QUEUES = Object.values(QueueName);
+/** What either transport's module provides to the apps (BullMQ's adds its BullModule). */
+const EXPORTED = [
+  JobBus,
+  InProcessJobBus,
+  REDIS,
+  LEDGER_STORE,
+  QueueActivity,
+  ModelBudget,
+  JobWithdrawals,
+  ...QUEUE_CLIENTS,
+];
 const cache = new WeakMap<AppConfig, DynamicModule>();
 
 @Global()
@@ -80,16 +91,7 @@ function inProcess(config: AppConfig): DynamicModule {
       { provide: QueueActivity, useValue: new InMemoryQueueActivity(failureBounds(config)) },
       ...QUEUE_CLIENTS,
     ],
-    exports: [
-      JobBus,
-      InProcessJobBus,
-      REDIS,
-      LEDGER_STORE,
-      QueueActivity,
-      ModelBudget,
-      JobWithdrawals,
-      ...QUEUE_CLIENTS,
-    ],
+    exports: EXPORTED,
   };
 }
 
@@ -166,16 +168,6 @@ function bullmq(config: AppConfig): DynamicModule {
       },
       ...QUEUE_CLIENTS,
     ],
-    exports: [
-      JobBus,
-      InProcessJobBus,
-      REDIS,
-      LEDGER_STORE,
-      QueueActivity,
-      ModelBudget,
-      JobWithdrawals,
-      BullModule,
-      ...QUEUE_CLIENTS,
-    ],
+    exports: [...EXPORTED, BullModule],
   };
 }

@@ -12,7 +12,7 @@ import {
   RewriteUsage,
 } from '@app/kernel';
 import { AccountLimitsService, MessageRecord } from '@app/store';
-import { CallCircuit, DigestClient, ExpandClient, ModelBudget, ModelCall, ModelSpend } from '@app/queue';
+import { CallCircuit, DigestClient, ExpandClient, isClientGone, ModelBudget, ModelCall, ModelSpend } from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
 // The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
@@ -79,8 +79,12 @@ export class RewriteClientService {
       await spend.settle(modelCallTokens(r.usage, [...sent, ...r.queries]));
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
-      await spend.failed(isDeadline(err));
-      this.logger.warn(`query expansion failed: ${(err as Error).message}`);
+      // Nobody reads the answer: no warning either.
+      if (isClientGone(err)) await settleGone(spend);
+      else {
+        await spend.failed(isDeadline(err));
+        this.logger.warn(`query expansion failed: ${(err as Error).message}`);
+      }
       return { status: 'failed', queries: [query] };
     }
   }
@@ -113,6 +117,10 @@ export class RewriteClientService {
       await spend.settle(modelCallTokens(r.usage, [query, rendered, r.digest]), digestOutcome(r.status));
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
+      if (isClientGone(err)) {
+        await settleGone(spend);
+        return { status: 'failed', digest: '', usage: null };
+      }
       const timedOut = isDeadline(err);
       await spend.failed(timedOut);
       if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
@@ -143,4 +151,12 @@ function digestOutcome(status: RewriteStatus): 'ok' | 'failed' | 'timeout' {
 /** A call past its deadline: the rewriter may well have sent the prompt (see ModelSpend.failed). */
 function isDeadline(err: unknown): boolean {
   return err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;
+}
+
+/**
+ * A call whose request's client went away while it was in flight: withdrawn, its provider call aborted; the
+ * prompt was sent, so the reservation stays, counted as `gone` (not the provider's `timeout`).
+ */
+function settleGone(spend: ModelSpend): Promise<void> {
+  return spend.settle(spend.reserved, 'gone');
 }
