@@ -72,7 +72,7 @@ export class RewriteClientService {
     try {
       const run = await this.expandCircuit.run(accountId, (cut) => this.expander.call(job, job.timeoutMs, cut));
       if (run.skipped) {
-        await settleSkipped(spend, run.skipped);
+        await settleUnanswered(spend, run.skipped);
         return { status: 'failed', queries: [query] };
       }
       const r = run.value;
@@ -80,7 +80,7 @@ export class RewriteClientService {
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
       // Nobody reads the answer: no warning either.
-      if (isClientGone(err)) await settleGone(spend);
+      if (isClientGone(err)) await settleUnanswered(spend, 'gone');
       else {
         await spend.failed(isDeadline(err));
         this.logger.warn(`query expansion failed: ${(err as Error).message}`);
@@ -110,7 +110,7 @@ export class RewriteClientService {
         (r) => r.noAnswer === true,
       );
       if (run.skipped) {
-        await settleSkipped(spend, run.skipped);
+        await settleUnanswered(spend, run.skipped);
         return { status: 'failed', digest: '', usage: null };
       }
       const r = run.value;
@@ -118,7 +118,7 @@ export class RewriteClientService {
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
       if (isClientGone(err)) {
-        await settleGone(spend);
+        await settleUnanswered(spend, 'gone');
         return { status: 'failed', digest: '', usage: null };
       }
       const timedOut = isDeadline(err);
@@ -135,15 +135,14 @@ export class RewriteClientService {
 }
 
 /**
- * A call its circuit kept from the model: not made (`open`, the reservation given back), or let go in flight
- * (`cut`: the rewriter had the job, the prompt was probably sent, so the reservation stays, as past a fuse;
- * the job is withdrawn, so the rewriter aborts the provider's call).
+ * A call that got no answer the caller reads: not made (`open`, its circuit was open: the reservation given
+ * back), or withdrawn in flight, its job aborted by the rewriter (`cut`, its circuit opened meanwhile; `gone`,
+ * the request's client went away): the prompt was probably sent, so the reservation stays, as past a fuse.
  */
-function settleSkipped(spend: ModelSpend, skipped: 'open' | 'cut'): Promise<void> {
-  return spend.settle(skipped === 'cut' ? spend.reserved : 0, skipped);
+function settleUnanswered(spend: ModelSpend, why: 'open' | 'cut' | 'gone'): Promise<void> {
+  return spend.settle(why === 'open' ? 0 : spend.reserved, why);
 }
 
-/** How a digest call the rewriter answered ended, for the model metrics: an answer of nothing relevant is an answer. */
 function digestOutcome(status: RewriteStatus): 'ok' | 'failed' | 'timeout' {
   return status === 'failed' || status === 'timeout' ? status : 'ok';
 }
@@ -151,12 +150,4 @@ function digestOutcome(status: RewriteStatus): 'ok' | 'failed' | 'timeout' {
 /** A call past its deadline: the rewriter may well have sent the prompt (see ModelSpend.failed). */
 function isDeadline(err: unknown): boolean {
   return err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded;
-}
-
-/**
- * A call whose request's client went away while it was in flight: withdrawn, its provider call aborted; the
- * prompt was sent, so the reservation stays, counted as `gone` (not the provider's `timeout`).
- */
-function settleGone(spend: ModelSpend): Promise<void> {
-  return spend.settle(spend.reserved, 'gone');
 }
