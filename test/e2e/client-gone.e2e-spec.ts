@@ -4,7 +4,7 @@
 // request), no digest is asked of the model for it, and its session's ledger does not record entries it
 // never delivered.
 import { request } from 'node:http';
-import { FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import { FakeLlmRequest, FakeLlmServer, metricValue, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
 import { seedMany } from './context-support';
 
 const NARWHAL = 'viking://user/default/memories/entities/narwhal.md';
@@ -50,11 +50,8 @@ describe('a context request whose client goes away', () => {
   const abandonedAfter = (i: number) => fake.requests.filter(isPlanner)[i]?.abandonedAfterMs;
   const digests = () => fake.requests.filter((r) => !isPlanner(r)).length;
   /** The expansion calls the gateway counted under `outcome`. */
-  const expandCalls = async (outcome: string) => {
-    const text = (await app.request('GET', '/metrics')).text as string;
-    const line = new RegExp(`^muninn_model_calls_total\\{call="expand",outcome="${outcome}"\\} (\\d+)$`, 'm');
-    return Number(line.exec(text)?.[1] ?? 0);
-  };
+  const expandCalls = async (outcome: string) =>
+    (await metricValue(app.request, `muninn_model_calls_total{call="expand",outcome="${outcome}"}`)) ?? 0;
   const served = async (session: string) => {
     const r = await app.request('POST', '/api/v1/search/search', { body: body(session) });
     expect(r.status).toBe(200);

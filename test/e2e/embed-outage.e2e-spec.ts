@@ -4,7 +4,7 @@
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Db, STORE_DB } from '@app/store';
-import { eventually, startTestApp, TestApp } from '@app/testing';
+import { eventually, metricValue, startTestApp, TestApp } from '@app/testing';
 import { context, seedMany, urisOf } from './context-support';
 
 const DIM = 16;
@@ -93,15 +93,11 @@ describe('an embedding provider that stops answering', () => {
     return { uris: hits, lexicalOnly: r.body.telemetry.summary.lexical_only as boolean };
   };
   // The retriever's query embeddings are counted with the other model calls (docs/operations.md, "Metrics").
-  const metric = async (pattern: string) => {
-    const text = (await app.request('GET', '/metrics')).text as string;
-    return Number(new RegExp(`^${pattern} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-  };
-  const calls = (outcome: string) => metric(`muninn_model_calls_total\\{call="embed",outcome="${outcome}"\\}`);
-  const circuitOpen = () => metric('muninn_model_circuit_open\\{call="embed"\\}');
-  const indexCalls = (outcome: string) =>
-    metric(`muninn_model_calls_total\\{call="index_embed",outcome="${outcome}"\\}`);
-  const indexCircuitOpen = () => metric('muninn_model_circuit_open\\{call="index_embed"\\}');
+  const metric = async (series: string) => (await metricValue(app.request, series)) ?? NaN;
+  const calls = (outcome: string) => metric(`muninn_model_calls_total{call="embed",outcome="${outcome}"}`);
+  const circuitOpen = () => metric('muninn_model_circuit_open{call="embed"}');
+  const indexCalls = (outcome: string) => metric(`muninn_model_calls_total{call="index_embed",outcome="${outcome}"}`);
+  const indexCircuitOpen = () => metric('muninn_model_circuit_open{call="index_embed"}');
 
   beforeAll(async () => {
     embeddings = await startEmbeddings();

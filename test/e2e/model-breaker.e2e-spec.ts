@@ -1,6 +1,14 @@
 // docs/limits-and-security.md, "A model that stops answering": a gateway's circuit for query expansion
 // and for the digest, over real HTTP (gateway → BullMQ → rewriter → a fake OpenAI-protocol server).
-import { FakeLlmReply, FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import {
+  FakeLlmReply,
+  FakeLlmRequest,
+  FakeLlmServer,
+  metricValue,
+  startFakeLlmServer,
+  startTestApp,
+  TestApp,
+} from '@app/testing';
 import { context, seedMany } from './context-support';
 
 const U = 'viking://user/default';
@@ -26,12 +34,9 @@ describe('the model circuit of a gateway (expansion, digest)', () => {
     return r.body.result.stats as { query_expansion: string; rewrite: string };
   };
   const expand = () => ask({ session_id: 'talk', query_expansion: 'auto', dedup_turns: 0 });
-  const metric = async (pattern: string) => {
-    const text = (await app.request('GET', '/metrics')).text as string;
-    return Number(new RegExp(`^${pattern} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-  };
-  const openCount = (call: string) => metric(`muninn_model_calls_total\\{call="${call}",outcome="open"\\}`);
-  const circuitOpen = (call: string) => metric(`muninn_model_circuit_open\\{call="${call}"\\}`);
+  const metric = async (series: string) => (await metricValue(app.request, series)) ?? NaN;
+  const openCount = (call: string) => metric(`muninn_model_calls_total{call="${call}",outcome="open"}`);
+  const circuitOpen = (call: string) => metric(`muninn_model_circuit_open{call="${call}"}`);
 
   beforeAll(async () => {
     fake = await startFakeLlmServer({ fallback: (req) => (isPlanner(req) ? expandReply : digestReply) });

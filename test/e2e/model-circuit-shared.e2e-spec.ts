@@ -12,6 +12,7 @@ import {
   freePort,
   FakeLlmReply,
   FakeLlmRequest,
+  metricValue,
   requestTo,
   startAppProcess,
   startFakeLlmServer,
@@ -43,15 +44,10 @@ suite('the model circuits of two gateways (real processes)', () => {
     expect(r.status).toBe(200);
     return r.body.result as { entries: { uri: string }[]; stats: { query_expansion: string } };
   };
-  const circuitOpen = async (gateway: TestRequest) => {
-    const text = (await gateway('GET', '/metrics')).text as string;
-    return Number(/^muninn_model_circuit_open\{call="expand"\} (\d+)$/m.exec(text)?.[1] ?? NaN);
-  };
-  const expandCalls = async (gateway: TestRequest, outcome: string) => {
-    const text = (await gateway('GET', '/metrics')).text as string;
-    const line = new RegExp(`^muninn_model_calls_total\\{call="expand",outcome="${outcome}"\\} (\\d+)$`, 'm');
-    return Number(line.exec(text)?.[1] ?? 0);
-  };
+  const circuitOpen = async (gateway: TestRequest) =>
+    (await metricValue(gateway, 'muninn_model_circuit_open{call="expand"}')) ?? NaN;
+  const expandCalls = async (gateway: TestRequest, outcome: string) =>
+    (await metricValue(gateway, `muninn_model_calls_total{call="expand",outcome="${outcome}"}`)) ?? 0;
 
   beforeAll(async () => {
     buildDist();

@@ -41,3 +41,13 @@ export function requestTo(url: string): TestRequest {
     return { status: res.status, headers: res.headers, body: parsed as any, text };
   };
 }
+
+/**
+ * The value of one series on the server's `GET /metrics`, named as Prometheus prints it (say
+ * `muninn_model_calls_total{call="expand",outcome="ok"}`); null when the server prints no such line.
+ */
+export async function metricValue(request: TestRequest, series: string): Promise<number | null> {
+  const text = (await request('GET', '/metrics')).text;
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? null : Number(line.slice(series.length + 1));
+}

@@ -1,7 +1,7 @@
 export { deletePrefix, startRedisForTests, uniqueTestPrefix, type TestRedis } from './redis-server';
 export { createTestDatabase, assertTestPostgres, type TestDatabase } from './postgres-server';
 export { startTestApp, storeModes, type StoreMode, type TestApp, type TestAppOptions } from './test-app';
-export { requestTo, type TestRequest, type TestResponse } from './http-request';
+export { metricValue, requestTo, type TestRequest, type TestResponse } from './http-request';
 export {
   startFakeLlmServer,
   type FakeLlmServer,
