@@ -333,6 +333,24 @@ describe('context expansion and rewrite', () => {
     }
   });
 
+  it('a digest that times out waiting for a rewriter gives its reservation back: the model was never asked', async () => {
+    const budgeted = await budgetedApp(100_000);
+    try {
+      // No rewriter takes the job: it waits in the queue until the deadline withdraws it.
+      await budgeted.nest.get(DigestProcessor).worker.close();
+      const r = await context(budgeted, { ...STRICT, query: 'narwhal tusk', rewrite: true });
+      expect(r.body.result.stats.rewrite).toBe('timeout');
+      expect(fake.requests).toHaveLength(0);
+      // Counted as a timeout, at no tokens: the day is not charged for a prompt nobody sent.
+      expect(await modelOf(budgeted)).toEqual({ tokens_today: 0, max_tokens_per_day: 100_000 });
+      const metrics = (await budgeted.request('GET', '/metrics')).text;
+      expect(metrics).toMatch(/^muninn_model_calls_total\{call="digest",outcome="timeout"\} 1$/m);
+      expect(metrics).not.toMatch(/^muninn_model_tokens_total\{call="digest"\} [1-9]/m);
+    } finally {
+      await budgeted.close();
+    }
+  });
+
   it('rewrite "auto" with no query planner configured → off (and true → failed)', async () => {
     const bare = await startTestApp();
     try {

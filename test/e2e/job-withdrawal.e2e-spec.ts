@@ -6,7 +6,7 @@
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ExpandJob, QueueName } from '@app/contracts';
-import { BullJobBus, JobWithdrawals, redisOptions, runInWorkContext } from '@app/queue';
+import { BullJobBus, JobWithdrawals, redisOptions, runInWorkContext, WithdrawalReceipt } from '@app/queue';
 import { deletePrefix, eventually, uniqueTestPrefix } from '@app/testing';
 
 const JOB: ExpandJob = { query: 'q', latestArchiveOverview: '', recentMessages: [], timeoutMs: 20_000 };
@@ -25,8 +25,8 @@ describe('withdrawing a request-scoped job (real Redis and BullMQ)', () => {
   let heard: JobWithdrawals;
   let told: JobWithdrawals;
 
-  const call = (signal?: AbortSignal, timeoutMs = 20_000) =>
-    bus.call(QueueName.Expand, JOB, { timeoutMs, signal }).then(
+  const call = (signal?: AbortSignal, timeoutMs = 20_000, receipt?: WithdrawalReceipt) =>
+    bus.call(QueueName.Expand, JOB, { timeoutMs, signal, receipt }).then(
       () => new Error('answered'),
       (e: unknown) => e as Error,
     );
@@ -70,18 +70,27 @@ describe('withdrawing a request-scoped job (real Redis and BullMQ)', () => {
     await deletePrefix(url, prefix);
   });
 
-  it('removes a waiting job, and aborts a running one on its worker (cut, client gone, deadline); a job left alone runs on', async () => {
+  it('removes a waiting job (its caller told it never ran), and aborts a running one on its worker (cut, client gone, deadline); a job left alone runs on', async () => {
     const a = new AbortController();
-    const first = call(a.signal);
+    const firstReceipt = new WithdrawalReceipt();
+    const first = call(a.signal, 20_000, firstReceipt);
     await eventually(async () => started.length === 1, { ms: 5000, pollMs: 20 });
 
     // The worker is busy: the second job waits in the queue; withdrawn, it is removed and never runs.
     const b = new AbortController();
-    const second = call(b.signal);
+    const secondReceipt = new WithdrawalReceipt();
+    const second = call(b.signal, 20_000, secondReceipt);
     await eventually(async () => (await queue.getWaitingCount()) === 1, { ms: 5000, pollMs: 20 });
     b.abort(new Error('circuit opened'));
     expect((await second).message).toBe('circuit opened');
+    // Its caller learns it never started (a model call's reservation can be given back).
+    expect(await secondReceipt.neverStarted()).toBe(true);
     await eventually(async () => (await queue.getWaitingCount()) === 0, { ms: 5000, pollMs: 20 });
+    // So is one whose deadline passes while it waits.
+    const queuedReceipt = new WithdrawalReceipt();
+    expect(await call(undefined, 300, queuedReceipt)).toMatchObject({ code: 'DEADLINE_EXCEEDED' });
+    expect(await queuedReceipt.neverStarted()).toBe(true);
+    expect(await queue.getWaitingCount()).toBe(0);
 
     // Nobody withdrew the first: it still runs.
     await new Promise((r) => setTimeout(r, 300));
@@ -90,6 +99,8 @@ describe('withdrawing a request-scoped job (real Redis and BullMQ)', () => {
     expect((await first).message).toBe('circuit opened');
     await eventually(async () => aborted.length === 1, { ms: 5000, pollMs: 20 });
     expect(aborted).toEqual([started[0]]);
+    // A worker had it: it may have sent what it sends.
+    expect(await firstReceipt.neverStarted()).toBe(false);
 
     // A request whose client goes away withdraws its running job the same way.
     const gone = new AbortController();
@@ -99,10 +110,12 @@ describe('withdrawing a request-scoped job (real Redis and BullMQ)', () => {
     expect(await third).toMatchObject({ details: { reason: 'client_gone' } });
     await eventually(async () => aborted.length === 2, { ms: 5000, pollMs: 20 });
     // So does a caller whose deadline passed: nobody waits for the job any more.
-    const late = await call(undefined, 500);
+    const lateReceipt = new WithdrawalReceipt();
+    const late = await call(undefined, 500, lateReceipt);
     expect(late).toMatchObject({ code: 'DEADLINE_EXCEEDED' });
+    expect(await lateReceipt.neverStarted()).toBe(false);
     await eventually(async () => aborted.length === 3, { ms: 5000, pollMs: 20 });
-    // The second job never ran.
+    // The waiting jobs never ran.
     expect(started).toEqual(aborted);
     expect(started).toHaveLength(3);
   });

@@ -41,10 +41,10 @@ export class BullJobBus extends JobBus {
     // The deadline travels with the job: past it the worker drops the job instead of running it late.
     const job = await this.add(queue, data, Date.now() + opts.timeoutMs, opts.jobId);
     // A caller that stops waiting (past its deadline, its client gone, or its circuit letting the call go)
-    // withdraws its job: removed if no worker has it yet; else (BullMQ refuses to remove a locked job) its
-    // worker aborts it.
+    // withdraws its job: removed if no worker has it yet, else aborted by its worker.
     const withdraw = () => {
-      job.remove().catch(() => (job.id && this.withdrawals ? this.withdrawals.withdraw(queue, job.id) : undefined));
+      const back = this.takeBack(queue, job);
+      opts.receipt?.record(back);
     };
     return whileWanted(this.await<Q>(job, events, queue, opts.timeoutMs, withdraw), opts.signal, withdraw);
   }
@@ -75,6 +75,28 @@ export class BullJobBus extends JobBus {
   async close(): Promise<void> {
     const all = await Promise.allSettled([...this.events.values()]);
     await Promise.all(all.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+  }
+
+  /**
+   * Withdraws a called job; true when it was taken back before any worker started it. A waiting job is
+   * removed (BullMQ refuses to remove one a worker holds: a refusal means it started meanwhile); a running
+   * one is named on the withdrawal channel for its worker to abort. Two commands, not one: a job a worker
+   * took and finished between them would be removed as finished and taken for never started, which needs a
+   * worker to run it whole within one Redis round trip. Never rejects: Redis away, the job is taken to have run.
+   */
+  private async takeBack(queue: QueueName, job: Job): Promise<boolean> {
+    try {
+      const state = await this.whileConnected(queue, () => job.getState());
+      if (state === 'completed' || state === 'failed') return false;
+      if (state !== 'active') {
+        await this.whileConnected(queue, () => job.remove());
+        return true;
+      }
+    } catch {
+      // Started meanwhile, or Redis away: its worker is told, if it can hear.
+    }
+    if (job.id && this.withdrawals) await this.withdrawals.withdraw(queue, job.id);
+    return false;
   }
 
   private queue(name: QueueName): Queue {

@@ -14,6 +14,7 @@ export * from './job-context';
 export * from './job-failure-decode';
 export * from './job-deferral';
 export * from './job-withdrawals';
+export * from './withdrawal-receipt';
 export * from './queue-processor';
 export * from './queue-clients';
 export * from './redis-error-log';

@@ -1,4 +1,5 @@
 import { JobOf, JobPayloads, ResultOf } from '@app/contracts';
+import type { WithdrawalReceipt } from './withdrawal-receipt';
 
 export type QueueKey = keyof JobPayloads;
 
@@ -26,6 +27,8 @@ export interface CallOptions {
    * worker has it, else aborted by its worker (docs/limits-and-security.md, "A client that goes away").
    */
   signal?: AbortSignal;
+  /** Told how a withdrawal went: whether the job was taken back before any worker started it. */
+  receipt?: WithdrawalReceipt;
 }
 
 /** How the gateway hands work to the workers: BullMQ on Redis, or in-process for single-process runs. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FindBatchResult, FindJob, FindResult, JobOf, QueueName, ResultOf } from '@app/contracts';
 import { enqueueIndex } from './index-queue';
 import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
+import type { WithdrawalReceipt } from './withdrawal-receipt';
 
 /**
  * A typed client of one queue: what a producer injects instead of the generic {@link JobBus}
@@ -18,11 +19,16 @@ export abstract class QueueClient<Q extends QueueKey> {
 /** Request-scoped queues: enqueue and wait for the result under the request's deadline. */
 abstract class RequestClient<Q extends QueueKey> extends QueueClient<Q> {
   /**
-   * Runs one job and waits up to `timeoutMs`; past it: DEADLINE_EXCEEDED, and the worker drops the job.
-   * `signal` (a circuit's cut) stops the wait and withdraws the job, as a client that goes away does.
+   * Runs one job and waits up to `timeoutMs`; past it: DEADLINE_EXCEEDED, and the job is withdrawn.
+   * `signal` (a circuit's cut) stops the wait and withdraws the job, as a client that goes away does;
+   * `receipt` learns whether a withdrawn job was taken back before any worker started it.
    */
-  call(data: JobOf<Q>, timeoutMs: number, signal?: AbortSignal): Promise<ResultOf<Q>> {
-    return this.bus.call(this.queue, data, { timeoutMs: jobTimeout(timeoutMs), signal });
+  call(
+    data: JobOf<Q>,
+    timeoutMs: number,
+    opts: { signal?: AbortSignal; receipt?: WithdrawalReceipt } = {},
+  ): Promise<ResultOf<Q>> {
+    return this.bus.call(this.queue, data, { timeoutMs: jobTimeout(timeoutMs), ...opts });
   }
 }
 

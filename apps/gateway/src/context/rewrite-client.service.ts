@@ -12,7 +12,16 @@ import {
   RewriteUsage,
 } from '@app/kernel';
 import { AccountLimitsService, MessageRecord } from '@app/store';
-import { CallCircuit, DigestClient, ExpandClient, isClientGone, ModelBudget, ModelCall, ModelSpend } from '@app/queue';
+import {
+  CallCircuit,
+  DigestClient,
+  ExpandClient,
+  isClientGone,
+  ModelBudget,
+  ModelCall,
+  ModelSpend,
+  WithdrawalReceipt,
+} from '@app/queue';
 
 const MESSAGE_CHARS = 2000;
 // The planner reads the newest archive overview (docs/sessions.md "Query expansion"), bounded like messages.
@@ -69,10 +78,13 @@ export class RewriteClientService {
     const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
     const spend = await this.reserve(accountId, modelCallTokens(null, sent), 'expand');
     if (!spend) return { status: 'failed', queries: [query] };
+    const receipt = new WithdrawalReceipt();
     try {
-      const run = await this.expandCircuit.run(accountId, (cut) => this.expander.call(job, job.timeoutMs, cut));
+      const run = await this.expandCircuit.run(accountId, (cut) =>
+        this.expander.call(job, job.timeoutMs, { signal: cut, receipt }),
+      );
       if (run.skipped) {
-        await settleUnanswered(spend, run.skipped);
+        await settleUnanswered(spend, run.skipped, receipt);
         return { status: 'failed', queries: [query] };
       }
       const r = run.value;
@@ -80,9 +92,9 @@ export class RewriteClientService {
       return { status: 'used', queries: plannedQueries(query, r.queries) };
     } catch (err) {
       // Nobody reads the answer: no warning either.
-      if (isClientGone(err)) await settleUnanswered(spend, 'gone');
+      if (isClientGone(err)) await settleUnanswered(spend, 'gone', receipt);
       else {
-        await spend.failed(isDeadline(err));
+        await settleFailed(spend, isDeadline(err), receipt);
         this.logger.warn(`query expansion failed: ${(err as Error).message}`);
       }
       return { status: 'failed', queries: [query] };
@@ -103,14 +115,19 @@ export class RewriteClientService {
     const spend = await this.reserve(accountId, modelCallTokens(null, [query, rendered]), 'digest');
     if (!spend) return { status: 'failed', digest: '', usage: null };
     const timeoutMs = this.config.llm.rewriteTimeoutMs;
+    const receipt = new WithdrawalReceipt();
     try {
       const run = await this.digestCircuit.run(
         accountId,
-        (cut) => this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs, cut),
+        (cut) =>
+          this.digester.call({ query, rendered, validUris, maxBullets, timeoutMs }, timeoutMs, {
+            signal: cut,
+            receipt,
+          }),
         (r) => r.noAnswer === true,
       );
       if (run.skipped) {
-        await settleUnanswered(spend, run.skipped);
+        await settleUnanswered(spend, run.skipped, receipt);
         return { status: 'failed', digest: '', usage: null };
       }
       const r = run.value;
@@ -118,11 +135,11 @@ export class RewriteClientService {
       return { status: r.status, digest: r.status === 'ok' ? r.digest : '', usage: r.usage };
     } catch (err) {
       if (isClientGone(err)) {
-        await settleUnanswered(spend, 'gone');
+        await settleUnanswered(spend, 'gone', receipt);
         return { status: 'failed', digest: '', usage: null };
       }
       const timedOut = isDeadline(err);
-      await spend.failed(timedOut);
+      await settleFailed(spend, timedOut, receipt);
       if (!timedOut) this.logger.warn(`digest failed: ${(err as Error).message}`);
       return { status: timedOut ? 'timeout' : 'failed', digest: '', usage: null };
     }
@@ -135,12 +152,23 @@ export class RewriteClientService {
 }
 
 /**
- * A call that got no answer the caller reads: not made (`open`, its circuit was open: the reservation given
- * back), or withdrawn in flight, its job aborted by the rewriter (`cut`, its circuit opened meanwhile; `gone`,
- * the request's client went away): the prompt was probably sent, so the reservation stays, as past a fuse.
+ * A call that got no answer the caller reads: not made (`open`, its circuit was open), or withdrawn in
+ * flight (`cut`, its circuit opened meanwhile; `gone`, the request's client went away). A withdrawn job a
+ * rewriter had started may well have sent its prompt, so the reservation stays, as past a fuse; one taken
+ * back from the queue before any rewriter took it sent nothing, and gives it back, as an open circuit's does.
  */
-function settleUnanswered(spend: ModelSpend, why: 'open' | 'cut' | 'gone'): Promise<void> {
-  return spend.settle(why === 'open' ? 0 : spend.reserved, why);
+async function settleUnanswered(spend: ModelSpend, why: 'open' | 'cut' | 'gone', receipt: WithdrawalReceipt) {
+  const sent = why !== 'open' && !(await receipt.neverStarted());
+  await spend.settle(sent ? spend.reserved : 0, why);
+}
+
+/**
+ * A call that failed (see ModelSpend.failed); past its deadline with its job still waiting in the queue (no
+ * rewriter free, or none running) it was never made: counted `timeout`, its reservation given back.
+ */
+async function settleFailed(spend: ModelSpend, timedOut: boolean, receipt: WithdrawalReceipt) {
+  if (timedOut && (await receipt.neverStarted())) await spend.settle(0, 'timeout');
+  else await spend.failed(timedOut);
 }
 
 function digestOutcome(status: RewriteStatus): 'ok' | 'failed' | 'timeout' {
