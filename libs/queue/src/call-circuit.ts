@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { BrokenCircuitError, circuitBreaker, CircuitBreakerPolicy, CircuitState, handleWhen } from 'cockatiel';
+import { AccountHolds } from './account-holds';
 import type { SharedCircuit } from './circuit-share';
 import { isClientGone } from './job-context';
 import { SpreadBreaker } from './spread-breaker';
@@ -21,10 +22,11 @@ class CircuitCut extends Error {
 
 /**
  * What {@link CallCircuit.run} did: the call's result, or none: `open`, no call was made (the circuit was
- * open); `cut`, the call was made but its answer not awaited (the circuit opened while it was in flight,
- * so the provider may have been sent, and may bill, its prompt).
+ * open); `held`, no call was made (the account's own calls failed of late: {@link AccountHolds}); `cut`, the
+ * call was made but its answer not awaited (the circuit, or the account's hold, began while it was in
+ * flight, so the provider may have been sent, and may bill, its prompt).
  */
-export type BreakerRun<T> = { skipped: 'open' | 'cut' } | { skipped: false; value: T };
+export type BreakerRun<T> = { skipped: 'open' | 'held' | 'cut' } | { skipped: false; value: T };
 
 /**
  * The circuit of one kind of request-path call to a provider, in one process (docs/limits-and-security.md,
@@ -42,23 +44,29 @@ export type BreakerRun<T> = { skipped: 'open' | 'cut' } | { skipped: false; valu
  * When the circuit opens (here or, through the share, elsewhere), the calls already in flight are let go
  * at once (`cut`: their signal aborted, their requests degrade then) instead of each waiting out its fuse
  * for a provider the circuit has just judged down. A cut call counts neither way.
+ *
+ * Inside it, each account has a circuit of its own ({@link AccountHolds}, same threshold and cool-down, this
+ * process only): an account whose own `failures` calls in a row failed makes none for the cool-down, its
+ * calls in flight let go, while the other accounts' calls go on.
  */
 export class CallCircuit {
   private readonly policy: CircuitBreakerPolicy | null;
   private readonly breaker: SpreadBreaker;
-  /** The calls made while the circuit was closed and not settled yet: what an opening lets go. */
-  private readonly inFlight = new Set<AbortController>();
+  private readonly holds: AccountHolds;
+  /** The calls made while the circuit was closed and not settled yet, with their accounts: what an opening lets go. */
+  private readonly inFlight = new Map<AbortController, string>();
 
   /** `onChange` hears the circuit open (true) and close (false), for the metrics. */
   constructor(
-    name: string,
+    private readonly name: string,
     failures: number,
     cooldownMs: number,
     onChange: (open: boolean) => void = () => undefined,
     share: SharedCircuit | null = null,
-    logger = new Logger(CallCircuit.name),
+    private readonly logger = new Logger(CallCircuit.name),
   ) {
-    this.breaker = new SpreadBreaker(failures, cooldownMs);
+    this.holds = new AccountHolds(failures, cooldownMs);
+    this.breaker = new SpreadBreaker(failures, cooldownMs, Date.now, (account) => this.holds.isHeld(account));
     if (failures <= 0) {
       this.policy = null;
       return;
@@ -76,6 +84,8 @@ export class CallCircuit {
       this.cutInFlight();
     });
     policy.onReset(() => {
+      // An account held while the provider failed everyone was most likely failing for that reason.
+      this.holds.clear();
       if (remote.releasing) logger.log(`${name}: calls resume (on another process's word, or its hold ran out)`);
       else {
         logger.log(`${name}: the provider answers again; calls resume`);
@@ -97,8 +107,13 @@ export class CallCircuit {
     onChange(false);
   }
 
+  /** Accounts whose calls are not made now, their own calls having failed of late. */
+  get heldAccounts(): number {
+    return this.policy ? this.holds.held : 0;
+  }
+
   /**
-   * Runs `account`'s `call` unless the circuit is open; `failed` marks a returned result as a failure. `call`
+   * Runs `account`'s `call` unless the circuit is open or the account held; `failed` marks a returned result as a failure. `call`
    * is given the signal the circuit's opening aborts (a call that ignores it is let go all the same, and
    * settles unheard).
    */
@@ -111,19 +126,28 @@ export class CallCircuit {
     if (!this.policy) return { skipped: false, value: await call(cut.signal) };
     // While one call finds out whether the model answers again, the others do not wait for it.
     if (this.policy.state === CircuitState.HalfOpen) return { skipped: 'open' };
+    // An account is held only while the circuit is closed: an open one makes no call anyway, and the call
+    // finding out for the deployment must be made whoever's it is.
+    const admitted = this.policy.state === CircuitState.Closed ? this.holds.admit(account) : 'go';
+    if (!admitted) return { skipped: 'held' };
     // Only calls made while the circuit is closed are cut: the call finding out settles the opening itself.
     const cuttable = this.policy.state === CircuitState.Closed;
     this.breaker.called(account);
     try {
       const value = await this.policy.execute(async () => {
-        if (cuttable) this.inFlight.add(cut);
+        if (cuttable) this.inFlight.set(cut, account);
         try {
           const v = await untilAborted(call(cut.signal), cut.signal, () => cut.signal.reason as Error);
           if (failed(v)) throw new FailedResult(v);
+          this.holds.answered(account);
           return v;
         } catch (err) {
           // The breaker is told whose failure it is about to count (a cut is not counted).
-          if (countsAsFailure(err)) this.breaker.failing(account);
+          if (countsAsFailure(err)) {
+            this.breaker.failing(account);
+            this.inFlight.delete(cut);
+            if (this.holds.failed(account)) this.holdAccount(account);
+          }
           throw err;
         } finally {
           // Before the circuit counts this call: its own failure's opening must not cut it.
@@ -136,13 +160,25 @@ export class CallCircuit {
       if (err instanceof CircuitCut) return { skipped: 'cut' };
       if (err instanceof FailedResult) return { skipped: false, value: err.value as T };
       throw err;
+    } finally {
+      if (admitted === 'probe') this.holds.settled(account);
     }
   }
 
-  private cutInFlight(): void {
-    const calls = [...this.inFlight];
-    this.inFlight.clear();
-    for (const c of calls) c.abort(new CircuitCut());
+  /** The account's calls fail, not (yet) the deployment's: its calls in flight are let go, as an opening's. */
+  private holdAccount(account: string): void {
+    const s = this.holds.cooldownSeconds;
+    this.logger.warn(`${this.name}: account ${account}'s last calls failed; none of its calls made for ${s} s`);
+    this.cutInFlight(account);
+  }
+
+  /** Lets go the calls in flight: all of them, or `account`'s. */
+  private cutInFlight(account?: string): void {
+    const calls = [...this.inFlight].filter(([, a]) => account === undefined || a === account);
+    for (const [c] of calls) {
+      this.inFlight.delete(c);
+      c.abort(new CircuitCut());
+    }
   }
 }
 

@@ -8,11 +8,12 @@ import type { CircuitShare } from './circuit-share';
  */
 export type ModelCall = 'extract' | 'expand' | 'digest' | 'embed' | 'index_embed';
 /**
- * How a model call ended: answered, failed, past its fuse, or not made because the budget was spent or
- * the process's circuit for that call was open (the provider failing every call of late), or let go
- * unanswered because that circuit opened while the call was in flight (`cut`).
+ * How a model call ended: answered, failed, past its fuse, or not made because the budget was spent, the
+ * process's circuit for that call was open (the provider failing every call of late) or the account was
+ * held (its own calls failing of late), or let go unanswered because that circuit opened, or that hold
+ * began, while the call was in flight (`cut`), or because the request's client went away (`gone`).
  */
-export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open' | 'cut' | 'gone';
+export type ModelCallOutcome = 'ok' | 'failed' | 'timeout' | 'budget' | 'open' | 'held' | 'cut' | 'gone';
 
 /**
  * What the deployment's model calls cost, for `/metrics` (docs/operations.md, "Metrics"): tokens and
@@ -29,7 +30,7 @@ export class ModelMetrics {
   });
   private readonly calls = new Counter({
     name: 'muninn_model_calls_total',
-    help: "Model calls by call and outcome (ok, failed, timeout; not made: budget, the account spent its day; open, the circuit was open; let go unanswered: cut, the circuit opened, gone, the request's client went away)",
+    help: "Model calls by call and outcome (ok, failed, timeout; not made: budget, the account spent its day; open, the circuit was open; held, the account's own calls failed of late; let go unanswered: cut, the circuit opened or the account's hold began, gone, the request's client went away)",
     labelNames: ['call', 'outcome'],
     registers: [],
   });
@@ -40,6 +41,16 @@ export class ModelMetrics {
     labelNames: ['call'],
     registers: [],
   });
+  private readonly circuits = new Map<ModelCall, CallCircuit>();
+  private readonly heldGauge = new Gauge({
+    name: 'muninn_model_accounts_held',
+    help: "Accounts whose calls this process does not make now, their own calls having failed in a row (the circuit of each account; the call's circuit stays closed for the others), by call",
+    labelNames: ['call'],
+    registers: [],
+    collect: () => {
+      for (const [call, circuit] of this.circuits) this.heldGauge.set({ call }, circuit.heldAccounts);
+    },
+  });
 
   /** @param share how this process's circuits hear the deployment's other processes' (none without Redis) */
   constructor(private readonly share: CircuitShare | null = null) {}
@@ -49,6 +60,7 @@ export class ModelMetrics {
     registry.registerMetric(this.tokens);
     registry.registerMetric(this.calls);
     registry.registerMetric(this.circuitGauge);
+    registry.registerMetric(this.heldGauge);
   }
 
   /** This process's circuit for `call` opened (true) or closed (false). */
@@ -65,13 +77,15 @@ export class ModelMetrics {
     name: string,
     settings: { breakerFailures: number; breakerCooldownMs: number },
   ): CallCircuit {
-    return new CallCircuit(
+    const circuit = new CallCircuit(
       name,
       settings.breakerFailures,
       settings.breakerCooldownMs,
       (open) => this.circuitOpen(call, open),
       this.share?.of(call) ?? null,
     );
+    this.circuits.set(call, circuit);
+    return circuit;
   }
 
   /** One call's end: its outcome, and the tokens counted for it. */

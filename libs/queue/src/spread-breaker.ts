@@ -26,10 +26,15 @@ export class SpreadBreaker implements IBreaker {
    */
   private readonly callers = new Map<string, number>();
 
+  /**
+   * @param held whether an account's calls are held now (its own circuit, AccountHolds): such an
+   * account makes no call to fail, and counts among the failing ones
+   */
   constructor(
     private readonly threshold: number,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
+    private readonly held: (account: string) => boolean = () => false,
   ) {}
 
   /** cockatiel's serialisation hook; not used. */
@@ -68,8 +73,9 @@ export class SpreadBreaker implements IBreaker {
     let spread = 0;
     for (const n of this.streakFailures.values()) spread += Math.min(n, cap);
     if (spread >= this.threshold) return true;
-    // Too few accounts' failures: they speak for the deployment only if every account that called of late failed.
+    // Too few accounts' failures: they speak for the deployment only if every account that called of late failed
+    // (or is held for its failures).
     const since = this.now() - this.windowMs;
-    return ![...this.callers].some(([a, at]) => at >= since && !this.streakFailures.has(a));
+    return ![...this.callers].some(([a, at]) => at >= since && !this.streakFailures.has(a) && !this.held(a));
   }
 }

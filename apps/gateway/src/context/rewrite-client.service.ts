@@ -152,13 +152,14 @@ export class RewriteClientService {
 }
 
 /**
- * A call that got no answer the caller reads: not made (`open`, its circuit was open), or withdrawn in
+ * A call that got no answer the caller reads: not made (`open`, its circuit was open; `held`, its account's
+ * own calls failed of late), or withdrawn in
  * flight (`cut`, its circuit opened meanwhile; `gone`, the request's client went away). A withdrawn job a
  * rewriter had started may well have sent its prompt, so the reservation stays, as past a fuse; one taken
  * back from the queue before any rewriter took it sent nothing, and gives it back, as an open circuit's does.
  */
-async function settleUnanswered(spend: ModelSpend, why: 'open' | 'cut' | 'gone', receipt: WithdrawalReceipt) {
-  const sent = why !== 'open' && !(await receipt.neverStarted());
+async function settleUnanswered(spend: ModelSpend, why: 'open' | 'held' | 'cut' | 'gone', receipt: WithdrawalReceipt) {
+  const sent = (why === 'cut' || why === 'gone') && !(await receipt.neverStarted());
   await spend.settle(sent ? spend.reserved : 0, why);
 }
 
