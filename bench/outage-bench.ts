@@ -31,14 +31,18 @@
  * A fourth, `gateways` (bench/outage-gateways.ts, PostgreSQL only), runs the first with several gateways of
  * one deployment, their circuits each its own and shared.
  *
- * BENCH_OUTAGE_SCENARIOS (a comma list of `write`, `embed`, `model`, `gateways`; default all) runs some of
- * them only.
+ * A fifth, `tenant` (bench/outage-tenant.ts), runs the first with two tenants, the provider holding the
+ * planner calls of one only.
+ *
+ * BENCH_OUTAGE_SCENARIOS (a comma list of `write`, `embed`, `model`, `gateways`, `tenant`; default all) runs
+ * some of them only.
  */
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { FakeLlmServer, startFakeLlmServer } from '@app/testing';
 import { benchStores, BenchStore, buildStandalone, startStandalone } from './standalone';
 import { GatewaysRow, gatewaysRun, printGateways } from './outage-gateways';
+import { printTenant, TenantRow, tenantRun } from './outage-tenant';
 
 const CLIENTS = Number(process.env.BENCH_OUTAGE_CLIENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? 20);
@@ -337,8 +341,8 @@ async function writeRun(target: { store: BenchStore; pgBase?: string }, circuit:
   }
 }
 
-/** BENCH_OUTAGE_SCENARIOS, a comma list of `write`, `embed`, `model` (default all three). */
-const SCENARIOS = new Set((process.env.BENCH_OUTAGE_SCENARIOS ?? 'write,embed,model,gateways').split(','));
+/** BENCH_OUTAGE_SCENARIOS, a comma list of `write`, `embed`, `model`, `gateways`, `tenant` (default all). */
+const SCENARIOS = new Set((process.env.BENCH_OUTAGE_SCENARIOS ?? 'write,embed,model,gateways,tenant').split(','));
 
 async function main() {
   buildStandalone();
@@ -359,6 +363,7 @@ async function main() {
   const llm = await startFakeLlmServer();
   const rows: Row[] = [];
   const gatewayRows: GatewaysRow[] = [];
+  const tenantRows: TenantRow[] = [];
   try {
     for (const target of SCENARIOS.has('model') ? benchStores() : [])
       for (const circuit of ['off', 'on'] as const) {
@@ -374,6 +379,11 @@ async function main() {
         console.log(JSON.stringify(row));
         gatewayRows.push(row);
       }
+    for (const target of SCENARIOS.has('tenant') ? benchStores() : []) {
+      const row = await tenantRun(target, llm, CLIENTS);
+      console.log(JSON.stringify(row));
+      tenantRows.push(row);
+    }
   } finally {
     await llm.close();
   }
@@ -405,6 +415,7 @@ async function main() {
       `| ${r.store} | ${r.circuit} | ${r.found} of ${r.written} | ${r.foundP50S.toFixed(1)} / ${r.foundMaxS.toFixed(1)} | ${r.embedCalls} | ${r.settledS.toFixed(1)} |`,
     );
   printGateways(gatewayRows, CLIENTS);
+  printTenant(tenantRows, CLIENTS);
   for (const store of new Set(rows.map((r) => r.store))) {
     const [off, on] = ['off', 'on'].map((c) => rows.find((r) => r.store === store && r.circuit === c));
     if (off && on)
