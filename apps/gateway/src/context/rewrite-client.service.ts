@@ -153,10 +153,10 @@ export class RewriteClientService {
 
 /**
  * A call that got no answer the caller reads: not made (`open`, its circuit was open; `held`, its account's
- * own calls failed of late), or withdrawn in
- * flight (`cut`, its circuit opened meanwhile; `gone`, the request's client went away). A withdrawn job a
- * rewriter had started may well have sent its prompt, so the reservation stays, as past a fuse; one taken
- * back from the queue before any rewriter took it sent nothing, and gives it back, as an open circuit's does.
+ * own calls failed of late), or withdrawn in flight (`cut`, its circuit opened meanwhile; `gone`, the
+ * request's client went away). A withdrawn job a rewriter had started may well have sent its prompt, so the
+ * reservation stays, as past a fuse; one taken back from the queue before any rewriter took it sent nothing,
+ * and gives it back, as a call not made does.
  */
 async function settleUnanswered(spend: ModelSpend, why: 'open' | 'held' | 'cut' | 'gone', receipt: WithdrawalReceipt) {
   const sent = (why === 'cut' || why === 'gone') && !(await receipt.neverStarted());
