@@ -105,6 +105,7 @@ export function extractWeight(archivedTokens: number | undefined, tokensPerUnit:
 
 const REQUEST_SCOPED: ReadonlySet<QueueName> = new Set([
   QueueName.Find,
+  QueueName.Scan,
   QueueName.Assemble,
   QueueName.Expand,
   QueueName.Digest,

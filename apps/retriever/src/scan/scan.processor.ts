@@ -1,6 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { QueueName, ScanJob, ScanResult } from '@app/contracts';
-import { QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
+import { JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
 import { ScanService } from './scan.service';
 
 /** Consumes `scan` jobs (grep/glob, request-scoped): the base validates, drops late jobs and codes failures. */
@@ -14,8 +14,9 @@ export class ScanProcessor extends QueueProcessor<QueueName.Scan> {
     return isScanJob(data);
   }
 
-  protected run(data: ScanJob): Promise<ScanResult> {
-    return this.service.run(data);
+  // A withdrawn scan (its caller stopped waiting) has its statement cancelled (docs/limits-and-security.md).
+  protected run(data: ScanJob, job: JobRun): Promise<ScanResult> {
+    return this.service.run(data, job.signal);
   }
 }
 

@@ -12,24 +12,29 @@ export class ScanService {
     private readonly nodes: NodeRepository,
   ) {}
 
-  run(job: ScanJob): Promise<ScanResult> {
-    return job.kind === 'grep' ? this.grep(job) : this.glob(job);
+  /** `signal`: the job was withdrawn; its scan statement is cancelled (QueryOptions.signal). */
+  run(job: ScanJob, signal?: AbortSignal): Promise<ScanResult> {
+    return job.kind === 'grep' ? this.grep(job, signal) : this.glob(job, signal);
   }
 
-  private async grep(job: GrepScan): Promise<ScanResult> {
+  private async grep(job: GrepScan, signal?: AbortSignal): Promise<ScanResult> {
     const base = job.uri === 'viking://' ? true : await this.listing.entry(job.identity, job.uri);
     if (!base) return { kind: 'grep', matches: [], filesScanned: 0, filesSkipped: 0, found: false };
-    const { rows, filesScanned, filesSkipped } = await this.scans.grep(job.identity, {
-      uri: job.uri,
-      regex: job.regex,
-      caseInsensitive: job.caseInsensitive,
-      levelLimit: job.levelLimit,
-      excludeUri: job.excludeUri,
-      maxFiles: job.maxFiles,
-      maxLines: job.maxLines,
-      maxBytes: job.maxBytes,
-      maxLineChars: job.maxLineChars,
-    });
+    const { rows, filesScanned, filesSkipped } = await this.scans.grep(
+      job.identity,
+      {
+        uri: job.uri,
+        regex: job.regex,
+        caseInsensitive: job.caseInsensitive,
+        levelLimit: job.levelLimit,
+        excludeUri: job.excludeUri,
+        maxFiles: job.maxFiles,
+        maxLines: job.maxLines,
+        maxBytes: job.maxBytes,
+        maxLineChars: job.maxLineChars,
+      },
+      signal,
+    );
     // Line numbers refer to the visible text: matches inside a memory file's MEMORY_FIELDS trailer go.
     const memoryFiles = [...new Set(rows.filter((r) => r.contextType === 'memory').map((r) => r.uri))];
     const visibleLines = new Map<string, number>();
@@ -42,10 +47,10 @@ export class ScanService {
     return { kind: 'grep', matches, filesScanned, filesSkipped, found: true };
   }
 
-  private async glob(job: GlobScan): Promise<ScanResult> {
+  private async glob(job: GlobScan, signal?: AbortSignal): Promise<ScanResult> {
     const base = job.uri === 'viking://' ? true : await this.listing.entry(job.identity, job.uri);
     if (!base) return { kind: 'glob', matches: [], found: false };
-    const rows = await this.scans.glob(job.identity, job.uri, job.regex, job.limit);
+    const rows = await this.scans.glob(job.identity, job.uri, job.regex, job.limit, signal);
     // Sorted by path components, so `a/b` comes before `a-b` (plain text order would not).
     const matches = rows.map((r) => r.uri).sort((a, b) => compareSegments(a.split('/'), b.split('/')));
     return { kind: 'glob', matches, found: true };

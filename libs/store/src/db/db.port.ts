@@ -14,6 +14,18 @@ export interface TransactionOptions {
   idleTimeoutMs?: number;
 }
 
+/** Per-statement options. */
+export interface QueryOptions {
+  /**
+   * The statement's caller stops waiting when it aborts (a withdrawn request-scoped job: its client went
+   * away, docs/limits-and-security.md, "A client that goes away"): the query rejects with the signal's
+   * reason, and on PostgreSQL the server cancels the statement (`pg_cancel_backend`), freeing its backend and
+   * its CPU. PGlite runs one statement at a time inside WebAssembly, which cannot be interrupted short of its
+   * worker's restart: there the statement runs on to its end (or its timeout), unwaited for.
+   */
+  signal?: AbortSignal;
+}
+
 /**
  * The one SQL surface the repositories use; PostgreSQL (`pg`) and embedded PGlite both implement it.
  * Every statement runs under the store's statement timeout (see docs/limits-and-security.md#statement-timeout);
@@ -21,7 +33,11 @@ export interface TransactionOptions {
  */
 export interface Db {
   readonly kind: 'postgres' | 'pglite';
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[]; rowCount: number }>;
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+    opts?: QueryOptions,
+  ): Promise<{ rows: T[]; rowCount: number }>;
   /** Runs `fn` in one transaction on one connection; rolls back when it throws. */
   transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>, opts?: TransactionOptions): Promise<R>;
   /** Runs a multi-statement script without parameters (migrations, index builds), without the statement timeout. */

@@ -1,7 +1,7 @@
-import { Pool, PoolClient } from 'pg';
-import { Db, TransactionOptions } from './db.port';
+import { Client, Pool, PoolClient } from 'pg';
+import { Db, QueryOptions, TransactionOptions } from './db.port';
 import { KernelError, KernelErrorCode } from '@app/kernel';
-import { statementTimedOut, storeUnreachable } from './store-errors';
+import { abortReason, statementTimedOut, storeUnreachable } from './store-errors';
 
 // SQLSTATE 57014 (query_canceled) is also a pg_cancel_backend(); only the timeout says so in its text.
 const QUERY_CANCELED = '57014';
@@ -12,7 +12,7 @@ export class PgDb implements Db {
   private readonly pool: Pool;
 
   constructor(
-    connectionString: string,
+    private readonly connectionString: string,
     max = 10,
     private readonly statementTimeoutMs = 0,
   ) {
@@ -36,9 +36,70 @@ export class PgDb implements Db {
     this.pool.on('error', () => undefined);
   }
 
-  async query<T>(sql: string, params: unknown[] = []) {
+  async query<T>(sql: string, params: unknown[] = [], opts: QueryOptions = {}) {
+    if (opts.signal) return this.cancellable<T>(sql, params, opts.signal);
     const r = await this.pool.query(sql, params).catch((err: unknown) => this.rethrow(err, this.statementTimeoutMs));
     return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+  }
+
+  /**
+   * A statement the server cancels when `signal` aborts (docs/limits-and-security.md, "A client that goes
+   * away"). The cancel goes over a connection of its own (the pool's may all be busy), and the statement's
+   * connection is then closed rather than handed on, so a cancel that lands late cannot stop the next
+   * statement that connection would have run.
+   */
+  private async cancellable<T>(sql: string, params: unknown[], signal: AbortSignal) {
+    if (signal.aborted) throw abortReason(signal);
+    const client = await this.pool.connect().catch((err: unknown) => this.rethrow(err, 0));
+    let cancelled = false;
+    let broken = false;
+    try {
+      const pid = await this.backendPid(client);
+      if (signal.aborted) throw abortReason(signal);
+      const cancel = () => {
+        cancelled = true;
+        void this.cancelBackend(pid);
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+      try {
+        const r = await client.query(sql, params);
+        return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+      } finally {
+        signal.removeEventListener('abort', cancel);
+      }
+    } catch (err) {
+      if (signal.aborted) throw abortReason(signal);
+      broken = storeUnreachable(err) !== null;
+      return this.rethrow(err, this.statementTimeoutMs);
+    } finally {
+      client.release(cancelled || broken);
+    }
+  }
+
+  private readonly pids = new WeakMap<PoolClient, number>();
+
+  /** The server process of a pooled connection, asked once per connection. */
+  private async backendPid(client: PoolClient): Promise<number> {
+    const known = this.pids.get(client);
+    if (known !== undefined) return known;
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const pid = Number(rows[0]!.pid);
+    this.pids.set(client, pid);
+    return pid;
+  }
+
+  /** Asks the server to cancel the statement its process `pid` runs; a failure leaves it to its timeout. */
+  private async cancelBackend(pid: number): Promise<void> {
+    const c = new Client({ connectionString: this.connectionString, connectionTimeoutMillis: CANCEL_CONNECT_MS });
+    c.on('error', () => undefined);
+    try {
+      await c.connect();
+      await c.query('SELECT pg_cancel_backend($1)', [pid]);
+    } catch {
+      // The statement runs on to its end or its statement timeout, as it did before it could be cancelled.
+    } finally {
+      await c.end().catch(() => undefined);
+    }
   }
 
   async transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>, opts: TransactionOptions = {}): Promise<R> {
@@ -102,6 +163,9 @@ export class PgDb implements Db {
     throw storeUnreachable(err) ?? err;
   }
 }
+
+/** How long a cancel waits for its own connection before the statement is left to its timeout. */
+const CANCEL_CONNECT_MS = 2000;
 
 function isUnavailable(err: unknown): boolean {
   return err instanceof KernelError && err.code === KernelErrorCode.Unavailable;

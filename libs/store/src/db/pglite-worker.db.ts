@@ -2,10 +2,10 @@ import { Logger } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock';
-import { Db, TransactionOptions } from './db.port';
+import { Db, QueryOptions, TransactionOptions } from './db.port';
 import { pgliteWorkerMain, WorkerOp, WorkerPaths, WorkerReply } from './pglite-worker.main';
 import { PGLITE_SESSION_SETTINGS } from './session-settings';
-import { statementTimedOut, storeRestarted } from './store-errors';
+import { abortReason, statementTimedOut, storeRestarted, unlessAborted } from './store-errors';
 
 type OpBody = WorkerOp extends infer O ? (O extends { id: number } ? Omit<O, 'id'> : never) : never;
 
@@ -73,8 +73,10 @@ export class PgliteWorkerDb implements Db {
     return db;
   }
 
-  async query<T>(sql: string, params: unknown[] = []) {
-    const r = await this.call({ t: 'query', sql, params }, this.statementTimeoutMs);
+  async query<T>(sql: string, params: unknown[] = [], opts: QueryOptions = {}) {
+    if (opts.signal?.aborted) throw abortReason(opts.signal);
+    // A statement's caller that stops waiting is answered at once; the statement itself runs on (QueryOptions).
+    const r = await unlessAborted(this.call({ t: 'query', sql, params }, this.statementTimeoutMs), opts.signal);
     return { rows: r.rows as T[], rowCount: r.rowCount };
   }
 

@@ -87,3 +87,22 @@ export const TENANT_BUSY_DELAY_MS = 1000;
 export function tenantBusyDeferral(err: unknown): number | null {
   return err instanceof TenantBusy ? jittered(TENANT_BUSY_DELAY_MS) : null;
 }
+
+/** What a statement its caller stopped waiting for rejects with (QueryOptions.signal): the signal's reason. */
+export function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new KernelError(KernelErrorCode.DeadlineExceeded, 'the statement was cancelled: its caller stopped waiting');
+}
+
+/** `p`, or {@link abortReason} as soon as `signal` aborts (`p` itself runs on). */
+export function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  p.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const aborted = () => reject(abortReason(signal));
+    signal.addEventListener('abort', aborted, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
+  });
+}

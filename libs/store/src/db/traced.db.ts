@@ -1,5 +1,5 @@
 import { Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { Db, TransactionOptions } from './db.port';
+import { Db, QueryOptions, TransactionOptions } from './db.port';
 
 /**
  * The store with one OpenTelemetry span per statement and per transaction (docs/operations.md
@@ -22,8 +22,8 @@ export function tracedDb(db: Db): Db {
     });
   return {
     kind: db.kind,
-    query<T = Record<string, unknown>>(sql: string, params?: unknown[]) {
-      return inSpan('store query', () => db.query<T>(sql, params));
+    query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions) {
+      return inSpan('store query', () => db.query<T>(sql, params, opts));
     },
     transaction<R>(fn: (tx: Pick<Db, 'query' | 'kind'>) => Promise<R>, opts?: TransactionOptions) {
       return inSpan('store transaction', () => db.transaction(fn, opts));

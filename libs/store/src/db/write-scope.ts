@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { KernelError, KernelErrorCode } from '@app/kernel';
-import { Db, TransactionOptions } from './db.port';
+import { Db, QueryOptions, TransactionOptions } from './db.port';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
 
@@ -65,9 +65,9 @@ export function writeScopedDb(db: Db): Db {
   };
   return {
     kind: db.kind,
-    query<T = Record<string, unknown>>(sql: string, params?: unknown[]) {
+    query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions) {
       const s = scoped();
-      if (!s || !isWrite(sql)) return db.query<T>(sql, params);
+      if (!s || !isWrite(sql)) return db.query<T>(sql, params, opts);
       return inTransaction(s, (tx) => tx.query<T>(sql, params));
     },
     transaction<R>(fn: (tx: Tx) => Promise<R>, opts?: TransactionOptions) {

@@ -47,6 +47,7 @@ export class NodeScanRepository {
   async grep(
     identity: Identity,
     q: GrepQuery,
+    signal?: AbortSignal,
   ): Promise<{ rows: GrepRow[]; filesScanned: number; filesSkipped: number }> {
     const scope = scopeSql(identity, 7);
     const at = 7 + scope.params.length; // $at: candidates listed, then the file and byte bounds
@@ -91,11 +92,13 @@ export class NodeScanRepository {
        WHERE l.text ${q.caseInsensitive ? '~*' : '~'} ${re}
        ORDER BY f.uri, l.n LIMIT ${limit}`,
         [...base, q.regex, q.maxLines, q.maxLineChars, q.caseInsensitive ? 'i' : ''],
+        { signal },
       )
       .catch(refusedPattern('pattern'));
     const count = await this.db.query<{ scanned: number; listed: number }>(
       `SELECT count(*) FILTER (WHERE ${read})::int AS scanned, count(*)::int AS listed FROM (${sized}) s`,
       base,
+      { signal },
     );
     const { scanned = 0, listed = 0 } = count.rows[0] ?? {};
     return {
@@ -106,7 +109,7 @@ export class NodeScanRepository {
   }
 
   /** Nodes below `uri` whose relative path matches `regex` (anchored); dot-named segments never match. */
-  async glob(identity: Identity, uri: string, regex: string, limit: number): Promise<GlobRow[]> {
+  async glob(identity: Identity, uri: string, regex: string, limit: number, signal?: AbortSignal): Promise<GlobRow[]> {
     const scope = scopeSql(identity, 4);
     const start = uri === 'viking://' ? uri.length + 1 : uri.length + 2;
     const { rows } = await this.db
@@ -115,6 +118,7 @@ export class NodeScanRepository {
        WHERE uri LIKE $1 AND substr(uri, $2) ~ $3 AND substr(uri, $2) !~ '(^|/)\\.' AND ${scope.sql}
        ORDER BY uri LIMIT $${4 + scope.params.length}`,
         [prefixPattern(uri), start, regex, ...scope.params, limit],
+        { signal },
       )
       .catch(refusedPattern('pattern'));
     return rows;
