@@ -10,6 +10,8 @@ const QUERY_CANCELED = '57014';
 export class PgDb implements Db {
   readonly kind = 'postgres' as const;
   private readonly pool: Pool;
+  /** Each pooled connection's server process, for a cancel. */
+  private readonly pids = new WeakMap<PoolClient, number>();
 
   constructor(
     private readonly connectionString: string,
@@ -75,8 +77,6 @@ export class PgDb implements Db {
       client.release(cancelled || broken);
     }
   }
-
-  private readonly pids = new WeakMap<PoolClient, number>();
 
   /** The server process of a pooled connection, asked once per connection. */
   private async backendPid(client: PoolClient): Promise<number> {
