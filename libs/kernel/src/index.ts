@@ -100,3 +100,4 @@ export * from './fs/delete-guard';
 export * from './fs/write-rules';
 export * from './session';
 export * from './jitter';
+export * from './until-aborted';

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { BrokenCircuitError, circuitBreaker, CircuitBreakerPolicy, CircuitState, handleWhen } from 'cockatiel';
+import { untilAborted } from '@app/kernel';
 import { AccountHolds } from './account-holds';
 import type { SharedCircuit } from './circuit-share';
 import { isClientGone } from './job-context';
 import { SpreadBreaker } from './spread-breaker';
-import { untilAborted } from './with-timeout';
 
 /** A call's result that counts as a failure (a digest answers `failed` rather than throwing). */
 class FailedResult<T> extends Error {

@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { JOB_META_KEY, JobMeta } from '@app/contracts';
-import { KernelError, KernelErrorCode } from '@app/kernel';
-import { untilAborted } from './with-timeout';
+import { KernelError, KernelErrorCode, untilAborted } from '@app/kernel';
 
 /** What one unit of work (an HTTP request, or a job) carries implicitly through its async calls. */
 export interface WorkContext {

@@ -1,11 +1,12 @@
 import { Logger } from '@nestjs/common';
+import { untilAborted } from '@app/kernel';
 import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock';
 import { Db, QueryOptions, TransactionOptions } from './db.port';
 import { pgliteWorkerMain, WorkerOp, WorkerPaths, WorkerReply } from './pglite-worker.main';
 import { PGLITE_SESSION_SETTINGS } from './session-settings';
-import { abortReason, statementTimedOut, storeRestarted, unlessAborted } from './store-errors';
+import { abortReason, statementTimedOut, storeRestarted } from './store-errors';
 
 type OpBody = WorkerOp extends infer O ? (O extends { id: number } ? Omit<O, 'id'> : never) : never;
 
@@ -74,9 +75,11 @@ export class PgliteWorkerDb implements Db {
   }
 
   async query<T>(sql: string, params: unknown[] = [], opts: QueryOptions = {}) {
-    if (opts.signal?.aborted) throw abortReason(opts.signal);
+    const { signal } = opts;
+    if (signal?.aborted) throw abortReason(signal);
+    const running = this.call({ t: 'query', sql, params }, this.statementTimeoutMs);
     // A statement's caller that stops waiting is answered at once; the statement itself runs on (QueryOptions).
-    const r = await unlessAborted(this.call({ t: 'query', sql, params }, this.statementTimeoutMs), opts.signal);
+    const r = await (signal ? untilAborted(running, signal, () => abortReason(signal)) : running);
     return { rows: r.rows as T[], rowCount: r.rowCount };
   }
 

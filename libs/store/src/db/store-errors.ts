@@ -94,15 +94,3 @@ export function abortReason(signal: AbortSignal): Error {
     ? signal.reason
     : new KernelError(KernelErrorCode.DeadlineExceeded, 'the statement was cancelled: its caller stopped waiting');
 }
-
-/** `p`, or {@link abortReason} as soon as `signal` aborts (`p` itself runs on). */
-export function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  p.catch(() => undefined);
-  return new Promise<T>((resolve, reject) => {
-    const aborted = () => reject(abortReason(signal));
-    signal.addEventListener('abort', aborted, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
-  });
-}
