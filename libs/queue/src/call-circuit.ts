@@ -109,7 +109,7 @@ export class CallCircuit {
 
   /** Accounts whose calls are not made now, their own calls having failed of late. */
   get heldAccounts(): number {
-    return this.policy ? this.holds.held : 0;
+    return this.holds.held;
   }
 
   /**
@@ -126,16 +126,17 @@ export class CallCircuit {
     if (!this.policy) return { skipped: false, value: await call(cut.signal) };
     // While one call finds out whether the model answers again, the others do not wait for it.
     if (this.policy.state === CircuitState.HalfOpen) return { skipped: 'open' };
-    // An account is held only while the circuit is closed: an open one makes no call anyway, and the call
-    // finding out for the deployment must be made whoever's it is.
-    const admitted = this.policy.state === CircuitState.Closed ? this.holds.admit(account) : 'go';
-    if (!admitted) return { skipped: 'held' };
     // Only calls made while the circuit is closed are cut: the call finding out settles the opening itself.
     const cuttable = this.policy.state === CircuitState.Closed;
+    // Nor is an account held otherwise: an open circuit makes no call anyway, and the call finding out for
+    // the deployment must be made whoever's it is.
+    const admitted = cuttable ? this.holds.admit(account) : 'go';
+    if (!admitted) return { skipped: 'held' };
     this.breaker.called(account);
     try {
       const value = await this.policy.execute(async () => {
         if (cuttable) this.inFlight.set(cut, account);
+        let failure = false;
         try {
           const v = await untilAborted(call(cut.signal), cut.signal, () => cut.signal.reason as Error);
           if (failed(v)) throw new FailedResult(v);
@@ -143,15 +144,14 @@ export class CallCircuit {
           return v;
         } catch (err) {
           // The breaker is told whose failure it is about to count (a cut is not counted).
-          if (countsAsFailure(err)) {
-            this.breaker.failing(account);
-            this.inFlight.delete(cut);
-            if (this.holds.failed(account)) this.holdAccount(account);
-          }
+          failure = countsAsFailure(err);
+          if (failure) this.breaker.failing(account);
           throw err;
         } finally {
-          // Before the circuit counts this call: its own failure's opening must not cut it.
+          // Before the circuit counts this call: its own failure's opening must not cut it, nor the hold
+          // of its account that this failure may begin.
           this.inFlight.delete(cut);
+          if (failure && this.holds.failed(account)) this.holdAccount(account);
         }
       });
       return { skipped: false, value };

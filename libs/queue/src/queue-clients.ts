@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FindBatchResult, FindJob, FindResult, JobOf, QueueName, ResultOf } from '@app/contracts';
 import { enqueueIndex } from './index-queue';
-import { EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
-import type { WithdrawalReceipt } from './withdrawal-receipt';
+import { CallOptions, EnqueueOptions, JobBus, QueueKey } from './job-bus.port';
 
 /**
  * A typed client of one queue: what a producer injects instead of the generic {@link JobBus}
@@ -23,11 +22,7 @@ abstract class RequestClient<Q extends QueueKey> extends QueueClient<Q> {
    * `signal` (a circuit's cut) stops the wait and withdraws the job, as a client that goes away does;
    * `receipt` learns whether a withdrawn job was taken back before any worker started it.
    */
-  call(
-    data: JobOf<Q>,
-    timeoutMs: number,
-    opts: { signal?: AbortSignal; receipt?: WithdrawalReceipt } = {},
-  ): Promise<ResultOf<Q>> {
+  call(data: JobOf<Q>, timeoutMs: number, opts: Pick<CallOptions, 'signal' | 'receipt'> = {}): Promise<ResultOf<Q>> {
     return this.bus.call(this.queue, data, { timeoutMs: jobTimeout(timeoutMs), ...opts });
   }
 }
