@@ -43,15 +43,11 @@ import { FakeLlmServer, startFakeLlmServer } from '@app/testing';
 import { benchStores, BenchStore, buildStandalone, startStandalone } from './standalone';
 import { GatewaysRow, gatewaysRun, printGateways } from './outage-gateways';
 import { printTenant, TenantRow, tenantRun } from './outage-tenant';
+import { pct } from './fair-support';
 
 const CLIENTS = Number(process.env.BENCH_OUTAGE_CLIENTS ?? 8);
 const SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? 20);
 const RECOVERY_MAX_S = 40;
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
 
 async function call(url: string, path: string, body: unknown) {
   const r = await fetch(`${url}${path}`, {

@@ -3,35 +3,28 @@
 // planner takes 1.5 s): the planner's call in flight is withdrawn (the rewriter aborts the provider's
 // request), no digest is asked of the model for it, and its session's ledger does not record entries it
 // never delivered.
-import { request } from 'node:http';
-import { FakeLlmRequest, FakeLlmServer, metricValue, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import {
+  droppableRequest,
+  FakeLlmRequest,
+  FakeLlmServer,
+  metricValue,
+  startFakeLlmServer,
+  startTestApp,
+  TestApp,
+} from '@app/testing';
 import { seedMany } from './context-support';
 
 const NARWHAL = 'viking://user/default/memories/entities/narwhal.md';
 const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** POSTs `payload` on a connection of its own (no keep-alive pool) and drops it after `ms`; how it ended. */
+/** POSTs `payload` on a connection of its own and drops it after `ms`; how it ended. */
 async function dropAfter(url: string, payload: unknown, ms: number, onSent: () => void): Promise<string> {
-  const raw = JSON.stringify(payload);
-  const sent = request(url, {
-    method: 'POST',
-    agent: false,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'content-length': Buffer.byteLength(raw),
-    },
-  });
-  const ended = new Promise<string>((resolve) => {
-    sent.on('error', (err) => resolve(err.message));
-    sent.on('response', () => resolve('answered'));
-  });
-  sent.end(raw);
+  const sent = droppableRequest(url, payload);
   await sleep(ms);
   onSent();
-  sent.destroy();
-  return ended;
+  sent.drop();
+  return sent.ended;
 }
 
 describe('a context request whose client goes away', () => {

@@ -3,9 +3,8 @@
 // holds the nodes table locked so the scan waits in the server; the client drops its connection; the
 // gateway withdraws the job, the retriever aborts it, and the server cancels the statement, long before
 // the lock is let go, the request's deadline or the statement timeout (60 s here).
-import { request } from 'node:http';
 import { Client } from 'pg';
-import { eventually, startTestApp, TestApp } from '@app/testing';
+import { droppableRequest, eventually, startTestApp, TestApp } from '@app/testing';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,21 +40,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   it('cancels the scan statement once the client is gone; a grep that stays is answered', async () => {
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE nodes IN ACCESS EXCLUSIVE MODE');
-    const raw = JSON.stringify({ uri: 'viking://', pattern: 'needle' });
-    const sent = request(`${app.url}/api/v1/search/grep`, {
-      method: 'POST',
-      agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(raw) },
-    });
-    const ended = new Promise<string>((resolve) => {
-      sent.on('error', (err) => resolve(err.message));
-      sent.on('response', () => resolve('answered'));
-    });
-    sent.end(raw);
+    const sent = droppableRequest(`${app.url}/api/v1/search/grep`, { uri: 'viking://', pattern: 'needle' });
     // The scan reached the server and waits for the lock.
     await eventually(async () => (await scans()) === 1, { ms: 10_000, pollMs: 50 });
-    sent.destroy();
-    expect(await ended).not.toBe('answered');
+    sent.drop();
+    expect(await sent.ended).not.toBe('answered');
     // The server no longer runs it, though the lock is still held (before: it waited for the lock, then ran).
     await eventually(async () => (await scans()) === 0, { ms: 5000, pollMs: 50 });
     await sleep(200);

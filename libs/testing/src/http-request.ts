@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 /** A response as the suites read it: status, headers, the body parsed as JSON when it is JSON, and its text. */
 export interface TestResponse<T = any> {
   status: number;
@@ -50,4 +51,31 @@ export async function metricValue(request: TestRequest, series: string): Promise
   const text = (await request('GET', '/metrics')).text;
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? null : Number(line.slice(series.length + 1));
+}
+
+/** A request a suite drops mid-way (a client that goes away): `drop()` closes its connection. */
+export interface DroppableRequest {
+  drop(): void;
+  /** How it ended: `answered`, or the connection's error once dropped. */
+  ended: Promise<string>;
+}
+
+/** POSTs `payload` as JSON on a connection of its own (no keep-alive pool), for the suite to drop. */
+export function droppableRequest(url: string, payload: unknown): DroppableRequest {
+  const raw = JSON.stringify(payload);
+  const sent = request(url, {
+    method: 'POST',
+    agent: false,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': Buffer.byteLength(raw),
+    },
+  });
+  const ended = new Promise<string>((resolve) => {
+    sent.on('error', (err) => resolve(err.message));
+    sent.on('response', () => resolve('answered'));
+  });
+  sent.end(raw);
+  return { drop: () => sent.destroy(), ended };
 }

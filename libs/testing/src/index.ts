@@ -1,7 +1,14 @@
 export { deletePrefix, startRedisForTests, uniqueTestPrefix, type TestRedis } from './redis-server';
 export { createTestDatabase, assertTestPostgres, type TestDatabase } from './postgres-server';
 export { startTestApp, storeModes, type StoreMode, type TestApp, type TestAppOptions } from './test-app';
-export { metricValue, requestTo, type TestRequest, type TestResponse } from './http-request';
+export {
+  droppableRequest,
+  metricValue,
+  requestTo,
+  type DroppableRequest,
+  type TestRequest,
+  type TestResponse,
+} from './http-request';
 export {
   startFakeLlmServer,
   type FakeLlmServer,
