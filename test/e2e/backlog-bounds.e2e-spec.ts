@@ -231,7 +231,10 @@ suite('backlog bounds (real processes)', () => {
     expect([waited.response.status, waited.data?.result.created]).toEqual([200, true]);
     expect(attempts).toBeGreaterThan(2);
     const indexed = await write(alpha, 'viking://resources/late.md', { wait: true });
-    expect([indexed.status, indexed.body.result.vector_status]).toEqual([200, 'complete']);
+    expect({ status: indexed.status, body: indexed.body }).toMatchObject({
+      status: 200,
+      body: { result: { vector_status: 'complete' } },
+    });
   }, 180_000);
   it("refuses an account's commits while its commits awaiting extraction reach the bound; the messages stay live", async () => {
     for (let i = 0; i < MAX_COMMITS; i++) expect((await commit(alpha, `s${i}`)).status).toBe(200);

@@ -17,7 +17,8 @@ export class BullJobBus extends JobBus {
 
   constructor(
     private readonly queues: Map<QueueName, Queue>,
-    private readonly makeEvents: (queue: QueueName) => QueueEvents,
+    /** Reads a queue's event stream from just after `lastEventId` (see {@link BullJobBus.eventsFor}). */
+    private readonly makeEvents: (queue: QueueName, lastEventId: string) => QueueEvents,
     /** Orders the background queues by each account's recent work; null: first in, first out. */
     private readonly fair: FairOrder | null = null,
     /** Tells the workers a started job is withdrawn; null: a withdrawn job that started runs to its deadline. */
@@ -161,18 +162,41 @@ export class BullJobBus extends JobBus {
     }
   }
 
+  /**
+   * The queue's shared event reader, reading from the stream's newest entry as it stood before the reader
+   * was made. A reader left to start at `$` (BullMQ's default) reads only what arrives after its first
+   * XREAD reaches Redis, which is after `waitUntilReady`: a job finished between a waiter's own check
+   * (`waitUntilFinished` looks once, then listens) and that XREAD was never heard of, and its waiter
+   * waited out its whole timeout for a job long done (a `wait: true` write answered 504 after 30 s on a
+   * loaded machine; docs/operations.md, "Queue processors").
+   */
   private eventsFor(queue: QueueName): Promise<QueueEvents> {
     let p = this.events.get(queue);
     if (!p) {
-      const ev = this.makeEvents(queue);
-      p = withTimeout(ev.waitUntilReady(), COMMAND_TIMEOUT_MS).then(() => ev);
-      p.catch(() => {
-        this.events.delete(queue);
-        void ev.close().catch(() => undefined);
+      const made = this.lastEventId(queue).then((id) => {
+        const ev = this.makeEvents(queue, id);
+        return withTimeout(ev.waitUntilReady(), COMMAND_TIMEOUT_MS).then(
+          () => ev,
+          (err: unknown) => {
+            void ev.close().catch(() => undefined);
+            throw err;
+          },
+        );
       });
+      p = made;
+      made.catch(() => this.events.delete(queue));
       this.events.set(queue, p);
     }
     return p;
+  }
+
+  /** The id of the newest entry of the queue's event stream, `0-0` while it has none. */
+  private async lastEventId(queue: QueueName): Promise<string> {
+    const newest = await this.whileConnected(queue, async (q) => {
+      const client = await q.getBackend().client;
+      return (await client.runCommand('xrevrange', [q.keys.events, '+', '-', 'COUNT', '1'])) as [string, unknown][];
+    });
+    return newest[0]?.[0] ?? '0-0';
   }
 }
 

@@ -122,7 +122,8 @@ function bullmq(config: AppConfig): DynamicModule {
       const windowMs = config.queues.fairWindowMs;
       return new BullJobBus(
         new Map(ALL_QUEUES.map((q, i) => [q, queues[i]])),
-        (q) => watchRedisClient(new QueueEvents(q, { connection: conn.blocking, prefix }), `events ${q}`),
+        (q, lastEventId) =>
+          watchRedisClient(new QueueEvents(q, { connection: conn.blocking, prefix, lastEventId }), `events ${q}`),
         windowMs > 0
           ? new FairOrder(redis, prefix, windowMs, { extractTokens: config.queues.fairExtractTokens })
           : null,
