@@ -3,7 +3,7 @@ import { ExtractJob, IndexJob, QueueName, SidecarJob } from '@app/contracts';
 
 /**
  * Job options per queue, decided here only. Completed jobs are kept briefly (not removed at once):
- * removing them immediately races `waitUntilFinished` and loses results (dependencies.md pitfall 1).
+ * removing them immediately races `waitUntilFinished`, which looks the job up once it listens, and loses results.
  */
 export function jobOptions(queue: QueueName): JobsOptions {
   const keep = { removeOnComplete: { age: 120, count: 5000 }, removeOnFail: { age: 24 * 3600, count: 5000 } };
