@@ -11,10 +11,10 @@ import {
   QueueName,
 } from '@app/contracts';
 import { EmbedError } from '@app/embed';
-import { KernelError, KernelErrorCode, StageTimer } from '@app/kernel';
+import { KernelError, KernelErrorCode } from '@app/kernel';
 import { isClientGone, jobStageTimer, JobRun, QueueProcessor, REQUEST_WORKER_OPTIONS } from '@app/queue';
 import { isFindJob } from './find-job.guard';
-import { FindService } from './find.service';
+import { FindRun, FindService } from './find.service';
 
 /** Consumes `find` jobs (request-scoped): the base validates, drops late jobs and codes failures. */
 @Processor(QueueName.Find, REQUEST_WORKER_OPTIONS)
@@ -33,16 +33,16 @@ export class FindProcessor extends QueueProcessor<QueueName.Find> {
   /** The result carries this job's stage times for the gateway to record (docs/architecture.md, "Stage timings"). */
   protected async run(data: FindJob | FindBatchJob, job: JobRun): Promise<FindResult | FindBatchResult> {
     const timer = jobStageTimer(job);
-    const deadlineAt = job.meta.deadlineAt;
+    const run = { timer, deadlineAt: job.meta.deadlineAt, signal: job.signal };
     if (!isFindBatch(data)) {
-      const result = await timer.time('run', () => this.service.find(data, { timer, deadlineAt }));
+      const result = await timer.time('run', () => this.service.find(data, run));
       return { ...result, stages: timer.timings() };
     }
-    const outcomes = await timer.time('run', () => this.batch(data, timer, deadlineAt));
+    const outcomes = await timer.time('run', () => this.batch(data, run));
     return { outcomes, stages: timer.timings() };
   }
 
-  private async batch(data: FindBatchJob, timer: StageTimer, deadlineAt?: number): Promise<FindCallOutcome[]> {
+  private async batch(data: FindBatchJob, run: FindRun): Promise<FindCallOutcome[]> {
     // The calls run together; a query shared by several calls (own space, peer scan) is embedded once.
     const vectors = new Map();
     return Promise.all(
@@ -50,7 +50,7 @@ export class FindProcessor extends QueueProcessor<QueueName.Find> {
         if (!isFindJob(call))
           return { error: jobFailureMessage(KernelErrorCode.Internal, 'malformed find job payload') };
         try {
-          return { result: await this.service.find(call, { timer, vectors, deadlineAt }) };
+          return { result: await this.service.find(call, { ...run, vectors }) };
         } catch (err) {
           // Withdrawn: the whole job stops (the base reports it once), not each call.
           if (isClientGone(err)) throw err;

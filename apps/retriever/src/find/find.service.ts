@@ -40,6 +40,8 @@ export interface FindRun {
   vectors?: Map<string, Promise<QueryEmbedding>>;
   /** The request's deadline (epoch ms): the query's embedding is awaited for two thirds of what is left of it at most. */
   deadlineAt?: number;
+  /** The job was withdrawn: its search statement is cancelled in the store. */
+  signal?: AbortSignal;
 }
 
 /** At most one warning per this long about query embeddings that failed (an outage fails them all). */
@@ -113,7 +115,7 @@ export class FindService implements OnApplicationBootstrap {
       vector,
       terms: queryTerms(job.query),
     };
-    const result = toFindResult(await this.search.search(query, timer));
+    const result = toFindResult(await this.search.search(query, timer, run.signal));
     return lexicalOnly ? { ...result, lexicalOnly } : result;
   }
 

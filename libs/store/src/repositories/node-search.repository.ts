@@ -57,8 +57,13 @@ export class NodeSearchRepository {
     private readonly weights: RankingWeights = DEFAULT_RANKING,
   ) {}
 
-  /** `timer`, when given, gets the `terms`, `sql` and `score` stages (docs/architecture.md, "Stage timings"). */
-  async search(q: NodeSearchQuery, timer?: StageTimer): Promise<NodeSearchHit[]> {
+  /**
+   * `timer`, when given, gets the `terms`, `sql` and `score` stages (docs/architecture.md, "Stage timings").
+   * `signal`: the find job was withdrawn; its search statement is cancelled (docs/limits-and-security.md,
+   * "A client that goes away"). The term statistics' reads are not: one read serves every find weighing
+   * the same terms at that moment, and each is an index probe.
+   */
+  async search(q: NodeSearchQuery, timer?: StageTimer, signal?: AbortSignal): Promise<NodeSearchHit[]> {
     const time = <T>(stage: string, work: () => Promise<T> | T): Promise<T> =>
       timer ? timer.time(stage, work) : Promise.resolve(work());
     const limit = Math.min(Math.max(Math.trunc(q.limit), 0), MAX_FIND_LIMIT);
@@ -77,7 +82,7 @@ export class NodeSearchRepository {
     // candidates the vector scan returns, and raising ef_search to the candidate count (a transaction
     // of four round trips) bought no recall against an exact scan (measured at 10k and 100k nodes).
     const { rows } = await time('sql', () =>
-      this.db.query<Row>(plan.sql, plan.params).catch(refusedPattern('filter regex')),
+      this.db.query<Row>(plan.sql, plan.params, { signal }).catch(refusedPattern('filter regex')),
     );
     return time('score', () => this.rank(rows, limit, q.scoreThreshold ?? 0));
   }
