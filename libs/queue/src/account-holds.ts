@@ -16,7 +16,8 @@ interface Streak {
  * going without it meanwhile; its answer ends the hold, its failure holds the account again. The
  * deployment's circuit ({@link SpreadBreaker}) does not open for one tenant whose own calls fail; this keeps
  * that tenant from waiting out a fuse on every request, and from holding a rewriter and the provider for
- * every one of them. Per process, in memory; one streak per account that failed lately, bounded.
+ * every one of them. In memory, one streak per account that failed lately, bounded; a process's holds are
+ * told to the deployment's other processes through the circuit's share ({@link AccountHolds.heldElsewhere}).
  */
 export class AccountHolds {
   private readonly streaks = new Map<string, Streak>();
@@ -26,10 +27,6 @@ export class AccountHolds {
     private readonly cooldownMs: number,
     private readonly now: () => number = Date.now,
   ) {}
-
-  get cooldownSeconds(): number {
-    return this.cooldownMs / 1000;
-  }
 
   /** Accounts whose calls are not made now (held, or finding out). */
   get held(): number {
@@ -61,22 +58,44 @@ export class AccountHolds {
     this.streaks.clear();
   }
 
-  /** `account`'s call was answered: its streak, and any hold, end. */
-  answered(account: string): void {
+  /** `account`'s call was answered: its streak, and any hold, end. True when the account was held. */
+  answered(account: string): boolean {
+    const held = this.isHeld(account);
     this.streaks.delete(account);
+    return held;
+  }
+
+  /**
+   * Another process holds `account` for `ms` (circuit-share.ts): held here too, until that process says
+   * the account's call was answered, or for twice `ms` without word (that process may have died; its
+   * cool-down and its call finding out fit), after which this process's next call finds out for itself.
+   * True when the account was not held here before.
+   */
+  heldElsewhere(account: string, ms: number): boolean {
+    const s = this.streak(account);
+    const fresh = s.heldUntil === 0;
+    s.failures = Math.max(s.failures, this.threshold);
+    s.heldUntil = Math.max(s.heldUntil, this.now() + 2 * ms);
+    return fresh;
   }
 
   /** `account`'s call failed; true when this failure holds the account (a new hold, not a renewed one). */
   failed(account: string): boolean {
-    const s = this.streaks.get(account) ?? { failures: 0, heldUntil: 0, probing: false };
-    this.streaks.delete(account); // re-inserted last: the map's order is the streaks' age
-    this.streaks.set(account, s);
-    if (this.streaks.size > MAX_ACCOUNTS) this.streaks.delete(this.streaks.keys().next().value as string);
+    const s = this.streak(account);
     s.failures++;
     if (s.failures < this.threshold) return false;
     const fresh = s.heldUntil === 0;
     s.heldUntil = this.now() + this.cooldownMs;
     return fresh;
+  }
+
+  /** `account`'s streak, made the newest (the map's order is the streaks' age; the oldest goes past the bound). */
+  private streak(account: string): Streak {
+    const s = this.streaks.get(account) ?? { failures: 0, heldUntil: 0, probing: false };
+    this.streaks.delete(account);
+    this.streaks.set(account, s);
+    if (this.streaks.size > MAX_ACCOUNTS) this.streaks.delete(this.streaks.keys().next().value as string);
+    return s;
   }
 
   /** The call {@link admit} let find out ended (answered, failed, cut or left by its client). */

@@ -45,9 +45,9 @@ export type BreakerRun<T> = { skipped: 'open' | 'held' | 'cut' } | { skipped: fa
  * at once (`cut`: their signal aborted, their requests degrade then) instead of each waiting out its fuse
  * for a provider the circuit has just judged down. A cut call counts neither way.
  *
- * Inside it, each account has a circuit of its own ({@link AccountHolds}, same threshold and cool-down, this
- * process only): an account whose own `failures` calls in a row failed makes none for the cool-down, its
- * calls in flight let go, while the other accounts' calls go on.
+ * Inside it, each account has a circuit of its own ({@link AccountHolds}, same threshold and cool-down): an
+ * account whose own `failures` calls in a row failed makes none for the cool-down, its calls in flight let
+ * go, while the other accounts' calls go on; with a `share`, on every process of the deployment.
  */
 export class CallCircuit {
   private readonly policy: CircuitBreakerPolicy | null;
@@ -60,9 +60,9 @@ export class CallCircuit {
   constructor(
     private readonly name: string,
     failures: number,
-    cooldownMs: number,
+    private readonly cooldownMs: number,
     onChange: (open: boolean) => void = () => undefined,
-    share: SharedCircuit | null = null,
+    private readonly share: SharedCircuit | null = null,
     private readonly logger = new Logger(CallCircuit.name),
   ) {
     this.holds = new AccountHolds(failures, cooldownMs);
@@ -103,6 +103,11 @@ export class CallCircuit {
         if (policy.state === CircuitState.Open) remote.hold(0);
         remote.release();
       },
+      // Another process holds an account: its calls here are not made either, those in flight let go.
+      held: (account, ms) => {
+        if (this.holds.heldElsewhere(account, ms) && policy.state === CircuitState.Closed) this.cutInFlight(account);
+      },
+      released: (account) => void this.holds.answered(account),
     });
     onChange(false);
   }
@@ -133,6 +138,8 @@ export class CallCircuit {
     const admitted = cuttable ? this.holds.admit(account) : 'go';
     if (!admitted) return { skipped: 'held' };
     this.breaker.called(account);
+    // Whether this call's failure leaves its account held, to be told once the circuit has counted it.
+    let holdToTell = false;
     try {
       const value = await this.policy.execute(async () => {
         if (cuttable) this.inFlight.set(cut, account);
@@ -140,7 +147,8 @@ export class CallCircuit {
         try {
           const v = await untilAborted(call(cut.signal), cut.signal, () => cut.signal.reason as Error);
           if (failed(v)) throw new FailedResult(v);
-          this.holds.answered(account);
+          // The account's call finding out was answered: its hold ends on every process.
+          if (this.holds.answered(account)) this.share?.announceHold(account, 0);
           return v;
         } catch (err) {
           // The breaker is told whose failure it is about to count (a cut is not counted).
@@ -151,7 +159,7 @@ export class CallCircuit {
           // Before the circuit counts this call: its own failure's opening must not cut it, nor the hold
           // of its account that this failure may begin.
           this.inFlight.delete(cut);
-          if (failure && this.holds.failed(account)) this.holdAccount(account);
+          if (failure) holdToTell = this.accountFailed(account);
         }
       });
       return { skipped: false, value };
@@ -162,14 +170,23 @@ export class CallCircuit {
       throw err;
     } finally {
       if (admitted === 'probe') this.holds.settled(account);
+      // Not when the same failure opened the circuit: its opening, told too, holds every account.
+      if (holdToTell && this.policy.state === CircuitState.Closed) this.share?.announceHold(account, this.cooldownMs);
     }
   }
 
-  /** The account's calls fail, not (yet) the deployment's: its calls in flight are let go, as an opening's. */
-  private holdAccount(account: string): void {
-    const s = this.holds.cooldownSeconds;
-    this.logger.warn(`${this.name}: account ${account}'s last calls failed; none of its calls made for ${s} s`);
-    this.cutInFlight(account);
+  /**
+   * Counts `account`'s failure. One that holds the account (its calls fail, not (yet) the deployment's) lets
+   * its calls in flight go, as an opening does. True when the account is held, newly or again (its call
+   * finding out failed): the other processes are to be told.
+   */
+  private accountFailed(account: string): boolean {
+    if (this.holds.failed(account)) {
+      const s = this.cooldownMs / 1000;
+      this.logger.warn(`${this.name}: account ${account}'s last calls failed; none of its calls made for ${s} s`);
+      this.cutInFlight(account);
+    }
+    return this.holds.isHeld(account);
   }
 
   /** Lets go the calls in flight: all of them, or `account`'s. */

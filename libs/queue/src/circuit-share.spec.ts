@@ -114,6 +114,49 @@ describe('the model circuits shared through Redis', () => {
     expect(calls).toBe(2);
   });
 
+  it("one process's hold of an account holds it on the others, lets their calls of it go, and ends with its answer", async () => {
+    const settings = { breakerFailures: 2, breakerCooldownMs: 800 };
+    const a = process_().metrics.newCircuit('expand', 'expansion (a)', settings);
+    const b = process_().metrics.newCircuit('expand', 'expansion (b)', settings);
+    await sleep(300);
+    let bCalls = 0;
+    const bCall = async () => (bCalls++, 'answer');
+    // b's call for noisy waits on a provider that never answers; it heeds its signal.
+    const inFlight = b.run(
+      'noisy',
+      (signal) =>
+        new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    );
+    // calm's answered call keeps a's circuit closed (one account failing is not an outage); noisy's two
+    // failures on a hold noisy there, and, told through Redis, on b.
+    expect(await a.run('calm', async () => 'answer')).toEqual({ skipped: false, value: 'answer' });
+    await expect(a.run('noisy', failing)).rejects.toThrow('provider 503');
+    await expect(a.run('noisy', failing)).rejects.toThrow('provider 503');
+    expect(await inFlight).toEqual({ skipped: 'cut' });
+    expect(await b.run('noisy', bCall)).toEqual({ skipped: 'held' });
+    expect(await b.run('calm', bCall)).toEqual({ skipped: false, value: 'answer' });
+    expect(bCalls).toBe(1);
+    expect(b.heldAccounts).toBe(1);
+    // Past a's cool-down b still waits for a's word: a's call finds out for the deployment.
+    await sleep(900);
+    expect(await b.run('noisy', bCall)).toEqual({ skipped: 'held' });
+    expect(await a.run('noisy', async () => 'back')).toEqual({ skipped: false, value: 'back' });
+    await sleep(300);
+    expect(b.heldAccounts).toBe(0);
+    expect(await b.run('noisy', bCall)).toEqual({ skipped: false, value: 'answer' });
+    expect(bCalls).toBe(2);
+
+    // Held again by a, which then says nothing (a process that died): b's hold ends after twice the cool-down.
+    expect(await a.run('calm', async () => 'answer')).toEqual({ skipped: false, value: 'answer' });
+    await expect(a.run('noisy', failing)).rejects.toThrow('provider 503');
+    await expect(a.run('noisy', failing)).rejects.toThrow('provider 503');
+    await sleep(300);
+    expect(await b.run('noisy', bCall)).toEqual({ skipped: 'held' });
+    await sleep(2 * 800);
+    expect(await b.run('noisy', bCall)).toEqual({ skipped: false, value: 'answer' });
+    expect(bCalls).toBe(3);
+  });
+
   it('a process without Redis has its circuits to itself', async () => {
     const settings = { breakerFailures: 1, breakerCooldownMs: 5000 };
     const alone = new ModelBudget(prefix, null).metrics.newCircuit('embed', 'embedding (alone)', settings);

@@ -10,8 +10,21 @@ export interface SharedCircuit {
    */
   announce(open: true, ms: number): void;
   announce(open: false): void;
-  /** Another process's circuit of the same call opened for `ms`, or closed again. */
-  listen(on: { opened(ms: number): void; closed(): void }): void;
+  /**
+   * This process holds `account`'s calls for `ms` (its own calls failed: `AccountHolds`), or, with
+   * `ms` 0, its hold ended (its call finding out was answered).
+   */
+  announceHold(account: string, ms: number): void;
+  /** Another process's circuit of the same call opened for `ms`, or closed again; it held an account, or let it go. */
+  listen(on: CircuitWord): void;
+}
+
+/** What a circuit hears from the other processes' circuits of its call. */
+export interface CircuitWord {
+  opened(ms: number): void;
+  closed(): void;
+  held(account: string, ms: number): void;
+  released(account: string): void;
 }
 
 /**
@@ -26,10 +39,14 @@ export interface SharedCircuit {
  * that circuit closes), read when the subscription starts and whenever it comes back: a process started
  * during an outage (a gateway scaled out because requests got slow), or one whose subscription was down
  * when the word went out, holds its circuit open at once instead of learning the outage from its own calls.
+ *
+ * An account's hold (`AccountHolds`) is told the same way, so a tenant whose own calls fail is held on
+ * every process after `MUNINN_MODEL_BREAKER_FAILURES` failures of one process's, not of each one's. It is
+ * not kept as a key: a process that missed the word learns from its own calls, as before holds were shared.
  */
 export class CircuitShare {
   private readonly self = randomUUID();
-  private readonly listeners = new Map<string, { opened(ms: number): void; closed(): void }[]>();
+  private readonly listeners = new Map<string, CircuitWord[]>();
   private readonly channel: InvalidationChannel;
   private started = false;
 
@@ -62,7 +79,10 @@ export class CircuitShare {
       // Not kept: a process starting meanwhile learns the outage from its own calls, as without the key.
       kept.catch(() => undefined);
     };
-    return { announce, listen } as SharedCircuit;
+    const announceHold = (account: string, ms: number) => {
+      void this.channel.publish(JSON.stringify({ from: this.self, call, account, ms }));
+    };
+    return { announce, announceHold, listen } as SharedCircuit;
   }
 
   stop(): void {
@@ -89,18 +109,23 @@ export class CircuitShare {
 
   /** One announcement; `holdMs` replaces its cool-down (a kept opening, part of it already spent). */
   private heard(message: string, holdMs?: number): void {
-    let m: { from?: unknown; call?: unknown; open?: unknown; ms?: unknown };
+    let m: { from?: unknown; call?: unknown; open?: unknown; account?: unknown; ms?: unknown };
     try {
       m = JSON.parse(message) as typeof m;
     } catch {
       return;
     }
-    if (m.from === this.self || typeof m.call !== 'string' || typeof m.open !== 'boolean') return;
-    if (m.open && typeof m.ms !== 'number') return;
+    if (m.from === this.self || typeof m.call !== 'string') return;
+    const hold = typeof m.account === 'string';
+    if (!hold && typeof m.open !== 'boolean') return;
+    if ((hold || m.open) && typeof m.ms !== 'number') return;
     // At most an hour: a message is only ever a cool-down (MUNINN_MODEL_BREAKER_COOLDOWN_S is bounded so).
     const ms = Math.min(Math.max(0, Number(holdMs ?? m.ms)), 3_600_000);
     for (const on of this.listeners.get(m.call) ?? []) {
-      if (m.open) on.opened(ms);
+      if (hold) {
+        if (ms > 0) on.held(m.account as string, ms);
+        else on.released(m.account as string);
+      } else if (m.open) on.opened(ms);
       else on.closed();
     }
   }
