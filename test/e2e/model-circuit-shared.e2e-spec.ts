@@ -4,21 +4,18 @@
 // OpenAI-protocol planner that holds every call past the expansion's fuse (2 s on the first gateway, 10 s
 // on the second, so a call of the second's is still in flight when the first's circuit opens).
 import {
-  AppProcess,
   buildDist,
   createTestDatabase,
   eventually,
   FakeLlmServer,
-  freePort,
   FakeLlmReply,
   FakeLlmRequest,
   metricValue,
-  requestTo,
-  startAppProcess,
+  ServingProcess,
   startFakeLlmServer,
+  startServing,
   TestDatabase,
   TestRequest,
-  waitHealthy,
 } from '@app/testing';
 
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
@@ -32,7 +29,7 @@ suite('the model circuits of two gateways (real processes)', () => {
   let fake: FakeLlmServer;
   let first: TestRequest;
   let second: TestRequest;
-  const procs: AppProcess[] = [];
+  const procs: ServingProcess[] = [];
   let env: Record<string, string>;
   let plannerReply: FakeLlmReply = { text: '{"queries": []}', delayMs: 20_000 };
 
@@ -55,24 +52,19 @@ suite('the model circuits of two gateways (real processes)', () => {
     fake = await startFakeLlmServer({
       fallback: (req) => (isPlanner(req) ? plannerReply : 'NO_RELEVANT_MEMORY'),
     });
-    const [p1, p2] = [await freePort(), await freePort()];
     env = {
-      HOST: '127.0.0.1',
       DATABASE_URL: db.url,
       REDIS_URL: process.env.REDIS_URL as string,
-      MUNINN_QUEUE_PREFIX: `circuit-shared-${p1}`,
+      MUNINN_QUEUE_PREFIX: `circuit-shared-${process.pid}-${Date.now()}`,
       LLM_BASE_URL: fake.url,
       LLM_MODEL: 'chat-model',
       RECALL_INTENT_TIMEOUT_S: '2',
       MUNINN_MODEL_BREAKER_FAILURES: '2',
       MUNINN_MODEL_BREAKER_COOLDOWN_S: String(COOLDOWN_S),
     };
-    procs.push(startAppProcess('standalone', { ...env, PORT: String(p1) }));
-    await waitHealthy(`http://127.0.0.1:${p1}`);
-    procs.push(startAppProcess('gateway', { ...env, RECALL_INTENT_TIMEOUT_S: '10', PORT: String(p2) }));
-    await waitHealthy(`http://127.0.0.1:${p2}`);
-    first = requestTo(`http://127.0.0.1:${p1}`);
-    second = requestTo(`http://127.0.0.1:${p2}`);
+    procs.push(await startServing('standalone', env));
+    procs.push(await startServing('gateway', { ...env, RECALL_INTENT_TIMEOUT_S: '10' }));
+    [first, second] = procs.map((p) => p.request);
     const w = await first('POST', '/api/v1/content/write', {
       body: {
         uri: 'viking://user/default/memories/entities/narwhal.md',
@@ -88,7 +80,7 @@ suite('the model circuits of two gateways (real processes)', () => {
   }, 240_000);
 
   afterAll(async () => {
-    await Promise.all(procs.map((p) => p.kill('SIGKILL')));
+    await Promise.all(procs.map((p) => p.proc.kill('SIGKILL')));
     await fake?.close();
     await db?.drop();
   });
@@ -126,10 +118,9 @@ suite('the model circuits of two gateways (real processes)', () => {
     expect(plannerCalls()).toBe(3);
 
     // A gateway started now (scaled out during the outage) reads the opening kept in Redis: held at once.
-    const p3 = await freePort();
-    procs.push(startAppProcess('gateway', { ...env, PORT: String(p3) }));
-    await waitHealthy(`http://127.0.0.1:${p3}`);
-    const third = requestTo(`http://127.0.0.1:${p3}`);
+    const started = await startServing('gateway', env);
+    procs.push(started);
+    const third = started.request;
     await eventually(async () => (await circuitOpen(third)) === 1, { ms: 3000, pollMs: 100 });
     expect((await ask(third)).stats.query_expansion).toBe('failed');
     expect(plannerCalls()).toBe(3);

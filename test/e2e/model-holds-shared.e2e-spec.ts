@@ -3,19 +3,16 @@
 // standalone process, which also runs the workers, and a second gateway process) on one PostgreSQL store
 // and one queue prefix; a fake OpenAI-protocol server that fails alpha's digests until told otherwise.
 import {
-  AppProcess,
   buildDist,
   createTestDatabase,
   FakeLlmRequest,
   FakeLlmServer,
-  freePort,
   metricValue,
-  requestTo,
-  startAppProcess,
+  ServingProcess,
   startFakeLlmServer,
+  startServing,
   TestDatabase,
   TestRequest,
-  waitHealthy,
 } from '@app/testing';
 
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
@@ -31,7 +28,7 @@ suite("an account's hold shared by two gateways (real processes)", () => {
   let fake: FakeLlmServer;
   let first: TestRequest;
   let second: TestRequest;
-  const procs: AppProcess[] = [];
+  const procs: ServingProcess[] = [];
   const keys: Record<string, string> = {};
   let alphaFails = true;
 
@@ -54,24 +51,18 @@ suite("an account's hold shared by two gateways (real processes)", () => {
     fake = await startFakeLlmServer({
       fallback: (req) => (alphaFails && said(req, 'narwhal') ? { status: 500 } : 'NO_RELEVANT_MEMORY'),
     });
-    const [p1, p2] = [await freePort(), await freePort()];
     const env = {
-      HOST: '127.0.0.1',
       DATABASE_URL: db.url,
       REDIS_URL: process.env.REDIS_URL as string,
-      MUNINN_QUEUE_PREFIX: `holds-shared-${p1}`,
+      MUNINN_QUEUE_PREFIX: `holds-shared-${process.pid}-${Date.now()}`,
       MUNINN_ROOT_API_KEY: ROOT,
       LLM_BASE_URL: fake.url,
       LLM_MODEL: 'chat-model',
       MUNINN_MODEL_BREAKER_FAILURES: '2',
       MUNINN_MODEL_BREAKER_COOLDOWN_S: String(COOLDOWN_S),
     };
-    procs.push(startAppProcess('standalone', { ...env, PORT: String(p1) }));
-    await waitHealthy(`http://127.0.0.1:${p1}`);
-    procs.push(startAppProcess('gateway', { ...env, PORT: String(p2) }));
-    await waitHealthy(`http://127.0.0.1:${p2}`);
-    first = requestTo(`http://127.0.0.1:${p1}`);
-    second = requestTo(`http://127.0.0.1:${p2}`);
+    for (const app of ['standalone', 'gateway'] as const) procs.push(await startServing(app, env));
+    [first, second] = procs.map((p) => p.request);
     const memories = {
       alpha: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.',
       beta: 'The lighthouse keeper retires in May; the lamp is to be automated.',
@@ -92,7 +83,7 @@ suite("an account's hold shared by two gateways (real processes)", () => {
   }, 240_000);
 
   afterAll(async () => {
-    await Promise.all(procs.map((p) => p.kill('SIGKILL')));
+    await Promise.all(procs.map((p) => p.proc.kill('SIGKILL')));
     await fake?.close();
     await db?.drop();
   });

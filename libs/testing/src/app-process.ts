@@ -2,6 +2,8 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { freePort } from './free-port';
+import { requestTo, TestRequest } from './http-request';
 
 const ROOT = resolve(__dirname, '../../..');
 /** What `dist/` was built from (buildDist); beside the output, so a fresh checkout has none. */
@@ -69,6 +71,30 @@ export function startAppProcess(
       else child.on('exit', (code, signal) => r(code ?? signal));
     });
   return { child, output: () => out, exited, kill: (signal = 'SIGTERM') => (child.kill(signal), exited()) };
+}
+
+/** An app process serving HTTP on its own port, healthy, with a request function to it. */
+export interface ServingProcess {
+  proc: AppProcess;
+  url: string;
+  request: TestRequest;
+}
+
+/** Starts `app` (one that serves HTTP) on a free port with `env` and waits until it is healthy. */
+export async function startServing(
+  app: 'standalone' | 'gateway',
+  env: Record<string, string>,
+): Promise<ServingProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = startAppProcess(app, { HOST: '127.0.0.1', ...env, PORT: String(port) });
+  try {
+    await waitHealthy(url);
+  } catch (err) {
+    await proc.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}; its output:\n${proc.output().slice(-2000)}`, { cause: err });
+  }
+  return { proc, url, request: requestTo(url) };
 }
 
 /**

@@ -16,7 +16,15 @@ export {
   type FakeLlmRequest,
   type FakeLlmScript,
 } from './fake-llm-server';
-export { buildDist, startAppProcess, waitHealthy, waitReady, type AppProcess } from './app-process';
+export {
+  buildDist,
+  startAppProcess,
+  startServing,
+  waitHealthy,
+  waitReady,
+  type AppProcess,
+  type ServingProcess,
+} from './app-process';
 export * from './own-redis';
 export { freePort } from './free-port';
 export { callMcpTool, parseMcpBody } from './mcp-body';
