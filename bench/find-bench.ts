@@ -10,7 +10,14 @@
  */
 import { HashingEmbedder } from '@app/embed';
 import { directorySidecars, Identity, searchText } from '@app/kernel';
-import { bulkInsertIndexed, ensureVectorIndex, IndexedNodeInput, NodeSearchRepository, PgDb } from '@app/store';
+import {
+  bulkInsertIndexed,
+  ensureVectorIndex,
+  IndexedNodeInput,
+  NodeSearchQuery,
+  NodeSearchRepository,
+  PgDb,
+} from '@app/store';
 import { startTestApp, TestApp } from '@app/testing';
 import { queryTerms } from '../apps/retriever/src/find/query-terms';
 import { MEMORY_KINDS, syntheticFile } from './find-corpus';
@@ -92,16 +99,7 @@ async function main(): Promise<void> {
         for (const withSignal of i % 2 ? [true, false] : [false, true]) {
           const t0 = performance.now();
           const [values] = await embedder.embed([f.query]);
-          const query = {
-            identity,
-            targets: ['viking://user/u', 'viking://resources'],
-            filter: null,
-            levels: null,
-            limit: 10,
-            scoreThreshold: null,
-            vector: { values, embedderId: embedder.id },
-            terms: queryTerms(f.query),
-          };
+          const query = userQuery(identity, { values, embedderId: embedder.id }, queryTerms(f.query));
           const hits = await search.search(query, undefined, withSignal ? new AbortController().signal : undefined);
           (withSignal ? cancellableMs : storeMs).push(performance.now() - t0);
           if (!withSignal && hits.some((h) => h.uri === f.uri)) found++;
@@ -154,6 +152,20 @@ async function main(): Promise<void> {
     await db.close();
     await app.close();
   }
+}
+
+/** The bench's search: the user's space and the resources, top 10, no filter. */
+function userQuery(identity: Identity, vector: NodeSearchQuery['vector'], terms: string[]): NodeSearchQuery {
+  return {
+    identity,
+    targets: ['viking://user/u', 'viking://resources'],
+    filter: null,
+    levels: null,
+    limit: 10,
+    scoreThreshold: null,
+    vector,
+    terms,
+  };
 }
 
 /** Writes `n` memory files plus their directories (with sidecars), in batches; returns the rates. */
@@ -277,19 +289,12 @@ async function explain(db: PgDb, identity: Identity, embedder: HashingEmbedder, 
     console.log(
       `weigh ${terms.length} terms (cold cache): ${(performance.now() - w0).toFixed(1)} ms; df ${weights.map((w) => w.df).join(',')}`,
     );
-    const plan = buildSearchSql(
-      {
-        identity,
-        targets: ['viking://user/u', 'viking://resources'],
-        filter: null,
-        levels: null,
-        limit: 10,
-        scoreThreshold: null,
-        vector: { values, embedderId: embedder.id },
-        terms,
-      },
-      { k: 40, vector: { values, embedderId: embedder.id }, weights, now: new Date() },
-    )!;
+    const plan = buildSearchSql(userQuery(identity, { values, embedderId: embedder.id }, terms), {
+      k: 40,
+      vector: { values, embedderId: embedder.id },
+      weights,
+      now: new Date(),
+    })!;
     const out = await db.transaction(async (tx) => {
       await tx.query(
         `SELECT set_config('hnsw.ef_search', '40', true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true)`,
