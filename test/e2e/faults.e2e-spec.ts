@@ -184,9 +184,11 @@ suite('faults across real processes', () => {
       expect(queued.every((r) => r.status === 200 && r.body.result.stats.retrieval_errors?.length > 0)).toBe(true);
       // Every job added so far has passed its deadline (the requests answered at theirs), and those no worker
       // had taken were taken back by the gateway then: none is left waiting for the restarted worker.
-      await new Promise((r) => setTimeout(r, 500));
-      const left = await finds.getJobCounts('waiting', 'delayed', 'prioritized');
-      expect(left).toEqual({ waiting: 0, delayed: 0, prioritized: 0 });
+      // (Taken back in the background of each answer: looked for until none is left, no worker being up.)
+      await settled(async () => {
+        const left = await finds.getJobCounts('waiting', 'delayed', 'prioritized');
+        return left.waiting + left.delayed + left.prioritized === 0;
+      }, 5000);
       const restartedAt = Date.now();
       retriever = startAppProcess('retriever', env);
       await waitReady(url);

@@ -19,7 +19,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       (
         await watcher.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity
-         WHERE state = 'active' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+         WHERE datname = current_database() AND backend_type = 'client backend' AND state = 'active'
+           AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
         )
       ).rows[0]!.n;
 
