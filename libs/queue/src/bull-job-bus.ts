@@ -173,7 +173,7 @@ export class BullJobBus extends JobBus {
   private eventsFor(queue: QueueName): Promise<QueueEvents> {
     let p = this.events.get(queue);
     if (!p) {
-      const made = this.lastEventId(queue).then((id) => {
+      p = this.lastEventId(queue).then((id) => {
         const ev = this.makeEvents(queue, id);
         return withTimeout(ev.waitUntilReady(), COMMAND_TIMEOUT_MS).then(
           () => ev,
@@ -183,8 +183,7 @@ export class BullJobBus extends JobBus {
           },
         );
       });
-      p = made;
-      made.catch(() => this.events.delete(queue));
+      p.catch(() => this.events.delete(queue));
       this.events.set(queue, p);
     }
     return p;
