@@ -5,8 +5,8 @@
 // never delivered.
 import {
   droppableRequest,
-  FakeLlmRequest,
   FakeLlmServer,
+  isPlannerRequest,
   metricValue,
   startFakeLlmServer,
   startTestApp,
@@ -15,7 +15,6 @@ import {
 import { seedMany } from './context-support';
 
 const NARWHAL = 'viking://user/default/memories/entities/narwhal.md';
-const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** POSTs `payload` on a connection of its own and drops it after `ms`; how it ended. */
@@ -38,10 +37,10 @@ describe('a context request whose client goes away', () => {
     rewrite: true,
     dedup_turns: 3,
   });
-  const planner = () => fake.requests.filter(isPlanner).length;
+  const planner = () => fake.requests.filter(isPlannerRequest).length;
   /** How long after its arrival the provider saw planner call `i` closed unanswered (undefined: answered). */
-  const abandonedAfter = (i: number) => fake.requests.filter(isPlanner)[i]?.abandonedAfterMs;
-  const digests = () => fake.requests.filter((r) => !isPlanner(r)).length;
+  const abandonedAfter = (i: number) => fake.requests.filter(isPlannerRequest)[i]?.abandonedAfterMs;
+  const digests = () => fake.requests.filter((r) => !isPlannerRequest(r)).length;
   /** The expansion calls the gateway counted under `outcome`. */
   const expandCalls = async (outcome: string) =>
     (await metricValue(app.request, `muninn_model_calls_total{call="expand",outcome="${outcome}"}`)) ?? 0;
@@ -54,7 +53,7 @@ describe('a context request whose client goes away', () => {
   beforeAll(async () => {
     fake = await startFakeLlmServer({
       fallback: (req) =>
-        isPlanner(req)
+        isPlannerRequest(req)
           ? { text: '{"queries": ["narwhal tusk"]}', delayMs: 1500 }
           : `- a whale with a tusk [${NARWHAL}]`,
     });

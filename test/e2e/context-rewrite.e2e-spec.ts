@@ -2,7 +2,15 @@
 // rewriter worker → a fake OpenAI-compatible LLM on a real port. Fuses are shortened through the
 // environment (RECALL_INTENT_TIMEOUT_S, RECALL_REWRITE_TIMEOUT_S) to keep the suite fast.
 import { QueueName } from '@app/contracts';
-import { FakeLlmReply, FakeLlmRequest, FakeLlmServer, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import {
+  FakeLlmReply,
+  FakeLlmRequest,
+  FakeLlmServer,
+  isPlannerRequest,
+  startFakeLlmServer,
+  startTestApp,
+  TestApp,
+} from '@app/testing';
 import { DigestProcessor } from '../../apps/rewriter/src/digest/digest.processor';
 import { ExpandProcessor } from '../../apps/rewriter/src/expand/expand.processor';
 import { context, entriesOf, JobSpy, seedMany, urisOf } from './context-support';
@@ -20,8 +28,7 @@ type Reply = FakeLlmReply | string;
 const route =
   (r: { expand?: Reply; digest?: Reply }) =>
   (req: FakeLlmRequest): Reply => {
-    const isPlanner = /plan searches/.test(req.messages[0]?.content ?? '');
-    return (isPlanner ? r.expand : r.digest) ?? { status: 599 };
+    return (isPlannerRequest(req) ? r.expand : r.digest) ?? { status: 599 };
   };
 
 describe('context expansion and rewrite', () => {
@@ -96,7 +103,7 @@ describe('context expansion and rewrite', () => {
       const r = await ask({ query: 'narwhal', session_id: 's55', query_expansion: 'auto' });
       expect(r.body.result.stats.query_expansion).toBe('used');
       expect(r.body.result.stats.planned_queries).toEqual(['narwhal', 'narwhal tusk length', 'arctic whale survey']);
-      const planner = fake.requests.find((q) => /plan searches/.test(q.messages[0].content))!;
+      const planner = fake.requests.find(isPlannerRequest)!;
       expect(planner.messages[1].content).toContain('we talked about narwhals 2');
       const scopes = async (q: string) => (await spy.finds(q)).map((f) => JSON.stringify(f.data.targets)).sort();
       const original = await scopes('narwhal');

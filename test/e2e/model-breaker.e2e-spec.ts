@@ -2,8 +2,8 @@
 // and for the digest, over real HTTP (gateway → BullMQ → rewriter → a fake OpenAI-protocol server).
 import {
   FakeLlmReply,
-  FakeLlmRequest,
   FakeLlmServer,
+  isPlannerRequest,
   metricValue,
   startFakeLlmServer,
   startTestApp,
@@ -17,7 +17,6 @@ const INTENT_S = 3;
 const COOLDOWN_S = 2;
 const STRICT = { filter: { op: 'must', field: 'level', conds: [2] }, score_threshold: 0.25 };
 
-const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the model circuit of a gateway (expansion, digest)', () => {
@@ -26,8 +25,8 @@ describe('the model circuit of a gateway (expansion, digest)', () => {
   let expandReply: FakeLlmReply | string = '{"queries": []}';
   let digestReply: FakeLlmReply | string = 'NO_RELEVANT_MEMORY';
 
-  const plannerCalls = () => fake.requests.filter(isPlanner).length;
-  const digestCalls = () => fake.requests.filter((r) => !isPlanner(r)).length;
+  const plannerCalls = () => fake.requests.filter(isPlannerRequest).length;
+  const digestCalls = () => fake.requests.filter((r) => !isPlannerRequest(r)).length;
   const ask = async (body: Record<string, unknown>) => {
     const r = await context(app, { query: 'narwhal', query_expansion: 'off', ...STRICT, ...body });
     expect(r.status).toBe(200);
@@ -39,7 +38,7 @@ describe('the model circuit of a gateway (expansion, digest)', () => {
   const circuitOpen = (call: string) => metric(`muninn_model_circuit_open{call="${call}"}`);
 
   beforeAll(async () => {
-    fake = await startFakeLlmServer({ fallback: (req) => (isPlanner(req) ? expandReply : digestReply) });
+    fake = await startFakeLlmServer({ fallback: (req) => (isPlannerRequest(req) ? expandReply : digestReply) });
     app = await startTestApp({
       env: {
         LLM_BASE_URL: fake.url,

@@ -7,9 +7,9 @@ import {
   buildDist,
   createTestDatabase,
   eventually,
-  FakeLlmServer,
   FakeLlmReply,
-  FakeLlmRequest,
+  FakeLlmServer,
+  isPlannerRequest,
   metricValue,
   ServingProcess,
   startFakeLlmServer,
@@ -20,7 +20,6 @@ import {
 
 const PG = process.env.MUNINN_TEST_DATABASE_URL;
 const suite = PG ? describe : describe.skip;
-const isPlanner = (req: FakeLlmRequest) => /plan searches/.test(req.messages[0]?.content ?? '');
 const COOLDOWN_S = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,7 +32,7 @@ suite('the model circuits of two gateways (real processes)', () => {
   let env: Record<string, string>;
   let plannerReply: FakeLlmReply = { text: '{"queries": []}', delayMs: 20_000 };
 
-  const plannerCalls = () => fake.requests.filter(isPlanner).length;
+  const plannerCalls = () => fake.requests.filter(isPlannerRequest).length;
   const ask = async (gateway: TestRequest) => {
     const r = await gateway('POST', '/api/v1/search/search', {
       body: { query: 'narwhal', mode: 'context', session_id: 'talk', query_expansion: 'auto', dedup_turns: 0 },
@@ -50,7 +49,7 @@ suite('the model circuits of two gateways (real processes)', () => {
     buildDist();
     db = await createTestDatabase(PG as string);
     fake = await startFakeLlmServer({
-      fallback: (req) => (isPlanner(req) ? plannerReply : 'NO_RELEVANT_MEMORY'),
+      fallback: (req) => (isPlannerRequest(req) ? plannerReply : 'NO_RELEVANT_MEMORY'),
     });
     env = {
       DATABASE_URL: db.url,
@@ -105,7 +104,7 @@ suite('the model circuits of two gateways (real processes)', () => {
     expect(await expandCalls(second, 'timeout')).toBe(0);
     // Its job was withdrawn: the rewriter (in the first process) aborted the provider's request then, not at
     // its own fuse 10 s after it began.
-    const firstCall = () => fake.requests.filter(isPlanner)[0]?.abandonedAfterMs;
+    const firstCall = () => fake.requests.filter(isPlannerRequest)[0]?.abandonedAfterMs;
     await eventually(async () => firstCall() !== undefined, { ms: 3000, pollMs: 50 });
     expect(firstCall()).toBeLessThan(9000);
     // The second gateway never saw a call fail, yet makes none; the memory is served without expansion.

@@ -1,11 +1,17 @@
 // docs/limits-and-security.md, "A model that stops answering": one tenant whose digests fail does not open
 // the digest circuit for the others, and is held by its own; the failures of several tenants do open it. Over real HTTP (gateway → BullMQ →
 // rewriter → a fake OpenAI-protocol server that fails every digest of alpha's block, and beta's on demand).
-import { FakeLlmRequest, FakeLlmServer, metricValue, startFakeLlmServer, startTestApp, TestApp } from '@app/testing';
+import {
+  FakeLlmServer,
+  isPlannerRequest,
+  mentions,
+  metricValue,
+  startFakeLlmServer,
+  startTestApp,
+  TestApp,
+} from '@app/testing';
 
 const ROOT = 'root-key-circuit-tenants-0123456789';
-const isDigest = (req: FakeLlmRequest) => !/plan searches/.test(req.messages[0]?.content ?? '');
-const said = (req: FakeLlmRequest, word: string) => req.messages.some((m) => m.content.includes(word));
 
 describe('the digest circuit and one tenant whose digests fail', () => {
   let fake: FakeLlmServer;
@@ -13,7 +19,7 @@ describe('the digest circuit and one tenant whose digests fail', () => {
   let betaFails = false;
   const keys: Record<string, string> = {};
 
-  const digestCalls = () => fake.requests.filter(isDigest).length;
+  const digestCalls = () => fake.requests.filter((r) => !isPlannerRequest(r)).length;
   const ask = async (account: 'alpha' | 'beta', query: string) => {
     const r = await app.request('POST', '/api/v1/search/search', {
       key: keys[account],
@@ -29,7 +35,7 @@ describe('the digest circuit and one tenant whose digests fail', () => {
   beforeAll(async () => {
     fake = await startFakeLlmServer({
       fallback: (req) =>
-        said(req, 'narwhal') || (betaFails && said(req, 'lighthouse')) ? { status: 500 } : 'NO_RELEVANT_MEMORY',
+        mentions(req, 'narwhal') || (betaFails && mentions(req, 'lighthouse')) ? { status: 500 } : 'NO_RELEVANT_MEMORY',
     });
     app = await startTestApp({
       rootApiKey: ROOT,

@@ -6,8 +6,9 @@ import {
   buildDist,
   createTestDatabase,
   eventually,
-  FakeLlmRequest,
   FakeLlmServer,
+  isPlannerRequest,
+  mentions,
   metricValue,
   ServingProcess,
   startFakeLlmServer,
@@ -20,8 +21,6 @@ const PG = process.env.MUNINN_TEST_DATABASE_URL;
 const suite = PG ? describe : describe.skip;
 const ROOT = 'root-key-holds-shared-0123456789';
 const COOLDOWN_S = 4;
-const isDigest = (req: FakeLlmRequest) => !/plan searches/.test(req.messages[0]?.content ?? '');
-const said = (req: FakeLlmRequest, word: string) => req.messages.some((m) => m.content.includes(word));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 suite("an account's hold shared by two gateways (real processes)", () => {
@@ -33,7 +32,7 @@ suite("an account's hold shared by two gateways (real processes)", () => {
   const keys: Record<string, string> = {};
   let alphaFails = true;
 
-  const digests = (word: string) => fake.requests.filter((r) => isDigest(r) && said(r, word)).length;
+  const digests = (word: string) => fake.requests.filter((r) => !isPlannerRequest(r) && mentions(r, word)).length;
   const ask = async (gateway: TestRequest, account: 'alpha' | 'beta') => {
     const query = account === 'alpha' ? 'narwhal tusk' : 'lighthouse keeper';
     const r = await gateway('POST', '/api/v1/search/search', {
@@ -50,7 +49,7 @@ suite("an account's hold shared by two gateways (real processes)", () => {
     buildDist();
     db = await createTestDatabase(PG as string);
     fake = await startFakeLlmServer({
-      fallback: (req) => (alphaFails && said(req, 'narwhal') ? { status: 500 } : 'NO_RELEVANT_MEMORY'),
+      fallback: (req) => (alphaFails && mentions(req, 'narwhal') ? { status: 500 } : 'NO_RELEVANT_MEMORY'),
     });
     const env = {
       DATABASE_URL: db.url,

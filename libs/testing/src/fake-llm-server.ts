@@ -34,6 +34,16 @@ export interface FakeLlmRequest {
   abandonedAfterMs?: number;
 }
 
+/** Whether a request is the rewriter's query planner (expansion) call, not a digest or an extraction. */
+export function isPlannerRequest(req: FakeLlmRequest): boolean {
+  return /plan searches/.test(req.messages[0]?.content ?? '');
+}
+
+/** Whether any message of the request contains `text`. */
+export function mentions(req: FakeLlmRequest, text: string): boolean {
+  return req.messages.some((m) => m.content.includes(text));
+}
+
 /** A reply, a bare answer text, or a function of the request returning either. */
 export type FakeLlmScript =
   FakeLlmReply | string | ((req: FakeLlmRequest) => FakeLlmReply | string | Promise<FakeLlmReply | string>);

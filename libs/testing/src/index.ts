@@ -10,6 +10,8 @@ export {
   type TestResponse,
 } from './http-request';
 export {
+  isPlannerRequest,
+  mentions,
   startFakeLlmServer,
   type FakeLlmServer,
   type FakeLlmReply,
