@@ -18,6 +18,7 @@
  *     each layout also gets a plain BM25 + greedy-fill baseline over the same memories (bench/locomo-bm25.ts)
  *   --ingest harness|session [harness]: session = post each session as messages, commit, let the product's
  *     extractor write the memories (locomo-session.ts); harness = the memory files built here
+ *   --typos R [0]: each question word of 5+ letters misspelt with probability R (bench/locomo-typos.ts), for both rankers
  *   --llm on|off [on when LLM_BASE_URL is set]  --llm-timeout-ms N [120000]: model-written entity and preference
  *     memories and session summaries (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL); sessions it fails on fall back
  */
@@ -35,6 +36,7 @@ import { Bm25Baseline } from './locomo-bm25';
 import { DatasetNotes, factMemories, Layout, LAYOUTS, loadNotes, sessionMemories } from './locomo-layouts';
 import { aggregate, formatTable, Outcome, scoreServed, servedMix, summarize } from './locomo-score';
 import { ingestBySession } from './locomo-session';
+import { misspell } from './locomo-typos';
 
 const repo = process.cwd(); // npm scripts run from the repository root
 const args = new Map<string, string>();
@@ -68,6 +70,7 @@ const purpose = args.get('purpose') ?? null;
 const weights = args.get('weights')?.split(',').map(Number) ?? null;
 const concurrency = Math.max(1, Number(flag('concurrency', '1')));
 const ingestMode = flag('ingest', 'harness');
+const typos = Number(flag('typos', '0'));
 const USER = 'u';
 const PASS_THROUGH = ['EMBEDDING_BASE_URL', 'EMBEDDING_API_KEY', 'EMBEDDING_MODEL', 'EMBEDDING_DIM'];
 // With LLM_BASE_URL (and LLM_MODEL) set, a model writes the entity/preference memories and session summaries.
@@ -103,7 +106,12 @@ interface DataSet {
 }
 
 function loadSet(name: string, path: string, max: number, setLayouts: Layout[]): DataSet {
-  const { conversations, report } = loadLocomo(path, max);
+  const loaded = loadLocomo(path, max);
+  const report = loaded.report;
+  const conversations = loaded.conversations.map((c) => ({
+    ...c,
+    questions: c.questions.map((q) => ({ ...q, question: misspell(q.question, typos, q.id) })),
+  }));
   return {
     name,
     path,
@@ -353,7 +361,7 @@ async function main() {
       });
     }
     console.log(
-      `variant ${variant}: ${JSON.stringify(ingest)} budgets ${budgets.join('/')} store ${db ? 'PostgreSQL' : 'PGlite'} transport ${transport}`,
+      `variant ${variant}: ${JSON.stringify(ingest)}${typos > 0 ? ` typos ${typos}` : ''} budgets ${budgets.join('/')} store ${db ? 'PostgreSQL' : 'PGlite'} transport ${transport}`,
     );
     const results: Record<string, unknown> = {};
     const tables: string[] = [];

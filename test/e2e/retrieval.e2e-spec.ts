@@ -164,6 +164,19 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     expect(plan.body.result.memories[0].uri).toBe('viking://user/alice/memories/events/planning.md');
   });
 
+  it('finds a memory by a misspelt word: an unmatched word is read as its one-edit variant the view holds', async () => {
+    const typo = await find(alice, { query: 'paymnet crahsed', limit: 3 });
+    expect(typo.body.result.memories[0].uri).toBe('viking://user/alice/memories/events/outage.md');
+    // Vectors alone score at most 0.4 (0.4 · cos): only the corrected lexical match lifts it past 0.5.
+    expect(typo.body.result.memories[0].score).toBeGreaterThan(0.5);
+    // "tickets" is only in bob's memory: alice's query is not corrected to it, and nothing of hers matches.
+    const other = await find(alice, { query: 'tickest', limit: 5 });
+    for (const h of hitsOf(other.body)) expect(h.score).toBeLessThanOrEqual(0.4);
+    const own = await find(bob, { query: 'tickest', limit: 5 });
+    const secret = hitsOf(own.body).find((h) => h.uri === 'viking://user/bob/memories/events/secret.md');
+    expect(secret?.score).toBeGreaterThan(0.5);
+  });
+
   it('discounts a long log against a short note with the same terms (BM25 length normalisation)', async () => {
     const note = 'viking://user/alice/memories/entities/kestrel-note.md';
     const log = 'viking://user/alice/memories/events/kestrel-log.md';

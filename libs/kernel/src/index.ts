@@ -6,6 +6,7 @@ export * from './text/py-coerce';
 export * from './text/lax-boolean';
 export * from './text/trim';
 export * from './text/segment-words';
+export * from './text/spelling-variants';
 
 export * from './uri/identifier';
 export * from './uri/uri-path';

@@ -3,8 +3,8 @@
  * slowly, and counting a common term is the most expensive part of weighting a query. Least recently
  * used entries go first once `max` is reached.
  */
-export class TermStatsCache {
-  private readonly entries = new Map<string, { value: number; at: number }>();
+export class TermStatsCache<V = number> {
+  private readonly entries = new Map<string, { value: V; at: number }>();
 
   constructor(
     private readonly ttlMs = 60_000,
@@ -12,7 +12,7 @@ export class TermStatsCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  get(key: string): number | undefined {
+  get(key: string): V | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     this.entries.delete(key);
@@ -21,7 +21,7 @@ export class TermStatsCache {
     return e.value;
   }
 
-  set(key: string, value: number): void {
+  set(key: string, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, { value, at: this.now() });
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);

@@ -1,4 +1,4 @@
-import type { Identity } from '@app/kernel';
+import { correctable, spellingVariants, type Identity } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { TermStatsCache } from './node-search-term-cache';
 
@@ -9,7 +9,12 @@ export interface TermWeight {
   term: string;
   df: number;
   idf: number;
+  /** The query's own word, when `term` is the variant that stands in for it (docs/context.md, "Misspelt query words"). */
+  correctedFrom?: string;
 }
+
+/** Unmatched query words looked up again as their one-edit variants, per query (the first ones in query order). */
+export const MAX_CORRECTED_TERMS = 4;
 
 /** Terms in fewer nodes than this are selective enough to pick lexical candidates with. */
 export const DF_CAP = 200;
@@ -27,6 +32,11 @@ export const LENGTH_SAMPLE = 2000;
  */
 export class TermStats {
   private readonly cache = new TermStatsCache();
+  // The variant found for an unmatched word, per view; a word with none is looked up again next time (it
+  // may be written meanwhile, like a term nothing holds yet).
+  private readonly corrections = new TermStatsCache<string>();
+  // Lookups in progress, shared like `reading` (a context request's finds correct the same words at once).
+  private readonly looking = new Map<string, ReturnType<typeof lookUpVariants>>();
   private readonly compacting = new Set<string>();
   // Reads in progress by view and missing terms: a context request's finds (own space, peer scan) weigh
   // the same terms at the same moment, and share one read instead of each making its own.
@@ -63,14 +73,54 @@ export class TermStats {
       }
       if (read.crowded.length) this.compact(tx, identity.accountId, read.crowded);
     }
+    const fixed = await this.correct(tx, identity, key, terms, df);
     const n = Math.max(total, 1);
-    return terms.map((term) => {
-      const d = df.get(term) ?? 0;
+    return terms.map((word) => {
+      const variant = fixed.get(word);
+      const term = variant ?? word;
+      const d = variant ? (df.get(variant) ?? 0) : (df.get(word) ?? 0);
       // A term nothing contains still counts (as if one node had it): the score says how much of the
       // query a node covers, so a query of unknown words cannot give a weak match a perfect score.
       const eff = Math.min(Math.max(d, 1), n);
-      return { term, df: d, idf: Math.log(1 + (n - eff + 0.5) / (eff + 0.5)) };
+      const idf = Math.log(1 + (n - eff + 0.5) / (eff + 0.5));
+      return variant ? { term, df: d, idf, correctedFrom: word } : { term, df: d, idf };
     });
+  }
+
+  /**
+   * Variants for the query's unmatched words (docs/context.md, "Misspelt query words"): for each of the
+   * first {@link MAX_CORRECTED_TERMS} correctable words no node of the view holds, the one-edit variant
+   * the most nodes hold, if any; its frequency is added to `df`. One statement for all of them, index
+   * probes of the term table's lexemes (at most about a thousand variants per word), no scan.
+   */
+  private async correct(tx: Tx, identity: Identity, key: string, terms: string[], df: Map<string, number>) {
+    const fixed = new Map<string, string>();
+    const unmatched = terms.filter((t) => (df.get(t) ?? 0) === 0 && correctable(t)).slice(0, MAX_CORRECTED_TERMS);
+    const asked: string[] = [];
+    for (const word of unmatched) {
+      const hit = this.corrections.get(`${key}${word}`);
+      const known = hit === undefined ? undefined : this.cache.get(key + hit);
+      if (hit !== undefined && known !== undefined) {
+        fixed.set(word, hit);
+        df.set(hit, known);
+      } else asked.push(word);
+    }
+    if (asked.length === 0) return withoutDuplicates(fixed, terms);
+    const owner = identity.role === 'root' ? null : identity.userId;
+    const flight = `${key}\u0000${asked.join('\u0000')}`;
+    let pending = this.looking.get(flight);
+    if (!pending) {
+      pending = lookUpVariants(tx, identity.accountId, owner, asked).finally(() => this.looking.delete(flight));
+      this.looking.set(flight, pending);
+    }
+    const best = await pending;
+    for (const [i, { variant, df: d }] of best) {
+      fixed.set(asked[i], variant);
+      df.set(variant, d);
+      this.corrections.set(`${key}${asked[i]}`, variant);
+      this.cache.set(key + variant, d);
+    }
+    return withoutDuplicates(fixed, terms);
   }
 
   /**
@@ -137,6 +187,52 @@ export class TermStats {
       .catch(() => undefined)
       .finally(() => this.compacting.delete(key));
   }
+}
+
+/**
+ * The one-edit variant of each word that most nodes of the view hold, by the word's index in `words`. A
+ * variant's lexeme is its stem from the configuration's own dictionary (`ts_lexize`, what `to_tsvector`
+ * gives a word of letters only, at a twentieth of its cost: measured 0.4 against 11 ms for 2,400 words on
+ * PostgreSQL); the lexemes are probed in the term table's index, as the frequencies are.
+ */
+async function lookUpVariants(tx: Tx, accountId: string, owner: string | null, words: string[]) {
+  const index: number[] = [];
+  const variants: string[] = [];
+  words.forEach((word, i) => {
+    for (const v of spellingVariants(word)) {
+      index.push(i);
+      variants.push(v);
+    }
+  });
+  const { rows } = await tx.query<{ i: number; variant: string; df: string | number }>(
+    `WITH v AS (SELECT t.i, t.variant, (ts_lexize('muninn_stem', t.variant))[1] AS lexeme
+                FROM unnest($1::int[], $2::text[]) AS t(i, variant)),
+          s AS (SELECT d.lexeme, sum(d.delta) AS df FROM term_df d
+                WHERE d.account_id = $3 AND d.lexeme = ANY(ARRAY(SELECT DISTINCT lexeme FROM v WHERE lexeme IS NOT NULL))
+                  AND ($4::text IS NULL OR d.owner_id IN ('', $4::text))
+                GROUP BY d.lexeme HAVING sum(d.delta) > 0)
+     SELECT v.i, v.variant, s.df FROM v JOIN s USING (lexeme)`,
+    [index, variants, accountId, owner],
+  );
+  const best = new Map<number, { variant: string; df: number }>();
+  for (const r of rows) {
+    const d = Number(r.df);
+    const seen = best.get(r.i);
+    // The variant most nodes hold; equal counts, the first in code point order (the same answer every time).
+    if (!seen || d > seen.df || (d === seen.df && r.variant < seen.variant))
+      best.set(r.i, { variant: r.variant, df: d });
+  }
+  return best;
+}
+
+/** A variant that is already a word of the query adds nothing: that word is left unmatched instead. */
+function withoutDuplicates(fixed: Map<string, string>, terms: string[]): Map<string, string> {
+  const taken = new Set(terms.filter((t) => !fixed.has(t)));
+  for (const [word, variant] of fixed) {
+    if (taken.has(variant)) fixed.delete(word);
+    else taken.add(variant);
+  }
+  return fixed;
 }
 
 /** See {@link TermStats.compact}; returns how many delta rows were folded (0 when another compaction held the lock). */
