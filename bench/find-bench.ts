@@ -25,6 +25,7 @@ import { indexFiles, percentile } from './find-data';
 import { buildSearchSql } from '../libs/store/src/repositories/node-search.repository';
 import { TermStats } from '../libs/store/src/repositories/node-search-term-stats';
 import { runEval } from './find-eval';
+import { misspell } from './locomo-typos';
 
 const ROOT = 'bench-root-key-0123456789abcdef';
 const BATCH = 1000;
@@ -37,6 +38,10 @@ interface TierResult {
   store: { p50: number; p99: number };
   /** The same searches given an abort signal: the cancellable path (own pooled client, its server process known). */
   cancellable: { p50: number; p99: number };
+  /** The same searches with half their words of 5+ letters misspelt: the variants' lookup (docs/context.md). */
+  misspelt: { p50: number; p99: number };
+  /** Share of the misspelt searches that still find their file in the top 10 (with all words spelt right: selfRecall10). */
+  misspeltRecall10: number;
   http: { p50: number; p99: number };
   selfRecall10: number;
 }
@@ -93,7 +98,9 @@ async function main(): Promise<void> {
       const search = new NodeSearchRepository(db);
       const storeMs: number[] = [];
       const cancellableMs: number[] = [];
+      const misspeltMs: number[] = [];
       let found = 0;
+      let foundMisspelt = 0;
       // Each query twice, plain and with a signal (as a find job's search runs), in alternating order.
       for (const [i, f] of files.entries()) {
         for (const withSignal of i % 2 ? [true, false] : [false, true]) {
@@ -104,6 +111,15 @@ async function main(): Promise<void> {
           (withSignal ? cancellableMs : storeMs).push(performance.now() - t0);
           if (!withSignal && hits.some((h) => h.uri === f.uri)) found++;
         }
+      }
+      // Then misspelt, after every plain search: its words' frequencies are cached as a find's would be.
+      for (const [i, f] of files.entries()) {
+        const text = misspell(f.query, 0.5, `find${i}`);
+        const t0 = performance.now();
+        const [values] = await embedder.embed([text]);
+        const hits = await search.search(userQuery(identity, { values, embedderId: embedder.id }, queryTerms(text)));
+        misspeltMs.push(performance.now() - t0);
+        if (hits.some((h) => h.uri === f.uri)) foundMisspelt++;
       }
       if (process.env.BENCH_EXPLAIN)
         await explain(
@@ -124,6 +140,8 @@ async function main(): Promise<void> {
         ...seeded,
         store: stats(storeMs),
         cancellable: stats(cancellableMs),
+        misspelt: stats(misspeltMs),
+        misspeltRecall10: foundMisspelt / files.length,
         http: stats(httpMs),
         selfRecall10: found / files.length,
       };
@@ -135,13 +153,14 @@ async function main(): Promise<void> {
       `\n### find benchmark (${new Date().toISOString().slice(0, 10)}, ${process.platform}, PostgreSQL, ${nQueries} queries per tier, 2/3 English, 1/3 Chinese)\n`,
     );
     console.log(
-      '| nodes | seed s | index compute nodes/s | insert nodes/s | store p50 / p99 ms | with a cancel signal p50 / p99 ms (÷ p50) | HTTP→queue→worker p50 / p99 ms | self-recall@10 |',
+      '| nodes | seed s | index compute nodes/s | insert nodes/s | store p50 / p99 ms | with a cancel signal p50 / p99 ms (÷ p50) | misspelt p50 / p99 ms (÷ p50) | HTTP→queue→worker p50 / p99 ms | self-recall@10 (misspelt) |',
     );
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const r of results) {
       const ratio = r.cancellable.p50 / r.store.p50;
+      const typo = r.misspelt.p50 / r.store.p50;
       console.log(
-        `| ${r.nodes} | ${r.seedS.toFixed(1)} | ${r.computePerS.toFixed(0)} | ${r.insertPerS.toFixed(0)} | ${r.store.p50.toFixed(1)} / ${r.store.p99.toFixed(1)} | ${r.cancellable.p50.toFixed(1)} / ${r.cancellable.p99.toFixed(1)} (${ratio.toFixed(2)}) | ${r.http.p50.toFixed(1)} / ${r.http.p99.toFixed(1)} | ${(r.selfRecall10 * 100).toFixed(1)}% |`,
+        `| ${r.nodes} | ${r.seedS.toFixed(1)} | ${r.computePerS.toFixed(0)} | ${r.insertPerS.toFixed(0)} | ${r.store.p50.toFixed(1)} / ${r.store.p99.toFixed(1)} | ${r.cancellable.p50.toFixed(1)} / ${r.cancellable.p99.toFixed(1)} (${ratio.toFixed(2)}) | ${r.misspelt.p50.toFixed(1)} / ${r.misspelt.p99.toFixed(1)} (${typo.toFixed(2)}) | ${r.http.p50.toFixed(1)} / ${r.http.p99.toFixed(1)} | ${(r.selfRecall10 * 100).toFixed(1)}% (${(r.misspeltRecall10 * 100).toFixed(1)}%) |`,
       );
     }
     console.log(
