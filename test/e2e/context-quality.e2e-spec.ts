@@ -436,6 +436,28 @@ describe('context quality (issue 14)', () => {
     // Lax booleans like the contract's other flags: "yes" is true.
     const lax = await context(app, { query: 'x', explain: 'yes' });
     expect(lax.status).toBe(200);
-    expect(lax.body.result.explain).toEqual({ entries: expect.any(Array), omitted: 0 });
+    expect(lax.body.result.explain).toEqual({ entries: expect.any(Array), omitted: 0, corrected: [] });
+  });
+
+  it('a misspelt question: the excerpt is focused on the corrected word, and explain names the correction', async () => {
+    const as = devAs('quality-typo', 'default');
+    const uri = 'viking://user/default/memories/events/notes.md';
+    // A long memory (far over a 200-token entry) whose one line about the kayak sits deep in its body.
+    const lines = Array.from({ length: 60 }, (_, i) => `- Note ${i}: the weekly report lists item ${i} and its owner.`);
+    lines.splice(45, 0, '- The kayak trip to Lake Bled is booked for the second week of May.');
+    await seed(app, as, uri, `# Notes\n${lines.join('\n')}`);
+    await idle(as);
+    const body = { query: 'any kayka plans?', mode: 'context', max_tokens: 200, explain: true };
+    const r = await context(app, body, as);
+    expect(r.status).toBe(200);
+    expect(r.body.result.explain.corrected).toEqual([{ from: 'kayka', to: 'kayak' }]);
+    const served = entriesOf(r).find((e) => e.uri === uri);
+    expect(served?.text).toContain('The kayak trip to Lake Bled');
+    // Spelt as a word nothing holds and no memory is one edit from, nothing is corrected.
+    const none = await context(app, { ...body, query: 'any zqxwv plans?' }, as);
+    expect(none.body.result.explain.corrected).toEqual([]);
+    // /find answers keep the contract's keys only.
+    const find = await post(app, '/api/v1/search/find', { query: 'kayka' }, as);
+    expect(Object.keys(find.body.result).sort()).toEqual(['memories', 'resources', 'skills', 'total']);
   });
 });

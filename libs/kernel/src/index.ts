@@ -69,6 +69,7 @@ export * from './gathering/build-candidates';
 export * from './gathering/retrieval-plan';
 export * from './gathering/retrieval-errors';
 export * from './gathering/retrieval-merge';
+export * from './gathering/corrections';
 
 export * from './request/context-bounds';
 export * from './request/context-fields';

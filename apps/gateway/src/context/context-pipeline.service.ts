@@ -22,7 +22,7 @@ import {
   SeenEntry,
   seenEntries,
 } from '@app/kernel';
-import { explainBlock, explainExcluded } from '@app/kernel';
+import { correctedQuery, correctionsOf, explainBlock, explainExcluded } from '@app/kernel';
 import { AssembleClient, throwIfClientGone } from '@app/queue';
 import { ContextParams } from './context-params';
 import { DedupLedgerService, LedgerView } from '../ledger/dedup-ledger.service';
@@ -101,8 +101,16 @@ export class ContextPipelineService {
     );
     // What the session was given in its last turns and these searches found again (docs/context.md, "Across turns").
     const seen = ledger ? seenEntries(merged.excludedCandidates, ledger.cooled, ledger.data) : [];
+    const corrected = correctionsOf(outcomes);
     const { block: assembled, error: assembleError } = await stages.time('assemble', () =>
-      this.assemble(caller, merged.candidates, seen, p, deadline, stages),
+      this.assemble(
+        caller,
+        merged.candidates,
+        seen,
+        { ...p, query: correctedQuery(p.query, corrected) },
+        deadline,
+        stages,
+      ),
     );
 
     let rewrite: { status: RewriteStatus; digest: string; usage: RewriteUsage | null } = {
@@ -151,7 +159,7 @@ export class ContextPipelineService {
     if (!p.explain) return result;
     const cooled = new Set(ledger?.cooled ?? []);
     const hidden = merged.excludedUris.map((uri) => explainExcluded(uri, cooled.has(uri)));
-    return { ...result, explain: explainBlock([...(assembled.explain ?? []), ...hidden]) };
+    return { ...result, explain: explainBlock([...(assembled.explain ?? []), ...hidden], corrected) };
   }
 
   /**

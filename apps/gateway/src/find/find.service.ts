@@ -93,12 +93,13 @@ export class FindService {
   // A worker-side domain failure arrives already decoded into its KernelError (libs/queue job-failure-decode).
   // The worker's stage times are for context requests' telemetry; they never reach a /find answer. Whether
   // the search went without its query's vector reaches it only in the telemetry summary (`lexical_only`),
-  // outside the contract's result.
+  // outside the contract's result; which words were read as variants does not reach it.
   private async call(job: FindJob): Promise<{ found: FindResult; lexicalOnly: boolean }> {
     const found = await this.finder.call(job, this.config.queues.requestDeadlineMs);
     const lexicalOnly = Boolean(found.lexicalOnly);
     delete found.stages;
     delete found.lexicalOnly;
+    delete found.corrected;
     return { found, lexicalOnly };
   }
 }

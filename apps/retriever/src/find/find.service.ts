@@ -115,8 +115,9 @@ export class FindService implements OnApplicationBootstrap {
       vector,
       terms: queryTerms(job.query),
     };
-    const result = toFindResult(await this.search.search(query, timer, run.signal));
-    return lexicalOnly ? { ...result, lexicalOnly } : result;
+    const { hits, corrected } = await this.search.searchCorrecting(query, timer, run.signal);
+    const result = toFindResult(hits);
+    return { ...result, ...(lexicalOnly ? { lexicalOnly } : {}), ...(corrected.length ? { corrected } : {}) };
   }
 
   private sharedVector(job: FindJob, { vectors, deadlineAt }: FindRun): Promise<QueryEmbedding> {

@@ -1732,10 +1732,18 @@ export interface components {
             /** @description Reasons, most important first; never memory text. */
             why: string[];
         };
+        WordCorrectionDto: {
+            /** @description The query word as segmented (lower case), which no memory of the view holds. */
+            from: string;
+            /** @description The variant searched instead: one edit away, held by the most memories of the view. */
+            to: string;
+        };
         ExplainBlockDto: {
             entries: components["schemas"]["ExplainEntryDto"][];
             /** @description Candidates beyond the 200 reported. */
             omitted: number;
+            /** @description Query words read as a variant, in query order (at most 4 per query); [] when none. */
+            corrected: components["schemas"]["WordCorrectionDto"][];
         };
         ContextResultDto: {
             entries: components["schemas"]["ContextEntryDto"][];
@@ -2042,6 +2050,7 @@ export type SuccessorBodyDto = components['schemas']['SuccessorBodyDto'];
 export type DeprecatedStatsDto = components['schemas']['DeprecatedStatsDto'];
 export type ContextStatsDto = components['schemas']['ContextStatsDto'];
 export type ExplainEntryDto = components['schemas']['ExplainEntryDto'];
+export type WordCorrectionDto = components['schemas']['WordCorrectionDto'];
 export type ExplainBlockDto = components['schemas']['ExplainBlockDto'];
 export type ContextResultDto = components['schemas']['ContextResultDto'];
 export type ContextJobStagesDto = components['schemas']['ContextJobStagesDto'];

@@ -1,4 +1,4 @@
-import type { FilterNode, Identity, StageTimings } from '@app/kernel';
+import type { FilterNode, Identity, StageTimings, WordCorrection } from '@app/kernel';
 
 /**
  * Payload of a `find` job: one retrieval call of docs/contract.md#find with everything already resolved by the
@@ -45,6 +45,12 @@ export interface FindResult {
    * count such calls in `stats.lexical_only`; /find answers leave it out.
    */
   lexicalOnly?: boolean;
+  /**
+   * Query words no memory of the view holds, read as their one-edit variant (docs/context.md, "Misspelt
+   * query words"). Context requests focus excerpts on the variants and list them in `explain`; /find
+   * answers leave it out (the contract's result has no such key).
+   */
+  corrected?: WordCorrection[];
 }
 
 /**

@@ -1,4 +1,5 @@
 import { pyFloat, pyInt } from '../text/py-coerce';
+import { WordCorrection } from '../text/spelling-variants';
 
 /**
  * One `/find` item as it arrives from the retriever (docs/contract.md#find-response); fields are loosely typed on
@@ -21,6 +22,8 @@ export interface FindResultLike {
   skills?: readonly FindHit[] | null;
   /** Searched without the query's vector (its embedding failed or its circuit was open). */
   lexicalOnly?: boolean;
+  /** Query words read as their one-edit variant (docs/context.md, "Misspelt query words"). */
+  corrected?: readonly WordCorrection[];
 }
 
 export type ResultList = 'memories' | 'resources' | 'skills';

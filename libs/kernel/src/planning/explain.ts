@@ -1,6 +1,7 @@
 import { Candidate, Origin } from '../tiering/candidate';
 import { Category } from '../tiering/category';
 import { Tier } from '../tiering/tier';
+import { WordCorrection } from '../text/spelling-variants';
 
 /** Most candidates `explain` reports (the rest are counted in `omitted`): the answer stays bounded. */
 export const MAX_EXPLAINED = 200;
@@ -30,6 +31,8 @@ export interface ExplainEntry {
 export interface ExplainBlock {
   entries: ExplainEntry[];
   omitted: number;
+  /** Query words the searches read as a variant (docs/context.md, "Misspelt query words"), in query order. */
+  corrected: WordCorrection[];
 }
 
 /** Mutable notes the planner keeps per candidate while planning with `explain`. */
@@ -82,7 +85,11 @@ export function explainExcluded(uri: string, cooled: boolean): ExplainEntry {
   };
 }
 
-/** The bounded block: candidates first (rank order), then excluded hits. */
-export function explainBlock(entries: ExplainEntry[]): ExplainBlock {
-  return { entries: entries.slice(0, MAX_EXPLAINED), omitted: Math.max(0, entries.length - MAX_EXPLAINED) };
+/** The bounded block: candidates first (rank order), then excluded hits; then the corrected words. */
+export function explainBlock(entries: ExplainEntry[], corrected: WordCorrection[] = []): ExplainBlock {
+  return {
+    entries: entries.slice(0, MAX_EXPLAINED),
+    omitted: Math.max(0, entries.length - MAX_EXPLAINED),
+    corrected,
+  };
 }

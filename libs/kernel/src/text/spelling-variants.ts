@@ -6,6 +6,12 @@
  * is one edit from "car", "hat", "cut") and the variants of a longer one grow with its length.
  */
 export const MIN_CORRECTED_LENGTH = 5;
+
+/** A query word (`from`, as segmented) read as its variant (`to`). */
+export interface WordCorrection {
+  from: string;
+  to: string;
+}
 export const MAX_CORRECTED_LENGTH = 20;
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
@@ -49,3 +55,17 @@ export function spellingVariants(term: string): string[] {
 }
 
 const LATIN = /\p{Script=Latin}/u;
+
+/**
+ * `query` with each corrected word replaced by its variant where it stands as a whole word (any case), for
+ * what reads the query's words after the search: the excerpts' focus. Corrected words are letters only, so
+ * each pattern is literal; one linear pass per correction.
+ */
+export function correctedQuery(query: string, corrections: readonly WordCorrection[]): string {
+  let out = query;
+  for (const { from, to } of corrections) {
+    if (!correctable(from)) continue;
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}_])${from}(?![\\p{L}\\p{N}_])`, 'giu'), () => to);
+  }
+  return out;
+}

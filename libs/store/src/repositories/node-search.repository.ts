@@ -1,7 +1,7 @@
 import { StageTimer } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { filterToSql, SqlFragment } from './node-search-filter';
-import { NodeSearchHit, NodeSearchQuery, RankingWeights } from './node-search.types';
+import { NodeSearchHit, NodeSearchQuery, RankingWeights, SearchAnswer } from './node-search.types';
 import { DF_CAP, TermStats, TermWeight, tsQuoted } from './node-search-term-stats';
 import { refusedPattern } from './regex-refusal';
 import { scopeSql } from './scope';
@@ -64,19 +64,28 @@ export class NodeSearchRepository {
    * the same terms at that moment, and each is an index probe.
    */
   async search(q: NodeSearchQuery, timer?: StageTimer, signal?: AbortSignal): Promise<NodeSearchHit[]> {
+    return (await this.searchCorrecting(q, timer, signal)).hits;
+  }
+
+  /**
+   * {@link search}, also naming the query words read as a variant (docs/context.md, "Misspelt query words"):
+   * a context request focuses its excerpts on them and lists them in `explain`.
+   */
+  async searchCorrecting(q: NodeSearchQuery, timer?: StageTimer, signal?: AbortSignal): Promise<SearchAnswer> {
     const time = <T>(stage: string, work: () => Promise<T> | T): Promise<T> =>
       timer ? timer.time(stage, work) : Promise.resolve(work());
     const limit = Math.min(Math.max(Math.trunc(q.limit), 0), MAX_FIND_LIMIT);
     const vector = q.vector && q.vector.values.length > 0 ? q.vector : null;
     const terms = cleanTerms(q.terms);
-    if (limit === 0 || (!vector && terms.length === 0)) return [];
+    if (limit === 0 || (!vector && terms.length === 0)) return { hits: [], corrected: [] };
     const k = Math.min(Math.max(limit * 3, 40), 1000);
     const weights = terms.length ? await time('terms', () => this.termStats.weigh(this.db, q.identity, terms)) : [];
     const avgLength = weights.some((w) => w.df > 0)
       ? await time('terms', () => this.termStats.averageLength(this.db, q.identity))
       : undefined;
+    const corrected = weights.flatMap((w) => (w.correctedFrom ? [{ from: w.correctedFrom, to: w.term }] : []));
     const plan = buildSearchSql(q, { k, vector, weights, avgLength, now: q.now ?? new Date() });
-    if (!plan) return [];
+    if (!plan) return { hits: [], corrected };
     // Every connection already sets iterative HNSW scans and no JIT (docs/architecture.md, "Performance"),
     // so a find is one statement: with an iterative scan the LIMIT, not ef_search, decides how many
     // candidates the vector scan returns, and raising ef_search to the candidate count (a transaction
@@ -84,7 +93,8 @@ export class NodeSearchRepository {
     const { rows } = await time('sql', () =>
       this.db.query<Row>(plan.sql, plan.params, { signal }).catch(refusedPattern('filter regex')),
     );
-    return time('score', () => this.rank(rows, limit, q.scoreThreshold ?? 0));
+    const hits = await time('score', () => this.rank(rows, limit, q.scoreThreshold ?? 0));
+    return { hits, corrected };
   }
 
   private rank(rows: Row[], limit: number, threshold: number): NodeSearchHit[] {

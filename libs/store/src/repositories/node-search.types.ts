@@ -1,4 +1,4 @@
-import type { ContextType, FilterNode, Identity } from '@app/kernel';
+import type { ContextType, FilterNode, Identity, WordCorrection } from '@app/kernel';
 
 /** One `find` over the store: everything resolved, nothing left to trust from the caller. */
 export interface NodeSearchQuery {
@@ -36,4 +36,10 @@ export interface NodeSearchHit {
 export interface RankingWeights {
   lexical: number;
   vector: number;
+}
+
+/** A search's hits and the query words it read as variants. */
+export interface SearchAnswer {
+  hits: NodeSearchHit[];
+  corrected: WordCorrection[];
 }

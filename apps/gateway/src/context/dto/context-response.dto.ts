@@ -293,12 +293,28 @@ export class ExplainEntryDto {
   why!: string[];
 }
 
+/** A query word the searches read as its one-edit variant (docs/context.md, "Misspelt query words"). */
+export class WordCorrectionDto {
+  @ApiProperty({ description: 'The query word as segmented (lower case), which no memory of the view holds.' })
+  from!: string;
+
+  @ApiProperty({ description: 'The variant searched instead: one edit away, held by the most memories of the view.' })
+  to!: string;
+}
+
 export class ExplainBlockDto {
   @ApiProperty({ type: [ExplainEntryDto], maxItems: 200 })
   entries!: ExplainEntryDto[];
 
   @ApiProperty({ type: 'integer', description: 'Candidates beyond the 200 reported.' })
   omitted!: number;
+
+  @ApiProperty({
+    type: [WordCorrectionDto],
+    maxItems: 4,
+    description: 'Query words read as a variant, in query order (at most 4 per query); [] when none.',
+  })
+  corrected!: WordCorrectionDto[];
 }
 
 /** `result` of a context answer. */
