@@ -1742,7 +1742,7 @@ export interface components {
             entries: components["schemas"]["ExplainEntryDto"][];
             /** @description Candidates beyond the 200 reported. */
             omitted: number;
-            /** @description Query words read as a variant, in query order (at most 4 per query); [] when none. */
+            /** @description Query words read as a variant, first seen first (at most 4 per query, 16 per request); [] when none. */
             corrected: components["schemas"]["WordCorrectionDto"][];
         };
         ContextResultDto: {

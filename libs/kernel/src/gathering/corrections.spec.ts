@@ -1,5 +1,5 @@
 import { correctedQuery } from '../text/spelling-variants';
-import { correctionsOf } from './corrections';
+import { correctionsOf, MAX_LISTED_CORRECTIONS } from './corrections';
 import { RetrievalOutcome } from './retrieval-merge';
 
 const call = {} as RetrievalOutcome['call'];
@@ -26,6 +26,14 @@ describe('correctionsOf', () => {
       { from: 'pottrey', to: 'pottery' },
     ]);
     expect(correctionsOf([])).toEqual([]);
+  });
+
+  it('lists at most MAX_LISTED_CORRECTIONS words however many queries were searched', () => {
+    const many: RetrievalOutcome[] = Array.from({ length: 10 }, (_, q) => ({
+      call,
+      result: { corrected: Array.from({ length: 4 }, (_, w) => ({ from: `word${q}x${w}`, to: 'w' })) },
+    }));
+    expect(correctionsOf(many)).toHaveLength(MAX_LISTED_CORRECTIONS);
   });
 });
 

@@ -31,7 +31,7 @@ export interface ExplainEntry {
 export interface ExplainBlock {
   entries: ExplainEntry[];
   omitted: number;
-  /** Query words the searches read as a variant (docs/context.md, "Misspelt query words"), in query order. */
+  /** Query words the searches read as a variant (docs/context.md, "Misspelt query words"), first seen first. */
   corrected: WordCorrection[];
 }
 

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_LISTED_CORRECTIONS } from '@app/kernel';
 
 // Documentation only: the wire shape of a context answer. The pipeline builds it with
 // the kernel (planning/assembled-entry.ts, stats/context-stats.ts); these classes describe it.
@@ -311,8 +312,8 @@ export class ExplainBlockDto {
 
   @ApiProperty({
     type: [WordCorrectionDto],
-    maxItems: 4,
-    description: 'Query words read as a variant, in query order (at most 4 per query); [] when none.',
+    maxItems: MAX_LISTED_CORRECTIONS,
+    description: `Query words read as a variant, first seen first (at most 4 per query, ${MAX_LISTED_CORRECTIONS} per request); [] when none.`,
   })
   corrected!: WordCorrectionDto[];
 }
