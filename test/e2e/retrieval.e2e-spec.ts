@@ -169,6 +169,15 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     expect(typo.body.result.memories[0].uri).toBe('viking://user/alice/memories/events/outage.md');
     // Vectors alone score at most 0.4 (0.4 · cos): only the corrected lexical match lifts it past 0.5.
     expect(typo.body.result.memories[0].score).toBeGreaterThan(0.5);
+    // The answer keeps the contract's keys; the telemetry summary names the corrections.
+    expect(Object.keys(typo.body.result).sort()).toEqual(['memories', 'resources', 'skills', 'total']);
+    const told = await find(alice, { query: 'paymnet crahsed', limit: 3, telemetry: true });
+    expect(told.body.telemetry.summary.corrected).toEqual([
+      { from: 'paymnet', to: 'payment' },
+      { from: 'crahsed', to: 'crashed' },
+    ]);
+    const plain = await find(alice, { query: 'payment', limit: 3, telemetry: true });
+    expect(plain.body.telemetry.summary.corrected).toEqual([]);
     // "tickets" is only in bob's memory: alice's query is not corrected to it, and nothing of hers matches.
     const other = await find(alice, { query: 'tickest', limit: 5 });
     for (const h of hitsOf(other.body)) expect(h.score).toBeLessThanOrEqual(0.4);

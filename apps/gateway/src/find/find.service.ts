@@ -12,6 +12,7 @@ import {
   pyTruthy,
   parseLevels,
   resolveFindTargets,
+  WordCorrection,
 } from '@app/kernel';
 import { FindClient } from '@app/queue';
 import { assertSearchableFilter } from '@app/store';
@@ -64,7 +65,7 @@ export class FindService {
     const query = dto.query ?? '';
     if (!query.trim()) throw invalidArgument('Search query or image_url must not be empty.');
     const levels = parseLevels(dto.level);
-    const { found, lexicalOnly } = await this.call({
+    const { found, lexicalOnly, corrected } = await this.call({
       identity: caller,
       query,
       targets,
@@ -85,21 +86,22 @@ export class FindService {
     if (pyTruthy(dto.telemetry))
       envelope.telemetry = {
         id: randomUUID(),
-        summary: { operation, duration_ms: Date.now() - started, lexical_only: lexicalOnly },
+        summary: { operation, duration_ms: Date.now() - started, lexical_only: lexicalOnly, corrected },
       };
     return envelope;
   }
 
   // A worker-side domain failure arrives already decoded into its KernelError (libs/queue job-failure-decode).
   // The worker's stage times are for context requests' telemetry; they never reach a /find answer. Whether
-  // the search went without its query's vector reaches it only in the telemetry summary (`lexical_only`),
-  // outside the contract's result; which words were read as variants does not reach it.
-  private async call(job: FindJob): Promise<{ found: FindResult; lexicalOnly: boolean }> {
+  // the search went without its query's vector, and which words it read as variants, reach it only in the
+  // telemetry summary (`lexical_only`, `corrected`), outside the contract's result.
+  private async call(job: FindJob): Promise<{ found: FindResult; lexicalOnly: boolean; corrected: WordCorrection[] }> {
     const found = await this.finder.call(job, this.config.queues.requestDeadlineMs);
     const lexicalOnly = Boolean(found.lexicalOnly);
+    const corrected = found.corrected ?? [];
     delete found.stages;
     delete found.lexicalOnly;
     delete found.corrected;
-    return { found, lexicalOnly };
+    return { found, lexicalOnly, corrected };
   }
 }

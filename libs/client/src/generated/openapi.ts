@@ -1369,11 +1369,17 @@ export interface components {
         TelemetryDto: {
             id: string;
             /**
-             * @description `operation` and `duration_ms`; Muninn adds `lexical_only`: true when the search went without its query's vector (its embedding failed, was later than MUNINN_QUERY_EMBED_TIMEOUT_MS, or the retriever's embedding circuit was open).
+             * @description `operation` and `duration_ms`; Muninn adds `lexical_only`: true when the search went without its query's vector (its embedding failed, was later than MUNINN_QUERY_EMBED_TIMEOUT_MS, or the retriever's embedding circuit was open), and `corrected`: the query words no memory holds that were read as their one-edit variant, `[{from, to}]` (at most 4).
              * @example {
              *       "operation": "search.find",
              *       "duration_ms": 12,
-             *       "lexical_only": false
+             *       "lexical_only": false,
+             *       "corrected": [
+             *         {
+             *           "from": "paymnet",
+             *           "to": "payment"
+             *         }
+             *       ]
              *     }
              */
             summary: {
