@@ -6,18 +6,21 @@
  * is one edit from "car", "hat", "cut") and the variants of a longer one grow with its length.
  */
 export const MIN_CORRECTED_LENGTH = 5;
+export const MAX_CORRECTED_LENGTH = 20;
+/** Unmatched query words looked up again as their one-edit variants, per query (the first ones in query order). */
+export const MAX_CORRECTED_TERMS = 4;
 
 /** A query word (`from`, as segmented) read as its variant (`to`). */
 export interface WordCorrection {
   from: string;
   to: string;
 }
-export const MAX_CORRECTED_LENGTH = 20;
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
 // Letters of alphabets with a stemmer or case (Latin, Greek, Cyrillic): a CJK query is split into characters
 // and pairs, where one edit makes a different word, not a typo.
 const WORD = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]+$/u;
+const LATIN = /\p{Script=Latin}/u;
 
 /** Whether an unmatched query term is worth looking up again as its one-edit variants. */
 export function correctable(term: string): boolean {
@@ -53,8 +56,6 @@ export function spellingVariants(term: string): string[] {
   out.delete(term);
   return [...out];
 }
-
-const LATIN = /\p{Script=Latin}/u;
 
 /**
  * `query` with each corrected word replaced by its variant where it stands as a whole word (any case), for

@@ -1,4 +1,4 @@
-import { correctable, spellingVariants, type Identity } from '@app/kernel';
+import { correctable, MAX_CORRECTED_TERMS, spellingVariants, type Identity } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { TermStatsCache } from './node-search-term-cache';
 
@@ -12,9 +12,6 @@ export interface TermWeight {
   /** The query's own word, when `term` is the variant that stands in for it (docs/context.md, "Misspelt query words"). */
   correctedFrom?: string;
 }
-
-/** Unmatched query words looked up again as their one-edit variants, per query (the first ones in query order). */
-export const MAX_CORRECTED_TERMS = 4;
 
 /** Terms in fewer nodes than this are selective enough to pick lexical candidates with. */
 export const DF_CAP = 200;
@@ -54,13 +51,9 @@ export class TermStats {
     let total = this.cache.get(key);
     const missing = terms.filter((t) => !df.has(t));
     if (missing.length || total === undefined) {
-      const flight = `${key}\u0000${missing.join('\u0000')}`;
-      let pending = this.reading.get(flight);
-      if (!pending) {
-        pending = this.read(tx, identity.accountId, owner, missing).finally(() => this.reading.delete(flight));
-        this.reading.set(flight, pending);
-      }
-      const read = await pending;
+      const read = await joined(this.reading, `${key}\u0000${missing.join('\u0000')}`, () =>
+        this.read(tx, identity.accountId, owner, missing),
+      );
       total = read.total;
       this.cache.set(key, total);
       for (const t of missing) {
@@ -73,7 +66,7 @@ export class TermStats {
       }
       if (read.crowded.length) this.compact(tx, identity.accountId, read.crowded);
     }
-    const fixed = await this.correct(tx, identity, key, terms, df);
+    const fixed = await this.correct(tx, identity.accountId, owner, key, terms, df);
     const n = Math.max(total, 1);
     return terms.map((word) => {
       const variant = fixed.get(word);
@@ -93,7 +86,14 @@ export class TermStats {
    * the most nodes hold, if any; its frequency is added to `df`. One statement for all of them, index
    * probes of the term table's lexemes (at most about a thousand variants per word), no scan.
    */
-  private async correct(tx: Tx, identity: Identity, key: string, terms: string[], df: Map<string, number>) {
+  private async correct(
+    tx: Tx,
+    accountId: string,
+    owner: string | null,
+    key: string,
+    terms: string[],
+    df: Map<string, number>,
+  ) {
     const fixed = new Map<string, string>();
     const unmatched = terms.filter((t) => (df.get(t) ?? 0) === 0 && correctable(t)).slice(0, MAX_CORRECTED_TERMS);
     const asked: string[] = [];
@@ -106,14 +106,9 @@ export class TermStats {
       } else asked.push(word);
     }
     if (asked.length === 0) return withoutDuplicates(fixed, terms);
-    const owner = identity.role === 'root' ? null : identity.userId;
-    const flight = `${key}\u0000${asked.join('\u0000')}`;
-    let pending = this.looking.get(flight);
-    if (!pending) {
-      pending = lookUpVariants(tx, identity.accountId, owner, asked).finally(() => this.looking.delete(flight));
-      this.looking.set(flight, pending);
-    }
-    const best = await pending;
+    const best = await joined(this.looking, `${key}\u0000${asked.join('\u0000')}`, () =>
+      lookUpVariants(tx, accountId, owner, asked),
+    );
     for (const [i, { variant, df: d }] of best) {
       fixed.set(asked[i], variant);
       df.set(variant, d);
@@ -223,6 +218,16 @@ async function lookUpVariants(tx: Tx, accountId: string, owner: string | null, w
       best.set(r.i, { variant: r.variant, df: d });
   }
   return best;
+}
+
+/** The read in progress under `key` in `flights`, or `start`'s, kept there until it settles. */
+function joined<T>(flights: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  let pending = flights.get(key);
+  if (!pending) {
+    pending = start().finally(() => flights.delete(key));
+    flights.set(key, pending);
+  }
+  return pending;
 }
 
 /** A variant that is already a word of the query adds nothing: that word is left unmatched instead. */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_LISTED_CORRECTIONS } from '@app/kernel';
+import { MAX_CORRECTED_TERMS, MAX_LISTED_CORRECTIONS } from '@app/kernel';
 
 // Documentation only: the wire shape of a context answer. The pipeline builds it with
 // the kernel (planning/assembled-entry.ts, stats/context-stats.ts); these classes describe it.
@@ -313,7 +313,7 @@ export class ExplainBlockDto {
   @ApiProperty({
     type: [WordCorrectionDto],
     maxItems: MAX_LISTED_CORRECTIONS,
-    description: `Query words read as a variant, first seen first (at most 4 per query, ${MAX_LISTED_CORRECTIONS} per request); [] when none.`,
+    description: `Query words read as a variant, first seen first (at most ${MAX_CORRECTED_TERMS} per query, ${MAX_LISTED_CORRECTIONS} per request); [] when none.`,
   })
   corrected!: WordCorrectionDto[];
 }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_CORRECTED_TERMS } from '@app/kernel';
 
 /** One hit; directory tiers carry the sidecar suffix (`…/dir/.abstract.md`, `…/dir/.overview.md`). */
 export class FindHitDto {
@@ -57,7 +58,8 @@ export class TelemetryDto {
     type: 'object',
     additionalProperties: true,
     description:
-      "`operation` and `duration_ms`; Muninn adds `lexical_only`: true when the search went without its query's vector (its embedding failed, was later than MUNINN_QUERY_EMBED_TIMEOUT_MS, or the retriever's embedding circuit was open), and `corrected`: the query words no memory holds that were read as their one-edit variant, `[{from, to}]` (at most 4).",
+      "`operation` and `duration_ms`; Muninn adds `lexical_only`: true when the search went without its query's vector (its embedding failed, was later than MUNINN_QUERY_EMBED_TIMEOUT_MS, or the retriever's embedding circuit was open), and `corrected`: the query words no memory holds that were read as their one-edit variant, `[{from, to}]` " +
+      `(at most ${MAX_CORRECTED_TERMS}).`,
     example: {
       operation: 'search.find',
       duration_ms: 12,
