@@ -178,6 +178,17 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     ]);
     const plain = await find(alice, { query: 'payment', limit: 3, telemetry: true });
     expect(plain.body.telemetry.summary.corrected).toEqual([]);
+    // Hostile: 52 distinct unknown words of 20 letters before the typos. The store weighs a query's first 24
+    // terms and looks up variants for the first 4 unmatched ones only (one statement), so the answer comes
+    // and the typos past those bounds are not corrected.
+    const noise = Array.from({ length: 60 }, (_, i) => `qz${String.fromCharCode(97 + (i % 26))}${'x'.repeat(17)}`);
+    const flood = await find(alice, {
+      query: `${[...new Set(noise)].join(' ')} ${noise.map((w) => w.replace('qz', 'wq')).join(' ')} paymnet crahsed`,
+      limit: 3,
+      telemetry: true,
+    });
+    expect(flood.status).toBe(200);
+    expect(flood.body.telemetry.summary.corrected).toEqual([]);
     // "tickets" is only in bob's memory: alice's query is not corrected to it, and nothing of hers matches.
     const other = await find(alice, { query: 'tickest', limit: 5 });
     for (const h of hitsOf(other.body)) expect(h.score).toBeLessThanOrEqual(0.4);
