@@ -45,12 +45,15 @@ export function spellingVariants(term: string): string[] {
   const at = (i: number, j: number) => chars.slice(i, j).join('');
   if (n > 1) out.add(chars[1] + chars[0] + at(2, n));
   for (let i = 1; i <= n; i++) {
+    // Each position's three pieces are joined once, not once per letter.
     const head = at(0, i);
-    if (i < n) out.add(head + at(i + 1, n));
+    const tail = at(i, n);
+    const after = at(i + 1, n);
+    if (i < n) out.add(head + after);
     if (i < n - 1) out.add(head + chars[i + 1] + chars[i] + at(i + 2, n));
     for (const c of letters) {
-      if (i < n && c !== chars[i]) out.add(head + c + at(i + 1, n));
-      out.add(head + c + at(i, n));
+      if (i < n && c !== chars[i]) out.add(head + c + after);
+      out.add(head + c + tail);
     }
   }
   out.delete(term);
