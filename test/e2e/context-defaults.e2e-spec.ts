@@ -2,7 +2,7 @@
 // it
 // sends to the retriever (read back from the `find` jobs in Redis). Dev mode: ROOT, default/default.
 import { startTestApp, TestApp } from '@app/testing';
-import { context, devAs, JobSpy, seed, STATS_KEYS, withActor } from './context-support';
+import { context, devAs, JobSpy, seed, seedMany, STATS_KEYS, withActor } from './context-support';
 
 const DEFAULT_PENALTIES = {
   events: 0.1,
@@ -83,8 +83,8 @@ describe('context defaults', () => {
   });
 
   // Muninn scales the default flat limit with the budget (docs/context.md, "Default candidate count"):
-  // 1600 tokens → 25 candidates (the contract's 10), so the calls ask for 25 and 100.
-  it('flat default fans out one call (limit 25 at 1600 tokens, default targets) plus an open-context U/peers scan (limit 100)', async () => {
+  // 1600 tokens → 40 candidates (the contract's 10), so the calls ask for 40 and 160 (the peers scan looks 4 times deeper).
+  it('flat default fans out one call (limit 40 at 1600 tokens, default targets) plus an open-context U/peers scan (limit 160)', async () => {
     const query = 'kestrel clock tower default fanout';
     const r = await context(app, { query });
     expect(r.status).toBe(200);
@@ -93,8 +93,8 @@ describe('context defaults', () => {
     const own = calls.find((c) => !c.data.targets.includes('viking://user/default/peers'))!;
     const scan = calls.find((c) => c.data.targets.includes('viking://user/default/peers'))!;
     // Dev-mode ROOT: the default targets are "no restriction" (docs/contract.md#default-targets), i.e. target_uri "".
-    expect(own.data).toMatchObject({ targets: [], limit: 25, scoreThreshold: null, filter: null, levels: null });
-    expect(scan.data).toMatchObject({ targets: ['viking://user/default/peers'], limit: 100, filter: null });
+    expect(own.data).toMatchObject({ targets: [], limit: 40, scoreThreshold: null, filter: null, levels: null });
+    expect(scan.data).toMatchObject({ targets: ['viking://user/default/peers'], limit: 160, filter: null });
     // An explicit limit is the contract's ceiling again.
     const q2 = `${query} explicit`;
     await context(app, { query: q2, limit: 10 });
@@ -116,13 +116,32 @@ describe('context defaults', () => {
     const scan = calls.find((c) => c.data.targets.includes('viking://user/default/peers'))!;
     const own = calls.find((c) => c !== scan)!;
     expect(own.data.identity.actorPeerId).toBe('current');
-    expect(own.data.limit).toBe(25); // budget-scaled default at 1600 tokens
+    expect(own.data.limit).toBe(40); // budget-scaled default at 1600 tokens
     expect(scan.data.identity.actorPeerId).toBeNull();
-    expect(scan.data.limit).toBe(100);
+    expect(scan.data.limit).toBe(160);
     const origins = Object.fromEntries(
       r.body.result.entries.map((e: { uri: string; origin: string }) => [e.uri, e.origin]),
     );
     expect(origins['viking://user/default/peers/current/memories/entities/kestrel.md']).toBe('actor_peer');
     expect(origins['viking://user/default/memories/entities/kestrel.md']).toBe('self');
+  });
+
+  // A block of one-line facts: each costs ~40 tokens as an entry, so the old default (one candidate per
+  // 64 tokens, 25 at 1600) served 25 of them and left a third of the budget empty.
+  it('a bare request over many small memories fills its budget past the old 25-candidate default', async () => {
+    const as = devAs('fill-acct', 'fill-user');
+    const files: Record<string, string> = {};
+    for (let i = 1; i <= 60; i++) {
+      files[`viking://user/fill-user/memories/events/heron-${String(i).padStart(2, '0')}.md`] =
+        `Heron sighting ${i}: a grey heron fished at the mill pond on day ${i}.`;
+    }
+    await seedMany(app, as, files);
+    const r = await context(app, { query: 'grey heron mill pond sighting' }, as);
+    expect(r.status).toBe(200);
+    const { entries, stats } = r.body.result;
+    expect(stats.candidates).toBeGreaterThan(25);
+    expect(entries.length).toBeGreaterThan(25);
+    expect(stats.used_tokens).toBeLessThanOrEqual(1600);
+    expect(stats.used_tokens).toBeGreaterThan(1600 * 0.9);
   });
 });

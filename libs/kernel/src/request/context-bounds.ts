@@ -26,12 +26,14 @@ export function effectiveLimit(limit: number | null | undefined, nodeLimit: numb
 }
 
 /** Tokens of budget per default flat-mode candidate (docs/context.md, "Small budgets"). */
-export const TOKENS_PER_DEFAULT_CANDIDATE = 64;
+export const TOKENS_PER_DEFAULT_CANDIDATE = 40;
 
 /**
  * Flat-mode candidate ceiling of a context request that sent neither `limit` nor `node_limit`: the
- * contract's 10, raised with the budget (one candidate per 64 tokens: 25 at 1600, 50 at 3200), so a
- * block of small memories fills its budget instead of stopping at ten entries. An explicit limit wins.
+ * contract's 10, raised with the budget (one candidate per 40 tokens: 20 at 800, 40 at 1600, 80 at 3200),
+ * so a block of small memories fills its budget instead of stopping short of it: a one-line fact costs
+ * about 40 tokens as an entry, so fewer candidates than that left a block of facts 12% short (measured on
+ * bench:locomo, docs/context.md "Default candidate count"). An explicit limit wins.
  */
 export function defaultContextLimit(maxTokens: number): number {
   return Math.max(CONTEXT_DEFAULTS.limit, Math.floor(maxTokens / TOKENS_PER_DEFAULT_CANDIDATE));
