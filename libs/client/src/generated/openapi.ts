@@ -1555,7 +1555,7 @@ export interface components {
             /** @description `memory`, `resource`, `skill`; folded into the filter. */
             context_type?: (string | string[]) | null;
             /**
-             * @description Candidate ceiling in flat mode (no quotas, no purpose).
+             * @description Candidate ceiling in flat mode (no quotas, no purpose). Unset here (and `node_limit` unset): one candidate per 40 tokens of `max_tokens`, at least the contract's 10 (40 at 1600), so a block of small memories fills its budget.
              * @default 10
              */
             limit?: number;

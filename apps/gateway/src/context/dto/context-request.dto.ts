@@ -1,4 +1,5 @@
 import { ApiPropertyOptions } from '@nestjs/swagger';
+import { defaultContextLimit, TOKENS_PER_DEFAULT_CANDIDATE } from '@app/kernel';
 import { BodyField } from '../../http/body-field.decorator';
 import { FIND_FIELDS, SEARCH_FIELDS } from '../../find/dto/find-fields';
 import { CONTEXT_FIELDS, RECALL_FIELDS } from '../context-fields';
@@ -113,7 +114,9 @@ export class ContextSearchRequestDto extends ContextOptionsDto {
   @BodyField(FIND_FIELDS.context_type, { description: '`memory`, `resource`, `skill`; folded into the filter.' })
   context_type?: string | string[] | null;
 
-  @BodyField(FIND_FIELDS.limit, { description: 'Candidate ceiling in flat mode (no quotas, no purpose).' })
+  @BodyField(FIND_FIELDS.limit, {
+    description: `Candidate ceiling in flat mode (no quotas, no purpose). Unset here (and \`node_limit\` unset): one candidate per ${TOKENS_PER_DEFAULT_CANDIDATE} tokens of \`max_tokens\`, at least the contract's 10 (${defaultContextLimit(1600)} at 1600), so a block of small memories fills its budget.`,
+  })
   limit?: number;
 
   @BodyField(FIND_FIELDS.node_limit, { description: 'Replaces `limit` when set.' })
