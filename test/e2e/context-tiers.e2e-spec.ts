@@ -3,7 +3,7 @@
 // docs/contract.md#tiers-and-sidecars); which
 // bodies the assembler read is read back from the `assemble` job's result in Redis.
 import { QueueName } from '@app/contracts';
-import { startTestApp, TestApp, TestResponse } from '@app/testing';
+import { eventually, startTestApp, TestApp, TestResponse } from '@app/testing';
 import { context, entriesOf, estimateTokens, JobSpy, renderElement, seedMany, usedTokensOf } from './context-support';
 
 const U = 'viking://user/default';
@@ -99,15 +99,65 @@ describe('context tiers and budget', () => {
     expect(r.body.result.stats.used_tokens).toBeLessThanOrEqual(1200);
   });
 
-  it('with default tiers only the event body is read; the event deepens to full, the entity stays abstract', async () => {
+  it('with default tiers the event deepens to full, the entity stays abstract; the search carried both bodies, none is read', async () => {
     const since = Date.now();
     const r = await ask({ query: 'heron pond', quotas: { events: 5, entities: 5 }, ...STRICT });
     expect(one(r, A).detail).toBe('full');
     expect(one(r, A).text).toBe(`# Summary\nHeron fishing at the pond.\n\n# ChatLog:\n${X300}`);
     expect(one(r, B)).toMatchObject({ detail: 'abstract', text: `# Summary\nA heron statue.\n\n# ChatLog:\n${X300}` });
     const [job] = await spy.assembles(A, since);
-    expect(job.data.candidates.map((c) => c.baseUri)).toEqual([A, B]);
-    expect(job.result.bodiesRead).toBe(1);
+    expect(job.data.candidates.map((c) => [c.baseUri, c.wholeBody])).toEqual([
+      [A, true],
+      [B, true],
+    ]);
+    expect(job.result.bodiesRead).toBe(0);
+  });
+
+  it('a memory rewritten since its indexing is read from the store: the new body, never the indexed one', async () => {
+    const ibis = `${U}/memories/events/ibis-walk.md`;
+    const before = `# Summary\nIbis walk at the marsh.\n\n# ChatLog:\n${'we counted ibises along the dyke. '.repeat(6)}`;
+    const after = `# Summary\nIbis walk at the marsh, moved to Friday.\n\n# ChatLog:\nthe ibis walk moved to Friday.`;
+    await seedMany(app, {}, { [ibis]: before });
+    const index = spy.queue(QueueName.Index);
+    await index.pause();
+    let since = Date.now();
+    try {
+      const w = await app.request('POST', '/api/v1/content/write', {
+        body: { uri: ibis, content: after, mode: 'replace' },
+      });
+      expect(w.status).toBe(200);
+      // Still found by its indexed words, but its abstract is the old body: the assembler reads the new one.
+      const r = await ask({ query: 'ibis marsh', max_tokens: 1600, ...STRICT });
+      expect(one(r, ibis)).toMatchObject({ detail: 'full', text: after });
+      const [job] = await spy.assembles(ibis, since);
+      expect(job.data.candidates.find((c) => c.baseUri === ibis)!.wholeBody).toBeUndefined();
+      expect(job.result.bodiesRead).toBe(1);
+    } finally {
+      await index.resume();
+    }
+    // Once indexed again, the search carries the new body and the assembler reads nothing.
+    const { r, job } = await eventually(async () => {
+      since = Date.now();
+      const r = await ask({ query: 'ibis friday', max_tokens: 1600, ...STRICT });
+      const [job] = await spy.assembles(ibis, since);
+      return job?.data.candidates.find((c) => c.baseUri === ibis)?.wholeBody ? { r, job } : null;
+    });
+    expect(one(r, ibis)).toMatchObject({ detail: 'full', text: after });
+    expect(job.result.bodiesRead).toBe(0);
+  });
+
+  it('a directory overview hit carries its sidecar body: served at overview without a read', async () => {
+    const dir = `${U}/memories/events`;
+    const found = await app.request('POST', '/api/v1/search/find', {
+      body: { query: 'heron', target_uri: `${U}/memories`, level: 1 },
+    });
+    const hit = found.body.result.memories.find((h: { uri: string }) => h.uri === `${dir}/.overview.md`);
+    expect(hit.abstract).toContain('eron');
+    const since = Date.now();
+    const r = await ask({ query: 'heron', detail: 'overview', filter: { op: 'must', field: 'level', conds: [1] } });
+    expect(one(r, dir)).toMatchObject({ detail: 'overview', text: hit.abstract.trim() });
+    const [job] = await spy.assembles(dir, since);
+    expect([job.data.candidates.find((c) => c.baseUri === dir)!.wholeBody, job.result.bodiesRead]).toEqual([true, 0]);
   });
 
   it('an event body loses its MEMORY_FIELDS trailer at every tier', async () => {

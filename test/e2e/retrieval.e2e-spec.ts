@@ -232,6 +232,9 @@ describe.each(storeModes())('retrieval over HTTP → BullMQ → retriever (store
     for (const list of [r.body.result.memories, r.body.result.resources, r.body.result.skills] as Hit[][]) {
       expect(list.map((h) => h.score)).toEqual([...list.map((h) => h.score)].sort((a, b) => b - a));
       for (const h of list) expect(h.score > 0 && h.score <= 1).toBe(true);
+      // Each item is exactly the contract's, though memory hits carry their whole body internally for assembly.
+      for (const h of list)
+        expect(Object.keys(h)).toEqual(['context_type', 'uri', 'level', 'score', 'abstract', 'tags']);
     }
     expect(r.body.result.skills.map((h: Hit) => h.uri)).toContain('viking://user/alice/skills/brew-coffee.md');
     expect(r.body.result.resources.map((h: Hit) => h.context_type)).toEqual(

@@ -51,6 +51,20 @@ describe('AssembleService', () => {
     expect(r.plan.returned).toBe(2);
   });
 
+  it('does not read a body the search carried, and serves it whole from the abstract', async () => {
+    const dusk = 'At dusk the kestrel roosts in the old barn by the river.';
+    const { service, asked } = withBodies({ [`${U}/memories/events/dusk.md`]: dusk });
+    const dawn = { ...cand('dawn', 0.9), abstract: BODY, wholeBody: true as const };
+    const r = await service.assemble(job({ candidates: [dawn, cand('dusk', 0.4)] }));
+    expect(asked[0]!.map((x) => x.uri)).toEqual([`${U}/memories/events/dusk.md`]);
+    expect(r.bodiesRead).toBe(1);
+    expect(r.entries.map((e) => [e.uri.split('/').pop(), e.detail])).toEqual([
+      ['dawn.md', 'full'],
+      ['dusk.md', 'full'],
+    ]);
+    expect(r.entries.map((e) => e.text)).toEqual([BODY, dusk]);
+  });
+
   it('a pinned abstract tier reads nothing', async () => {
     const { service, asked } = withBodies({ [`${U}/memories/events/dawn.md`]: BODY });
     const r = await service.assemble(job({ detail: 'abstract' }));

@@ -94,7 +94,8 @@ export class FindService {
   // A worker-side domain failure arrives already decoded into its KernelError (libs/queue job-failure-decode).
   // The worker's stage times are for context requests' telemetry; they never reach a /find answer. Whether
   // the search went without its query's vector, and which words it read as variants, reach it only in the
-  // telemetry summary (`lexical_only`, `corrected`), outside the contract's result.
+  // telemetry summary (`lexical_only`, `corrected`), outside the contract's result. Which hits carry their whole
+  // body is for context assembly only (docs/context.md, "Bodies the search carries").
   private async call(job: FindJob): Promise<{ found: FindResult; lexicalOnly: boolean; corrected: WordCorrection[] }> {
     const found = await this.finder.call(job, this.config.queues.requestDeadlineMs);
     const lexicalOnly = Boolean(found.lexicalOnly);
@@ -102,6 +103,7 @@ export class FindService {
     delete found.stages;
     delete found.lexicalOnly;
     delete found.corrected;
+    for (const list of [found.memories, found.resources, found.skills]) for (const hit of list) delete hit.wholeBody;
     return { found, lexicalOnly, corrected };
   }
 }

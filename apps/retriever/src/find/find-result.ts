@@ -17,6 +17,7 @@ export function toFindResult(hits: NodeSearchHit[]): FindResult {
       score: Number.isFinite(h.score) ? h.score : 0,
       abstract: h.abstract,
       tags: h.tags,
+      ...(h.wholeBody ? { wholeBody: true as const } : {}),
     };
     result[LIST[h.contextType]].push(item);
   }

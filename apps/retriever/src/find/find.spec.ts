@@ -26,6 +26,7 @@ const hit = (over: Partial<NodeSearchHit>): NodeSearchHit => ({
   score: 0.5,
   abstract: '',
   tags: [],
+  wholeBody: false,
   lexical: 0,
   vector: 0,
   ...over,
@@ -49,6 +50,12 @@ describe('toFindResult', () => {
     expect(r.skills[0].score).toBe(0);
     expect(r.total).toBe(4);
     expect(Object.keys(r.memories[0])).toEqual(['context_type', 'uri', 'level', 'score', 'abstract', 'tags']);
+  });
+
+  it('marks only the hits whose abstract is their whole body, with a key the gateway removes from /find answers', () => {
+    const r = toFindResult([hit({ uri: 'viking://m1', wholeBody: true }), hit({ uri: 'viking://m2', score: 0.1 })]);
+    expect(r.memories.map((h) => h.wholeBody)).toEqual([true, undefined]);
+    expect('wholeBody' in r.memories[1]).toBe(false);
   });
 });
 

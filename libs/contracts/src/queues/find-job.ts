@@ -18,7 +18,7 @@ export interface FindJob {
   scoreThreshold: number | null;
 }
 
-/** One hit, exactly the wire shape of a /find item (docs/contract.md#find-response). */
+/** One hit: the wire shape of a /find item (docs/contract.md#find-response) and one internal key. */
 export interface FindHit {
   context_type: 'memory' | 'resource' | 'skill';
   uri: string;
@@ -26,6 +26,12 @@ export interface FindHit {
   score: number;
   abstract: string;
   tags: string[];
+  /**
+   * The abstract is the body behind the node's deeper tiers: a directory's overview, a memory file's whole
+   * current body (docs/context.md, "Bodies the search carries"). The context request's assembly does not read it
+   * again. Set only when true; /find answers leave it out.
+   */
+  wholeBody?: true;
 }
 
 /** Result of a `find` job: the /find `result` object (docs/contract.md#find-response). */

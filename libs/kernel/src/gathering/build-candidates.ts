@@ -53,6 +53,7 @@ export function buildCandidates(
       abstract: hitAbstract(hit),
       origin,
       isDirectory,
+      ...(hit.wholeBody === true ? { wholeBody: true as const } : {}),
     });
   }
   return { candidates, excluded, excludedUris, excludedCandidates };

@@ -13,6 +13,8 @@ export interface FindHit {
   level?: unknown;
   category?: unknown;
   context_type?: unknown;
+  /** Internal (never in a /find answer): the abstract is the body behind the node's deeper tiers (Candidate.wholeBody). */
+  wholeBody?: unknown;
 }
 
 /** A `/find` result: one list per context type. */

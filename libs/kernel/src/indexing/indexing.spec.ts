@@ -1,5 +1,5 @@
 import { directorySidecars } from './directory-sidecars';
-import { fileAbstract, MEMORY_ABSTRACT_LIMIT } from './node-abstract';
+import { abstractIsWholeBody, fileAbstract, MEMORY_ABSTRACT_LIMIT } from './node-abstract';
 import { searchText } from './search-text';
 
 describe('fileAbstract', () => {
@@ -37,6 +37,27 @@ describe('fileAbstract', () => {
     expect(big.endsWith('…')).toBe(true);
     // Astral characters count as one each, as the limit is code points.
     expect([...fileAbstract(uri, '😀'.repeat(1500), 1000)].length).toBe(1000);
+  });
+});
+
+describe('abstractIsWholeBody', () => {
+  const memory = 'viking://user/u/memories/events/e.md';
+
+  it('holds for a memory abstract that was not cut, under any limit, and never for a cut one', () => {
+    const body = 'Moved to Lisbon in May.\n\n<!-- MEMORY_FIELDS {"k": 1} -->\n';
+    const whole = fileAbstract(memory, body, 1000);
+    expect(whole).toBe('Moved to Lisbon in May.');
+    expect(abstractIsWholeBody(memory, whole)).toBe(true);
+    for (const limit of [40, 100, 1000]) {
+      const cut = fileAbstract(memory, 'Moved to Lisbon in May. '.repeat(100), limit);
+      expect(abstractIsWholeBody(memory, cut)).toBe(false);
+    }
+    expect(abstractIsWholeBody(memory, '')).toBe(true);
+  });
+
+  it('never for other files, whose abstract is a summary, nor for a body that ends like a cut', () => {
+    expect(abstractIsWholeBody('viking://resources/docs/a.md', 'Title: first paragraph')).toBe(false);
+    expect(abstractIsWholeBody(memory, 'and then…')).toBe(false);
   });
 });
 

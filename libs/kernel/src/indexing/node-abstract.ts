@@ -5,6 +5,8 @@ import { cutCodePoints } from '../text/py-text';
 export const ABSTRACT_LIMIT = 256;
 /** Default of MUNINN_MEMORY_ABSTRACT_MAX_CHARS: a memory's abstract is its body up to this many code points. */
 export const MEMORY_ABSTRACT_LIMIT = 16000;
+/** What {@link cutAtWord} ends a cut text with. */
+const CUT_MARK = '…';
 /** Longest directory overview (the contract's L1 size). */
 export const OVERVIEW_LIMIT = 4000;
 
@@ -28,11 +30,21 @@ export function fileAbstract(uri: string, content: string, memoryLimit: number):
   return cutAtWord(text || content.replace(/\s+/g, ' ').trim(), ABSTRACT_LIMIT);
 }
 
+/**
+ * Whether an indexed file's abstract is its whole body as an assembly reads it (`normalizeReadContent`): a
+ * memory file's abstract is its stripped body unless {@link cutAtWord} cut it, and a cut always ends with
+ * its ellipsis. Config-free on purpose: an abstract indexed under another `memoryLimit` answers the same.
+ * A body that itself ends with "…" is read anyway (docs/context.md, "Bodies the search carries").
+ */
+export function abstractIsWholeBody(uri: string, abstract: string): boolean {
+  return uri.includes('/memories/') && !abstract.endsWith(CUT_MARK);
+}
+
 /** Cuts to `limit` code points, preferring the last word boundary, with an ellipsis when cut. */
 export function cutAtWord(text: string, limit: number): string {
   // Counted up to the limit only: a multi-megabyte body is not spread into code points to be measured.
   if (cutCodePoints(text, limit).length === text.length) return text;
   const head = cutCodePoints(text, limit - 1);
   const space = head.lastIndexOf(' ');
-  return `${space > limit * 0.6 ? head.slice(0, space) : head}…`;
+  return `${space > limit * 0.6 ? head.slice(0, space) : head}${CUT_MARK}`;
 }

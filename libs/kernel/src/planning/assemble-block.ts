@@ -5,7 +5,7 @@ import { normalizeDetail } from '../tiering/detail-pins';
 import { EntryJson, entryToJson } from './assembled-entry';
 import { ExplainEntry } from './explain';
 import { planEntries, PlanStats, strongCandidates } from './plan-entries';
-import { ContentRead, planContentReads } from './read-policy';
+import { bodyReadChars, ContentRead, planContentReads } from './read-policy';
 import { SeenEntry } from './seen-entries';
 import { contentUriFor } from '../tiering/tier-text';
 import { StageTimer } from '../stats/stage-timer';
@@ -32,14 +32,20 @@ export interface AssembledBlock {
   explain?: ExplainEntry[];
 }
 
-/** The bodies worth reading for this block, in rank order (docs/contract.md#tiers-and-budget). */
-export function planBlockReads(req: BlockRequest): ContentRead[] {
+/**
+ * The bodies worth reading for this block, in rank order (docs/contract.md#tiers-and-budget), less those the
+ * search already carried ({@link carriedBodies}).
+ */
+export function planBlockReads(
+  req: BlockRequest,
+  carried: ReadonlyMap<string, string> = carriedBodies(req),
+): ContentRead[] {
   // The planner sets weak candidates aside before anything else: their bodies are never needed.
   const candidates = strongCandidates(req.candidates);
   const cap = perEntryCap(req.maxTokens, Math.min(candidates.length, req.primary ?? candidates.length));
-  const reads = planContentReads(candidates, cap, normalizeDetail(req.detail));
+  const reads = planContentReads(candidates, cap, normalizeDetail(req.detail)).filter((r) => !carried.has(r.uri));
   // An earlier turn's entry served from its body: that body says what the agent holds.
-  const have = new Set(reads.map((r) => r.uri));
+  const have = new Set([...reads.map((r) => r.uri), ...carried.keys()]);
   for (const { candidate, detail } of req.seen ?? []) {
     const uri = contentUriFor(candidate);
     if (detail === 'abstract' || have.has(uri)) continue;
@@ -47,6 +53,23 @@ export function planBlockReads(req: BlockRequest): ContentRead[] {
     reads.push({ uri, openContext: candidate.origin === 'other_peer' });
   }
   return reads;
+}
+
+/**
+ * Bodies the search carried, by content URI (docs/context.md, "Bodies the search carries"): a directory's
+ * overview hit is its sidecar body, and a memory file found indexed at its current revision has its whole body
+ * as its abstract (`Candidate.wholeBody`), so reading them again is a store round trip for the same text. Only
+ * up to what an assembly would read of a body (`bodyReadChars`): a longer one is read, and cut, as before.
+ */
+export function carriedBodies(req: BlockRequest): Map<string, string> {
+  const maxChars = bodyReadChars(req.maxTokens);
+  const carried = new Map<string, string>();
+  for (const candidate of [...req.candidates, ...(req.seen ?? []).map((s) => s.candidate)]) {
+    if (candidate.wholeBody && candidate.abstract.length <= maxChars) {
+      carried.set(contentUriFor(candidate), candidate.abstract);
+    }
+  }
+  return carried;
 }
 
 /**

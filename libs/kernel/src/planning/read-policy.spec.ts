@@ -4,6 +4,7 @@ import { contentUriFor } from '../tiering/tier-text';
 import { planEntries } from './plan-entries';
 import { estimateTokens } from '../budget/token-estimate';
 import { BODY_READ_MAX_CHARS, BODY_READ_MIN_CHARS, bodyReadChars, needsBody, planContentReads } from './read-policy';
+import { assembleBlock, carriedBodies, planBlockReads } from './assemble-block';
 
 const U = 'viking://user/test_user';
 
@@ -154,5 +155,46 @@ describe('bodyReadChars', () => {
       expect(estimateTokens(' '.repeat(read))).toBeGreaterThan(maxTokens);
       expect(estimateTokens('a'.repeat(read))).toBeGreaterThan(maxTokens);
     }
+  });
+});
+
+describe('bodies the search carries', () => {
+  const U = 'viking://user/u/memories/events';
+  const whole = cand(`${U}/a.md`, 'events', { score: 0.9, abstract: 'Heron at the pond.', wholeBody: true });
+  const plain = cand(`${U}/b.md`, 'events', { score: 0.8, abstract: 'Heron statue.' });
+  const long = cand(`${U}/c.md`, 'events', { score: 0.7, abstract: 'x'.repeat(70000), wholeBody: true });
+
+  it('serves a whole-body abstract as the body and reads only the others', () => {
+    const dir = cand('viking://user/u/memories/events', 'events', {
+      uri: 'viking://user/u/memories/events/.overview.md',
+      level: 1,
+      isDirectory: true,
+      abstract: 'Events: heron, statue.',
+      wholeBody: true,
+    });
+    const req = { candidates: [whole, plain, long, dir], maxTokens: 1600, detail: null };
+    expect([...carriedBodies(req)]).toEqual([
+      [whole.baseUri, 'Heron at the pond.'],
+      ['viking://user/u/memories/events/.overview.md', 'Events: heron, statue.'],
+    ]);
+    // Over what an assembly reads of a body (bodyReadChars(1600) = 65,536), it is read and cut as before.
+    expect(planBlockReads(req).map((r) => r.uri)).toEqual([plain.baseUri, long.baseUri]);
+  });
+
+  it("an earlier turn's entry whose body the search carried is not read either", () => {
+    const seen = [{ candidate: whole, detail: 'full' as const }];
+    const req = { candidates: [plain], maxTokens: 1600, detail: null, seen };
+    expect(planBlockReads(req).map((r) => r.uri)).toEqual([plain.baseUri]);
+    expect(carriedBodies(req).get(whole.baseUri)).toBe('Heron at the pond.');
+  });
+
+  it('the block is the one the read bodies would have given', () => {
+    const body = 'Heron at the pond.';
+    const req = { candidates: [whole, plain], maxTokens: 1600, detail: null, query: 'heron' };
+    const asIfRead = assembleBlock(
+      { ...req, candidates: [{ ...whole, wholeBody: undefined }, plain] },
+      new Map([[whole.baseUri, body]]),
+    );
+    expect(assembleBlock(req, carriedBodies(req))).toEqual(asIfRead);
   });
 });

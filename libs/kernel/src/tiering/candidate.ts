@@ -20,4 +20,11 @@ export interface Candidate {
   /** `other_peer` bodies must be read with the open context (no actor view). */
   origin: Origin;
   isDirectory: boolean;
+  /**
+   * `abstract` is the body its overview and full tiers are read from (`contentUriFor`): a directory's overview
+   * hit, or a file the search found indexed at its current revision with its whole body as abstract
+   * (`abstractIsWholeBody`). The assembler serves from it instead of reading it again (docs/context.md,
+   * "Bodies the search carries"). Absent: the body is read as before.
+   */
+  wholeBody?: true;
 }

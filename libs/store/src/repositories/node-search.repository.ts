@@ -1,4 +1,4 @@
-import { StageTimer } from '@app/kernel';
+import { abstractIsWholeBody, StageTimer } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { filterToSql, SqlFragment } from './node-search-filter';
 import { NodeSearchHit, NodeSearchQuery, RankingWeights, SearchAnswer } from './node-search.types';
@@ -35,6 +35,7 @@ interface Row {
   abstract: string;
   overview: string;
   tags: string[] | null;
+  indexed: boolean;
   l0: boolean;
   lex: number | string | null;
   cos: number | string | null;
@@ -111,6 +112,9 @@ export class NodeSearchRepository {
         score,
         abstract: dir && level === 1 ? r.overview : r.abstract,
         tags: r.tags ?? [],
+        // A directory's overview hit is its sidecar body itself; a file's abstract is its body only when indexed at
+        // the current revision (a write clears indexed_at; the index job stores only at its own revision).
+        wholeBody: dir ? level === 1 : r.indexed && abstractIsWholeBody(r.uri, r.abstract),
         lexical,
         vector,
       };
@@ -228,7 +232,7 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   }
   if (sources.length === 0) return null;
   const sql = `WITH ${ctes.join(',\n')}
-    SELECT n.uri, n.kind, n.context_type, n.abstract, n.overview, n.tags, (${f0}) AS l0, ${lex} AS lex, ${cos} AS cos
+    SELECT n.uri, n.kind, n.context_type, n.abstract, n.overview, n.tags, n.indexed_at IS NOT NULL AS indexed, (${f0}) AS l0, ${lex} AS lex, ${cos} AS cos
     FROM (${sources.join(' UNION ')}) c JOIN nodes n ON n.account_id = ${bind(q.identity.accountId)} AND n.uri = c.uri`;
   return { sql, params };
 }

@@ -27,6 +27,12 @@ export interface NodeSearchHit {
   score: number;
   abstract: string;
   tags: string[];
+  /**
+   * `abstract` is the text the node's body-backed tiers are read from: a directory's overview hit (its sidecar
+   * body), or a file indexed at its current revision whose abstract is its whole body (`abstractIsWholeBody`).
+   * Context assembly serves from it instead of reading it again (docs/context.md, "Bodies the search carries").
+   */
+  wholeBody: boolean;
   /** The two signals behind `score`, for evaluation and debugging. */
   lexical: number;
   vector: number;
