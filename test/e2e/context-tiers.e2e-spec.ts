@@ -160,6 +160,21 @@ describe('context tiers and budget', () => {
     expect([job.data.candidates.find((c) => c.baseUri === dir)!.wholeBody, job.result.bodiesRead]).toEqual([true, 0]);
   });
 
+  it('a directory found by its abstract has its sidecar read when the plan reaches its overview', async () => {
+    const dir = `${U}/memories/events`;
+    const found = await app.request('POST', '/api/v1/search/find', {
+      body: { query: 'heron', target_uri: `${U}/memories`, level: 1 },
+    });
+    const overview = found.body.result.memories.find((h: { uri: string }) => h.uri === `${dir}/.overview.md`).abstract;
+    const since = Date.now();
+    const r = await ask({ query: 'heron', filter: { op: 'must', field: 'level', conds: [0] } });
+    expect(one(r, dir)).toMatchObject({ detail: 'overview', text: overview.trim() });
+    const [job] = await spy.assembles(dir, since);
+    const c = job.data.candidates.find((x) => x.baseUri === dir)!;
+    expect([c.level, c.wholeBody]).toEqual([0, undefined]);
+    expect(job.result.bodiesRead).toBeGreaterThanOrEqual(1);
+  });
+
   it('an event body loses its MEMORY_FIELDS trailer at every tier', async () => {
     for (const max_tokens of [1600, 120]) {
       const r = await ask({ query: 'zephyr launch', max_tokens, ...STRICT });

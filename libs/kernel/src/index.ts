@@ -55,6 +55,7 @@ export * from './planning/redundancy';
 export * from './planning/seen-entries';
 export * from './planning/explain';
 export * from './planning/assemble-block';
+export * from './planning/assemble-reading';
 
 export * from './render/format-score';
 export * from './render/render-entry';

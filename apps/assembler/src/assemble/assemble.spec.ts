@@ -68,7 +68,7 @@ describe('AssembleService', () => {
   it('a pinned abstract tier reads nothing', async () => {
     const { service, asked } = withBodies({ [`${U}/memories/events/dawn.md`]: BODY });
     const r = await service.assemble(job({ detail: 'abstract' }));
-    expect([asked[0], r.bodiesRead]).toEqual([[], 0]);
+    expect([asked, r.bodiesRead]).toEqual([[], 0]);
     expect(r.entries.map((e) => e.detail)).toEqual(['abstract', 'abstract']);
   });
 });

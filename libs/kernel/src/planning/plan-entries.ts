@@ -159,6 +159,13 @@ export function planEntries(request: PlanInput): PlanOutput {
       if (used >= limit) break;
       if (settled.has(candidate) || (!withReserve && reserve.has(candidate))) continue;
       const { start, ceiling } = tierWindow(candidate, pinFor(pins, candidate.category));
+      // Not even its bare URI fits: no tier can, so its texts (a directory's sidecar) are not looked at
+      // (docs/context.md, "Bodies the search carries"). With explain, each tier's reason is still noted.
+      if (
+        !input.explain &&
+        used + build(candidate, 'uri', '').tokens + (slots.length ? SEPARATOR_TOKENS : 0) > maxTokens
+      )
+        continue;
       let placed: AssembledEntry | null = null;
       const skipped: string[] = [];
       for (const tier of tiersDownFrom(candidate, start)) {

@@ -1,0 +1,94 @@
+import { StageTimer } from '../stats/stage-timer';
+import { AssembledBlock, assembleBlock, BlockRequest, carriedBodies, planBlockReads } from './assemble-block';
+import { ContentRead } from './read-policy';
+
+/** Reads bodies (the assembler's store read); absent keys are bodies that could not be read. */
+export type BodyRead = (reads: ContentRead[]) => Promise<ReadonlyMap<string, string>>;
+
+/** An assembled block and how many bodies were read for it. */
+export interface ReadBlock extends AssembledBlock {
+  bodiesRead: number;
+}
+
+const SIDECAR = '/.overview.md';
+
+/**
+ * Plans a block reading as few bodies as it can (docs/context.md, "Bodies the search carries"): the bodies the
+ * search carried are not read, memory bodies are read before planning (their words weigh the excerpts of every
+ * memory), and directory sidecars only if the plan asks for one. Directories rank after the files below them and
+ * a served file usually makes its directory redundant, so the plan seldom reaches a directory's overview; when it
+ * does, the sidecars are read and the block is planned again, so it is always the block every body would give.
+ * With `explain` every candidate's overview is looked at, so everything is read first.
+ */
+export async function assembleReading(
+  req: BlockRequest,
+  read: BodyRead,
+  timer: StageTimer = new StageTimer(() => 0),
+): Promise<ReadBlock> {
+  const carried = carriedBodies(req);
+  const reads = planBlockReads(req, carried);
+  const later = req.explain ? [] : reads.filter((r) => r.uri.endsWith(SIDECAR));
+  const first = later.length ? reads.filter((r) => !r.uri.endsWith(SIDECAR)) : reads;
+  const readTimed = async (some: ContentRead[]) =>
+    some.length ? timer.time('body_read', () => read(some)) : new Map<string, string>();
+  const contents = new Map([...carried, ...(await readTimed(first))]);
+  if (later.length) {
+    const watched = new WatchedContents(contents, new Set(later.map((r) => r.uri)));
+    const block = assembleBlock(req, watched, timer);
+    if (!watched.asked) return { ...block, bodiesRead: first.length };
+    for (const [uri, text] of await readTimed(later)) contents.set(uri, text);
+  }
+  return { ...assembleBlock(req, contents, timer), bodiesRead: reads.length };
+}
+
+/**
+ * The bodies read so far, noting whether planning looked for one of the `unread` ones: a plan that never did is
+ * the plan those bodies would give too (the planner reads bodies through `get` only; any other look counts).
+ */
+class WatchedContents implements ReadonlyMap<string, string> {
+  asked = false;
+
+  constructor(
+    private readonly inner: ReadonlyMap<string, string>,
+    private readonly unread: ReadonlySet<string>,
+  ) {}
+
+  get(key: string): string | undefined {
+    if (this.unread.has(key)) this.asked = true;
+    return this.inner.get(key);
+  }
+
+  has(key: string): boolean {
+    if (this.unread.has(key)) this.asked = true;
+    return this.inner.has(key);
+  }
+
+  get size(): number {
+    return this.whole().size;
+  }
+
+  forEach(fn: (value: string, key: string, map: ReadonlyMap<string, string>) => void): void {
+    this.whole().forEach((value, key) => fn(value, key, this));
+  }
+
+  entries(): MapIterator<[string, string]> {
+    return this.whole().entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.whole().keys();
+  }
+
+  values(): MapIterator<string> {
+    return this.whole().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.whole()[Symbol.iterator]();
+  }
+
+  private whole(): ReadonlyMap<string, string> {
+    if (this.unread.size) this.asked = true;
+    return this.inner;
+  }
+}
