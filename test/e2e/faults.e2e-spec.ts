@@ -36,6 +36,7 @@ suite('faults across real processes', () => {
       body: JSON.stringify(body),
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   const context = () => post('/api/v1/search/search', { query: 'quokka habitat', mode: 'context' });
+  const SURVEY = '# Summary\nQuokka habitat survey.\n\n# ChatLog:\nwe mapped the quokka habitat on Rottnest.';
 
   beforeAll(async () => {
     buildDist();
@@ -59,11 +60,12 @@ suite('faults across real processes', () => {
     extractor = startAppProcess('extractor', env);
     await waitReady(url);
     for (const [name, text] of [
-      ['quokka', 'The quokka lives on Rottnest Island; its habitat is scrubland.'],
-      ['wombat', 'Wombats dig burrows in forests.'],
+      ['entities/quokka', 'The quokka lives on Rottnest Island; its habitat is scrubland.'],
+      ['entities/wombat', 'Wombats dig burrows in forests.'],
+      ['events/quokka-survey', SURVEY],
     ]) {
       const w = await post('/api/v1/content/write', {
-        uri: `viking://~/memories/entities/${name}.md`,
+        uri: `viking://~/memories/${name}.md`,
         content: text,
         mode: 'create',
         wait: true,
@@ -151,14 +153,13 @@ suite('faults across real processes', () => {
     await settled(async () => (await context()).body.result.entries.length > 0);
   }, 90000);
 
-  it('a killed assembler: the gateway plans from abstracts alone and says so', async () => {
+  it('a killed assembler: the gateway plans from the abstracts and the bodies its search carried, and says so', async () => {
     expect(await assembler.kill('SIGKILL')).toBe('SIGKILL');
     const r = await context();
     expect(r.status).toBe(200);
-    expect(r.body.result.entries.length).toBeGreaterThan(0);
-    expect(r.body.result.entries.every((e: { detail: string }) => e.detail !== 'full' && e.detail !== 'overview')).toBe(
-      true,
-    );
+    // The event's hit carried its body: served whole as the assembler would, with nothing read.
+    const survey = r.body.result.entries.find((e: { uri: string }) => e.uri.endsWith('/events/quokka-survey.md'));
+    expect(survey).toMatchObject({ detail: 'full', text: SURVEY });
     expect(r.body.result.stats.retrieval_errors.some((e: string) => e.startsWith('AssembleError: '))).toBe(true);
     assembler = startAppProcess('assembler', env);
     await settled(async () => (await context()).body.result.stats.retrieval_errors === undefined);

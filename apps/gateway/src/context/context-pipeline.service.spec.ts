@@ -120,6 +120,22 @@ describe('ContextPipelineService (the conductor)', () => {
     expect(result.stats.retrieval_errors).toEqual(['AssembleError: worker crashed']);
   });
 
+  it('… with the bodies its search carried: an event whose hit holds its body is served whole, nothing read', async () => {
+    const body = '# Summary\nKestrel at dawn.\n\n# ChatLog:\nthe kestrel hovered, then stooped on a vole.';
+    const { service } = conductor({
+      outcomes: (input) =>
+        input.calls.map((call) => ({
+          call,
+          result: { memories: [{ ...hit('a', 0.9), abstract: body, wholeBody: true }], resources: [], skills: [] },
+        })),
+      assemble: async () => {
+        throw new Error('worker crashed');
+      },
+    });
+    const result = await service.run(caller, params());
+    expect(result.entries.map((e) => [e.uri, e.detail, e.text])).toEqual([[`${U}/memories/events/a.md`, 'full', body]]);
+  });
+
   it('the AssembleError line survives five search failures (the cap applies to searches only)', async () => {
     const { service } = conductor({
       outcomes: (input) =>

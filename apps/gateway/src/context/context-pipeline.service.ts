@@ -4,6 +4,7 @@ import { AssembleResult } from '@app/contracts';
 import {
   assembleBlock,
   buildContextStats,
+  carriedBodies,
   Candidate,
   countOrigins,
   DedupStats,
@@ -164,8 +165,10 @@ export class ContextPipelineService {
 
   /**
    * The assemble job; if the assembler fails or misses the deadline, the kernel's `assembleBlock` plans the
-   * block here from the abstracts alone (no bodies), so the caller still gets a bounded answer. The failure
-   * is returned beside the block, for its own `AssembleError` line in stats (docs/contract.md#stats).
+   * block here from the abstracts and the bodies the search carried (none read: docs/context.md, "Bodies the
+   * search carries"), so the caller still gets a bounded answer, as deep as the assembler's for memories whose
+   * hit carried their body. The failure is returned beside the block, for its own `AssembleError` line in
+   * stats (docs/contract.md#stats).
    */
   private async assemble(
     caller: Identity,
@@ -193,7 +196,7 @@ export class ContextPipelineService {
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       const error = formatRetrievalError({ name: 'AssembleError', message: (err as Error).message });
-      return { block: { ...assembleBlock(job), bodiesRead: 0 }, error };
+      return { block: { ...assembleBlock(job, carriedBodies(job)), bodiesRead: 0 }, error };
     }
   }
 

@@ -73,9 +73,10 @@ export function carriedBodies(req: BlockRequest): Map<string, string> {
 }
 
 /**
- * Plans tiers within the budget and renders the block from the bodies read for it. The assembler calls it
- * with the bodies of {@link planBlockReads}; the gateway's fallback, when the assembler fails, with none
- * (abstracts only), so both answer the same shape by the same rules.
+ * Plans tiers within the budget and renders the block from the bodies at hand. The assembler calls it (through
+ * `assembleReading`) with the carried bodies and those of {@link planBlockReads}; the gateway's fallback, when
+ * the assembler fails, with the carried bodies only (nothing read), so both answer the same shape by the same
+ * rules.
  */
 export function assembleBlock(
   req: BlockRequest,
