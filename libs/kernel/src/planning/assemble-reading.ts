@@ -17,8 +17,8 @@ const SIDECAR = '/.overview.md';
  * search carried are not read, memory bodies are read before planning (their words weigh the excerpts of every
  * memory), and directory sidecars only if the plan asks for one. Directories rank after the files below them and
  * a served file usually makes its directory redundant, so the plan seldom reaches a directory's overview; when it
- * does, the sidecars are read and the block is planned again, so it is always the block every body would give.
- * With `explain` every candidate's overview is looked at, so everything is read first.
+ * does, the sidecars are read and the block is planned again, so it is always the block these bodies, read up
+ * front, would give. With `explain` every candidate's overview is looked at, so everything is read first.
  */
 export async function assembleReading(
   req: BlockRequest,
