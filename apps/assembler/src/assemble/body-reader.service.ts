@@ -1,8 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Candidate, ContentRead, Identity, normalizeReadContent, openContext } from '@app/kernel';
+import {
+  Candidate,
+  ContentRead,
+  contentUriFor,
+  Identity,
+  normalizeReadContent,
+  openContext,
+  sidecarDirectory,
+} from '@app/kernel';
 import { NodeRepository } from '@app/store';
-
-const OVERVIEW_SIDECAR = '/.overview.md';
 
 /**
  * Reads the bodies the read policy asked for, each content URI once, in at most two queries
@@ -28,15 +34,11 @@ export class BodyReaderService {
       [identity, reads.filter((r) => !r.openContext)],
       [openContext(identity), reads.filter((r) => r.openContext)],
     ];
-    const byContentUri = new Map(
-      candidates.map((c) => [c.isDirectory ? `${c.baseUri}${OVERVIEW_SIDECAR}` : c.baseUri, c]),
-    );
+    const byContentUri = new Map(candidates.map((c) => [contentUriFor(c), c]));
     await Promise.all(
       groups.map(async ([who, group]) => {
         if (group.length === 0) return;
-        const nodeUris = group.map((r) =>
-          r.uri.endsWith(OVERVIEW_SIDECAR) ? r.uri.slice(0, -OVERVIEW_SIDECAR.length) : r.uri,
-        );
+        const nodeUris = group.map((r) => sidecarDirectory(r.uri) ?? r.uri);
         const nodes = await this.nodes.getMany(who, nodeUris, maxChars).catch((err: unknown) => {
           const why = err instanceof Error ? err.message : String(err);
           this.logger.warn(`reading ${nodeUris.length} bodies failed, planning without them: ${why}`);
@@ -44,11 +46,11 @@ export class BodyReaderService {
         });
         const byUri = new Map(nodes.map((n) => [n.uri, n]));
         for (const r of group) {
-          const isSidecar = r.uri.endsWith(OVERVIEW_SIDECAR);
-          const node = byUri.get(isSidecar ? r.uri.slice(0, -OVERVIEW_SIDECAR.length) : r.uri);
+          const dir = sidecarDirectory(r.uri);
+          const node = byUri.get(dir ?? r.uri);
           const candidate = byContentUri.get(r.uri);
           if (!node || !candidate) continue;
-          const raw = isSidecar ? node.overview : node.kind === 'file' ? node.content : '';
+          const raw = dir !== null ? node.overview : node.kind === 'file' ? node.content : '';
           contents.set(r.uri, normalizeReadContent(candidate, raw));
         }
       }),

@@ -1,4 +1,5 @@
 import { StageTimer } from '../stats/stage-timer';
+import { sidecarDirectory } from '../tiering/tier-text';
 import { AssembledBlock, assembleBlock, BlockRequest, carriedBodies, planBlockReads } from './assemble-block';
 import { ContentRead } from './read-policy';
 
@@ -9,8 +10,6 @@ export type BodyRead = (reads: ContentRead[]) => Promise<ReadonlyMap<string, str
 export interface ReadBlock extends AssembledBlock {
   bodiesRead: number;
 }
-
-const SIDECAR = '/.overview.md';
 
 /**
  * Plans a block reading as few bodies as it can (docs/context.md, "Bodies the search carries"): the bodies the
@@ -27,8 +26,8 @@ export async function assembleReading(
 ): Promise<ReadBlock> {
   const carried = carriedBodies(req);
   const reads = planBlockReads(req, carried);
-  const later = req.explain ? [] : reads.filter((r) => r.uri.endsWith(SIDECAR));
-  const first = later.length ? reads.filter((r) => !r.uri.endsWith(SIDECAR)) : reads;
+  const later = req.explain ? [] : reads.filter((r) => sidecarDirectory(r.uri) !== null);
+  const first = later.length ? reads.filter((r) => sidecarDirectory(r.uri) === null) : reads;
   const readTimed = async (some: ContentRead[]) =>
     some.length ? timer.time('body_read', () => read(some)) : new Map<string, string>();
   const contents = new Map([...carried, ...(await readTimed(first))]);

@@ -10,9 +10,16 @@ import { Tier } from './tier';
 
 type ContentSource = Pick<Candidate, 'baseUri' | 'isDirectory'>;
 
+const OVERVIEW_SIDECAR = '/.overview.md';
+
 /** URI whose body backs a candidate's overview/full tiers: `{dir}/.overview.md` for directories. */
 export function contentUriFor(candidate: ContentSource): string {
-  return candidate.isDirectory ? `${candidate.baseUri}/.overview.md` : candidate.baseUri;
+  return candidate.isDirectory ? `${candidate.baseUri}${OVERVIEW_SIDECAR}` : candidate.baseUri;
+}
+
+/** The directory whose overview sidecar a content URI names (`contentUriFor` undone), or null for a file's. */
+export function sidecarDirectory(contentUri: string): string | null {
+  return contentUri.endsWith(OVERVIEW_SIDECAR) ? contentUri.slice(0, -OVERVIEW_SIDECAR.length) : null;
 }
 
 /**

@@ -2,7 +2,7 @@ import { candidate } from '../testing/candidate';
 import { Candidate } from './candidate';
 import { Category } from './category';
 import { detailStat, normalizeDetail, pinFor } from './detail-pins';
-import { contentUriFor, normalizeReadContent, overviewFromContent, tierText } from './tier-text';
+import { contentUriFor, normalizeReadContent, overviewFromContent, sidecarDirectory, tierText } from './tier-text';
 import { tiersDownFrom, tierWindow } from './tier-window';
 
 const cand = (category: Category, over: Partial<Candidate> = {}) =>
@@ -248,5 +248,17 @@ describe('tier texts', () => {
     expect(contentUriFor({ baseUri: 'viking://resources/d/a.md', isDirectory: false })).toBe(
       'viking://resources/d/a.md',
     );
+  });
+
+  it('sidecarDirectory undoes contentUriFor: the directory of an overview sidecar, null for a file', () => {
+    for (const c of [
+      { baseUri: 'viking://resources/d', isDirectory: true },
+      { baseUri: 'viking://user/u/memories/events', isDirectory: true },
+    ]) {
+      expect(sidecarDirectory(contentUriFor(c))).toBe(c.baseUri);
+    }
+    expect(sidecarDirectory('viking://resources/d/a.md')).toBeNull();
+    expect(sidecarDirectory('viking://resources/d/.abstract.md')).toBeNull();
+    expect(sidecarDirectory('viking://resources/d/x.overview.md')).toBeNull();
   });
 });
