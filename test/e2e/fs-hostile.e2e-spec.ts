@@ -79,6 +79,33 @@ describe('fs and scan routes under hostile input', () => {
     expect(small.body.result.matches.map((m: { line: number }) => m.line)).toEqual([1, 2, 3]);
   });
 
+  it('a directory overview holding a 60k-space run goes through a context block (its gists split in one pass)', async () => {
+    // The redundancy check splits a served listing into gists; its split pattern once rescanned a whitespace
+    // run from each space: this request took 3.2 s, nearly all of it the assembler's loop held (0.3 s now).
+    // The lint refuses such patterns now (eslint.config.mjs, the regexp rules); the overview fits the
+    // per-entry cap (4 candidates at 32,000 tokens), so it enters the block at `overview`, not as its abstract.
+    const dir = 'viking://resources/wide';
+    expect(
+      (await post('/api/v1/content/write', { uri: `${dir}/a.md`, content: 'unrelated', mode: 'create', wait: true }))
+        .status,
+    ).toBe(200);
+    const overview = `zephyrine${' '.repeat(60_000)}quillwort — marigold; yarrow`;
+    expect(
+      (await post('/api/v1/content/write', { uri: `${dir}/.overview.md`, content: overview, wait: true })).status,
+    ).toBe(200);
+    const r = await post('/api/v1/search/search', {
+      query: 'zephyrine quillwort',
+      mode: 'context',
+      max_tokens: 32000,
+      detail: { resources: 'overview' },
+      explain: true,
+    });
+    expect([r.status, r.body.error?.message]).toEqual([200, undefined]);
+    // The listing reached the served entries and went through the redundancy check (served, or withdrawn by it).
+    const note = r.body.result.explain.entries.find((e: { uri: string }) => e.uri === dir);
+    expect(['served', 'redundant']).toContain(note?.outcome);
+  }, 120000);
+
   it('grep reads files in URI order up to MUNINN_SCAN_MAX_BYTES and says which it skipped', async () => {
     // 100 KB each: a and b fit in 250,000 bytes, c would pass it. Before the bound every file was read
     // (a tenant's 991 MB took 4 s of the shared store per grep).

@@ -42,7 +42,7 @@ export function identityHeaders(opts: Omit<MuninnClientOptions, 'baseUrl' | 'fet
 export function createMuninnClient(opts: MuninnClientOptions): MuninnClient {
   const retries = opts.retries429 ?? 0;
   return createClient<paths>({
-    baseUrl: opts.baseUrl.replace(/\/+$/, ''),
+    baseUrl: withoutTrailingSlashes(opts.baseUrl),
     headers: identityHeaders(opts),
     fetch: retries > 0 ? retrying429(opts.fetch ?? ((r) => fetch(r)), retries, opts.maxRetryAfterS ?? 30) : opts.fetch,
   });
@@ -71,4 +71,11 @@ export function retrying429(
       request = spare;
     }
   };
+}
+
+/** A URL without its trailing slashes (a scan from the end: `/\/+$/` rescans a run of slashes from each one). */
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end -= 1;
+  return url.slice(0, end);
 }

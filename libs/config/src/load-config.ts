@@ -98,7 +98,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       readMaxUris: dto.MUNINN_MCP_READ_MAX_URIS ?? 50,
     },
     uploads: {
-      publicBaseUrl: dto.MUNINN_PUBLIC_BASE_URL ? dto.MUNINN_PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
+      publicBaseUrl: dto.MUNINN_PUBLIC_BASE_URL ? withoutTrailingSlashes(dto.MUNINN_PUBLIC_BASE_URL) : null,
       tokenTtlS: dto.MUNINN_UPLOAD_TOKEN_TTL_S ?? 600,
       maxBytes: dto.MUNINN_UPLOAD_MAX_BYTES ?? 8 * 1024 * 1024,
     },
@@ -344,4 +344,11 @@ function pickDeclared(env: Record<string, string | undefined>): Record<string, s
     if (v !== undefined) out[k] = v;
   }
   return out;
+}
+
+/** A URL without its trailing slashes (a scan from the end: `/\/+$/` rescans a run of slashes from each one). */
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end -= 1;
+  return url.slice(0, end);
 }

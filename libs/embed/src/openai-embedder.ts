@@ -1,5 +1,6 @@
 import { EmbedError, EmbedErrorCode } from './embed.error';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { trimEndChar } from '@app/kernel';
 import { EmbedCallOptions, Embedder } from './embedder.port';
 import { l2Normalize } from './vector-math';
 
@@ -50,7 +51,7 @@ export class OpenAIEmbedder implements Embedder {
       );
     }
     this.dim = dim;
-    this.url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
+    this.url = `${trimEndChar(options.baseUrl, '/')}/embeddings`;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxRetries = options.maxRetries ?? 3;
     this.batchSize = Math.max(1, options.batchSize ?? 96);

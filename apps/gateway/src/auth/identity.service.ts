@@ -106,6 +106,7 @@ function presentedKey(input: AuthInput): string | null {
   const x = input.header('x-api-key')?.trim();
   if (x) return x;
   const auth = input.header('authorization')?.trim();
-  const m = auth ? /^Bearer\s+(.+)$/i.exec(auth) : null;
-  return m ? m[1].trim() : null;
+  // The scheme, then the rest trimmed: no pattern runs over the (attacker-sized) token itself.
+  if (!auth || !/^Bearer\s/i.test(auth)) return null;
+  return auth.slice('Bearer'.length).trim() || null;
 }

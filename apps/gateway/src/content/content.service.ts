@@ -11,6 +11,7 @@ import {
   checkContentWrite,
   checkReindexTarget,
   invalidArgument,
+  isTagPair,
   normalizeSearchTags,
   stripMemoryFields,
 } from '@app/kernel';
@@ -211,7 +212,7 @@ export class ContentService {
       });
     // Tags change after the conflict check and before the jobs run, so the rebuilt records carry them.
     if (dto.tags) {
-      const tags = normalizeSearchTags(dto.tags.filter((t) => /^[^=\s]+=[^=]*\S[^=]*$/.test(t.trim())));
+      const tags = normalizeSearchTags(dto.tags.filter((t) => isTagPair(t)));
       await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, 100000);
     }
     const entries = [];
@@ -303,7 +304,7 @@ type BatchOp = BatchWriteDto['operations'][number];
 
 function sliceLines(text: string, offset: number, limit: number): string {
   if (offset === 0 && limit < 0) return text;
-  const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const lines = text.split(/(?<=\n)/).filter(Boolean);
   return lines.slice(offset, limit < 0 ? undefined : offset + limit).join('');
 }
 

@@ -6,11 +6,13 @@ import {
   canonicalizeUri,
   Identity,
   isStandingDirectory,
+  isTagPair,
   KernelError,
   KernelErrorCode,
   normalizeSearchTags,
   readMemoryFields,
   treeOrder,
+  trimEndChar,
   userRoot,
 } from '@app/kernel';
 import { NodeEntry, NodeFsRepository, NodeListRepository, NodeRepository } from '@app/store';
@@ -210,7 +212,7 @@ export class FsService {
 
   /** `viking://user` is listable by every role (filtered); anything else follows the read rules. */
   private listableUri(caller: Identity, raw: string): string {
-    const trimmed = raw.trim().replace(/\/+$/, '');
+    const trimmed = trimEndChar(raw.trim(), '/');
     if (trimmed === USER_CONTAINER) return USER_CONTAINER;
     return this.content.readableUri(caller, raw);
   }
@@ -229,7 +231,7 @@ export class FsService {
 
 function validTags(tags: string[]): string[] {
   // Invalid tags are discarded rather than refused (the reference's set_tags behaviour).
-  const ok = tags.filter((t) => /^\s*[^=\s]+\s*=\s*[^=]*[^=\s][^=]*$/.test(t));
+  const ok = tags.filter((t) => isTagPair(t, true));
   return normalizeSearchTags(ok);
 }
 

@@ -68,8 +68,9 @@ function issue(name: string, message: string, loc: (string | number)[], _e: Vali
 }
 
 function bound(message: string): string {
-  const m = /(-?\d+(?:\.\d+)?)\s*$/.exec(message);
-  return m ? m[1] : message;
+  // The message's last word, tested whole: a pattern anchored only at the end rescans a run of digits from each one.
+  const last = message.trimEnd().split(/\s/).pop() ?? '';
+  return /^-?\d+(?:\.\d+)?$/.test(last) ? last : message;
 }
 
 function stripProperty(message: string, prop: string): string {

@@ -11,6 +11,13 @@ describe('parsePlannerQueries', () => {
     },
     { name: 'object with another array field', raw: '{"search_queries": ["a"]}', out: ['a'] },
     { name: 'fenced JSON', raw: 'Sure:\n```json\n{"queries": ["a"]}\n```', out: ['a'] },
+    { name: 'fence tagged JSON in capitals', raw: '```JSON {"queries": ["a"]} ``` done', out: ['a'] },
+    { name: 'untagged fence', raw: 'x ```\n["a", "b"]\n``` y', out: ['a', 'b'] },
+    {
+      name: 'an unclosed fence and a long run of spaces: one query per line',
+      raw: `\`\`\`json${' '.repeat(100_000)}\nfirst\nsecond`,
+      out: ['first', 'second'],
+    },
     { name: 'JSON inside prose', raw: 'Here you go: {"queries": ["a", "b"]} hope it helps', out: ['a', 'b'] },
     { name: 'empty list', raw: '{"queries": []}', out: [] },
     {

@@ -19,7 +19,7 @@ export function parsePlannerQueries(raw: string): string[] {
 }
 
 function parseJson(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text)?.[1];
+  const fenced = fencedBlock(text);
   const candidates = [text, fenced, span(text, '{', '}'), span(text, '[', ']')];
   for (const c of candidates) {
     if (!c) continue;
@@ -30,6 +30,21 @@ function parseJson(text: string): unknown {
     }
   }
   return undefined;
+}
+
+/**
+ * The text of the answer's first code fence, its `json` tag left out. Found by index, not by a pattern: a
+ * model's answer has no length bound, and a fence pattern rescanned a long whitespace run from each space.
+ */
+function fencedBlock(text: string): string | undefined {
+  const open = text.indexOf('```');
+  const close = open < 0 ? -1 : text.indexOf('```', open + 3);
+  return close < 0
+    ? undefined
+    : text
+        .slice(open + 3, close)
+        .replace(/^json/i, '')
+        .trim();
 }
 
 function span(text: string, open: string, close: string): string | undefined {

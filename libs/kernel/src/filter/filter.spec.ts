@@ -3,7 +3,7 @@ import { buildFilter, withContextType } from './build-filter';
 import { parseContextTypes } from './context-types';
 import { andFilters, normalizeFilterTree } from './filter-node';
 import { parseLevels } from './levels';
-import { buildTagsFilter, normalizeSearchTags } from './search-tags';
+import { buildTagsFilter, isTagPair, normalizeSearchTags } from './search-tags';
 import { parseTimeBound, resolveTimeBounds } from './time-bound';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
@@ -330,5 +330,25 @@ describe('filter size and depth limits', () => {
 
   it('accepts a filter exactly at the depth limit', () => {
     expect(buildFilter({ filter: deep(15), now: new Date(), limits })).not.toBeNull();
+  });
+});
+
+describe('isTagPair', () => {
+  it.each([
+    { tag: 'k=v', strict: true, spaced: true },
+    { tag: '  k=some value  ', strict: true, spaced: true },
+    { tag: 'k =v', strict: false, spaced: true },
+    { tag: ' k = v ', strict: false, spaced: true },
+    { tag: 'k=', strict: false, spaced: false },
+    { tag: 'k=   ', strict: false, spaced: false },
+    { tag: '=v', strict: false, spaced: false },
+    { tag: 'k=v=w', strict: false, spaced: false },
+    { tag: 'my key=v', strict: false, spaced: false },
+    { tag: 'novalue', strict: false, spaced: false },
+    { tag: `k=${' '.repeat(100_000)}x`, strict: true, spaced: true },
+    { tag: `k=${' '.repeat(100_000)}=`, strict: false, spaced: false },
+  ])('$tag', ({ tag, strict, spaced }) => {
+    expect(isTagPair(tag)).toBe(strict);
+    expect(isTagPair(tag, true)).toBe(spaced);
   });
 });

@@ -28,6 +28,18 @@ export function normalizeSearchTags(tags: unknown): string[] {
   return [...byKey].map(([key, value]) => `${key}=${value}`);
 }
 
+/**
+ * Whether a tag written with a file is a `k=v` pair worth keeping (docs/contract.md#content-write): one `=`,
+ * a key without whitespace, a value with a non-space character. `spacedEquals` lets whitespace stand
+ * around the `=` (set_tags). Split, not a pattern: a value's run of spaces made the pattern quadratic.
+ */
+export function isTagPair(tag: string, spacedEquals = false): boolean {
+  const parts = tag.trim().split('=');
+  if (parts.length !== 2) return false;
+  const key = spacedEquals ? parts[0]!.trimEnd() : parts[0]!;
+  return key !== '' && !/\s/.test(key) && parts[1]!.trim() !== '';
+}
+
 /** One `must search_tags` leaf per tag, AND-ed; null when there are no tags. */
 export function buildTagsFilter(tags: unknown): FilterNode | null {
   const leaves: FilterNode[] = normalizeSearchTags(tags).map((tag) => ({

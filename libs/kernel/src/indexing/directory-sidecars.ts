@@ -1,4 +1,5 @@
 import { FUNCTION_WORDS } from '../overview/query-excerpt';
+import { trimEndWhile } from '../text/trim';
 import { ABSTRACT_LIMIT, cutAtWord, OVERVIEW_LIMIT } from './node-abstract';
 
 /** Topic words named by a directory summary, and the fewest children that must share one. */
@@ -93,7 +94,7 @@ function summarise(children: SidecarChild[]): { dates: string; topics: string[] 
     }
     const words = new Set<string>();
     for (const m of c.abstract.replace(ITEM_COUNT, ' ').replace(SCAFFOLDING, ' ').toLowerCase().matchAll(WORD)) {
-      const w = m[0].replace(/['-]+$/, '');
+      const w = trimEndWhile(m[0], (ch) => ch === "'" || ch === '-');
       if (w.length >= 4 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w) && !IDENTIFIER.test(w)) words.add(w);
     }
     for (const w of words) shared.set(w, (shared.get(w) ?? 0) + 1);

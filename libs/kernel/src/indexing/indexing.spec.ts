@@ -17,6 +17,9 @@ describe('fileAbstract', () => {
       'Guide: How to deploy the thing.',
     ],
     ['resource without title', 'viking://resources/a.txt', 'plain text body', 'plain text body'],
+    ['a title after a tab', 'viking://resources/g.md', '#\tGuide\n\nBody.', 'Guide: Body.'],
+    ['a bare # is no title', 'viking://resources/g.md', '#\nGuide', '# Guide'],
+    ['a long run of spaces after #', 'viking://resources/g.md', `#${' '.repeat(50_000)}\nx`, '# x'],
   ])('%s', (_name, uri, content, expected) => {
     expect(fileAbstract(uri, content, MEMORY_ABSTRACT_LIMIT)).toBe(expected);
   });

@@ -24,7 +24,7 @@ export function fileAbstract(uri: string, content: string, memoryLimit: number):
     .split(/\n\s*\n/)
     .map((b) => b.trim())
     .filter(Boolean);
-  const title = /^#{1,3}\s+(.+)$/m.exec(blocks[0] ?? '')?.[1]?.trim();
+  const title = /^#{1,3}[ \t]+(\S.*)$/m.exec(blocks[0] ?? '')?.[1]?.trim();
   const para = blocks.find((b) => !b.startsWith('#') && !b.startsWith('```') && !b.startsWith('---'));
   const text = [title, para?.replace(/\s+/g, ' ')].filter(Boolean).join(': ');
   return cutAtWord(text || content.replace(/\s+/g, ' ').trim(), ABSTRACT_LIMIT);

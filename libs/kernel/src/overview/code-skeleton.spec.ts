@@ -151,4 +151,9 @@ describe('codeSkeleton', () => {
     expect(codeSkeleton('data.py', 'x = 1\ny = 2\n')).toBe('');
     expect(codeSkeleton('notes.md', '# Title\n')).toBe('');
   });
+
+  it('a signature over several lines is joined without the whitespace inside its brackets, however long', () => {
+    const source = `def f(${' '.repeat(250)}a,\n${' '.repeat(20_000)}b${' '.repeat(20_000)}\n):\n    return a\n`;
+    expect(codeSkeleton('f.py', source).split('\n')).toContain('def f(a, b):');
+  });
 });

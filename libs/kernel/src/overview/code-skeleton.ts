@@ -51,8 +51,11 @@ function tidy(raw: string): string {
     .map((line) => line.trim())
     .filter((line) => line)
     .join(' ')
-    .replace(/([([])\s+/g, '$1')
-    .replace(/\s+([)\]])/g, '$1')
+    // Each whitespace run once: dropped after an opening or before a closing bracket. (A pattern for "spaces
+    // before a bracket" rescanned a long run from each of its spaces.)
+    .replace(/\s+/g, (ws: string, at: number, s: string) =>
+      '(['.includes(s[at - 1] ?? '') || ')]'.includes(s[at + ws.length] ?? '') ? '' : ws,
+    )
     .trimEnd();
   return indent + body;
 }

@@ -1,11 +1,11 @@
 import { trimEndWhile } from '../text/trim';
 
-const LINE = /[^\r\n]*(?:\r\n|\n|\r|$)/g;
+// After each line end (CRLF, LF or a lone CR): a split, linear, where a line pattern could rescan.
+const LINE_END = /(?<=\n|\r(?!\n))/;
 const isEol = (ch: string): boolean => ch === '\n' || ch === '\r';
 
 function splitKeepEnds(text: string): string[] {
-  const lines = text.match(LINE) ?? [];
-  return lines.filter((line) => line !== '');
+  return text.split(LINE_END).filter((line) => line !== '');
 }
 
 function withoutEol(line: string): string {

@@ -17,6 +17,8 @@ describe('stripOkfFrontmatter (lenient)', () => {
       out: 'body',
     },
     { name: 'CRLF documents', text: '---\r\ndirectory: d\r\n---\r\nbody\r\n', out: 'body' },
+    { name: 'lone CR line ends', text: '---\rdirectory: d\r---\rbody\r', out: 'body' },
+    { name: 'mixed line ends', text: '---\r\ndirectory: d\n---\rbody\nmore', out: 'body\nmore' },
     { name: 'empty frontmatter block', text: '---\n---\nbody', out: 'body' },
     { name: 'frontmatter without directory still strips', text: '---\nsource: s\n---\nbody', out: 'body' },
     { name: 'invalid YAML still strips', text: '---\n: : [\n---\nbody', out: 'body' },

@@ -1,7 +1,7 @@
 import { candidate } from '../testing/candidate';
 import { Candidate } from '../tiering/candidate';
 import { planEntries } from './plan-entries';
-import { redundantEntries, shingles } from './redundancy';
+import { gists, redundantEntries, shingles } from './redundancy';
 import { MAX_SEEN, seenEntries } from './seen-entries';
 
 const U = 'viking://user/default';
@@ -401,5 +401,30 @@ describe('planEntries: reserve candidates', () => {
     expect(withReserve.entries.length).toBeGreaterThan(4);
     const flat = planEntries({ candidates: all, contents, maxTokens: 1200 });
     expect(flat.stats.perEntryCap).toBe(100);
+  });
+
+  it('splits a listing into gists as the earlier pattern did, whatever the whitespace around a separator', () => {
+    // The earlier pattern (it rescanned a whitespace run from each space): the reference for the split.
+    const earlier = (text: string) => {
+      const parts = text.split(/(\s*(?:—|;|…|\n)\s*)/);
+      const out: { text: string; cut: boolean }[] = [];
+      for (let i = 0; i < parts.length; i += 2)
+        out.push({ text: parts[i]!, cut: parts[i + 1]?.trimStart().startsWith('…') ?? false });
+      return out;
+    };
+    const visible = (list: { text: string; cut: boolean }[]) =>
+      list.map((g) => ({ text: g.text.trim(), cut: g.cut })).filter((g) => g.text !== '');
+    const alphabet = ['a', 'b', ' ', ' ', '\t', '\n', ';', '—', '…', 'x.md:'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (let n = 0; n < 3000; n++) {
+      const text = Array.from({ length: next() % 24 }, () => alphabet[next() % alphabet.length]).join('');
+      expect(visible(gists(text))).toEqual(visible(earlier(text)));
+    }
+    const long = `a b c${' '.repeat(200_000)}d e f — g h i`;
+    expect(visible(gists(long))).toEqual([
+      { text: `a b c${' '.repeat(200_000)}d e f`, cut: false },
+      { text: 'g h i', cut: false },
+    ]);
   });
 });

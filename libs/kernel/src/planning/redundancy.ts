@@ -22,7 +22,8 @@ const SIDECAR_NOISE =
 const LONG_WORD = /[A-Za-z0-9_]{16,}/g;
 const TWO_DIGITS = /[0-9].*[0-9]/;
 // A listing joins its children's gists (`— a gist…; b gist; c`): a shingle across two gists is no content.
-const GIST_BREAK = /(\s*(?:—|;|…|\n)\s*)/;
+// Starts at the separator itself: a leading `\s*` rescanned a long whitespace run from each of its spaces.
+const GIST_BREAK = /((?:—|;|…|\n)[\s—;…]*)/;
 
 export interface RedundancyText {
   text: string;
@@ -44,9 +45,17 @@ export function shingles(text: string, isDirectory = false): Set<string> {
     addShingles(plain, out, true);
     return out;
   }
-  // split() with a capturing group alternates piece, break, piece, …: a piece is cut when its break opens with `…`.
-  const parts = plain.split(GIST_BREAK);
-  for (let i = 0; i < parts.length; i += 2) addShingles(parts[i]!, out, !parts[i + 1]?.trimStart().startsWith('…'));
+  for (const gist of gists(plain)) addShingles(gist.text, out, !gist.cut);
+  return out;
+}
+
+/** A listing's gists, in order; `cut` when the gist was cut short (its separator opens with `…`). */
+export function gists(listing: string): { text: string; cut: boolean }[] {
+  // split() with a capturing group alternates piece, break, piece, …
+  const parts = listing.split(GIST_BREAK);
+  const out: { text: string; cut: boolean }[] = [];
+  for (let i = 0; i < parts.length; i += 2)
+    out.push({ text: parts[i]!, cut: parts[i + 1]?.trimStart().startsWith('…') ?? false });
   return out;
 }
 

@@ -1,3 +1,5 @@
+import { trimEndChar } from '../text/trim';
+
 /** Sentences of a text (split after . ! ? and their CJK forms, and at line breaks). */
 export function sentences(text: string): string[] {
   return text
@@ -9,7 +11,7 @@ export function sentences(text: string): string[] {
 /** A path segment: lower-case letters and digits joined by `_`, at most `max` characters; '' when none. */
 export function slug(text: string, max = 60): string {
   const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  return words.join('_').slice(0, max).replace(/_+$/, '');
+  return trimEndChar(words.join('_').slice(0, max), '_');
 }
 
 /** Characters of a session's slug in event file names, and hex digits of the hash added when the slug is lossy. */

@@ -34,6 +34,12 @@ export async function migrate(db: Db, migrations: Migration[] = MIGRATIONS): Pro
 function splitStatements(sql: string): string[] {
   return sql
     .split(/;\s*$/m)
-    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .map((s) =>
+      s
+        .split('\n')
+        .filter((line) => !line.trimStart().startsWith('--'))
+        .join('\n')
+        .trim(),
+    )
     .filter((s) => s.length > 0);
 }

@@ -1,4 +1,4 @@
-import { abstractIsWholeBody, StageTimer } from '@app/kernel';
+import { abstractIsWholeBody, StageTimer, trimEndChar } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { filterToSql, SqlFragment } from './node-search-filter';
 import { NodeSearchHit, NodeSearchQuery, RankingWeights, SearchAnswer } from './node-search.types';
@@ -158,7 +158,7 @@ export function buildSearchSql(q: NodeSearchQuery, input: PlanInput): SqlFragmen
   if (f0 === 'FALSE' && f1 === 'FALSE' && f2 === 'FALSE') return null;
 
   const scope = splice((first) => scopeSql(q.identity, first, 'n'));
-  const targets = q.targets.map((t) => t.replace(/\/+$/, ''));
+  const targets = q.targets.map((t) => trimEndChar(t, '/'));
   const inTargets = targets.length
     ? `(n.uri = ANY(${bind(targets)}::text[]) OR n.uri LIKE ANY(${bind(targets.map((t) => `${escapeLike(t)}/%`))}::text[]))`
     : 'TRUE';
