@@ -86,6 +86,16 @@ describe('sessions: hostile inputs', () => {
     expect((await post('/api/v1/sessions', { session_id: 'v1.2' })).status).toBe(200);
   });
 
+  it('a session id of the longest allowed length (128) is addressable in the path; one longer is a 400 naming it', async () => {
+    const id = 's'.repeat(128);
+    expect((await post('/api/v1/sessions', { session_id: id })).status).toBe(200);
+    const got = await get(`/api/v1/sessions/${id}`);
+    expect([got.status, got.body.result?.session_id]).toEqual([200, id]);
+    expect((await post(`/api/v1/sessions/${id}/messages`, { role: 'user', content: 'hi' })).status).toBe(200);
+    refused(await get(`/api/v1/sessions/${'s'.repeat(129)}`), 'sessionId');
+    refused(await get(`/api/v1/sessions/${'s'.repeat(5000)}/messages`), 'sessionId');
+  });
+
   it('messages: missing or malformed content, bounds from config, peer ids, image parts, kinds', async () => {
     refused(
       await post('/api/v1/sessions/h/messages', { role: 'user' }),

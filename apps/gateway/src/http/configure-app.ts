@@ -26,10 +26,18 @@ import { trackRouteMethods } from './route-methods';
 import { installSlowClientBounds, SlowClientLimit } from './slow-clients';
 import { connectionBound, FD_RESERVE, openFileLimit } from './connection-bound';
 
+/** Node's default bound of a request's head (16 KiB): no path parameter can be longer. */
+const MAX_PATH_PARAM_CHARS = 16 * 1024;
+
 /** The Fastify adapter with our body limit. Fastify: ~5x Express throughput on this machine. */
 export function createHttpAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
+    // Fastify's router refused a path parameter over 100 characters with a bare 414, so a session created
+    // with a valid 128-character id could never be read. Any length passes the router now (the request line
+    // is bounded by Node's header limit), and the request gate refuses an id over MUNINN_ID_MAX_CHARS with
+    // a 400 naming it (request-bounds.ts).
+    maxParamLength: MAX_PATH_PARAM_CHARS,
     trustProxy: false,
     clientErrorHandler: envelopeClientError,
     frameworkErrors: envelopeFrameworkError,

@@ -66,6 +66,13 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     text: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
     input: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
     output: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
+    // Path parameters (the gate's `path` pass; `in: path` in the OpenAPI document).
+    sessionId: { maxChars: l.idMaxChars },
+    accountId: { maxChars: l.idMaxChars },
+    userId: { maxChars: l.idMaxChars },
+    archiveId: { maxChars: l.idMaxChars },
+    taskId: { maxChars: l.idMaxChars },
+    toolResultId: { maxChars: l.idMaxChars },
     timeout: { maximum: l.waitMaxSeconds },
     previous_key_valid_s: { maximum: l.keyRotationGraceMaxS },
   };
@@ -210,7 +217,7 @@ export function applyBoundsToOpenApi(doc: Schema, l: Limits, headers: Record<str
   for (const item of Object.values<Schema>(doc.paths ?? {})) {
     for (const op of Object.values<Schema>(item)) {
       for (const p of (op?.parameters ?? []) as Schema[]) {
-        const named = p.in === 'query' ? table : p.in === 'header' ? headers : {};
+        const named = p.in === 'query' || p.in === 'path' ? table : p.in === 'header' ? headers : {};
         const bound = Object.hasOwn(named, p.name) ? named[p.name] : undefined;
         if (bound && !bound.schema && p.schema) bindSchema(p.schema, bound);
       }
