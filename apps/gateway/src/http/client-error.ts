@@ -30,8 +30,9 @@ export function envelopeClientError(err: Error & { code?: string }, socket: Sock
 }
 
 /**
- * Fastify's router refusals (a path parameter over its length limit: 414; a path that is not valid
- * percent-encoding: 400) reach no route and no hook, so they are enveloped here.
+ * Fastify's router refusals (a path that is not valid percent-encoding: 400; a path parameter over its
+ * length limit, 414, which Node's header bound now comes before) reach no route and no hook, so they are
+ * enveloped here.
  */
 export function envelopeFrameworkError(err: Error & { statusCode?: number }, _req: unknown, reply: FastifyReply): void {
   const status = err.statusCode ?? 400;
