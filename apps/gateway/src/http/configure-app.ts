@@ -142,9 +142,18 @@ function setupSwagger(app: INestApplication, config: AppConfig) {
       .addSecurityRequirements('api-key')
       .build(),
   );
-  applyBoundsToOpenApi(doc as unknown as Record<string, unknown>, config.limits, {
-    'Idempotency-Key': { maxChars: config.store.idempotency.keyMaxChars },
-  });
+  applyBoundsToOpenApi(
+    doc as unknown as Record<string, unknown>,
+    config.limits,
+    { 'Idempotency-Key': { maxChars: config.store.idempotency.keyMaxChars } },
+    {
+      // grep and glob refuse a longer pattern by name (toSafeRegex, globToRegex).
+      pattern: { maxChars: config.filter.maxPatternLength },
+      // A file's text cannot be longer than the body that carries it.
+      content: { maxChars: config.http.bodyLimitBytes },
+      content_base64: { maxChars: config.http.bodyLimitBytes },
+    },
+  );
   applyToolResultBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
   applyImportBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
   applySlowClientBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);

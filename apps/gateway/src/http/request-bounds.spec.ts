@@ -24,6 +24,21 @@ describe('boundsIssue', () => {
     });
   });
 
+  it('bounds the find fields that are neither text nor URIs, the per-category maps and path ids', () => {
+    expect(check({ since: 'x'.repeat(129) })).toMatchObject({ loc: ['body', 'since'], type: 'string_too_long' });
+    expect(check({ context_type: Array.from({ length: 201 }, () => 'memory') })).toMatchObject({
+      loc: ['body', 'context_type'],
+      type: 'too_long',
+    });
+    expect(check({ level: ['0'.repeat(129)] })).toMatchObject({ loc: ['body', 'level', 0], type: 'string_too_long' });
+    const nine = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, 1]));
+    expect(check({ quotas: nine })).toMatchObject({ loc: ['body', 'quotas'], type: 'too_long' });
+    expect(check({ quotas: { events: 2, entities: 1 }, detail: { events: 'full' } })).toBeNull();
+    const path = (params: unknown) => boundsIssue(params, 'path', '/api/v1/sessions/x', limits);
+    expect(path({ sessionId: 's'.repeat(128) })).toBeNull();
+    expect(path({ sessionId: 's'.repeat(129) })).toMatchObject({ loc: ['path', 'sessionId'] });
+  });
+
   it('finds NUL in values and keys, at any depth', () => {
     expect(check({ a: [{ b: 'x\u0000' }] })).toMatchObject({ loc: ['body', 'a', 0, 'b'], type: 'string_nul' });
     expect(check({ ['k\u0000']: 1 })).toMatchObject({ loc: ['body', 'k\u0000'], type: 'string_nul' });

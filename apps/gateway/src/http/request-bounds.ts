@@ -1,4 +1,5 @@
 import type { AppConfig } from '@app/config';
+import { BUCKET_KEYS, CATEGORY_KEYS } from '@app/kernel';
 import { ValidationIssue } from './error-envelope';
 
 type Limits = AppConfig['limits'];
@@ -10,6 +11,8 @@ export interface FieldBound {
   maxItems?: number;
   /** Largest value of a number. */
   maximum?: number;
+  /** Keys of an object (a per-category map). */
+  maxProperties?: number;
   /** Only on these routes (a field name such as `content` means different things elsewhere)… */
   route?: RegExp;
   /** …and, in the OpenAPI document, only in this schema. */
@@ -66,6 +69,16 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     text: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
     input: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
     output: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
+    // The find fields that are neither free text nor URIs: a type name, a date, a level list, an image URL.
+    context_type: { maxChars: l.idMaxChars, maxItems: l.uriListMaxItems },
+    since: { maxChars: l.idMaxChars },
+    until: { maxChars: l.idMaxChars },
+    level: { maxChars: l.idMaxChars, maxItems: l.uriListMaxItems },
+    image_url: { maxChars: l.uriMaxChars },
+    // Per-category maps: their keys are the categories (unknown keys are refused by name as well).
+    quotas: { maxProperties: BUCKET_KEYS.length },
+    detail: { maxProperties: CATEGORY_KEYS.length },
+    other_peer_penalty: { maxProperties: CATEGORY_KEYS.length },
     // Path parameters (the gate's `path` pass; `in: path` in the OpenAPI document).
     sessionId: { maxChars: l.idMaxChars },
     accountId: { maxChars: l.idMaxChars },
@@ -122,7 +135,15 @@ export function boundsIssue(
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], loc: [...loc, i], field });
       continue;
     }
-    for (const key of Object.keys(value)) {
+    const keys = Object.keys(value);
+    if (applies && bound.maxProperties !== undefined && keys.length > bound.maxProperties) {
+      return {
+        loc,
+        message: `Dictionary should have at most ${bound.maxProperties} items, not ${keys.length}`,
+        type: 'too_long',
+      };
+    }
+    for (const key of keys) {
       if (key.includes('\u0000')) return nul([...loc, key]);
       if (UNPAIRED_SURROGATE.test(key)) return unpaired([...loc, key]);
       if (RESERVED_KEYS.has(key)) return reserved([...loc, key]);
@@ -201,17 +222,25 @@ function nul(loc: Loc): ValidationIssue {
 type Schema = Record<string, any>;
 
 /**
- * Writes the field bounds into an OpenAPI document: `maxLength`/`maxItems`/`maximum` on bodies and query
- * parameters, and `headers`' bounds on the header parameters of those names (the gate does not walk
- * headers: each one's own check refuses it, e.g. Idempotency-Key's).
+ * Writes the field bounds into an OpenAPI document: `maxLength`/`maxItems`/`maximum`/`maxProperties` on
+ * bodies, query and path parameters, and `headers`' bounds on the header parameters of those names (the
+ * gate does not walk headers: each one's own check refuses it, e.g. Idempotency-Key's). `checkedElsewhere`
+ * documents body fields the table leaves alone because another check bounds them (a pattern's length,
+ * a file's content by the body limit).
  */
-export function applyBoundsToOpenApi(doc: Schema, l: Limits, headers: Record<string, FieldBound> = {}): void {
+export function applyBoundsToOpenApi(
+  doc: Schema,
+  l: Limits,
+  headers: Record<string, FieldBound> = {},
+  checkedElsewhere: Record<string, FieldBound> = {},
+): void {
   const table = fieldBounds(l);
   const schemas: Record<string, Schema> = doc.components?.schemas ?? {};
   for (const name of requestSchemas(doc, schemas)) {
     for (const [field, prop] of Object.entries<Schema>(schemas[name].properties ?? {})) {
       const bound = Object.hasOwn(table, field) ? table[field] : undefined;
       if (bound && (!bound.schema || bound.schema === name)) bindSchema(prop, bound);
+      else if (Object.hasOwn(checkedElsewhere, field)) bindSchema(prop, checkedElsewhere[field]!);
     }
   }
   for (const item of Object.values<Schema>(doc.paths ?? {})) {
@@ -253,6 +282,9 @@ function bindSchema(s: Schema, bound: FieldBound): void {
   for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? [])] as Schema[]) bindSchema(alt, bound);
   if (s.type === 'string' && bound.maxChars !== undefined) s.maxLength = bound.maxChars;
   if ((s.type === 'number' || s.type === 'integer') && bound.maximum !== undefined) s.maximum = bound.maximum;
+  if ((s.type === 'object' || s.additionalProperties) && bound.maxProperties !== undefined) {
+    s.maxProperties = bound.maxProperties;
+  }
   if (s.type === 'array') {
     if (bound.maxItems !== undefined) s.maxItems = bound.maxItems;
     if (s.items?.type === 'string' && bound.maxChars !== undefined) s.items.maxLength = bound.maxChars;
