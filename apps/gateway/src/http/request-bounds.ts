@@ -44,6 +44,7 @@ const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  */
 export function fieldBounds(l: Limits): Record<string, FieldBound> {
   const uri = { maxChars: l.uriMaxChars, maxItems: l.uriListMaxItems };
+  const id = { maxChars: l.idMaxChars };
   return {
     query: { maxChars: l.queryMaxChars },
     uri,
@@ -54,15 +55,15 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     tags: { maxChars: l.tagMaxChars, maxItems: l.tagsMaxItems },
     operations: { maxItems: l.batchMaxOps },
     description: { maxChars: l.descriptionMaxChars },
-    session_id: { maxChars: l.idMaxChars },
-    account_id: { maxChars: l.idMaxChars },
+    session_id: id,
+    account_id: id,
     // The accounts' paging cursor: an account id (GET /admin/accounts?after=).
-    after: { maxChars: l.idMaxChars },
-    admin_user_id: { maxChars: l.idMaxChars },
-    user_id: { maxChars: l.idMaxChars },
-    peer_id: { maxChars: l.idMaxChars },
-    turn_id: { maxChars: l.idMaxChars },
-    message_kind: { maxChars: l.idMaxChars },
+    after: id,
+    admin_user_id: id,
+    user_id: id,
+    peer_id: id,
+    turn_id: id,
+    message_kind: id,
     created_at: { maxChars: l.idMaxChars, schema: 'AddMessageDto' },
     source_message_ids: { maxChars: l.idMaxChars, maxItems: l.uriListMaxItems },
     content: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
@@ -70,22 +71,22 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     input: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
     output: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
     // The find fields that are neither free text nor URIs: a type name, a date, a level list, an image URL.
-    context_type: { maxChars: l.idMaxChars, maxItems: l.uriListMaxItems },
-    since: { maxChars: l.idMaxChars },
-    until: { maxChars: l.idMaxChars },
-    level: { maxChars: l.idMaxChars, maxItems: l.uriListMaxItems },
+    context_type: { ...id, maxItems: l.uriListMaxItems },
+    since: id,
+    until: id,
+    level: { ...id, maxItems: l.uriListMaxItems },
     image_url: { maxChars: l.uriMaxChars },
     // Per-category maps: their keys are the categories (unknown keys are refused by name as well).
     quotas: { maxProperties: BUCKET_KEYS.length },
     detail: { maxProperties: CATEGORY_KEYS.length },
     other_peer_penalty: { maxProperties: CATEGORY_KEYS.length },
     // Path parameters (the gate's `path` pass; `in: path` in the OpenAPI document).
-    sessionId: { maxChars: l.idMaxChars },
-    accountId: { maxChars: l.idMaxChars },
-    userId: { maxChars: l.idMaxChars },
-    archiveId: { maxChars: l.idMaxChars },
-    taskId: { maxChars: l.idMaxChars },
-    toolResultId: { maxChars: l.idMaxChars },
+    sessionId: id,
+    accountId: id,
+    userId: id,
+    archiveId: id,
+    taskId: id,
+    toolResultId: id,
     timeout: { maximum: l.waitMaxSeconds },
     previous_key_valid_s: { maximum: l.keyRotationGraceMaxS },
   };
