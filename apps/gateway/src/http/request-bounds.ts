@@ -78,7 +78,11 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     image_url: { maxChars: l.uriMaxChars },
     // Per-category maps: their keys are the categories (unknown keys are refused by name as well).
     quotas: { maxProperties: BUCKET_KEYS.length },
-    detail: { maxProperties: CATEGORY_KEYS.length },
+    // `detail` is a tier name or a per-category map; MCP recall's `detail` and `peer_scope` are lax strings.
+    detail: { ...id, maxProperties: CATEGORY_KEYS.length },
+    peer_scope: id,
+    // MCP `read`'s URIs (the URI check bounds only strings that look like URIs).
+    uris: { maxChars: l.uriMaxChars },
     other_peer_penalty: { maxProperties: CATEGORY_KEYS.length },
     // Path parameters (the gate's `path` pass; `in: path` in the OpenAPI document).
     sessionId: id,
@@ -279,7 +283,8 @@ function requestSchemas(doc: Schema, schemas: Record<string, Schema>): Set<strin
   return found;
 }
 
-function bindSchema(s: Schema, bound: FieldBound): void {
+/** Writes one field's bound into its schema (each alternative of a union; a list's string items). */
+export function bindSchema(s: Schema, bound: FieldBound): void {
   for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? [])] as Schema[]) bindSchema(alt, bound);
   if (s.type === 'string' && bound.maxChars !== undefined) s.maxLength = bound.maxChars;
   if ((s.type === 'number' || s.type === 'integer') && bound.maximum !== undefined) s.maximum = bound.maximum;

@@ -20,7 +20,7 @@ import { MetricsService } from '../system/metrics.service';
 import { McpReadService } from './mcp-read.service';
 import type { McpTool, ToolContext, ToolDeps, ToolOutput } from './mcp-tool';
 import { readArgs } from './tool-args';
-import { toolSchema } from './tool-schema';
+import { toolListing } from './tool-listing';
 import { MCP_TOOLS } from './tool-table';
 
 const SERVER_INFO = { name: 'muninn', version: '0.1.0' };
@@ -34,11 +34,7 @@ export class McpToolsService {
   private readonly errors = new DomainExceptionFilter();
   private readonly deps: ToolDeps;
   private readonly byName = new Map(MCP_TOOLS.map((t) => [t.name, t]));
-  private readonly listing: Tool[] = MCP_TOOLS.map((t) => ({
-    name: t.name,
-    description: t.description,
-    inputSchema: toolSchema(t.props, t.required),
-  }));
+  private readonly listing: Tool[];
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -56,6 +52,7 @@ export class McpToolsService {
     private readonly metrics: MetricsService,
   ) {
     const charge = (caller: Identity, points: number) => admission.consume(caller, points);
+    this.listing = toolListing(config);
     this.deps = { config, finder, context, reader, content, fs, scans, health, sessions, commits, uploads, charge };
   }
 

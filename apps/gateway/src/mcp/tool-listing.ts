@@ -1,0 +1,52 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AppConfig } from '@app/config';
+import { CATEGORY_KEYS } from '@app/kernel';
+import { bindSchema, FieldBound, fieldBounds } from '../http/request-bounds';
+import { toolSchema } from './tool-schema';
+import { MCP_TOOLS } from './tool-table';
+
+type Schema = Record<string, unknown>;
+
+/**
+ * What `tools/list` shows: each tool's portable schema (tool-schema.ts) with the configured bounds, so a client
+ * sees the bounds the server holds it to (docs/fs-and-mcp.md, "MCP tools"). A property takes the request gate's
+ * bound of its name (the gate checks MCP arguments by name too) unless that bound is for another route, and the
+ * tools' own arguments take the bound of the check that refuses them.
+ */
+export function toolListing(config: AppConfig): Tool[] {
+  const bounds: Record<string, FieldBound> = {};
+  for (const [name, bound] of Object.entries(fieldBounds(config.limits))) {
+    if (!bound.route && !bound.schema) bounds[name] = bound;
+  }
+  const body = { maxChars: config.http.bodyLimitBytes };
+  const perCategory = { maxProperties: CATEGORY_KEYS.length };
+  Object.assign(bounds, {
+    // `read` refuses more URIs than MUNINN_MCP_READ_MAX_URIS by name.
+    uris: { ...bounds['uris'], maxItems: config.fs.readMaxUris },
+    // grep and glob refuse a longer pattern (toSafeRegex, globToRegex).
+    pattern: { maxChars: config.filter.maxPatternLength },
+    // A file's text, an edit's strings, a remembered message: no longer than the request that carries them.
+    content: body,
+    old_string: body,
+    new_string: body,
+    // The tool's spellings of the per-category maps; the route refuses keys that are not categories.
+    detail_by_category: perCategory,
+    other_peer_penalties: perCategory,
+  } satisfies Record<string, FieldBound>);
+  return MCP_TOOLS.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: bound(toolSchema(t.props, t.required), bounds) as Tool['inputSchema'],
+  }));
+}
+
+/** Binds each property, at any depth (an array's item objects too), to the bound of its name. */
+function bound(schema: Schema, bounds: Record<string, FieldBound>): Schema {
+  const items = schema['items'] as Schema | undefined;
+  if (items) bound(items, bounds);
+  for (const [name, prop] of Object.entries((schema['properties'] as Record<string, Schema>) ?? {})) {
+    if (Object.hasOwn(bounds, name)) bindSchema(prop, bounds[name]!);
+    bound(prop, bounds);
+  }
+  return schema;
+}
