@@ -64,8 +64,8 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     peer_id: id,
     turn_id: id,
     message_kind: id,
-    created_at: { maxChars: l.idMaxChars, schema: 'AddMessageDto' },
-    source_message_ids: { maxChars: l.idMaxChars, maxItems: l.uriListMaxItems },
+    created_at: { ...id, schema: 'AddMessageDto' },
+    source_message_ids: { ...id, maxItems: l.uriListMaxItems },
     content: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
     text: { maxChars: l.messageMaxChars, route: MESSAGES, schema: 'AddMessageDto' },
     input: { maxChars: l.messageMaxChars, route: USED, schema: 'UsedSkillDto' },
@@ -76,14 +76,14 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
     until: id,
     level: { ...id, maxItems: l.uriListMaxItems },
     image_url: { maxChars: l.uriMaxChars },
-    // Per-category maps: their keys are the categories (unknown keys are refused by name as well).
+    // Per-category maps: their keys are the categories (unknown keys are refused by name as well). `detail` is
+    // also a tier name; MCP recall's `detail` and `peer_scope` are lax strings.
     quotas: { maxProperties: BUCKET_KEYS.length },
-    // `detail` is a tier name or a per-category map; MCP recall's `detail` and `peer_scope` are lax strings.
     detail: { ...id, maxProperties: CATEGORY_KEYS.length },
+    other_peer_penalty: { maxProperties: CATEGORY_KEYS.length },
     peer_scope: id,
     // MCP `read`'s URIs (the URI check bounds only strings that look like URIs).
     uris: { maxChars: l.uriMaxChars },
-    other_peer_penalty: { maxProperties: CATEGORY_KEYS.length },
     // Path parameters (the gate's `path` pass; `in: path` in the OpenAPI document).
     sessionId: id,
     accountId: id,
