@@ -34,7 +34,7 @@ describe('tools/list carries the configured bounds', () => {
     expect(tools.get('glob')!.properties.pattern.maxLength).toBe(config.filter.maxPatternLength);
     expect(tools.get('write')!.properties.content.maxLength).toBe(config.http.bodyLimitBytes);
     expect(tools.get('remember')!.properties.messages.items.properties.content.maxLength).toBe(
-      config.http.bodyLimitBytes,
+      config.sessions.messageMaxChars,
     );
     expect(tools.get('search')!.properties.detail_by_category.maxProperties).toBe(7);
   });

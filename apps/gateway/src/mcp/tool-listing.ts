@@ -25,7 +25,7 @@ export function toolListing(config: AppConfig): Tool[] {
     uris: { ...bounds['uris'], maxItems: config.fs.readMaxUris },
     // grep and glob refuse a longer pattern (toSafeRegex, globToRegex).
     pattern: { maxChars: config.filter.maxPatternLength },
-    // A file's text, an edit's strings, a remembered message: no longer than the request that carries them.
+    // A file's text and an edit's strings: no longer than the request that carries them.
     content: body,
     old_string: body,
     new_string: body,
@@ -33,10 +33,14 @@ export function toolListing(config: AppConfig): Tool[] {
     detail_by_category: perCategory,
     other_peer_penalties: perCategory,
   } satisfies Record<string, FieldBound>);
+  // A remembered message is a session message: MUNINN_SESSION_MESSAGE_MAX_CHARS (sessions' buildMessages).
+  const own: Record<string, Record<string, FieldBound>> = {
+    remember: { content: { maxChars: config.sessions.messageMaxChars } },
+  };
   return MCP_TOOLS.map((t) => ({
     name: t.name,
     description: t.description,
-    inputSchema: bound(toolSchema(t.props, t.required), bounds) as Tool['inputSchema'],
+    inputSchema: bound(toolSchema(t.props, t.required), { ...bounds, ...own[t.name] }) as Tool['inputSchema'],
   }));
 }
 
