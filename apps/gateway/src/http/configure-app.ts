@@ -13,7 +13,7 @@ import { mountQueueDashboard } from '../system/queue-dashboard';
 import { ApiValidationPipe } from './api-validation.pipe';
 import { envelopeClientError, envelopeFrameworkError, isHeadersTimeout } from './client-error';
 import { DomainExceptionFilter, refusalLimit } from './domain-exception.filter';
-import { applyBoundsToOpenApi } from './request-bounds';
+import { applyBoundsToOpenApi, boundsCheckedElsewhere } from './request-bounds';
 import { applyToolResultBoundsToOpenApi } from '../sessions/tool-results-openapi';
 import { installRequestGate } from './request-gate';
 import { NDJSON_TYPE } from './import-route';
@@ -146,13 +146,7 @@ function setupSwagger(app: INestApplication, config: AppConfig) {
     doc as unknown as Record<string, unknown>,
     config.limits,
     { 'Idempotency-Key': { maxChars: config.store.idempotency.keyMaxChars } },
-    {
-      // grep and glob refuse a longer pattern by name (toSafeRegex, globToRegex).
-      pattern: { maxChars: config.filter.maxPatternLength },
-      // A file's text cannot be longer than the body that carries it.
-      content: { maxChars: config.http.bodyLimitBytes },
-      content_base64: { maxChars: config.http.bodyLimitBytes },
-    },
+    boundsCheckedElsewhere(config),
   );
   applyToolResultBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);
   applyImportBoundsToOpenApi(doc as unknown as Record<string, unknown>, config);

@@ -97,6 +97,23 @@ export function fieldBounds(l: Limits): Record<string, FieldBound> {
 }
 
 /**
+ * Bounds of fields the table leaves alone because another check refuses past them: a grep or glob `pattern`
+ * (toSafeRegex, globToRegex), and a file's text (`content`, `content_base64`) or an MCP edit's strings, which
+ * cannot be longer than the body that carries them. The OpenAPI document and `tools/list` show them beside the
+ * table's.
+ */
+export function boundsCheckedElsewhere(config: AppConfig): Record<string, FieldBound> {
+  const body = { maxChars: config.http.bodyLimitBytes };
+  return {
+    pattern: { maxChars: config.filter.maxPatternLength },
+    content: body,
+    content_base64: body,
+    old_string: body,
+    new_string: body,
+  };
+}
+
+/**
  * One iterative pass over a parsed body or query, before any handler sees it
  * (docs/limits-and-security.md, "Request bounds"): nesting depth, NUL characters (PostgreSQL text
  * cannot store them) and unpaired surrogates (UTF-8 has no encoding for them) in any string or key,
@@ -229,9 +246,8 @@ type Schema = Record<string, any>;
 /**
  * Writes the field bounds into an OpenAPI document: `maxLength`/`maxItems`/`maximum`/`maxProperties` on
  * bodies, query and path parameters, and `headers`' bounds on the header parameters of those names (the
- * gate does not walk headers: each one's own check refuses it, e.g. Idempotency-Key's). `checkedElsewhere`
- * documents body fields the table leaves alone because another check bounds them (a pattern's length,
- * a file's content by the body limit).
+ * gate does not walk headers: each one's own check refuses it, e.g. Idempotency-Key's), and the
+ * `checkedElsewhere` bounds ({@link boundsCheckedElsewhere}) on body fields the table leaves alone.
  */
 export function applyBoundsToOpenApi(
   doc: Schema,

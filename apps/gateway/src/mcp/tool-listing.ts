@@ -1,7 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AppConfig } from '@app/config';
-import { CATEGORY_KEYS } from '@app/kernel';
-import { bindSchema, FieldBound, fieldBounds } from '../http/request-bounds';
+import { bindSchema, boundsCheckedElsewhere, FieldBound, fieldBounds } from '../http/request-bounds';
 import { toolSchema } from './tool-schema';
 import { MCP_TOOLS } from './tool-table';
 
@@ -18,20 +17,12 @@ export function toolListing(config: AppConfig): Tool[] {
   for (const [name, bound] of Object.entries(fieldBounds(config.limits))) {
     if (!bound.route && !bound.schema) bounds[name] = bound;
   }
-  const body = { maxChars: config.http.bodyLimitBytes };
-  const perCategory = { maxProperties: CATEGORY_KEYS.length };
-  Object.assign(bounds, {
+  Object.assign(bounds, boundsCheckedElsewhere(config), {
     // `read` refuses more URIs than MUNINN_MCP_READ_MAX_URIS by name.
     uris: { ...bounds['uris'], maxItems: config.fs.readMaxUris },
-    // grep and glob refuse a longer pattern (toSafeRegex, globToRegex).
-    pattern: { maxChars: config.filter.maxPatternLength },
-    // A file's text and an edit's strings: no longer than the request that carries them.
-    content: body,
-    old_string: body,
-    new_string: body,
-    // The tool's spellings of the per-category maps; the route refuses keys that are not categories.
-    detail_by_category: perCategory,
-    other_peer_penalties: perCategory,
+    // The tool's spellings of the route's per-category maps.
+    detail_by_category: bounds['detail']!,
+    other_peer_penalties: bounds['other_peer_penalty']!,
   } satisfies Record<string, FieldBound>);
   // A remembered message is a session message: MUNINN_SESSION_MESSAGE_MAX_CHARS (sessions' buildMessages).
   const own: Record<string, Record<string, FieldBound>> = {
