@@ -751,6 +751,50 @@ describe('bounded inputs (limits from config, lowered here)', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('the find fields, per-category maps and path ids are bounded by the configured figures, naming where', async () => {
+    const search = (body: Record<string, unknown>) => ({ query: 'q', mode: 'context', ...body });
+    const eleven = Array.from({ length: 11 }, () => 'memory');
+    await expect400(
+      'POST',
+      '/api/v1/search/find',
+      { query: 'q', context_type: eleven },
+      ['body', 'context_type'],
+      '10',
+    );
+    await expect400('POST', '/api/v1/search/find', { query: 'q', level: ['0'.repeat(33)] }, ['body', 'level', 0], '32');
+    await expect400('POST', '/api/v1/search/find', { query: 'q', since: '2'.repeat(33) }, ['body', 'since'], '32');
+    await expect400(
+      'POST',
+      '/api/v1/search/find',
+      { query: 'q', image_url: 'x'.repeat(301) },
+      ['body', 'image_url'],
+      '300',
+    );
+    const nine = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, 1]));
+    await expect400('POST', '/api/v1/search/search', search({ quotas: nine }), ['body', 'quotas'], '6');
+    await expect400(
+      'POST',
+      '/api/v1/search/search',
+      search({ other_peer_penalty: nine }),
+      ['body', 'other_peer_penalty'],
+      '7',
+    );
+    await expect400(
+      'POST',
+      '/api/v1/search/search',
+      search({ peer_scope: 'a'.repeat(33) }),
+      ['body', 'peer_scope'],
+      '32',
+    );
+    await expect400('GET', `/api/v1/sessions/${'s'.repeat(33)}`, undefined, ['path', 'sessionId'], '32');
+    await expect400('GET', `/api/v1/tasks/${'t'.repeat(33)}`, undefined, ['path', 'taskId'], '32');
+    // Within the bounds the same fields are answered.
+    const ok = await app.request('POST', '/api/v1/search/find', {
+      body: { query: 'q', context_type: ['memory'], level: [0, 1], since: '2026-01-01' },
+    });
+    expect(ok.status).toBe(200);
+  });
+
   it('a filter of 30,000 leaves or nested 1,000 deep is a 400, never a 500', async () => {
     const leaf = { op: 'must', field: 'uri', conds: ['viking://x'] };
     let nested: unknown = leaf;
