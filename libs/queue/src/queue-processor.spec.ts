@@ -1,10 +1,11 @@
 import { UnrecoverableError } from 'bullmq';
-import { QueueName, SidecarJob } from '@app/contracts';
+import { getMaxListeners } from 'node:events';
+import { MAX_FIND_BATCH, QueueName, SidecarJob } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { decodeJobFailure } from './job-failure-decode';
 import { JobDeferred } from './job-deferral';
 import { currentRequestId } from './job-context';
-import { QueueProcessor } from './queue-processor';
+import { JobRun, JOB_SIGNAL_LISTENERS, QueueProcessor } from './queue-processor';
 
 class FakeSidecars extends QueueProcessor<QueueName.Sidecar> {
   seen: (string | undefined)[] = [];
@@ -76,6 +77,32 @@ describe('QueueProcessor (durable queue)', () => {
     const p = new FakeSidecars(async () => ({ refreshed: 1 }));
     await expect(p.handle({ ...JOB, _meta: { requestId: 'req-42' } })).resolves.toEqual({ refreshed: 1 });
     expect(p.seen).toEqual(['req-42']);
+  });
+});
+
+/** A processor that notes how many listeners its job's signal may hold while its work runs. */
+class SignalCap extends QueueProcessor<QueueName.Sidecar> {
+  cap: number | null = null;
+  constructor() {
+    super(QueueName.Sidecar);
+  }
+  protected isPayload(d: unknown): d is SidecarJob {
+    return typeof (d as SidecarJob)?.uri === 'string';
+  }
+  protected async run(_data: SidecarJob, job: JobRun) {
+    this.cap = getMaxListeners(job.signal!);
+    return { refreshed: 0 };
+  }
+}
+
+describe('QueueProcessor (a job signal many waits share)', () => {
+  it("lets a find batch's concurrent waits listen on its signal without Node's leak warning", async () => {
+    const signal = new AbortController().signal;
+    expect(getMaxListeners(signal)).toBe(10); // Node's default: an 11th listener prints the warning
+    const processor = new SignalCap();
+    await processor.handle(JOB, { signal });
+    expect(processor.cap).toBe(JOB_SIGNAL_LISTENERS);
+    expect(JOB_SIGNAL_LISTENERS).toBeGreaterThanOrEqual(2 * MAX_FIND_BATCH);
   });
 });
 

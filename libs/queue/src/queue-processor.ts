@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { Job, UnrecoverableError } from 'bullmq';
-import { JobMeta, JobOf, jobFailureMessage, ResultOf } from '@app/contracts';
+import { JobMeta, JobOf, jobFailureMessage, MAX_FIND_BATCH, ResultOf } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { ConsumerHost, hasRetryLeft } from './consumer';
 import { JobDeferred } from './job-deferral';
@@ -14,6 +15,15 @@ const CALLER_MISTAKES: ReadonlySet<string> = new Set([
   KernelErrorCode.NotFound,
   KernelErrorCode.PermissionDenied,
 ]);
+
+/**
+ * Listeners a job's signal may hold at once before Node warns of a leak. Every statement, model call and wait of
+ * the job's work listens on it while it runs, and they run together: a find batch of {@link MAX_FIND_BATCH}
+ * calls has a search statement and a client-gone wait per call, and on the embedded store every statement waits
+ * in its one connection's queue. Node's default of 10 printed "Possible EventTarget memory leak detected" for a
+ * valid context request with six quota buckets (each listener is removed when its wait ends).
+ */
+export const JOB_SIGNAL_LISTENERS = 4 * MAX_FIND_BATCH;
 
 /** What a processor may know about the job it runs besides the payload. */
 export interface JobRun {
@@ -83,6 +93,7 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
    * (BullMQ with attempts left); the in-process bus never retries.
    */
   async handle(raw: unknown, job: Omit<JobRun, 'meta'> = {}, retryable = false): Promise<ResultOf<Q>> {
+    if (job.signal) setMaxListeners(JOB_SIGNAL_LISTENERS, job.signal);
     return this.counted(this.queue, raw, retryable, () =>
       this.inJobContext(this.queue, raw, job.id, (data, meta) => this.guarded(data, { ...job, meta }), job.signal),
     );

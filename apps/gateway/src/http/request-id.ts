@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { context, Span, SpanKind, trace } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
@@ -14,9 +15,18 @@ function abandonable(method: string, url: string): boolean {
   return method === 'GET' || url.startsWith('/api/v1/search/');
 }
 
-/** Aborted when the response closes before it was sent in full: its client went away. */
-export function abandonSignal(res: ServerResponse): AbortSignal {
+/** Waits one call may hold on its request's abandon signal at once (each job it runs waits on it, once or twice). */
+const WAITS_PER_CALL = 4;
+
+/**
+ * Aborted when the response closes before it was sent in full: its client went away. `calls`: how many calls
+ * the request runs at once (a JSON-RPC batch's messages, bounded by `MUNINN_MCP_MAX_BATCH`): each of their waits
+ * listens on the signal, and past Node's default of 10 listeners a batch of 16 searches printed "Possible
+ * EventTarget memory leak detected" (each listener is removed when its wait ends).
+ */
+export function abandonSignal(res: ServerResponse, calls = 1): AbortSignal {
   const abandoned = new AbortController();
+  setMaxListeners(Math.max(10, WAITS_PER_CALL * calls), abandoned.signal);
   const closed = () => {
     if (!res.writableFinished) abandoned.abort();
   };

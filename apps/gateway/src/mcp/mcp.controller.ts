@@ -29,7 +29,11 @@ export class McpController {
   @Post()
   @RawResponse()
   async post(@Caller() caller: Identity, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const server = this.tools.createServer(caller, { origin: requestOrigin(req), abandoned: abandonSignal(reply.raw) });
+    const calls = Array.isArray(req.body) ? req.body.length : 1;
+    const server = this.tools.createServer(caller, {
+      origin: requestOrigin(req),
+      abandoned: abandonSignal(reply.raw, calls),
+    });
     // SSE answers, as the reference's server sends (docs/fs-and-mcp.md, "Transport"): one `message` event per
     // JSON-RPC response, then the stream ends. The proxies and the SDK's client read SSE and plain JSON alike.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
