@@ -9,7 +9,7 @@ import { contentUriFor, tierText } from '../tiering/tier-text';
 import { focusTerms, focusWeights, queryExcerpt } from '../overview/query-excerpt';
 import { AssembledEntry, entryFor } from './assembled-entry';
 import { explainCandidate, ExplainEntry, PlanNote } from './explain';
-import { redundantEntries, RedundancyText } from './redundancy';
+import { redundantEntries, RedundancyText, shingleMemo } from './redundancy';
 import { SeenEntry } from './seen-entries';
 
 const SEPARATOR_TOKENS = 1;
@@ -117,6 +117,23 @@ function build(candidate: Candidate, tier: Tier, text: string): AssembledEntry {
 }
 
 /**
+ * `build`, measured once per candidate, tier and text in a plan: every breadth pass tries the tiers of every
+ * candidate not yet placed and every deepening tries the next tier of every slot, so without it one request of
+ * 1,000 candidates at 32,000 tokens rendered and measured the same elements many times over (docs/context.md,
+ * "Planning cost"). Each call still returns an entry of its own.
+ */
+function entryBuilder(): typeof build {
+  const built = new Map<Candidate, Map<Tier, AssembledEntry>>();
+  return (candidate, tier, text) => {
+    let byTier = built.get(candidate);
+    if (!byTier) built.set(candidate, (byTier = new Map()));
+    let entry = byTier.get(tier);
+    if (entry?.text !== text) byTier.set(tier, (entry = build(candidate, tier, text)));
+    return { ...entry! };
+  };
+}
+
+/**
  * Breadth-first, then depth (docs/contract.md#planning): place every candidate at its start tier (falling back down
  * the ladder, never truncating), skip duplicate texts, then spend what is left on overview, full
  * and finally cap-free full upgrades, best-ranked first. Then withdraw entries the others already
@@ -132,6 +149,7 @@ export function planEntries(request: PlanInput): PlanOutput {
   const cap = perEntryCap(maxTokens, primary);
   const reserve = new Set(input.candidates.slice(primary));
   const fitsCap = (tier: Tier, tokens: number): boolean => tier === 'uri' || tokens <= cap;
+  const build = entryBuilder();
   let slots: Slot[] = [];
   // Served text → the URI that served it first (for `explain`).
   const seenTexts = new Map<string, string>();
@@ -141,7 +159,8 @@ export function planEntries(request: PlanInput): PlanOutput {
 
   let deduped = 0;
   let redundant = 0;
-  const textOf = focusedText(input, cap);
+  const plain = plainTexts(input.contents);
+  const textOf = focusedText(input, cap, plain);
   const notes = new Map<Candidate, PlanNote>();
   const note = (candidate: Candidate): PlanNote | null => {
     if (!input.explain) return null;
@@ -269,9 +288,10 @@ export function planEntries(request: PlanInput): PlanOutput {
   const carriedBy = seen.length
     ? 'the other served entries and those served in earlier turns of the session'
     : 'the other served entries';
+  const shinglesOf = shingleMemo();
   const withdrawRedundant = (): boolean => {
     const texts = slots.map((slot) => ({ text: slot.entry.text, isDirectory: slot.candidate.isDirectory }));
-    const gone = redundantEntries(texts, withdrawn, seen);
+    const gone = redundantEntries(texts, withdrawn, seen, shinglesOf);
     if (gone.size === 0) return false;
     redundant += gone.size;
     // A withdrawn file covers what a listing quotes of it, its abstract (the gist a listing is built from)
@@ -330,7 +350,7 @@ export function planEntries(request: PlanInput): PlanOutput {
           `weak: score ${candidate.score.toFixed(3)} is under ${RELATIVE_FLOOR * 100}% of the best (${best.toFixed(3)})`,
         );
       }
-      const plainOverview = tierText(candidate, 'overview', input.contents);
+      const plainOverview = plain(candidate, 'overview');
       const excerpted = entry?.detail === 'overview' && textOf(candidate, 'overview') !== plainOverview;
       if (excerpted) {
         n.why.unshift('overview is a query-focused excerpt of the body');
@@ -371,6 +391,22 @@ function heldTexts(input: PlanInput): RedundancyText[] {
   });
 }
 
+/**
+ * `tierText`, worked out once per candidate and tier in a plan: an overview is derived from the body (a code
+ * skeleton, a memory's summary, a document's outline), and the passes ask for the same one again and again.
+ */
+type PlainText = (candidate: Candidate, tier: Tier) => string | null;
+
+function plainTexts(contents: ReadonlyMap<string, string>): PlainText {
+  const texts = new Map<Candidate, Map<Tier, string | null>>();
+  return (candidate, tier) => {
+    let byTier = texts.get(candidate);
+    if (!byTier) texts.set(candidate, (byTier = new Map()));
+    if (!byTier.has(tier)) byTier.set(tier, tierText(candidate, tier, contents));
+    return byTier.get(tier)!;
+  };
+}
+
 /** Share of the per-entry cap an excerpt may take when first placed; leftover budget widens it later. */
 export const EXCERPT_FLOOR_SHARE = { value: 0 };
 
@@ -384,8 +420,7 @@ type TextOf = ((candidate: Candidate, tier: Tier) => string | null) & {
  * body lines matching the query (within part of the per-entry cap), when any line matches; else
  * docs/contract.md#tier-texts's text.
  */
-function focusedText(input: PlanInput, cap: number): TextOf {
-  const plain = (candidate: Candidate, tier: Tier) => tierText(candidate, tier, input.contents);
+function focusedText(input: PlanInput, cap: number, plain: PlainText): TextOf {
   const terms = input.query ? focusTerms(input.query) : [];
   if (terms.length === 0) return plain;
   const pins = input.pins ?? NO_PINS;

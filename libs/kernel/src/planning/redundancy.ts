@@ -49,6 +49,24 @@ export function shingles(text: string, isDirectory = false): Set<string> {
   return out;
 }
 
+/** Shingle sets of texts (read only). */
+export type ShingleSets = (text: string, isDirectory?: boolean) => ReadonlySet<string>;
+
+/**
+ * {@link shingles}, computed once per text: a plan checks its served entries again after every refill round
+ * (up to four times), and most texts are the same each time.
+ */
+export function shingleMemo(): ShingleSets {
+  const files = new Map<string, ReadonlySet<string>>();
+  const directories = new Map<string, ReadonlySet<string>>();
+  return (text, isDirectory = false) => {
+    const memo = isDirectory ? directories : files;
+    let set = memo.get(text);
+    if (!set) memo.set(text, (set = shingles(text, isDirectory)));
+    return set;
+  };
+}
+
 /** A listing's gists, in order; `cut` when the gist was cut short (its separator opens with `…`). */
 export function gists(listing: string): { text: string; cut: boolean }[] {
   // split() with a capturing group alternates piece, break, piece, …
@@ -82,16 +100,17 @@ export function redundantEntries(
   items: readonly RedundancyText[],
   withdrawn: readonly RedundancyText[] = [],
   seen: readonly RedundancyText[] = [],
+  shinglesOf: ShingleSets = shingles,
 ): Set<number> {
-  const sets = items.map((item) => shingles(item.text, item.isDirectory));
+  const sets = items.map((item) => shinglesOf(item.text, item.isDirectory));
   const all = new Map<string, number>();
   const files = new Map<string, number>();
   const carried = new Set<string>();
-  for (const w of withdrawn) if (!w.isDirectory) for (const s of shingles(w.text)) carried.add(s);
+  for (const w of withdrawn) if (!w.isDirectory) for (const s of shinglesOf(w.text)) carried.add(s);
   // Served in an earlier turn of the session (docs/context.md, "Across turns"): the agent holds it, so it covers all.
   const held = new Set<string>();
-  for (const w of seen) for (const s of shingles(w.text, w.isDirectory)) held.add(s);
-  const add = (map: Map<string, number>, set: Set<string>, by: number) => {
+  for (const w of seen) for (const s of shinglesOf(w.text, w.isDirectory)) held.add(s);
+  const add = (map: Map<string, number>, set: ReadonlySet<string>, by: number) => {
     for (const s of set) map.set(s, (map.get(s) ?? 0) + by);
   };
   sets.forEach((set, i) => {

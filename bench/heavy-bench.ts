@@ -1,0 +1,179 @@
+/**
+ * `npm run bench:heavy`: what the largest valid context requests cost, on each store of BENCH_STORES (default:
+ * PostgreSQL when MUNINN_BENCH_DATABASE_URL or MUNINN_TEST_DATABASE_URL names a server, in a fresh database;
+ * then embedded PGlite). One tenant of BENCH_HEAVY_NODES memories (default 3,000; 150 words each from a
+ * 44-word vocabulary, so every query word is in nearly every memory and every request finds as many
+ * candidates as it may), written through batch-write; then BENCH_HEAVY_REPS requests (default 5) of each case:
+ * the default request, `limit` 1,000 at 32,000 tokens (with `explain`, `detail: full`, `dedup_turns`), the six
+ * quota buckets at 1,000 each, and an MCP batch of 16 context searches. Printed per case: p50 and max latency,
+ * the answer's size, and the mean time per stage from `/metrics` (docs/architecture.md, "Stage timings"): the
+ * assembler's plan is CPU on its event loop (docs/context.md, "Planning cost"). Then the PostgreSQL ÷ PGlite
+ * ratio of each case's p50.
+ */
+import { performance } from 'node:perf_hooks';
+import { startTestApp, TestApp } from '@app/testing';
+
+const NODES = Number(process.env.BENCH_HEAVY_NODES ?? 3000);
+const REPS = Number(process.env.BENCH_HEAVY_REPS ?? 5);
+const PG_URL = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
+const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglite')).split(',') as (
+  'postgres' | 'pglite'
+)[];
+const HEADERS = { 'X-OpenViking-Account': 'heavy', 'X-OpenViking-User': 'u1' };
+const ROOT = 'viking://user/u1/memories';
+const WORDS = (
+  'harbor lantern copper meadow quartz violet ember thunder saffron glacier orchard canyon falcon river pottery ' +
+  'camping painting charity race novel guitar violin garden puppy kitten beach mountain hiking museum concert ' +
+  'festival recipe baking soccer tennis chess yoga marathon poetry sculpture'
+).split(' ');
+const KINDS = ['events', 'entities', 'preferences', 'experiences'];
+const STAGES = ['find_sql', 'find_return', 'assemble_queue_wait', 'assemble_plan', 'assemble_return', 'total'];
+const ALL_BUCKETS = Object.fromEntries(
+  ['events', 'entities', 'preferences', 'experiences', 'resources', 'skills'].map((k) => [k, 1000]),
+);
+const CASES: [string, Record<string, unknown>][] = [
+  ['default request', {}],
+  ['limit 1000, 32k tokens', { max_tokens: 32000, limit: 1000 }],
+  ['limit 1000, 32k, explain', { max_tokens: 32000, limit: 1000, explain: true }],
+  ['limit 1000, 32k, full, dedup 100', { max_tokens: 32000, limit: 1000, detail: 'full', dedup_turns: 100 }],
+  ['quotas 6 x 1000, 32k, explain', { max_tokens: 32000, quotas: ALL_BUCKETS, explain: true }],
+];
+
+/** A deterministic generator, so every run seeds the same memories. */
+function generator(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+}
+
+async function seed(app: TestApp): Promise<void> {
+  const next = generator(7);
+  for (let i = 0; i < NODES; i += 200) {
+    const operations = Array.from({ length: Math.min(200, NODES - i) }, (_, j) => {
+      const k = i + j;
+      const words = Array.from({ length: 150 }, () => WORDS[Math.floor(next() * WORDS.length)]);
+      return { uri: `${ROOT}/${KINDS[k % 4]}/m${k}.md`, content: `Note ${k}. ${words.join(' ')}.`, mode: 'create' };
+    });
+    const r = await app.request('POST', '/api/v1/content/batch-write', {
+      headers: HEADERS,
+      body: { root_uri: ROOT, operations, wait: true, timeout: 600 },
+    });
+    if (r.status !== 200) throw new Error(`batch-write: ${r.status} ${r.text.slice(0, 300)}`);
+  }
+}
+
+async function stageSums(app: TestApp): Promise<Map<string, number>> {
+  const r = await app.request('GET', '/metrics', {});
+  const sums = new Map<string, number>();
+  for (const line of r.text.split('\n')) {
+    const m = /^muninn_context_stage_duration_seconds_sum\{stage="([a-z_]+)"\} (\S+)$/.exec(line);
+    if (m) sums.set(m[1], Number(m[2]));
+  }
+  return sums;
+}
+
+const query = (k: number) =>
+  `${WORDS[k % 40]} ${WORDS[(k + 5) % 40]} ${WORDS[(k + 11) % 40]} and the ${WORDS[(k + 20) % 40]}`;
+
+async function mcpBatch(app: TestApp, k: number): Promise<{ status: number; bytes: number }> {
+  const batch = Array.from({ length: 16 }, (_, i) => ({
+    jsonrpc: '2.0',
+    id: i,
+    method: 'tools/call',
+    params: { name: 'search', arguments: { query: query(k + i), mode: 'context' } },
+  }));
+  const r = await fetch(`${app.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...HEADERS },
+    body: JSON.stringify(batch),
+  });
+  return { status: r.status, bytes: (await r.text()).length };
+}
+
+type Send = (k: number) => Promise<{ status: number; bytes: number }>;
+
+interface CaseFigures {
+  p50: number;
+  max: number;
+  bytes: number;
+  statuses: Set<number>;
+  stages: Map<string, number>;
+}
+
+async function runCase(app: TestApp, send: Send, calls: number): Promise<CaseFigures> {
+  const before = await stageSums(app);
+  const times: number[] = [];
+  const out: CaseFigures = { p50: 0, max: 0, bytes: 0, statuses: new Set(), stages: new Map() };
+  for (let k = 0; k < REPS; k++) {
+    const t0 = performance.now();
+    const { status, bytes } = await send(k);
+    times.push(performance.now() - t0);
+    out.statuses.add(status);
+    out.bytes = bytes;
+  }
+  const after = await stageSums(app);
+  for (const s of STAGES) out.stages.set(s, (((after.get(s) ?? 0) - (before.get(s) ?? 0)) * 1000) / (REPS * calls));
+  times.sort((a, b) => a - b);
+  out.p50 = times[Math.floor(times.length / 2)];
+  out.max = times[times.length - 1];
+  return out;
+}
+
+async function runStore(store: 'postgres' | 'pglite'): Promise<Map<string, CaseFigures>> {
+  const app = await startTestApp({ store, env: { MUNINN_STATEMENT_TIMEOUT_MS: '600000' } });
+  const results = new Map<string, CaseFigures>();
+  try {
+    const t0 = performance.now();
+    await seed(app);
+    console.log(`\n[${store}] seeded ${NODES} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    for (let k = 0; k < 3; k++)
+      await app.request('POST', '/api/v1/search/search', {
+        headers: HEADERS,
+        body: { query: query(k), mode: 'context' },
+      }); // warm-up
+    const sends: [string, Send, number][] = CASES.map(([name, extra]) => [
+      name,
+      async (k) => {
+        const body = {
+          query: query(k),
+          mode: 'context',
+          ...(extra.dedup_turns ? { session_id: `s${k}` } : {}),
+          ...extra,
+        };
+        const r = await app.request('POST', '/api/v1/search/search', { headers: HEADERS, body });
+        return { status: r.status, bytes: r.text.length };
+      },
+      1,
+    ]);
+    sends.push(['MCP batch of 16 searches', (k) => mcpBatch(app, k), 16]);
+    console.log(`| case | status | bytes | p50 ms | max ms | ${STAGES.join(' | ')} (mean ms per context request) |`);
+    console.log(`|---|---|---|---|---|${STAGES.map(() => '---').join('|')}|`);
+    for (const [name, send, calls] of sends) {
+      const f = await runCase(app, send, calls);
+      results.set(name, f);
+      const stages = STAGES.map((s) => f.stages.get(s)!.toFixed(0)).join(' | ');
+      console.log(
+        `| ${name} | ${[...f.statuses].join(',')} | ${f.bytes} | ${f.p50.toFixed(0)} | ${f.max.toFixed(0)} | ${stages} |`,
+      );
+    }
+  } finally {
+    await app.close();
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const byStore = new Map<string, Map<string, CaseFigures>>();
+  for (const store of STORES) byStore.set(store, await runStore(store));
+  const pg = byStore.get('postgres');
+  const lite = byStore.get('pglite');
+  if (pg && lite) {
+    console.log('\np50 PostgreSQL ÷ PGlite, same run:');
+    for (const [name, f] of pg) console.log(`  ${name}: ${(f.p50 / lite.get(name)!.p50).toFixed(2)}`);
+  }
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
