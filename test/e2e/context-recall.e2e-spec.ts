@@ -81,6 +81,7 @@ describe('/recall preset', () => {
       [{ max_chars: 250 }, 64, ['max_chars']],
       [{ max_chars: 4002 }, 1000, ['max_chars']],
       [{ max_chars: 4006 }, 1002, ['max_chars']],
+      [{ max_chars: 128000 }, 32000, ['max_chars']],
       [{}, 1600, []],
     ];
     for (const [extra, maxTokens, aliases] of cases) {
@@ -88,6 +89,20 @@ describe('/recall preset', () => {
       expect(r.status).toBe(200);
       expect([extra, r.body.result.stats.max_tokens]).toEqual([extra, maxTokens]);
       expect(r.body.result.stats.deprecated.aliases_used).toEqual(aliases);
+    }
+  });
+
+  it('max_chars is bounded like max_tokens: past 128,000 characters a 400 naming it, never a planned block', async () => {
+    for (const maxChars of [128001, 1_000_000_000]) {
+      const r = await recall({ query: 'wombat Quill', max_chars: maxChars });
+      expect([maxChars, r.status, r.body.error.code]).toEqual([maxChars, 400, 'INVALID_ARGUMENT']);
+      expect(r.body.error.message).toBe(
+        'Invalid request parameters: body.max_chars: Input should be less than or equal to 128000',
+      );
+      expect(r.body.error.details.validation_errors[0]).toMatchObject({
+        loc: ['body', 'max_chars'],
+        type: 'less_than_equal',
+      });
     }
   });
 

@@ -235,6 +235,34 @@ describe('context tiers and budget', () => {
     expect(entriesOf(r)).toEqual([expect.objectContaining({ uri: DOSSIER_GONE, detail: 'uri', text: '' })]);
   });
 
+  it('a plan works over 4 MiB of bodies at most, the best-ranked first; the rest are served without theirs', async () => {
+    // 24 memories of ~200 KB: at 32,000 tokens each body may be read up to 256,000 characters, 4.8 MB together.
+    const body = (k: number) =>
+      Array.from({ length: 5200 }, (_, i) => `pelican ${k} note ${i}: harbor ${(i * 7 + k) % 97} lantern.`)
+        .join('\n')
+        .slice(0, 200_000);
+    const files = Object.fromEntries(
+      Array.from({ length: 24 }, (_, k) => [`${U}/memories/events/pelican-${k}.md`, body(k)]),
+    );
+    await seedMany(app, {}, files);
+    const r = await context(app, { query: 'pelican', max_tokens: 32000, limit: 30, detail: 'overview', filter: FILES });
+    expect(r.status).toBe(200);
+    const pelicans = entriesOf(r).filter((e) => e.uri.includes('/pelican-'));
+    expect(pelicans).toHaveLength(24);
+    const byTier = (tier: string) => pelicans.filter((e) => e.detail === tier).length;
+    // 4 MiB / ~200 KB: 20 bodies; each served as a query-focused excerpt of its body.
+    expect(byTier('overview')).toBe(20);
+    for (const e of pelicans.filter((x) => x.detail === 'overview')) expect(e.text).toMatch(/^pelican \d+ note \d+/);
+    // The other four have no body in the plan: no overview, so their abstracts (the first 16,000 characters, over
+    // the per-entry cap: spare budget gives them back), and they are the lowest-ranked.
+    const rest = pelicans.filter((x) => x.detail !== 'overview');
+    expect(rest.map((e) => [e.detail, e.text.length <= 16000, e.text.startsWith('pelican ')])).toEqual(
+      Array(4).fill(['abstract', true, true]),
+    );
+    const ranks = pelicans.map((e) => e.detail);
+    expect(ranks.lastIndexOf('overview')).toBeLessThan(ranks.indexOf('abstract'));
+  });
+
   it('three ~200-char entities in 64 tokens → bare URIs or abstracts, at least one dropped, never over budget', async () => {
     const r = await ask({ query: 'okapi', max_tokens: 64, ...STRICT });
     const { stats } = r.body.result;

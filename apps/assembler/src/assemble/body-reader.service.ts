@@ -6,6 +6,7 @@ import {
   Identity,
   normalizeReadContent,
   openContext,
+  PLAN_BODY_MAX_CHARS,
   sidecarDirectory,
 } from '@app/kernel';
 import { NodeRepository } from '@app/store';
@@ -22,13 +23,18 @@ export class BodyReaderService {
 
   constructor(private readonly nodes: NodeRepository) {}
 
-  /** `maxChars` of each body at most (`bodyReadChars`, docs/limits-and-security.md "Work per byte"). */
+  /**
+   * `maxChars` of each body at most (`bodyReadChars`), and no more than a plan works over in all
+   * (`PLAN_BODY_MAX_CHARS`, docs/limits-and-security.md "Work per byte"): when the reads could exceed it, their
+   * stored sizes are looked up first and only the best-ranked bodies within it are read.
+   */
   async read(
     identity: Identity,
     reads: ContentRead[],
     candidates: Candidate[],
     maxChars: number,
   ): Promise<Map<string, string>> {
+    if (reads.length * maxChars > PLAN_BODY_MAX_CHARS) reads = await this.withinTotal(identity, reads, maxChars);
     const contents = new Map<string, string>();
     const groups: [Identity, ContentRead[]][] = [
       [identity, reads.filter((r) => !r.openContext)],
@@ -56,5 +62,40 @@ export class BodyReaderService {
       }),
     );
     return contents;
+  }
+
+  /** The reads, in rank order, whose bodies (at most `maxChars` each) fit `PLAN_BODY_MAX_CHARS` together. */
+  private async withinTotal(identity: Identity, reads: ContentRead[], maxChars: number): Promise<ContentRead[]> {
+    const sizes = new Map<string, number>();
+    await Promise.all(
+      [false, true].map(async (open) => {
+        const group = reads.filter((r) => r.openContext === open);
+        if (group.length === 0) return;
+        const who = open ? openContext(identity) : identity;
+        const bytes = await this.nodes
+          .textBytes(
+            who,
+            group.map((r) => sidecarDirectory(r.uri) ?? r.uri),
+          )
+          .catch((err: unknown) => {
+            this.logger.warn(`sizing ${group.length} bodies failed: ${err instanceof Error ? err.message : err}`);
+            return new Map<string, { content: number; overview: number }>();
+          });
+        for (const r of group) {
+          const dir = sidecarDirectory(r.uri);
+          const size = bytes.get(dir ?? r.uri);
+          if (size) sizes.set(r.uri, Math.min(maxChars, dir !== null ? size.overview : size.content));
+        }
+      }),
+    );
+    const kept: ContentRead[] = [];
+    let used = 0;
+    for (const r of reads) {
+      const size = sizes.get(r.uri);
+      if (size === undefined || (used > 0 && used + size > PLAN_BODY_MAX_CHARS)) continue;
+      kept.push(r);
+      used += size;
+    }
+    return kept;
   }
 }

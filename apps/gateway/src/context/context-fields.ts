@@ -37,7 +37,7 @@ export const CONTEXT_FIELDS = {
 /** `/recall`'s own fields (docs/contract.md#recall-request): `query` is required; v1 aliases fold onto the rest. */
 export const RECALL_FIELDS = {
   query: { rule: rules.str(), required: true },
-  max_chars: { rule: rules.int(), nullable: true },
+  max_chars: { rule: rules.int(undefined, CONTEXT_BOUNDS.maxChars.max), nullable: true },
   min_score: { rule: rules.num(), nullable: true, default: RECALL_SCORE_THRESHOLD },
   render: { rule: rules.union([rules.bool(), rules.literal('full', 'compact')]), nullable: true, default: true },
 } satisfies Record<string, FieldSpec>;

@@ -3,6 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { AssembleResult } from '@app/contracts';
 import {
   assembleBlock,
+  planBodies,
   buildContextStats,
   carriedBodies,
   Candidate,
@@ -196,7 +197,7 @@ export class ContextPipelineService {
     } catch (err) {
       if (err instanceof KernelError && err.code === KernelErrorCode.Unavailable) throw err;
       const error = formatRetrievalError({ name: 'AssembleError', message: (err as Error).message });
-      return { block: { ...assembleBlock(job, carriedBodies(job)), bodiesRead: 0 }, error };
+      return { block: { ...assembleBlock(job, planBodies(job, carriedBodies(job))), bodiesRead: 0 }, error };
     }
   }
 

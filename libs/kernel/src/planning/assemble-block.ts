@@ -5,7 +5,7 @@ import { normalizeDetail } from '../tiering/detail-pins';
 import { EntryJson, entryToJson } from './assembled-entry';
 import { ExplainEntry } from './explain';
 import { planEntries, PlanStats, strongCandidates } from './plan-entries';
-import { bodyReadChars, ContentRead, planContentReads } from './read-policy';
+import { bodiesWithinTotal, bodyReadChars, ContentRead, planContentReads } from './read-policy';
 import { SeenEntry } from './seen-entries';
 import { contentUriFor } from '../tiering/tier-text';
 import { StageTimer } from '../stats/stage-timer';
@@ -70,6 +70,15 @@ export function carriedBodies(req: BlockRequest): Map<string, string> {
     }
   }
   return carried;
+}
+
+/**
+ * The bodies a plan of `req` works over ({@link bodiesWithinTotal}): the planned candidates' in rank order, then
+ * those of entries served in earlier turns. The assembler and the gateway's fallback pass their bodies through it.
+ */
+export function planBodies(req: BlockRequest, contents: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
+  const ranked = [...strongCandidates(req.candidates), ...(req.seen ?? []).map((s) => s.candidate)];
+  return bodiesWithinTotal(ranked, contents);
 }
 
 /**

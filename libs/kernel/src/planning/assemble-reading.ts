@@ -1,6 +1,13 @@
 import { StageTimer } from '../stats/stage-timer';
 import { sidecarDirectory } from '../tiering/tier-text';
-import { AssembledBlock, assembleBlock, BlockRequest, carriedBodies, planBlockReads } from './assemble-block';
+import {
+  AssembledBlock,
+  assembleBlock,
+  BlockRequest,
+  carriedBodies,
+  planBlockReads,
+  planBodies,
+} from './assemble-block';
 import { ContentRead } from './read-policy';
 
 /** Reads bodies (the assembler's store read); absent keys are bodies that could not be read. */
@@ -17,7 +24,8 @@ export interface ReadBlock extends AssembledBlock {
  * memory), and directory sidecars only if the plan asks for one. Directories rank after the files below them and
  * a served file usually makes its directory redundant, so the plan seldom reaches a directory's overview; when it
  * does, the sidecars are read and the block is planned again, so it is always the block these bodies, read up
- * front, would give. With `explain` every candidate's overview is looked at, so everything is read first.
+ * front, would give. With `explain` every candidate's overview is looked at, so everything is read first. The plan
+ * works over the bodies within {@link planBodies}' total.
  */
 export async function assembleReading(
   req: BlockRequest,
@@ -32,12 +40,12 @@ export async function assembleReading(
     some.length ? timer.time('body_read', () => read(some)) : new Map<string, string>();
   const contents = new Map([...carried, ...(await readTimed(first))]);
   if (later.length) {
-    const watched = new WatchedContents(contents, new Set(later.map((r) => r.uri)));
+    const watched = new WatchedContents(planBodies(req, contents), new Set(later.map((r) => r.uri)));
     const block = assembleBlock(req, watched, timer);
     if (!watched.asked) return { ...block, bodiesRead: first.length };
     for (const [uri, text] of await readTimed(later)) contents.set(uri, text);
   }
-  return { ...assembleBlock(req, contents, timer), bodiesRead: reads.length };
+  return { ...assembleBlock(req, planBodies(req, contents), timer), bodiesRead: reads.length };
 }
 
 /**

@@ -350,8 +350,7 @@ export function planEntries(request: PlanInput): PlanOutput {
           `weak: score ${candidate.score.toFixed(3)} is under ${RELATIVE_FLOOR * 100}% of the best (${best.toFixed(3)})`,
         );
       }
-      const plainOverview = plain(candidate, 'overview');
-      const excerpted = entry?.detail === 'overview' && textOf(candidate, 'overview') !== plainOverview;
+      const excerpted = entry?.detail === 'overview' && textOf(candidate, 'overview') !== plain(candidate, 'overview');
       if (excerpted) {
         n.why.unshift('overview is a query-focused excerpt of the body');
       }

@@ -3,8 +3,16 @@ import { normalizeDetail, NO_PINS } from '../tiering/detail-pins';
 import { contentUriFor } from '../tiering/tier-text';
 import { planEntries } from './plan-entries';
 import { estimateTokens } from '../budget/token-estimate';
-import { BODY_READ_MAX_CHARS, BODY_READ_MIN_CHARS, bodyReadChars, needsBody, planContentReads } from './read-policy';
-import { assembleBlock, carriedBodies, planBlockReads } from './assemble-block';
+import {
+  BODY_READ_MAX_CHARS,
+  BODY_READ_MIN_CHARS,
+  bodiesWithinTotal,
+  bodyReadChars,
+  needsBody,
+  PLAN_BODY_MAX_CHARS,
+  planContentReads,
+} from './read-policy';
+import { assembleBlock, carriedBodies, planBlockReads, planBodies } from './assemble-block';
 
 const U = 'viking://user/test_user';
 
@@ -196,5 +204,43 @@ describe('bodies the search carries', () => {
       new Map([[whole.baseUri, body]]),
     );
     expect(assembleBlock(req, carriedBodies(req))).toEqual(asIfRead);
+  });
+});
+
+describe('bodiesWithinTotal / planBodies (docs/limits-and-security.md, "Work per byte")', () => {
+  const mem = (i: number, score: number) => cand(`${U}/memories/events/m${i}.md`, 'events', { score });
+  const bodies = (sizes: number[]) =>
+    new Map(sizes.map((n, i) => [`${U}/memories/events/m${i}.md`, `${i} `.repeat(n / 2).slice(0, n)]));
+
+  it('hands the same bodies back when they are within the total', () => {
+    const contents = bodies([1000, 2000]);
+    expect(bodiesWithinTotal([mem(0, 0.9), mem(1, 0.5)], contents, 3000)).toBe(contents);
+  });
+
+  it('keeps the best-ranked bodies within the total, skips what does not fit, the first always', () => {
+    const contents = bodies([600, 500, 300, 100]);
+    // Rank order m1, m0, m2, m3: m1 (500) + m0 (600) fit 1,200; m2 (300) would make 1,400; m3 (100) still fits.
+    const ranked = [mem(1, 0.9), mem(0, 0.8), mem(2, 0.7), mem(3, 0.6)];
+    expect([...bodiesWithinTotal(ranked, contents, 1200).keys()].map((u) => u.slice(-5))).toEqual([
+      'm1.md',
+      'm0.md',
+      'm3.md',
+    ]);
+    // A first body over the total on its own is still kept (each body is bounded by bodyReadChars already).
+    expect(bodiesWithinTotal(ranked, contents, 100).size).toBe(1);
+    // Bodies of no ranked candidate are left out once the total binds.
+    expect(bodiesWithinTotal([mem(3, 0.9)], contents, 1000).size).toBe(1);
+  });
+
+  it('plans over the total: the candidates past it are served from their abstracts', () => {
+    const big = PLAN_BODY_MAX_CHARS / 4 - 10; // four fit, the fifth does not
+    const sizes = [big, big, big, big, big];
+    const contents = bodies(sizes);
+    const candidates = sizes.map((_, i) => ({ ...mem(i, 1 - i / 10), abstract: `m${i} abstract` }));
+    const req = { candidates, maxTokens: 32000, detail: 'overview', query: 'note' };
+    expect(planBodies(req, contents).size).toBe(4);
+    const block = assembleBlock(req, planBodies(req, contents));
+    expect(block.entries.map((e) => e.detail)).toEqual(['overview', 'overview', 'overview', 'overview', 'abstract']);
+    expect(block.entries[4]!.text).toBe('m4 abstract');
   });
 });

@@ -40,6 +40,40 @@ export function bodyReadChars(maxTokens: number): number {
   return Math.min(BODY_READ_MAX_CHARS, Math.max(BODY_READ_MIN_CHARS, 8 * maxTokens));
 }
 
+/**
+ * Characters of bodies one plan works over, all bodies together (docs/limits-and-security.md, "Work per byte"):
+ * 32 times the text a 32,000-token block can hold. Each body is bounded by {@link bodyReadChars}, but a request
+ * may plan 1,000 candidates or more: 300 memories of 200 KB made one context request at 32,000 tokens hold the
+ * assembler's event loop 3.8 s (a `/recall` with a large `max_chars` 7.7 s), every other tenant's block waiting.
+ */
+export const PLAN_BODY_MAX_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The bodies a plan works over: the best-ranked candidates' first, then those of entries served in earlier
+ * turns, until {@link PLAN_BODY_MAX_CHARS} (the first body always). A body left out is as if unreadable: its
+ * candidate is served from its abstract or as a bare URI (docs/contract.md#tier-texts).
+ */
+export function bodiesWithinTotal(
+  ranked: readonly Candidate[],
+  contents: ReadonlyMap<string, string>,
+  maxChars = PLAN_BODY_MAX_CHARS,
+): ReadonlyMap<string, string> {
+  let total = 0;
+  for (const text of contents.values()) total += text.length;
+  if (total <= maxChars) return contents;
+  const kept = new Map<string, string>();
+  let used = 0;
+  for (const candidate of ranked) {
+    const uri = contentUriFor(candidate);
+    const text = contents.get(uri);
+    if (text === undefined || kept.has(uri)) continue;
+    if (used > 0 && used + text.length > maxChars) continue;
+    kept.set(uri, text);
+    used += text.length;
+  }
+  return kept;
+}
+
 /** The read policy (docs/contract.md#tier-texts): read a body only if a body-backed tier is reachable. */
 export function needsBody(candidate: Candidate, cap: number, pins: DetailPins = NO_PINS): boolean {
   return needsContent(candidate, pinFor(pins, candidate.category)) || oversizedAbstractNeedsBody(candidate, cap);

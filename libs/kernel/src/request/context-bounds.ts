@@ -18,6 +18,12 @@ export const CONTEXT_BOUNDS = {
   dedupTurns: { min: 0, max: 100 },
   rewriteMaxBullets: { min: 1, max: 20 },
   excludeUris: { maxItems: 200 },
+  /**
+   * `/recall`'s v1 `max_chars` (4 characters a token): at most the budget `max_tokens` may ask for. The reference
+   * takes any integer; a `max_chars` of 10^9 asked for a 250-million-token block, and one such `/recall` held
+   * the assembler's event loop 7.7 s planning it (docs/limits-and-security.md, "Work per byte").
+   */
+  maxChars: { max: 4 * 32000 },
 } as const;
 
 /** The candidate ceiling of flat mode: `node_limit` when set, else `limit` (docs/contract.md#find-request). */

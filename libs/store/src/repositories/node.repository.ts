@@ -47,6 +47,21 @@ export class NodeRepository {
     return rows.map(toNodeRecord);
   }
 
+  /**
+   * Stored bytes of each node's `content` and `overview` (missing or invisible nodes are absent), without reading
+   * them: `octet_length` reads a stored value's size from its header. At least each text's length in characters.
+   */
+  async textBytes(identity: Identity, uris: string[]): Promise<Map<string, { content: number; overview: number }>> {
+    if (uris.length === 0) return new Map();
+    const scope = scopeSql(identity, 2);
+    const { rows } = await this.db.query<{ uri: string; content: number; overview: number }>(
+      `SELECT uri, octet_length(content) AS content, octet_length(overview) AS overview FROM nodes
+       WHERE uri = ANY($1::text[]) AND ${scope.sql}`,
+      [uris, ...scope.params],
+    );
+    return new Map(rows.map((r) => [r.uri, { content: Number(r.content ?? 0), overview: Number(r.overview ?? 0) }]));
+  }
+
   /** Direct children (or the whole subtree) of a directory, ordered by URI. */
   async list(
     identity: Identity,
