@@ -36,8 +36,9 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
     // Fastify's router refused a path parameter over 100 characters with a bare 414, so a session created
     // with a valid 128-character id could never be read. Any length passes the router now (the request line
     // is bounded by Node's header limit), and the request gate refuses an id over MUNINN_ID_MAX_CHARS with
-    // a 400 naming it (request-bounds.ts).
-    maxParamLength: MAX_PATH_PARAM_CHARS,
+    // a 400 naming it (request-bounds.ts). Under `routerOptions`: at the top level Fastify 5 prints a
+    // deprecation warning (FSTDEP022) at every start.
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_CHARS },
     trustProxy: false,
     clientErrorHandler: envelopeClientError,
     frameworkErrors: envelopeFrameworkError,
