@@ -5,7 +5,10 @@
  * 44-word vocabulary, so every query word is in nearly every memory and every request finds as many
  * candidates as it may), written through batch-write; then BENCH_HEAVY_REPS requests (default 5) of each case:
  * the default request, `limit` 1,000 at 32,000 tokens (with `explain`, `detail: full`, `dedup_turns`), the six
- * quota buckets at 1,000 each, and an MCP batch of 16 context searches. Printed per case: p50 and max latency,
+ * quota buckets at 1,000 each, and an MCP batch of 16 context searches. Then a second tenant of BENCH_HEAVY_BIG
+ * memories (default 300) of BENCH_HEAVY_BIG_KB KB each (default 200): the default request, `limit` 1,000 at
+ * 32,000 tokens (plain and pinned to `overview`) and a `/recall` at the largest `max_chars`, whose bodies together
+ * are more than a plan works over (docs/limits-and-security.md, "Work per byte"). Printed per case: p50 and max latency,
  * the answer's size, and the mean time per stage from `/metrics` (docs/architecture.md, "Stage timings"): the
  * assembler's plan is CPU on its event loop (docs/context.md, "Planning cost"). Then the PostgreSQL ÷ PGlite
  * ratio of each case's p50.
@@ -15,6 +18,9 @@ import { startTestApp, TestApp } from '@app/testing';
 
 const NODES = Number(process.env.BENCH_HEAVY_NODES ?? 3000);
 const REPS = Number(process.env.BENCH_HEAVY_REPS ?? 5);
+const BIG = Number(process.env.BENCH_HEAVY_BIG ?? 300);
+const BIG_KB = Number(process.env.BENCH_HEAVY_BIG_KB ?? 200);
+const BIG_HEADERS = { 'X-OpenViking-Account': 'heavy-big', 'X-OpenViking-User': 'u1' };
 const PG_URL = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
 const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglite')).split(',') as (
   'postgres' | 'pglite'
@@ -27,7 +33,15 @@ const WORDS = (
   'festival recipe baking soccer tennis chess yoga marathon poetry sculpture'
 ).split(' ');
 const KINDS = ['events', 'entities', 'preferences', 'experiences'];
-const STAGES = ['find_sql', 'find_return', 'assemble_queue_wait', 'assemble_plan', 'assemble_return', 'total'];
+const STAGES = [
+  'find_sql',
+  'find_return',
+  'assemble_queue_wait',
+  'assemble_body_read',
+  'assemble_plan',
+  'assemble_return',
+  'total',
+];
 const ALL_BUCKETS = Object.fromEntries(
   ['events', 'entities', 'preferences', 'experiences', 'resources', 'skills'].map((k) => [k, 1000]),
 );
@@ -60,6 +74,39 @@ async function seed(app: TestApp): Promise<void> {
     if (r.status !== 200) throw new Error(`batch-write: ${r.status} ${r.text.slice(0, 300)}`);
   }
 }
+
+/** BIG memories of BIG_KB KB each: lines of the vocabulary, so every query word is on most lines. */
+async function seedBig(app: TestApp): Promise<void> {
+  const next = generator(11);
+  const perBatch = Math.max(1, Math.floor(8000 / BIG_KB));
+  for (let i = 0; i < BIG; i += perBatch) {
+    const operations = Array.from({ length: Math.min(perBatch, BIG - i) }, (_, j) => {
+      const lines: string[] = [];
+      for (let len = 0; len < BIG_KB * 1024;) {
+        const line = `${Array.from({ length: 12 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ')}.`;
+        lines.push(line);
+        len += line.length + 1;
+      }
+      return { uri: `${ROOT}/events/big${i + j}.md`, content: lines.join('\n'), mode: 'create' };
+    });
+    const r = await app.request('POST', '/api/v1/content/batch-write', {
+      headers: BIG_HEADERS,
+      body: { root_uri: ROOT, operations, wait: true, timeout: 600 },
+    });
+    if (r.status !== 200) throw new Error(`batch-write: ${r.status} ${r.text.slice(0, 300)}`);
+  }
+}
+
+const BIG_CASES: [string, string, Record<string, unknown>][] = [
+  ['large bodies: default request', '/api/v1/search/search', { mode: 'context' }],
+  ['large bodies: limit 1000, 32k', '/api/v1/search/search', { mode: 'context', max_tokens: 32000, limit: 1000 }],
+  [
+    'large bodies: limit 1000, 32k, overview',
+    '/api/v1/search/search',
+    { mode: 'context', max_tokens: 32000, limit: 1000, detail: 'overview' },
+  ],
+  ['large bodies: /recall, max_chars 128000', '/api/v1/search/recall', { max_chars: 128000, quotas: { events: 1000 } }],
+];
 
 async function stageSums(app: TestApp): Promise<Map<string, number>> {
   const r = await app.request('GET', '/metrics', {});
@@ -145,6 +192,21 @@ async function runStore(store: 'postgres' | 'pglite'): Promise<Map<string, CaseF
       1,
     ]);
     sends.push(['MCP batch of 16 searches', (k) => mcpBatch(app, k), 16]);
+    const t1 = performance.now();
+    await seedBig(app);
+    console.log(
+      `[${store}] seeded ${BIG} memories of ${BIG_KB} KB in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+    );
+    for (const [name, path, extra] of BIG_CASES)
+      sends.push([
+        name,
+        async (k) => {
+          const body = { query: query(k), ...extra };
+          const r = await app.request('POST', path, { headers: BIG_HEADERS, body });
+          return { status: r.status, bytes: r.text.length };
+        },
+        1,
+      ]);
     console.log(`| case | status | bytes | p50 ms | max ms | ${STAGES.join(' | ')} (mean ms per context request) |`);
     console.log(`|---|---|---|---|---|${STAGES.map(() => '---').join('|')}|`);
     for (const [name, send, calls] of sends) {
