@@ -263,6 +263,34 @@ describe('context tiers and budget', () => {
     expect(ranks.lastIndexOf('overview')).toBeLessThan(ranks.indexOf('abstract'));
   });
 
+  it("a request's hits carry 4 MiB of abstracts at most, the best-scored whole, the rest cut", async () => {
+    // 60 entities whose abstracts are 16,000 characters (cut from 16,200); six quota buckets make at least six
+    // find calls, each carrying at most a sixth of 4 MiB (699,051 characters: 43 such abstracts).
+    const body = (k: number) =>
+      Array.from({ length: 420 }, (_, i) => `spoonbill ${k} entry ${i}: marsh ${(i * 11 + k) % 89} reed.`)
+        .join('\n')
+        .slice(0, 16_200);
+    await seedMany(
+      app,
+      {},
+      Object.fromEntries(Array.from({ length: 60 }, (_, k) => [`${U}/memories/entities/spoonbill-${k}.md`, body(k)])),
+    );
+    const since = Date.now();
+    const quotas = { entities: 100, events: 1, preferences: 1, experiences: 1, resources: 1, skills: 1 };
+    const r = await context(app, { query: 'spoonbill', max_tokens: 32000, quotas, filter: FILES });
+    expect(r.status).toBe(200);
+    const [job] = await spy.assembles(`${U}/memories/entities/spoonbill-0.md`, since);
+    const hits = job!.data.candidates.filter((c) => c.baseUri.includes('/spoonbill-'));
+    expect(hits).toHaveLength(60);
+    const whole = hits.filter((c) => c.abstract.length > 1000);
+    const cut = hits.filter((c) => c.abstract.length <= 1000);
+    expect(whole.length * 16000).toBeLessThanOrEqual(Math.ceil((4 * 1024 * 1024) / 6));
+    expect(cut.length).toBeGreaterThanOrEqual(60 - 43);
+    expect(cut.every((c) => c.abstract.endsWith('…') && !c.wholeBody)).toBe(true);
+    const lowestWhole = Math.min(...whole.map((c) => c.score));
+    expect(cut.every((c) => c.score <= lowestWhole)).toBe(true);
+  });
+
   it('three ~200-char entities in 64 tokens → bare URIs or abstracts, at least one dropped, never over budget', async () => {
     const r = await ask({ query: 'okapi', max_tokens: 64, ...STRICT });
     const { stats } = r.body.result;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FindJob, FindResult } from '@app/contracts';
 import {
+  callAbstractChars,
   FilterNode,
   Identity,
   KernelError,
@@ -62,6 +63,7 @@ function findJobOf(input: FanoutInput, call: RetrievalCall): FindJob {
     levels: null,
     limit: call.limit,
     scoreThreshold: input.scoreThreshold,
+    abstractChars: callAbstractChars(input.calls.length),
   };
 }
 

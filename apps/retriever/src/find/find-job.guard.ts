@@ -21,6 +21,7 @@ export function isFindJob(d: unknown): d is FindJob {
     (j.filter === null || (typeof j.filter === 'object' && !Array.isArray(j.filter))) &&
     (j.levels === null || (Array.isArray(j.levels) && j.levels.every((l) => Number.isInteger(l)))) &&
     Number.isInteger(j.limit) &&
-    (j.scoreThreshold === null || Number.isFinite(j.scoreThreshold))
+    (j.scoreThreshold === null || Number.isFinite(j.scoreThreshold)) &&
+    (j.abstractChars === undefined || (Number.isInteger(j.abstractChars) && j.abstractChars >= 0))
   );
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { FindJob, FindResult } from '@app/contracts';
 import { Embedder, EMBEDDER } from '@app/embed';
-import { StageTimer } from '@app/kernel';
+import { cutHitAbstracts, StageTimer } from '@app/kernel';
 import {
   CallCircuit,
   CallTimeout,
@@ -117,6 +117,9 @@ export class FindService implements OnApplicationBootstrap {
     };
     const { hits, corrected } = await this.search.searchCorrecting(query, timer, run.signal);
     const result = toFindResult(hits);
+    // A context request's hits carry a bounded total of abstract text (docs/limits-and-security.md, "Work per byte").
+    if (job.abstractChars !== undefined)
+      cutHitAbstracts([...result.memories, ...result.resources, ...result.skills], job.abstractChars);
     return { ...result, ...(lexicalOnly ? { lexicalOnly } : {}), ...(corrected.length ? { corrected } : {}) };
   }
 

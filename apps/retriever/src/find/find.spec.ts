@@ -69,6 +69,8 @@ describe('isFindJob', () => {
     ['fractional limit', { ...job, limit: 1.5 }, false],
     ['filter as a list', { ...job, filter: [] }, false],
     ['levels with text', { ...job, levels: ['0'] }, false],
+    ['an abstract total', { ...job, abstractChars: 4096 }, true],
+    ['a fractional abstract total', { ...job, abstractChars: 1.5 }, false],
   ])('%s', (_name, data, ok) => {
     expect(isFindJob(data)).toBe(ok);
   });

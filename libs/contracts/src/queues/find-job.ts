@@ -16,6 +16,12 @@ export interface FindJob {
   limit: number;
   /** Keep hits scoring strictly above this; null → 0. */
   scoreThreshold: number | null;
+  /**
+   * Context requests only: characters of abstracts this call's hits carry in all, best-scored first; past them a
+   * hit's abstract is cut (`cutHitAbstracts`) and it no longer carries its body (docs/limits-and-security.md,
+   * "Work per byte"). Absent: every abstract whole, as /find answers.
+   */
+  abstractChars?: number;
 }
 
 /** One hit: the wire shape of a /find item (docs/contract.md#find-response) and one internal key. */

@@ -8,6 +8,10 @@ import {
   BODY_READ_MIN_CHARS,
   bodiesWithinTotal,
   bodyReadChars,
+  callAbstractChars,
+  CUT_HIT_ABSTRACT_CHARS,
+  cutHitAbstracts,
+  HIT_ABSTRACT_MAX_CHARS,
   needsBody,
   PLAN_BODY_MAX_CHARS,
   planContentReads,
@@ -242,5 +246,39 @@ describe('bodiesWithinTotal / planBodies (docs/limits-and-security.md, "Work per
     const block = assembleBlock(req, planBodies(req, contents));
     expect(block.entries.map((e) => e.detail)).toEqual(['overview', 'overview', 'overview', 'overview', 'abstract']);
     expect(block.entries[4]!.text).toBe('m4 abstract');
+  });
+});
+
+describe('cutHitAbstracts / callAbstractChars (docs/limits-and-security.md, "Work per byte")', () => {
+  const words = (n: number, w: string) => `${w} `.repeat(n / (w.length + 1)).trim();
+  const hit = (score: number, abstract: string, wholeBody = true) => ({
+    score,
+    abstract,
+    ...(wholeBody ? { wholeBody: true as const } : {}),
+  });
+
+  it('keeps the best-scored abstracts within the total and cuts the rest, which then carry no body', () => {
+    // Given out of score order, as the three lists of a find result are.
+    const low = hit(0.2, words(5000, 'low'));
+    const best = hit(0.9, words(5000, 'best'));
+    const mid = hit(0.5, words(5000, 'mid'));
+    const small = hit(0.1, 'a short note');
+    expect(cutHitAbstracts([low, best, mid, small], 10_000)).toBe(1);
+    expect([best.abstract.length, mid.abstract.length]).toEqual([4999, 4999]);
+    expect(best.wholeBody).toBe(true);
+    expect(low.abstract.length).toBeLessThanOrEqual(CUT_HIT_ABSTRACT_CHARS);
+    expect(low.abstract.endsWith('…')).toBe(true);
+    expect('wholeBody' in low).toBe(false);
+    // An abstract under twice the cut stays whole, body and all: cutting it would cost its body's read.
+    expect(small).toEqual(hit(0.1, 'a short note'));
+    const near = hit(0.05, words(1990, 'near'));
+    expect(cutHitAbstracts([near], 0)).toBe(0);
+    expect(near.wholeBody).toBe(true);
+  });
+
+  it('splits the total over the calls of a request, never under one memory abstract each', () => {
+    expect(callAbstractChars(1)).toBe(HIT_ABSTRACT_MAX_CHARS);
+    expect(callAbstractChars(4)).toBe(HIT_ABSTRACT_MAX_CHARS / 4);
+    expect(callAbstractChars(10_000)).toBe(16_000);
   });
 });

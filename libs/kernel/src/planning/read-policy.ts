@@ -5,6 +5,7 @@ import { DetailPins, NO_PINS, pinFor } from '../tiering/detail-pins';
 import { contentUriFor } from '../tiering/tier-text';
 import { PinnableTier, tierRank } from '../tiering/tier';
 import { abstractSubstitute, tierWindow } from '../tiering/tier-window';
+import { cutAtWord, MEMORY_ABSTRACT_LIMIT } from '../indexing/node-abstract';
 import { entryFor } from './assembled-entry';
 
 /** Whether any tier the candidate may reach needs its body (ceiling ≥ overview). */
@@ -47,6 +48,49 @@ export function bodyReadChars(maxTokens: number): number {
  * assembler's event loop 3.8 s (a `/recall` with a large `max_chars` 7.7 s), every other tenant's block waiting.
  */
 export const PLAN_BODY_MAX_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Characters of abstracts a context request's hits carry in all (split evenly over its find calls), best-scored
+ * first: a hit carries its abstract from the retriever through Redis to the gateway and again to the assembler,
+ * and a memory's abstract may be 16,000 characters. 300 of them (4.8 MB) cost a request ~390 ms of those two
+ * trips; six buckets of 1,000 would carry 96 MB. Past the total, a hit's abstract is cut to
+ * {@link CUT_HIT_ABSTRACT_CHARS}: the largest block holds 128,000 characters in all.
+ */
+export const HIT_ABSTRACT_MAX_CHARS = 4 * 1024 * 1024;
+/** What a hit's abstract is cut to past {@link HIT_ABSTRACT_MAX_CHARS} (about 250 tokens, with its ellipsis). */
+export const CUT_HIT_ABSTRACT_CHARS = 1000;
+
+/** Each of `calls` find calls' share of {@link HIT_ABSTRACT_MAX_CHARS}, never under one whole memory abstract. */
+export function callAbstractChars(calls: number): number {
+  return Math.max(MEMORY_ABSTRACT_LIMIT, Math.ceil(HIT_ABSTRACT_MAX_CHARS / Math.max(1, calls)));
+}
+
+/**
+ * Hits (any order) whose abstracts fit `maxChars` together, best-scored first, keep them; the others' abstracts
+ * over twice {@link CUT_HIT_ABSTRACT_CHARS} are cut to it (`cutAtWord`: a cut ends with its ellipsis) and carry
+ * no body. The hits are changed in place; returns how many were cut.
+ */
+export function cutHitAbstracts<H extends { score: number; abstract: string; wholeBody?: true }>(
+  hits: H[],
+  maxChars: number,
+): number {
+  let used = 0;
+  let cut = 0;
+  for (const hit of [...hits].sort((a, b) => b.score - a.score)) {
+    if (used + hit.abstract.length <= maxChars) {
+      used += hit.abstract.length;
+      continue;
+    }
+    // An abstract under twice the cut stays whole: cutting it would save little and cost its body's read.
+    if (hit.abstract.length > 2 * CUT_HIT_ABSTRACT_CHARS) {
+      hit.abstract = cutAtWord(hit.abstract, CUT_HIT_ABSTRACT_CHARS);
+      delete hit.wholeBody;
+      cut += 1;
+    }
+    used += hit.abstract.length;
+  }
+  return cut;
+}
 
 /**
  * The bodies a plan works over: the best-ranked candidates' first, then those of entries served in earlier
