@@ -59,42 +59,51 @@ function generator(seed: number): () => number {
   return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 }
 
-async function seed(app: TestApp): Promise<void> {
-  const next = generator(7);
-  for (let i = 0; i < NODES; i += 200) {
-    const operations = Array.from({ length: Math.min(200, NODES - i) }, (_, j) => {
-      const k = i + j;
-      const words = Array.from({ length: 150 }, () => WORDS[Math.floor(next() * WORDS.length)]);
-      return { uri: `${ROOT}/${KINDS[k % 4]}/m${k}.md`, content: `Note ${k}. ${words.join(' ')}.`, mode: 'create' };
+/**
+ * Writes `count` files (`file(k)` gives the k-th, path under ROOT and content) through batch-write, `perBatch` a
+ * request, as `headers`' tenant.
+ */
+async function seedFiles(
+  app: TestApp,
+  headers: Record<string, string>,
+  count: number,
+  perBatch: number,
+  file: (k: number) => { path: string; content: string },
+): Promise<void> {
+  for (let i = 0; i < count; i += perBatch) {
+    const operations = Array.from({ length: Math.min(perBatch, count - i) }, (_, j) => {
+      const { path, content } = file(i + j);
+      return { uri: `${ROOT}/${path}`, content, mode: 'create' };
     });
     const r = await app.request('POST', '/api/v1/content/batch-write', {
-      headers: HEADERS,
+      headers,
       body: { root_uri: ROOT, operations, wait: true, timeout: 600 },
     });
     if (r.status !== 200) throw new Error(`batch-write: ${r.status} ${r.text.slice(0, 300)}`);
   }
 }
 
+/** NODES memories of 150 vocabulary words each. */
+function seed(app: TestApp): Promise<void> {
+  const next = generator(7);
+  return seedFiles(app, HEADERS, NODES, 200, (k) => {
+    const words = Array.from({ length: 150 }, () => WORDS[Math.floor(next() * WORDS.length)]);
+    return { path: `${KINDS[k % 4]}/m${k}.md`, content: `Note ${k}. ${words.join(' ')}.` };
+  });
+}
+
 /** BIG memories of BIG_KB KB each: lines of the vocabulary, so every query word is on most lines. */
-async function seedBig(app: TestApp): Promise<void> {
+function seedBig(app: TestApp): Promise<void> {
   const next = generator(11);
-  const perBatch = Math.max(1, Math.floor(8000 / BIG_KB));
-  for (let i = 0; i < BIG; i += perBatch) {
-    const operations = Array.from({ length: Math.min(perBatch, BIG - i) }, (_, j) => {
-      const lines: string[] = [];
-      for (let len = 0; len < BIG_KB * 1024;) {
-        const line = `${Array.from({ length: 12 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ')}.`;
-        lines.push(line);
-        len += line.length + 1;
-      }
-      return { uri: `${ROOT}/events/big${i + j}.md`, content: lines.join('\n'), mode: 'create' };
-    });
-    const r = await app.request('POST', '/api/v1/content/batch-write', {
-      headers: BIG_HEADERS,
-      body: { root_uri: ROOT, operations, wait: true, timeout: 600 },
-    });
-    if (r.status !== 200) throw new Error(`batch-write: ${r.status} ${r.text.slice(0, 300)}`);
-  }
+  return seedFiles(app, BIG_HEADERS, BIG, Math.max(1, Math.floor(8000 / BIG_KB)), (k) => {
+    const lines: string[] = [];
+    for (let len = 0; len < BIG_KB * 1024;) {
+      const line = `${Array.from({ length: 12 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ')}.`;
+      lines.push(line);
+      len += line.length + 1;
+    }
+    return { path: `events/big${k}.md`, content: lines.join('\n') };
+  });
 }
 
 const BIG_CASES: [string, string, Record<string, unknown>][] = [

@@ -8,6 +8,7 @@ import {
   openContext,
   PLAN_BODY_MAX_CHARS,
   sidecarDirectory,
+  withinTotal,
 } from '@app/kernel';
 import { NodeRepository } from '@app/store';
 
@@ -88,14 +89,6 @@ export class BodyReaderService {
         }
       }),
     );
-    const kept: ContentRead[] = [];
-    let used = 0;
-    for (const r of reads) {
-      const size = sizes.get(r.uri);
-      if (size === undefined || (used > 0 && used + size > PLAN_BODY_MAX_CHARS)) continue;
-      kept.push(r);
-      used += size;
-    }
-    return kept;
+    return withinTotal(reads, (r) => sizes.get(r.uri), PLAN_BODY_MAX_CHARS);
   }
 }

@@ -390,12 +390,12 @@ function heldTexts(input: PlanInput): RedundancyText[] {
   });
 }
 
+type PlainText = (candidate: Candidate, tier: Tier) => string | null;
+
 /**
  * `tierText`, worked out once per candidate and tier in a plan: an overview is derived from the body (a code
  * skeleton, a memory's summary, a document's outline), and the passes ask for the same one again and again.
  */
-type PlainText = (candidate: Candidate, tier: Tier) => string | null;
-
 function plainTexts(contents: ReadonlyMap<string, string>): PlainText {
   const texts = new Map<Candidate, Map<Tier, string | null>>();
   return (candidate, tier) => {

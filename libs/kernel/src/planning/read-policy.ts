@@ -93,6 +93,23 @@ export function cutHitAbstracts<H extends { score: number; abstract: string; who
 }
 
 /**
+ * The items, in rank order, whose sizes fit `maxChars` together: the first always, one that does not fit is
+ * skipped and a later smaller one may still fit; an item of unknown size (`undefined`) is left out. What the plan
+ * works over ({@link bodiesWithinTotal}) and what the assembler reads are both chosen by it.
+ */
+export function withinTotal<T>(ranked: readonly T[], sizeOf: (item: T) => number | undefined, maxChars: number): T[] {
+  const kept: T[] = [];
+  let used = 0;
+  for (const item of ranked) {
+    const size = sizeOf(item);
+    if (size === undefined || (used > 0 && used + size > maxChars)) continue;
+    kept.push(item);
+    used += size;
+  }
+  return kept;
+}
+
+/**
  * The bodies a plan works over: the best-ranked candidates' first, then those of entries served in earlier
  * turns, until {@link PLAN_BODY_MAX_CHARS} (the first body always). A body left out is as if unreadable: its
  * candidate is served from its abstract or as a bare URI (docs/contract.md#tier-texts).
@@ -105,17 +122,9 @@ export function bodiesWithinTotal(
   let total = 0;
   for (const text of contents.values()) total += text.length;
   if (total <= maxChars) return contents;
-  const kept = new Map<string, string>();
-  let used = 0;
-  for (const candidate of ranked) {
-    const uri = contentUriFor(candidate);
-    const text = contents.get(uri);
-    if (text === undefined || kept.has(uri)) continue;
-    if (used > 0 && used + text.length > maxChars) continue;
-    kept.set(uri, text);
-    used += text.length;
-  }
-  return kept;
+  const uris = [...new Set(ranked.map(contentUriFor))];
+  const kept = withinTotal(uris, (uri) => contents.get(uri)?.length, maxChars);
+  return new Map(kept.map((uri) => [uri, contents.get(uri)!]));
 }
 
 /** The read policy (docs/contract.md#tier-texts): read a body only if a body-backed tier is reachable. */
