@@ -245,8 +245,12 @@ describe('context tiers and budget', () => {
       Array.from({ length: 24 }, (_, k) => [`${U}/memories/events/pelican-${k}.md`, body(k)]),
     );
     await seedMany(app, {}, files);
+    const since = Date.now();
     const r = await context(app, { query: 'pelican', max_tokens: 32000, limit: 30, detail: 'overview', filter: FILES });
     expect(r.status).toBe(200);
+    // The assembler read the 20 bodies within the total, not the 24 it planned for.
+    const [job] = await spy.assembles(`${U}/memories/events/pelican-0.md`, since);
+    expect(job.result.bodiesRead).toBe(20);
     const pelicans = entriesOf(r).filter((e) => e.uri.includes('/pelican-'));
     expect(pelicans).toHaveLength(24);
     const byTier = (tier: string) => pelicans.filter((e) => e.detail === tier).length;

@@ -41,7 +41,8 @@ describe('AssembleService', () => {
     const { service, asked } = withBodies({ [`${U}/memories/events/dawn.md`]: BODY });
     const r = await service.assemble(job());
     expect(asked[0]!.map((x) => x.uri)).toEqual([`${U}/memories/events/dawn.md`, `${U}/memories/events/dusk.md`]);
-    expect(r.bodiesRead).toBe(2);
+    // Two asked for, one returned: dusk's body cannot be read.
+    expect(r.bodiesRead).toBe(1);
     const dawn = r.entries.find((e) => e.uri.endsWith('dawn.md'))!;
     expect(dawn.detail).toBe('full');
     expect(r.rendered).toContain('stoops on a vole');

@@ -75,6 +75,20 @@ describe('assembleReading', () => {
     expect(explained.asked).toEqual([[stale.baseUri, SIDECAR]]);
     expect(r.bodiesRead).toBe(2);
   });
+
+  it('counts the bodies the store returned, not those it was asked for', async () => {
+    const stale = (name: string, score: number) => event(name, score, 'old text', false);
+    const req: BlockRequest = {
+      candidates: [stale('pond', 0.9), stale('marsh', 0.8)],
+      maxTokens: 1600,
+      detail: 'overview',
+    };
+    // The reader skips the marsh body (past the plan's total, or gone): one body read of the two asked for.
+    const { read, asked } = reader({ [`${U}/events/pond.md`]: HERON });
+    const r = await assembleReading(req, read);
+    expect(asked).toEqual([[`${U}/events/pond.md`, `${U}/events/marsh.md`]]);
+    expect(r.bodiesRead).toBe(1);
+  });
 });
 
 /** The carried bodies of a request's candidates, as the search gave them. */

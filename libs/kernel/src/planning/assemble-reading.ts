@@ -15,6 +15,7 @@ export type BodyRead = (reads: ContentRead[]) => Promise<ReadonlyMap<string, str
 
 /** An assembled block and how many bodies were read for it. */
 export interface ReadBlock extends AssembledBlock {
+  /** Bodies the store returned: not those asked for, since the reader skips bodies past the plan's total. */
   bodiesRead: number;
 }
 
@@ -36,16 +37,21 @@ export async function assembleReading(
   const reads = planBlockReads(req, carried);
   const later = req.explain ? [] : reads.filter((r) => sidecarDirectory(r.uri) !== null);
   const first = later.length ? reads.filter((r) => sidecarDirectory(r.uri) === null) : reads;
-  const readTimed = async (some: ContentRead[]) =>
-    some.length ? timer.time('body_read', () => read(some)) : new Map<string, string>();
+  let bodiesRead = 0;
+  const readTimed = async (some: ContentRead[]) => {
+    if (!some.length) return new Map<string, string>();
+    const got = await timer.time('body_read', () => read(some));
+    bodiesRead += got.size;
+    return got;
+  };
   const contents = new Map([...carried, ...(await readTimed(first))]);
   if (later.length) {
     const watched = new WatchedContents(planBodies(req, contents), new Set(later.map((r) => r.uri)));
     const block = assembleBlock(req, watched, timer);
-    if (!watched.asked) return { ...block, bodiesRead: first.length };
+    if (!watched.asked) return { ...block, bodiesRead };
     for (const [uri, text] of await readTimed(later)) contents.set(uri, text);
   }
-  return { ...assembleBlock(req, planBodies(req, contents), timer), bodiesRead: reads.length };
+  return { ...assembleBlock(req, planBodies(req, contents), timer), bodiesRead };
 }
 
 /**
