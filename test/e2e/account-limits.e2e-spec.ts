@@ -20,6 +20,7 @@ const DEPLOYMENT = {
   max_pending_commits: 1000,
   max_inflight: 16,
   max_scans: 3,
+  max_large_searches: 4,
 };
 
 describe.each(storeModes())('per-account limits (store: %s)', (store) => {
@@ -49,6 +50,7 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
         MUNINN_ACCOUNT_MAX_PENDING_COMMITS: String(DEPLOYMENT.max_pending_commits),
         MUNINN_ACCOUNT_MAX_INFLIGHT: String(DEPLOYMENT.max_inflight),
         MUNINN_ACCOUNT_MAX_SCANS: String(DEPLOYMENT.max_scans),
+        MUNINN_ACCOUNT_MAX_LARGE_SEARCHES: String(DEPLOYMENT.max_large_searches),
         LLM_BASE_URL: fake.url,
         LLM_MODEL: 'chat-model',
       },
@@ -288,6 +290,7 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     expect(schema.max_pending_commits).toMatchObject({ minimum: 0, maximum: 1_000_000 });
     expect(schema.max_inflight).toMatchObject({ minimum: 1, maximum: 10_000 });
     expect(schema.max_scans).toMatchObject({ minimum: 1, maximum: 1000 });
+    expect(schema.max_large_searches).toMatchObject({ minimum: 1, maximum: 1000 });
   });
 
   it("an account's own max_inflight: requests past it wait in the account's line, and a lowered one is kept", async () => {

@@ -163,3 +163,71 @@ describe("an account's scan lane", () => {
     expect((await grep(keys.sa)).status).toBe(200);
   });
 });
+
+describe("an account's large-search lane", () => {
+  const ROOT = 'work-per-byte-large-search-root-0123';
+  let app: TestApp;
+  const keys: Record<string, string> = {};
+  const large = (key: string, extra: Record<string, unknown> = {}) =>
+    app.request('POST', '/api/v1/search/search', {
+      key,
+      body: { query: 'heron', mode: 'context', quotas: { events: 150, entities: 150 }, ...extra },
+    });
+  const find = (key: string, limit: number) =>
+    app.request('POST', '/api/v1/search/find', { key, body: { query: 'heron', limit } });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      rootApiKey: ROOT,
+      env: {
+        MUNINN_ACCOUNT_MAX_LARGE_SEARCHES: '1',
+        MUNINN_LARGE_SEARCH_CANDIDATES: '200',
+        MUNINN_ACCOUNT_MAX_QUEUED: '0',
+      },
+    });
+    for (const account of ['la', 'lb']) {
+      const r = await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT,
+        body: { account_id: account, admin_user_id: 'boss' },
+      });
+      keys[account] = r.body.result.user_key;
+    }
+  }, 60_000);
+
+  afterAll(() => app.close());
+
+  it('holds one large search per account at a time: the next is 429 `large_searches`, small ones and other accounts run', async () => {
+    const finds = app.nest.get<Queue>(getQueueToken(QueueName.Find));
+    await finds.pause();
+    try {
+      // 300 candidates over two buckets: a large search, whose find job waits in the paused queue holding its slot.
+      const held = large(keys.la);
+      for (let i = 0; i < 500 && (await finds.getJobCountByTypes('waiting')) === 0; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const second = await large(keys.la, { max_tokens: 3200 });
+      expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'large_searches']);
+      expect(second.headers.get('retry-after')).toBe('1');
+      expect(second.body.error.message).toContain('large searches in flight for account la');
+      expect(second.body.error.message).toContain('MUNINN_ACCOUNT_MAX_LARGE_SEARCHES');
+      // A /find past the threshold is a large search too, over REST and as an MCP tool call.
+      expect((await find(keys.la, 201)).body.error?.details?.limit).toBe('large_searches');
+      const tool = await callMcpTool(app.url, keys.la, 'find', { query: 'heron', limit: 500 });
+      expect([tool.result.isError, tool.result.content[0].text]).toEqual([
+        true,
+        expect.stringContaining('large searches in flight for account la'),
+      ]);
+      // A search of 200 candidates is not large: it runs beside the held one (it waits for the paused queue).
+      const small = find(keys.la, 200);
+      // Another account has a lane of its own.
+      const other = large(keys.lb);
+      await finds.resume();
+      expect((await held).status).toBe(200);
+      expect((await small).status).toBe(200);
+      expect((await other).status).toBe(200);
+    } finally {
+      await finds.resume();
+    }
+    expect((await large(keys.la)).status).toBe(200);
+  });
+});

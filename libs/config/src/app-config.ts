@@ -132,6 +132,9 @@ export interface AppConfig {
     accountMaxInflight: number;
     accountMaxQueued: number;
     accountMaxScans: number;
+    accountMaxLargeSearches: number;
+    /** A search asking for more candidates than this, over all its find calls, is a large one. */
+    largeSearchCandidates: number;
   };
   embedding: {
     provider: 'local' | 'openai';

@@ -634,6 +634,22 @@ export class EnvDto {
   @Max(1000)
   MUNINN_ACCOUNT_MAX_SCANS?: number;
 
+  // Large searches (more candidates than MUNINN_LARGE_SEARCH_CANDIDATES) of one account running at once on one
+  // gateway (docs/limits-and-security.md, "Large searches have a narrower lane").
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  MUNINN_ACCOUNT_MAX_LARGE_SEARCHES?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  MUNINN_LARGE_SEARCH_CANDIDATES?: number;
+
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';

@@ -147,6 +147,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       accountMaxInflight: dto.MUNINN_ACCOUNT_MAX_INFLIGHT ?? 8,
       accountMaxQueued: dto.MUNINN_ACCOUNT_MAX_QUEUED ?? 64,
       accountMaxScans: dto.MUNINN_ACCOUNT_MAX_SCANS ?? 2,
+      accountMaxLargeSearches: dto.MUNINN_ACCOUNT_MAX_LARGE_SEARCHES ?? 1,
+      largeSearchCandidates: dto.MUNINN_LARGE_SEARCH_CANDIDATES ?? 200,
     },
     embedding: {
       provider: embedBase ? 'openai' : 'local',
@@ -280,6 +282,8 @@ const DECLARED = [
   'MUNINN_ACCOUNT_MAX_INFLIGHT',
   'MUNINN_ACCOUNT_MAX_QUEUED',
   'MUNINN_ACCOUNT_MAX_SCANS',
+  'MUNINN_ACCOUNT_MAX_LARGE_SEARCHES',
+  'MUNINN_LARGE_SEARCH_CANDIDATES',
   'MUNINN_SCAN_MAX_FILES',
   'MUNINN_SCAN_MAX_RESULTS',
   'MUNINN_SCAN_MAX_BYTES',

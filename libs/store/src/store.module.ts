@@ -130,6 +130,7 @@ export const STORE_DB = Symbol('STORE_DB');
           max_pending_commits: cfg.sessions.accountMaxPendingCommits,
           max_inflight: cfg.rate.accountMaxInflight,
           max_scans: cfg.rate.accountMaxScans,
+          max_large_searches: cfg.rate.accountMaxLargeSearches,
         }),
     },
     {

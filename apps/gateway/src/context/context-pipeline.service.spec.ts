@@ -9,6 +9,7 @@ import {
   RetrievalOutcome,
 } from '@app/kernel';
 import type { AssembleClient } from '@app/queue';
+import type { AdmissionService } from '../http/admission.service';
 import type { DedupLedgerService } from '../ledger/dedup-ledger.service';
 import { ContextParams } from './context-params';
 import { ContextPipelineService } from './context-pipeline.service';
@@ -78,6 +79,19 @@ function conductor(f: Fakes = {}) {
     digest: async () => ({ status: 'off', digest: '', usage: null }),
   } as unknown as RewriteClientService;
   const config = { queues: { requestDeadlineMs: 5000 } } as AppConfig;
+  // The large-search lane as the conductor uses it: what it was asked for, and whether the work ran inside it.
+  const lane: { asked: number[]; inside: boolean } = { asked: [], inside: false };
+  const admission = {
+    inLargeSearchLane: async <T>(_c: Identity, asked: number, _wait: number, work: () => Promise<T>) => {
+      lane.asked.push(asked);
+      lane.inside = true;
+      try {
+        return await work();
+      } finally {
+        lane.inside = false;
+      }
+    },
+  } as unknown as AdmissionService;
   const service = new ContextPipelineService(
     config,
     assembler,
@@ -85,8 +99,9 @@ function conductor(f: Fakes = {}) {
     {} as DedupLedgerService,
     fanout,
     rewriter,
+    admission,
   );
-  return { service, fanoutInputs, assembleJobs };
+  return { service, fanoutInputs, assembleJobs, lane };
 }
 
 describe('ContextPipelineService (the conductor)', () => {
@@ -105,6 +120,26 @@ describe('ContextPipelineService (the conductor)', () => {
     expect(result.rendered).toContain('<memory');
     expect(result.stats).not.toHaveProperty('retrieval_errors');
     expect(result.stats.max_tokens).toBe(1600);
+  });
+
+  it('the search and its assembly run in the large-search lane, told the candidates asked over all find calls', async () => {
+    const inside: boolean[] = [];
+    const c = conductor({
+      outcomes: (input) => {
+        inside.push(c.lane.inside);
+        return input.calls.map((call) => ({ call, result: { memories: [hit('a', 0.9)] } }));
+      },
+      assemble: async (job) => {
+        inside.push(c.lane.inside);
+        return { ...assembleBlock(job), bodiesRead: 0 };
+      },
+    });
+    await c.service.run(caller, params({ quotas: { events: 300, entities: 200 } }));
+    expect(inside).toEqual([true, true]);
+    const calls = c.fanoutInputs[0]!.calls;
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(c.lane.asked).toEqual([calls.reduce((n, call) => n + call.limit, 0)]);
+    expect(c.lane.asked[0]).toBeGreaterThanOrEqual(500);
   });
 
   it('an assembler failure falls back to the kernel block from abstracts and is reported as its own AssembleError line', async () => {

@@ -20,6 +20,7 @@ import {
   mergeRetrievalResults,
   planRetrievalCalls,
   RewriteStatus,
+  RetrievalCall,
   RewriteUsage,
   SeenEntry,
   seenEntries,
@@ -31,6 +32,7 @@ import { DedupLedgerService, LedgerView } from '../ledger/dedup-ledger.service';
 import { RetrievalFanoutService } from './retrieval-fanout.service';
 import { RewriteClientService } from './rewrite-client.service';
 import { RequestStages } from '../http/request-stages';
+import { AdmissionService } from '../http/admission.service';
 import { LoadedSession, SessionContextService } from './session-context.service';
 
 /**
@@ -47,6 +49,7 @@ export class ContextPipelineService {
     private readonly ledger: DedupLedgerService,
     private readonly fanout: RetrievalFanoutService,
     private readonly rewriter: RewriteClientService,
+    private readonly admission: AdmissionService,
   ) {}
 
   async run(caller: Identity, p: ContextParams, stages = new RequestStages()) {
@@ -81,38 +84,15 @@ export class ContextPipelineService {
     });
     if (calls.length > 0 && !p.query.trim()) throw invalidArgument('Search query or image_url must not be empty.');
 
-    const outcomes = await stages.time('find', () =>
-      this.fanout.run({
-        identity: caller,
-        calls,
-        filter: p.filter,
-        scoreThreshold: p.scoreThreshold,
-        deadline,
-        stages,
-      }),
-    );
-    const merged = await stages.time('merge', () =>
-      mergeRetrievalResults({
-        identity: caller,
-        quotas: p.quotas,
-        limit: p.limit,
-        penalties: p.penalties,
-        excluded,
-        outcomes,
-      }),
-    );
-    // What the session was given in its last turns and these searches found again (docs/context.md, "Across turns").
-    const seen = ledger ? seenEntries(merged.excludedCandidates, ledger.cooled, ledger.data) : [];
-    const corrected = correctionsOf(outcomes);
-    const { block: assembled, error: assembleError } = await stages.time('assemble', () =>
-      this.assemble(
-        caller,
-        merged.candidates,
-        seen,
-        { ...p, query: correctedQuery(p.query, corrected) },
-        deadline,
-        stages,
-      ),
+    // The search and its assembly are the work that grows with the candidates asked for: a large search holds one
+    // of its account's large-search slots while they run (docs/limits-and-security.md, "Large searches have a
+    // narrower lane").
+    const asked = calls.reduce((n, c) => n + c.limit, 0);
+    const { outcomes, merged, corrected, assembled, assembleError } = await this.admission.inLargeSearchLane(
+      caller,
+      asked,
+      deadline - Date.now(),
+      () => this.gather(caller, p, calls, excluded, ledger, deadline, stages),
     );
 
     let rewrite: { status: RewriteStatus; digest: string; usage: RewriteUsage | null } = {
@@ -162,6 +142,52 @@ export class ContextPipelineService {
     const cooled = new Set(ledger?.cooled ?? []);
     const hidden = merged.excludedUris.map((uri) => explainExcluded(uri, cooled.has(uri)));
     return { ...result, explain: explainBlock([...(assembled.explain ?? []), ...hidden], corrected) };
+  }
+
+  /** The find fan-out, the merge, and the block assembled from the merged candidates. */
+  private async gather(
+    caller: Identity,
+    p: ContextParams,
+    calls: RetrievalCall[],
+    excluded: ReadonlySet<string>,
+    ledger: LedgerView | null,
+    deadline: number,
+    stages: RequestStages,
+  ) {
+    const outcomes = await stages.time('find', () =>
+      this.fanout.run({
+        identity: caller,
+        calls,
+        filter: p.filter,
+        scoreThreshold: p.scoreThreshold,
+        deadline,
+        stages,
+      }),
+    );
+    const merged = await stages.time('merge', () =>
+      mergeRetrievalResults({
+        identity: caller,
+        quotas: p.quotas,
+        limit: p.limit,
+        penalties: p.penalties,
+        excluded,
+        outcomes,
+      }),
+    );
+    // What the session was given in its last turns and these searches found again (docs/context.md, "Across turns").
+    const seen = ledger ? seenEntries(merged.excludedCandidates, ledger.cooled, ledger.data) : [];
+    const corrected = correctionsOf(outcomes);
+    const { block: assembled, error: assembleError } = await stages.time('assemble', () =>
+      this.assemble(
+        caller,
+        merged.candidates,
+        seen,
+        { ...p, query: correctedQuery(p.query, corrected) },
+        deadline,
+        stages,
+      ),
+    );
+    return { outcomes, merged, corrected, assembled, assembleError };
   }
 
   /**

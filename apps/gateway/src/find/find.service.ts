@@ -19,6 +19,7 @@ import { assertSearchableFilter } from '@app/store';
 import type { SearchEnvelope } from '../context/context-search.service';
 import { FindRequestDto, SearchListRequestDto } from './dto/find-request.dto';
 import { validateBody } from '../http/validate-body';
+import { AdmissionService } from '../http/admission.service';
 
 /**
  * `/find` and `/search` list mode: validate, resolve targets and filter, run one `find` job (docs/contract.md#find).
@@ -28,6 +29,7 @@ export class FindService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly finder: FindClient,
+    private readonly admission: AdmissionService,
   ) {}
 
   async find(caller: Identity, body: unknown): Promise<SearchEnvelope> {
@@ -65,15 +67,25 @@ export class FindService {
     const query = dto.query ?? '';
     if (!query.trim()) throw invalidArgument('Search query or image_url must not be empty.');
     const levels = parseLevels(dto.level);
-    const { found, lexicalOnly, corrected } = await this.call({
+    const limit = effectiveLimit(dto.limit, dto.node_limit);
+    // A find with a large limit runs in its account's large-search lane (docs/limits-and-security.md, "Large
+    // searches have a narrower lane"); the wait for its slot is part of the request's deadline.
+    const deadline = Date.now() + this.config.queues.requestDeadlineMs;
+    const job: FindJob = {
       identity: caller,
       query,
       targets,
       filter,
       levels: levels.length ? levels : null,
-      limit: effectiveLimit(dto.limit, dto.node_limit),
+      limit,
       scoreThreshold: dto.score_threshold ?? null,
-    });
+    };
+    const { found, lexicalOnly, corrected } = await this.admission.inLargeSearchLane(
+      caller,
+      limit,
+      deadline - Date.now(),
+      () => this.call(job, deadline - Date.now()),
+    );
     const result: FindResult & { provenance?: unknown } = found;
     if (dto.include_provenance) {
       const hits = [...found.memories, ...found.resources, ...found.skills];
@@ -96,8 +108,11 @@ export class FindService {
   // the search went without its query's vector, and which words it read as variants, reach it only in the
   // telemetry summary (`lexical_only`, `corrected`), outside the contract's result. Which hits carry their whole
   // body is for context assembly only (docs/context.md, "Bodies the search carries").
-  private async call(job: FindJob): Promise<{ found: FindResult; lexicalOnly: boolean; corrected: WordCorrection[] }> {
-    const found = await this.finder.call(job, this.config.queues.requestDeadlineMs);
+  private async call(
+    job: FindJob,
+    timeoutMs: number,
+  ): Promise<{ found: FindResult; lexicalOnly: boolean; corrected: WordCorrection[] }> {
+    const found = await this.finder.call(job, timeoutMs);
     const lexicalOnly = Boolean(found.lexicalOnly);
     const corrected = found.corrected ?? [];
     delete found.stages;

@@ -1087,6 +1087,8 @@ export interface components {
             max_inflight?: number | null;
             /** @description Greps and globs of the account running at once on each gateway; absent or null: the deployment's MUNINN_ACCOUNT_MAX_SCANS */
             max_scans?: number | null;
+            /** @description Searches asking for more candidates than MUNINN_LARGE_SEARCH_CANDIDATES running at once on each gateway; absent or null: the deployment's MUNINN_ACCOUNT_MAX_LARGE_SEARCHES */
+            max_large_searches?: number | null;
         };
         AccountSuspensionDto: {
             /** @description Shown to the account's callers in every refusal; only with `suspended: true`. */

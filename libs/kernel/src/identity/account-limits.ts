@@ -26,6 +26,8 @@ export const ACCOUNT_LIMITS = {
   max_inflight: { variable: 'MUNINN_ACCOUNT_MAX_INFLIGHT', min: 1, max: 10_000 },
   /** Greps and globs of the account running at once on each gateway (`MUNINN_ACCOUNT_MAX_SCANS`). */
   max_scans: { variable: 'MUNINN_ACCOUNT_MAX_SCANS', min: 1, max: 1000 },
+  /** Large searches of the account running at once on each gateway (`MUNINN_ACCOUNT_MAX_LARGE_SEARCHES`). */
+  max_large_searches: { variable: 'MUNINN_ACCOUNT_MAX_LARGE_SEARCHES', min: 1, max: 1000 },
 } as const;
 
 export type AccountLimitName = keyof typeof ACCOUNT_LIMITS;

@@ -136,6 +136,12 @@ export class AccountLimitsDto {
 
   @limit('max_scans', 'Greps and globs of the account running at once on each gateway')
   max_scans?: number | null;
+
+  @limit(
+    'max_large_searches',
+    'Searches asking for more candidates than MUNINN_LARGE_SEARCH_CANDIDATES running at once on each gateway',
+  )
+  max_large_searches?: number | null;
 }
 
 /** A page's size in a query: optional, 1 to `page.max`, `page.default` when absent. */

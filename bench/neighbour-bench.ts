@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:neighbour`: what one tenant's largest valid searches do to another tenant's default context requests
+ * (docs/limits-and-security.md, "Rate limits and fairness": large searches have a narrower lane). On each store of
+ * BENCH_STORES (default: PostgreSQL when MUNINN_BENCH_DATABASE_URL or MUNINN_TEST_DATABASE_URL names a server, in a
+ * fresh database; then embedded PGlite), for each large-search lane size of BENCH_NEIGHBOUR_LANES (default 8,2,1:
+ * 8 is the account's whole request line, as before the lane), one process in api_key mode with default limits
+ * otherwise: tenant A (3,000 memories every query word matches) and tenant B (300 such memories); B's default context
+ * requests one after another, BENCH_NEIGHBOUR_B of them (default 40), alone and then while A sends context requests
+ * of six quota buckets of 1,000 at 32,000 tokens on BENCH_NEIGHBOUR_C connections (default 8). Printed: B's p50 / p90
+ * / max alone and during, A's requests answered per second, and B's p50 during ÷ alone.
+ */
+import { performance } from 'node:perf_hooks';
+import { startTestApp, TestApp } from '@app/testing';
+
+const ROOT_KEY = 'bench-neighbour-root-key-0123456789';
+const ROOT = 'viking://user/boss/memories';
+const CONNECTIONS = Number(process.env.BENCH_NEIGHBOUR_C ?? 8);
+const B_REQUESTS = Number(process.env.BENCH_NEIGHBOUR_B ?? 40);
+const LANES = (process.env.BENCH_NEIGHBOUR_LANES ?? '8,2,1').split(',').map(Number);
+const PG_URL = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
+const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglite')).split(',') as (
+  'postgres' | 'pglite'
+)[];
+const WORDS = (
+  'harbor lantern copper meadow quartz violet ember thunder saffron glacier orchard canyon falcon river pottery ' +
+  'camping painting charity race novel guitar violin garden puppy kitten beach mountain hiking museum concert ' +
+  'festival recipe baking soccer tennis chess yoga marathon poetry sculpture'
+).split(' ');
+const KINDS = ['events', 'entities', 'preferences', 'experiences'];
+const ALL_BUCKETS = Object.fromEntries(
+  ['events', 'entities', 'preferences', 'experiences', 'resources', 'skills'].map((k) => [k, 1000]),
+);
+const LARGE = { mode: 'context', max_tokens: 32000, quotas: ALL_BUCKETS };
+
+/** A deterministic generator, so every run seeds the same memories. */
+function generator(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+}
+
+const query = (k: number) =>
+  `${WORDS[k % 40]} ${WORDS[(k + 5) % 40]} ${WORDS[(k + 11) % 40]} and the ${WORDS[(k + 20) % 40]}`;
+
+/** `count` memories of 150 vocabulary words each, written through batch-write with `key`. */
+async function seed(app: TestApp, key: string, count: number): Promise<void> {
+  const next = generator(7);
+  for (let i = 0; i < count; i += 200) {
+    const operations = Array.from({ length: Math.min(200, count - i) }, (_, j) => {
+      const words = Array.from({ length: 150 }, () => WORDS[Math.floor(next() * WORDS.length)]);
+      return { uri: `${ROOT}/${KINDS[(i + j) % 4]}/m${i + j}.md`, content: `Note ${i + j}. ${words.join(' ')}.` };
+    });
+    const r = await app.request('POST', '/api/v1/content/batch-write', {
+      key,
+      body: { root_uri: ROOT, operations: operations.map((o) => ({ ...o, mode: 'create' })), wait: true, timeout: 600 },
+    });
+    if (r.status !== 200) throw new Error(`batch-write: ${r.status} ${r.text.slice(0, 300)}`);
+  }
+}
+
+interface Latency {
+  p50: number;
+  p90: number;
+  max: number;
+}
+
+/** B's default context requests, one after another. */
+async function tenantB(app: TestApp, key: string, n: number): Promise<Latency> {
+  const times: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const t0 = performance.now();
+    const r = await app.request('POST', '/api/v1/search/search', { key, body: { query: query(k), mode: 'context' } });
+    if (r.status !== 200) throw new Error(`tenant B: ${r.status} ${r.text.slice(0, 300)}`);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(n / 2)], p90: times[Math.floor(n * 0.9)], max: times[n - 1] };
+}
+
+const fmt = (l: Latency) => `${l.p50.toFixed(0)} / ${l.p90.toFixed(0)} / ${l.max.toFixed(0)}`;
+
+async function runLane(store: 'postgres' | 'pglite', lane: number): Promise<number> {
+  const app = await startTestApp({
+    store,
+    rootApiKey: ROOT_KEY,
+    env: { MUNINN_STATEMENT_TIMEOUT_MS: '600000', MUNINN_ACCOUNT_MAX_LARGE_SEARCHES: String(lane) },
+  });
+  try {
+    const keys: string[] = [];
+    for (const account of ['tenant-a', 'tenant-b']) {
+      const r = await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT_KEY,
+        body: { account_id: account, admin_user_id: 'boss' },
+      });
+      keys.push(r.body.result.user_key);
+    }
+    const [a, b] = keys;
+    await seed(app, a, 3000);
+    await seed(app, b, 300);
+    await tenantB(app, b, 5); // warm-up
+    const alone = await tenantB(app, b, B_REQUESTS);
+    let stop = false;
+    let answered = 0;
+    const loops = Array.from({ length: CONNECTIONS }, async (_, i) => {
+      for (let k = i * 1000; !stop; k++) {
+        const r = await app.request('POST', '/api/v1/search/search', { key: a, body: { query: query(k), ...LARGE } });
+        if (r.status === 200) answered++;
+        else if (r.status === 429) await new Promise((resolve) => setTimeout(resolve, 50));
+        else throw new Error(`tenant A: ${r.status} ${r.text.slice(0, 300)}`);
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // A's connections all busy
+    const t0 = performance.now();
+    const during = await tenantB(app, b, B_REQUESTS);
+    const seconds = (performance.now() - t0) / 1000;
+    const counted = answered;
+    stop = true;
+    await Promise.all(loops);
+    const ratio = during.p50 / alone.p50;
+    console.log(
+      `| ${store} | ${lane} | ${fmt(alone)} | ${fmt(during)} | ${(counted / seconds).toFixed(1)} | ${ratio.toFixed(1)} |`,
+    );
+    return during.p50;
+  } finally {
+    await app.close();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `tenant A: ${CONNECTIONS} connections of six-bucket 1,000 requests at 32,000 tokens; B: ${B_REQUESTS} requests`,
+  );
+  console.log(
+    '| store | large-search slots | B alone p50 / p90 / max ms | B during A | A answered/s | B during ÷ alone |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  const p50s = new Map<string, number>();
+  for (const store of STORES) for (const lane of LANES) p50s.set(`${store}:${lane}`, await runLane(store, lane));
+  if (STORES.length === 2) {
+    console.log('\nB p50 during A, PostgreSQL ÷ PGlite, same run:');
+    for (const lane of LANES)
+      console.log(`  ${lane} slots: ${(p50s.get(`postgres:${lane}`)! / p50s.get(`pglite:${lane}`)!).toFixed(2)}`);
+  }
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
