@@ -7,7 +7,9 @@
  * otherwise: tenant A (3,000 memories every query word matches) and tenant B (300 such memories); B's default context
  * requests one after another, BENCH_NEIGHBOUR_B of them (default 40), alone and then while A sends context requests
  * of six quota buckets of 1,000 at 32,000 tokens on BENCH_NEIGHBOUR_C connections (default 8). Printed: B's p50 / p90
- * / max alone and during, A's requests answered per second, and B's p50 during ÷ alone.
+ * / max alone and during, A's requests answered per second, and B's p50 during ÷ alone. With
+ * BENCH_NEIGHBOUR_LOAD=write, A sends batch-writes near the 10 MiB body bound instead, and the lane sizes are those of
+ * large bodies ("Large bodies have a narrower lane"). BENCH_SAMPLE=n prints n of B's telemetry summaries per run.
  */
 import { performance } from 'node:perf_hooks';
 import { startTestApp, TestApp } from '@app/testing';
@@ -31,6 +33,13 @@ const ALL_BUCKETS = Object.fromEntries(
   ['events', 'entities', 'preferences', 'experiences', 'resources', 'skills'].map((k) => [k, 1000]),
 );
 const LARGE = { mode: 'context', max_tokens: 32000, quotas: ALL_BUCKETS };
+// BENCH_NEIGHBOUR_LOAD=write: A sends batch-writes near the body bound instead (64 files of ~150 KB, upserted over
+// the same URIs so the tenant stays within its quota; each write changes every file, so each is indexed again).
+const LOAD = process.env.BENCH_NEIGHBOUR_LOAD === 'write' ? 'write' : 'search';
+const WRITE_FILES = 64;
+const WRITE_FILE_CHARS = 150_000;
+/** The lane the load meets: large searches, or large bodies. */
+const LANE_VARIABLE = LOAD === 'write' ? 'MUNINN_ACCOUNT_MAX_LARGE_BODIES' : 'MUNINN_ACCOUNT_MAX_LARGE_SEARCHES';
 
 /** A deterministic generator, so every run seeds the same memories. */
 function generator(seed: number): () => number {
@@ -63,17 +72,39 @@ interface Latency {
   max: number;
 }
 
-/** B's default context requests, one after another. */
-async function tenantB(app: TestApp, key: string, n: number): Promise<Latency> {
+// BENCH_SAMPLE=n prints the telemetry (stage times) of n of B's requests while A runs.
+const SAMPLES = Number(process.env.BENCH_SAMPLE ?? 0);
+
+/** B's default context requests, one after another; `sample` prints some of their telemetry. */
+async function tenantB(app: TestApp, key: string, n: number, sample = false): Promise<Latency> {
   const times: number[] = [];
+  const every = SAMPLES > 0 ? Math.max(1, Math.floor(n / SAMPLES)) : 0;
   for (let k = 0; k < n; k++) {
     const t0 = performance.now();
-    const r = await app.request('POST', '/api/v1/search/search', { key, body: { query: query(k), mode: 'context' } });
+    const telemetry = sample && every > 0 && k % every === every - 1;
+    const body = { query: query(k), mode: 'context', ...(telemetry ? { telemetry: true } : {}) };
+    const r = await app.request('POST', '/api/v1/search/search', { key, body });
     if (r.status !== 200) throw new Error(`tenant B: ${r.status} ${r.text.slice(0, 300)}`);
+    if (telemetry) console.log(JSON.stringify(r.body.telemetry.summary));
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
   return { p50: times[Math.floor(n / 2)], p90: times[Math.floor(n * 0.9)], max: times[n - 1] };
+}
+
+const largeSearch = (app: TestApp, key: string, k: number) =>
+  app.request('POST', '/api/v1/search/search', { key, body: { query: query(k), ...LARGE } });
+
+/** One batch-write near the body bound: connection `c`'s files, their `k`-th version. */
+function largeWrite(app: TestApp, key: string, c: number, k: number) {
+  const line = `Version ${k} of the ${query(k)} notes. `;
+  const content = line.repeat(Math.ceil(WRITE_FILE_CHARS / line.length)).slice(0, WRITE_FILE_CHARS);
+  const operations = Array.from({ length: WRITE_FILES }, (_, j) => ({
+    uri: `${ROOT}/load/c${c}/f${j}.md`,
+    content,
+    mode: 'upsert',
+  }));
+  return app.request('POST', '/api/v1/content/batch-write', { key, body: { root_uri: ROOT, operations } });
 }
 
 const fmt = (l: Latency) => `${l.p50.toFixed(0)} / ${l.p90.toFixed(0)} / ${l.max.toFixed(0)}`;
@@ -82,7 +113,7 @@ async function runLane(store: 'postgres' | 'pglite', lane: number): Promise<numb
   const app = await startTestApp({
     store,
     rootApiKey: ROOT_KEY,
-    env: { MUNINN_STATEMENT_TIMEOUT_MS: '600000', MUNINN_ACCOUNT_MAX_LARGE_SEARCHES: String(lane) },
+    env: { MUNINN_STATEMENT_TIMEOUT_MS: '600000', [LANE_VARIABLE]: String(lane) },
   });
   try {
     const keys: string[] = [];
@@ -100,17 +131,21 @@ async function runLane(store: 'postgres' | 'pglite', lane: number): Promise<numb
     const alone = await tenantB(app, b, B_REQUESTS);
     let stop = false;
     let answered = 0;
+    const refused = new Map<string, number>();
     const loops = Array.from({ length: CONNECTIONS }, async (_, i) => {
       for (let k = i * 1000; !stop; k++) {
-        const r = await app.request('POST', '/api/v1/search/search', { key: a, body: { query: query(k), ...LARGE } });
+        const r = LOAD === 'write' ? await largeWrite(app, a, i, k) : await largeSearch(app, a, k);
         if (r.status === 200) answered++;
-        else if (r.status === 429) await new Promise((resolve) => setTimeout(resolve, 50));
-        else throw new Error(`tenant A: ${r.status} ${r.text.slice(0, 300)}`);
+        else if (r.status === 429) {
+          const limit = String(r.body.error?.details?.limit);
+          refused.set(limit, (refused.get(limit) ?? 0) + 1);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        } else throw new Error(`tenant A: ${r.status} ${r.text.slice(0, 300)}`);
       }
     });
     await new Promise((resolve) => setTimeout(resolve, 2000)); // A's connections all busy
     const t0 = performance.now();
-    const during = await tenantB(app, b, B_REQUESTS);
+    const during = await tenantB(app, b, B_REQUESTS, true);
     const seconds = (performance.now() - t0) / 1000;
     const counted = answered;
     stop = true;
@@ -119,6 +154,7 @@ async function runLane(store: 'postgres' | 'pglite', lane: number): Promise<numb
     console.log(
       `| ${store} | ${lane} | ${fmt(alone)} | ${fmt(during)} | ${(counted / seconds).toFixed(1)} | ${ratio.toFixed(1)} |`,
     );
+    if (refused.size) console.log(`  A refused 429 by limit: ${JSON.stringify(Object.fromEntries(refused))}`);
     return during.p50;
   } finally {
     await app.close();
@@ -126,12 +162,13 @@ async function runLane(store: 'postgres' | 'pglite', lane: number): Promise<numb
 }
 
 async function main(): Promise<void> {
-  console.log(
-    `tenant A: ${CONNECTIONS} connections of six-bucket 1,000 requests at 32,000 tokens; B: ${B_REQUESTS} requests`,
-  );
-  console.log(
-    '| store | large-search slots | B alone p50 / p90 / max ms | B during A | A answered/s | B during ÷ alone |',
-  );
+  const what =
+    LOAD === 'write'
+      ? `batch-writes of ${WRITE_FILES} files of ${WRITE_FILE_CHARS / 1000} KB`
+      : 'six-bucket 1,000 requests at 32,000 tokens';
+  console.log(`tenant A: ${CONNECTIONS} connections of ${what}; B: ${B_REQUESTS} requests`);
+  const slots = LOAD === 'write' ? 'large-body slots' : 'large-search slots';
+  console.log(`| store | ${slots} | B alone p50 / p90 / max ms | B during A | A answered/s | B during ÷ alone |`);
   console.log('|---|---|---|---|---|---|');
   const p50s = new Map<string, number>();
   for (const store of STORES) for (const lane of LANES) p50s.set(`${store}:${lane}`, await runLane(store, lane));

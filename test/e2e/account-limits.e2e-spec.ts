@@ -21,6 +21,7 @@ const DEPLOYMENT = {
   max_inflight: 16,
   max_scans: 3,
   max_large_searches: 4,
+  max_large_bodies: 5,
 };
 
 describe.each(storeModes())('per-account limits (store: %s)', (store) => {
@@ -51,6 +52,7 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
         MUNINN_ACCOUNT_MAX_INFLIGHT: String(DEPLOYMENT.max_inflight),
         MUNINN_ACCOUNT_MAX_SCANS: String(DEPLOYMENT.max_scans),
         MUNINN_ACCOUNT_MAX_LARGE_SEARCHES: String(DEPLOYMENT.max_large_searches),
+        MUNINN_ACCOUNT_MAX_LARGE_BODIES: String(DEPLOYMENT.max_large_bodies),
         LLM_BASE_URL: fake.url,
         LLM_MODEL: 'chat-model',
       },
@@ -291,6 +293,7 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     expect(schema.max_inflight).toMatchObject({ minimum: 1, maximum: 10_000 });
     expect(schema.max_scans).toMatchObject({ minimum: 1, maximum: 1000 });
     expect(schema.max_large_searches).toMatchObject({ minimum: 1, maximum: 1000 });
+    expect(schema.max_large_bodies).toMatchObject({ minimum: 1, maximum: 1000 });
   });
 
   it("an account's own max_inflight: requests past it wait in the account's line, and a lowered one is kept", async () => {

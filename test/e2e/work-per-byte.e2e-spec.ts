@@ -231,3 +231,86 @@ describe("an account's large-search lane", () => {
     expect((await large(keys.la)).status).toBe(200);
   });
 });
+
+describe("an account's large-body lane", () => {
+  const ROOT = 'work-per-byte-large-body-root-01234';
+  let app: TestApp;
+  const keys: Record<string, string> = {};
+  const write = (key: string, name: string, chars: number) =>
+    app.request('POST', '/api/v1/content/write', {
+      key,
+      body: { uri: `viking://resources/lane/${name}.md`, content: 'b'.repeat(chars), mode: 'create' },
+    });
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      rootApiKey: ROOT,
+      env: { MUNINN_ACCOUNT_MAX_LARGE_BODIES: '1', MUNINN_LARGE_BODY_BYTES: '4096', MUNINN_ACCOUNT_MAX_QUEUED: '0' },
+    });
+    for (const account of ['ba', 'bb']) {
+      const r = await app.request('POST', '/api/v1/admin/accounts', {
+        key: ROOT,
+        body: { account_id: account, admin_user_id: 'boss' },
+      });
+      keys[account] = r.body.result.user_key;
+    }
+  }, 60_000);
+
+  afterAll(() => app.close());
+
+  it('holds one request with a large body per account: the next is 429 `large_bodies` before its body is read', async () => {
+    const { request } = await import('node:http');
+    const url = new URL(app.url);
+    const body = JSON.stringify({ uri: 'viking://resources/lane/held.md', content: 'h'.repeat(8000), mode: 'create' });
+    // Admitted on its headers, then its body half sent: it holds its large-body slot until the rest arrives.
+    const held = request({
+      host: url.hostname,
+      port: url.port,
+      method: 'POST',
+      path: '/api/v1/content/write',
+      headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-api-key': keys.ba },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      held.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      held.on('error', reject);
+    });
+    held.write(body.slice(0, 4000));
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const second = await write(keys.ba, 'second', 8000);
+      expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'large_bodies']);
+      expect(second.headers.get('retry-after')).toBe('1');
+      expect(second.body.error.message).toContain('requests with large bodies in flight for account ba');
+      expect(second.body.error.message).toContain('MUNINN_ACCOUNT_MAX_LARGE_BODIES');
+      // A body of undeclared length counts as large.
+      const chunked = await new Promise<number>((resolve, reject) => {
+        const r = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            method: 'POST',
+            path: '/api/v1/content/write',
+            headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-api-key': keys.ba },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        r.on('error', reject);
+        r.end(JSON.stringify({ uri: 'viking://resources/lane/chunked.md', content: 'c', mode: 'create' }));
+      });
+      expect(chunked).toBe(429);
+      // A small body runs beside it, and another account's large body has a lane of its own.
+      expect((await write(keys.ba, 'small', 100)).status).toBe(200);
+      expect((await write(keys.bb, 'other', 8000)).status).toBe(200);
+    } finally {
+      held.end(body.slice(4000));
+    }
+    expect(await answered).toBe(200);
+    expect((await write(keys.ba, 'after', 8000)).status).toBe(200);
+  });
+});

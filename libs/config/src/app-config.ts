@@ -135,6 +135,9 @@ export interface AppConfig {
     accountMaxLargeSearches: number;
     /** A search asking for more candidates than this, over all its find calls, is a large one. */
     largeSearchCandidates: number;
+    accountMaxLargeBodies: number;
+    /** A request whose body is larger than this (or of undeclared length) is a large one. */
+    largeBodyBytes: number;
   };
   embedding: {
     provider: 'local' | 'openai';

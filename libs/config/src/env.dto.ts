@@ -650,6 +650,22 @@ export class EnvDto {
   @Max(100000)
   MUNINN_LARGE_SEARCH_CANDIDATES?: number;
 
+  // Requests with a body larger than MUNINN_LARGE_BODY_BYTES of one account running at once on one gateway
+  // (docs/limits-and-security.md, "Large bodies have a narrower lane").
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  MUNINN_ACCOUNT_MAX_LARGE_BODIES?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1073741824)
+  MUNINN_LARGE_BODY_BYTES?: number;
+
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL?: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';

@@ -149,6 +149,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       accountMaxScans: dto.MUNINN_ACCOUNT_MAX_SCANS ?? 2,
       accountMaxLargeSearches: dto.MUNINN_ACCOUNT_MAX_LARGE_SEARCHES ?? 1,
       largeSearchCandidates: dto.MUNINN_LARGE_SEARCH_CANDIDATES ?? 200,
+      accountMaxLargeBodies: dto.MUNINN_ACCOUNT_MAX_LARGE_BODIES ?? 2,
+      largeBodyBytes: dto.MUNINN_LARGE_BODY_BYTES ?? 1024 * 1024,
     },
     embedding: {
       provider: embedBase ? 'openai' : 'local',
@@ -284,6 +286,8 @@ const DECLARED = [
   'MUNINN_ACCOUNT_MAX_SCANS',
   'MUNINN_ACCOUNT_MAX_LARGE_SEARCHES',
   'MUNINN_LARGE_SEARCH_CANDIDATES',
+  'MUNINN_ACCOUNT_MAX_LARGE_BODIES',
+  'MUNINN_LARGE_BODY_BYTES',
   'MUNINN_SCAN_MAX_FILES',
   'MUNINN_SCAN_MAX_RESULTS',
   'MUNINN_SCAN_MAX_BYTES',

@@ -131,6 +131,7 @@ export const STORE_DB = Symbol('STORE_DB');
           max_inflight: cfg.rate.accountMaxInflight,
           max_scans: cfg.rate.accountMaxScans,
           max_large_searches: cfg.rate.accountMaxLargeSearches,
+          max_large_bodies: cfg.rate.accountMaxLargeBodies,
         }),
     },
     {

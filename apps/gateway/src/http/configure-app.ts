@@ -89,15 +89,27 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     importMaxBytes: config.store.import.maxBytes,
     limits: config.limits,
     authenticate: (req) => authenticateRequest(identities, req),
-    admit: async (req, reply) => {
+    admit: async (req, reply, bodyBytes) => {
       const caller = (req as unknown as { identity: Identity }).identity;
       await admission.consume(caller);
       // MCP takes its slots per tool call (a batch may carry many), in McpToolsService.
       if (/^\/mcp(\/|\?|$)/.test(req.url)) return;
+      const deadline = Date.now() + config.queues.requestDeadlineMs;
       const release = await admission.enter(caller, config.queues.requestDeadlineMs);
+      // A large body also waits for one of the account's large-body slots, before it is read.
+      const releaseBody = await admission
+        .enterLargeBody(caller, bodyBytes, deadline - Date.now())
+        .catch((err: unknown) => {
+          release();
+          throw err;
+        });
+      const releaseAll = () => {
+        releaseBody();
+        release();
+      };
       // 'close' fires once the response is done or the client went away, whichever comes first.
-      if (req.raw.destroyed) release();
-      else reply.raw.once('close', release);
+      if (req.raw.destroyed) releaseAll();
+      else reply.raw.once('close', releaseAll);
     },
     charge: (req, points) => admission.consume((req as unknown as { identity: Identity }).identity, points),
   });

@@ -19,8 +19,11 @@ export interface GateOptions {
   limits: AppConfig['limits'];
   /** Resolves and attaches the caller's identity; throws a KernelError when it cannot. */
   authenticate(req: FastifyRequest): Promise<void>;
-  /** Admission after authentication (rate limits, per-account concurrency); may throw a KernelError. */
-  admit?(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * Admission after authentication (rate limits, per-account concurrency), before the body is read; `bodyBytes` is
+   * its declared length (0: no body; Infinity: a body sent without a declared length). May throw a KernelError.
+   */
+  admit?(req: FastifyRequest, reply: FastifyReply, bodyBytes: number): Promise<void>;
   /** Counts `points` more requests against the caller (each further message of a JSON-RPC batch). */
   charge?(req: FastifyRequest, points: number): Promise<void>;
 }
@@ -97,18 +100,19 @@ async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions)
   if (req.routeOptions.url === undefined) return; // unknown route: the 404 needs no identity
   await opts.authenticate(req);
   const limit = IMPORT_ROUTE.test(path) ? opts.importMaxBytes : opts.bodyLimitBytes;
-  if (declared > limit) {
+  // A body of undeclared length is bounded as it is read (Fastify's body limit).
+  if (Number.isFinite(declared) && declared > limit) {
     throw new KernelError(KernelErrorCode.PayloadTooLarge, 'Request body is too large', {
       field: 'body',
       limit_bytes: limit,
     });
   }
-  if (opts.admit) await opts.admit(req, reply);
+  if (opts.admit) await opts.admit(req, reply, declared);
 }
 
 /**
  * Refuses a body that is not JSON (415), or not multipart on the upload route, or not NDJSON on the
- * import route; returns the declared body length (0 when none is declared).
+ * import route; returns the declared body length (0 without a body, Infinity for a body of undeclared length).
  */
 function checkBodyType(req: FastifyRequest, path: string): number {
   const length = header(req, 'content-length');
@@ -126,7 +130,7 @@ function checkBodyType(req: FastifyRequest, path: string): number {
       content_type: type.slice(0, 100),
     });
   }
-  return length === undefined ? 0 : Number(length) || 0;
+  return length === undefined ? Number.POSITIVE_INFINITY : Number(length) || 0;
 }
 
 /** A body handed on unread (the import's NDJSON stream): the import bounds what it reads. */

@@ -1089,6 +1089,8 @@ export interface components {
             max_scans?: number | null;
             /** @description Searches asking for more candidates than MUNINN_LARGE_SEARCH_CANDIDATES running at once on each gateway; absent or null: the deployment's MUNINN_ACCOUNT_MAX_LARGE_SEARCHES */
             max_large_searches?: number | null;
+            /** @description Requests with a body over MUNINN_LARGE_BODY_BYTES running at once on each gateway; absent or null: the deployment's MUNINN_ACCOUNT_MAX_LARGE_BODIES */
+            max_large_bodies?: number | null;
         };
         AccountSuspensionDto: {
             /** @description Shown to the account's callers in every refusal; only with `suspended: true`. */

@@ -13,6 +13,7 @@ describe('per-account limits (docs/limits-and-security.md, "Per-account limits")
     max_inflight: 32,
     max_scans: 2,
     max_large_searches: 2,
+    max_large_bodies: 2,
   };
 
   it("the account's own values replace the deployment's, the others stay", () => {

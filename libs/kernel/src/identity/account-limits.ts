@@ -28,6 +28,8 @@ export const ACCOUNT_LIMITS = {
   max_scans: { variable: 'MUNINN_ACCOUNT_MAX_SCANS', min: 1, max: 1000 },
   /** Large searches of the account running at once on each gateway (`MUNINN_ACCOUNT_MAX_LARGE_SEARCHES`). */
   max_large_searches: { variable: 'MUNINN_ACCOUNT_MAX_LARGE_SEARCHES', min: 1, max: 1000 },
+  /** Requests with a large body of the account running at once on each gateway (`MUNINN_ACCOUNT_MAX_LARGE_BODIES`). */
+  max_large_bodies: { variable: 'MUNINN_ACCOUNT_MAX_LARGE_BODIES', min: 1, max: 1000 },
 } as const;
 
 export type AccountLimitName = keyof typeof ACCOUNT_LIMITS;

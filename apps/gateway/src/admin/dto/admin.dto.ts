@@ -142,6 +142,9 @@ export class AccountLimitsDto {
     'Searches asking for more candidates than MUNINN_LARGE_SEARCH_CANDIDATES running at once on each gateway',
   )
   max_large_searches?: number | null;
+
+  @limit('max_large_bodies', 'Requests with a body over MUNINN_LARGE_BODY_BYTES running at once on each gateway')
+  max_large_bodies?: number | null;
 }
 
 /** A page's size in a query: optional, 1 to `page.max`, `page.default` when absent. */
