@@ -15,6 +15,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { startTestApp, TestApp } from '@app/testing';
+import { ALL_BUCKETS, generator, KINDS, memoryText, query, WORDS } from './heavy-corpus';
 
 const NODES = Number(process.env.BENCH_HEAVY_NODES ?? 3000);
 const REPS = Number(process.env.BENCH_HEAVY_REPS ?? 5);
@@ -27,12 +28,6 @@ const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglit
 )[];
 const HEADERS = { 'X-OpenViking-Account': 'heavy', 'X-OpenViking-User': 'u1' };
 const ROOT = 'viking://user/u1/memories';
-const WORDS = (
-  'harbor lantern copper meadow quartz violet ember thunder saffron glacier orchard canyon falcon river pottery ' +
-  'camping painting charity race novel guitar violin garden puppy kitten beach mountain hiking museum concert ' +
-  'festival recipe baking soccer tennis chess yoga marathon poetry sculpture'
-).split(' ');
-const KINDS = ['events', 'entities', 'preferences', 'experiences'];
 const STAGES = [
   'find_sql',
   'find_return',
@@ -42,9 +37,6 @@ const STAGES = [
   'assemble_return',
   'total',
 ];
-const ALL_BUCKETS = Object.fromEntries(
-  ['events', 'entities', 'preferences', 'experiences', 'resources', 'skills'].map((k) => [k, 1000]),
-);
 const CASES: [string, Record<string, unknown>][] = [
   ['default request', {}],
   ['limit 1000, 32k tokens', { max_tokens: 32000, limit: 1000 }],
@@ -52,12 +44,6 @@ const CASES: [string, Record<string, unknown>][] = [
   ['limit 1000, 32k, full, dedup 100', { max_tokens: 32000, limit: 1000, detail: 'full', dedup_turns: 100 }],
   ['quotas 6 x 1000, 32k, explain', { max_tokens: 32000, quotas: ALL_BUCKETS, explain: true }],
 ];
-
-/** A deterministic generator, so every run seeds the same memories. */
-function generator(seed: number): () => number {
-  let s = seed;
-  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-}
 
 /**
  * Writes `count` files (`file(k)` gives the k-th, path under ROOT and content) through batch-write, `perBatch` a
@@ -86,10 +72,10 @@ async function seedFiles(
 /** NODES memories of 150 vocabulary words each. */
 function seed(app: TestApp): Promise<void> {
   const next = generator(7);
-  return seedFiles(app, HEADERS, NODES, 200, (k) => {
-    const words = Array.from({ length: 150 }, () => WORDS[Math.floor(next() * WORDS.length)]);
-    return { path: `${KINDS[k % 4]}/m${k}.md`, content: `Note ${k}. ${words.join(' ')}.` };
-  });
+  return seedFiles(app, HEADERS, NODES, 200, (k) => ({
+    path: `${KINDS[k % 4]}/m${k}.md`,
+    content: memoryText(next, k),
+  }));
 }
 
 /** BIG memories of BIG_KB KB each: lines of the vocabulary, so every query word is on most lines. */
@@ -126,9 +112,6 @@ async function stageSums(app: TestApp): Promise<Map<string, number>> {
   }
   return sums;
 }
-
-const query = (k: number) =>
-  `${WORDS[k % 40]} ${WORDS[(k + 5) % 40]} ${WORDS[(k + 11) % 40]} and the ${WORDS[(k + 20) % 40]}`;
 
 async function mcpBatch(app: TestApp, k: number): Promise<{ status: number; bytes: number }> {
   const batch = Array.from({ length: 16 }, (_, i) => ({

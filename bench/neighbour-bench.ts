@@ -13,6 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { startTestApp, TestApp } from '@app/testing';
+import { ALL_BUCKETS, generator, KINDS, memoryText, query } from './heavy-corpus';
 
 const ROOT_KEY = 'bench-neighbour-root-key-0123456789';
 const ROOT = 'viking://user/boss/memories';
@@ -23,15 +24,6 @@ const PG_URL = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_
 const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglite')).split(',') as (
   'postgres' | 'pglite'
 )[];
-const WORDS = (
-  'harbor lantern copper meadow quartz violet ember thunder saffron glacier orchard canyon falcon river pottery ' +
-  'camping painting charity race novel guitar violin garden puppy kitten beach mountain hiking museum concert ' +
-  'festival recipe baking soccer tennis chess yoga marathon poetry sculpture'
-).split(' ');
-const KINDS = ['events', 'entities', 'preferences', 'experiences'];
-const ALL_BUCKETS = Object.fromEntries(
-  ['events', 'entities', 'preferences', 'experiences', 'resources', 'skills'].map((k) => [k, 1000]),
-);
 const LARGE = { mode: 'context', max_tokens: 32000, quotas: ALL_BUCKETS };
 // BENCH_NEIGHBOUR_LOAD=write: A sends batch-writes near the body bound instead (64 files of ~150 KB, upserted over
 // the same URIs so the tenant stays within its quota; each write changes every file, so each is indexed again).
@@ -41,22 +33,12 @@ const WRITE_FILE_CHARS = 150_000;
 /** The lane the load meets: large searches, or large bodies. */
 const LANE_VARIABLE = LOAD === 'write' ? 'MUNINN_ACCOUNT_MAX_LARGE_BODIES' : 'MUNINN_ACCOUNT_MAX_LARGE_SEARCHES';
 
-/** A deterministic generator, so every run seeds the same memories. */
-function generator(seed: number): () => number {
-  let s = seed;
-  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-}
-
-const query = (k: number) =>
-  `${WORDS[k % 40]} ${WORDS[(k + 5) % 40]} ${WORDS[(k + 11) % 40]} and the ${WORDS[(k + 20) % 40]}`;
-
 /** `count` memories of 150 vocabulary words each, written through batch-write with `key`. */
 async function seed(app: TestApp, key: string, count: number): Promise<void> {
   const next = generator(7);
   for (let i = 0; i < count; i += 200) {
     const operations = Array.from({ length: Math.min(200, count - i) }, (_, j) => {
-      const words = Array.from({ length: 150 }, () => WORDS[Math.floor(next() * WORDS.length)]);
-      return { uri: `${ROOT}/${KINDS[(i + j) % 4]}/m${i + j}.md`, content: `Note ${i + j}. ${words.join(' ')}.` };
+      return { uri: `${ROOT}/${KINDS[(i + j) % 4]}/m${i + j}.md`, content: memoryText(next, i + j) };
     });
     const r = await app.request('POST', '/api/v1/content/batch-write', {
       key,

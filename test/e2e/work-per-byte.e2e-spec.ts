@@ -115,25 +115,39 @@ describe('work per byte', () => {
   });
 });
 
+/** A Muninn in api_key mode with `env`, and the key of each of `accounts`' first admin. */
+async function appWithAccounts(root: string, env: Record<string, string>, accounts: string[]) {
+  const app = await startTestApp({ rootApiKey: root, env });
+  const keys: Record<string, string> = {};
+  for (const account of accounts) {
+    const r = await app.request('POST', '/api/v1/admin/accounts', {
+      key: root,
+      body: { account_id: account, admin_user_id: 'boss' },
+    });
+    keys[account] = r.body.result.user_key;
+  }
+  return { app, keys };
+}
+
+/** Until `queue` holds a waiting job: a request held in the paused queue, holding its slots. */
+async function untilWaiting(queue: Queue): Promise<void> {
+  for (let i = 0; i < 500 && (await queue.getJobCountByTypes('waiting')) === 0; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 describe("an account's scan lane", () => {
   const ROOT = 'work-per-byte-root-key-0123456789';
   let app: TestApp;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string> = {};
   const grep = (key: string) =>
     app.request('POST', '/api/v1/search/grep', { key, body: { uri: 'viking://resources', pattern: 'x' } });
 
   beforeAll(async () => {
-    app = await startTestApp({
-      rootApiKey: ROOT,
-      env: { MUNINN_ACCOUNT_MAX_SCANS: '1', MUNINN_ACCOUNT_MAX_QUEUED: '0' },
-    });
-    for (const account of ['sa', 'sb']) {
-      const r = await app.request('POST', '/api/v1/admin/accounts', {
-        key: ROOT,
-        body: { account_id: account, admin_user_id: 'boss' },
-      });
-      keys[account] = r.body.result.user_key;
-    }
+    ({ app, keys } = await appWithAccounts(ROOT, { MUNINN_ACCOUNT_MAX_SCANS: '1', MUNINN_ACCOUNT_MAX_QUEUED: '0' }, [
+      'sa',
+      'sb',
+    ]));
   }, 60_000);
 
   afterAll(() => app.close());
@@ -144,9 +158,7 @@ describe("an account's scan lane", () => {
     try {
       const held = grep(keys.sa);
       // The held grep's job waits in the paused queue, so its scan slot stays taken.
-      for (let i = 0; i < 500 && (await scans.getJobCountByTypes('waiting')) === 0; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await untilWaiting(scans);
       const second = await grep(keys.sa);
       expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'scans']);
       expect(second.headers.get('retry-after')).toBe('1');
@@ -167,7 +179,7 @@ describe("an account's scan lane", () => {
 describe("an account's large-search lane", () => {
   const ROOT = 'work-per-byte-large-search-root-0123';
   let app: TestApp;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string> = {};
   const large = (key: string, extra: Record<string, unknown> = {}) =>
     app.request('POST', '/api/v1/search/search', {
       key,
@@ -177,21 +189,15 @@ describe("an account's large-search lane", () => {
     app.request('POST', '/api/v1/search/find', { key, body: { query: 'heron', limit } });
 
   beforeAll(async () => {
-    app = await startTestApp({
-      rootApiKey: ROOT,
-      env: {
+    ({ app, keys } = await appWithAccounts(
+      ROOT,
+      {
         MUNINN_ACCOUNT_MAX_LARGE_SEARCHES: '1',
         MUNINN_LARGE_SEARCH_CANDIDATES: '200',
         MUNINN_ACCOUNT_MAX_QUEUED: '0',
       },
-    });
-    for (const account of ['la', 'lb']) {
-      const r = await app.request('POST', '/api/v1/admin/accounts', {
-        key: ROOT,
-        body: { account_id: account, admin_user_id: 'boss' },
-      });
-      keys[account] = r.body.result.user_key;
-    }
+      ['la', 'lb'],
+    ));
   }, 60_000);
 
   afterAll(() => app.close());
@@ -202,9 +208,7 @@ describe("an account's large-search lane", () => {
     try {
       // 300 candidates over two buckets: a large search, whose find job waits in the paused queue holding its slot.
       const held = large(keys.la);
-      for (let i = 0; i < 500 && (await finds.getJobCountByTypes('waiting')) === 0; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await untilWaiting(finds);
       const second = await large(keys.la, { max_tokens: 3200 });
       expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'large_searches']);
       expect(second.headers.get('retry-after')).toBe('1');
@@ -235,7 +239,7 @@ describe("an account's large-search lane", () => {
 describe("an account's large-body lane", () => {
   const ROOT = 'work-per-byte-large-body-root-01234';
   let app: TestApp;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string> = {};
   const write = (key: string, name: string, chars: number) =>
     app.request('POST', '/api/v1/content/write', {
       key,
@@ -243,17 +247,11 @@ describe("an account's large-body lane", () => {
     });
 
   beforeAll(async () => {
-    app = await startTestApp({
-      rootApiKey: ROOT,
-      env: { MUNINN_ACCOUNT_MAX_LARGE_BODIES: '1', MUNINN_LARGE_BODY_BYTES: '4096', MUNINN_ACCOUNT_MAX_QUEUED: '0' },
-    });
-    for (const account of ['ba', 'bb']) {
-      const r = await app.request('POST', '/api/v1/admin/accounts', {
-        key: ROOT,
-        body: { account_id: account, admin_user_id: 'boss' },
-      });
-      keys[account] = r.body.result.user_key;
-    }
+    ({ app, keys } = await appWithAccounts(
+      ROOT,
+      { MUNINN_ACCOUNT_MAX_LARGE_BODIES: '1', MUNINN_LARGE_BODY_BYTES: '4096', MUNINN_ACCOUNT_MAX_QUEUED: '0' },
+      ['ba', 'bb'],
+    ));
   }, 60_000);
 
   afterAll(() => app.close());
