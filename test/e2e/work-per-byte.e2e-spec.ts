@@ -302,6 +302,21 @@ describe("an account's large-body lane", () => {
         r.end(JSON.stringify({ uri: 'viking://resources/lane/chunked.md', content: 'c', mode: 'create' }));
       });
       expect(chunked).toBe(429);
+      // An MCP request with a large body meets the same lane before its tool calls take their request slots.
+      const mcp = await app.request('POST', '/mcp', {
+        key: keys.ba,
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'write', arguments: { uri: 'viking://resources/lane/mcp.md', content: 'm'.repeat(8000) } },
+        },
+      });
+      // The MCP route answers its refusals as JSON-RPC errors, with the HTTP status.
+      expect([mcp.status, mcp.body.error?.message]).toEqual([
+        429,
+        expect.stringContaining('requests with large bodies in flight for account ba'),
+      ]);
       // A small body runs beside it, and another account's large body has a lane of its own.
       expect((await write(keys.ba, 'small', 100)).status).toBe(200);
       expect((await write(keys.bb, 'other', 8000)).status).toBe(200);

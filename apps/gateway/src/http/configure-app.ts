@@ -92,17 +92,17 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
     admit: async (req, reply, bodyBytes) => {
       const caller = (req as unknown as { identity: Identity }).identity;
       await admission.consume(caller);
-      // MCP takes its slots per tool call (a batch may carry many), in McpToolsService.
-      if (/^\/mcp(\/|\?|$)/.test(req.url)) return;
       const deadline = Date.now() + config.queues.requestDeadlineMs;
-      const release = await admission.enter(caller, config.queues.requestDeadlineMs);
-      // A large body also waits for one of the account's large-body slots, before it is read.
-      const releaseBody = await admission
-        .enterLargeBody(caller, bodyBytes, deadline - Date.now())
-        .catch((err: unknown) => {
-          release();
-          throw err;
-        });
+      // A large body first waits for one of the account's large-body slots, before it is read, REST and MCP alike;
+      // always before a request slot, so no request holds one lane while it waits for the other in the other order.
+      const releaseBody = await admission.enterLargeBody(caller, bodyBytes, config.queues.requestDeadlineMs);
+      // MCP takes its request slots per tool call (a batch may carry many), in McpToolsService.
+      const release = /^\/mcp(\/|\?|$)/.test(req.url)
+        ? () => undefined
+        : await admission.enter(caller, deadline - Date.now()).catch((err: unknown) => {
+            releaseBody();
+            throw err;
+          });
       const releaseAll = () => {
         releaseBody();
         release();
