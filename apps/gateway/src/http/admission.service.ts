@@ -85,13 +85,12 @@ export class AdmissionService {
   }
 
   /**
-   * A slot of the account's scan lane (grep, glob), taken inside its request slot: a scan reads up to
-   * MUNINN_SCAN_MAX_BYTES and the embedded store runs one statement at a time, so eight of one tenant's
-   * greps at once held other tenants' store work for seconds (docs/limits-and-security.md, "Rate limits
-   * and fairness").
+   * Runs `work` (a grep or glob) in one of the account's scan slots, taken inside its request slot: a scan reads up
+   * to MUNINN_SCAN_MAX_BYTES and the embedded store runs one statement at a time, so eight of one tenant's greps at
+   * once held other tenants' store work for seconds (docs/limits-and-security.md, "Rate limits and fairness").
    */
-  enterScan(caller: Identity, maxWaitMs: number): Promise<() => void> {
-    return this.enterLane(this.scanSlots, 'max_scans', caller, maxWaitMs);
+  inScanLane<T>(caller: Identity, maxWaitMs: number, work: () => Promise<T>): Promise<T> {
+    return this.inLane(this.scanSlots, 'max_scans', caller, maxWaitMs, work);
   }
 
   /**
@@ -122,7 +121,18 @@ export class AdmissionService {
     work: () => Promise<T>,
   ): Promise<T> {
     if (candidates <= this.rate.largeSearchCandidates) return work();
-    const release = await this.enterLane(this.largeSearchSlots, 'max_large_searches', caller, maxWaitMs);
+    return this.inLane(this.largeSearchSlots, 'max_large_searches', caller, maxWaitMs, work);
+  }
+
+  /** Runs `work` in a slot of one of the account's lanes ({@link enterLane}), giving the slot back when it ends. */
+  private async inLane<T>(
+    lanes: Map<string, AccountSlots>,
+    name: LaneName,
+    caller: Identity,
+    maxWaitMs: number,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const release = await this.enterLane(lanes, name, caller, maxWaitMs);
     try {
       return await work();
     } finally {

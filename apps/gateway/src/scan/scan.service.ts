@@ -102,15 +102,10 @@ export class ScanService {
   }
 
   /** One scan on the retriever, in one of the account's scan slots (REST and each MCP pattern alike). */
-  private async call(job: ScanJob): Promise<ScanResult> {
+  private call(job: ScanJob): Promise<ScanResult> {
     const deadline = this.config.queues.requestDeadlineMs;
-    const release = await this.admission.enterScan(job.identity, deadline);
-    try {
-      // Failures arrive decoded by the bus, as the KernelError the retriever reported.
-      return await this.scans.call(job, deadline);
-    } finally {
-      release();
-    }
+    // Failures arrive decoded by the bus, as the KernelError the retriever reported.
+    return this.admission.inScanLane(job.identity, deadline, () => this.scans.call(job, deadline));
   }
 }
 
