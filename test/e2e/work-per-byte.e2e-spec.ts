@@ -8,7 +8,7 @@ import { bodyReadChars } from '@app/kernel';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
-import { callMcpTool, startTestApp, TestApp } from '@app/testing';
+import { callMcpTool, droppableRequest, startTestApp, TestApp } from '@app/testing';
 
 const HUGE = 'viking://user/default/memories/events/kestrel-log.md';
 const SMALL = 'viking://user/default/memories/events/kestrel-note.md';
@@ -233,6 +233,61 @@ describe("an account's large-search lane", () => {
       await finds.resume();
     }
     expect((await large(keys.la)).status).toBe(200);
+  });
+});
+
+describe("a request whose client goes away leaves its account's line", () => {
+  const ROOT = 'work-per-byte-gone-root-key-0123456';
+  let app: TestApp;
+  let keys: Record<string, string> = {};
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const FIND = { query: 'heron', limit: 10 };
+  const LARGE = { query: 'heron', mode: 'context', quotas: { events: 150, entities: 150 } };
+  const send = (key: string, route: string, body: unknown) =>
+    app.request('POST', `/api/v1/search/${route}`, { key, body });
+
+  /** Sends a request of `key`'s account that waits in its line, and drops its connection while it waits. */
+  async function leaveWhileWaiting(key: string, route: string, body: unknown): Promise<void> {
+    const gone = droppableRequest(`${app.url}/api/v1/search/${route}`, body, { 'x-api-key': key });
+    await sleep(300);
+    gone.drop();
+    await sleep(200);
+  }
+
+  beforeAll(async () => {
+    ({ app, keys } = await appWithAccounts(
+      ROOT,
+      { MUNINN_ACCOUNT_MAX_QUEUED: '1', MUNINN_ACCOUNT_MAX_LARGE_SEARCHES: '1', MUNINN_LARGE_SEARCH_CANDIDATES: '200' },
+      ['ga', 'gb'],
+    ));
+    const limits = { key: ROOT, body: { max_inflight: 1 } };
+    expect((await app.request('PUT', '/api/v1/admin/accounts/ga/limits', limits)).status).toBe(200);
+  }, 60_000);
+
+  afterAll(() => app.close());
+
+  it.each([
+    ['request slots', 'ga', 'find', FIND],
+    ['large-search lane', 'gb', 'search', LARGE],
+  ])('%s: the line of one has room again for a live request', async (_lane, account, route, body) => {
+    const finds = app.nest.get<Queue>(getQueueToken(QueueName.Find));
+    await finds.pause();
+    try {
+      // The account's one slot is held by a request whose find job waits in the paused queue.
+      const held = send(keys[account], route, body);
+      await untilWaiting(finds);
+      // The next one waits in the account's line of one, and its client goes away meanwhile.
+      await leaveWhileWaiting(keys[account], route, body);
+      // A live request takes the place it left (behind a waiting request that stayed, it was 429, the line full).
+      const live = send(keys[account], route, body);
+      await sleep(200);
+      await finds.resume();
+      expect((await held).status).toBe(200);
+      const answered = await live;
+      expect([answered.status, answered.body.error?.message]).toEqual([200, undefined]);
+    } finally {
+      await finds.resume();
+    }
   });
 });
 

@@ -55,6 +55,11 @@ export function whileClientStays<T>(signal: AbortSignal, fn: () => T): T {
   return ctx ? storage.run({ ...ctx, abandoned: signal }, fn) : fn();
 }
 
+/** The current work's abandon signal, if it can be abandoned: a wait outside any job (a lane's line) listens on it. */
+export function currentAbandonSignal(): AbortSignal | undefined {
+  return storage.getStore()?.abandoned;
+}
+
 /** Throws {@link clientGone} if the current request's client has gone away. */
 export function throwIfClientGone(): void {
   if (storage.getStore()?.abandoned?.aborted) throw clientGone();

@@ -61,7 +61,11 @@ export interface DroppableRequest {
 }
 
 /** POSTs `payload` as JSON on a connection of its own (no keep-alive pool), for the suite to drop. */
-export function droppableRequest(url: string, payload: unknown): DroppableRequest {
+export function droppableRequest(
+  url: string,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): DroppableRequest {
   const raw = JSON.stringify(payload);
   const sent = request(url, {
     method: 'POST',
@@ -70,6 +74,7 @@ export function droppableRequest(url: string, payload: unknown): DroppableReques
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'content-length': Buffer.byteLength(raw),
+      ...headers,
     },
   });
   const ended = new Promise<string>((resolve) => {

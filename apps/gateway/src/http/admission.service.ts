@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode, limitSource } from '@app/kernel';
-import { REDIS } from '@app/queue';
+import { clientGone, currentAbandonSignal, REDIS } from '@app/queue';
 import { AccountLimitsService } from '@app/store';
 
 /** The account's lanes: what a refusal calls the requests it holds, and the `details.limit` it names. */
@@ -78,10 +78,12 @@ export class AdmissionService {
 
   /**
    * Waits for one of the account's in-flight slots on this gateway; returns its release (idempotent).
-   * 429 when the account's waiting line is full, or when the wait outlasts `maxWaitMs`.
+   * 429 when the account's waiting line is full, or when the wait outlasts `maxWaitMs`; the client-gone error
+   * once `gone` aborts (its client went away: it leaves the line, docs/limits-and-security.md "A client that goes
+   * away").
    */
-  enter(caller: Identity, maxWaitMs: number): Promise<() => void> {
-    return this.enterLane(this.slots, 'max_inflight', caller, maxWaitMs);
+  enter(caller: Identity, maxWaitMs: number, gone?: AbortSignal): Promise<() => void> {
+    return this.enterLane(this.slots, 'max_inflight', caller, maxWaitMs, gone);
   }
 
   /**
@@ -101,9 +103,9 @@ export class AdmissionService {
    * p90 2.9 s on PGlite: their parsing, their write transactions (the embedded store's one connection) and their
    * indexing (docs/limits-and-security.md, "Large bodies have a narrower lane").
    */
-  enterLargeBody(caller: Identity, bodyBytes: number, maxWaitMs: number): Promise<() => void> {
+  enterLargeBody(caller: Identity, bodyBytes: number, maxWaitMs: number, gone?: AbortSignal): Promise<() => void> {
     if (bodyBytes <= this.rate.largeBodyBytes) return Promise.resolve(() => undefined);
-    return this.enterLane(this.largeBodySlots, 'max_large_bodies', caller, maxWaitMs);
+    return this.enterLane(this.largeBodySlots, 'max_large_bodies', caller, maxWaitMs, gone);
   }
 
   /**
@@ -124,7 +126,10 @@ export class AdmissionService {
     return this.inLane(this.largeSearchSlots, 'max_large_searches', caller, maxWaitMs, work);
   }
 
-  /** Runs `work` in a slot of one of the account's lanes ({@link enterLane}), giving the slot back when it ends. */
+  /**
+   * Runs `work` in a slot of one of the account's lanes ({@link enterLane}), giving the slot back when it ends. The
+   * wait stops with the request's work (its client gone: the abandon signal of its work context).
+   */
   private async inLane<T>(
     lanes: Map<string, AccountSlots>,
     name: LaneName,
@@ -132,7 +137,7 @@ export class AdmissionService {
     maxWaitMs: number,
     work: () => Promise<T>,
   ): Promise<T> {
-    const release = await this.enterLane(lanes, name, caller, maxWaitMs);
+    const release = await this.enterLane(lanes, name, caller, maxWaitMs, currentAbandonSignal());
     try {
       return await work();
     } finally {
@@ -142,15 +147,20 @@ export class AdmissionService {
 
   /**
    * A slot of one of the account's lanes, `name` its size: the account's own value where it has one
-   * (docs/limits-and-security.md, "Per-account limits"; read from the limits cache), else the deployment's.
+   * (docs/limits-and-security.md, "Per-account limits"; read from the limits cache), else the deployment's. A
+   * request whose client goes away (`gone` aborts) while it waits leaves the line at once: it held a place in a
+   * bounded line, and then a slot, for nobody (a client that retried on its own timeout filled its account's line
+   * with such waits, and the account's live requests were refused 429 behind them).
    */
   private async enterLane(
     lanes: Map<string, AccountSlots>,
     name: LaneName,
     caller: Identity,
     maxWaitMs: number,
+    gone?: AbortSignal,
   ): Promise<() => void> {
     if (!this.applies(caller)) return () => undefined;
+    if (gone?.aborted) throw clientGone();
     const account = caller.accountId;
     const { limits, own } = await this.limits.applied(account);
     const limit = limits[name];
@@ -179,15 +189,23 @@ export class AdmissionService {
     const refusal = () => busy(account, slots.running, limit, name, limitSource(name, own));
     if (slots.waiting.length >= this.rate.accountMaxQueued) throw refusal();
     await new Promise<void>((resolve, reject) => {
-      const wake = () => {
+      const settle = () => {
         clearTimeout(timer);
+        gone?.removeEventListener('abort', left);
+      };
+      const wake = () => {
+        settle();
         resolve();
       };
-      const timer = setTimeout(() => {
+      const leave = (err: KernelError) => {
+        settle();
         const i = slots.waiting.indexOf(wake);
         if (i >= 0) slots.waiting.splice(i, 1);
-        reject(refusal());
-      }, maxWaitMs);
+        reject(err);
+      };
+      const left = () => leave(clientGone());
+      const timer = setTimeout(() => leave(refusal()), maxWaitMs);
+      gone?.addEventListener('abort', left, { once: true });
       slots.waiting.push(wake);
     });
     return release;

@@ -21,7 +21,7 @@ import { applyImportBoundsToOpenApi } from '../admin/import-openapi';
 import { applySlowClientBoundsToOpenApi } from './slow-clients-openapi';
 import { installIdempotentReplies } from '../idempotency/idempotent-replies';
 import { IdempotencyRepository } from '@app/store';
-import { requestIdOf, trackRequests } from './request-id';
+import { abandonSignal, requestIdOf, trackRequests } from './request-id';
 import { trackRouteMethods } from './route-methods';
 import { installSlowClientBounds, SlowClientLimit } from './slow-clients';
 import { connectionBound, FD_RESERVE, openFileLimit } from './connection-bound';
@@ -93,13 +93,16 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
       const caller = (req as unknown as { identity: Identity }).identity;
       await admission.consume(caller);
       const deadline = Date.now() + config.queues.requestDeadlineMs;
+      // A request whose client goes away while it waits for a slot leaves its line: its body is not read yet, so
+      // nothing of it, read or write, can run (docs/limits-and-security.md, "A client that goes away").
+      const gone = abandonSignal(reply.raw);
       // A large body first waits for one of the account's large-body slots, before it is read, REST and MCP alike;
       // always before a request slot, so no request holds one lane while it waits for the other in the other order.
-      const releaseBody = await admission.enterLargeBody(caller, bodyBytes, config.queues.requestDeadlineMs);
+      const releaseBody = await admission.enterLargeBody(caller, bodyBytes, config.queues.requestDeadlineMs, gone);
       // MCP takes its request slots per tool call (a batch may carry many), in McpToolsService.
       const release = /^\/mcp(\/|\?|$)/.test(req.url)
         ? () => undefined
-        : await admission.enter(caller, deadline - Date.now()).catch((err: unknown) => {
+        : await admission.enter(caller, deadline - Date.now(), gone).catch((err: unknown) => {
             releaseBody();
             throw err;
           });

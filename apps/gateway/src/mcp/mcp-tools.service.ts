@@ -74,7 +74,9 @@ export class McpToolsService {
     // REST request does (docs/limits-and-security.md, "Rate limits and fairness").
     let release: (() => void) | null = null;
     try {
-      release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs);
+      // A read leaves its account's line when its client goes away; a write runs to its end, as over REST.
+      const gone = tool.readOnly ? ctx.abandoned : undefined;
+      release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs, gone);
       const args = readArgs(rawArgs, tool.props, tool.required ?? []);
       const run = () => tool.run(caller, args, this.deps, ctx);
       return toResult(await (tool.readOnly && ctx.abandoned ? whileClientStays(ctx.abandoned, run) : run()));
