@@ -9,7 +9,9 @@
  * of six quota buckets of 1,000 at 32,000 tokens on BENCH_NEIGHBOUR_C connections (default 8). Printed: B's p50 / p90
  * / max alone and during, A's requests answered per second, and B's p50 during ÷ alone. With
  * BENCH_NEIGHBOUR_LOAD=write, A sends batch-writes near the 10 MiB body bound instead, and the lane sizes are those of
- * large bodies ("Large bodies have a narrower lane"). BENCH_SAMPLE=n prints n of B's telemetry summaries per run.
+ * large bodies ("Large bodies have a narrower lane"). Each run is repeated for each count of plan threads in
+ * BENCH_NEIGHBOUR_THREADS (`MUNINN_ASSEMBLE_THREADS`, default 0,1: plans on the event loop, then large plans on a
+ * worker thread; "Large plans on worker threads"). BENCH_SAMPLE=n prints n of B's telemetry summaries per run.
  */
 import { performance } from 'node:perf_hooks';
 import { startTestApp, TestApp } from '@app/testing';
@@ -20,6 +22,7 @@ const ROOT = 'viking://user/boss/memories';
 const CONNECTIONS = Number(process.env.BENCH_NEIGHBOUR_C ?? 8);
 const B_REQUESTS = Number(process.env.BENCH_NEIGHBOUR_B ?? 40);
 const LANES = (process.env.BENCH_NEIGHBOUR_LANES ?? '8,2,1').split(',').map(Number);
+const THREADS = (process.env.BENCH_NEIGHBOUR_THREADS ?? '0,1').split(',').map(Number);
 const PG_URL = process.env.MUNINN_BENCH_DATABASE_URL ?? process.env.MUNINN_TEST_DATABASE_URL;
 const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglite')).split(',') as (
   'postgres' | 'pglite'
@@ -91,11 +94,15 @@ function largeWrite(app: TestApp, key: string, c: number, k: number) {
 
 const fmt = (l: Latency) => `${l.p50.toFixed(0)} / ${l.p90.toFixed(0)} / ${l.max.toFixed(0)}`;
 
-async function runLane(store: 'postgres' | 'pglite', lane: number): Promise<number> {
+async function runLane(store: 'postgres' | 'pglite', lane: number, threads: number): Promise<number> {
   const app = await startTestApp({
     store,
     rootApiKey: ROOT_KEY,
-    env: { MUNINN_STATEMENT_TIMEOUT_MS: '600000', [LANE_VARIABLE]: String(lane) },
+    env: {
+      MUNINN_STATEMENT_TIMEOUT_MS: '600000',
+      [LANE_VARIABLE]: String(lane),
+      MUNINN_ASSEMBLE_THREADS: String(threads),
+    },
   });
   try {
     const keys: string[] = [];
@@ -134,7 +141,7 @@ async function runLane(store: 'postgres' | 'pglite', lane: number): Promise<numb
     await Promise.all(loops);
     const ratio = during.p50 / alone.p50;
     console.log(
-      `| ${store} | ${lane} | ${fmt(alone)} | ${fmt(during)} | ${(counted / seconds).toFixed(1)} | ${ratio.toFixed(1)} |`,
+      `| ${store} | ${lane} | ${threads} | ${fmt(alone)} | ${fmt(during)} | ${(counted / seconds).toFixed(1)} | ${ratio.toFixed(1)} |`,
     );
     if (refused.size) console.log(`  A refused 429 by limit: ${JSON.stringify(Object.fromEntries(refused))}`);
     return during.p50;
@@ -150,14 +157,25 @@ async function main(): Promise<void> {
       : 'six-bucket 1,000 requests at 32,000 tokens';
   console.log(`tenant A: ${CONNECTIONS} connections of ${what}; B: ${B_REQUESTS} requests`);
   const slots = LOAD === 'write' ? 'large-body slots' : 'large-search slots';
-  console.log(`| store | ${slots} | B alone p50 / p90 / max ms | B during A | A answered/s | B during ÷ alone |`);
-  console.log('|---|---|---|---|---|---|');
+  console.log(
+    `| store | ${slots} | plan threads | B alone p50 / p90 / max ms | B during A | A answered/s | B during ÷ alone |`,
+  );
+  console.log('|---|---|---|---|---|---|---|');
   const p50s = new Map<string, number>();
-  for (const store of STORES) for (const lane of LANES) p50s.set(`${store}:${lane}`, await runLane(store, lane));
+  const runs = LANES.flatMap((lane) => THREADS.map((threads) => `${lane}:${threads}`));
+  for (const store of STORES) {
+    for (const run of runs) {
+      const [lane, threads] = run.split(':').map(Number) as [number, number];
+      p50s.set(`${store}:${run}`, await runLane(store, lane, threads));
+    }
+  }
   if (STORES.length === 2) {
     console.log('\nB p50 during A, PostgreSQL ÷ PGlite, same run:');
-    for (const lane of LANES)
-      console.log(`  ${lane} slots: ${(p50s.get(`postgres:${lane}`)! / p50s.get(`pglite:${lane}`)!).toFixed(2)}`);
+    for (const run of runs) {
+      const [lane, threads] = run.split(':');
+      const ratio = p50s.get(`postgres:${run}`)! / p50s.get(`pglite:${run}`)!;
+      console.log(`  ${lane} slots, ${threads} plan threads: ${ratio.toFixed(2)}`);
+    }
   }
   process.exit(0);
 }

@@ -6,6 +6,7 @@ import { StoreModule } from '@app/store';
 import { AssembleProcessor } from './assemble/assemble.processor';
 import { AssembleService } from './assemble/assemble.service';
 import { BodyReaderService } from './assemble/body-reader.service';
+import { PlanThreads } from './assemble/plan-threads';
 
 /** The assembler worker: `assemble` jobs (bodies, tiers, budget, render). */
 @Module({})
@@ -16,6 +17,7 @@ export class AssemblerModule {
       imports: [ConfigModule.forRoot(config), StoreModule, QueueModule.forRoot(config)],
       providers: [
         BodyReaderService,
+        PlanThreads,
         AssembleService,
         AssembleProcessor,
         inProcessConsumer(QueueName.Assemble, AssembleProcessor),

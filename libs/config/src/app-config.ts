@@ -78,6 +78,12 @@ export interface AppConfig {
     fenceTtlMs: number;
     workerConcurrency: number;
     /**
+     * Worker threads planning an assembler's large blocks (0: none), and the size of a plan's input (abstracts and
+     * bodies, in characters) from which it runs on one (docs/limits-and-security.md, "Large plans on worker threads").
+     */
+    assembleThreads: number;
+    assembleThreadChars: number;
+    /**
      * Window of the per-account work counts that order the background queues (index, sidecar,
      * extract); 0: first in, first out (docs/limits-and-security.md, "Fair background queues").
      */

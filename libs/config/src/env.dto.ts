@@ -226,6 +226,22 @@ export class EnvDto {
   @Max(256)
   MUNINN_WORKER_CONCURRENCY?: number;
 
+  // Worker threads of an assembler process that plan large blocks off its event loop; 0: every plan on the loop
+  // (docs/limits-and-security.md, "Large plans on worker threads").
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  MUNINN_ASSEMBLE_THREADS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1073741824)
+  MUNINN_ASSEMBLE_THREAD_CHARS?: number;
+
   // 0 turns fair ordering off (first in, first out); at most an hour (docs/limits-and-security.md).
   @IsOptional()
   @Transform(toInt)

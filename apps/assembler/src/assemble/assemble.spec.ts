@@ -1,10 +1,11 @@
 import { UnrecoverableError } from 'bullmq';
 import { AssembleJob } from '@app/contracts';
-import { ContentRead, Identity } from '@app/kernel';
+import { ContentRead, Identity, planHere } from '@app/kernel';
 import { candidate } from '@app/kernel/testing/candidate';
 import { AssembleProcessor } from './assemble.processor';
 import { AssembleService } from './assemble.service';
 import type { BodyReaderService } from './body-reader.service';
+import type { PlanThreads } from './plan-threads';
 
 // The assembler's service and processor with a fake body reader (no store): the reads it asks for, the block it
 // plans from what came back, and how its processor refuses a malformed payload.
@@ -24,7 +25,8 @@ function withBodies(bodies: Record<string, string>) {
       return new Map(reads.filter((r) => bodies[r.uri] !== undefined).map((r) => [r.uri, bodies[r.uri]!]));
     },
   } as unknown as BodyReaderService;
-  return { service: new AssembleService(reader), asked };
+  const here = { planner: planHere } as unknown as PlanThreads;
+  return { service: new AssembleService(reader, here), asked };
 }
 
 const job = (over: Partial<AssembleJob> = {}): AssembleJob => ({

@@ -19,6 +19,43 @@ export interface ReadBlock extends AssembledBlock {
   bodiesRead: number;
 }
 
+/** A plan of a block, and whether it looked for one of the bodies not read yet ({@link planBlock}). */
+export interface PlannedBlock {
+  block: AssembledBlock;
+  asked: boolean;
+}
+
+/**
+ * Plans a block from `contents` ({@link planBlock}): on the caller's thread, or elsewhere (the assembler plans a
+ * large block on a worker thread, docs/limits-and-security.md "Work per byte"), always by the same function.
+ */
+export type BlockPlanner = (
+  req: BlockRequest,
+  contents: ReadonlyMap<string, string>,
+  unread: readonly string[],
+) => Promise<PlannedBlock>;
+
+/**
+ * Plans and renders the block from `contents` (the bodies within {@link planBodies}' total), noting whether the
+ * planner looked for one of the `unread` bodies: a plan that never did is the plan those bodies would give too.
+ */
+export function planBlock(
+  req: BlockRequest,
+  contents: ReadonlyMap<string, string>,
+  unread: readonly string[],
+  timer: StageTimer,
+): PlannedBlock {
+  if (!unread.length) return { block: assembleBlock(req, contents, timer), asked: false };
+  const watched = new WatchedContents(contents, new Set(unread));
+  const block = assembleBlock(req, watched, timer);
+  return { block, asked: watched.asked };
+}
+
+/** {@link planBlock} on the caller's thread, its `plan` and `render` stages on `timer`. */
+export function planHere(timer: StageTimer): BlockPlanner {
+  return (req, contents, unread) => Promise.resolve(planBlock(req, contents, unread, timer));
+}
+
 /**
  * Plans a block reading as few bodies as it can (docs/context.md, "Bodies the search carries"): the bodies the
  * search carried are not read, memory bodies are read before planning (their words weigh the excerpts of every
@@ -26,12 +63,13 @@ export interface ReadBlock extends AssembledBlock {
  * a served file usually makes its directory redundant, so the plan seldom reaches a directory's overview; when it
  * does, the sidecars are read and the block is planned again, so it is always the block these bodies, read up
  * front, would give. With `explain` every candidate's overview is looked at, so everything is read first. The plan
- * works over the bodies within {@link planBodies}' total.
+ * works over the bodies within {@link planBodies}' total; `plan` runs it (default: here).
  */
 export async function assembleReading(
   req: BlockRequest,
   read: BodyRead,
   timer: StageTimer = new StageTimer(() => 0),
+  plan: BlockPlanner = planHere(timer),
 ): Promise<ReadBlock> {
   const carried = carriedBodies(req);
   const reads = planBlockReads(req, carried);
@@ -46,12 +84,16 @@ export async function assembleReading(
   };
   const contents = new Map([...carried, ...(await readTimed(first))]);
   if (later.length) {
-    const watched = new WatchedContents(planBodies(req, contents), new Set(later.map((r) => r.uri)));
-    const block = assembleBlock(req, watched, timer);
-    if (!watched.asked) return { ...block, bodiesRead };
+    const { block, asked } = await plan(
+      req,
+      planBodies(req, contents),
+      later.map((r) => r.uri),
+    );
+    if (!asked) return { ...block, bodiesRead };
     for (const [uri, text] of await readTimed(later)) contents.set(uri, text);
   }
-  return { ...assembleBlock(req, planBodies(req, contents), timer), bodiesRead };
+  const { block } = await plan(req, planBodies(req, contents), []);
+  return { ...block, bodiesRead };
 }
 
 /**

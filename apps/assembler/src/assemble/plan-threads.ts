@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Piscina } from 'piscina';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { BlockPlanner, BlockRequest, planHere, StageTimer } from '@app/kernel';
+import { currentAbandonSignal } from '@app/queue';
+import type { PlanAnswer, PlanTask } from './plan.worker';
+
+/** The compiled thread body beside this file; absent when the app runs from its TypeScript sources (jest). */
+const WORKER = join(__dirname, 'plan.worker.js');
+
+/**
+ * Worker threads that plan large blocks (docs/limits-and-security.md, "Large plans on worker threads"). A plan is
+ * synchronous work linear in its input: the largest valid request's plan held the assembler's event loop for
+ * ~150 ms (~0.6 s on a 60 MB tenant), and with it every other tenant's assemble jobs and, in the one-process
+ * deployment, every request. A plan over `MUNINN_ASSEMBLE_THREAD_CHARS` of abstracts and bodies runs on one of
+ * `MUNINN_ASSEMBLE_THREADS` threads instead (its input copied there, its block copied back); a smaller one, where
+ * the copy and the hop would cost more than they free, runs on the loop. Running from the TypeScript sources
+ * (the in-process test apps) there is no compiled thread body, and every plan runs on the loop.
+ */
+@Injectable()
+export class PlanThreads implements OnModuleDestroy {
+  private readonly pool: Piscina<PlanTask, PlanAnswer> | null;
+  private readonly minChars: number;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    const { assembleThreads, assembleThreadChars } = config.queues;
+    this.minChars = assembleThreadChars;
+    const built = existsSync(WORKER);
+    this.pool =
+      assembleThreads > 0 && built
+        ? new Piscina<PlanTask, PlanAnswer>({ filename: WORKER, minThreads: 1, maxThreads: assembleThreads })
+        : null;
+    if (assembleThreads > 0 && !built) {
+      new Logger(PlanThreads.name).debug('no compiled plan thread body (running from sources): plans on the loop');
+    }
+  }
+
+  /**
+   * A planner for one assemble job: on a thread when its input is large, else here; either way its `plan` and
+   * `render` stages go to `timer`, and a thread's hop (waiting for a thread, the copies) to `plan_thread`. A plan
+   * whose job is withdrawn (its request's client gone, or its deadline past) leaves the threads' line, or, running,
+   * has its thread stopped (and a new one started): nobody waits for that block.
+   */
+  planner(timer: StageTimer): BlockPlanner {
+    const here = planHere(timer);
+    const pool = this.pool;
+    if (!pool) return here;
+    return async (req, contents, unread) => {
+      if (planChars(req, contents) < this.minChars) return here(req, contents, unread);
+      const started = performance.now();
+      const task: PlanTask = { req, contents: new Map(contents), unread: [...unread] };
+      const { planned, stages } = await pool.run(task, { signal: currentAbandonSignal() ?? null });
+      let inside = 0;
+      for (const [stage, ms] of Object.entries(stages)) {
+        timer.add(stage, ms);
+        inside += ms;
+      }
+      timer.add('plan_thread', performance.now() - started - inside);
+      return planned;
+    };
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool?.destroy();
+  }
+}
+
+/** A plan's input size: its candidates' abstracts and the bodies it works over, in characters. */
+function planChars(req: BlockRequest, contents: ReadonlyMap<string, string>): number {
+  let chars = 0;
+  for (const c of req.candidates) chars += c.abstract.length;
+  for (const s of req.seen ?? []) chars += s.candidate.abstract.length;
+  for (const text of contents.values()) chars += text.length;
+  return chars;
+}
