@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -10,6 +10,8 @@ import type { PlanAnswer, PlanTask } from './plan.worker';
 
 /** The compiled thread body beside this file; absent when the app runs from its TypeScript sources (jest). */
 const WORKER = join(__dirname, 'plan.worker.js');
+/** Another thread body (a spec's); the compiled one when not provided. */
+export const PLAN_THREAD_BODY = Symbol('PLAN_THREAD_BODY');
 
 /**
  * Worker threads that plan large blocks (docs/limits-and-security.md, "Large plans on worker threads"). A plan is
@@ -22,19 +24,20 @@ const WORKER = join(__dirname, 'plan.worker.js');
  */
 @Injectable()
 export class PlanThreads implements OnModuleDestroy {
+  private readonly logger = new Logger(PlanThreads.name);
   private readonly pool: Piscina<PlanTask, PlanAnswer> | null;
   private readonly minChars: number;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() @Inject(PLAN_THREAD_BODY) body: string = WORKER) {
     const { assembleThreads, assembleThreadChars } = config.queues;
     this.minChars = assembleThreadChars;
-    const built = existsSync(WORKER);
+    const built = existsSync(body);
     this.pool =
       assembleThreads > 0 && built
-        ? new Piscina<PlanTask, PlanAnswer>({ filename: WORKER, minThreads: 1, maxThreads: assembleThreads })
+        ? new Piscina<PlanTask, PlanAnswer>({ filename: body, minThreads: 1, maxThreads: assembleThreads })
         : null;
     if (assembleThreads > 0 && !built) {
-      new Logger(PlanThreads.name).debug('no compiled plan thread body (running from sources): plans on the loop');
+      this.logger.debug('no compiled plan thread body (running from sources): plans on the loop');
     }
   }
 
@@ -42,7 +45,8 @@ export class PlanThreads implements OnModuleDestroy {
    * A planner for one assemble job: on a thread when its input is large, else here; either way its `plan` and
    * `render` stages go to `timer`, and a thread's hop (waiting for a thread, the copies) to `plan_thread`. A plan
    * whose job is withdrawn (its request's client gone, or its deadline past) leaves the threads' line, or, running,
-   * has its thread stopped (and a new one started): nobody waits for that block.
+   * has its thread stopped (and a new one started): nobody waits for that block. A thread that fails otherwise (it
+   * could not load, or died) costs the plan its thread, not its block: it is planned here (logged).
    */
   planner(timer: StageTimer): BlockPlanner {
     const here = planHere(timer);
@@ -52,7 +56,16 @@ export class PlanThreads implements OnModuleDestroy {
       if (planChars(req, contents) < this.minChars) return here(req, contents, unread);
       const started = performance.now();
       const task: PlanTask = { req, contents: new Map(contents), unread: [...unread] };
-      const { planned, stages } = await pool.run(task, { signal: currentAbandonSignal() ?? null });
+      const signal = currentAbandonSignal();
+      let answer: PlanAnswer;
+      try {
+        answer = await pool.run(task, { signal: signal ?? null });
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        this.logger.warn(`a plan thread failed, planning on the event loop: ${(err as Error).message ?? err}`);
+        return here(req, contents, unread);
+      }
+      const { planned, stages } = answer;
       let inside = 0;
       for (const [stage, ms] of Object.entries(stages)) {
         timer.add(stage, ms);

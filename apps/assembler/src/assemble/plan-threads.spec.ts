@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AppConfig } from '@app/config';
+import { BlockRequest, planBlock, StageTimer } from '@app/kernel';
+import { candidate } from '@app/kernel/testing/candidate';
+import { runInWorkContext } from '@app/queue';
+import { PlanThreads } from './plan-threads';
+
+// docs/limits-and-security.md, "Large plans on worker threads": which plans go to a thread (real piscina threads
+// running small thread bodies written here, since the compiled body exists only in the build; the built server's
+// own is driven by test/e2e/plan-threads.e2e-spec.ts), what a failed or withdrawn thread plan does.
+
+const dir = mkdtempSync(join(tmpdir(), 'plan-threads-'));
+const body = (name: string, source: string) => {
+  const file = join(dir, `${name}.js`);
+  writeFileSync(file, source);
+  return file;
+};
+/** A thread body that says it planned, naming what it was given. */
+const ANSWERS = body(
+  'answers',
+  `module.exports = ({ req, contents, unread }) => ({
+    planned: { block: { entries: [], rendered: 'thread:' + req.candidates.length + ':' + contents.size + ':' + unread.join(','), plan: {} }, asked: true },
+    stages: { plan: 5, render: 1 },
+  });`,
+);
+const BROKEN = body('broken', `module.exports = () => { throw new Error('boom'); };`);
+/** Holds its thread for 3 s. */
+const SLOW = body(
+  'slow',
+  `module.exports = () => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000); return null; };`,
+);
+
+const config = (threads: number) =>
+  ({ queues: { assembleThreads: threads, assembleThreadChars: 200 } }) as unknown as AppConfig;
+const U = 'viking://user/ann/memories/events';
+/** A request whose abstracts add up to `chars` characters over two candidates. */
+const request = (chars: number): BlockRequest => ({
+  candidates: [0, 1].map((i) =>
+    candidate(`${U}/m${i}.md`, 'events', { abstract: `${i} kestrel `.padEnd(chars / 2, 'x'), score: 0.9 - i / 10 }),
+  ),
+  maxTokens: 1600,
+  detail: null,
+  query: 'kestrel',
+});
+const here = (req: BlockRequest) => planBlock(req, new Map(), [], new StageTimer(() => 0));
+
+describe('PlanThreads', () => {
+  const made: PlanThreads[] = [];
+  const threads = (n: number, file: string) => {
+    const t = new PlanThreads(config(n), file);
+    made.push(t);
+    return t;
+  };
+
+  afterAll(async () => {
+    await Promise.all(made.map((t) => t.onModuleDestroy()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('plans on a thread from MUNINN_ASSEMBLE_THREAD_CHARS of input, its stages and hop on the timer', async () => {
+    const timer = new StageTimer(() => performance.now());
+    const planned = await threads(1, ANSWERS).planner(timer)(request(200), new Map([['b', 'body']]), ['s1']);
+    expect([planned.block.rendered, planned.asked]).toEqual(['thread:2:1:s1', true]);
+    const stages = timer.timings();
+    expect([stages.plan, stages.render]).toEqual([5, 1]);
+    expect(stages.plan_thread).toBeGreaterThanOrEqual(0);
+  });
+
+  it('plans a smaller input on the loop, and every input without threads or without a thread body', async () => {
+    for (const [n, file, chars] of [
+      [1, ANSWERS, 180],
+      [0, ANSWERS, 4000],
+      [1, join(dir, 'absent.js'), 4000],
+    ] as const) {
+      const timer = new StageTimer(() => performance.now());
+      const planned = await threads(n, file).planner(timer)(request(chars), new Map(), []);
+      expect(planned).toEqual(here(request(chars)));
+      expect(planned.block.rendered).toContain(`${U}/m0.md`);
+      expect(timer.timings().plan_thread).toBeUndefined();
+    }
+  });
+
+  it('plans on the loop when the thread fails', async () => {
+    const planned = await threads(1, BROKEN).planner(new StageTimer(() => 0))(request(400), new Map(), []);
+    expect(planned).toEqual(here(request(400)));
+  });
+
+  it("stops waiting for a thread's plan once its job is withdrawn", async () => {
+    const slow = threads(1, SLOW);
+    const withdrawn = new AbortController();
+    const plan = runInWorkContext({ requestId: 'r', abandoned: withdrawn.signal }, () =>
+      slow.planner(new StageTimer(() => 0))(request(400), new Map(), []),
+    );
+    setTimeout(() => withdrawn.abort(), 50);
+    await expect(plan).rejects.toThrow(/abort/i);
+  });
+});
