@@ -1,4 +1,7 @@
 import { candidate as cand } from '../testing/candidate';
+import { entryTokens } from '../render/render-entry';
+import { pyStrip } from '../text/py-text';
+import { entryFor } from './assembled-entry';
 import { normalizeDetail, NO_PINS } from '../tiering/detail-pins';
 import { contentUriFor } from '../tiering/tier-text';
 import { planEntries } from './plan-entries';
@@ -13,6 +16,7 @@ import {
   cutHitAbstracts,
   HIT_ABSTRACT_MAX_CHARS,
   needsBody,
+  oversizedAbstractNeedsBody,
   PLAN_BODY_MAX_CHARS,
   planContentReads,
 } from './read-policy';
@@ -154,6 +158,39 @@ describe('read policy', () => {
       { uri: peer.baseUri, openContext: true },
       { uri: 'viking://resources/docs/.overview.md', openContext: false },
     ]);
+  });
+});
+
+describe('oversizedAbstractNeedsBody', () => {
+  // The unrendered shortcut (a text over 4 × cap UTF-16 units) answers as rendering and estimating would.
+  const byRendering = (c: ReturnType<typeof cand>, cap: number) => {
+    const text = pyStrip(c.abstract);
+    return text !== '' && entryTokens(entryFor(c, 'abstract', text)) > cap;
+  };
+  // Mostly narrow text, some wide, astral, lone-surrogate and tag pieces.
+  const PIECES = ['kestrel ', 'hover ', 'at dawn. ', '<memory ', '</Memory>', '鸟', '😀', '\ud800', 'é', '\t', ' '];
+
+  it('agrees with the rendered estimate for any abstract and cap (2,000 seeded cases)', () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let over = 0;
+    for (let i = 0; i < 2000; i++) {
+      // Abstracts of 2 to 5 × cap units: the shortcut's bound (4 × cap) and the rendered estimate's both fall there.
+      const cap = 1 + next(400);
+      const units = Math.floor((cap * (200 + next(300))) / 100);
+      let abstract = '';
+      while (abstract.length < units) abstract += next(8) ? PIECES[next(3)] : PIECES[3 + next(PIECES.length - 3)];
+      const c = cand(`${U}/memories/events/e${i}.md`, 'events', { abstract });
+      const expected = byRendering(c, cap);
+      expect(oversizedAbstractNeedsBody(c, cap)).toBe(expected);
+      if (expected) over++;
+    }
+    // Both answers occur, and some near the bound: not a test of one side only.
+    expect(over).toBeGreaterThan(200);
+    expect(over).toBeLessThan(1800);
   });
 });
 

@@ -20,7 +20,12 @@ export function needsContent(candidate: Candidate, pin: PinnableTier | null): bo
 export function oversizedAbstractNeedsBody(candidate: Candidate, cap: number): boolean {
   if (abstractSubstitute(candidate) !== 'overview') return false;
   const text = pyStrip(candidate.abstract);
-  return text !== '' && entryTokens(entryFor(candidate, 'abstract', text)) > cap;
+  if (text === '') return false;
+  // Every UTF-16 unit of a rendered entry costs at least a quarter token (`estimateTokens`) and the entry holds the
+  // whole text, so a text of more than 4 × cap units is over the cap unrendered: the read policy of a request with
+  // thousands of candidates and a small cap each (six buckets of 1,000) then renders none of their abstracts.
+  if (text.length > 4 * cap) return true;
+  return entryTokens(entryFor(candidate, 'abstract', text)) > cap;
 }
 
 /** Characters of a body read at least, whatever the budget: an excerpt looks for its lines in them. */
