@@ -10,8 +10,10 @@
  * 32,000 tokens (plain and pinned to `overview`) and a `/recall` at the largest `max_chars`, whose bodies together
  * are more than a plan works over (docs/limits-and-security.md, "Work per byte"). Printed per case: p50 and max latency,
  * the answer's size, and the mean time per stage from `/metrics` (docs/architecture.md, "Stage timings"): the
- * assembler's plan is CPU on its event loop (docs/context.md, "Planning cost"). Then the PostgreSQL ÷ PGlite
- * ratio of each case's p50.
+ * assembler's plan is CPU (docs/context.md, "Planning cost"), on a worker thread from MUNINN_ASSEMBLE_THREAD_CHARS of
+ * input, whose hop (waiting for the thread, the copies there and back) is `assemble_plan_thread`
+ * (docs/limits-and-security.md, "Large plans on worker threads"). Then the PostgreSQL ÷ PGlite ratio of each case's
+ * p50.
  */
 import { performance } from 'node:perf_hooks';
 import { startTestApp, TestApp } from '@app/testing';
@@ -34,6 +36,7 @@ const STAGES = [
   'assemble_queue_wait',
   'assemble_body_read',
   'assemble_plan',
+  'assemble_plan_thread',
   'assemble_return',
   'total',
 ];

@@ -8,7 +8,7 @@ import { bodyReadChars } from '@app/kernel';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
-import { callMcpTool, droppableRequest, startTestApp, TestApp } from '@app/testing';
+import { callMcpTool, droppableRequest, metricValue, startTestApp, TestApp } from '@app/testing';
 
 const HUGE = 'viking://user/default/memories/events/kestrel-log.md';
 const SMALL = 'viking://user/default/memories/events/kestrel-note.md';
@@ -266,10 +266,15 @@ describe("a request whose client goes away leaves its account's line", () => {
 
   afterAll(() => app.close());
 
+  /** A series of the lines' metrics on `/metrics` (0 before its first observation). */
+  const metric = async (series: string) => (await metricValue(app.request, series)) ?? 0;
+
   it.each([
-    ['request slots', 'ga', 'find', FIND],
-    ['large-search lane', 'gb', 'search', LARGE],
-  ])('%s: the line of one has room again for a live request', async (_lane, account, route, body) => {
+    ['request slots', 'ga', 'find', FIND, 'inflight'],
+    ['large-search lane', 'gb', 'search', LARGE, 'large_searches'],
+  ])('%s: the line of one has room again for a live request', async (_lane, account, route, body, lane) => {
+    const waits = (outcome: string) => metric(`muninn_lane_wait_seconds_count{lane="${lane}",outcome="${outcome}"}`);
+    const [goneBefore, admittedBefore] = [await waits('gone'), await waits('admitted')];
     const finds = app.nest.get<Queue>(getQueueToken(QueueName.Find));
     await finds.pause();
     try {
@@ -278,13 +283,17 @@ describe("a request whose client goes away leaves its account's line", () => {
       await untilWaiting(finds);
       // The next one waits in the account's line of one, and its client goes away meanwhile.
       await leaveWhileWaiting(keys[account], route, body);
+      expect(await waits('gone')).toBe(goneBefore + 1);
       // A live request takes the place it left (behind a waiting request that stayed, it was 429, the line full).
       const live = send(keys[account], route, body);
       await sleep(200);
+      expect(await metric(`muninn_lane_requests{lane="${lane}",state="waiting"}`)).toBe(1);
+      expect(await metric(`muninn_lane_requests{lane="${lane}",state="running"}`)).toBe(1);
       await finds.resume();
       expect((await held).status).toBe(200);
       const answered = await live;
       expect([answered.status, answered.body.error?.message]).toEqual([200, undefined]);
+      expect(await waits('admitted')).toBe(admittedBefore + 1);
     } finally {
       await finds.resume();
     }

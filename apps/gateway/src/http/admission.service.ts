@@ -1,10 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity, KernelError, KernelErrorCode, limitSource } from '@app/kernel';
 import { clientGone, currentAbandonSignal, REDIS } from '@app/queue';
 import { AccountLimitsService } from '@app/store';
+import { LaneCounts, LaneMetrics, LaneWaitOutcome } from './lane-metrics';
 
 /** The account's lanes: what a refusal calls the requests it holds, and the `details.limit` it names. */
 const LANES = {
@@ -39,6 +41,8 @@ export class AdmissionService {
   private readonly largeSearchSlots = new Map<string, AccountSlots>();
   private readonly largeBodySlots = new Map<string, AccountSlots>();
   private readonly rate: AppConfig['rate'];
+  /** The lines' waits and counts, for `/metrics` (registered by the HTTP setup). */
+  readonly metrics = new LaneMetrics(() => this.counts());
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -51,6 +55,25 @@ export class AdmissionService {
     this.perKey = on ? limiter(redis, `${prefix}:key`, config.rate.keyPerMinute) : null;
     // Limiters of one key prefix share their counters: an account given another limit keeps its count.
     this.accountLimiter = on ? (perMinute) => limiter(redis, `${prefix}:acct`, perMinute) : null;
+  }
+
+  /** Each lane's requests running and waiting now, over every account of this gateway. */
+  private counts(): Record<string, LaneCounts> {
+    const lanes: [LaneName, Map<string, AccountSlots>][] = [
+      ['max_inflight', this.slots],
+      ['max_scans', this.scanSlots],
+      ['max_large_searches', this.largeSearchSlots],
+      ['max_large_bodies', this.largeBodySlots],
+    ];
+    const out: Record<string, LaneCounts> = {};
+    for (const [name, accounts] of lanes) {
+      const c = (out[LANES[name].limit] = { running: 0, waiting: 0 });
+      for (const s of accounts.values()) {
+        c.running += s.running;
+        c.waiting += s.waiting.length;
+      }
+    }
+    return out;
   }
 
   /** Whether limits apply at all (api_key mode with MUNINN_RATE_LIMIT on; never for the root key). */
@@ -188,23 +211,26 @@ export class AdmissionService {
     }
     const refusal = () => busy(account, slots.running, limit, name, limitSource(name, own));
     if (slots.waiting.length >= this.rate.accountMaxQueued) throw refusal();
+    const lane = LANES[name].limit;
+    const since = performance.now();
     await new Promise<void>((resolve, reject) => {
-      const settle = () => {
+      const settle = (outcome: LaneWaitOutcome) => {
         clearTimeout(timer);
         gone?.removeEventListener('abort', left);
+        this.metrics.waited(lane, outcome, (performance.now() - since) / 1000);
       };
       const wake = () => {
-        settle();
+        settle('admitted');
         resolve();
       };
-      const leave = (err: KernelError) => {
-        settle();
+      const leave = (outcome: LaneWaitOutcome, err: KernelError) => {
+        settle(outcome);
         const i = slots.waiting.indexOf(wake);
         if (i >= 0) slots.waiting.splice(i, 1);
         reject(err);
       };
-      const left = () => leave(clientGone());
-      const timer = setTimeout(() => leave(refusal()), maxWaitMs);
+      const left = () => leave('gone', clientGone());
+      const timer = setTimeout(() => leave('refused', refusal()), maxWaitMs);
       gone?.addEventListener('abort', left, { once: true });
       slots.waiting.push(wake);
     });
