@@ -161,7 +161,10 @@ async function runCase(app: TestApp, send: Send, calls: number): Promise<CaseFig
 }
 
 async function runStore(store: 'postgres' | 'pglite'): Promise<Map<string, CaseFigures>> {
-  const app = await startTestApp({ store, env: { MUNINN_STATEMENT_TIMEOUT_MS: '600000' } });
+  // MUNINN_ASSEMBLE_THREADS=0 in the bench's environment plans every block on the loop, for comparison.
+  const threads = process.env.MUNINN_ASSEMBLE_THREADS;
+  const env = { MUNINN_STATEMENT_TIMEOUT_MS: '600000', ...(threads ? { MUNINN_ASSEMBLE_THREADS: threads } : {}) };
+  const app = await startTestApp({ store, env });
   const results = new Map<string, CaseFigures>();
   try {
     const t0 = performance.now();
