@@ -1,27 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, KernelError, KernelErrorCode, limitSource } from '@app/kernel';
-import { clientGone, currentAbandonSignal, REDIS } from '@app/queue';
+import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { currentAbandonSignal, REDIS } from '@app/queue';
 import { AccountLimitsService } from '@app/store';
-import { LaneCounts, LaneMetrics, LaneWaitOutcome } from './lane-metrics';
-
-/** The account's lanes: what a refusal calls the requests it holds, and the `details.limit` it names. */
-const LANES = {
-  max_inflight: { what: 'requests', limit: 'inflight' },
-  max_scans: { what: 'greps and globs', limit: 'scans' },
-  max_large_searches: { what: 'large searches', limit: 'large_searches' },
-  max_large_bodies: { what: 'requests with large bodies', limit: 'large_bodies' },
-} as const;
-type LaneName = keyof typeof LANES;
-
-/** One account's share of this gateway: requests running, and requests waiting for a slot, in order. */
-interface AccountSlots {
-  running: number;
-  waiting: (() => void)[];
-}
+import { AccountLanes, LaneName } from './account-lanes';
 
 /**
  * Rate limits and per-account fairness (docs/limits-and-security.md, "Rate limits and fairness").
@@ -36,13 +20,9 @@ export class AdmissionService {
   /** One limiter per account requests-per-minute in use (the deployment's and the accounts' own). */
   private readonly perAccount = new Map<number, RateLimiterAbstract>();
   private readonly accountLimiter: ((perMinute: number) => RateLimiterAbstract) | null;
-  private readonly slots = new Map<string, AccountSlots>();
-  private readonly scanSlots = new Map<string, AccountSlots>();
-  private readonly largeSearchSlots = new Map<string, AccountSlots>();
-  private readonly largeBodySlots = new Map<string, AccountSlots>();
   private readonly rate: AppConfig['rate'];
-  /** The lines' waits and counts, for `/metrics` (registered by the HTTP setup). */
-  readonly metrics = new LaneMetrics(() => this.counts());
+  /** The accounts' lanes (request slots, scans, large searches, large bodies) and their metrics. */
+  readonly lanes: AccountLanes;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -50,30 +30,12 @@ export class AdmissionService {
     private readonly limits: AccountLimitsService,
   ) {
     this.rate = config.rate;
+    this.lanes = new AccountLanes(limits, config.rate.accountMaxQueued);
     const on = config.rate.enabled && config.auth.mode === 'api_key';
     const prefix = `${config.queues.prefix}:rl`;
     this.perKey = on ? limiter(redis, `${prefix}:key`, config.rate.keyPerMinute) : null;
     // Limiters of one key prefix share their counters: an account given another limit keeps its count.
     this.accountLimiter = on ? (perMinute) => limiter(redis, `${prefix}:acct`, perMinute) : null;
-  }
-
-  /** Each lane's requests running and waiting now, over every account of this gateway. */
-  private counts(): Record<string, LaneCounts> {
-    const lanes: [LaneName, Map<string, AccountSlots>][] = [
-      ['max_inflight', this.slots],
-      ['max_scans', this.scanSlots],
-      ['max_large_searches', this.largeSearchSlots],
-      ['max_large_bodies', this.largeBodySlots],
-    ];
-    const out: Record<string, LaneCounts> = {};
-    for (const [name, accounts] of lanes) {
-      const c = (out[LANES[name].limit] = { running: 0, waiting: 0 });
-      for (const s of accounts.values()) {
-        c.running += s.running;
-        c.waiting += s.waiting.length;
-      }
-    }
-    return out;
   }
 
   /** Whether limits apply at all (api_key mode with MUNINN_RATE_LIMIT on; never for the root key). */
@@ -106,7 +68,7 @@ export class AdmissionService {
    * away").
    */
   enter(caller: Identity, maxWaitMs: number, gone?: AbortSignal): Promise<() => void> {
-    return this.enterLane(this.slots, 'max_inflight', caller, maxWaitMs, gone);
+    return this.enterLane('max_inflight', caller, maxWaitMs, gone);
   }
 
   /**
@@ -115,7 +77,7 @@ export class AdmissionService {
    * once held other tenants' store work for seconds (docs/limits-and-security.md, "Rate limits and fairness").
    */
   inScanLane<T>(caller: Identity, maxWaitMs: number, work: () => Promise<T>): Promise<T> {
-    return this.inLane(this.scanSlots, 'max_scans', caller, maxWaitMs, work);
+    return this.inLane('max_scans', caller, maxWaitMs, work);
   }
 
   /**
@@ -128,7 +90,7 @@ export class AdmissionService {
    */
   enterLargeBody(caller: Identity, bodyBytes: number, maxWaitMs: number, gone?: AbortSignal): Promise<() => void> {
     if (bodyBytes <= this.rate.largeBodyBytes) return Promise.resolve(() => undefined);
-    return this.enterLane(this.largeBodySlots, 'max_large_bodies', caller, maxWaitMs, gone);
+    return this.enterLane('max_large_bodies', caller, maxWaitMs, gone);
   }
 
   /**
@@ -146,21 +108,15 @@ export class AdmissionService {
     work: () => Promise<T>,
   ): Promise<T> {
     if (candidates <= this.rate.largeSearchCandidates) return work();
-    return this.inLane(this.largeSearchSlots, 'max_large_searches', caller, maxWaitMs, work);
+    return this.inLane('max_large_searches', caller, maxWaitMs, work);
   }
 
   /**
    * Runs `work` in a slot of one of the account's lanes ({@link enterLane}), giving the slot back when it ends. The
    * wait stops with the request's work (its client gone: the abandon signal of its work context).
    */
-  private async inLane<T>(
-    lanes: Map<string, AccountSlots>,
-    name: LaneName,
-    caller: Identity,
-    maxWaitMs: number,
-    work: () => Promise<T>,
-  ): Promise<T> {
-    const release = await this.enterLane(lanes, name, caller, maxWaitMs, currentAbandonSignal());
+  private async inLane<T>(name: LaneName, caller: Identity, maxWaitMs: number, work: () => Promise<T>): Promise<T> {
+    const release = await this.enterLane(name, caller, maxWaitMs, currentAbandonSignal());
     try {
       return await work();
     } finally {
@@ -168,73 +124,15 @@ export class AdmissionService {
     }
   }
 
-  /**
-   * A slot of one of the account's lanes, `name` its size: the account's own value where it has one
-   * (docs/limits-and-security.md, "Per-account limits"; read from the limits cache), else the deployment's. A
-   * request whose client goes away (`gone` aborts) while it waits leaves the line at once: it held a place in a
-   * bounded line, and then a slot, for nobody (a client that retried on its own timeout filled its account's line
-   * with such waits, and the account's live requests were refused 429 behind them).
-   */
+  /** A slot of the account's lane `name` ({@link AccountLanes.enter}); none needed where limits do not apply. */
   private async enterLane(
-    lanes: Map<string, AccountSlots>,
     name: LaneName,
     caller: Identity,
     maxWaitMs: number,
     gone?: AbortSignal,
   ): Promise<() => void> {
     if (!this.applies(caller)) return () => undefined;
-    if (gone?.aborted) throw clientGone();
-    const account = caller.accountId;
-    const { limits, own } = await this.limits.applied(account);
-    const limit = limits[name];
-    let s = lanes.get(account);
-    if (!s) lanes.set(account, (s = { running: 0, waiting: [] }));
-    const slots = s;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      // The slot passes straight to the next waiting request of this account, unless the account's limit
-      // was lowered below the requests running: then it is given up, until the lane is back within it.
-      // The limit is read again (the limits cache: a map read; never refused, an unreadable row gives the
-      // deployment's) since a PUT may have lowered it meanwhile.
-      void this.limits.of(account).then((l) => handOff(l[name]));
-    };
-    const handOff = (current: number) => {
-      const next = slots.running <= current ? slots.waiting.shift() : undefined;
-      if (next) next();
-      else if (--slots.running === 0) lanes.delete(account);
-    };
-    if (slots.running < limit) {
-      slots.running++;
-      return release;
-    }
-    const refusal = () => busy(account, slots.running, limit, name, limitSource(name, own));
-    if (slots.waiting.length >= this.rate.accountMaxQueued) throw refusal();
-    const lane = LANES[name].limit;
-    const since = performance.now();
-    await new Promise<void>((resolve, reject) => {
-      const settle = (outcome: LaneWaitOutcome) => {
-        clearTimeout(timer);
-        gone?.removeEventListener('abort', left);
-        this.metrics.waited(lane, outcome, (performance.now() - since) / 1000);
-      };
-      const wake = () => {
-        settle('admitted');
-        resolve();
-      };
-      const leave = (outcome: LaneWaitOutcome, err: KernelError) => {
-        settle(outcome);
-        const i = slots.waiting.indexOf(wake);
-        if (i >= 0) slots.waiting.splice(i, 1);
-        reject(err);
-      };
-      const left = () => leave('gone', clientGone());
-      const timer = setTimeout(() => leave('refused', refusal()), maxWaitMs);
-      gone?.addEventListener('abort', left, { once: true });
-      slots.waiting.push(wake);
-    });
-    return release;
+    return this.lanes.enter(name, caller.accountId, maxWaitMs, gone);
   }
 }
 
@@ -273,17 +171,4 @@ async function take(
       },
     );
   }
-}
-
-function busy(account: string, running: number, max: number, name: LaneName, source: string): KernelError {
-  const { what, limit } = LANES[name];
-  return new KernelError(
-    KernelErrorCode.ResourceExhausted,
-    `Too many ${what} in flight for account ${account} (${running} running, the limit is ${max} (${source}), line full); retry shortly`,
-    {
-      limit,
-      max,
-      retry_after_s: 1,
-    },
-  );
 }

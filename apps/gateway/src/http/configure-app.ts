@@ -67,7 +67,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   const config = app.get<AppConfig>(APP_CONFIG);
   const identities = app.get(IdentityService);
   const admission = app.get(AdmissionService);
-  admission.metrics.registerOn(metrics.registry);
+  admission.lanes.metrics.registerOn(metrics.registry);
   // Multipart bodies reach only the upload route (the gate refuses them elsewhere), as raw bytes the
   // upload service parses; the file bound plus room for the multipart framing.
   fastify.addContentTypeParser(
