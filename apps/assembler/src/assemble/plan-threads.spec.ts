@@ -20,8 +20,8 @@ const body = (name: string, source: string) => {
 /** A thread body that says it planned, naming what it was given. */
 const ANSWERS = body(
   'answers',
-  `module.exports = ({ req, contents, unread }) => ({
-    planned: { block: { entries: [], rendered: 'thread:' + req.candidates.length + ':' + contents.size + ':' + unread.join(','), plan: {} }, asked: true },
+  `module.exports = ({ req, bodies, unread }) => ({
+    planned: { block: { entries: [], rendered: 'thread:' + req.candidates.length + ':' + bodies.length + ':' + unread.join(','), plan: {} }, asked: true },
     stages: { plan: 5, render: 1 },
   });`,
 );

