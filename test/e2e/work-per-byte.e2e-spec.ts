@@ -8,7 +8,7 @@ import { bodyReadChars } from '@app/kernel';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
-import { callMcpTool, droppableRequest, metricValue, startTestApp, TestApp } from '@app/testing';
+import { callMcpTool, droppableRequest, eventually, metricValue, startTestApp, TestApp } from '@app/testing';
 
 const HUGE = 'viking://user/default/memories/events/kestrel-log.md';
 const SMALL = 'viking://user/default/memories/events/kestrel-note.md';
@@ -131,9 +131,7 @@ async function appWithAccounts(root: string, env: Record<string, string>, accoun
 
 /** Until `queue` holds a waiting job: a request held in the paused queue, holding its slots. */
 async function untilWaiting(queue: Queue): Promise<void> {
-  for (let i = 0; i < 500 && (await queue.getJobCountByTypes('waiting')) === 0; i++) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await eventually(async () => (await queue.getJobCountByTypes('waiting')) > 0, { ms: 5000, pollMs: 10 });
 }
 
 describe("an account's scan lane", () => {
