@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDist, freePort, startAppProcess, waitHealthy } from '@app/testing';
+import { buildDist, freePort, seedFromPgliteTemplate, startAppProcess, waitHealthy } from '@app/testing';
 
 const run = (env: Record<string, string>) => startAppProcess('standalone', env);
 
@@ -29,8 +29,13 @@ describe('the built server as a process (npm start)', () => {
     expect(child.output()).not.toContain('    at ');
   });
 
-  /** A server on a free port over the embedded store in `dir`. */
-  const serverEnv = async (dir: string) => {
+  /**
+   * A server on a free port over the embedded store in `dir`; `seeded`: the folder holds a migrated store
+   * already (a copy of the test template), for the tests that are not about a first start (creating one
+   * takes a process 5–10 s here).
+   */
+  const serverEnv = async (dir: string, seeded = false) => {
+    if (seeded) await seedFromPgliteTemplate(join(dir, 'pgdata'));
     const port = await freePort();
     const env = {
       PORT: String(port),
@@ -85,7 +90,7 @@ describe('the built server as a process (npm start)', () => {
   it('a second process on the same embedded store refuses to start, naming the folder; the first keeps serving', async () => {
     // PGlite would let both open the folder and keep only one side's writes (docs/architecture.md).
     const shared = mkdtempSync(join(tmpdir(), 'muninn-proc-lock-'));
-    const first = await serverEnv(shared);
+    const first = await serverEnv(shared, true);
     const owner = run(first.env);
     let second: ReturnType<typeof run> | null = null;
     try {
@@ -118,7 +123,8 @@ describe('the built server as a process (npm start)', () => {
   it('a second deployment (another store) on a queue prefix in use refuses to start; it starts once the first stops', async () => {
     // Two deployments sharing queues answered each other's finds from their own stores: searches came back
     // empty every other time, or with the other deployment's memories (docs/operations.md).
-    const a = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-fence-a-')));
+    const a = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-fence-a-')), true);
+    // Not seeded: a copy of the same template would be the same store, which the claim lets in.
     const b = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-fence-b-')));
     const prefix = a.env.MUNINN_QUEUE_PREFIX;
     const fenced = { ...b.env, MUNINN_QUEUE_PREFIX: prefix, MUNINN_QUEUE_FENCE_TTL_MS: '1500' };
@@ -158,7 +164,7 @@ describe('the built server as a process (npm start)', () => {
   }, 150000);
 
   it('exits with one clear line when its port is taken, after releasing the store folder', async () => {
-    const { env } = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-port-')));
+    const { env } = await serverEnv(mkdtempSync(join(tmpdir(), 'muninn-proc-port-')), true);
     const taken = createServer();
     await new Promise<void>((r) => taken.listen(Number(env.PORT), '127.0.0.1', r));
     try {

@@ -133,6 +133,20 @@ export const REQUEST_WORKER_OPTIONS: Pick<WorkerOptions, 'maxStalledCount' | 'lo
   stalledInterval: 5_000,
 };
 
+/**
+ * Worker options of durable queues (index, sidecar, extraction, session commits): a job whose worker died
+ * is handed to another worker once its lock lapses. BullMQ's defaults (a 30 s lock, a stalled check every
+ * 30 s) left such a job untouched for up to a minute; a 15 s lock renewed every 7.5 s and a check every
+ * 5 s take it up within about 20 s. The jobs are idempotent, so a worker whose loop was held past its lock
+ * (nothing on these queues holds it that long) costs a repeat, not a wrong result; a job that stalls a
+ * second time fails, as by default (a job that kills its worker does not take the next one down too).
+ */
+export const DURABLE_WORKER_OPTIONS: Pick<WorkerOptions, 'maxStalledCount' | 'lockDuration' | 'stalledInterval'> = {
+  maxStalledCount: 1,
+  lockDuration: 15_000,
+  stalledInterval: 5_000,
+};
+
 /** Coalescing key of a session's idle-commit job: at most one waiting per session. */
 export function sessionIdleKey(job: { accountId: string; userId: string; sessionId: string }): string {
   return `idle-${Buffer.from(`${job.accountId}\u0000${job.userId}\u0000${job.sessionId}`).toString('base64url')}`;

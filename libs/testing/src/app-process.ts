@@ -1,25 +1,56 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { freePort } from './free-port';
 import { requestTo, TestRequest } from './http-request';
 
 const ROOT = resolve(__dirname, '../../..');
 /** What `dist/` was built from (buildDist); beside the output, so a fresh checkout has none. */
 const STAMP = join(ROOT, 'dist', '.build-sources');
+const BUILD_LOCK = join(ROOT, 'node_modules', '.cache', 'muninn-build.lock');
+const BUILD_LOCK_STALE_MS = 10 * 60_000;
 const BUILD_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'];
 
 /**
  * Builds `dist/` (all apps compile together) unless it was built from the sources as they are: each
  * suite that runs the apps as processes asks for it, and a build takes tens of seconds on 2 cores.
- * The sources are compared by path, size and modification time, so any edit rebuilds.
+ * The sources are compared by path, size and modification time, so any edit rebuilds. Jest runs suites
+ * in two workers: the first to find `dist/` out of date builds it under a lock, and the other waits for
+ * that build instead of compiling into the same folder at once.
  */
 export function buildDist(): void {
-  const sources = sourcesDigest();
-  if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === sources) return;
-  execFileSync('npx', ['nest', 'build', 'standalone'], { cwd: ROOT, stdio: 'pipe' });
-  writeFileSync(STAMP, sources);
+  if (isBuilt()) return;
+  withBuildLock(() => {
+    if (isBuilt()) return; // built by another worker while this one waited
+    const sources = sourcesDigest();
+    execFileSync('npx', ['nest', 'build', 'standalone'], { cwd: ROOT, stdio: 'pipe' });
+    writeFileSync(STAMP, sources);
+  });
+}
+
+const isBuilt = () => existsSync(STAMP) && readFileSync(STAMP, 'utf8') === sourcesDigest();
+
+/** A lock taken by making a folder (atomic); one older than a build could take is a dead worker's. */
+function withBuildLock(build: () => void): void {
+  mkdirSync(dirname(BUILD_LOCK), { recursive: true });
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const held = statSync(BUILD_LOCK, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > BUILD_LOCK_STALE_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
+      Atomics.wait(pause, 0, 0, 250); // buildDist is synchronous (suites call it in beforeAll)
+    }
+  }
+  try {
+    build();
+  } finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
 }
 
 function sourcesDigest(): string {

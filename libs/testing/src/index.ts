@@ -31,3 +31,4 @@ export * from './own-redis';
 export { freePort } from './free-port';
 export { callMcpTool, parseMcpBody } from './mcp-body';
 export { eventually, type PollOptions } from './eventually';
+export { seedFromPgliteTemplate } from './pglite-template';

@@ -2,7 +2,7 @@ import { Processor } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { ExtractJob, QueueName } from '@app/contracts';
-import { ConsumerHost, extractBackoff, JobDeferred } from '@app/queue';
+import { ConsumerHost, DURABLE_WORKER_OPTIONS, extractBackoff, JobDeferred } from '@app/queue';
 import { tenantBusyDeferral } from '@app/store';
 import { ExtractService } from './extract.service';
 
@@ -12,7 +12,7 @@ import { ExtractService } from './extract.service';
  * rows are being removed is put back, not failed (TenantBusy: docs/limits-and-security.md, "Tenant data on
  * deletion and in MCP").
  */
-@Processor(QueueName.Extract, { settings: { backoffStrategy: extractBackoff } })
+@Processor(QueueName.Extract, { ...DURABLE_WORKER_OPTIONS, settings: { backoffStrategy: extractBackoff } })
 export class ExtractProcessor extends ConsumerHost {
   private readonly logger = new Logger(ExtractProcessor.name);
 

@@ -1,11 +1,11 @@
 import { Processor } from '@nestjs/bullmq';
 import { Job, UnrecoverableError } from 'bullmq';
 import { QueueName, SessionIdleJob } from '@app/contracts';
-import { ConsumerHost, hasRetryLeft } from '@app/queue';
+import { ConsumerHost, DURABLE_WORKER_OPTIONS, hasRetryLeft } from '@app/queue';
 import { IdleCommitService } from './idle-commit.service';
 
 /** Consumes `session-idle` jobs; bad payloads fail without retry. */
-@Processor(QueueName.SessionIdle)
+@Processor(QueueName.SessionIdle, DURABLE_WORKER_OPTIONS)
 export class IdleCommitProcessor extends ConsumerHost {
   constructor(private readonly service: IdleCommitService) {
     super();

@@ -1,10 +1,10 @@
 import { Processor } from '@nestjs/bullmq';
 import { ManualExtractJob, ManualExtractResult, QueueName } from '@app/contracts';
-import { JobRun, QueueProcessor } from '@app/queue';
+import { DURABLE_WORKER_OPTIONS, JobRun, QueueProcessor } from '@app/queue';
 import { ExtractService } from './extract.service';
 
 /** Consumes `session-extract` jobs (awaited by `POST /sessions/{id}/extract`; never retried). */
-@Processor(QueueName.SessionExtract)
+@Processor(QueueName.SessionExtract, DURABLE_WORKER_OPTIONS)
 export class ManualExtractProcessor extends QueueProcessor<QueueName.SessionExtract> {
   constructor(private readonly service: ExtractService) {
     super(QueueName.SessionExtract);

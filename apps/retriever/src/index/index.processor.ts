@@ -1,6 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { IndexJob, IndexResult, QueueName } from '@app/contracts';
-import { jobStageTimer, JobRun, QueueProcessor } from '@app/queue';
+import { DURABLE_WORKER_OPTIONS, jobStageTimer, JobRun, QueueProcessor } from '@app/queue';
 import { tenantBusyDeferral } from '@app/store';
 import { IndexService } from './index.service';
 
@@ -8,7 +8,7 @@ import { IndexService } from './index.service';
  * Consumes `index` jobs (durable): failures are retried; a malformed payload fails for good; a job whose
  * account's rows are being removed is put back, its attempts untouched.
  */
-@Processor(QueueName.Index)
+@Processor(QueueName.Index, DURABLE_WORKER_OPTIONS)
 export class IndexProcessor extends QueueProcessor<QueueName.Index> {
   constructor(private readonly service: IndexService) {
     super(QueueName.Index);

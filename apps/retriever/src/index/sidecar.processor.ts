@@ -1,6 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { QueueName, SidecarJob, SidecarResult } from '@app/contracts';
-import { QueueProcessor } from '@app/queue';
+import { DURABLE_WORKER_OPTIONS, QueueProcessor } from '@app/queue';
 import { tenantBusyDeferral } from '@app/store';
 import { SidecarService } from './sidecar.service';
 
@@ -8,7 +8,7 @@ import { SidecarService } from './sidecar.service';
  * Consumes `sidecar` jobs: a coalesced, deferred refresh of one directory's summary (put back while its
  * account's rows are being removed).
  */
-@Processor(QueueName.Sidecar)
+@Processor(QueueName.Sidecar, DURABLE_WORKER_OPTIONS)
 export class SidecarProcessor extends QueueProcessor<QueueName.Sidecar> {
   constructor(private readonly service: SidecarService) {
     super(QueueName.Sidecar);
