@@ -177,4 +177,31 @@ suite('sessions under faults (real processes)', () => {
       );
     });
   }, 240_000);
+
+  it('an extractor killed twice during one task: the task ends failed, saying why, and nothing is written', async () => {
+    let calls = 0;
+    // Every call hangs: each extractor that takes the job is killed during its model call.
+    llm.respondWith(() => {
+      calls += 1;
+      return { delayMs: 55_000, text: '{}' };
+    });
+    await call('POST', '/api/v1/sessions/twice/messages/batch', { messages: TALK });
+    const c = (await call('POST', '/api/v1/sessions/twice/commit', {})).body.result;
+    for (const seen of [1, 2]) {
+      // The second call comes once the first kill's stalled job is handed to the next extractor.
+      await settled(async () => calls >= seen);
+      await extractor.kill('SIGKILL');
+      extractor = startExtractor();
+    }
+    // Without the relay's look at the job, the task stayed running for the day BullMQ keeps a failed job.
+    const t = await taskDone(c.task_id);
+    expect(t.status).toBe('failed');
+    expect(t.error).toBe(
+      'The extractor stopped (killed or crashed) while extracting this commit, twice; it is not run a third time.',
+    );
+    expect(calls).toBe(2);
+    expect(await db.query("SELECT 1 FROM nodes WHERE uri LIKE '%twice_archive%'")).toHaveLength(0);
+    const archives = (await call('GET', '/api/v1/sessions/twice/context')).body.result;
+    expect(archives.stats.failedArchives).toBe(1);
+  }, 240_000);
 });

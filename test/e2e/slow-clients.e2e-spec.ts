@@ -87,6 +87,9 @@ describe('slow clients (a gateway process)', () => {
       MUNINN_HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
       MUNINN_ACCOUNT_MAX_INFLIGHT: '2',
       MUNINN_IMPORT_MAX_CONCURRENT: '1',
+      // Storing the 40 MB file below is one statement, which took PGlite more than the default 5 s on a
+      // busy 2-core machine (two suites at once): what is tested here is how slow clients are read.
+      MUNINN_STATEMENT_TIMEOUT_MS: '60000',
     });
     await waitHealthy(url);
     const made = await root('POST', '/api/v1/admin/accounts', { account_id: 'acme', admin_user_id: 'alice' });

@@ -72,6 +72,13 @@ export class BullJobBus extends JobBus {
     return Object.fromEntries(names.map((n, i) => [n, counts[i]]));
   }
 
+  async failure(queue: QueueKey, jobId: string): Promise<string | null> {
+    const job = await this.whileConnected(queue, (q) => Job.fromId(q, jobId));
+    if (!job) return null;
+    const state = await this.whileConnected(queue, () => job.getState());
+    return state === 'failed' ? job.failedReason || 'failed' : null;
+  }
+
   /** Closes the shared event streams (queues are closed by their module). */
   async close(): Promise<void> {
     const all = await Promise.allSettled([...this.events.values()]);

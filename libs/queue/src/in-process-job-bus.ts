@@ -73,6 +73,11 @@ export class InProcessJobBus extends JobBus {
     return Object.fromEntries([...this.handlers.keys()].map((q) => [q, 1]));
   }
 
+  /** Never: an in-process job fails only inside its handler, which says so itself. */
+  async failure(): Promise<string | null> {
+    return null;
+  }
+
   // Same contract as BullMQ's deduplication with keepLastIfActive: one waiting and one running per key.
   private coalesce(queue: QueueName, data: unknown, key: string, delayMs: number): void {
     const slot = this.slots.get(key);

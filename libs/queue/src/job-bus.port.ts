@@ -43,4 +43,10 @@ export abstract class JobBus {
   abstract depths(): Promise<Record<string, number>>;
   /** Consumers (workers) connected per queue, for readiness (docs/operations.md "Health and readiness"). */
   abstract consumers(): Promise<Record<string, number>>;
+  /**
+   * Why the job of this id failed for good, or null while it has not (waiting, running, retried, done,
+   * or gone). For relays that must see a job failed outside its processor: BullMQ fails a job whose
+   * workers died under it more often than its stall limit without running any of our code.
+   */
+  abstract failure(queue: QueueKey, jobId: string): Promise<string | null>;
 }
