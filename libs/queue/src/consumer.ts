@@ -103,8 +103,9 @@ export abstract class ConsumerHost extends WorkerHost implements JobHandler, OnA
   ): Promise<T> {
     const { data, meta } = splitJobMeta(raw);
     const requestId = meta.requestId ?? `job-${jobId ?? randomUUID()}`;
+    const accountId = meta.accountId ?? accountOf(data);
     const span = `${queue} process`;
-    return runInWorkContext({ requestId, abandoned: withdrawn }, () =>
+    return runInWorkContext({ requestId, abandoned: withdrawn, accountId }, () =>
       inSpan(span, SpanKind.CONSUMER, () => work(data, meta), meta.traceparent),
     );
   }
@@ -135,4 +136,14 @@ export function inProcessConsumer(queue: QueueName, processor: Type<JobHandler>)
       return true;
     },
   };
+}
+
+/**
+ * The account a payload names (`accountId`, or its `identity`'s): a job added outside any request (a relay's,
+ * a coalesced sidecar's) has no account in its meta, and its work still runs as its account's.
+ */
+function accountOf(data: unknown): string | undefined {
+  const d = data as { accountId?: unknown; identity?: { accountId?: unknown } } | null;
+  const id = d?.accountId ?? d?.identity?.accountId;
+  return typeof id === 'string' ? id : undefined;
 }

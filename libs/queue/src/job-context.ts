@@ -12,6 +12,8 @@ export interface WorkContext {
    * request-scoped job was withdrawn by its caller (docs/limits-and-security.md, "A client that goes away").
    */
   abandoned?: AbortSignal;
+  /** The account the work is for: an HTTP request's once authenticated, a job's (from its meta or payload). */
+  accountId?: string;
 }
 
 const storage = new AsyncLocalStorage<WorkContext>();
@@ -24,6 +26,11 @@ export function runInWorkContext<T>(ctx: WorkContext, fn: () => T): T {
 /** The request id of the work in progress, if any: the job buses copy it into every job they add. */
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+/** The account of the work in progress, if known (the store's statement lanes: `WORK_ACCOUNT`). */
+export function currentAccountId(): string | undefined {
+  return storage.getStore()?.accountId;
 }
 
 /** How long the current HTTP request's authentication took (ms), if it was timed. */
@@ -110,6 +117,8 @@ export function currentJobMeta(deadlineAt?: number): JobMeta {
   const meta: JobMeta = {};
   const requestId = currentRequestId();
   if (requestId) meta.requestId = requestId;
+  const accountId = currentAccountId();
+  if (accountId) meta.accountId = accountId;
   const traceparent = traceparentSource();
   if (traceparent) meta.traceparent = traceparent;
   if (deadlineAt !== undefined) meta.deadlineAt = deadlineAt;

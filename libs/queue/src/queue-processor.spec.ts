@@ -4,11 +4,12 @@ import { MAX_FIND_BATCH, QueueName, SidecarJob } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { decodeJobFailure } from './job-failure-decode';
 import { JobDeferred } from './job-deferral';
-import { currentRequestId } from './job-context';
+import { currentAccountId, currentJobMeta, currentRequestId, runInWorkContext } from './job-context';
 import { JobRun, JOB_SIGNAL_LISTENERS, QueueProcessor } from './queue-processor';
 
 class FakeSidecars extends QueueProcessor<QueueName.Sidecar> {
   seen: (string | undefined)[] = [];
+  accounts: (string | undefined)[] = [];
   constructor(private readonly work: () => Promise<{ refreshed: number }>) {
     super(QueueName.Sidecar);
   }
@@ -17,6 +18,7 @@ class FakeSidecars extends QueueProcessor<QueueName.Sidecar> {
   }
   protected run() {
     this.seen.push(currentRequestId());
+    this.accounts.push(currentAccountId());
     return this.work();
   }
 }
@@ -77,6 +79,17 @@ describe('QueueProcessor (durable queue)', () => {
     const p = new FakeSidecars(async () => ({ refreshed: 1 }));
     await expect(p.handle({ ...JOB, _meta: { requestId: 'req-42' } })).resolves.toEqual({ refreshed: 1 });
     expect(p.seen).toEqual(['req-42']);
+  });
+
+  // docs/limits-and-security.md, "The embedded store's statements, account by account".
+  it("runs the work as the account of the request that added the job, else as the payload's", async () => {
+    const meta = runInWorkContext({ requestId: 'req-7', accountId: 'acme' }, () => currentJobMeta());
+    expect(meta).toEqual({ requestId: 'req-7', accountId: 'acme' });
+    const p = new FakeSidecars(async () => ({ refreshed: 1 }));
+    await p.handle({ ...JOB, _meta: meta });
+    await p.handle(JOB); // added by a relay: no request, no meta
+    await p.handle({ uri: 'viking://resources' }); // a payload that names no account
+    expect(p.accounts).toEqual(['acme', 'a', undefined]);
   });
 });
 

@@ -4,13 +4,14 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppConfig } from '@app/config';
 import { InMemoryLedgerStore } from '@app/kernel';
-import { DEPLOYMENT_ID, QueueName } from '@app/contracts';
+import { DEPLOYMENT_ID, QueueName, WORK_ACCOUNT } from '@app/contracts';
 import { DeploymentFence } from './deployment-fence';
 import { BullJobBus } from './bull-job-bus';
 import { FairOrder } from './fair-order';
 import { ModelBudget } from './model-budget';
 import { InProcessJobBus } from './in-process-job-bus';
 import { JobBus } from './job-bus.port';
+import { currentAccountId } from './job-context';
 import { JobWithdrawals } from './job-withdrawals';
 import { eventStreamLength } from './job-options';
 import { QUEUE_CLIENTS } from './queue-clients';
@@ -34,6 +35,7 @@ const EXPORTED = [
   QueueActivity,
   ModelBudget,
   JobWithdrawals,
+  WORK_ACCOUNT,
   ...QUEUE_CLIENTS,
 ];
 const cache = new WeakMap<AppConfig, DynamicModule>();
@@ -89,6 +91,7 @@ function inProcess(config: AppConfig): DynamicModule {
       { provide: JobWithdrawals, useValue: null },
       { provide: LEDGER_STORE, useValue: new InMemoryLedgerStore() },
       { provide: QueueActivity, useValue: new InMemoryQueueActivity(failureBounds(config)) },
+      { provide: WORK_ACCOUNT, useValue: currentAccountId },
       ...QUEUE_CLIENTS,
     ],
     exports: EXPORTED,
@@ -167,6 +170,7 @@ function bullmq(config: AppConfig): DynamicModule {
         inject: [REDIS],
         useFactory: (redis: Redis) => new RedisQueueActivity(redis, prefix, failureBounds(config)),
       },
+      { provide: WORK_ACCOUNT, useValue: currentAccountId },
       ...QUEUE_CLIENTS,
     ],
     exports: [...EXPORTED, BullModule],

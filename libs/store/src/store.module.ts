@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { DEPLOYMENT_ID } from '@app/contracts';
+import { DEPLOYMENT_ID, WORK_ACCOUNT, WorkAccount } from '@app/contracts';
 import { Db } from './db/db.port';
 import { openStore } from './open-store';
 import { tracedDb } from './db/traced.db';
@@ -39,9 +39,10 @@ export const STORE_DB = Symbol('STORE_DB');
   providers: [
     {
       provide: STORE_DB,
-      inject: [APP_CONFIG],
+      inject: [APP_CONFIG, { token: WORK_ACCOUNT, optional: true }],
       // Write scopes (idempotency keys) see every statement the repositories run; outside one they cost nothing.
-      useFactory: async (cfg: AppConfig) => writeScopedDb(tracedDb(await openStore(cfg.store))),
+      useFactory: async (cfg: AppConfig, workAccount?: WorkAccount) =>
+        writeScopedDb(tracedDb(await openStore({ ...cfg.store, workAccount }))),
     },
     {
       provide: NodeRepository,

@@ -65,7 +65,9 @@ export function trackRequests(fastify: FastifyInstance): void {
     const ctx = span ? trace.setSpan(context.active(), span) : context.active();
     const authMs = (req as { authMs?: number }).authMs;
     const abandoned = abandonable(req.method, req.url) ? abandonSignal(reply.raw) : undefined;
-    context.with(ctx, () => runInWorkContext({ requestId: req.id, authMs, abandoned }, done));
+    // Authenticated by the request gate before the body was read: the request's statements are its account's.
+    const accountId = (req as { identity?: { accountId?: string } }).identity?.accountId;
+    context.with(ctx, () => runInWorkContext({ requestId: req.id, authMs, abandoned, accountId }, done));
   });
   fastify.addHook('onSend', (req, reply, payload, done) => {
     void reply.header('x-request-id', req.id);

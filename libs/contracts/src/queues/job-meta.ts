@@ -12,6 +12,8 @@ export interface JobMeta {
   deadlineAt?: number;
   /** W3C `traceparent` of the span that enqueued the job (present only while tracing is on). */
   traceparent?: string;
+  /** The account whose request or job added it: the job's work runs as that account's (its store statements). */
+  accountId?: string;
 }
 
 /** Payload key of {@link JobMeta}; no payload field of any queue uses it. */
@@ -27,6 +29,7 @@ export function splitJobMeta(raw: unknown): { data: unknown; meta: JobMeta } {
     if (typeof r.requestId === 'string' && r.requestId.length <= 200) meta.requestId = r.requestId;
     if (typeof r.deadlineAt === 'number' && Number.isFinite(r.deadlineAt)) meta.deadlineAt = r.deadlineAt;
     if (typeof r.traceparent === 'string' && r.traceparent.length <= 200) meta.traceparent = r.traceparent;
+    if (typeof r.accountId === 'string' && r.accountId.length <= 200) meta.accountId = r.accountId;
   }
   return { data, meta };
 }

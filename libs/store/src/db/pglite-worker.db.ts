@@ -3,6 +3,7 @@ import { untilAborted } from '@app/kernel';
 import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock';
+import { WorkAccount } from '@app/contracts';
 import { Db, QueryOptions, TransactionOptions } from './db.port';
 import { pgliteWorkerMain, WorkerOp, WorkerPaths, WorkerReply } from './pglite-worker.main';
 import { PGLITE_SESSION_SETTINGS } from './session-settings';
@@ -53,15 +54,20 @@ export class PgliteWorkerDb implements Db {
     private readonly statementTimeoutMs: number,
     /** Releases the data folder's lock (held by the process, so a restarted worker keeps it). */
     private readonly unlock: (() => void) | null,
+    /** The account a statement is for: the worker takes waiting statements account by account. */
+    private readonly workAccount: WorkAccount,
   ) {}
 
   /** Opens (creating if needed) the database in `dataDir` in a new worker; `memory://` keeps it in memory. */
-  static async open(dataDir: string, opts: { statementTimeoutMs?: number } = {}): Promise<PgliteWorkerDb> {
+  static async open(
+    dataDir: string,
+    opts: { statementTimeoutMs?: number; workAccount?: WorkAccount } = {},
+  ): Promise<PgliteWorkerDb> {
     const dir = dataDir.startsWith('memory://') ? null : dataDir;
     if (dir) mkdirSync(dir, { recursive: true });
     // One process per folder: PGlite would let a second one open it and lose one side's writes.
     const unlock = dir ? lockDataDir(dir) : null;
-    const db = new PgliteWorkerDb(dir, opts.statementTimeoutMs ?? 0, unlock);
+    const db = new PgliteWorkerDb(dir, opts.statementTimeoutMs ?? 0, unlock, opts.workAccount ?? (() => undefined));
     db.spawn();
     try {
       await db.call({ t: 'open', dataDir: dir, init: PGLITE_SESSION_SETTINGS }, 0);
@@ -77,7 +83,7 @@ export class PgliteWorkerDb implements Db {
   async query<T>(sql: string, params: unknown[] = [], opts: QueryOptions = {}) {
     const { signal } = opts;
     if (signal?.aborted) throw abortReason(signal);
-    const running = this.call({ t: 'query', sql, params }, this.statementTimeoutMs);
+    const running = this.call({ t: 'query', sql, params, lane: this.workAccount() }, this.statementTimeoutMs);
     // A statement's caller that stops waiting is answered at once; the statement itself runs on (QueryOptions).
     const r = await (signal ? untilAborted(running, signal, () => abortReason(signal)) : running);
     return { rows: r.rows as T[], rowCount: r.rowCount };
@@ -86,7 +92,7 @@ export class PgliteWorkerDb implements Db {
   async transaction<R>(fn: (tx: Tx) => Promise<R>, opts: TransactionOptions = {}): Promise<R> {
     const tx = this.nextTx++;
     const timeoutMs = opts.statementTimeoutMs ?? this.statementTimeoutMs;
-    await this.call({ t: 'begin', tx }, timeoutMs);
+    await this.call({ t: 'begin', tx, lane: this.workAccount() }, timeoutMs);
     const generation = this.generation;
     const alive = () => {
       if (this.generation !== generation) throw storeRestarted('the transaction was rolled back');

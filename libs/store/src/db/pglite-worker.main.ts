@@ -1,9 +1,10 @@
 /** A request from the main thread to the PGlite worker. `tx` marks the statements of one transaction. */
 export type WorkerOp =
   | { id: number; t: 'open'; dataDir: string | null; init: string }
-  | { id: number; t: 'query'; sql: string; params: unknown[]; tx?: number }
+  | { id: number; t: 'query'; sql: string; params: unknown[]; tx?: number; lane?: string }
   | { id: number; t: 'exec'; sql: string }
-  | { id: number; t: 'begin' | 'commit' | 'rollback'; tx: number }
+  | { id: number; t: 'begin'; tx: number; lane?: string }
+  | { id: number; t: 'commit' | 'rollback'; tx: number }
   | { id: number; t: 'close' };
 
 /** What the worker reports: an operation started, finished or failed. */
@@ -24,14 +25,17 @@ export interface WorkerPaths {
  * no extra file to ship. So it must be self-contained: no imports, no helpers from outside this
  * function, only `require` of what `workerData` names.
  *
- * It serialises everything: one operation at a time, in arrival order, and while a transaction is
- * open only that transaction's operations run (the single PGlite connection behaves like one pooled
- * PostgreSQL connection). Before each operation it reports `start`, so the main thread can time the
- * statement that is actually running.
+ * It serialises everything: one operation at a time, and while a transaction is open only that
+ * transaction's operations run (the single PGlite connection behaves like one pooled PostgreSQL
+ * connection). Waiting operations are taken account by account (their `lane`): next comes the oldest
+ * operation of the lane served longest ago, so one tenant's queued statements (a large search's fan-out)
+ * delay another's by one statement, not by all of them; within a lane, arrival order. Before each
+ * operation it reports `start`, so the main thread can time the statement that is actually running.
  */
 export function pgliteWorkerMain(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const { parentPort, receiveMessageOnPort, workerData } =
+    require('node:worker_threads') as typeof import('node:worker_threads');
   const paths = workerData as WorkerPaths;
   const { PGlite } = require(paths.pglite) as typeof import('@electric-sql/pglite');
   const { vector } = require(paths.vector) as typeof import('@electric-sql/pglite-pgvector');
@@ -40,6 +44,25 @@ export function pgliteWorkerMain(): void {
   let openTx: number | null = null;
   let busy = false;
   const queue: WorkerOp[] = [];
+  // When each lane with waiting operations was last served (a counter); a lane not in it was not yet.
+  const servedAt = new Map<string, number>();
+  let served = 0;
+  const laneOf = (op: WorkerOp): string => ('lane' in op && op.lane) || '';
+  /** The index of the operation to run next, or -1 when none may run now. */
+  const next = (): number => {
+    if (openTx !== null) return queue.findIndex((op) => 'tx' in op && op.tx === openTx);
+    let best = -1;
+    let bestAt = Infinity;
+    for (let i = 0; i < queue.length; i += 1) {
+      const at = servedAt.get(laneOf(queue[i]!)) ?? 0;
+      if (at < bestAt) {
+        best = i;
+        bestAt = at;
+        if (at === 0) break;
+      }
+    }
+    return best;
+  };
 
   const db = (): import('@electric-sql/pglite').PGlite => {
     if (!pg) throw new Error('the embedded store is not open');
@@ -83,9 +106,16 @@ export function pgliteWorkerMain(): void {
   };
   const pump = (): void => {
     if (busy) return;
-    const at = openTx === null ? 0 : queue.findIndex((op) => 'tx' in op && op.tx === openTx);
-    if (at < 0 || at >= queue.length) return;
+    // Messages not yet delivered are waiting too: an operation runs within the microtasks of its own
+    // delivery, so without this the queue would hold one operation and arrival order would decide.
+    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) queue.push(m.message as WorkerOp);
+    const at = next();
+    if (at < 0) return;
+    // A transaction is one turn of its lane: its begin is stamped, its later operations are not.
+    if (openTx === null) servedAt.set(laneOf(queue[at]!), (served += 1));
     const op = queue.splice(at, 1)[0]!;
+    // Nobody waits: the history is dropped, so it holds only lanes with waiting work.
+    if (queue.length === 0) servedAt.clear();
     busy = true;
     port.postMessage({ t: 'start', id: op.id });
     run(op)
