@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
+import { WorkAccount } from '@app/contracts';
 import { untilAborted } from '@app/kernel';
 import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock';
-import { WorkAccount } from '@app/contracts';
 import { Db, QueryOptions, TransactionOptions } from './db.port';
 import { pgliteWorkerMain, WorkerOp, WorkerPaths, WorkerReply } from './pglite-worker.main';
 import { PGLITE_SESSION_SETTINGS } from './session-settings';
