@@ -391,7 +391,8 @@ describe('context expansion and rewrite', () => {
 
     const t = Date.now();
     const plain = await ask({ query: 'narwhal tusk' });
-    expect(Date.now() - t).toBeLessThan(1500);
+    // Not held by the stopped rewriter's fuse (2 s); the margin is for a second suite on the same two cores.
+    expect(Date.now() - t).toBeLessThan(REWRITE_S * 1000 - 100);
     expect(plain.body.result.stats.rewrite).toBe('off');
     expect(urisOf(plain)).toContain(NARWHAL);
     expect(fake.requests).toHaveLength(0);
