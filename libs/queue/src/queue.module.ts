@@ -38,6 +38,8 @@ const EXPORTED = [
   WORK_ACCOUNT,
   ...QUEUE_CLIENTS,
 ];
+/** What both transports provide alike. */
+const SHARED_PROVIDERS: Provider[] = [{ provide: WORK_ACCOUNT, useValue: currentAccountId }, ...QUEUE_CLIENTS];
 const cache = new WeakMap<AppConfig, DynamicModule>();
 
 @Global()
@@ -91,8 +93,7 @@ function inProcess(config: AppConfig): DynamicModule {
       { provide: JobWithdrawals, useValue: null },
       { provide: LEDGER_STORE, useValue: new InMemoryLedgerStore() },
       { provide: QueueActivity, useValue: new InMemoryQueueActivity(failureBounds(config)) },
-      { provide: WORK_ACCOUNT, useValue: currentAccountId },
-      ...QUEUE_CLIENTS,
+      ...SHARED_PROVIDERS,
     ],
     exports: EXPORTED,
   };
@@ -170,8 +171,7 @@ function bullmq(config: AppConfig): DynamicModule {
         inject: [REDIS],
         useFactory: (redis: Redis) => new RedisQueueActivity(redis, prefix, failureBounds(config)),
       },
-      { provide: WORK_ACCOUNT, useValue: currentAccountId },
-      ...QUEUE_CLIENTS,
+      ...SHARED_PROVIDERS,
     ],
     exports: [...EXPORTED, BullModule],
   };

@@ -20,16 +20,16 @@ const BUILD_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', '
  * that build instead of compiling into the same folder at once.
  */
 export function buildDist(): void {
-  if (isBuilt()) return;
+  if (builtFrom(sourcesDigest())) return;
   withBuildLock(() => {
-    if (isBuilt()) return; // built by another worker while this one waited
     const sources = sourcesDigest();
+    if (builtFrom(sources)) return; // built by another worker while this one waited
     execFileSync('npx', ['nest', 'build', 'standalone'], { cwd: ROOT, stdio: 'pipe' });
     writeFileSync(STAMP, sources);
   });
 }
 
-const isBuilt = () => existsSync(STAMP) && readFileSync(STAMP, 'utf8') === sourcesDigest();
+const builtFrom = (sources: string) => existsSync(STAMP) && readFileSync(STAMP, 'utf8') === sources;
 
 /** A lock taken by making a folder (atomic); one older than a build could take is a dead worker's. */
 function withBuildLock(build: () => void): void {
