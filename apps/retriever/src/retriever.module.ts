@@ -9,6 +9,8 @@ import { FindService } from './find/find.service';
 import { IndexProcessor } from './index/index.processor';
 import { IndexEmbedding } from './index/index-embedding';
 import { INDEX_EMBEDDER } from './index/index-text';
+import { IndexRunGate } from './index/index-run-gate';
+import { IndexRunGuard } from './index/index-run-guard.service';
 import { IndexService } from './index/index.service';
 import { OutboxRelayService } from './index/outbox-relay.service';
 import { ScanProcessor } from './scan/scan.processor';
@@ -28,6 +30,8 @@ export class RetrieverModule {
         { provide: INDEX_EMBEDDER, inject: [EMBEDDER], useFactory: (e: Embedder) => new BatchingEmbedder(e) },
         IndexEmbedding,
         IndexService,
+        IndexRunGuard,
+        IndexRunGate,
         IndexProcessor,
         inProcessConsumer(QueueName.Index, IndexProcessor),
         SidecarService,

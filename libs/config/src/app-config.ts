@@ -103,6 +103,12 @@ export interface AppConfig {
   indexing: {
     outboxGraceMs: number;
     outboxPollMs: number;
+    /**
+     * Runs of one outbox entry that may die with their worker before it is split per file or, a single file,
+     * held for `holdMs` (docs/architecture.md, "A job that kills its worker").
+     */
+    crashLimit: number;
+    holdMs: number;
     /** Files of one account awaiting indexing before its writes are refused (0: unbounded). */
     accountMaxPending: number;
     sidecarIntervalMs: number;

@@ -156,6 +156,23 @@ export class EnvDto {
   @Max(60000)
   MUNINN_OUTBOX_POLL_MS?: number;
 
+  // Runs of one outbox entry that may die with their worker (killed, out of memory, crashed) before the next
+  // run splits it into one entry per file, or sets a single file's entry aside for MUNINN_INDEX_HOLD_MS
+  // (docs/architecture.md, "A job that kills its worker").
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  MUNINN_INDEX_CRASH_LIMIT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(604800000)
+  MUNINN_INDEX_HOLD_MS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

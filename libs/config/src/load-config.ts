@@ -119,6 +119,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     indexing: {
       outboxGraceMs: dto.MUNINN_OUTBOX_GRACE_MS ?? 10000,
       outboxPollMs: dto.MUNINN_OUTBOX_POLL_MS ?? 1000,
+      crashLimit: dto.MUNINN_INDEX_CRASH_LIMIT ?? 2,
+      holdMs: dto.MUNINN_INDEX_HOLD_MS ?? 6 * 3600 * 1000,
       accountMaxPending: dto.MUNINN_ACCOUNT_MAX_PENDING_INDEX ?? 10000,
       sidecarIntervalMs: dto.MUNINN_SIDECAR_INTERVAL_MS ?? 500,
       memoryAbstractMaxChars: dto.MUNINN_MEMORY_ABSTRACT_MAX_CHARS ?? 16000,
@@ -226,6 +228,8 @@ const DECLARED = [
   'MUNINN_WRITE_WAIT_MS',
   'MUNINN_OUTBOX_GRACE_MS',
   'MUNINN_OUTBOX_POLL_MS',
+  'MUNINN_INDEX_CRASH_LIMIT',
+  'MUNINN_INDEX_HOLD_MS',
   'MUNINN_ACCOUNT_MAX_PENDING_INDEX',
   'MUNINN_SIDECAR_INTERVAL_MS',
   'MUNINN_MEMORY_ABSTRACT_MAX_CHARS',

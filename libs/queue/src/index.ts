@@ -13,6 +13,7 @@ export * from './worker-metrics';
 export * from './job-context';
 export * from './job-failure-decode';
 export * from './job-deferral';
+export * from './final-job-failure';
 export * from './job-withdrawals';
 export * from './withdrawal-receipt';
 export * from './queue-processor';

@@ -3,6 +3,7 @@ import { getMaxListeners } from 'node:events';
 import { MAX_FIND_BATCH, QueueName, SidecarJob } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { decodeJobFailure } from './job-failure-decode';
+import { FinalJobFailure } from './final-job-failure';
 import { JobDeferred } from './job-deferral';
 import { currentAccountId, currentJobMeta, currentRequestId, runInWorkContext } from './job-context';
 import { JobRun, JOB_SIGNAL_LISTENERS, QueueProcessor } from './queue-processor';
@@ -55,6 +56,16 @@ describe('QueueProcessor (durable queue)', () => {
     const err = await new FakeSidecars(async () => ({ refreshed: 1 })).handle({ nope: 1 }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(UnrecoverableError);
     expect((err as Error).message).toBe('INTERNAL: malformed sidecar job payload');
+  });
+
+  it('fails a FinalJobFailure for good, with its code and message', async () => {
+    const err = await new FakeSidecars(async () => {
+      throw new FinalJobFailure(KernelErrorCode.Internal, 'set aside until later');
+    })
+      .handle(JOB)
+      .catch((e: Error) => e);
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect((err as Error).message).toBe('INTERNAL: set aside until later');
   });
 
   it('puts back a job whose error its processor names a deferral, and fails any other error', async () => {

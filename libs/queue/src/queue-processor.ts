@@ -5,6 +5,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { JobMeta, JobOf, jobFailureMessage, MAX_FIND_BATCH, ResultOf } from '@app/contracts';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { ConsumerHost, hasRetryLeft } from './consumer';
+import { FinalJobFailure } from './final-job-failure';
 import { JobDeferred } from './job-deferral';
 import { isRequestScoped } from './job-options';
 import { QueueKey } from './job-bus.port';
@@ -47,7 +48,8 @@ export interface JobRun {
  * Each failure is logged once, here; subclasses neither catch nor log.
  *
  * Failures of request-scoped queues are final (nobody waits for a retry); those of durable queues
- * (index, sidecar) stay retryable, except a malformed payload, which can never succeed.
+ * (index, sidecar) stay retryable, except a malformed payload, which can never succeed, and a
+ * {@link FinalJobFailure} (the work decided that no retry can mend it).
  *
  * Every attempt's outcome (processed, retried, failed with its message) is counted here, once, for
  * `system/wait` (docs/fs-and-mcp.md, "system/wait"); counting never delays or changes the job.
@@ -151,7 +153,8 @@ export abstract class QueueProcessor<Q extends QueueKey> extends ConsumerHost {
 
   private failure(err: unknown): Error {
     const message = this.failureMessage(err);
-    return isRequestScoped(this.queue) ? new UnrecoverableError(message) : new Error(message);
+    const final = isRequestScoped(this.queue) || err instanceof FinalJobFailure;
+    return final ? new UnrecoverableError(message) : new Error(message);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JobBus, ModelBudget } from '@app/queue';
+import { OutboxRepository } from '@app/store';
 
 /** Prometheus metrics of this process: HTTP requests by route, queue depths, model calls, Node defaults. */
 @Injectable()
@@ -47,7 +48,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(bus: JobBus, budget: ModelBudget) {
+  constructor(bus: JobBus, budget: ModelBudget, outbox: OutboxRepository) {
     collectDefaultMetrics({ register: this.registry });
     budget.metrics.registerOn(this.registry);
     new Gauge({
@@ -58,6 +59,16 @@ export class MetricsService {
       async collect() {
         const depths = await bus.depths().catch(() => ({}) as Record<string, number>);
         for (const [queue, n] of Object.entries(depths)) this.set({ queue }, n);
+      },
+    });
+    // Written files no search finds while they stay set aside (docs/architecture.md, "A job that kills its worker").
+    new Gauge({
+      name: 'muninn_index_held_files',
+      help: 'Files set aside because their index job took down its worker MUNINN_INDEX_CRASH_LIMIT times',
+      registers: [this.registry],
+      async collect() {
+        const held = await outbox.heldFiles().catch(() => null);
+        if (held !== null) this.set(held);
       },
     });
   }

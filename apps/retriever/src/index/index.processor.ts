@@ -2,15 +2,20 @@ import { Processor } from '@nestjs/bullmq';
 import { IndexJob, IndexResult, QueueName } from '@app/contracts';
 import { DURABLE_WORKER_OPTIONS, jobStageTimer, JobRun, QueueProcessor } from '@app/queue';
 import { tenantBusyDeferral } from '@app/store';
+import { IndexRunGuard } from './index-run-guard.service';
 import { IndexService } from './index.service';
 
 /**
- * Consumes `index` jobs (durable): failures are retried; a malformed payload fails for good; a job whose
- * account's rows are being removed is put back, its attempts untouched.
+ * Consumes `index` jobs (durable): failures are retried; a malformed payload fails for good, as does a run that
+ * split or set aside an entry whose runs kept dying with their worker; a job whose account's rows are being
+ * removed is put back, its attempts untouched.
  */
 @Processor(QueueName.Index, DURABLE_WORKER_OPTIONS)
 export class IndexProcessor extends QueueProcessor<QueueName.Index> {
-  constructor(private readonly service: IndexService) {
+  constructor(
+    private readonly service: IndexService,
+    private readonly guard: IndexRunGuard,
+  ) {
     super(QueueName.Index);
   }
 
@@ -35,7 +40,9 @@ export class IndexProcessor extends QueueProcessor<QueueName.Index> {
     // The retries reach a waiting write's `queue_status.requeue_count` (docs/fs-and-mcp.md "system/wait");
     // the stage times its write-stage histogram (docs/architecture.md, "Stage timings").
     const timer = jobStageTimer(job);
-    const result = await timer.time('run', () => this.service.index(data, timer));
+    // The guard counts the run in the outbox entry first: an entry whose runs keep dying with their worker is
+    // split or set aside instead (docs/architecture.md, "A job that kills its worker").
+    const result = await timer.time('run', () => this.guard.around(data, () => this.service.index(data, timer)));
     return { ...result, retries: job.attemptsMade ?? 0, stages: timer.timings() };
   }
 }

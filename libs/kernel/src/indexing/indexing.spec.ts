@@ -1,6 +1,7 @@
 import { directorySidecars } from './directory-sidecars';
 import { abstractIsWholeBody, fileAbstract, MEMORY_ABSTRACT_LIMIT } from './node-abstract';
 import { searchText } from './search-text';
+import { indexRunVerdict } from './index-run-verdict';
 
 describe('fileAbstract', () => {
   it.each([
@@ -145,5 +146,20 @@ describe('searchText', () => {
     expect(t).toContain('err_conn_reset');
     expect(t).toContain('src/foo/bar.ts');
     expect(t).toContain('bar');
+  });
+});
+
+describe('indexRunVerdict', () => {
+  it.each([
+    ['no earlier run died', 0, 0, 5, 2, 'run'],
+    ['fewer deaths than the limit', 1, 0, 5, 2, 'run'],
+    ['a batch at the limit is split', 2, 0, 5, 2, 'split'],
+    ['a batch is split even after a death alone', 2, 1, 5, 2, 'split'],
+    ['a single file at the limit runs alone', 2, 0, 1, 2, 'alone'],
+    ['a single file that died alone is held', 2, 1, 1, 2, 'hold'],
+    ['a limit of one acts on the first death', 1, 0, 3, 1, 'split'],
+    ['deaths alone below the limit do not count', 1, 1, 1, 2, 'run'],
+  ] as const)('%s', (_name, crashes, aloneCrashes, files, limit, verdict) => {
+    expect(indexRunVerdict({ crashes, aloneCrashes, files }, limit)).toBe(verdict);
   });
 });

@@ -18,6 +18,7 @@ import { KEY_EXPIRY_MIGRATION } from './key-expiry.migration';
 import { ACCOUNT_SUSPENSION_MIGRATION } from './account-suspension.migration';
 import { IMPORT_HEARTBEAT_MIGRATION } from './import-heartbeat.migration';
 import { EXTRACT_PROGRESS_MIGRATION } from './extract-progress.migration';
+import { INDEX_RUNS_MIGRATION } from './index-runs.migration';
 
 export type { Migration } from './migration';
 
@@ -193,4 +194,5 @@ GROUP BY account_id, chunk;
   KEY_EXPIRY_MIGRATION,
   IMPORT_HEARTBEAT_MIGRATION,
   EXTRACT_PROGRESS_MIGRATION,
+  INDEX_RUNS_MIGRATION,
 ];

@@ -1,4 +1,5 @@
 import { IndexJob } from '@app/contracts';
+import type { IndexRunRecord } from '@app/kernel';
 import { Db } from '../db/db.port';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -93,6 +94,88 @@ export class OutboxRepository {
       }
       return jobs;
     });
+  }
+
+  /**
+   * The entry's record of runs that began and never ended (their worker died under them), of those made alone in
+   * their process, and how many files it names (docs/architecture.md, "A job that kills its worker"); null when
+   * the entry is gone (indexed already).
+   */
+  async runRecord(outboxId: number): Promise<IndexRunRecord | null> {
+    const { rows } = await this.db.query<{ crashes: number; alone: number; files: number }>(
+      'SELECT open_runs AS crashes, alone_runs AS alone, cardinality(uris) AS files FROM index_outbox WHERE id = $1',
+      [outboxId],
+    );
+    const r = rows[0];
+    return r ? { crashes: Number(r.crashes), aloneCrashes: Number(r.alone), files: Number(r.files) } : null;
+  }
+
+  /**
+   * Counts a run of the entry as begun, and as made alone in its process when `alone`. A run that ends without
+   * indexing the entry takes its counts back ({@link endRun}); one that indexes it deletes the entry.
+   */
+  async beginRun(outboxId: number, alone: boolean): Promise<void> {
+    await this.db.query(
+      'UPDATE index_outbox SET open_runs = open_runs + 1, alone_runs = alone_runs + $2::int WHERE id = $1',
+      [outboxId, alone ? 1 : 0],
+    );
+  }
+
+  /** Takes back the counts of a run that ended without indexing the entry (it failed, or was put back). */
+  async endRun(outboxId: number, alone: boolean): Promise<void> {
+    await this.db.query(
+      `UPDATE index_outbox SET open_runs = GREATEST(open_runs - 1, 0),
+         alone_runs = GREATEST(alone_runs - $2::int, 0) WHERE id = $1`,
+      [outboxId, alone ? 1 : 0],
+    );
+  }
+
+  /**
+   * Replaces the entry by one entry per file, in one transaction, and returns their jobs (empty when the entry is
+   * gone). The new entries keep the entry's operation and reindex mark and start with no runs; they are due for
+   * the relay after `graceMs`, like a write's. The nodes keep the rev the write gave them: an index job stores
+   * what it read only while a node still has the rev it read, whichever entry names it.
+   */
+  async split(outboxId: number, graceMs = OUTBOX_GRACE_MS): Promise<IndexJob[]> {
+    return this.db.transaction(async (tx) => {
+      const gone = await tx.query<{ account_id: string; op: string; uris: string[]; reindex_root: string | null }>(
+        'DELETE FROM index_outbox WHERE id = $1 RETURNING account_id, op, uris, reindex_root',
+        [outboxId],
+      );
+      const e = gone.rows[0];
+      if (!e) return [];
+      const { rows } = await tx.query<OutboxRow>(
+        `INSERT INTO index_outbox (account_id, op, uris, due_at, reindex_root)
+         SELECT $1, $2, ARRAY[u.uri], now() + $4 * interval '1 millisecond', $5
+         FROM unnest($3::text[]) WITH ORDINALITY AS u(uri, n) ORDER BY u.n
+         RETURNING ${ROW}`,
+        [e.account_id, e.op, e.uris, graceMs, e.reindex_root],
+      );
+      return rows.map(toJob);
+    });
+  }
+
+  /**
+   * Sets the entry aside for `holdMs`: the relay adds its job again only then. Its count of runs that never ended
+   * becomes `openRuns` and its runs alone none, so the caller decides what the run after the hold is. Returns
+   * when the hold ends, or null when the entry is gone.
+   */
+  async hold(outboxId: number, holdMs: number, openRuns: number): Promise<Date | null> {
+    const { rows } = await this.db.query<{ until: Date | string }>(
+      `UPDATE index_outbox SET held_at = now(), open_runs = $3, alone_runs = 0,
+         due_at = now() + $2 * interval '1 millisecond'
+       WHERE id = $1 RETURNING due_at AS until`,
+      [outboxId, holdMs, openRuns],
+    );
+    return rows[0] ? new Date(rows[0].until) : null;
+  }
+
+  /** Files named by entries set aside since their index jobs took down workers (metrics; a partial index). */
+  async heldFiles(): Promise<number> {
+    const { rows } = await this.db.query<{ n: string | number }>(
+      'SELECT coalesce(sum(cardinality(uris)), 0)::bigint AS n FROM index_outbox WHERE held_at IS NOT NULL',
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** Whether the entry still waits for its index job (the job deletes it once the nodes are indexed). */

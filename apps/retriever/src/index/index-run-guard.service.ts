@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { IndexJob } from '@app/contracts';
+import { indexRunVerdict, KernelErrorCode } from '@app/kernel';
+import { FinalJobFailure, IndexClient } from '@app/queue';
+import { OutboxRepository } from '@app/store';
+import { IndexRunGate } from './index-run-gate';
+
+/**
+ * Keeps an outbox entry whose index job takes its worker down from taking down one worker after another
+ * (docs/architecture.md, "A job that kills its worker"). Each run is counted in the entry before any work and
+ * the count taken back when the run ends without indexing it, so what is left counts the runs that died with
+ * their worker. At `MUNINN_INDEX_CRASH_LIMIT` deaths an entry of several files is split into one entry per file;
+ * a single file runs alone in its process, and once it died alone it is set aside for `MUNINN_INDEX_HOLD_MS`,
+ * then run alone once more. A split or a hold fails the job for good, saying so (system/wait, a waiting write).
+ */
+@Injectable()
+export class IndexRunGuard {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outbox: OutboxRepository,
+    private readonly indexer: IndexClient,
+    private readonly gate: IndexRunGate,
+  ) {}
+
+  /** Runs `work` for the entry of `job` as its record of deaths says (split and hold throw, final). */
+  async around<T>(job: IndexJob, work: () => Promise<T>): Promise<T> {
+    // Null: the entry is gone (indexed already, or a job from before the outbox); the work is idempotent.
+    const record = await this.outbox.runRecord(job.outboxId);
+    const verdict = record ? indexRunVerdict(record, this.config.indexing.crashLimit) : 'run';
+    if (verdict === 'split') return this.split(job, record?.crashes ?? 0);
+    if (verdict === 'hold') return this.hold(job, record?.crashes ?? 0);
+    const alone = verdict === 'alone';
+    // Counted once through the gate: a job waiting there when its process dies was not running.
+    const counted = async () => {
+      if (record) await this.outbox.beginRun(job.outboxId, alone);
+      try {
+        return await work();
+      } catch (err) {
+        // Failed or put back, not dead. A store away now keeps the counts: one death more, at most.
+        if (record) await this.outbox.endRun(job.outboxId, alone).catch(() => undefined);
+        throw err;
+      }
+    };
+    return alone ? this.gate.alone(counted) : this.gate.shared(counted);
+  }
+
+  private async split(job: IndexJob, crashes: number): Promise<never> {
+    const parts = await this.outbox.split(job.outboxId, this.config.indexing.outboxGraceMs);
+    // The writer's fast path, per part; what a Redis outage leaves unqueued, the relay adds after the grace.
+    for (const part of parts) {
+      const queued = await this.indexer.enqueue(part).then(
+        () => true,
+        () => false,
+      );
+      if (!queued) break;
+    }
+    throw new FinalJobFailure(
+      KernelErrorCode.Internal,
+      `indexing these ${job.uris.length} nodes took down a worker ${times(crashes)}: each is indexed by a job of its own now`,
+      { operation: 'index', split: parts.length },
+    );
+  }
+
+  private async hold(job: IndexJob, crashes: number): Promise<never> {
+    const { holdMs, crashLimit } = this.config.indexing;
+    // At the limit with no death alone: after the hold, one more run alone decides (a death sets it aside again).
+    const until = await this.outbox.hold(job.outboxId, holdMs, crashLimit);
+    const when = until?.toISOString() ?? 'later';
+    throw new FinalJobFailure(
+      KernelErrorCode.Internal,
+      `indexing ${job.uris[0] ?? 'this node'} took down a worker ${times(crashes)}, the last time alone: ` +
+        `it is set aside until ${when}, then tried once more`,
+      { operation: 'index', heldUntil: until?.toISOString() ?? null },
+    );
+  }
+}
+
+const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
