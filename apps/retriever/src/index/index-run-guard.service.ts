@@ -1,18 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { IndexJob } from '@app/contracts';
-import { indexRunVerdict, KernelErrorCode } from '@app/kernel';
+import { IndexRunVerdict, indexRunVerdict, KernelErrorCode } from '@app/kernel';
 import { FinalJobFailure, IndexClient } from '@app/queue';
 import { OutboxRepository } from '@app/store';
 import { IndexRunGate } from './index-run-gate';
 
 /**
  * Keeps an outbox entry whose index job takes its worker down from taking down one worker after another
- * (docs/architecture.md, "A job that kills its worker"). Each run is counted in the entry before any work and
- * the count taken back when the run ends without indexing it, so what is left counts the runs that died with
- * their worker. At `MUNINN_INDEX_CRASH_LIMIT` deaths an entry of several files is split into one entry per file;
- * a single file runs alone in its process, and once it died alone it is set aside for `MUNINN_INDEX_HOLD_MS`,
- * then run alone once more. A split or a hold fails the job for good, saying so (system/wait, a waiting write).
+ * (docs/architecture.md, "A job that kills its worker"). Each run is counted in the entry as it begins and the
+ * count taken back when the run ends without indexing it, so what is left counts the runs that died with their
+ * worker. At `MUNINN_INDEX_CRASH_LIMIT` deaths an entry of several files is split into one entry per file; a
+ * single file runs alone in its process, and once it died alone it is set aside for `MUNINN_INDEX_HOLD_MS`, then
+ * run alone once more. A split or a hold fails the job for good, saying so (system/wait, a waiting write).
  */
 @Injectable()
 export class IndexRunGuard {
@@ -25,24 +25,32 @@ export class IndexRunGuard {
 
   /** Runs `work` for the entry of `job` as its record of deaths says (split and hold throw, final). */
   async around<T>(job: IndexJob, work: () => Promise<T>): Promise<T> {
-    // Null: the entry is gone (indexed already, or a job from before the outbox); the work is idempotent.
-    const record = await this.outbox.runRecord(job.outboxId);
-    const verdict = record ? indexRunVerdict(record, this.config.indexing.crashLimit) : 'run';
-    if (verdict === 'split') return this.split(job, record?.crashes ?? 0);
-    if (verdict === 'hold') return this.hold(job, record?.crashes ?? 0);
-    const alone = verdict === 'alone';
-    // Counted once through the gate: a job waiting there when its process dies was not running.
-    const counted = async () => {
-      if (record) await this.outbox.beginRun(job.outboxId, alone);
-      try {
-        return await work();
-      } catch (err) {
-        // Failed or put back, not dead. A store away now keeps the counts: one death more, at most.
-        if (record) await this.outbox.endRun(job.outboxId, alone).catch(() => undefined);
-        throw err;
-      }
-    };
-    return alone ? this.gate.alone(counted) : this.gate.shared(counted);
+    // Counted once through the gate (a job waiting there when its process dies was not running), in one
+    // statement on the common path. Null: the entry is gone (indexed already); the work is idempotent.
+    const first = await this.gate.shared(async (): Promise<{ verdict: IndexRunVerdict; crashes: number; done?: T }> => {
+      const record = await this.outbox.beginRun(job.outboxId);
+      const verdict = record ? indexRunVerdict(record, this.config.indexing.crashLimit) : 'run';
+      if (verdict !== 'run') return { verdict, crashes: record?.crashes ?? 0 };
+      return { verdict, crashes: 0, done: await this.counted(job, record !== null, false, work) };
+    });
+    if (first.verdict === 'run') return first.done as T;
+    if (first.verdict === 'split') return this.split(job, first.crashes);
+    if (first.verdict === 'hold') return this.hold(job, first.crashes);
+    // Already counted as a run; counted as one alone only once it has the process to itself.
+    return this.gate.alone(async () => {
+      await this.outbox.beginAlone(job.outboxId);
+      return this.counted(job, true, true, work);
+    });
+  }
+
+  private async counted<T>(job: IndexJob, recorded: boolean, alone: boolean, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      // Failed or put back, not dead. A store away now keeps the counts: one death more, at most.
+      if (recorded) await this.outbox.endRun(job.outboxId, alone).catch(() => undefined);
+      throw err;
+    }
   }
 
   private async split(job: IndexJob, crashes: number): Promise<never> {

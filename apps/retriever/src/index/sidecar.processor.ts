@@ -2,6 +2,7 @@ import { Processor } from '@nestjs/bullmq';
 import { QueueName, SidecarJob, SidecarResult } from '@app/contracts';
 import { DURABLE_WORKER_OPTIONS, QueueProcessor } from '@app/queue';
 import { tenantBusyDeferral } from '@app/store';
+import { IndexRunGate } from './index-run-gate';
 import { SidecarService } from './sidecar.service';
 
 /**
@@ -10,7 +11,10 @@ import { SidecarService } from './sidecar.service';
  */
 @Processor(QueueName.Sidecar, DURABLE_WORKER_OPTIONS)
 export class SidecarProcessor extends QueueProcessor<QueueName.Sidecar> {
-  constructor(private readonly service: SidecarService) {
+  constructor(
+    private readonly service: SidecarService,
+    private readonly gate: IndexRunGate,
+  ) {
     super(QueueName.Sidecar);
   }
 
@@ -24,7 +28,9 @@ export class SidecarProcessor extends QueueProcessor<QueueName.Sidecar> {
   }
 
   protected async run(j: SidecarJob): Promise<SidecarResult> {
-    const status = await this.service.refreshJob(j.accountId, j.uri);
+    // Beside index runs, never beside one run alone: a death during that run is then its own
+    // (docs/architecture.md, "A job that kills its worker").
+    const status = await this.gate.shared(() => this.service.refreshJob(j.accountId, j.uri));
     return { refreshed: status === 'complete' ? 1 : 0 };
   }
 }

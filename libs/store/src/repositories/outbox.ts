@@ -97,28 +97,24 @@ export class OutboxRepository {
   }
 
   /**
-   * The entry's record of runs that began and never ended (their worker died under them), of those made alone in
-   * their process, and how many files it names (docs/architecture.md, "A job that kills its worker"); null when
-   * the entry is gone (indexed already).
+   * Counts a run of the entry as begun (docs/architecture.md, "A job that kills its worker"): returns, as they were
+   * before it, how many runs began and never ended (their worker died under them) and how many of those ran alone
+   * in their process, and how many files the entry names; null when the entry is gone (indexed already). A run
+   * that ends without indexing the entry takes its counts back ({@link endRun}); one that indexes it deletes it.
    */
-  async runRecord(outboxId: number): Promise<IndexRunRecord | null> {
+  async beginRun(outboxId: number): Promise<IndexRunRecord | null> {
     const { rows } = await this.db.query<{ crashes: number; alone: number; files: number }>(
-      'SELECT open_runs AS crashes, alone_runs AS alone, cardinality(uris) AS files FROM index_outbox WHERE id = $1',
+      `UPDATE index_outbox SET open_runs = open_runs + 1 WHERE id = $1
+       RETURNING open_runs - 1 AS crashes, alone_runs AS alone, cardinality(uris) AS files`,
       [outboxId],
     );
     const r = rows[0];
     return r ? { crashes: Number(r.crashes), aloneCrashes: Number(r.alone), files: Number(r.files) } : null;
   }
 
-  /**
-   * Counts a run of the entry as begun, and as made alone in its process when `alone`. A run that ends without
-   * indexing the entry takes its counts back ({@link endRun}); one that indexes it deletes the entry.
-   */
-  async beginRun(outboxId: number, alone: boolean): Promise<void> {
-    await this.db.query(
-      'UPDATE index_outbox SET open_runs = open_runs + 1, alone_runs = alone_runs + $2::int WHERE id = $1',
-      [outboxId, alone ? 1 : 0],
-    );
+  /** Counts the begun run as made alone in its process: it has the process's durable work to itself now. */
+  async beginAlone(outboxId: number): Promise<void> {
+    await this.db.query('UPDATE index_outbox SET alone_runs = alone_runs + 1 WHERE id = $1', [outboxId]);
   }
 
   /** Takes back the counts of a run that ended without indexing the entry (it failed, or was put back). */
