@@ -83,6 +83,10 @@ suite('an index job that takes its worker down (real processes)', () => {
     const text = await (await fetch(`${url}/metrics`)).text();
     return Number(/^muninn_index_held_files (\S+)$/m.exec(text)?.[1] ?? NaN);
   };
+  const backlog = async () => {
+    const r = await fetch(`${url}/api/v1/system/status`);
+    return ((await r.json()) as any).result.backlog as Record<string, number | null>;
+  };
   const entries = () =>
     db.query<{ uris: string[]; held: boolean; open_runs: number; alone_runs: number }>(
       'SELECT uris, held_at IS NOT NULL AS held, open_runs, alone_runs FROM index_outbox ORDER BY id',
@@ -169,6 +173,7 @@ suite('an index job that takes its worker down (real processes)', () => {
     expect(embeddings.poisoned()).toBe(3);
     expect(kills).toBe(3);
     expect(await heldMetric()).toBe(1);
+    expect(await backlog()).toMatchObject({ index_pending: 1, index_held: 1 });
     expect(await found('qzxpoison')).not.toContain(`${ROOT}/poison.md`);
     await restarting;
     await new Promise((r) => setTimeout(r, 3000));
@@ -180,6 +185,7 @@ suite('an index job that takes its worker down (real processes)', () => {
     await settled(async () => (await found('qzxpoison')).includes(`${ROOT}/poison.md`), 60_000);
     await settled(async () => (await entries()).length === 0);
     expect(await heldMetric()).toBe(0);
+    expect(await backlog()).toMatchObject({ index_pending: 0, index_held: 0 });
     expect(kills).toBe(3);
   }, 300_000);
 });

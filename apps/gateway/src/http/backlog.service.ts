@@ -11,6 +11,8 @@ const UNBOUNDED_COUNT_CAP = 10_000;
 export interface BacklogReport {
   index_pending: number;
   max_index_pending: number | null;
+  /** Of the pending files, those set aside because indexing them took down a worker (docs/architecture.md). */
+  index_held: number;
   commits_pending: number;
   max_commits_pending: number | null;
 }
@@ -44,7 +46,7 @@ export class BacklogService {
   private readonly commits: Bound;
 
   constructor(
-    outbox: OutboxRepository,
+    private readonly outbox: OutboxRepository,
     tasks: SessionTaskRepository,
     private readonly limits: AccountLimitsService,
   ) {
@@ -75,14 +77,16 @@ export class BacklogService {
 
   /** The account's backlogs as the bounds see them (each counted up to its bound, the same readings). */
   async report(accountId: string): Promise<BacklogReport> {
-    const [files, commits, limits] = await Promise.all([
+    const [files, commits, limits, held] = await Promise.all([
       this.files.readings.get(accountId),
       this.commits.readings.get(accountId),
       this.limits.of(accountId),
+      this.outbox.heldFiles(accountId),
     ]);
     return {
       index_pending: files,
       max_index_pending: limits.max_pending_index || null,
+      index_held: held,
       commits_pending: commits,
       max_commits_pending: limits.max_pending_commits || null,
     };

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { IndexJob } from '@app/contracts';
 import { IndexRunVerdict, indexRunVerdict, KernelErrorCode } from '@app/kernel';
-import { FinalJobFailure, IndexClient } from '@app/queue';
+import { FinalJobFailure } from '@app/queue';
 import { OutboxRepository } from '@app/store';
 import { IndexRunGate } from './index-run-gate';
 
@@ -19,7 +19,6 @@ export class IndexRunGuard {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outbox: OutboxRepository,
-    private readonly indexer: IndexClient,
     private readonly gate: IndexRunGate,
   ) {}
 
@@ -54,15 +53,9 @@ export class IndexRunGuard {
   }
 
   private async split(job: IndexJob, crashes: number): Promise<never> {
+    // The parts are the relay's, due after the grace: enqueued here, they could run (and the poisoned one take this
+    // worker down) before BullMQ records this job's failure, which then reads as a second stall.
     const parts = await this.outbox.split(job.outboxId, this.config.indexing.outboxGraceMs);
-    // The writer's fast path, per part; what a Redis outage leaves unqueued, the relay adds after the grace.
-    for (const part of parts) {
-      const queued = await this.indexer.enqueue(part).then(
-        () => true,
-        () => false,
-      );
-      if (!queued) break;
-    }
     throw new FinalJobFailure(
       KernelErrorCode.Internal,
       `indexing these ${job.uris.length} nodes took down a worker ${times(crashes)}: each is indexed by a job of its own now`,

@@ -14,6 +14,6 @@ export const INDEX_RUNS_MIGRATION: Migration = {
 ALTER TABLE index_outbox ADD COLUMN open_runs integer NOT NULL DEFAULT 0;
 ALTER TABLE index_outbox ADD COLUMN alone_runs integer NOT NULL DEFAULT 0;
 ALTER TABLE index_outbox ADD COLUMN held_at timestamptz;
-CREATE INDEX index_outbox_held ON index_outbox (held_at) WHERE held_at IS NOT NULL;
+CREATE INDEX index_outbox_held ON index_outbox (account_id) WHERE held_at IS NOT NULL;
 `,
 };

@@ -74,17 +74,18 @@ export class OutboxRepository {
 
   /**
    * Outbox entries (of at most `chunk` nodes) that re-index `uris` with the current embedder, marked as
-   * the reindex of `root`. Null when a reindex of `root` in this account still has entries pending: the
+   * the reindex of `root`. Null when a reindex of `root` in this account still has entries pending (not set aside): the
    * check and the inserts run in one transaction under a lock on (account, root), so two concurrent
    * requests cannot both start.
    */
   async reindex(accountId: string, root: string, uris: string[], chunk = 256): Promise<IndexJob[] | null> {
     return this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(4242040, hashtext($1))', [`${accountId}\n${root}`]);
-      const running = await tx.query('SELECT 1 FROM index_outbox WHERE account_id = $1 AND reindex_root = $2 LIMIT 1', [
-        accountId,
-        root,
-      ]);
+      // An entry set aside (its indexing took down workers) is not a running reindex: a new one may try its files again.
+      const running = await tx.query(
+        'SELECT 1 FROM index_outbox WHERE account_id = $1 AND reindex_root = $2 AND held_at IS NULL LIMIT 1',
+        [accountId, root],
+      );
       if (running.rows.length > 0) return null;
       const jobs: IndexJob[] = [];
       for (let i = 0; i < uris.length; i += chunk) {
@@ -166,10 +167,15 @@ export class OutboxRepository {
     return rows[0] ? new Date(rows[0].until) : null;
   }
 
-  /** Files named by entries set aside since their index jobs took down workers (metrics; a partial index). */
-  async heldFiles(): Promise<number> {
+  /**
+   * Files named by entries set aside since their index jobs took down workers, of one account or of all (metrics):
+   * a partial index holds those entries only.
+   */
+  async heldFiles(accountId?: string): Promise<number> {
     const { rows } = await this.db.query<{ n: string | number }>(
-      'SELECT coalesce(sum(cardinality(uris)), 0)::bigint AS n FROM index_outbox WHERE held_at IS NOT NULL',
+      `SELECT coalesce(sum(cardinality(uris)), 0)::bigint AS n FROM index_outbox
+       WHERE held_at IS NOT NULL AND ($1::text IS NULL OR account_id = $1)`,
+      [accountId ?? null],
     );
     return Number(rows[0]?.n ?? 0);
   }
