@@ -4,7 +4,7 @@
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Db, STORE_DB } from '@app/store';
-import { eventually, metricValue, startTestApp, TestApp } from '@app/testing';
+import { eventually, fakeEmbeddingBody, metricValue, startTestApp, TestApp } from '@app/testing';
 import { context, seedMany, urisOf } from './context-support';
 
 const DIM = 16;
@@ -25,11 +25,7 @@ async function startEmbeddings() {
   let received = 0;
   let abandoned = 0;
   const answer = (res: ServerResponse, input: string[]) => {
-    const data = input.map((t, index) => ({
-      index,
-      embedding: Array.from({ length: DIM }, (_, i) => ((t.charCodeAt(i % t.length) || 1) % 7) + 1),
-    }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(fakeEmbeddingBody(input, DIM));
   };
   const server = createServer((req, res) => {
     let body = '';

@@ -10,10 +10,12 @@ import {
   buildDist,
   createTestDatabase,
   eventually,
+  fakeEmbeddingBody,
   startAppProcess,
   TestDatabase,
   uniqueTestPrefix,
   deletePrefix,
+  waitConsumers,
   waitHealthy,
   freePort,
 } from '@app/testing';
@@ -39,11 +41,7 @@ async function startEmbeddings(onPoison: () => void) {
         onPoison();
         return;
       }
-      const data = input.map((t, index) => ({
-        index,
-        embedding: Array.from({ length: DIM }, (_, i) => ((t.charCodeAt(i % t.length) || 1) % 7) + 1),
-      }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(fakeEmbeddingBody(input, DIM));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -122,10 +120,7 @@ suite('an index job that takes its worker down (real processes)', () => {
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
     await waitHealthy(url);
-    await settled(async () => {
-      const ready = (await (await fetch(`${url}/ready`)).json()) as { consumers: Record<string, number> };
-      return ['find', 'index'].every((q) => ready.consumers[q] > 0);
-    });
+    await waitConsumers(url, ['find', 'index']);
   }, 240_000);
 
   afterAll(async () => {

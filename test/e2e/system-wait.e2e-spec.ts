@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
-import { startTestApp, TestApp } from '@app/testing';
+import { fakeEmbeddingBody, startTestApp, TestApp } from '@app/testing';
 
 const ROOT_KEY = 'system-wait-root-key-0123456789';
 
@@ -119,11 +119,7 @@ async function startFlakyEmbeddings(markers: string[]) {
         res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"refused once"}}');
         return;
       }
-      const data = input.map((t, index) => ({
-        index,
-        embedding: Array.from({ length: DIM }, (_, i) => ((t.charCodeAt(i % t.length) || 1) % 7) + 1),
-      }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(fakeEmbeddingBody(input, DIM));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

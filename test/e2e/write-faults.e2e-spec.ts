@@ -6,6 +6,7 @@ import {
   OwnRedis,
   startAppProcess,
   TestDatabase,
+  waitConsumers,
   waitHealthy,
   eventually,
 } from '@app/testing';
@@ -122,11 +123,7 @@ suite('write path under faults (real processes)', () => {
     gateway = startAppProcess('gateway', env);
     retriever = startAppProcess('retriever', env);
     await waitHealthy(url);
-    // No assembler here, so /ready stays 503; wait for the retriever's queues to have their worker.
-    await settled(async () => {
-      const ready = (await (await fetch(`${url}/ready`)).json()) as { consumers: Record<string, number> };
-      return ['find', 'index', 'sidecar'].every((q) => ready.consumers[q] > 0);
-    });
+    await waitConsumers(url, ['find', 'index', 'sidecar']);
   }, 240_000);
 
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { eventually } from './eventually';
 import { freePort } from './free-port';
 import { requestTo, TestRequest } from './http-request';
 
@@ -151,4 +152,18 @@ export async function waitHealthy(url: string, ms = 45000, path = '/health'): Pr
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url}${path} did not answer 200 within ${ms} ms (last answer: ${last})`);
+}
+
+/**
+ * Waits until the gateway at `url` sees a consumer on each of `queues`: `/ready` stays 503 in a deployment without
+ * an assembler, so a suite of a gateway and a retriever waits for the retriever's workers this way.
+ */
+export async function waitConsumers(url: string, queues: string[], ms = 90_000): Promise<void> {
+  await eventually(
+    async () => {
+      const ready = (await (await fetch(`${url}/ready`)).json()) as { consumers: Record<string, number> };
+      return queues.every((q) => ready.consumers[q] > 0);
+    },
+    { ms, pollMs: 250, retryErrors: true },
+  );
 }

@@ -26,9 +26,11 @@ export {
   waitReady,
   type AppProcess,
   type ServingProcess,
+  waitConsumers,
 } from './app-process';
 export * from './own-redis';
 export { freePort } from './free-port';
 export { callMcpTool, parseMcpBody } from './mcp-body';
 export { eventually, type PollOptions } from './eventually';
 export { seedFromPgliteTemplate } from './pglite-template';
+export { fakeEmbeddingBody } from './fake-embeddings';
