@@ -39,7 +39,7 @@
  */
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { FakeLlmServer, startFakeLlmServer } from '@app/testing';
+import { fakeEmbeddingBody, FakeLlmServer, startFakeLlmServer } from '@app/testing';
 import { benchStores, BenchStore, buildStandalone, startStandalone } from './standalone';
 import { GatewaysRow, gatewaysRun, printGateways } from './outage-gateways';
 import { printTenant, TenantRow, tenantRun } from './outage-tenant';
@@ -153,11 +153,7 @@ async function startEmbeddings(dim: number) {
       if (failing) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{}');
       if (holding) return void held.push(res);
       const input = (JSON.parse(body) as { input: string[] }).input;
-      const data = input.map((t, index) => ({
-        index,
-        embedding: Array.from({ length: dim }, (_, i) => ((t.charCodeAt(i % t.length) || 1) % 7) + 1),
-      }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(fakeEmbeddingBody(input, dim));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

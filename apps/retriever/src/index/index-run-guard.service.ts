@@ -59,7 +59,7 @@ export class IndexRunGuard {
     throw new FinalJobFailure(
       KernelErrorCode.Internal,
       `indexing these ${job.uris.length} nodes took down a worker ${times(crashes)}: each is indexed by a job of its own now`,
-      { operation: 'index', split: parts.length },
+      { operation: 'index', split: parts },
     );
   }
 
@@ -67,12 +67,12 @@ export class IndexRunGuard {
     const { holdMs, crashLimit } = this.config.indexing;
     // At the limit with no death alone: after the hold, one more run alone decides (a death sets it aside again).
     const until = await this.outbox.hold(job.outboxId, holdMs, crashLimit);
-    const when = until?.toISOString() ?? 'later';
+    const heldUntil = until?.toISOString() ?? null;
     throw new FinalJobFailure(
       KernelErrorCode.Internal,
       `indexing ${job.uris[0] ?? 'this node'} took down a worker ${times(crashes)}, the last time alone: ` +
-        `it is set aside until ${when}, then tried once more`,
-      { operation: 'index', heldUntil: until?.toISOString() ?? null },
+        `it is set aside until ${heldUntil ?? 'later'}, then tried once more`,
+      { operation: 'index', heldUntil },
     );
   }
 }

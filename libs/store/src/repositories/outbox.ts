@@ -128,27 +128,27 @@ export class OutboxRepository {
   }
 
   /**
-   * Replaces the entry by one entry per file, in one transaction, and returns their jobs (empty when the entry is
+   * Replaces the entry by one entry per file, in one transaction, and returns how many it made (0 when the entry is
    * gone). The new entries keep the entry's operation and reindex mark and start with no runs; they are due for
    * the relay after `graceMs`, like a write's. The nodes keep the rev the write gave them: an index job stores
    * what it read only while a node still has the rev it read, whichever entry names it.
    */
-  async split(outboxId: number, graceMs = OUTBOX_GRACE_MS): Promise<IndexJob[]> {
+  async split(outboxId: number, graceMs: number): Promise<number> {
     return this.db.transaction(async (tx) => {
       const gone = await tx.query<{ account_id: string; op: string; uris: string[]; reindex_root: string | null }>(
         'DELETE FROM index_outbox WHERE id = $1 RETURNING account_id, op, uris, reindex_root',
         [outboxId],
       );
       const e = gone.rows[0];
-      if (!e) return [];
-      const { rows } = await tx.query<OutboxRow>(
+      if (!e) return 0;
+      const { rows } = await tx.query(
         `INSERT INTO index_outbox (account_id, op, uris, due_at, reindex_root)
          SELECT $1, $2, ARRAY[u.uri], now() + $4 * interval '1 millisecond', $5
          FROM unnest($3::text[]) WITH ORDINALITY AS u(uri, n) ORDER BY u.n
-         RETURNING ${ROW}`,
+         RETURNING id`,
         [e.account_id, e.op, e.uris, graceMs, e.reindex_root],
       );
-      return rows.map(toJob);
+      return rows.length;
     });
   }
 
