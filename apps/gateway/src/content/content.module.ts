@@ -3,7 +3,7 @@ import { GatewayHttpModule } from '../http/http.module';
 import { SystemModule } from '../system/system.module';
 import { ContentController } from './content.controller';
 import { ContentService } from './content.service';
-import { IndexDispatchService } from './index-dispatch.service';
+import { IndexDispatchModule } from './index-dispatch.module';
 import { UploadController } from './upload.controller';
 import { UploadService } from './upload.service';
 
@@ -12,9 +12,9 @@ import { UploadService } from './upload.service';
  * moves and deletes reindex, MCP reads) and uploads (the MCP `add_resource` tool hands out upload links).
  */
 @Module({
-  imports: [SystemModule, GatewayHttpModule],
+  imports: [SystemModule, GatewayHttpModule, IndexDispatchModule],
   controllers: [ContentController, UploadController],
-  providers: [ContentService, IndexDispatchService, UploadService],
-  exports: [ContentService, IndexDispatchService, UploadService],
+  providers: [ContentService, UploadService],
+  exports: [ContentService, IndexDispatchModule, UploadService],
 })
 export class ContentModule {}

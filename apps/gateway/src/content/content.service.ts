@@ -13,6 +13,7 @@ import {
   invalidArgument,
   isTagPair,
   normalizeSearchTags,
+  PendingIndexWait,
   stripMemoryFields,
 } from '@app/kernel';
 import { NodeFsRepository, nodePath, NodeRepository, OutboxRepository } from '@app/store';
@@ -23,13 +24,11 @@ import { RequestStages } from '../http/request-stages';
 import { StageMetricsService } from '../system/stage-metrics.service';
 import { BacklogService } from '../http/backlog.service';
 import { IndexDispatchService } from './index-dispatch.service';
+import { answerAfterIndex, NOT_INDEXED, QUEUED } from './index-answers';
 
 const SIDECAR_LEAF = /\/\.(abstract|overview)\.md$/;
 
 /** Reading and writing file content; every write that changes something is followed by indexing. */
-/** Failure reasons a reindex answer carries at most. */
-const MAX_REINDEX_WARNINGS = 20;
-
 @Injectable()
 export class ContentService {
   constructor(
@@ -63,25 +62,26 @@ export class ContentService {
     if (!backlogChecked) await this.backlog.assertIndexRoom(caller);
     const sidecar = SIDECAR_LEAF.exec(uri);
     if (sidecar) return this.writeSidecar(caller, uri, sidecar, dto);
-    const { item, status } = await this.timed(async (stages) => {
+    const started = Date.now();
+    return this.timed(async (stages) => {
       const item = await stages.time('commit', () =>
         this.nodes.write(caller, { uri, content: dto.content, mode, tags: dto.tags }),
       );
-      return { item, status: await this.indexStatus(item.index, dto.wait ?? false, dto.timeout, stages) };
+      const answer = {
+        uri,
+        root_uri: rootUriOf(uri),
+        context_type: nodePath(uri).contextType,
+        mode,
+        written_bytes: Buffer.byteLength(dto.content, 'utf8'),
+        content_updated: item.changed,
+        ...(item.index ? QUEUED : NOT_INDEXED),
+        // vectors_only: the node is re-embedded; its directory's summary is left as it is.
+        ...(item.index && dto.processing_mode === 'vectors_only' ? { semantic_status: 'skipped' } : {}),
+        created: item.created,
+      };
+      const wait = { route: 'write' as const, answer, startedAt: started };
+      return this.indexed(wait, item.index, dto.wait ?? false, dto.timeout, stages);
     });
-    // vectors_only: the node is re-embedded; its directory's summary is left as it is.
-    if (dto.processing_mode === 'vectors_only' && status.semantic_status !== 'skipped')
-      status.semantic_status = 'skipped';
-    return {
-      uri,
-      root_uri: rootUriOf(uri),
-      context_type: nodePath(uri).contextType,
-      mode,
-      written_bytes: Buffer.byteLength(dto.content, 'utf8'),
-      content_updated: item.changed,
-      ...status,
-      created: item.created,
-    };
   }
 
   /**
@@ -114,7 +114,8 @@ export class ContentService {
     const ops = dto.operations.map((op) => ({ ...op, uri: canonicalizeUri(op.uri, caller.userId) }));
     validateBatch(root, ops);
     await this.backlog.assertIndexRoom(caller);
-    const { out, status } = await this.timed(async (stages) => {
+    const started = Date.now();
+    return this.timed(async (stages) => {
       const out = await stages.time('commit', () =>
         this.nodes.writeMany(
           caller,
@@ -125,16 +126,17 @@ export class ContentService {
           })),
         ),
       );
-      return { out, status: await this.indexStatus(out.index, dto.wait ?? true, dto.timeout, stages) };
+      const answer = {
+        root_uri: root,
+        created: out.items.filter((i) => i.created).map((i) => i.uri),
+        updated: out.items.filter((i) => i.changed && !i.created).map((i) => i.uri),
+        // Content (and tags) equal to what is stored: nothing written, nothing re-indexed.
+        unchanged: out.items.filter((i) => !i.changed).map((i) => i.uri),
+        ...(out.index ? QUEUED : NOT_INDEXED),
+      };
+      const wait = { route: 'batch-write' as const, answer, startedAt: started };
+      return this.indexed(wait, out.index, dto.wait ?? true, dto.timeout, stages);
     });
-    return {
-      root_uri: root,
-      created: out.items.filter((i) => i.created).map((i) => i.uri),
-      updated: out.items.filter((i) => i.changed && !i.created).map((i) => i.uri),
-      // Content (and tags) equal to what is stored: nothing written, nothing re-indexed.
-      unchanged: out.items.filter((i) => !i.changed).map((i) => i.uri),
-      ...status,
-    };
   }
 
   async read(caller: Identity, q: ReadQueryDto): Promise<string> {
@@ -220,20 +222,19 @@ export class ContentService {
     const mode = dto.mode ?? 'vectors_only';
     if (!(dto.wait ?? true))
       return { uri, mode, status: 'accepted', scanned_records: nodes.length, task_id: entries[0]?.jobId ?? null };
-    const outcome = await this.dispatcher.wait(entries, dto.timeout);
-    const failed = outcome.failedNodes;
-    return {
+    const answer = {
       uri,
       mode,
       status: 'completed',
       object_type: root.kind,
       scanned_records: nodes.length,
-      rebuilt_records: nodes.length - failed,
-      failed_records: failed,
-      duration_ms: Date.now() - started,
-      // Why nodes failed (one line per failed job, at most a few), so a partial rebuild explains itself.
-      warnings: outcome.errors.slice(0, MAX_REINDEX_WARNINGS),
+      rebuilt_records: nodes.length,
+      failed_records: 0,
+      duration_ms: 0,
+      warnings: [],
     };
+    const wait = { route: 'reindex' as const, answer, startedAt: started };
+    return answerAfterIndex(wait, await this.dispatcher.wait(entries, dto.timeout, wait));
   }
 
   /** Directory sidecar body (`.abstract.md` / `.overview.md`); a file URI is FAILED_PRECONDITION. */
@@ -260,30 +261,21 @@ export class ContentService {
   }
 
   /**
-   * The index fields of a write's answer: `vector_status` is the written nodes' own index (embedding
-   * and lexical text), `semantic_status` their directory's summary (`deferred`: it will include them
-   * within the summary interval). Nothing changed → `skipped`, nothing was re-indexed.
+   * A write's answer after its index job: `vector_status` is the written nodes' own index (embedding and
+   * lexical text), `semantic_status` their directory's summary (`deferred`: it will include them within the
+   * summary interval). Nothing changed → `skipped`, nothing was re-indexed; not waited for → `queued`.
    */
-  private async indexStatus(job: IndexJob | null, wait: boolean, timeout: number | undefined, stages: RequestStages) {
-    if (!job) return { semantic_status: 'skipped', vector_status: 'skipped', queue_status: null };
+  private async indexed(
+    wait: Pick<PendingIndexWait, 'route' | 'answer' | 'startedAt'>,
+    job: IndexJob | null,
+    waits: boolean,
+    timeout: number | undefined,
+    stages: RequestStages,
+  ) {
+    if (!job) return wait.answer;
     const entry = await stages.time('enqueue', () => this.dispatcher.dispatch(job));
-    if (!wait) return { semantic_status: 'queued', vector_status: 'queued', queue_status: null };
-    const o = await stages.job('index', () => this.dispatcher.wait([entry], timeout));
-    const errors = o.errors.map((message) => ({ message }));
-    return {
-      semantic_status: o.status === 'failed' ? 'failed' : o.directories === 'deferred' ? 'deferred' : 'complete',
-      vector_status: o.status,
-      queue_status: {
-        // Directory summaries run inside the index job, so its retries are theirs too.
-        Semantic: {
-          processed: o.status === 'complete' ? 1 : 0,
-          requeue_count: o.requeued,
-          error_count: errors.length,
-          errors,
-        },
-        Embedding: { processed: o.indexed, requeue_count: o.requeued, error_count: errors.length, errors },
-      },
-    };
+    if (!waits) return wait.answer;
+    return answerAfterIndex(wait, await stages.job('index', () => this.dispatcher.wait([entry], timeout, wait)));
   }
 
   /**

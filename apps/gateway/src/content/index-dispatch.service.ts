@@ -1,9 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { IndexJob, IndexResult } from '@app/contracts';
-import { KernelError, KernelErrorCode, StageTimer, StageTimings } from '@app/kernel';
+import {
+  KernelError,
+  KernelErrorCode,
+  PendingIndexEntry,
+  PendingIndexWait,
+  StageTimer,
+  StageTimings,
+} from '@app/kernel';
 import { IndexClient } from '@app/queue';
-import { OutboxRepository } from '@app/store';
+import { notePendingWait, OutboxRepository } from '@app/store';
+import { answerAfterIndex } from './index-answers';
 
 /** An outbox entry after the writer's attempt to enqueue it. */
 export interface Dispatched {
@@ -57,8 +65,32 @@ export class IndexDispatchService {
     }
   }
 
-  /** Waits until every entry is indexed; DEADLINE_EXCEEDED (504) past the timeout (the writes stay stored). */
-  async wait(entries: Dispatched[], timeoutS?: number): Promise<IndexOutcome> {
+  /**
+   * Waits until every entry is indexed; DEADLINE_EXCEEDED (504) past the timeout (the writes stay stored), and
+   * then `then`, the answer the route completes with the outcome, is left on the request's Idempotency-Key for
+   * a retry to wait for again (docs/limits-and-security.md, "A retry after a wait that ran out").
+   */
+  async wait(
+    dispatched: Dispatched[],
+    timeoutS?: number,
+    then?: Pick<PendingIndexWait, 'route' | 'answer' | 'startedAt'>,
+  ): Promise<IndexOutcome> {
+    const entries = dispatched.map((d) => ({ outboxId: d.job.outboxId, jobId: d.jobId, nodes: d.job.uris.length }));
+    try {
+      return await this.waitEntries(entries, timeoutS);
+    } catch (err) {
+      if (then && err instanceof KernelError && err.code === KernelErrorCode.DeadlineExceeded)
+        notePendingWait({ ...then, entries, timeoutS: timeoutS ?? null });
+      throw err;
+    }
+  }
+
+  /** A retry's wait for the indexing of a write whose first wait ran out; the route's answer once it ended. */
+  async resume(w: PendingIndexWait): Promise<Record<string, unknown>> {
+    return answerAfterIndex(w, await this.waitEntries(w.entries, w.timeoutS ?? undefined));
+  }
+
+  private async waitEntries(entries: PendingIndexEntry[], timeoutS?: number): Promise<IndexOutcome> {
     const timeoutMs = timeoutS ? Math.round(timeoutS * 1000) : this.config.queues.writeWaitMs;
     const deadline = Date.now() + timeoutMs;
     const results = await Promise.allSettled(entries.map((e) => this.waitOne(e, deadline, timeoutMs)));
@@ -68,7 +100,8 @@ export class IndexDispatchService {
         r.reason instanceof KernelError &&
         r.reason.code === KernelErrorCode.DeadlineExceeded,
     );
-    if (late) throw (late as PromiseRejectedResult).reason;
+    // One answer whichever wait ran out (the queue's or the store's): the write is stored and will be indexed.
+    if (late) throw storedButNotIndexed(timeoutMs);
     const errors = results.flatMap((r) =>
       r.status === 'rejected' ? [String((r.reason as Error)?.message ?? r.reason)] : [],
     );
@@ -81,42 +114,43 @@ export class IndexDispatchService {
       directories: dirs.includes('deferred') ? 'deferred' : dirs.includes('complete') ? 'complete' : 'skipped',
       indexed: done.reduce((n, r) => n + r.indexed, 0),
       requeued: done.reduce((n, r) => n + (r.retries ?? 0), 0),
-      failedNodes: results.reduce((n, r, i) => n + (r.status === 'rejected' ? entries[i].job.uris.length : 0), 0),
+      failedNodes: results.reduce((n, r, i) => n + (r.status === 'rejected' ? entries[i].nodes : 0), 0),
       errors,
       stages: stages.timings(),
     };
   }
 
-  private async waitOne(e: Dispatched, deadline: number, timeoutMs: number): Promise<IndexResult> {
+  private async waitOne(e: PendingIndexEntry, deadline: number, timeoutMs: number): Promise<IndexResult> {
     if (e.jobId) {
       try {
         return await this.indexer.waitFor(e.jobId, Math.max(1, deadline - Date.now()));
       } catch (err) {
-        // The queue went away while waiting: the store still says when the entry is done.
-        if (!(err instanceof KernelError && err.code === KernelErrorCode.Unavailable)) throw err;
+        // The queue went away while waiting, or (a retry waiting again) the finished job was removed: the
+        // store still says when the entry is done.
+        const code = err instanceof KernelError ? err.code : null;
+        if (code !== KernelErrorCode.Unavailable && code !== KernelErrorCode.NotFound) throw err;
       }
     }
-    return this.pollStore(e.job, deadline, timeoutMs);
+    return this.pollStore(e, deadline, timeoutMs);
   }
 
   /** Waiting without the queue: the index job deletes the entry once its nodes are indexed. */
-  private async pollStore(job: IndexJob, deadline: number, timeoutMs: number): Promise<IndexResult> {
+  private async pollStore(e: PendingIndexEntry, deadline: number, timeoutMs: number): Promise<IndexResult> {
     for (;;) {
-      const pending = await this.outbox.pending(job.outboxId).catch(() => true);
-      if (!pending) return { indexed: job.uris.length, embedderId: null, directories: 'deferred' };
-      if (Date.now() + POLL_MS > deadline) {
-        const s = timeoutMs / 1000;
-        throw new KernelError(
-          KernelErrorCode.DeadlineExceeded,
-          `index job timed out after ${s}s; the write is stored and will be indexed`,
-          {
-            operation: 'index',
-            timeout: s,
-            stored: true,
-          },
-        );
-      }
+      const pending = await this.outbox.pending(e.outboxId).catch(() => true);
+      if (!pending) return { indexed: e.nodes, embedderId: null, directories: 'deferred' };
+      if (Date.now() + POLL_MS > deadline) throw storedButNotIndexed(timeoutMs);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }
+}
+
+/** 504 for a wait that ran out after the write was stored (`stored: true`: nothing is lost, nothing to resend). */
+function storedButNotIndexed(timeoutMs: number): KernelError {
+  const s = timeoutMs / 1000;
+  return new KernelError(
+    KernelErrorCode.DeadlineExceeded,
+    `index job timed out after ${s}s; the write is stored and will be indexed`,
+    { operation: 'index', timeout: s, stored: true },
+  );
 }

@@ -19,6 +19,7 @@ import { NodeEntry, NodeFsRepository, NodeListRepository, NodeRepository } from 
 import { ContentService } from '../content/content.service';
 import { BacklogService } from '../http/backlog.service';
 import { IndexDispatchService } from '../content/index-dispatch.service';
+import { answerAfterIndex } from '../content/index-answers';
 import { LsQueryDto, SetTagsDto, TreeQueryDto } from './dto/fs.dto';
 
 const USER_CONTAINER = 'viking://user';
@@ -179,35 +180,15 @@ export class FsService {
   }
 
   async remove(caller: Identity, raw: string, recursive: boolean, wait: boolean) {
+    const started = Date.now();
     assertDeletable(caller, canonicalizeUri(raw, caller.userId));
     const uri = this.content.readableUri(caller, raw);
     const { deleted, index } = await this.nodes.delete(caller, uri, recursive);
     const entry = index ? await this.dispatcher.dispatch(index) : null;
-    const outcome = wait && entry ? await this.dispatcher.wait([entry]) : null;
-    const errors = outcome?.errors.map((message) => ({ message })) ?? [];
-    const semantic = outcome
-      ? outcome.status === 'failed'
-        ? 'failed'
-        : outcome.directories === 'deferred'
-          ? 'deferred'
-          : 'complete'
-      : entry
-        ? 'queued'
-        : 'skipped';
-    const queue = {
-      Semantic: {
-        processed: outcome?.status === 'complete' ? 1 : 0,
-        requeue_count: outcome?.requeued ?? 0,
-        error_count: errors.length,
-        errors,
-      },
-    };
-    return {
-      uri,
-      estimated_deleted_count: deleted.length,
-      semantic_status: semantic,
-      ...(outcome ? { queue_status: queue } : {}),
-    };
+    const answer = { uri, estimated_deleted_count: deleted.length, semantic_status: entry ? 'queued' : 'skipped' };
+    if (!wait || !entry) return answer;
+    const then = { route: 'delete' as const, answer, startedAt: started };
+    return answerAfterIndex(then, await this.dispatcher.wait([entry], undefined, then));
   }
 
   /** `viking://user` is listable by every role (filtered); anything else follows the read rules. */

@@ -10,9 +10,10 @@ import {
 import { ApiHeader } from '@nestjs/swagger';
 import { from, Observable, of, switchMap } from 'rxjs';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { IDEMPOTENCY_HEADER, idempotencyKeyProblem, Identity } from '@app/kernel';
+import { IDEMPOTENCY_HEADER, idempotencyKeyProblem, Identity, PendingIndexWait } from '@app/kernel';
 import { IdempotencyRepository, runInWriteScope, WriteScope } from '@app/store';
 import { ApiErrors } from '../http/api-errors.decorator';
+import { IndexDispatchService } from '../content/index-dispatch.service';
 import { IdempotencySweepService } from './idempotency-sweep.service';
 import { IdempotentRequest, requestFingerprint } from './idempotent-request';
 
@@ -20,8 +21,9 @@ import { IdempotentRequest, requestFingerprint } from './idempotent-request';
  * Takes the request's Idempotency-Key before the handler runs (docs/limits-and-security.md, "Retrying a
  * write: Idempotency-Key"): a first attempt runs inside a write scope, so its first write marks the key
  * in the same transaction; a retry of a finished attempt is answered with the kept reply by the reply
- * hook (idempotent-replies.ts); a retry of a running one, or the key sent with another request, is
- * refused. Without the header the route runs as before.
+ * hook (idempotent-replies.ts), except a 504 whose write was stored: its retry waits for that write's
+ * indexing again and answers as the route would have; a retry of a running one, or the key sent with another
+ * request, is refused. Without the header the route runs as before.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -30,6 +32,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly keys: IdempotencyRepository,
     private readonly sweep: IdempotencySweepService,
+    private readonly dispatcher: IndexDispatchService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.maxChars = config.store.idempotency.keyMaxChars;
@@ -41,15 +44,25 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (header === undefined) return next.handle();
     const key = Array.isArray(header) ? header.join(', ') : header;
     return from(this.begin(req, key)).pipe(
-      switchMap((scope) =>
-        // Subscribing inside the scope runs the handler, and all it awaits, inside it.
-        scope ? new Observable((sub) => runInWriteScope(scope, () => next.handle().subscribe(sub))) : of(null),
+      switchMap((step) =>
+        'scope' in step
+          ? // Subscribing inside the scope runs the handler, and all it awaits, inside it.
+            new Observable((sub) => runInWriteScope(step.scope, () => next.handle().subscribe(sub)))
+          : 'resume' in step
+            ? from(this.dispatcher.resume(step.resume))
+            : of(null),
       ),
     );
   }
 
-  /** The scope to run the handler in, or null when the reply hook answers with a kept reply. */
-  private async begin(req: IdempotentRequest & { identity: Identity }, key: string): Promise<WriteScope | null> {
+  /**
+   * The scope to run the handler in; or, for a retry of a write whose wait for its indexing ran out, that wait
+   * to take up again; or nothing, when the reply hook answers with a kept reply.
+   */
+  private async begin(
+    req: IdempotentRequest & { identity: Identity },
+    key: string,
+  ): Promise<{ scope: WriteScope } | { resume: PendingIndexWait } | { replay: true }> {
     const problem = idempotencyKeyProblem(key, this.maxChars);
     if (problem) {
       req.idempotency = { refused: 'malformed' };
@@ -62,14 +75,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw outcome.error;
     }
     if (outcome.kind === 'replay') {
+      const resume = outcome.reply.resume;
+      if (resume) {
+        req.idempotency = { resume: { owner, key } };
+        return { resume };
+      }
       req.idempotency = { replay: outcome.reply };
-      return null;
+      return { replay: true };
     }
     this.sweep.noteAccount(owner.accountId);
     const claim = outcome.claim;
     const scope: WriteScope = { state: 'open', applied: false, mark: (tx) => this.keys.markApplied(tx, claim) };
     req.idempotency = { claim, scope };
-    return scope;
+    return { scope };
   }
 }
 

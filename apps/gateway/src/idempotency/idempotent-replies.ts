@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { IDEMPOTENT_REPLAYED_HEADER, keepsReply } from '@app/kernel';
-import { IdempotencyClaim, IdempotencyRepository, WriteScope } from '@app/store';
+import { IdempotencyClaim, IdempotencyRepository, KeyOwner, WriteScope } from '@app/store';
 import { IdempotentRequest } from './idempotent-request';
 
 const logger = new Logger('Idempotency');
@@ -31,6 +31,12 @@ export function installIdempotentReplies(
       void reply.code(kept.status).header('content-type', kept.contentType).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
       return kept.body;
     }
+    if ('resume' in attempt) {
+      // Not applied again, as a replay: the retry waited for the first attempt's write.
+      void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      count(await keepResumed(keys, attempt.resume, reply, payload));
+      return payload;
+    }
     count(await settle(keys, attempt.claim, attempt.scope, reply, payload));
     return payload;
   });
@@ -49,9 +55,10 @@ async function settle(
   try {
     if (body !== null && keepsReply(status, scope.applied)) {
       scope.state = 'finished';
-      const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-      await keys.keepReply(claim, { status, contentType, body });
-      return 'kept';
+      // A 504 after the write was stored: its retries wait for the write's indexing again.
+      const resume = status === 504 && scope.applied ? scope.pendingWait : undefined;
+      await keys.keepReply(claim, { status, contentType: contentTypeOf(reply), body, ...(resume ? { resume } : {}) });
+      return resume ? 'kept_waiting' : 'kept';
     }
     if (!scope.applied) {
       scope.state = 'released';
@@ -66,4 +73,33 @@ async function settle(
     logger.warn(`could not settle an idempotency key: ${(err as Error).message}`);
     return 'settle_failed';
   }
+}
+
+/**
+ * A retry that waited again for a write's indexing: a success replaces the kept 504, so later retries replay
+ * it; a wait that ran out again (or failed otherwise) leaves the 504 resumable.
+ */
+async function keepResumed(
+  keys: IdempotencyRepository,
+  resume: { owner: KeyOwner; key: string },
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<string> {
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  if (body === null || reply.statusCode < 200 || reply.statusCode >= 300) return 'still_waiting';
+  try {
+    await keys.keepResumed(resume.owner, resume.key, {
+      status: reply.statusCode,
+      contentType: contentTypeOf(reply),
+      body,
+    });
+    return 'resumed';
+  } catch (err) {
+    logger.warn(`could not keep a resumed reply: ${(err as Error).message}`);
+    return 'settle_failed';
+  }
+}
+
+function contentTypeOf(reply: FastifyReply): string {
+  return String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
 }

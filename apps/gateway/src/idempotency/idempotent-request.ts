@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { StoredReply } from '@app/kernel';
-import type { IdempotencyClaim, WriteScope } from '@app/store';
+import type { IdempotencyClaim, KeyOwner, WriteScope } from '@app/store';
 
 /** What a request sent with an Idempotency-Key carries from the interceptor to the reply hook. */
 export type IdempotentAttempt =
   | { replay: StoredReply }
+  /** A retry waiting again for the indexing of a write whose first wait ran out (its key names it). */
+  | { resume: { owner: KeyOwner; key: string } }
   | { claim: IdempotencyClaim; scope: WriteScope }
   /** Refused before the handler: why (`details.reason` of the 409 / 422, or `malformed`). */
   | { refused: string };

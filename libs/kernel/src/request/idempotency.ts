@@ -33,6 +33,32 @@ export interface StoredReply {
   status: number;
   contentType: string;
   body: string;
+  /** Set on a 504 whose write was stored: a retry waits for its indexing again instead of replaying the 504. */
+  resume?: PendingIndexWait;
+}
+
+/**
+ * A write that was applied and stored, whose wait for its indexing ran out (504): what a retry with the same
+ * key waits for again, so that the retry learns how the write ended instead of the 504 being replayed for the
+ * key's whole life (docs/limits-and-security.md, "A retry after a wait that ran out").
+ */
+export interface PendingIndexWait {
+  /** Whose answer to build once the entries are indexed. */
+  route: 'write' | 'batch-write' | 'reindex' | 'delete';
+  /** The route's answer as it stood before the wait, its index fields still queued. */
+  answer: Record<string, unknown>;
+  /** The write's outbox entries: id, the queue job it was given (null: the relay's), how many nodes. */
+  entries: PendingIndexEntry[];
+  /** The request's own `timeout` in seconds, or null for the deployment's default wait. */
+  timeoutS: number | null;
+  /** When the route began (epoch ms): a reindex answers its duration. */
+  startedAt: number;
+}
+
+export interface PendingIndexEntry {
+  outboxId: number;
+  jobId: string | null;
+  nodes: number;
 }
 
 /** What a new attempt does with its key. */

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { KernelError, KernelErrorCode } from '@app/kernel';
+import { KernelError, KernelErrorCode, PendingIndexWait } from '@app/kernel';
 import { Db, QueryOptions, TransactionOptions } from './db.port';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -17,9 +17,20 @@ export interface WriteScope {
   applied: boolean;
   /** Marks the key applied inside `tx`; throws when another attempt holds the key now. */
   mark(tx: Tx): Promise<void>;
+  /** The request stored its write, then its wait for the indexing ran out: what its retries wait for again. */
+  pendingWait?: PendingIndexWait;
 }
 
 const scopes = new AsyncLocalStorage<WriteScope>();
+
+/**
+ * Leaves, on the request's key (when it has one), what a retry waits for again after this request's wait for
+ * its write's indexing ran out (docs/limits-and-security.md, "A retry after a wait that ran out").
+ */
+export function notePendingWait(wait: PendingIndexWait): void {
+  const s = scopes.getStore();
+  if (s) s.pendingWait = wait;
+}
 
 /** Runs `fn` (and everything it starts) inside `scope`. */
 export function runInWriteScope<T>(scope: WriteScope, fn: () => T): T {

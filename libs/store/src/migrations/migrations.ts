@@ -19,6 +19,7 @@ import { ACCOUNT_SUSPENSION_MIGRATION } from './account-suspension.migration';
 import { IMPORT_HEARTBEAT_MIGRATION } from './import-heartbeat.migration';
 import { EXTRACT_PROGRESS_MIGRATION } from './extract-progress.migration';
 import { INDEX_RUNS_MIGRATION } from './index-runs.migration';
+import { IDEMPOTENCY_RESUME_MIGRATION } from './idempotency-resume.migration';
 
 export type { Migration } from './migration';
 
@@ -195,4 +196,5 @@ GROUP BY account_id, chunk;
   IMPORT_HEARTBEAT_MIGRATION,
   EXTRACT_PROGRESS_MIGRATION,
   INDEX_RUNS_MIGRATION,
+  IDEMPOTENCY_RESUME_MIGRATION,
 ];

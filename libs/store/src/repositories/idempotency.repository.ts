@@ -6,6 +6,7 @@ import {
   IdempotencyDecision,
   KernelError,
   KernelErrorCode,
+  PendingIndexWait,
   StoredReply,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
@@ -34,6 +35,7 @@ interface KeyRow {
   reply_status: number | null;
   reply_type: string | null;
   reply_body: string | null;
+  reply_resume: string | null;
   lease_expired: boolean;
 }
 
@@ -68,14 +70,15 @@ export class IdempotencyRepository {
            VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 second', now() + $7 * interval '1 second')
            ON CONFLICT (account_id, user_id, idem_key) DO UPDATE
              SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token, applied = false, reply_status = NULL,
-                 reply_type = NULL, reply_body = NULL, created_at = now(), lease_until = EXCLUDED.lease_until,
+                 reply_type = NULL, reply_body = NULL, reply_resume = NULL, created_at = now(), lease_until = EXCLUDED.lease_until,
                  expires_at = EXCLUDED.expires_at
              WHERE k.expires_at <= now()`,
           [...base, fingerprint, token, lease, this.ttlS],
         );
         if (taken.rowCount === 1) return { kind: 'claimed', claim: { ...owner, key, token } };
         const { rows } = await this.db.query<KeyRow>(
-          `SELECT fingerprint, token, applied, reply_status, reply_type, reply_body, lease_until <= now() AS lease_expired
+          `SELECT fingerprint, token, applied, reply_status, reply_type, reply_body, reply_resume,
+                  lease_until <= now() AS lease_expired
            FROM idempotency_keys WHERE ${PK}`,
           base,
         );
@@ -115,12 +118,36 @@ export class IdempotencyRepository {
     );
   }
 
-  /** Keeps the attempt's reply for its retries. */
+  /** Keeps the attempt's reply for its retries (with what they wait for again, when it is a resumable 504). */
   keepReply(c: IdempotencyClaim, reply: StoredReply): Promise<void> {
     return outsideWriteScope(async () => {
       await this.db.query(
-        `UPDATE idempotency_keys SET reply_status = $5, reply_type = $6, reply_body = $7 WHERE ${PK} AND token = $4`,
-        [c.accountId, c.userId, c.key, c.token, reply.status, reply.contentType, reply.body],
+        `UPDATE idempotency_keys SET reply_status = $5, reply_type = $6, reply_body = $7, reply_resume = $8
+         WHERE ${PK} AND token = $4`,
+        [
+          c.accountId,
+          c.userId,
+          c.key,
+          c.token,
+          reply.status,
+          reply.contentType,
+          reply.body,
+          reply.resume ? JSON.stringify(reply.resume) : null,
+        ],
+      );
+    });
+  }
+
+  /**
+   * Replaces a resumable 504 with the answer a retry completed after the write's indexing ended; the first
+   * retry to finish wins (any other finished with the same facts).
+   */
+  keepResumed(owner: KeyOwner, key: string, reply: Omit<StoredReply, 'resume'>): Promise<void> {
+    return outsideWriteScope(async () => {
+      await this.db.query(
+        `UPDATE idempotency_keys SET reply_status = $4, reply_type = $5, reply_body = $6, reply_resume = NULL
+         WHERE ${PK} AND reply_resume IS NOT NULL`,
+        [owner.accountId, owner.userId, key, reply.status, reply.contentType, reply.body],
       );
     });
   }
@@ -157,7 +184,7 @@ export class IdempotencyRepository {
         `SELECT created_at::text AS created_at FROM (
            SELECT created_at,
                   row_number() OVER newest AS n,
-                  sum(coalesce(octet_length(reply_body), 0)) OVER newest AS bytes
+                  sum(coalesce(octet_length(reply_body), 0) + coalesce(octet_length(reply_resume), 0)) OVER newest AS bytes
            FROM idempotency_keys WHERE account_id = $1
            WINDOW newest AS (ORDER BY created_at DESC ROWS UNBOUNDED PRECEDING)
          ) k
@@ -182,5 +209,6 @@ export class IdempotencyRepository {
 
 function replyOf(r: KeyRow): StoredReply | null {
   if (r.reply_status === null) return null;
-  return { status: r.reply_status, contentType: r.reply_type ?? 'application/json', body: r.reply_body ?? '' };
+  const reply = { status: r.reply_status, contentType: r.reply_type ?? 'application/json', body: r.reply_body ?? '' };
+  return r.reply_resume ? { ...reply, resume: JSON.parse(r.reply_resume) as PendingIndexWait } : reply;
 }

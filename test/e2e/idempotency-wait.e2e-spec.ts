@@ -1,0 +1,181 @@
+import { createServer, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Db, STORE_DB } from '@app/store';
+import { fakeEmbeddingBody, startTestApp, storeModes, TestApp } from '@app/testing';
+
+// docs/limits-and-security.md, "A retry after a wait that ran out": a write that asked to wait for its indexing
+// and was answered 504 (stored, not yet indexed) is retried with its Idempotency-Key. The retry is not applied
+// again; it waits for the first attempt's indexing and, once that has ended, answers as the route would have,
+// instead of the 504 being replayed for the key's whole life.
+const ROOT = 'root-key-for-idempotency-wait-suite-01234';
+const NOTE = 'viking://resources/waits/journal.md';
+const DIM = 16;
+
+/** An OpenAI-protocol /embeddings server whose answers are held while `hold` is on, and sent on `release`. */
+async function startEmbeddings() {
+  let holding = false;
+  const held: Array<() => void> = [];
+  const server = createServer((req, res: ServerResponse) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const input = (JSON.parse(body) as { input: string[] }).input;
+      const answer = () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(fakeEmbeddingBody(input, DIM));
+      if (holding) held.push(answer);
+      else answer();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    hold: () => (holding = true),
+    held: () => held.length,
+    release: () => {
+      holding = false;
+      for (const answer of held.splice(0)) answer();
+    },
+    close: () => (server.closeAllConnections(), server.close()),
+  };
+}
+
+describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (store) => {
+  let app: TestApp;
+  let db: Db;
+  let embeddings: Awaited<ReturnType<typeof startEmbeddings>>;
+  let key = '';
+  const post = (path: string, body: unknown, idem: string) =>
+    app.request('POST', path, { key, body, headers: { 'idempotency-key': idem } });
+  const read = async (uri: string) =>
+    (await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(uri)}`, { key })).body.result as string;
+  const kept = async (idem: string) =>
+    (
+      await db.query<{ reply_status: number; reply_resume: string | null }>(
+        'SELECT reply_status, reply_resume FROM idempotency_keys WHERE idem_key = $1',
+        [idem],
+      )
+    ).rows[0];
+  /** Holds the provider until `sends` requests wait on it, so the route's wait runs out. */
+  const heldUntil = async (sends: number, ran: Promise<unknown>) => {
+    for (let i = 0; i < 200 && embeddings.held() < sends; i++) await new Promise((r) => setTimeout(r, 50));
+    return ran;
+  };
+
+  beforeAll(async () => {
+    embeddings = await startEmbeddings();
+    app = await startTestApp({
+      store,
+      rootApiKey: ROOT,
+      env: { EMBEDDING_BASE_URL: embeddings.url, EMBEDDING_MODEL: 'fake', EMBEDDING_DIM: String(DIM) },
+    });
+    db = app.nest.get<Db>(STORE_DB);
+    const a = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'acme', admin_user_id: 'alice' },
+    });
+    key = a.body.result.user_key;
+    const start = { uri: NOTE, content: 'start\n', mode: 'create', wait: true };
+    expect((await post('/api/v1/content/write', start, 'create-note')).status).toBe(200);
+  }, 120_000);
+  afterAll(async () => {
+    embeddings?.release();
+    await app?.close();
+    embeddings?.close();
+  });
+
+  it('waits again for an append whose wait ran out, answers as the write would have, and applies it once', async () => {
+    const append = { uri: NOTE, content: 'one\n', mode: 'append', wait: true, timeout: 1 };
+    embeddings.hold();
+    const first = await heldUntil(1, post('/api/v1/content/write', append, 'append-1'));
+    expect([first.status, first.body.error.code, first.body.error.details.stored]).toEqual([
+      504,
+      'DEADLINE_EXCEEDED',
+      true,
+    ]);
+    expect((await kept('append-1')).reply_resume).not.toBeNull();
+
+    // Still held: the retry waits its own second, then answers 504 again, applying nothing.
+    const early = await post('/api/v1/content/write', append, 'append-1');
+    expect([early.status, early.body.error.code]).toEqual([504, 'DEADLINE_EXCEEDED']);
+    expect(early.headers.get('idempotent-replayed')).toBe('true');
+    expect(await read(NOTE)).toBe('start\none\n');
+
+    embeddings.release();
+    const late = await post('/api/v1/content/write', append, 'append-1');
+    expect(late.status).toBe(200);
+    expect(late.headers.get('idempotent-replayed')).toBe('true');
+    expect(late.body.result).toMatchObject({
+      uri: NOTE,
+      mode: 'append',
+      written_bytes: 4,
+      content_updated: true,
+      vector_status: 'complete',
+      created: false,
+    });
+    expect(late.body.result.queue_status.Embedding).toMatchObject({ processed: 1, error_count: 0 });
+    // The answer replaced the 504: later retries replay it, byte for byte.
+    expect(await kept('append-1')).toEqual({ reply_status: 200, reply_resume: null });
+    const again = await post('/api/v1/content/write', append, 'append-1');
+    expect([again.status, again.text]).toEqual([200, late.text]);
+    expect(await read(NOTE)).toBe('start\none\n');
+    // Found by what it says, so its index is the one the answer reports.
+    const found = await app.request('POST', '/api/v1/search/find', { key, body: { query: 'one', limit: 5 } });
+    expect(found.body.result.resources.map((r: { uri: string }) => r.uri)).toContain(NOTE);
+  });
+
+  it('waits again for a batch-write (which waits by default) and a reindex, answering each route its own shape', async () => {
+    const batch = {
+      root_uri: 'viking://resources/waits',
+      operations: [
+        { uri: 'viking://resources/waits/a.md', content: 'alpha\n', mode: 'create' },
+        { uri: 'viking://resources/waits/b.md', content: 'beta\n', mode: 'create' },
+      ],
+      timeout: 1,
+    };
+    embeddings.hold();
+    const first = await heldUntil(1, post('/api/v1/content/batch-write', batch, 'batch-1'));
+    expect([first.status, first.body.error.code]).toEqual([504, 'DEADLINE_EXCEEDED']);
+    embeddings.release();
+    const late = await post('/api/v1/content/batch-write', batch, 'batch-1');
+    expect(late.status).toBe(200);
+    expect(late.body.result).toMatchObject({
+      root_uri: batch.root_uri,
+      created: batch.operations.map((o) => o.uri),
+      updated: [],
+      unchanged: [],
+      vector_status: 'complete',
+    });
+
+    const reindex = { uri: NOTE, wait: true, timeout: 1 };
+    embeddings.hold();
+    const slow = await heldUntil(1, post('/api/v1/content/reindex', reindex, 'reindex-1'));
+    expect([slow.status, slow.body.error.code]).toEqual([504, 'DEADLINE_EXCEEDED']);
+    embeddings.release();
+    const done = await post('/api/v1/content/reindex', reindex, 'reindex-1');
+    expect(done.status).toBe(200);
+    expect(done.body.result).toMatchObject({
+      uri: NOTE,
+      status: 'completed',
+      object_type: 'file',
+      scanned_records: 1,
+      rebuilt_records: 1,
+      failed_records: 0,
+      warnings: [],
+    });
+    // Its duration is the rebuild's, from the first attempt's start to the end the retry saw.
+    expect(done.body.result.duration_ms).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('replays a 504 that stored nothing to wait for as it is (no write was applied, nothing is resumed)', async () => {
+    // A wait that ran out before anything was stored does not exist: a refusal frees the key. A write that
+    // did not ask to wait answers at once; its kept reply has nothing to resume.
+    const quick = { uri: 'viking://resources/waits/quick.md', content: 'quick\n', mode: 'create' };
+    embeddings.hold();
+    const first = await post('/api/v1/content/write', quick, 'quick-1');
+    expect([first.status, first.body.result.vector_status]).toEqual([200, 'queued']);
+    expect((await kept('quick-1')).reply_resume).toBeNull();
+    embeddings.release();
+    const again = await post('/api/v1/content/write', quick, 'quick-1');
+    expect([again.status, again.text]).toEqual([200, first.text]);
+  });
+});
