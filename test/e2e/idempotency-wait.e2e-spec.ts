@@ -56,7 +56,7 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
       )
     ).rows[0];
   /** Holds the provider until `sends` requests wait on it, so the route's wait runs out. */
-  const heldUntil = async (sends: number, ran: Promise<unknown>) => {
+  const heldUntil = async <T>(sends: number, ran: Promise<T>): Promise<T> => {
     for (let i = 0; i < 200 && embeddings.held() < sends; i++) await new Promise((r) => setTimeout(r, 50));
     return ran;
   };

@@ -1,5 +1,19 @@
-import type { PendingIndexWait } from '@app/kernel';
-import type { IndexOutcome } from './index-dispatch.service';
+import type { PendingIndexWait, StageTimings } from '@app/kernel';
+
+/** How the index work of a set of writes ended, as the content routes report it. */
+export interface IndexOutcome {
+  status: 'complete' | 'failed';
+  /** What became of the directory summaries (`deferred`: coalesced into a refresh moments away). */
+  directories: 'complete' | 'deferred' | 'skipped';
+  indexed: number;
+  /** Failed attempts, later retried, of the entries' jobs that completed. */
+  requeued: number;
+  /** Nodes named by the entries whose job failed. */
+  failedNodes: number;
+  errors: string[];
+  /** The completed jobs' worker stage times, summed (metrics only). */
+  stages: StageTimings;
+}
 
 /** The index fields of a write that changed nothing: nothing to index. */
 export const NOT_INDEXED = { semantic_status: 'skipped', vector_status: 'skipped', queue_status: null };
@@ -7,7 +21,7 @@ export const NOT_INDEXED = { semantic_status: 'skipped', vector_status: 'skipped
 /** The index fields of a write whose indexing was not waited for. */
 export const QUEUED = { semantic_status: 'queued', vector_status: 'queued', queue_status: null };
 
-/** Failed reasons a reindex answer carries at most. */
+/** Failure reasons a reindex answer carries at most. */
 const MAX_REINDEX_WARNINGS = 20;
 
 /** What became of the directory summaries (`deferred`: they include the nodes within the summary interval). */

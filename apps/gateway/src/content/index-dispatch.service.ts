@@ -1,38 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { IndexJob, IndexResult } from '@app/contracts';
-import {
-  KernelError,
-  KernelErrorCode,
-  PendingIndexEntry,
-  PendingIndexWait,
-  StageTimer,
-  StageTimings,
-} from '@app/kernel';
+import { KernelError, KernelErrorCode, PendingIndexEntry, PendingIndexWait, StageTimer } from '@app/kernel';
 import { IndexClient } from '@app/queue';
 import { notePendingWait, OutboxRepository } from '@app/store';
-import { answerAfterIndex } from './index-answers';
+import { answerAfterIndex, IndexOutcome } from './index-answers';
 
 /** An outbox entry after the writer's attempt to enqueue it. */
 export interface Dispatched {
   job: IndexJob;
   /** Null when the queue was unreachable: the relay enqueues the entry once it is back. */
   jobId: string | null;
-}
-
-/** How the index work of a set of writes ended, as the content routes report it. */
-export interface IndexOutcome {
-  status: 'complete' | 'failed';
-  /** What became of the directory summaries (`deferred`: coalesced into a refresh moments away). */
-  directories: 'complete' | 'deferred' | 'skipped';
-  indexed: number;
-  /** Failed attempts, later retried, of the entries' jobs that completed. */
-  requeued: number;
-  /** Nodes named by the entries whose job failed. */
-  failedNodes: number;
-  errors: string[];
-  /** The completed jobs' worker stage times, summed (metrics only). */
-  stages: StageTimings;
 }
 
 const POLL_MS = 250;
