@@ -99,7 +99,7 @@ export const Idempotent = () =>
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write\'s indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S.',
+        "Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S.",
       schema: { type: 'string', minLength: 1 },
     }),
     ApiErrors(409, 422),
