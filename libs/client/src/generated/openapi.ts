@@ -3473,7 +3473,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3597,7 +3597,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3721,7 +3721,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4223,7 +4223,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4538,7 +4538,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4633,7 +4633,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4802,7 +4802,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4924,7 +4924,7 @@ export interface operations {
                 wait?: boolean;
             };
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5478,7 +5478,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5641,7 +5641,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5716,7 +5716,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5867,7 +5867,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5973,7 +5973,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6079,7 +6079,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6194,7 +6194,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6287,7 +6287,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6980,7 +6980,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`). Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
+                /** @description Applies a retried request at most once: a retry with the same key and request gets the first reply again (`Idempotent-Replayed: true`); after a 504 whose write was stored (`details.stored`), the retry waits for that write's indexing again and answers as the write would have. Printable ASCII; kept MUNINN_IDEMPOTENCY_TTL_S. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
