@@ -66,7 +66,13 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
     app = await startTestApp({
       store,
       rootApiKey: ROOT,
-      env: { EMBEDDING_BASE_URL: embeddings.url, EMBEDDING_MODEL: 'fake', EMBEDDING_DIM: String(DIM) },
+      env: {
+        EMBEDDING_BASE_URL: embeddings.url,
+        EMBEDDING_MODEL: 'fake',
+        EMBEDDING_DIM: String(DIM),
+        // DELETE /fs has no `timeout` of its own: its wait is the deployment's.
+        MUNINN_WRITE_WAIT_MS: '2000',
+      },
     });
     db = app.nest.get<Db>(STORE_DB);
     const a = await app.request('POST', '/api/v1/admin/accounts', {
@@ -164,6 +170,30 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
     });
     // Its duration is the rebuild's, from the first attempt's start to the end the retry saw.
     expect(done.body.result.duration_ms).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('waits again for a recursive delete whose wait ran out (the summary of the directory that held it)', async () => {
+    const dir = 'viking://resources/waits/old';
+    const create = { uri: `${dir}/gone.md`, content: 'gone soon\n', mode: 'create', wait: true, timeout: 10 };
+    expect((await post('/api/v1/content/write', create, 'create-gone')).status).toBe(200);
+    const del = () =>
+      app.request('DELETE', `/api/v1/fs?uri=${encodeURIComponent(dir)}&recursive=true&wait=true`, {
+        key,
+        headers: { 'idempotency-key': 'delete-1' },
+      });
+    embeddings.hold();
+    const first = await heldUntil(1, del());
+    expect([first.status, first.body.error.code, first.body.error.details.stored]).toEqual([
+      504,
+      'DEADLINE_EXCEEDED',
+      true,
+    ]);
+    embeddings.release();
+    const late = await del();
+    expect(late.status).toBe(200);
+    expect(late.body.result).toMatchObject({ uri: dir, estimated_deleted_count: 2, semantic_status: 'complete' });
+    expect(late.body.result.queue_status.Semantic).toMatchObject({ processed: 1, error_count: 0 });
+    expect((await del()).text).toBe(late.text);
   });
 
   it('replays a 504 that stored nothing to wait for as it is (no write was applied, nothing is resumed)', async () => {
