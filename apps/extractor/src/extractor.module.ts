@@ -8,6 +8,7 @@ import { ExtractProcessor } from './extract/extract.processor';
 import { ExtractService } from './extract/extract.service';
 import { IdleCommitProcessor } from './extract/idle-commit.processor';
 import { IdleCommitService } from './extract/idle-commit.service';
+import { IdleRelayService } from './extract/idle-relay.service';
 import { ManualExtractProcessor } from './extract/manual-extract.processor';
 import { MemoryExtractor } from './extract/memory-extractor';
 import { TaskRelayService } from './extract/task-relay.service';
@@ -31,6 +32,7 @@ export class ExtractorModule {
         TaskRelayService,
         IdleCommitService,
         IdleCommitProcessor,
+        IdleRelayService,
         inProcessConsumer(QueueName.SessionIdle, IdleCommitProcessor),
         ManualExtractProcessor,
         inProcessConsumer(QueueName.SessionExtract, ManualExtractProcessor),

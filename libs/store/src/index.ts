@@ -18,6 +18,7 @@ export * from './repositories/scope';
 export * from './repositories/session.repository';
 export * from './repositories/session-archive.repository';
 export * from './repositories/session-task.repository';
+export * from './repositories/session-idle-check.repository';
 export * from './repositories/session-usage.repository';
 export * from './repositories/session-tool-result.repository';
 export * from './store.module';

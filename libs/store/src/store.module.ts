@@ -17,6 +17,7 @@ import { OutboxRepository } from './repositories/outbox';
 import { SessionRepository } from './repositories/session.repository';
 import { SessionArchiveRepository } from './repositories/session-archive.repository';
 import { SessionTaskRepository } from './repositories/session-task.repository';
+import { SessionIdleCheckRepository } from './repositories/session-idle-check.repository';
 import { SessionUsageRepository } from './repositories/session-usage.repository';
 import { SessionToolResultRepository } from './repositories/session-tool-result.repository';
 import { UploadTokenRepository } from './repositories/upload-token.repository';
@@ -91,6 +92,11 @@ export const STORE_DB = Symbol('STORE_DB');
         }),
     },
     {
+      provide: SessionIdleCheckRepository,
+      inject: [STORE_DB],
+      useFactory: (db: Db) => new SessionIdleCheckRepository(db),
+    },
+    {
       provide: SessionUsageRepository,
       inject: [STORE_DB, APP_CONFIG],
       useFactory: (db: Db, cfg: AppConfig) =>
@@ -155,6 +161,7 @@ export const STORE_DB = Symbol('STORE_DB');
     SessionRepository,
     SessionArchiveRepository,
     SessionTaskRepository,
+    SessionIdleCheckRepository,
     SessionUsageRepository,
     SessionToolResultRepository,
     UploadTokenRepository,

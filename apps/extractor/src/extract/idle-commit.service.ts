@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { QueueName, SessionIdleJob, SessionIdleResult } from '@app/contracts';
 import { Identity, idleCommitWait, storedPolicy } from '@app/kernel';
 import { JobBus, sessionIdleKey } from '@app/queue';
-import { SessionArchiveRepository, SessionRepository, SessionTaskRepository } from '@app/store';
+import {
+  SessionArchiveRepository,
+  SessionIdleCheckRepository,
+  SessionRepository,
+  SessionTaskRepository,
+} from '@app/store';
 
 /** While a commit of the session is still running, an idle-due session is looked at again this much later. */
 const BUSY_RETRY_MS = 30_000;
@@ -20,13 +25,28 @@ export class IdleCommitService {
     private readonly sessions: SessionRepository,
     private readonly archives: SessionArchiveRepository,
     private readonly tasks: SessionTaskRepository,
+    private readonly checks: SessionIdleCheckRepository,
     private readonly bus: JobBus,
   ) {}
 
+  /**
+   * One check, and what it leaves for the idle relay: the due time of the check it scheduled, or nothing to
+   * wait for (committed, or nothing to commit), so a check lost from here on is asked for again.
+   */
   async run(job: SessionIdleJob): Promise<SessionIdleResult> {
+    const outcome = await this.check(job);
+    if (outcome.seen !== null) await this.checks.checked(job, outcome.nextAtMs, outcome.seen);
+    return outcome.result;
+  }
+
+  /** The check's result, its next due time, and the last message it saw (null: no session). */
+  private async check(
+    job: SessionIdleJob,
+  ): Promise<{ result: SessionIdleResult; nextAtMs: number | null; seen: string | null }> {
     const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
     const s = await this.sessions.find(identity, job.sessionId);
-    if (!s) return { status: 'skipped' };
+    if (!s) return { result: { status: 'skipped' }, nextAtMs: null, seen: null };
+    const seen = s.last_message_at;
     const ms = (iso: string) => (iso ? Date.parse(iso) : null);
     const now = Date.now();
     const wait = idleCommitWait(
@@ -40,12 +60,12 @@ export class IdleCommitService {
       },
       now,
     );
-    if (wait === null) return { status: 'skipped' };
+    if (wait === null) return { result: { status: 'skipped' }, nextAtMs: null, seen };
     const busy = wait <= 0 && (await this.tasks.inFlight(identity, job.sessionId));
     if (wait > 0 || busy) {
       const delayMs = wait > 0 ? wait : BUSY_RETRY_MS;
       await this.bus.enqueue(QueueName.SessionIdle, job, { delayMs, jobId: `${sessionIdleKey(job)}-${now + delayMs}` });
-      return { status: 'rescheduled' };
+      return { result: { status: 'rescheduled' }, nextAtMs: now + delayMs, seen };
     }
     await this.archives.commit(
       identity,
@@ -53,6 +73,6 @@ export class IdleCommitService {
       { keepRecentCount: 0, persistKeep: false, auto: true, eventTags: null },
       (j) => this.bus.enqueue(QueueName.Extract, j, { jobId: j.taskId }),
     );
-    return { status: 'committed' };
+    return { result: { status: 'committed' }, nextAtMs: null, seen };
   }
 }

@@ -126,7 +126,8 @@ export class AccountImportService {
   /**
    * Imported sessions with live messages and an idle policy get their idle check, as a message write
    * schedules it (docs/sessions.md "Automatic commit"); the check waits out what is left of the idle time.
-   * Not scheduled, a session would idle-commit only after its next message.
+   * One that cannot be enqueued is asked for by the extractor's idle relay: the session's due time was stored
+   * with its messages.
    */
   private async scheduleIdle(accountId: string, sessions: IdleSession[]): Promise<void> {
     for (const s of sessions) {

@@ -20,6 +20,7 @@ import { IMPORT_HEARTBEAT_MIGRATION } from './import-heartbeat.migration';
 import { EXTRACT_PROGRESS_MIGRATION } from './extract-progress.migration';
 import { INDEX_RUNS_MIGRATION } from './index-runs.migration';
 import { IDEMPOTENCY_RESUME_MIGRATION } from './idempotency-resume.migration';
+import { SESSION_IDLE_CHECK_MIGRATION } from './session-idle-check.migration';
 
 export type { Migration } from './migration';
 
@@ -197,4 +198,5 @@ GROUP BY account_id, chunk;
   EXTRACT_PROGRESS_MIGRATION,
   INDEX_RUNS_MIGRATION,
   IDEMPOTENCY_RESUME_MIGRATION,
+  SESSION_IDLE_CHECK_MIGRATION,
 ];

@@ -19,6 +19,7 @@ import { hashKey, ImportProgress, newUserKey, UserRole } from './identity.reposi
 import { abandonedImportSql, IMPORT_SUSPENSION_REASON } from './import-suspension';
 import { ensureDirectories, writeNodes, WriteOptions } from './node-write';
 import { insertOutbox } from './outbox';
+import { idleCheckAfter } from './session-idle-check.repository';
 
 export { IMPORT_SUSPENSION_REASON } from './import-suspension';
 
@@ -244,7 +245,8 @@ export class AccountImportRepository {
     await this.db.transaction(async (tx) => {
       await tx.query(
         `UPDATE sessions SET total_message_count = $4, pending_tokens = $5, last_message_at = $6::timestamptz,
-           updated_at = $7::timestamptz
+           updated_at = $7::timestamptz,
+           idle_check_at = CASE WHEN $5 > 0 THEN ${idleCheckAfter('$6::timestamptz')} END
          WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
         [
           ...owner,

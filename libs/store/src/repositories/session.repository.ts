@@ -11,6 +11,7 @@ import {
 import { Db } from '../db/db.port';
 import { AccountQuota, enforceQuota, quotaExceeded, readOwnLimits } from './account-usage';
 import { retentionMessage } from './session-archive.repository';
+import { idleCheckAfter } from './session-idle-check.repository';
 import { deleteSessionFiles } from './session-files';
 import { insertToolResults, NewToolResult } from './session-tool-result.repository';
 import {
@@ -242,7 +243,7 @@ export class SessionRepository {
         min_raw_tail_steps: number;
       }>(
         `UPDATE sessions SET total_message_count = total_message_count + $4, pending_tokens = pending_tokens + $5,
-           updated_at = now(), last_message_at = now()
+           updated_at = now(), last_message_at = now(), idle_check_at = ${idleCheckAfter('now()')}
          WHERE account_id = $1 AND user_id = $2 AND session_id = $3
          RETURNING total_message_count, retention_mode, keep_recent_turn_count, retained_message_token_budget, min_raw_tail_steps`,
         [identity.accountId, identity.userId, sessionId, msgs.length, tokens],

@@ -1,0 +1,108 @@
+import { Queue } from 'bullmq';
+import { redisOptions } from '@app/queue';
+import { Db, STORE_DB } from '@app/store';
+import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
+
+// docs/sessions.md, "Idle commits": a session's idle check is a delayed queue job; when that job is lost (never
+// enqueued while the queue was away, gone with Redis, failed at its stall limit), the session's last messages
+// would wait for a next message that may never come. Its due time is kept with the session, and the extractor's
+// idle relay asks for the check again.
+const ROOT = 'root-key-for-idle-relay-suite-0123456789';
+
+describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
+  let app: TestApp;
+  let db: Db;
+  let idleQueue: Queue;
+  let key = '';
+  const call = (method: string, path: string, body?: unknown) => app.request(method, path, { key, body });
+  /** The session's idle check due time, in ms (null: none due). */
+  const dueAt = async (session: string) => {
+    const { rows } = await db.query<{ at: Date | string | null }>(
+      'SELECT idle_check_at AS at FROM sessions WHERE session_id = $1',
+      [session],
+    );
+    const at = rows[0]?.at ?? null;
+    return at === null ? null : new Date(at).getTime();
+  };
+  /** Removes the session's waiting idle check from the queue, as a queue that lost it would have. */
+  const loseCheck = async (session: string) => {
+    const job = await eventually(
+      async () => (await idleQueue.getJobs(['delayed', 'waiting'])).find((j) => j.data.sessionId === session) ?? null,
+      { ms: 10_000, pollMs: 50 },
+    );
+    await job.remove();
+    expect((await idleQueue.getJobs(['delayed', 'waiting'])).filter((j) => j.data.sessionId === session)).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    // The relay runs every grace (500 ms) and takes checks overdue by three graces.
+    app = await startTestApp({ store, rootApiKey: ROOT, env: { MUNINN_OUTBOX_GRACE_MS: '500' } });
+    db = app.nest.get<Db>(STORE_DB);
+    const a = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'acme', admin_user_id: 'alice' },
+    });
+    key = a.body.result.user_key;
+    idleQueue = new Queue('session-idle', {
+      connection: redisOptions(process.env.REDIS_URL ?? ''),
+      prefix: app.config.queues.prefix,
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await idleQueue?.close();
+    await app?.close();
+  });
+
+  it('commits an idle session whose check the queue lost, and then waits for nothing more', async () => {
+    const policy = { idle_timeout_seconds: 1, keep_recent_count: 5 };
+    await call('POST', '/api/v1/sessions', { session_id: 'lost', auto_commit_policy: policy });
+    const before = Date.now();
+    await call('POST', '/api/v1/sessions/lost/messages', { role: 'user', content: 'I moved to Lisbon in May.' });
+    // The due time is written with the message: its idle timeout after it.
+    const due = (await dueAt('lost'))!;
+    expect(due).toBeGreaterThanOrEqual(before + 1000 - 50);
+    expect(due).toBeLessThan(Date.now() + 1000 + 50);
+    await loseCheck('lost');
+    // Below every threshold and inside the keep window: only the idle check can commit this, and its job is gone.
+    const meta = await eventually(
+      async () => {
+        const m = (await call('GET', '/api/v1/sessions/lost')).body.result;
+        return m.commit_count === 1 ? m : null;
+      },
+      { ms: 30_000, pollMs: 200 },
+    );
+    expect(meta).toMatchObject({ message_count: 0, pending_tokens: 0 });
+    // The check that committed it leaves nothing due: the relay does not ask again.
+    await eventually(async () => (await dueAt('lost')) === null, { ms: 10_000, pollMs: 100 });
+  });
+
+  it('keeps a later due time a new message set, and clears the due time of a session with nothing to commit', async () => {
+    const policy = { idle_timeout_seconds: 3600 };
+    await call('POST', '/api/v1/sessions', { session_id: 'chatty', auto_commit_policy: policy });
+    await call('POST', '/api/v1/sessions/chatty/messages', { role: 'user', content: 'first' });
+    const first = (await dueAt('chatty'))!;
+    await new Promise((r) => setTimeout(r, 20));
+    await call('POST', '/api/v1/sessions/chatty/messages', { role: 'user', content: 'second' });
+    expect((await dueAt('chatty'))!).toBeGreaterThan(first);
+    // Committed by hand, and its check (an hour away) lost and made due now: the check the relay asks for finds
+    // nothing to commit and clears the due time. (While a check still waits in the queue, the relay's request
+    // coalesces into it.)
+    expect((await call('POST', '/api/v1/sessions/chatty/commit', {})).status).toBe(200);
+    await eventually(async () => (await call('GET', '/api/v1/sessions/chatty')).body.result.pending_tokens === 0, {
+      ms: 10_000,
+      pollMs: 100,
+    });
+    await loseCheck('chatty');
+    await db.query(`UPDATE sessions SET idle_check_at = now() - interval '1 minute' WHERE session_id = 'chatty'`);
+    await eventually(async () => (await dueAt('chatty')) === null, { ms: 15_000, pollMs: 100 });
+  });
+
+  it('sets no due time for a session without an idle timeout', async () => {
+    await call('POST', '/api/v1/sessions', { session_id: 'plain', auto_commit_policy: { idle_timeout_seconds: 0 } });
+    await call('POST', '/api/v1/sessions', { session_id: 'manual', auto_commit_policy: null });
+    for (const id of ['plain', 'manual']) {
+      await call('POST', `/api/v1/sessions/${id}/messages`, { role: 'user', content: 'hello' });
+      expect(await dueAt(id)).toBeNull();
+    }
+  });
+});
