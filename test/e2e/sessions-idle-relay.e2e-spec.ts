@@ -97,6 +97,23 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     await eventually(async () => (await dueAt('chatty')) === null, { ms: 15_000, pollMs: 100 });
   });
 
+  it('commits messages written before an idle policy was set, once idle (no check was ever scheduled for them)', async () => {
+    await call('POST', '/api/v1/sessions', { session_id: 'late', auto_commit_policy: null });
+    await call('POST', '/api/v1/sessions/late/messages', { role: 'user', content: 'We adopted a cat named Miso.' });
+    expect(await dueAt('late')).toBeNull();
+    const policy = { auto_commit_policy: { idle_timeout_seconds: 1, keep_recent_count: 5 } };
+    expect((await call('PATCH', '/api/v1/sessions/late/config', policy)).status).toBe(200);
+    expect(await dueAt('late')).not.toBeNull();
+    const meta = await eventually(
+      async () => {
+        const m = (await call('GET', '/api/v1/sessions/late')).body.result;
+        return m.commit_count === 1 ? m : null;
+      },
+      { ms: 30_000, pollMs: 200 },
+    );
+    expect(meta).toMatchObject({ message_count: 0, pending_tokens: 0 });
+  });
+
   it('sets no due time for a session without an idle timeout', async () => {
     await call('POST', '/api/v1/sessions', { session_id: 'plain', auto_commit_policy: { idle_timeout_seconds: 0 } });
     await call('POST', '/api/v1/sessions', { session_id: 'manual', auto_commit_policy: null });

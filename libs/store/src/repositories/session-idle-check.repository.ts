@@ -2,12 +2,13 @@ import { SessionIdleJob } from '@app/contracts';
 import { Db } from '../db/db.port';
 
 /**
- * When a session's idle check falls due after a message at `at` (an SQL timestamp expression), read from the
- * row's own policy; NULL without an idle timeout. Used inside the statements that set `last_message_at`.
+ * When a session's idle check falls due after a message at `at` (an SQL timestamp expression), read from its
+ * policy (`policy`, an SQL jsonb expression: the row's own unless a statement replaces it); NULL without an idle
+ * timeout. Used inside the statements that set `last_message_at` or the policy.
  */
-export function idleCheckAfter(at: string): string {
-  const idle = `auto_commit_policy->>'idle_timeout_seconds'`;
-  return `CASE WHEN jsonb_typeof(auto_commit_policy->'idle_timeout_seconds') = 'number' AND (${idle})::numeric > 0
+export function idleCheckAfter(at: string, policy = 'auto_commit_policy'): string {
+  const idle = `(${policy})->>'idle_timeout_seconds'`;
+  return `CASE WHEN jsonb_typeof((${policy})->'idle_timeout_seconds') = 'number' AND (${idle})::numeric > 0
     THEN ${at} + (${idle})::numeric * interval '1 second' END`;
 }
 

@@ -189,7 +189,11 @@ export class SessionRepository {
     });
   }
 
-  /** Replaces the policy and/or event tags (undefined: keep). */
+  /**
+   * Replaces the policy and/or event tags (undefined: keep). A new policy on a session with uncommitted messages
+   * sets its idle check's due time from its last message, so the extractor's idle relay asks for the check the
+   * policy now wants (docs/sessions.md, "Idle commits").
+   */
   async updateConfig(
     identity: Identity,
     sessionId: string,
@@ -198,7 +202,9 @@ export class SessionRepository {
     const { rowCount } = await this.db.query(
       `UPDATE sessions SET updated_at = now(),
          auto_commit_policy = CASE WHEN $4 THEN $5::jsonb ELSE auto_commit_policy END,
-         event_tags = COALESCE($6, event_tags)
+         event_tags = COALESCE($6, event_tags),
+         idle_check_at = CASE WHEN $4 AND pending_tokens > 0 AND last_message_at IS NOT NULL
+           THEN ${idleCheckAfter('last_message_at', '$5::jsonb')} ELSE idle_check_at END
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
       [
         identity.accountId,
