@@ -24,6 +24,15 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     const at = rows[0]?.at ?? null;
     return at === null ? null : new Date(at).getTime();
   };
+  /** The session once it has been committed once (everything archived, with these policies). */
+  const committedOnce = (session: string) =>
+    eventually(
+      async () => {
+        const m = (await call('GET', `/api/v1/sessions/${session}`)).body.result;
+        return m.commit_count === 1 ? m : null;
+      },
+      { ms: 30_000, pollMs: 200 },
+    );
   /** Removes the session's waiting idle check from the queue, as a queue that lost it would have. */
   const loseCheck = async (session: string) => {
     const job = await eventually(
@@ -64,14 +73,7 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     expect(due).toBeLessThan(Date.now() + 1000 + 50);
     await loseCheck('lost');
     // Below every threshold and inside the keep window: only the idle check can commit this, and its job is gone.
-    const meta = await eventually(
-      async () => {
-        const m = (await call('GET', '/api/v1/sessions/lost')).body.result;
-        return m.commit_count === 1 ? m : null;
-      },
-      { ms: 30_000, pollMs: 200 },
-    );
-    expect(meta).toMatchObject({ message_count: 0, pending_tokens: 0 });
+    expect(await committedOnce('lost')).toMatchObject({ message_count: 0, pending_tokens: 0 });
     // The check that committed it leaves nothing due: the relay does not ask again.
     await eventually(async () => (await dueAt('lost')) === null, { ms: 10_000, pollMs: 100 });
   });
@@ -104,14 +106,7 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     const policy = { auto_commit_policy: { idle_timeout_seconds: 1, keep_recent_count: 5 } };
     expect((await call('PATCH', '/api/v1/sessions/late/config', policy)).status).toBe(200);
     expect(await dueAt('late')).not.toBeNull();
-    const meta = await eventually(
-      async () => {
-        const m = (await call('GET', '/api/v1/sessions/late')).body.result;
-        return m.commit_count === 1 ? m : null;
-      },
-      { ms: 30_000, pollMs: 200 },
-    );
-    expect(meta).toMatchObject({ message_count: 0, pending_tokens: 0 });
+    expect(await committedOnce('late')).toMatchObject({ message_count: 0, pending_tokens: 0 });
   });
 
   it('sets no due time for a session without an idle timeout', async () => {
