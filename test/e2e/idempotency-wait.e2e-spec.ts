@@ -196,6 +196,17 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
     expect((await del()).text).toBe(late.text);
   });
 
+  it('replays a kept 504 whose resume this version cannot read as it is, never a 500', async () => {
+    const w = { uri: 'viking://resources/waits/odd.md', content: 'odd\n', mode: 'create', wait: true, timeout: 1 };
+    embeddings.hold();
+    const first = await heldUntil(1, post('/api/v1/content/write', w, 'odd-1'));
+    expect(first.status).toBe(504);
+    await db.query(`UPDATE idempotency_keys SET reply_resume = '{"entries": 3' WHERE idem_key = 'odd-1'`);
+    const again = await post('/api/v1/content/write', w, 'odd-1');
+    expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([504, first.text, 'true']);
+    embeddings.release();
+  });
+
   it('replays a 504 that stored nothing to wait for as it is (no write was applied, nothing is resumed)', async () => {
     // A wait that ran out before anything was stored does not exist: a refusal frees the key. A write that
     // did not ask to wait answers at once; its kept reply has nothing to resume.

@@ -210,5 +210,16 @@ export class IdempotencyRepository {
 function replyOf(r: KeyRow): StoredReply | null {
   if (r.reply_status === null) return null;
   const reply = { status: r.reply_status, contentType: r.reply_type ?? 'application/json', body: r.reply_body ?? '' };
-  return r.reply_resume ? { ...reply, resume: JSON.parse(r.reply_resume) as PendingIndexWait } : reply;
+  const resume = r.reply_resume ? resumeOf(r.reply_resume) : null;
+  return resume ? { ...reply, resume } : reply;
+}
+
+/** What a kept 504's retries wait for; a value this version cannot read leaves the 504 a plain replay. */
+function resumeOf(text: string): PendingIndexWait | null {
+  try {
+    const w = JSON.parse(text) as PendingIndexWait;
+    return Array.isArray(w?.entries) && typeof w.answer === 'object' && w.answer !== null ? w : null;
+  } catch {
+    return null;
+  }
 }
