@@ -24,9 +24,9 @@ export class SessionIdleCheckRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Claims up to `limit` sessions whose check is overdue by `overdueMs`, hands their jobs to `enqueue` (inside
-   * the claim, so a failed enqueue claims nothing), and moves their due time `retryMs` on: a check that is lost
-   * again is asked for again then. Rows another relay holds are skipped.
+   * Claims up to `limit` sessions whose check is overdue by `overdueMs` and moves their due time `retryMs` on, in
+   * one statement (rows another relay holds are skipped), then hands their jobs to `enqueue`: no row stays locked
+   * while the queue is called, and a check whose enqueue fails, or that is lost again, is claimed again then.
    */
   async claimOverdue(
     limit: number,
@@ -34,23 +34,18 @@ export class SessionIdleCheckRepository {
     retryMs: number,
     enqueue: (jobs: SessionIdleJob[]) => Promise<void>,
   ): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ account_id: string; user_id: string; session_id: string }>(
-        `SELECT account_id, user_id, session_id FROM sessions
+    const { rows } = await this.db.query<{ account_id: string; user_id: string; session_id: string }>(
+      `UPDATE sessions SET idle_check_at = now() + $3 * interval '1 millisecond'
+       WHERE (account_id, user_id, session_id) IN (
+         SELECT account_id, user_id, session_id FROM sessions
          WHERE idle_check_at <= now() - $2 * interval '1 millisecond'
-         ORDER BY idle_check_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit, overdueMs],
-      );
-      if (rows.length === 0) return 0;
+         ORDER BY idle_check_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING account_id, user_id, session_id`,
+      [limit, overdueMs, retryMs],
+    );
+    if (rows.length > 0)
       await enqueue(rows.map((r) => ({ accountId: r.account_id, userId: r.user_id, sessionId: r.session_id })));
-      await tx.query(
-        `UPDATE sessions s SET idle_check_at = now() + $4 * interval '1 millisecond'
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS k(account_id, user_id, session_id)
-         WHERE s.account_id = k.account_id AND s.user_id = k.user_id AND s.session_id = k.session_id`,
-        [rows.map((r) => r.account_id), rows.map((r) => r.user_id), rows.map((r) => r.session_id), retryMs],
-      );
-      return rows.length;
-    });
+    return rows.length;
   }
 
   /**
