@@ -1,7 +1,7 @@
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Db, STORE_DB } from '@app/store';
-import { fakeEmbeddingBody, startTestApp, storeModes, TestApp } from '@app/testing';
+import { fakeEmbeddingBody, startTestApp, storeModes, TestApp, TestResponse } from '@app/testing';
 
 // docs/limits-and-security.md, "A retry after a wait that ran out": a write that asked to wait for its indexing
 // and was answered 504 (stored, not yet indexed) is retried with its Idempotency-Key. The retry is not applied
@@ -60,6 +60,17 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
     for (let i = 0; i < 200 && embeddings.held() < sends; i++) await new Promise((r) => setTimeout(r, 50));
     return ran;
   };
+  /** Sends a waiting write while the provider holds: its wait runs out, 504 with the write stored. */
+  const ranOut = async (send: () => Promise<TestResponse>) => {
+    embeddings.hold();
+    const first = await heldUntil(1, send());
+    expect([first.status, first.body.error.code, first.body.error.details.stored]).toEqual([
+      504,
+      'DEADLINE_EXCEEDED',
+      true,
+    ]);
+    return first;
+  };
 
   beforeAll(async () => {
     embeddings = await startEmbeddings();
@@ -91,13 +102,7 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
 
   it('waits again for an append whose wait ran out, answers as the write would have, and applies it once', async () => {
     const append = { uri: NOTE, content: 'one\n', mode: 'append', wait: true, timeout: 1 };
-    embeddings.hold();
-    const first = await heldUntil(1, post('/api/v1/content/write', append, 'append-1'));
-    expect([first.status, first.body.error.code, first.body.error.details.stored]).toEqual([
-      504,
-      'DEADLINE_EXCEEDED',
-      true,
-    ]);
+    await ranOut(() => post('/api/v1/content/write', append, 'append-1'));
     expect((await kept('append-1')).reply_resume).not.toBeNull();
 
     // Still held: the retry waits its own second, then answers 504 again, applying nothing.
@@ -138,9 +143,7 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
       ],
       timeout: 1,
     };
-    embeddings.hold();
-    const first = await heldUntil(1, post('/api/v1/content/batch-write', batch, 'batch-1'));
-    expect([first.status, first.body.error.code]).toEqual([504, 'DEADLINE_EXCEEDED']);
+    await ranOut(() => post('/api/v1/content/batch-write', batch, 'batch-1'));
     embeddings.release();
     const late = await post('/api/v1/content/batch-write', batch, 'batch-1');
     expect(late.status).toBe(200);
@@ -153,9 +156,7 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
     });
 
     const reindex = { uri: NOTE, wait: true, timeout: 1 };
-    embeddings.hold();
-    const slow = await heldUntil(1, post('/api/v1/content/reindex', reindex, 'reindex-1'));
-    expect([slow.status, slow.body.error.code]).toEqual([504, 'DEADLINE_EXCEEDED']);
+    await ranOut(() => post('/api/v1/content/reindex', reindex, 'reindex-1'));
     embeddings.release();
     const done = await post('/api/v1/content/reindex', reindex, 'reindex-1');
     expect(done.status).toBe(200);
@@ -181,13 +182,7 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
         key,
         headers: { 'idempotency-key': 'delete-1' },
       });
-    embeddings.hold();
-    const first = await heldUntil(1, del());
-    expect([first.status, first.body.error.code, first.body.error.details.stored]).toEqual([
-      504,
-      'DEADLINE_EXCEEDED',
-      true,
-    ]);
+    await ranOut(del);
     embeddings.release();
     const late = await del();
     expect(late.status).toBe(200);
@@ -198,9 +193,7 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
 
   it('replays a kept 504 whose resume this version cannot read as it is, never a 500', async () => {
     const w = { uri: 'viking://resources/waits/odd.md', content: 'odd\n', mode: 'create', wait: true, timeout: 1 };
-    embeddings.hold();
-    const first = await heldUntil(1, post('/api/v1/content/write', w, 'odd-1'));
-    expect(first.status).toBe(504);
+    const first = await ranOut(() => post('/api/v1/content/write', w, 'odd-1'));
     await db.query(`UPDATE idempotency_keys SET reply_resume = '{"entries": 3' WHERE idem_key = 'odd-1'`);
     const again = await post('/api/v1/content/write', w, 'odd-1');
     expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([504, first.text, 'true']);

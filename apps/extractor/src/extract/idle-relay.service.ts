@@ -25,10 +25,9 @@ export class IdleRelayService extends PeriodicRelay {
   protected async relay(): Promise<void> {
     const late = this.config.indexing.outboxGraceMs * 3;
     while (this.active) {
-      const claimed = await this.checks.claimOverdue(BATCH, late, late, async (jobs) => {
-        for (const job of jobs) await scheduleSessionIdle(this.bus, job, 0);
-      });
-      if (claimed < BATCH) return;
+      const jobs = await this.checks.claimOverdue(BATCH, late, late);
+      for (const job of jobs) await scheduleSessionIdle(this.bus, job, 0);
+      if (jobs.length < BATCH) return;
     }
   }
 }

@@ -79,8 +79,8 @@ export class ContentService {
         ...(item.index && dto.processing_mode === 'vectors_only' ? { semantic_status: 'skipped' } : {}),
         created: item.created,
       };
-      const wait = { route: 'write' as const, answer, startedAt: started };
-      return this.indexed(wait, item.index, dto.wait ?? false, dto.timeout, stages);
+      const then = { route: 'write' as const, answer, startedAt: started };
+      return this.indexed(then, item.index, dto.wait ?? false, dto.timeout, stages);
     });
   }
 
@@ -134,8 +134,8 @@ export class ContentService {
         unchanged: out.items.filter((i) => !i.changed).map((i) => i.uri),
         ...(out.index ? QUEUED : NOT_INDEXED),
       };
-      const wait = { route: 'batch-write' as const, answer, startedAt: started };
-      return this.indexed(wait, out.index, dto.wait ?? true, dto.timeout, stages);
+      const then = { route: 'batch-write' as const, answer, startedAt: started };
+      return this.indexed(then, out.index, dto.wait ?? true, dto.timeout, stages);
     });
   }
 
@@ -228,13 +228,9 @@ export class ContentService {
       status: 'completed',
       object_type: root.kind,
       scanned_records: nodes.length,
-      rebuilt_records: nodes.length,
-      failed_records: 0,
-      duration_ms: 0,
-      warnings: [],
     };
-    const wait = { route: 'reindex' as const, answer, startedAt: started };
-    return answerAfterIndex(wait, await this.dispatcher.wait(entries, dto.timeout, wait));
+    const then = { route: 'reindex' as const, answer, startedAt: started };
+    return answerAfterIndex(then, await this.dispatcher.wait(entries, dto.timeout, then));
   }
 
   /** Directory sidecar body (`.abstract.md` / `.overview.md`); a file URI is FAILED_PRECONDITION. */
@@ -266,16 +262,16 @@ export class ContentService {
    * summary interval). Nothing changed → `skipped`, nothing was re-indexed; not waited for → `queued`.
    */
   private async indexed(
-    wait: Pick<PendingIndexWait, 'route' | 'answer' | 'startedAt'>,
+    then: Pick<PendingIndexWait, 'route' | 'answer' | 'startedAt'>,
     job: IndexJob | null,
-    waits: boolean,
+    wait: boolean,
     timeout: number | undefined,
     stages: RequestStages,
   ) {
-    if (!job) return wait.answer;
+    if (!job) return then.answer;
     const entry = await stages.time('enqueue', () => this.dispatcher.dispatch(job));
-    if (!waits) return wait.answer;
-    return answerAfterIndex(wait, await stages.job('index', () => this.dispatcher.wait([entry], timeout, wait)));
+    if (!wait) return then.answer;
+    return answerAfterIndex(then, await stages.job('index', () => this.dispatcher.wait([entry], timeout, then)));
   }
 
   /**

@@ -25,15 +25,10 @@ export class SessionIdleCheckRepository {
 
   /**
    * Claims up to `limit` sessions whose check is overdue by `overdueMs` and moves their due time `retryMs` on, in
-   * one statement (rows another relay holds are skipped), then hands their jobs to `enqueue`: no row stays locked
+   * one statement (rows another relay holds are skipped), and returns their checks to enqueue: no row stays locked
    * while the queue is called, and a check whose enqueue fails, or that is lost again, is claimed again then.
    */
-  async claimOverdue(
-    limit: number,
-    overdueMs: number,
-    retryMs: number,
-    enqueue: (jobs: SessionIdleJob[]) => Promise<void>,
-  ): Promise<number> {
+  async claimOverdue(limit: number, overdueMs: number, retryMs: number): Promise<SessionIdleJob[]> {
     const { rows } = await this.db.query<{ account_id: string; user_id: string; session_id: string }>(
       `UPDATE sessions SET idle_check_at = now() + $3 * interval '1 millisecond'
        WHERE (account_id, user_id, session_id) IN (
@@ -43,9 +38,7 @@ export class SessionIdleCheckRepository {
        RETURNING account_id, user_id, session_id`,
       [limit, overdueMs, retryMs],
     );
-    if (rows.length > 0)
-      await enqueue(rows.map((r) => ({ accountId: r.account_id, userId: r.user_id, sessionId: r.session_id })));
-    return rows.length;
+    return rows.map((r) => ({ accountId: r.account_id, userId: r.user_id, sessionId: r.session_id }));
   }
 
   /**
