@@ -26,6 +26,8 @@ const ANSWERS = body(
   });`,
 );
 const BROKEN = body('broken', `module.exports = () => { throw new Error('boom'); };`);
+/** A thread body that cannot load: its thread fails as it starts, before any plan is sent to it. */
+const UNLOADABLE = body('unloadable', `throw new Error('cannot load');`);
 /** Holds its thread for 3 s. */
 const SLOW = body(
   'slow',
@@ -84,6 +86,18 @@ describe('PlanThreads', () => {
 
   it('plans on the loop when the thread fails', async () => {
     const planned = await threads(1, BROKEN).planner(new StageTimer(() => 0))(request(400), new Map(), []);
+    expect(planned).toEqual(here(request(400)));
+  });
+
+  it('plans on the loop from then on when a thread cannot load its body, the plans already waiting too', async () => {
+    // The pool's thread starts at once and fails loading its body. piscina reports that as the pool's 'error'
+    // event (unheard, an uncaught exception: this suite failed, and the assembler ended) and starts no other
+    // thread: a plan sent to it waited for one for good.
+    const early = threads(1, UNLOADABLE).planner(new StageTimer(() => 0))(request(400), new Map(), []);
+    expect(await early).toEqual(here(request(400)));
+    const failing = threads(1, UNLOADABLE);
+    await new Promise((r) => setTimeout(r, 500));
+    const planned = await failing.planner(new StageTimer(() => 0))(request(400), new Map(), []);
     expect(planned).toEqual(here(request(400)));
   });
 

@@ -25,7 +25,7 @@ export const PLAN_THREAD_BODY = Symbol('PLAN_THREAD_BODY');
 @Injectable()
 export class PlanThreads implements OnModuleDestroy {
   private readonly logger = new Logger(PlanThreads.name);
-  private readonly pool: Piscina<PlanTask, PlanAnswer> | null;
+  private pool: Piscina<PlanTask, PlanAnswer> | null;
   private readonly minChars: number;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() @Inject(PLAN_THREAD_BODY) body: string = WORKER) {
@@ -36,6 +36,16 @@ export class PlanThreads implements OnModuleDestroy {
       assembleThreads > 0 && built
         ? new Piscina<PlanTask, PlanAnswer>({ filename: body, minThreads: 1, maxThreads: assembleThreads })
         : null;
+    // A thread that fails with no plan on it fails as it starts: its body cannot load (a broken build). piscina
+    // reports that as the pool's 'error' event (unheard: an uncaught exception that ended the assembler), starts
+    // no other thread, and keeps the plans sent meanwhile waiting for one until their jobs were withdrawn. Every
+    // plan is made on the loop from then on; those waiting are answered so (destroy rejects them).
+    this.pool?.on('error', (err: Error) => {
+      this.logger.error(`a plan thread failed as it started (${err.message}): plans run on the event loop`);
+      const pool = this.pool;
+      this.pool = null;
+      void pool?.destroy();
+    });
     if (assembleThreads > 0 && !built) {
       this.logger.debug('no compiled plan thread body (running from sources): plans on the loop');
     }
@@ -50,10 +60,10 @@ export class PlanThreads implements OnModuleDestroy {
    */
   planner(timer: StageTimer): BlockPlanner {
     const here = planHere(timer);
-    const pool = this.pool;
-    if (!pool) return here;
+    if (!this.pool) return here;
     return async (req, contents, unread) => {
-      if (planChars(req, contents) < this.minChars) return here(req, contents, unread);
+      const pool = this.pool;
+      if (!pool || planChars(req, contents) < this.minChars) return here(req, contents, unread);
       const started = performance.now();
       const task: PlanTask = { req, bodies: bodiesOf(req, contents), unread: [...unread] };
       const signal = currentAbandonSignal();
