@@ -24,21 +24,25 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     const at = rows[0]?.at ?? null;
     return at === null ? null : new Date(at).getTime();
   };
-  /** The session once it has been committed once (everything archived, with these policies). */
-  const committedOnce = (session: string) =>
+  /** The session once it has been committed `times` times (everything archived, with these policies). */
+  const committed = (session: string, times: number) =>
     eventually(
       async () => {
         const m = (await call('GET', `/api/v1/sessions/${session}`)).body.result;
-        return m.commit_count === 1 ? m : null;
+        return m.commit_count === times ? m : null;
       },
       { ms: 30_000, pollMs: 200 },
     );
-  /** Removes the session's waiting idle check from the queue, as a queue that lost it would have. */
-  const loseCheck = async (session: string) => {
-    const job = await eventually(
+  const committedOnce = (session: string) => committed(session, 1);
+  /** The session's check waiting in the queue. */
+  const waitingCheck = (session: string) =>
+    eventually(
       async () => (await idleQueue.getJobs(['delayed', 'waiting'])).find((j) => j.data.sessionId === session) ?? null,
       { ms: 10_000, pollMs: 50 },
     );
+  /** Removes the session's waiting idle check from the queue, as a queue that lost it would have. */
+  const loseCheck = async (session: string) => {
+    const job = await waitingCheck(session);
     await job.remove();
     expect((await idleQueue.getJobs(['delayed', 'waiting'])).filter((j) => j.data.sessionId === session)).toEqual([]);
   };
@@ -87,8 +91,7 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     await call('POST', '/api/v1/sessions/chatty/messages', { role: 'user', content: 'second' });
     expect((await dueAt('chatty'))!).toBeGreaterThan(first);
     // Committed by hand, and its check (an hour away) lost and made due now: the check the relay asks for finds
-    // nothing to commit and clears the due time. (While a check still waits in the queue, the relay's request
-    // coalesces into it.)
+    // nothing to commit and clears the due time.
     expect((await call('POST', '/api/v1/sessions/chatty/commit', {})).status).toBe(200);
     await eventually(async () => (await call('GET', '/api/v1/sessions/chatty')).body.result.pending_tokens === 0, {
       ms: 10_000,
@@ -107,6 +110,45 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     expect((await call('PATCH', '/api/v1/sessions/late/config', policy)).status).toBe(200);
     expect(await dueAt('late')).not.toBeNull();
     expect(await committedOnce('late')).toMatchObject({ message_count: 0, pending_tokens: 0 });
+  });
+
+  it('commits by threshold when the throttle ends, with no message after the one that went over', async () => {
+    const policy = { message_count_threshold: 1, min_commit_interval_seconds: 2, idle_timeout_seconds: 86_400 };
+    await call('POST', '/api/v1/sessions', { session_id: 'throttled', auto_commit_policy: policy });
+    const say = (content: string) => call('POST', '/api/v1/sessions/throttled/messages', { role: 'user', content });
+    await say('We booked the flights to Oslo.');
+    await say('The hotel is near the harbour.'); // 2 > 1: committed by the gateway at once
+    const first = await committed('throttled', 1);
+    await say('Dinner is at eight.');
+    await say('Bring the green umbrella.'); // over again, but within 2 s of the last automatic commit
+    // The commit is due when the throttle ends (kept with the session), not in a day.
+    const due = (await dueAt('throttled'))!;
+    expect(due).toBeLessThanOrEqual(Date.parse(first.last_auto_commit_at) + 2000 + 50);
+    // Before, it waited for the next message, or for the idle commit a day later.
+    expect(await committed('throttled', 2)).toMatchObject({ message_count: 0, pending_tokens: 0 });
+  });
+
+  it('asks for a lost threshold commit again, moving a check that waits a day to now', async () => {
+    const policy = { message_count_threshold: 1, min_commit_interval_seconds: 2 };
+    const sessions = ['lost-threshold', 'day-check'];
+    await call('POST', '/api/v1/sessions', { session_id: sessions[0], auto_commit_policy: policy });
+    await call('POST', '/api/v1/sessions', {
+      session_id: sessions[1],
+      auto_commit_policy: { ...policy, idle_timeout_seconds: 86_400 },
+    });
+    for (const id of sessions) {
+      const say = (content: string) => call('POST', `/api/v1/sessions/${id}/messages`, { role: 'user', content });
+      await say('The car is in for repair.');
+      await say('It should be ready on Friday.');
+      await committed(id, 1);
+      await say('The garage called.');
+      await say('The part is on its way.');
+    }
+    // The first session's check (due when the throttle ends) is lost; the second's waits a day, as a check
+    // scheduled for the idle time would, and the relay's request used to be dropped into it.
+    await loseCheck(sessions[0]);
+    await (await waitingCheck(sessions[1])).changeDelay(86_400_000);
+    for (const id of sessions) expect(await committed(id, 2)).toMatchObject({ message_count: 0 });
   });
 
   it('sets no due time for a session without an idle timeout', async () => {

@@ -32,7 +32,9 @@ export class BullJobBus extends JobBus {
   async enqueue<Q extends QueueKey>(queue: Q, data: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
     await this.add(queue, data, undefined, opts.jobId, {
       ...(opts.delayMs && opts.delayMs > 0 ? { delay: Math.round(opts.delayMs) } : {}),
-      ...(opts.coalesceKey ? { deduplication: { id: opts.coalesceKey, keepLastIfActive: true } } : {}),
+      ...(opts.coalesceKey
+        ? { deduplication: { id: opts.coalesceKey, keepLastIfActive: true, reschedule: opts.reschedule === true } }
+        : {}),
     });
   }
 

@@ -30,6 +30,26 @@ describe('InProcessJobBus coalescing (the in-process twin of BullMQ deduplicatio
     expect(seen).toEqual(['viking://one', 'viking://four']);
   });
 
+  it('moves a waiting job to the delay of an add that reschedules, earlier or later, and runs it once', async () => {
+    const bus = new InProcessJobBus();
+    const seen: string[] = [];
+    bus.register(QueueName.Sidecar, async (d) => seen.push((d as { uri: string }).uri));
+    const add = (uri: string, delayMs: number, reschedule: boolean) =>
+      bus.enqueue(QueueName.Sidecar, { accountId: 'a', uri }, { coalesceKey: 'k', delayMs, reschedule });
+    await add('viking://one', 60_000, false);
+    await add('viking://two', 10, true); // moved to now: runs with the payload it was added with
+    await tick(40);
+    expect(seen).toEqual(['viking://one']);
+    expect(await bus.depths()).toEqual({ [QueueName.Sidecar]: 0 });
+    await add('viking://three', 10, false);
+    await add('viking://four', 60, true); // moved later
+    await tick(40);
+    expect(seen).toEqual(['viking://one']);
+    expect(await bus.depths()).toEqual({ [QueueName.Sidecar]: 1 });
+    await tick(60);
+    expect(seen).toEqual(['viking://one', 'viking://three']);
+  });
+
   it('runs a delayed job later, not at once', async () => {
     const bus = new InProcessJobBus();
     const seen: number[] = [];

@@ -14,6 +14,9 @@ type Handler = (data: unknown, signal?: AbortSignal) => Promise<unknown>;
 interface Slot {
   waiting: boolean;
   next: { data: unknown; delayMs: number } | null;
+  /** While waiting: its start, and the timer that will run it. */
+  start: () => void;
+  timer: NodeJS.Timeout | null;
 }
 
 /**
@@ -37,7 +40,9 @@ export class InProcessJobBus extends JobBus {
 
   async enqueue<Q extends QueueKey>(queue: Q, payload: JobOf<Q>, opts: EnqueueOptions = {}): Promise<void> {
     const data = withJobMeta(payload, currentJobMeta());
-    if (opts.coalesceKey) return this.coalesce(queue, data, `${queue}/${opts.coalesceKey}`, opts.delayMs ?? 0);
+    if (opts.coalesceKey) {
+      return this.coalesce(queue, data, `${queue}/${opts.coalesceKey}`, opts.delayMs ?? 0, opts.reschedule === true);
+    }
     // Nobody awaits a fire-and-forget job; its failure was logged once by the processor base.
     const start = () => void this.run(queue, data, opts.jobId ?? randomUUID()).catch(() => undefined);
     if (opts.delayMs && opts.delayMs > 0) this.later(queue, start, opts.delayMs);
@@ -78,18 +83,27 @@ export class InProcessJobBus extends JobBus {
     return null;
   }
 
-  // Same contract as BullMQ's deduplication with keepLastIfActive: one waiting and one running per key.
-  private coalesce(queue: QueueName, data: unknown, key: string, delayMs: number): void {
+  // Same contract as BullMQ's deduplication with keepLastIfActive (and reschedule): one waiting and one running
+  // per key.
+  private coalesce(queue: QueueName, data: unknown, key: string, delayMs: number, reschedule = false): void {
     const slot = this.slots.get(key);
-    if (slot?.waiting) return;
+    if (slot?.waiting) {
+      if (reschedule && slot.timer) {
+        clearTimeout(slot.timer);
+        this.track(queue, -1);
+        slot.timer = this.later(queue, slot.start, Math.max(0, delayMs));
+      }
+      return;
+    }
     if (slot) {
       slot.next = { data, delayMs };
       return;
     }
-    const fresh: Slot = { waiting: true, next: null };
+    const fresh: Slot = { waiting: true, next: null, start: () => undefined, timer: null };
     this.slots.set(key, fresh);
-    const start = () => {
+    fresh.start = () => {
       fresh.waiting = false;
+      fresh.timer = null;
       void this.run(queue, data, randomUUID())
         .catch(() => undefined) // logged once by the processor base
         .finally(() => {
@@ -97,13 +111,13 @@ export class InProcessJobBus extends JobBus {
           if (fresh.next) this.coalesce(queue, fresh.next.data, key, fresh.next.delayMs);
         });
     };
-    this.later(queue, start, Math.max(0, delayMs));
+    fresh.timer = this.later(queue, fresh.start, Math.max(0, delayMs));
   }
 
   /** Schedules a start, counted as busy until it runs. */
-  private later(queue: QueueName, start: () => void, delayMs: number): void {
+  private later(queue: QueueName, start: () => void, delayMs: number): NodeJS.Timeout {
     this.track(queue, 1);
-    setTimeout(() => {
+    return setTimeout(() => {
       this.track(queue, -1);
       start();
     }, delayMs).unref();

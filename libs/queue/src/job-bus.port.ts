@@ -14,6 +14,8 @@ export interface EnqueueOptions {
    * runs, one more run follows it with the latest payload. At most one waiting and one running per key.
    */
   coalesceKey?: string;
+  /** With `coalesceKey`: a job of the key still waiting out its delay is moved to this add's delay instead. */
+  reschedule?: boolean;
 }
 
 /** Options of a call: a job whose result the caller waits for. */

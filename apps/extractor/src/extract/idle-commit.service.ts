@@ -1,23 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { QueueName, SessionIdleJob, SessionIdleResult } from '@app/contracts';
-import { Identity, idleCommitWait, storedPolicy } from '@app/kernel';
+import { Identity, sessionCheck, storedPolicy } from '@app/kernel';
 import { JobBus, sessionIdleKey } from '@app/queue';
 import {
+  commitStateOf,
   SessionArchiveRepository,
   SessionIdleCheckRepository,
   SessionRepository,
   SessionTaskRepository,
 } from '@app/store';
 
-/** While a commit of the session is still running, an idle-due session is looked at again this much later. */
+/** While a commit of the session is still running, a session whose commit is due is looked at again this much later. */
 const BUSY_RETRY_MS = 30_000;
 
 /**
- * Idle commits: a delayed `session-idle` job (scheduled by the gateway after a message write, one
- * waiting per session) re-reads the session and commits it once it has been idle for its policy's
- * `idle_timeout_seconds` — everything, without remembering 0 as the keep window. Not due yet: the job
- * schedules itself for the remaining time. No timer lives in any process. See docs/sessions.md
- * "Automatic commit".
+ * A session's check (docs/sessions.md, "Automatic commit"): a delayed `session-idle` job, one waiting per session,
+ * scheduled by the gateway after a message write for the session's next due time, and by the idle relay for a
+ * check that was lost. It re-reads the session and commits everything once it has been idle for its policy's
+ * `idle_timeout_seconds` (without remembering 0 as the keep window), or commits by threshold (keeping the policy's
+ * `keep_recent_count`) when one is due and the gateway's own commit did not happen; nothing due yet, it schedules
+ * itself for the next due time. No timer lives in any process.
  */
 @Injectable()
 export class IdleCommitService {
@@ -47,32 +49,32 @@ export class IdleCommitService {
     const s = await this.sessions.find(identity, job.sessionId);
     if (!s) return { result: { status: 'skipped' }, nextAtMs: null, seen: null };
     const seen = s.last_message_at;
-    const ms = (iso: string) => (iso ? Date.parse(iso) : null);
     const now = Date.now();
-    const wait = idleCommitWait(
-      storedPolicy(s.auto_commit_policy),
-      {
-        pendingTokens: s.pending_tokens,
-        messageCount: s.message_count,
-        keepRecentCount: s.keep_recent_count,
-        lastAutoCommitAt: ms(s.last_auto_commit_at),
-        lastMessageAt: ms(s.last_message_at),
-      },
-      now,
-    );
-    if (wait === null) return { result: { status: 'skipped' }, nextAtMs: null, seen };
-    const busy = wait <= 0 && (await this.tasks.inFlight(identity, job.sessionId));
-    if (wait > 0 || busy) {
-      const delayMs = wait > 0 ? wait : BUSY_RETRY_MS;
-      await this.bus.enqueue(QueueName.SessionIdle, job, { delayMs, jobId: `${sessionIdleKey(job)}-${now + delayMs}` });
-      return { result: { status: 'rescheduled' }, nextAtMs: now + delayMs, seen };
+    const policy = storedPolicy(s.auto_commit_policy);
+    const { commit, nextInMs } = sessionCheck(policy, commitStateOf(s), now);
+    if (commit === null && nextInMs === null) return { result: { status: 'skipped' }, nextAtMs: null, seen };
+    const busy = commit !== null && (await this.tasks.inFlight(identity, job.sessionId));
+    if (commit === null || busy) {
+      const delayMs = busy ? BUSY_RETRY_MS : nextInMs!;
+      return { result: { status: 'rescheduled' }, nextAtMs: await this.again(job, delayMs, now), seen };
     }
+    const idle = commit === 'idle';
     await this.archives.commit(
       identity,
       job.sessionId,
-      { keepRecentCount: 0, persistKeep: false, auto: true, eventTags: null },
+      idle
+        ? { keepRecentCount: 0, persistKeep: false, auto: true, eventTags: null }
+        : { keepRecentCount: policy!.keep_recent_count, persistKeep: true, auto: true, eventTags: null },
       (j) => this.bus.enqueue(QueueName.Extract, j, { jobId: j.taskId }),
     );
-    return { result: { status: 'committed' }, nextAtMs: null, seen };
+    // After a threshold commit the idle check is still due for what the keep window kept.
+    const nextAtMs = nextInMs === null ? null : await this.again(job, nextInMs, now);
+    return { result: { status: 'committed' }, nextAtMs, seen };
+  }
+
+  /** Schedules this session's next check in `delayMs`; its due time. */
+  private async again(job: SessionIdleJob, delayMs: number, now: number): Promise<number> {
+    await this.bus.enqueue(QueueName.SessionIdle, job, { delayMs, jobId: `${sessionIdleKey(job)}-${now + delayMs}` });
+    return now + delayMs;
   }
 }

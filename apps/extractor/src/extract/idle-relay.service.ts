@@ -6,11 +6,12 @@ import { SessionIdleCheckRepository } from '@app/store';
 const BATCH = 100;
 
 /**
- * The idle checks' relay (docs/sessions.md, "Idle commits"): a session whose idle check is overdue by three times
- * the outbox grace had its `session-idle` job lost (never enqueued while the queue was away, or gone with Redis,
- * or failed at its stall limit), so its last messages would wait for a next message that may never come. It is
- * asked for again (coalesced with any check still waiting) and its due time moved on by as much, so a check lost
- * again is asked for again. Several extractors share the work: each claims rows the others do not hold.
+ * The idle checks' relay (docs/sessions.md, "Idle commits"): a session whose check is overdue by three times the
+ * outbox grace had its `session-idle` job lost (never enqueued while the queue was away, or gone with Redis, or
+ * failed at its stall limit), or its threshold commit lost with the gateway that was to make it, so its last
+ * messages would wait for a next message that may never come. Its check is asked for now (one still waiting, even
+ * for a day, is moved to now) and its due time moved on by as much, so a check lost again is asked for again.
+ * Several extractors share the work: each claims rows the others do not hold.
  */
 @Injectable()
 export class IdleRelayService extends PeriodicRelay {

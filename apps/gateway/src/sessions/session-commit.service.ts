@@ -2,17 +2,23 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { QueueName } from '@app/contracts';
 import {
-  autoCommitDue,
   Identity,
   KernelError,
   KernelErrorCode,
   normaliseEventTags,
+  sessionCheck,
   storedPolicy,
   TURN_BUDGET_DEFAULTS,
   TurnBudget,
 } from '@app/kernel';
 import { JobBus, scheduleSessionIdle } from '@app/queue';
-import { CommitOutcome, SessionArchiveRepository, SessionRecord, SessionTaskRepository } from '@app/store';
+import {
+  CommitOutcome,
+  commitStateOf,
+  SessionArchiveRepository,
+  SessionRecord,
+  SessionTaskRepository,
+} from '@app/store';
 import { BacklogService } from '../http/backlog.service';
 import { CommitDto } from './dto/sessions.dto';
 
@@ -54,20 +60,17 @@ export class SessionCommitService {
   }
 
   /**
-   * After a message write: commits in the background when the session's policy says so (never fails
-   * the write; a failure is logged and the next write retries). Skipped while a commit of the session
-   * is pending or running.
+   * After a message write: commits in the background when a threshold of the session's policy is due (never
+   * fails the write; a failure is logged), skipped while a commit of the session is pending or running; and
+   * schedules the session's next check, at its idle time or when a throttled threshold commit falls due. The
+   * append kept a due threshold commit's time with the session, so one lost here is asked for by the idle relay
+   * (docs/sessions.md, "Automatic commit").
    */
   maybeAutoCommit(caller: Identity, s: SessionRecord): void {
     const policy = storedPolicy(s.auto_commit_policy);
-    if (policy && policy.idle_timeout_seconds > 0) this.scheduleIdle(caller, s.session_id, policy.idle_timeout_seconds);
-    const state = {
-      pendingTokens: s.pending_tokens,
-      messageCount: s.message_count,
-      keepRecentCount: s.keep_recent_count,
-      lastAutoCommitAt: s.last_auto_commit_at ? Date.parse(s.last_auto_commit_at) : null,
-    };
-    if (!policy || !autoCommitDue(policy, state, Date.now())) return;
+    const check = sessionCheck(policy, commitStateOf(s), Date.now());
+    if (check.nextInMs !== null) this.scheduleCheck(caller, s.session_id, check.nextInMs);
+    if (!policy || check.commit !== 'threshold') return;
     const key = `${caller.accountId}\u0000${caller.userId}\u0000${s.session_id}`;
     if (this.autoInFlight.has(key)) return;
     this.autoInFlight.add(key);
@@ -84,10 +87,10 @@ export class SessionCommitService {
       .finally(() => this.autoInFlight.delete(key));
   }
 
-  /** Schedules the session's idle check (one waiting per session; it reschedules itself while not idle). */
-  private scheduleIdle(caller: Identity, sessionId: string, idleSeconds: number): void {
+  /** Schedules the session's next check (one waiting per session, moved to the newest due time). */
+  private scheduleCheck(caller: Identity, sessionId: string, delayMs: number): void {
     const job = { accountId: caller.accountId, userId: caller.userId, sessionId };
-    scheduleSessionIdle(this.bus, job, idleSeconds * 1000).catch((err: Error) =>
+    scheduleSessionIdle(this.bus, job, delayMs).catch((err: Error) =>
       this.logger.warn(`idle commit of ${sessionId} not scheduled: ${err.message}`),
     );
   }

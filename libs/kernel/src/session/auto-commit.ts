@@ -96,13 +96,23 @@ export interface AutoCommitState {
  * threshold strictly exceeded (a threshold of 0 is off).
  */
 export function autoCommitDue(policy: AutoCommitPolicy | null, s: AutoCommitState, nowMs: number): boolean {
-  if (!policy) return false;
-  if (!(s.pendingTokens > 0 || s.messageCount > s.keepRecentCount)) return false;
-  const interval = policy.min_commit_interval_seconds * 1000;
-  if (interval > 0 && s.lastAutoCommitAt !== null && nowMs - s.lastAutoCommitAt < interval) return false;
+  const at = thresholdCommitAt(policy, s, nowMs);
+  return at !== null && at <= nowMs;
+}
+
+/**
+ * When the session's threshold commit falls due: now when a threshold is strictly exceeded and the commit is not
+ * throttled, the throttle's end (`min_commit_interval_seconds` after `last_auto_commit_at`) when it is; null when
+ * no threshold is exceeded, or nothing is uncommitted beyond the keep window.
+ */
+export function thresholdCommitAt(policy: AutoCommitPolicy | null, s: AutoCommitState, nowMs: number): number | null {
+  if (!policy) return null;
+  if (!(s.pendingTokens > 0 || s.messageCount > s.keepRecentCount)) return null;
   const byTokens = policy.pending_token_threshold > 0 && s.pendingTokens > policy.pending_token_threshold;
   const byCount = policy.message_count_threshold > 0 && s.messageCount > policy.message_count_threshold;
-  return byTokens || byCount;
+  if (!byTokens && !byCount) return null;
+  const interval = policy.min_commit_interval_seconds * 1000;
+  return interval > 0 && s.lastAutoCommitAt !== null ? Math.max(nowMs, s.lastAutoCommitAt + interval) : nowMs;
 }
 
 /** The state an idle-commit decision reads: the auto-commit state plus the last message time. */
@@ -121,6 +131,25 @@ export function idleCommitWait(policy: AutoCommitPolicy | null, s: IdleState, no
   const interval = policy.min_commit_interval_seconds * 1000;
   const free = interval > 0 && s.lastAutoCommitAt !== null ? s.lastAutoCommitAt + interval : 0;
   return Math.max(due, free) - nowMs;
+}
+
+/**
+ * What a session's check does now (docs/sessions.md, "Automatic commit"): commit everything when the session is
+ * idle-due, else commit by threshold when one is due; and in how many milliseconds the next check is due (null:
+ * none), the earlier of the idle time and a throttled threshold commit's time. After a threshold commit the
+ * idle check is still due for what the keep window kept.
+ */
+export function sessionCheck(
+  policy: AutoCommitPolicy | null,
+  s: IdleState,
+  nowMs: number,
+): { commit: 'idle' | 'threshold' | null; nextInMs: number | null } {
+  const idle = idleCommitWait(policy, s, nowMs);
+  if (idle !== null && idle <= 0) return { commit: 'idle', nextInMs: null };
+  const threshold = thresholdCommitAt(policy, s, nowMs);
+  if (threshold !== null && threshold <= nowMs) return { commit: 'threshold', nextInMs: idle };
+  const waits = [idle, threshold === null ? null : threshold - nowMs].filter((w): w is number => w !== null);
+  return { commit: null, nextInMs: waits.length > 0 ? Math.min(...waits) : null };
 }
 
 /** Event tags: trimmed, lower-cased `k=v` pairs; invalid ones dropped, a repeated key keeps its last value. */

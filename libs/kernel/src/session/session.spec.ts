@@ -3,6 +3,8 @@ import {
   archiveName,
   autoCommitDue,
   idleCommitWait,
+  sessionCheck,
+  thresholdCommitAt,
   DEFAULT_AUTO_COMMIT_POLICY,
   extractOffline,
   ExtractionInput,
@@ -132,6 +134,35 @@ describe('automatic commit policy', () => {
     expect(idleCommitWait({ ...p, idle_timeout_seconds: 0 }, s, 300_000)).toBeNull();
     expect(idleCommitWait(null, s, 300_000)).toBeNull();
     expect(idleCommitWait(p, { ...s, messageCount: 0 }, 300_000)).toBeNull();
+  });
+
+  it('a throttled threshold commit falls due when the throttle ends', () => {
+    const throttled = { ...policy, min_commit_interval_seconds: 60 };
+    const over = { ...state, messageCount: 51, lastAutoCommitAt: 10_000 };
+    expect(thresholdCommitAt(throttled, over, 5_000)).toBe(70_000);
+    expect(thresholdCommitAt(throttled, over, 80_000)).toBe(80_000);
+    expect(thresholdCommitAt(throttled, { ...over, lastAutoCommitAt: null }, 5_000)).toBe(5_000);
+    expect(thresholdCommitAt(throttled, state, 5_000)).toBeNull();
+    // Everything uncommitted is in the keep window: nothing to commit.
+    expect(thresholdCommitAt(throttled, { ...over, pendingTokens: 0, keepRecentCount: 51 }, 5_000)).toBeNull();
+  });
+
+  it("a session's check: idle first, then a due threshold, else the earlier of the two times", () => {
+    const p = { ...policy, idle_timeout_seconds: 60, min_commit_interval_seconds: 30 };
+    const quiet = { ...state, lastMessageAt: 0 };
+    expect(sessionCheck(p, quiet, 10_000)).toEqual({ commit: null, nextInMs: 50_000 });
+    expect(sessionCheck(p, quiet, 60_000)).toEqual({ commit: 'idle', nextInMs: null });
+    const over = { ...quiet, messageCount: 51, lastAutoCommitAt: -20_000 };
+    // Throttled until 10 s: due then, before the idle time.
+    expect(sessionCheck(p, over, 4_000)).toEqual({ commit: null, nextInMs: 6_000 });
+    // Due: committed by threshold, the idle check still due for what the keep window keeps.
+    expect(sessionCheck(p, over, 10_000)).toEqual({ commit: 'threshold', nextInMs: 50_000 });
+    expect(sessionCheck({ ...p, idle_timeout_seconds: 0 }, over, 10_000)).toEqual({
+      commit: 'threshold',
+      nextInMs: null,
+    });
+    expect(sessionCheck({ ...p, idle_timeout_seconds: 0 }, quiet, 10_000)).toEqual({ commit: null, nextInMs: null });
+    expect(sessionCheck(null, over, 10_000)).toEqual({ commit: null, nextInMs: null });
   });
 
   it('event tags: trimmed, lower-cased k=v, invalid dropped, a repeated key keeps its last value', () => {

@@ -14,6 +14,7 @@ import {
 import { Db } from '../db/db.port';
 import { WriteManyOutcome, WriteOp, WriteOptions } from './node-write';
 import { memoryDiff, messagesJsonl, writeArchiveFiles, writeExtraction } from './session-files';
+import { idleCheckAfter } from './session-idle-check.repository';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
@@ -220,7 +221,8 @@ export class SessionArchiveRepository {
          min_raw_tail_steps = CASE WHEN $4 THEN $11 ELSE min_raw_tail_steps END,
          commit_count = commit_count + CASE WHEN $6 THEN 1 ELSE 0 END,
          last_commit_at = CASE WHEN $6 THEN now() ELSE last_commit_at END,
-         last_auto_commit_at = CASE WHEN $6 AND $7 THEN now() ELSE last_auto_commit_at END
+         last_auto_commit_at = CASE WHEN $6 AND $7 THEN now() ELSE last_auto_commit_at END,
+         idle_check_at = CASE WHEN idle_check_at <= now() THEN ${idleCheckAfter('last_message_at')} ELSE idle_check_at END
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
       [
         identity.accountId,

@@ -1,4 +1,4 @@
-import type { Identity, SessionMessage } from '@app/kernel';
+import type { Identity, IdleState, SessionMessage } from '@app/kernel';
 
 /** The session meta as stored (docs/sessions.md "Session meta"). */
 export interface SessionRecord {
@@ -23,6 +23,18 @@ export interface SessionRecord {
   event_tags: string[];
   memories_extracted: Record<string, number>;
   llm_token_usage: Record<string, number>;
+}
+
+/** What the automatic-commit decisions read of a session (docs/sessions.md "Automatic commit"). */
+export function commitStateOf(s: SessionRecord): IdleState {
+  const ms = (iso: string) => (iso ? Date.parse(iso) : null);
+  return {
+    pendingTokens: s.pending_tokens,
+    messageCount: s.message_count,
+    keepRecentCount: s.keep_recent_count,
+    lastAutoCommitAt: ms(s.last_auto_commit_at),
+    lastMessageAt: ms(s.last_message_at),
+  };
 }
 
 export interface SessionRow {

@@ -7,6 +7,8 @@ import {
   limitSource,
   planTurnRetentionOfTail,
   SessionMessage,
+  storedPolicy,
+  thresholdCommitAt,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { AccountQuota, enforceQuota, quotaExceeded, readOwnLimits } from './account-usage';
@@ -18,13 +20,14 @@ import {
   MESSAGE_COLUMNS,
   MessageRow,
   SESSION_SELECT,
+  commitStateOf,
   SessionRecord,
   SessionRow,
   toSessionMessage,
   toSessionRecord,
 } from './session-rows';
 
-export type { SessionRecord } from './session-rows';
+export { commitStateOf, type SessionRecord } from './session-rows';
 
 export interface MessageRecord {
   id: string;
@@ -301,8 +304,27 @@ export class SessionRepository {
         `${SESSION_SELECT} WHERE s.account_id = $1 AND s.user_id = $2 AND s.session_id = $3`,
         [identity.accountId, identity.userId, sessionId],
       );
-      return { messages: out, session: toSessionRecord(identity, s[0]) };
+      const session = toSessionRecord(identity, s[0]);
+      await this.markThresholdDue(tx, identity, session);
+      return { messages: out, session };
     });
+  }
+
+  /**
+   * A threshold commit this append made due (now, or when its throttle ends) is kept as the session's check due
+   * time, in the append's transaction (docs/sessions.md, "Automatic commit"): the gateway commits in the
+   * background after answering, and a commit lost there (the gateway stopped, the store or the queue away, the
+   * session's previous commit still running, or the throttle) is asked for by the extractor's idle relay instead
+   * of waiting for a message that may never come.
+   */
+  private async markThresholdDue(tx: Pick<Db, 'query'>, identity: Identity, s: SessionRecord): Promise<void> {
+    const at = thresholdCommitAt(storedPolicy(s.auto_commit_policy), commitStateOf(s), Date.now());
+    if (at === null) return;
+    await tx.query(
+      `UPDATE sessions SET idle_check_at = least(idle_check_at, to_timestamp($4::double precision / 1000))
+       WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
+      [identity.accountId, identity.userId, s.session_id, at],
+    );
   }
 
   /**
