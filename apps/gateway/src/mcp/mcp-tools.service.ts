@@ -17,9 +17,10 @@ import { SessionCommitService } from '../sessions/session-commit.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { HealthService } from '../system/health.service';
 import { MetricsService } from '../system/metrics.service';
+import { McpIdempotency, ToolAnswer } from './mcp-idempotency';
 import { McpReadService } from './mcp-read.service';
 import type { McpTool, ToolContext, ToolDeps, ToolOutput } from './mcp-tool';
-import { readArgs } from './tool-args';
+import { Args, readArgs } from './tool-args';
 import { toolListing } from './tool-listing';
 import { MCP_TOOLS } from './tool-table';
 
@@ -50,6 +51,7 @@ export class McpToolsService {
     uploads: UploadService,
     private readonly admission: AdmissionService,
     private readonly metrics: MetricsService,
+    private readonly idempotency: McpIdempotency,
   ) {
     const charge = (caller: Identity, points: number) => admission.consume(caller, points);
     this.listing = toolListing(config);
@@ -61,13 +63,22 @@ export class McpToolsService {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listing }));
     server.setRequestHandler(CallToolRequestSchema, (req) =>
-      this.call(caller, req.params.name, req.params.arguments, ctx),
+      this.call(caller, req.params.name, req.params.arguments, ctx, req.params._meta),
     );
     return server;
   }
 
-  /** Runs one tool; failures become `isError` results, never JSON-RPC errors or HTTP statuses. */
-  async call(caller: Identity, name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
+  /**
+   * Runs one tool; failures become `isError` results, never JSON-RPC errors or HTTP statuses. A writing tool
+   * called with an idempotency key in `_meta` runs at most once per caller and key (mcp-idempotency.ts).
+   */
+  async call(
+    caller: Identity,
+    name: string,
+    rawArgs: unknown,
+    ctx: ToolContext,
+    meta?: Record<string, unknown>,
+  ): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (!tool) return errorResult(`Unknown tool: ${name}`);
     // Each call (each message of a JSON-RPC batch) takes its own slot of the caller's account, as each
@@ -78,17 +89,35 @@ export class McpToolsService {
       const gone = tool.readOnly ? ctx.abandoned : undefined;
       release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs, gone);
       const args = readArgs(rawArgs, tool.props, tool.required ?? []);
-      const run = () => tool.run(caller, args, this.deps, ctx);
-      return toResult(await (tool.readOnly && ctx.abandoned ? whileClientStays(ctx.abandoned, run) : run()));
+      const key = tool.readOnly ? undefined : this.idempotency.keyOf(meta);
+      const run = () => this.answer(tool, caller, args, ctx);
+      return key === undefined ? (await run()).result : await this.idempotency.run(caller, key, name, args, run);
     } catch (err) {
-      const { status, body } = this.errors.render(err);
-      // A refusal at a named limit is counted like an HTTP one, though the call answers a tool error.
-      const limit = limitOf(err);
-      if (limit) this.metrics.refused(limit, status);
-      return errorResult(`Error executing tool ${name}: ${toolMessage(err, body)}`);
+      return this.failure(name, err).result;
     } finally {
       release?.();
     }
+  }
+
+  /** The tool's result, with the status its REST route would have answered. */
+  private async answer(tool: McpTool, caller: Identity, args: Args, ctx: ToolContext): Promise<ToolAnswer> {
+    try {
+      const run = () => tool.run(caller, args, this.deps, ctx);
+      const out = await (tool.readOnly && ctx.abandoned ? whileClientStays(ctx.abandoned, run) : run());
+      const result = toResult(out);
+      // A failure the tool answers as text (its contract) changed nothing: a retry runs again.
+      return { result, status: result.isError ? 400 : 200 };
+    } catch (err) {
+      return this.failure(tool.name, err);
+    }
+  }
+
+  private failure(name: string, err: unknown): ToolAnswer {
+    const { status, body } = this.errors.render(err);
+    // A refusal at a named limit is counted like an HTTP one, though the call answers a tool error.
+    const limit = limitOf(err);
+    if (limit) this.metrics.refused(limit, status);
+    return { status, result: errorResult(`Error executing tool ${name}: ${toolMessage(err, body)}`) };
   }
 }
 

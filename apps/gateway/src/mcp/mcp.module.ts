@@ -8,6 +8,7 @@ import { ScanModule } from '../scan/scan.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SystemModule } from '../system/system.module';
 import { McpReadService } from './mcp-read.service';
+import { McpIdempotency } from './mcp-idempotency';
 import { McpToolsService } from './mcp-tools.service';
 import { McpController } from './mcp.controller';
 
@@ -24,6 +25,6 @@ import { McpController } from './mcp.controller';
     GatewayHttpModule,
   ],
   controllers: [McpController],
-  providers: [McpToolsService, McpReadService],
+  providers: [McpToolsService, McpReadService, McpIdempotency],
 })
 export class McpModule {}

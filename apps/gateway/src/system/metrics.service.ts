@@ -30,7 +30,7 @@ export class MetricsService {
 
   private readonly idempotency = new Counter({
     name: 'muninn_idempotency_total',
-    help: 'Writes sent with an Idempotency-Key, by outcome (kept, kept_waiting, resumed, still_waiting, released, replayed, in_progress, different_request, reply_lost, …)',
+    help: 'Writes sent with an Idempotency-Key (or MCP tool calls with a key in _meta), by outcome (kept, kept_waiting, resumed, still_waiting, released, replayed, in_progress, different_request, reply_lost, …)',
     labelNames: ['outcome'],
     registers: [this.registry],
   });

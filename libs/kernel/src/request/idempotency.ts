@@ -65,21 +65,21 @@ export interface PendingIndexEntry {
 export type IdempotencyDecision =
   { kind: 'replay'; reply: StoredReply } | { kind: 'take-over' } | { kind: 'refuse'; error: KernelError };
 
-/** `null` when `key` is usable; else why not (400 naming the header). */
-export function idempotencyKeyProblem(key: string, maxChars: number): KernelError | null {
-  const field = { field: 'Idempotency-Key' };
-  if (key.length === 0) return new KernelError(KernelErrorCode.InvalidArgument, 'Idempotency-Key is empty', field);
+/** `null` when `key` is usable; else why not (400 naming the header, or `name`: where an MCP call carries it). */
+export function idempotencyKeyProblem(key: string, maxChars: number, name = 'Idempotency-Key'): KernelError | null {
+  const field = { field: name };
+  if (key.length === 0) return new KernelError(KernelErrorCode.InvalidArgument, `${name} is empty`, field);
   if (key.length > maxChars)
     return new KernelError(
       KernelErrorCode.InvalidArgument,
-      `Idempotency-Key has ${key.length} characters; at most ${maxChars} are allowed (MUNINN_IDEMPOTENCY_KEY_MAX_CHARS)`,
+      `${name} has ${key.length} characters; at most ${maxChars} are allowed (MUNINN_IDEMPOTENCY_KEY_MAX_CHARS)`,
       { ...field, max: maxChars },
     );
   // Printable ASCII without spaces: what a UUID, a ULID or a client's own token is made of.
   if (!/^[\x21-\x7e]+$/.test(key))
     return new KernelError(
       KernelErrorCode.InvalidArgument,
-      'Idempotency-Key may hold printable ASCII characters only (no spaces or control characters)',
+      `${name} may hold printable ASCII characters only (no spaces or control characters)`,
       field,
     );
   return null;

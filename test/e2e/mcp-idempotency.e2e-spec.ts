@@ -1,0 +1,128 @@
+// docs/fs-and-mcp.md, "Retrying a tool call": a writing MCP tool called with an idempotency key in its `_meta` is
+// applied at most once per caller and key, through the MCP SDK's own client, on both stores.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestApp, storeModes, TestApp } from '@app/testing';
+
+const ROOT_KEY = 'mcp-idempotency-root-key-0123456789';
+const KEY = 'muninn/idempotency_key';
+const REPLAYED = 'muninn/idempotent_replayed';
+
+interface Answer {
+  text: string;
+  isError: boolean;
+  replayed: boolean;
+}
+
+describe.each(storeModes())('MCP tool calls with an idempotency key (store: %s)', (store) => {
+  let app: TestApp;
+  let key: string;
+  let client: Client;
+  const call = async (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => {
+    const r = (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as {
+      content: { text: string }[];
+      isError?: boolean;
+      _meta?: Record<string, unknown>;
+    };
+    const answer: Answer = {
+      text: r.content.map((c) => c.text).join(''),
+      isError: r.isError === true,
+      replayed: r._meta?.[REPLAYED] === true,
+    };
+    return answer;
+  };
+  const rest = (method: string, path: string, body?: unknown) => app.request(method, path, { key, body });
+  const read = async (uri: string) =>
+    (await rest('GET', `/api/v1/content/read?uri=${encodeURIComponent(uri)}`)).body.result as string;
+  const rememberedSessions = async () =>
+    ((await rest('GET', '/api/v1/sessions')).body.result as { session_id: string }[]).filter((s) =>
+      s.session_id.startsWith('mcp-store-'),
+    ).length;
+
+  beforeAll(async () => {
+    app = await startTestApp({ store, rootApiKey: ROOT_KEY });
+    const acct = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'mcpi', admin_user_id: 'alice' },
+    });
+    key = acct.body.result.user_key;
+    client = new Client({ name: 'muninn-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await app?.close();
+  });
+
+  it('applies a retried remember and a retried append once, answering the retry with the first result', async () => {
+    const messages = [{ role: 'user', content: 'I moved to Lisbon in May.' }];
+    const first = await call('remember', { messages }, { [KEY]: 'remember-1' });
+    expect(first).toMatchObject({ isError: false, replayed: false });
+    const retry = await call('remember', { messages }, { [KEY]: 'remember-1' });
+    expect(retry).toEqual({ ...first, replayed: true });
+    // Without a key the same call is a second session: what the key saves an agent that retried.
+    expect(await rememberedSessions()).toBe(1);
+
+    const uri = 'viking://resources/journal.md';
+    await call('write', { uri, content: 'day 1\n' });
+    const append = { uri, content: 'day 2\n', mode: 'append' };
+    const appended = await call('write', append, { [KEY]: 'append-1' });
+    expect(appended.isError).toBe(false);
+    expect(await call('write', append, { [KEY]: 'append-1' })).toEqual({ ...appended, replayed: true });
+    expect(await read(uri)).toBe('day 1\nday 2\n');
+    // Another key is another call.
+    await call('write', append, { [KEY]: 'append-2' });
+    expect(await read(uri)).toBe('day 1\nday 2\nday 2\n');
+  });
+
+  it('refuses the key with other arguments, or first sent to a REST route, and applies nothing', async () => {
+    const uri = 'viking://resources/reused.md';
+    await call('write', { uri, content: 'a\n' }, { [KEY]: 'reused-1' });
+    const other = await call('write', { uri: 'viking://resources/other.md', content: 'b\n' }, { [KEY]: 'reused-1' });
+    expect(other.isError).toBe(true);
+    expect(other.text).toMatch(/different request/i);
+    expect((await rest('GET', '/api/v1/fs/stat?uri=viking://resources/other.md')).status).toBe(404);
+
+    const viaRest = await app.request('POST', '/api/v1/content/write', {
+      key,
+      body: { uri: 'viking://resources/rest.md', content: 'r', mode: 'create' },
+      headers: { 'idempotency-key': 'shared-1' },
+    });
+    expect(viaRest.status).toBe(200);
+    const viaMcp = await call('write', { uri: 'viking://resources/rest.md', content: 'r' }, { [KEY]: 'shared-1' });
+    expect(viaMcp.isError).toBe(true);
+    expect(viaMcp.text).toMatch(/different request/i);
+  });
+
+  it('frees the key of a call that changed nothing, so the retry runs afresh', async () => {
+    const uri = 'viking://resources/taken.md';
+    await call('write', { uri, content: 'first' });
+    const args = { uri, content: 'second', mode: 'create' };
+    const refused = await call('write', args, { [KEY]: 'create-1' });
+    expect([refused.isError, /already exists/.test(refused.text)]).toEqual([true, true]);
+    expect((await rest('DELETE', `/api/v1/fs?uri=${encodeURIComponent(uri)}`)).status).toBe(200);
+    const retried = await call('write', args, { [KEY]: 'create-1' });
+    expect(retried).toMatchObject({ isError: false, replayed: false });
+    expect(await read(uri)).toBe('second');
+  });
+
+  it('refuses a malformed key naming where it was carried, and lets reading tools ignore it', async () => {
+    const args = { uri: 'viking://resources/bad.md', content: 'x' };
+    const spaced = await call('write', args, { [KEY]: 'has space' });
+    expect(spaced.isError).toBe(true);
+    expect(spaced.text).toContain(`_meta.${KEY} may hold printable ASCII characters only`);
+    const numeric = await call('write', args, { [KEY]: 42 });
+    expect(numeric.text).toContain(`_meta.${KEY} must be a string`);
+    const long = await call('write', args, { [KEY]: 'k'.repeat(app.config.store.idempotency.keyMaxChars + 1) });
+    expect(long.text).toMatch(/at most \d+ are allowed \(MUNINN_IDEMPOTENCY_KEY_MAX_CHARS\)/);
+    expect((await rest('GET', '/api/v1/fs/stat?uri=viking://resources/bad.md')).status).toBe(404);
+    // A read is safe to retry: the key is not taken, and each call answers afresh.
+    for (let i = 0; i < 2; i++) {
+      const listed = await call('list', { uri: 'viking://resources' }, { [KEY]: 'read-1' });
+      expect([listed.isError, listed.replayed]).toEqual([false, false]);
+    }
+  });
+});
