@@ -12,6 +12,8 @@
  * large bodies ("Large bodies have a narrower lane"). Each run is repeated for each count of plan threads in
  * BENCH_NEIGHBOUR_THREADS (`MUNINN_ASSEMBLE_THREADS`, default 0,1: plans on the event loop, then large plans on a
  * worker thread; "Large plans on worker threads"). BENCH_SAMPLE=n prints n of B's telemetry summaries per run.
+ * BENCH_NEIGHBOUR_B_LARGE=1: B's requests are the same largest valid context requests as A's, so B's plans wait for
+ * the plan threads beside A's (the threads' line taken account by account, "Large plans on worker threads").
  */
 import { performance } from 'node:perf_hooks';
 import { startTestApp, TestApp } from '@app/testing';
@@ -28,6 +30,7 @@ const STORES = (process.env.BENCH_STORES ?? (PG_URL ? 'postgres,pglite' : 'pglit
   'postgres' | 'pglite'
 )[];
 const LARGE = { mode: 'context', max_tokens: 32000, quotas: ALL_BUCKETS };
+const B_LARGE = process.env.BENCH_NEIGHBOUR_B_LARGE === '1';
 // BENCH_NEIGHBOUR_LOAD=write: A sends batch-writes near the body bound instead (64 files of ~150 KB, upserted over
 // the same URIs so the tenant stays within its quota; each write changes every file, so each is indexed again).
 const LOAD = process.env.BENCH_NEIGHBOUR_LOAD === 'write' ? 'write' : 'search';
@@ -67,7 +70,8 @@ async function tenantB(app: TestApp, key: string, n: number, sample = false): Pr
   for (let k = 0; k < n; k++) {
     const t0 = performance.now();
     const telemetry = sample && every > 0 && k % every === every - 1;
-    const body = { query: query(k), mode: 'context', ...(telemetry ? { telemetry: true } : {}) };
+    const kind = B_LARGE ? LARGE : { mode: 'context' };
+    const body = { query: query(k), ...kind, ...(telemetry ? { telemetry: true } : {}) };
     const r = await app.request('POST', '/api/v1/search/search', { key, body });
     if (r.status !== 200) throw new Error(`tenant B: ${r.status} ${r.text.slice(0, 300)}`);
     if (telemetry) console.log(JSON.stringify(r.body.telemetry.summary));
@@ -155,7 +159,8 @@ async function main(): Promise<void> {
     LOAD === 'write'
       ? `batch-writes of ${WRITE_FILES} files of ${WRITE_FILE_CHARS / 1000} KB`
       : 'six-bucket 1,000 requests at 32,000 tokens';
-  console.log(`tenant A: ${CONNECTIONS} connections of ${what}; B: ${B_REQUESTS} requests`);
+  const bKind = B_LARGE ? 'largest valid context requests' : 'default context requests';
+  console.log(`tenant A: ${CONNECTIONS} connections of ${what}; B: ${B_REQUESTS} ${bKind}`);
   const slots = LOAD === 'write' ? 'large-body slots' : 'large-search slots';
   console.log(
     `| store | ${slots} | plan threads | B alone p50 / p90 / max ms | B during A | A answered/s | B during ÷ alone |`,

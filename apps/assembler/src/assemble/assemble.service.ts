@@ -21,6 +21,6 @@ export class AssembleService {
     const known = [...job.candidates, ...(job.seen ?? []).map((s) => s.candidate)];
     const maxChars = bodyReadChars(job.maxTokens);
     const read = (reads: ContentRead[]) => this.bodies.read(job.identity, reads, known, maxChars);
-    return assembleReading(job, read, timer, this.threads.planner(timer));
+    return assembleReading(job, read, timer, this.threads.planner(timer, job.identity.accountId));
   }
 }

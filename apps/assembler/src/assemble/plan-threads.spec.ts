@@ -34,6 +34,15 @@ const SLOW = body(
   `module.exports = () => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000); return null; };`,
 );
 
+/** Holds its thread 150 ms and answers the query it planned for. */
+const NAMED = body(
+  'named',
+  `module.exports = ({ req }) => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150);
+    return { planned: { block: { entries: [], rendered: req.query, plan: {} }, asked: true }, stages: {} };
+  };`,
+);
+
 const config = (threads: number) =>
   ({ queues: { assembleThreads: threads, assembleThreadChars: 200 } }) as unknown as AppConfig;
 const U = 'viking://user/ann/memories/events';
@@ -63,7 +72,7 @@ describe('PlanThreads', () => {
 
   it('plans on a thread from MUNINN_ASSEMBLE_THREAD_CHARS of input, its stages and hop on the timer', async () => {
     const timer = new StageTimer(() => performance.now());
-    const planned = await threads(1, ANSWERS).planner(timer)(request(200), new Map([['b', 'body']]), ['s1']);
+    const planned = await threads(1, ANSWERS).planner(timer, 'acct')(request(200), new Map([['b', 'body']]), ['s1']);
     expect([planned.block.rendered, planned.asked]).toEqual(['thread:2:1:s1', true]);
     const stages = timer.timings();
     expect([stages.plan, stages.render]).toEqual([5, 1]);
@@ -77,7 +86,7 @@ describe('PlanThreads', () => {
       [1, join(dir, 'absent.js'), 4000],
     ] as const) {
       const timer = new StageTimer(() => performance.now());
-      const planned = await threads(n, file).planner(timer)(request(chars), new Map(), []);
+      const planned = await threads(n, file).planner(timer, 'acct')(request(chars), new Map(), []);
       expect(planned).toEqual(here(request(chars)));
       expect(planned.block.rendered).toContain(`${U}/m0.md`);
       expect(timer.timings().plan_thread).toBeUndefined();
@@ -85,7 +94,7 @@ describe('PlanThreads', () => {
   });
 
   it('plans on the loop when the thread fails', async () => {
-    const planned = await threads(1, BROKEN).planner(new StageTimer(() => 0))(request(400), new Map(), []);
+    const planned = await threads(1, BROKEN).planner(new StageTimer(() => 0), 'acct')(request(400), new Map(), []);
     expect(planned).toEqual(here(request(400)));
   });
 
@@ -93,19 +102,34 @@ describe('PlanThreads', () => {
     // The pool's thread starts at once and fails loading its body. piscina reports that as the pool's 'error'
     // event (unheard, an uncaught exception: this suite failed, and the assembler ended) and starts no other
     // thread: a plan sent to it waited for one for good.
-    const early = threads(1, UNLOADABLE).planner(new StageTimer(() => 0))(request(400), new Map(), []);
+    const early = threads(1, UNLOADABLE).planner(new StageTimer(() => 0), 'acct')(request(400), new Map(), []);
     expect(await early).toEqual(here(request(400)));
     const failing = threads(1, UNLOADABLE);
     await new Promise((r) => setTimeout(r, 500));
-    const planned = await failing.planner(new StageTimer(() => 0))(request(400), new Map(), []);
+    const planned = await failing.planner(new StageTimer(() => 0), 'acct')(request(400), new Map(), []);
     expect(planned).toEqual(here(request(400)));
+  });
+
+  it('takes the waiting plans account by account, not behind everything one tenant sent first', async () => {
+    const pool = threads(1, NAMED);
+    const done: string[] = [];
+    const plan = (account: string, name: string) =>
+      pool
+        .planner(new StageTimer(() => 0), account)({ ...request(400), query: name }, new Map(), [])
+        .then((p) => done.push(p.block.rendered));
+    // One tenant sends four large plans, then another sends one: it waits for the plan running and the one of
+    // the first tenant's already waiting, not for all of them (first in, first out: fifth, 450 ms later).
+    const all = ['a1', 'a2', 'a3', 'a4'].map((n) => plan('a', n));
+    all.push(plan('b', 'b1'));
+    await Promise.all(all);
+    expect(done).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
   });
 
   it("stops waiting for a thread's plan once its job is withdrawn", async () => {
     const slow = threads(1, SLOW);
     const withdrawn = new AbortController();
     const plan = runInWorkContext({ requestId: 'r', abandoned: withdrawn.signal }, () =>
-      slow.planner(new StageTimer(() => 0))(request(400), new Map(), []),
+      slow.planner(new StageTimer(() => 0), 'acct')(request(400), new Map(), []),
     );
     setTimeout(() => withdrawn.abort(), 50);
     await expect(plan).rejects.toThrow(/abort/i);

@@ -6,6 +6,7 @@ import { Piscina } from 'piscina';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { BlockPlanner, BlockRequest, carriedBodies, planHere, StageTimer } from '@app/kernel';
 import { currentAbandonSignal } from '@app/queue';
+import { AccountFairQueue, forAccount } from './account-fair-queue';
 import type { PlanAnswer, PlanTask } from './plan.worker';
 
 /** The compiled thread body beside this file; absent when the app runs from its TypeScript sources (jest). */
@@ -34,7 +35,15 @@ export class PlanThreads implements OnModuleDestroy {
     const built = existsSync(body);
     this.pool =
       assembleThreads > 0 && built
-        ? new Piscina<PlanTask, PlanAnswer>({ filename: body, minThreads: 1, maxThreads: assembleThreads })
+        ? new Piscina<PlanTask, PlanAnswer>({
+            filename: body,
+            minThreads: 1,
+            maxThreads: assembleThreads,
+            taskQueue: new AccountFairQueue(),
+            // Without it a plan taken off the line while every thread was busy went back to its tail (piscina's
+            // default), and a tenant's plans came out of order.
+            stricterFIFO: true,
+          })
         : null;
     // A thread that fails with no plan on it fails as it starts: its body cannot load (a broken build). piscina
     // reports that as the pool's 'error' event (unheard: an uncaught exception that ended the assembler), starts
@@ -58,14 +67,14 @@ export class PlanThreads implements OnModuleDestroy {
    * has its thread stopped (and a new one started): nobody waits for that block. A thread that fails otherwise (it
    * could not load, or died) costs the plan its thread, not its block: it is planned here (logged).
    */
-  planner(timer: StageTimer): BlockPlanner {
+  planner(timer: StageTimer, account: string): BlockPlanner {
     const here = planHere(timer);
     if (!this.pool) return here;
     return async (req, contents, unread) => {
       const pool = this.pool;
       if (!pool || planChars(req, contents) < this.minChars) return here(req, contents, unread);
       const started = performance.now();
-      const task: PlanTask = { req, bodies: bodiesOf(req, contents), unread: [...unread] };
+      const task = forAccount<PlanTask>({ req, bodies: bodiesOf(req, contents), unread: [...unread] }, account);
       const signal = currentAbandonSignal();
       let answer: PlanAnswer;
       try {
