@@ -376,28 +376,33 @@ describe('fuzzing every route (fast-check)', () => {
       jsonrpc: fc.constant('2.0'),
       id: fc.integer({ min: 1, max: 1000 }),
       method: fc.constantFrom('tools/call', 'tools/list', 'ping', 'initialize', 'nope'),
-      params: fc.record({
-        name: fc.constantFrom(
-          'search',
-          'find',
-          'read',
-          'recall',
-          'list',
-          'tree',
-          'write',
-          'edit',
-          'grep',
-          'glob',
-          'forget',
-          'remember',
-          'add_resource',
-          'list_watches',
-          'cancel_watch',
-          'health',
-          'x',
-        ),
-        arguments: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 5 }),
-      }),
+      params: fc.record(
+        {
+          name: fc.constantFrom(
+            'search',
+            'find',
+            'read',
+            'recall',
+            'list',
+            'tree',
+            'write',
+            'edit',
+            'grep',
+            'glob',
+            'forget',
+            'remember',
+            'add_resource',
+            'list_watches',
+            'cancel_watch',
+            'health',
+            'x',
+          ),
+          arguments: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 5 }),
+          // A writing tool's idempotency key (docs/fs-and-mcp.md, "Retrying a tool call"), of any shape.
+          _meta: fc.dictionary(fc.constantFrom('muninn/idempotency_key', 'progressToken', 'x'), value, { maxKeys: 2 }),
+        },
+        { requiredKeys: ['name', 'arguments'] },
+      ),
     });
     await fc.assert(
       fc.asyncProperty(fc.oneof(call, fc.array(call, { minLength: 1, maxLength: 20 })), async (msg) => {
@@ -408,8 +413,10 @@ describe('fuzzing every route (fast-check)', () => {
           JSON.stringify(msg),
         );
         expect(r.status < 500).toBe(true);
-        // One SSE `message` event per JSON-RPC answer, or a JSON error body before the transport.
+        // One SSE `message` event per JSON-RPC answer, or a JSON error body before the transport; a tool's
+        // failure names what was wrong, never the opaque internal error.
         expect(() => parseMcpBody(r.contentType, r.text)).not.toThrow();
+        expect(r.text).not.toContain('Internal server error');
       }),
       { numRuns: RUNS },
     );

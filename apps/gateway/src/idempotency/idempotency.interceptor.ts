@@ -15,6 +15,7 @@ import { IdempotencyRepository, runInWriteScope, WriteScope } from '@app/store';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { IdempotencySweepService } from './idempotency-sweep.service';
+import { attemptScope } from './idempotent-replies';
 import { IdempotentRequest, requestFingerprint } from './idempotent-request';
 
 /**
@@ -85,7 +86,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     this.sweep.noteAccount(owner.accountId);
     const claim = outcome.claim;
-    const scope: WriteScope = { state: 'open', applied: false, mark: (tx) => this.keys.markApplied(tx, claim) };
+    const scope = attemptScope(this.keys, claim);
     req.idempotency = { claim, scope };
     return { scope };
   }

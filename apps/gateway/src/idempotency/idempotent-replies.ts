@@ -37,27 +37,37 @@ export function installIdempotentReplies(
       count(await keepResumed(keys, attempt.resume, reply, payload));
       return payload;
     }
-    count(await settle(keys, attempt.claim, attempt.scope, reply, payload));
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    const answer = { status: reply.statusCode, contentType: contentTypeOf(reply), body };
+    count(await settleAttempt(keys, attempt.claim, attempt.scope, answer));
     return payload;
   });
 }
 
-async function settle(
+/** The write scope of an attempt that took its key: its first write marks the key, in that write's transaction. */
+export function attemptScope(keys: IdempotencyRepository, claim: IdempotencyClaim): WriteScope {
+  return { state: 'open', applied: false, mark: (tx) => keys.markApplied(tx, claim) };
+}
+
+/**
+ * Ends a first attempt (a REST reply, or an MCP tool call's result): keeps its answer for its retries when it
+ * changed something or succeeded, else frees the key for a retry; answers the outcome `/metrics` counts. `body`
+ * null: an answer that cannot be kept (a stream).
+ */
+export async function settleAttempt(
   keys: IdempotencyRepository,
   claim: IdempotencyClaim,
   scope: WriteScope,
-  reply: FastifyReply,
-  payload: unknown,
+  answer: { status: number; contentType: string; body: string | null },
 ): Promise<string> {
   if (scope.state !== 'open') return 'already_settled';
-  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
-  const status = reply.statusCode;
+  const { status, contentType, body } = answer;
   try {
     if (body !== null && keepsReply(status, scope.applied)) {
       scope.state = 'finished';
       // A 504 after the write was stored: its retries wait for the write's indexing again.
       const resume = status === 504 && scope.applied ? scope.pendingWait : undefined;
-      await keys.keepReply(claim, { status, contentType: contentTypeOf(reply), body, ...(resume ? { resume } : {}) });
+      await keys.keepReply(claim, { status, contentType, body, ...(resume ? { resume } : {}) });
       return resume ? 'kept_waiting' : 'kept';
     }
     if (!scope.applied) {

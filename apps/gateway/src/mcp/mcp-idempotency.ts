@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, idempotencyKeyProblem, KernelError, KernelErrorCode, keepsReply } from '@app/kernel';
-import { IdempotencyRepository, runInWriteScope, WriteScope } from '@app/store';
+import { Identity, idempotencyKeyProblem, KernelError, KernelErrorCode } from '@app/kernel';
+import { IdempotencyRepository, runInWriteScope } from '@app/store';
+import { attemptScope, settleAttempt } from '../idempotency/idempotent-replies';
 import { IdempotencySweepService } from '../idempotency/idempotency-sweep.service';
 import { MetricsService } from '../system/metrics.service';
 
@@ -75,25 +76,13 @@ export class McpIdempotency {
       return replayed(outcome.reply.contentType, outcome.reply.body);
     }
     this.sweep.noteAccount(owner.accountId);
-    const claim = outcome.claim;
-    const scope: WriteScope = { state: 'open', applied: false, mark: (tx) => this.keys.markApplied(tx, claim) };
+    const scope = attemptScope(this.keys, outcome.claim);
     const answer = await runInWriteScope(scope, call);
-    try {
-      if (keepsReply(answer.status, scope.applied)) {
-        scope.state = 'finished';
-        const body = JSON.stringify(answer.result);
-        await this.keys.keepReply(claim, { status: answer.status, contentType: RESULT_TYPE, body });
-        this.metrics.idempotent('kept');
-      } else {
-        scope.state = 'released';
-        await this.keys.release(claim);
-        this.metrics.idempotent('released');
-      }
-    } catch (err) {
-      // The answer still goes out; a retry then finds the key running (until its lease ends) or applied.
-      this.logger.warn(`could not settle an MCP call's idempotency key: ${(err as Error).message}`);
-      this.metrics.idempotent('settle_failed');
-    }
+    // A tool's wait for its indexing that ran out is kept as its result: no retry waits again (the REST routes'
+    // resumable 504 answers the route's own answer, which a tool call does not have).
+    scope.pendingWait = undefined;
+    const kept = { status: answer.status, contentType: RESULT_TYPE, body: JSON.stringify(answer.result) };
+    this.metrics.idempotent(await settleAttempt(this.keys, outcome.claim, scope, kept));
     return answer.result;
   }
 }
