@@ -34,8 +34,12 @@ suite('backlog bounds (real processes)', () => {
   const call = (method: string, path: string, key: string, body?: unknown) => api(method, path, { key, body });
   const write = (key: string, uri: string, extra: Record<string, unknown> = {}) =>
     call('POST', '/api/v1/content/write', key, { uri, content: `note ${uri}`, mode: 'create', ...extra });
-  const tool = async (key: string, name: string, args: Record<string, unknown>) =>
-    (await callMcpTool(url, key, name, args)).result as { isError?: boolean; content: { text: string }[] };
+  const tool = async (key: string, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+    (await callMcpTool(url, key, name, args, meta)).result as {
+      isError?: boolean;
+      content: { text: string }[];
+      _meta?: Record<string, unknown>;
+    };
   const pendingRows = async (account: string) =>
     (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_outbox WHERE account_id = $1', [account]))[0]!
       .n;
@@ -251,7 +255,9 @@ suite('backlog bounds (real processes)', () => {
     expect([live.status, live.body.result.length]).toEqual([200, 1]);
     // MCP remember stores all or nothing: refused, it leaves no session behind.
     const before = (await call('GET', '/api/v1/sessions', alpha)).body.result.length;
-    const remember = await tool(alpha, 'remember', { messages: [{ role: 'user', content: 'I like green tea.' }] });
+    const tea = { messages: [{ role: 'user', content: 'I like green tea.' }] };
+    const keyed = { 'muninn/idempotency_key': 'remember-tea' };
+    const remember = await tool(alpha, 'remember', tea, keyed);
     expect(remember.isError).toBe(true);
     expect(remember.content[0]!.text).toContain('Commit backlog full');
     expect((await call('GET', '/api/v1/sessions', alpha)).body.result.length).toBe(before);
@@ -268,5 +274,16 @@ suite('backlog bounds (real processes)', () => {
       { ms: 15_000, pollMs: 300 },
     );
     expect([after.status, typeof after.body.result.task_id]).toEqual([200, 'string']);
+    // The refused remember wrote nothing, so its key was freed: its retry with the key is stored now (before, it
+    // had written a message, then removed its session, and the retry was answered "Commit backlog full" for a day).
+    const retried = await eventually(
+      async () => {
+        const r = await tool(alpha, 'remember', tea, keyed);
+        return r.content[0]!.text.includes('Commit backlog full') ? null : r;
+      },
+      { ms: 15_000, pollMs: 300 },
+    );
+    expect([retried.isError ?? false, retried._meta?.['muninn/idempotent_replayed'] ?? false]).toEqual([false, false]);
+    expect(retried.content[0]!.text).toContain('Stored 1 message(s)');
   }, 180_000);
 });

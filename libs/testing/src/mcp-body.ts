@@ -25,11 +25,17 @@ export async function callMcpTool(
   key: string,
   name: string,
   args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
 ): Promise<{ status: number; result: any }> {
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+    }),
   });
   const [answer] = parseMcpBody(res.headers.get('content-type'), await res.text());
   return { status: res.status, result: answer?.result };

@@ -55,6 +55,9 @@ export const REMEMBER_TOOL: McpTool = {
         });
       }
     }
+    // Refused for the commit backlog before anything is written: a refusal that changed nothing frees the call's
+    // idempotency key for its retry (docs/fs-and-mcp.md, "Retrying a tool call").
+    await d.commits.assertRoom(caller);
     const sessionId = `mcp-store-${randomBytes(6).toString('hex')}`;
     let stored = 0;
     try {

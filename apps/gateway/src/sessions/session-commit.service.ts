@@ -48,7 +48,7 @@ export class SessionCommitService {
     const tags = dto.extraction_metadata?.event?.tags;
     const keep = dto.keep_recent_count ?? 0;
     const turnBudget = turnBudgetOf(dto);
-    await this.backlog.assertCommitRoom(caller);
+    await this.assertRoom(caller);
     const out = await this.run(caller, sessionId, {
       keepRecentCount: keep,
       persistKeep: true,
@@ -57,6 +57,11 @@ export class SessionCommitService {
       turnBudget,
     });
     return view(caller, sessionId, out);
+  }
+
+  /** Refuses (429) while the account's commits awaiting extraction are at their bound. */
+  assertRoom(caller: Identity): Promise<void> {
+    return this.backlog.assertCommitRoom(caller);
   }
 
   /**
