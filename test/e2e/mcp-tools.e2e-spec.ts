@@ -317,6 +317,31 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(forged.status).toBe(401);
   });
 
+  it('case 30: an upload whose write stored nothing leaves its link usable', async () => {
+    const r = await call('add_resource', { path: '/home/alice/shelf.md' });
+    const url = /(http:\/\/\S+\/api\/v1\/resources\/temp_upload\?token=[A-Za-z0-9_-]+)/.exec(r.text)![1]!;
+    const upload = (text: string) => {
+      const f = new FormData();
+      f.append('file', new Blob([text]), 'shelf.md');
+      return fetch(url, { method: 'POST', body: f });
+    };
+    // A directory stands where the file is to go: the write is refused, nothing stored.
+    const dir = 'viking://resources/shelf.md';
+    expect((await app.request('POST', '/api/v1/fs/mkdir', { key, body: { uri: dir } })).status).toBe(200);
+    const refused = await upload('# Shelf\n');
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    // The link was given back (before, it was used up by the refused write: 401 now).
+    expect(
+      (await app.request('DELETE', `/api/v1/fs?uri=${encodeURIComponent(dir)}&recursive=true`, { key })).status,
+    ).toBe(200);
+    const stored = await upload('# Shelf\nThe blue one.\n');
+    expect(stored.status).toBe(200);
+    expect((await call('read', { uris: dir })).text).toBe('# Shelf\nThe blue one.\n');
+    // Used once it stored something.
+    expect((await upload('again')).status).toBe(401);
+  });
+
   it('case 30 (refusals): add_resource checks the target before handing out a link', async () => {
     const pdf = await call('add_resource', { path: '/tmp/x.pdf' });
     expect([pdf.isError, pdf.text]).toEqual([

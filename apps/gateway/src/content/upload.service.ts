@@ -10,7 +10,7 @@ import {
   KernelErrorCode,
   normalizeSearchTags,
 } from '@app/kernel';
-import { UploadGrant, UploadTokenRepository } from '@app/store';
+import { runInWriteScope, UploadGrant, UploadTokenRepository, WriteScope } from '@app/store';
 import { invalidUploadToken, UPLOAD_ROUTE } from '../http/upload-route';
 import { ContentService } from './content.service';
 import { BacklogService } from '../http/backlog.service';
@@ -93,10 +93,22 @@ export class UploadService {
         true,
       );
     // A second upload to the same target refreshes it, as re-adding a resource does upstream.
-    return write('create').catch((err: unknown) => {
-      if (err instanceof KernelError && err.code === KernelErrorCode.AlreadyExists) return write('replace');
+    const store = () =>
+      write('create').catch((err: unknown) => {
+        if (err instanceof KernelError && err.code === KernelErrorCode.AlreadyExists) return write('replace');
+        throw err;
+      });
+    // A write that stored nothing (refused at the quota, a directory in the way, the store away) gives the token
+    // back, so the same link can be retried; the write scope tells whether any of its transactions committed.
+    const scope: WriteScope = { state: 'open', applied: false, mark: async () => undefined };
+    try {
+      return await runInWriteScope(scope, store);
+    } catch (err) {
+      if (!scope.applied) await this.tokens.restore(token, grant).catch(() => undefined);
       throw err;
-    });
+    } finally {
+      scope.state = 'finished';
+    }
   }
 
   private target(caller: Identity, req: UploadRequest): string {

@@ -78,6 +78,28 @@ export class UploadTokenRepository {
     return rows[0]?.role ? toGrant(rows[0]) : null;
   }
 
+  /**
+   * Gives `token` back after a use that stored nothing (its write refused or failed), as it was: the same grant
+   * and expiry, so the link can be retried. A token given back after it expired stays unusable.
+   */
+  async restore(token: string, grant: UploadGrant): Promise<void> {
+    await this.db.query(
+      `INSERT INTO upload_tokens (token_hash, account_id, user_id, role, actor_peer_id, target_uri, processing_mode, tags, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+      [
+        hash(token),
+        grant.identity.accountId,
+        grant.identity.userId,
+        grant.identity.role,
+        grant.identity.actorPeerId,
+        grant.targetUri,
+        grant.processingMode,
+        grant.tags,
+        grant.expiresAt,
+      ],
+    );
+  }
+
   /** Uses `token`: returns its grant and deletes it, so a second use finds nothing. */
   async consume(token: string): Promise<UploadGrant | null> {
     if (!TOKEN_SHAPE.test(token)) return null;
