@@ -15,11 +15,18 @@ describe("the embedded store's one connection, account by account (PGlite on its
     return db.query(sql).then(() => finished.push(label));
   };
 
+  /**
+   * A statement that runs long enough for every statement sent after it to reach the thread before it ends: the
+   * order is chosen among those the thread has seen, and on a loaded machine (CI) the test's thread was once held
+   * between its sends for longer than a short first statement ran, so the thread chose without B's.
+   */
+  const FIRST = 'SELECT count(*) FROM generate_series(1, 3000000)';
+
   it("takes another account's statement after one of the first account's, not after all of its queued ones", async () => {
     const finished: string[] = [];
     // Five of A's statements wait before B's one (a large search's fan-out, say); one at a time either way.
     const sent = [1, 2, 3, 4, 5].map((i) =>
-      send('a', 'SELECT count(*) FROM generate_series(1, 200000)', finished, `a${i}`),
+      send('a', i === 1 ? FIRST : 'SELECT count(*) FROM generate_series(1, 200000)', finished, `a${i}`),
     );
     sent.push(send('b', 'SELECT 1', finished, 'b'));
     await Promise.all(sent);
@@ -30,7 +37,7 @@ describe("the embedded store's one connection, account by account (PGlite on its
   it('keeps arrival order within an account, and takes the waiting accounts in turn', async () => {
     const finished: string[] = [];
     const sent = [
-      send('a', 'SELECT 1', finished, 'a1'),
+      send('a', FIRST, finished, 'a1'),
       send('a', 'SELECT 1', finished, 'a2'),
       send('a', 'SELECT 1', finished, 'a3'),
       send('b', 'SELECT 1', finished, 'b1'),
