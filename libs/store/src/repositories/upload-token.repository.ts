@@ -50,9 +50,20 @@ export class UploadTokenRepository {
   /** Stores a grant for `token`, valid `ttlS` seconds; expired grants are dropped on the way. */
   async mint(token: string, grant: Omit<UploadGrant, 'expiresAt'>, ttlS: number): Promise<Date> {
     await this.db.query('DELETE FROM upload_tokens WHERE expires_at < now()');
+    return this.insert(token, grant, `now() + $9 * interval '1 second'`, ttlS, '');
+  }
+
+  /** Inserts `token`'s row expiring at `expiry` (an SQL expression of `$9`); its `expires_at`. */
+  private async insert(
+    token: string,
+    grant: Omit<UploadGrant, 'expiresAt'>,
+    expiry: string,
+    expiryParam: unknown,
+    onConflict: string,
+  ): Promise<Date> {
     const { rows } = await this.db.query<{ expires_at: Date | string }>(
       `INSERT INTO upload_tokens (token_hash, account_id, user_id, role, actor_peer_id, target_uri, processing_mode, tags, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9 * interval '1 second') RETURNING expires_at`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${expiry}) ${onConflict} RETURNING expires_at`,
       [
         hash(token),
         grant.identity.accountId,
@@ -62,10 +73,10 @@ export class UploadTokenRepository {
         grant.targetUri,
         grant.processingMode,
         grant.tags,
-        ttlS,
+        expiryParam,
       ],
     );
-    return new Date(rows[0].expires_at);
+    return new Date(rows[0]?.expires_at ?? 0);
   }
 
   /** The live grant of `token` without using it (the request gate's check before a body is read). */
@@ -83,21 +94,7 @@ export class UploadTokenRepository {
    * and expiry, so the link can be retried. A token given back after it expired stays unusable.
    */
   async restore(token: string, grant: UploadGrant): Promise<void> {
-    await this.db.query(
-      `INSERT INTO upload_tokens (token_hash, account_id, user_id, role, actor_peer_id, target_uri, processing_mode, tags, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-      [
-        hash(token),
-        grant.identity.accountId,
-        grant.identity.userId,
-        grant.identity.role,
-        grant.identity.actorPeerId,
-        grant.targetUri,
-        grant.processingMode,
-        grant.tags,
-        grant.expiresAt,
-      ],
-    );
+    await this.insert(token, grant, '$9', grant.expiresAt, 'ON CONFLICT DO NOTHING');
   }
 
   /** Uses `token`: returns its grant and deletes it, so a second use finds nothing. */
