@@ -2,20 +2,17 @@ import {
   applyDecorators,
   CallHandler,
   ExecutionContext,
-  Inject,
   Injectable,
   NestInterceptor,
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { from, Observable, of, switchMap } from 'rxjs';
-import { APP_CONFIG, AppConfig } from '@app/config';
-import { IDEMPOTENCY_HEADER, idempotencyKeyProblem, Identity, PendingIndexWait } from '@app/kernel';
-import { IdempotencyRepository, runInWriteScope, WriteScope } from '@app/store';
+import { IDEMPOTENCY_HEADER, Identity, PendingIndexWait } from '@app/kernel';
+import { runInWriteScope, WriteScope } from '@app/store';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { IndexDispatchService } from '../content/index-dispatch.service';
-import { IdempotencySweepService } from './idempotency-sweep.service';
-import { attemptScope } from './idempotent-replies';
+import { IdempotencyAttempts } from './idempotency-attempts.service';
 import { IdempotentRequest, requestFingerprint } from './idempotent-request';
 
 /**
@@ -28,16 +25,10 @@ import { IdempotentRequest, requestFingerprint } from './idempotent-request';
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private readonly maxChars: number;
-
   constructor(
-    private readonly keys: IdempotencyRepository,
-    private readonly sweep: IdempotencySweepService,
+    private readonly attempts: IdempotencyAttempts,
     private readonly dispatcher: IndexDispatchService,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.maxChars = config.store.idempotency.keyMaxChars;
-  }
+  ) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = ctx.switchToHttp().getRequest<IdempotentRequest & { identity: Identity }>();
@@ -64,31 +55,23 @@ export class IdempotencyInterceptor implements NestInterceptor {
     req: IdempotentRequest & { identity: Identity },
     key: string,
   ): Promise<{ scope: WriteScope } | { resume: PendingIndexWait } | { replay: true }> {
-    const problem = idempotencyKeyProblem(key, this.maxChars);
-    if (problem) {
-      req.idempotency = { refused: 'malformed' };
-      throw problem;
-    }
     const owner = { accountId: req.identity.accountId, userId: req.identity.userId };
-    const outcome = await this.keys.claim(owner, key, requestFingerprint(req));
-    if (outcome.kind === 'refuse') {
-      req.idempotency = { refused: String(outcome.error.details?.reason ?? outcome.error.code) };
-      throw outcome.error;
+    const start = await this.attempts.start(owner, key, requestFingerprint(req));
+    if (start.kind === 'refused') {
+      req.idempotency = { refused: start.reason };
+      throw start.error;
     }
-    if (outcome.kind === 'replay') {
-      const resume = outcome.reply.resume;
+    if (start.kind === 'replay') {
+      const resume = start.reply.resume;
       if (resume) {
         req.idempotency = { resume: { owner, key } };
         return { resume };
       }
-      req.idempotency = { replay: outcome.reply };
+      req.idempotency = { replay: start.reply };
       return { replay: true };
     }
-    this.sweep.noteAccount(owner.accountId);
-    const claim = outcome.claim;
-    const scope = attemptScope(this.keys, claim);
-    req.idempotency = { claim, scope };
-    return { scope };
+    req.idempotency = { claim: start.claim, scope: start.scope };
+    return { scope: start.scope };
   }
 }
 

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyAttempts } from './idempotency-attempts.service';
 import { IdempotencySweepService } from './idempotency-sweep.service';
 import { IndexDispatchModule } from '../content/index-dispatch.module';
 
@@ -11,8 +12,8 @@ import { IndexDispatchModule } from '../content/index-dispatch.module';
 @Global()
 @Module({
   imports: [IndexDispatchModule],
-  providers: [IdempotencySweepService, IdempotencyInterceptor],
+  providers: [IdempotencySweepService, IdempotencyAttempts, IdempotencyInterceptor],
   // The interceptor is built in each controller's module, so what it needs is exported from here.
-  exports: [IdempotencySweepService, IdempotencyInterceptor, IndexDispatchModule],
+  exports: [IdempotencySweepService, IdempotencyAttempts, IdempotencyInterceptor, IndexDispatchModule],
 })
 export class IdempotencyModule {}

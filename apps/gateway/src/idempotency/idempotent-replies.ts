@@ -44,11 +44,6 @@ export function installIdempotentReplies(
   });
 }
 
-/** The write scope of an attempt that took its key: its first write marks the key, in that write's transaction. */
-export function attemptScope(keys: IdempotencyRepository, claim: IdempotencyClaim): WriteScope {
-  return { state: 'open', applied: false, mark: (tx) => keys.markApplied(tx, claim) };
-}
-
 /**
  * Ends a first attempt (a REST reply, or an MCP tool call's result): keeps its answer for its retries when it
  * changed something or succeeded, else frees the key for a retry; answers the outcome `/metrics` counts. `body`

@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity, idempotencyKeyProblem, KernelError, KernelErrorCode } from '@app/kernel';
-import { IdempotencyRepository, runInWriteScope } from '@app/store';
-import { attemptScope, settleAttempt } from '../idempotency/idempotent-replies';
-import { IdempotencySweepService } from '../idempotency/idempotency-sweep.service';
+import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { runInWriteScope } from '@app/store';
+import { IdempotencyAttempts } from '../idempotency/idempotency-attempts.service';
 import { MetricsService } from '../system/metrics.service';
 
 /** Where a tool call carries its idempotency key: `params._meta` (MCP's place for a request's own metadata). */
 export const MCP_IDEMPOTENCY_KEY = 'muninn/idempotency_key';
 /** Set in the `_meta` of a result answered from a kept one: the call was not applied again. */
 export const MCP_REPLAYED = 'muninn/idempotent_replayed';
+/** How refusals name the key: where the call carried it. */
+const FIELD = `_meta.${MCP_IDEMPOTENCY_KEY}`;
 /** The kept reply's type: a tool result, never confused with a REST reply kept for the same caller's key. */
 const RESULT_TYPE = 'application/vnd.muninn.mcp-tool-result+json';
 
@@ -30,26 +30,17 @@ export interface ToolAnswer {
  */
 @Injectable()
 export class McpIdempotency {
-  private readonly logger = new Logger(McpIdempotency.name);
-  private readonly maxChars: number;
-
   constructor(
-    private readonly keys: IdempotencyRepository,
-    private readonly sweep: IdempotencySweepService,
+    private readonly attempts: IdempotencyAttempts,
     private readonly metrics: MetricsService,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.maxChars = config.store.idempotency.keyMaxChars;
-  }
+  ) {}
 
   /** The key a call's `_meta` carries (undefined: none); one that is not a string is refused, naming the field. */
   keyOf(meta: unknown): string | undefined {
     const key = (meta as Record<string, unknown> | undefined)?.[MCP_IDEMPOTENCY_KEY];
     if (key === undefined) return undefined;
     if (typeof key === 'string') return key;
-    throw new KernelError(KernelErrorCode.InvalidArgument, `_meta.${MCP_IDEMPOTENCY_KEY} must be a string`, {
-      field: `_meta.${MCP_IDEMPOTENCY_KEY}`,
-    });
+    throw new KernelError(KernelErrorCode.InvalidArgument, `${FIELD} must be a string`, { field: FIELD });
   }
 
   /** Runs the call `tool(args)` at most once per caller and key. */
@@ -60,29 +51,23 @@ export class McpIdempotency {
     args: Record<string, unknown>,
     call: () => Promise<ToolAnswer>,
   ): Promise<CallToolResult> {
-    const problem = idempotencyKeyProblem(key, this.maxChars, `_meta.${MCP_IDEMPOTENCY_KEY}`);
-    if (problem) {
-      this.metrics.idempotent('malformed');
-      throw problem;
-    }
     const owner = { accountId: caller.accountId, userId: caller.userId };
-    const outcome = await this.keys.claim(owner, key, callFingerprint(caller, tool, args));
-    if (outcome.kind === 'refuse') {
-      this.metrics.idempotent(String(outcome.error.details?.reason ?? outcome.error.code));
-      throw outcome.error;
+    const start = await this.attempts.start(owner, key, callFingerprint(caller, tool, args), FIELD);
+    if (start.kind === 'refused') {
+      this.metrics.idempotent(start.reason);
+      throw start.error;
     }
-    if (outcome.kind === 'replay') {
+    if (start.kind === 'replay') {
       this.metrics.idempotent('replayed');
-      return replayed(outcome.reply.contentType, outcome.reply.body);
+      return replayed(start.reply.contentType, start.reply.body);
     }
-    this.sweep.noteAccount(owner.accountId);
-    const scope = attemptScope(this.keys, outcome.claim);
+    const { claim, scope } = start;
     const answer = await runInWriteScope(scope, call);
     // A tool's wait for its indexing that ran out is kept as its result: no retry waits again (the REST routes'
     // resumable 504 answers the route's own answer, which a tool call does not have).
     scope.pendingWait = undefined;
     const kept = { status: answer.status, contentType: RESULT_TYPE, body: JSON.stringify(answer.result) };
-    this.metrics.idempotent(await settleAttempt(this.keys, outcome.claim, scope, kept));
+    this.metrics.idempotent(await this.attempts.settle(claim, scope, kept));
     return answer.result;
   }
 }
@@ -103,7 +88,7 @@ function replayed(contentType: string, body: string): CallToolResult {
   if (contentType !== RESULT_TYPE) {
     // Only a tool call's own fingerprint can reach a kept reply here; anything else is refused, not replayed.
     throw new KernelError(KernelErrorCode.Conflict, 'This idempotency key holds the reply of a REST request', {
-      field: `_meta.${MCP_IDEMPOTENCY_KEY}`,
+      field: FIELD,
       reason: 'different_request',
     });
   }

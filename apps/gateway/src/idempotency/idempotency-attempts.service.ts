@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { idempotencyKeyProblem, KernelError, StoredReply } from '@app/kernel';
+import { IdempotencyClaim, IdempotencyRepository, KeyOwner, WriteScope } from '@app/store';
+import { IdempotencySweepService } from './idempotency-sweep.service';
+import { settleAttempt } from './idempotent-replies';
+
+/** How an attempt sent with a key begins. */
+export type AttemptStart =
+  /** Refused before it ran: why (`details.reason` of the 409 / 422, or `malformed`), and the error to answer. */
+  | { kind: 'refused'; reason: string; error: KernelError }
+  /** A retry of a finished attempt: its kept reply (with what to wait for again, for a resumable 504). */
+  | { kind: 'replay'; reply: StoredReply }
+  /** A first attempt: the write scope to run it in, whose first write marks the key. */
+  | { kind: 'run'; claim: IdempotencyClaim; scope: WriteScope };
+
+/**
+ * Where an idempotency key's attempt begins and ends (docs/limits-and-security.md, "Retrying a write:
+ * Idempotency-Key"), for the REST routes' header and the MCP tools' `_meta` key alike: the key checked against its
+ * bound, claimed, a retry answered with the kept reply, a first attempt given its write scope and, once answered,
+ * kept or freed.
+ */
+@Injectable()
+export class IdempotencyAttempts {
+  private readonly maxChars: number;
+
+  constructor(
+    private readonly keys: IdempotencyRepository,
+    private readonly sweep: IdempotencySweepService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.maxChars = config.store.idempotency.keyMaxChars;
+  }
+
+  /** Begins `owner`'s attempt with `key` for the request of `fingerprint`; `field` names where the key came. */
+  async start(owner: KeyOwner, key: string, fingerprint: string, field?: string): Promise<AttemptStart> {
+    const problem = idempotencyKeyProblem(key, this.maxChars, field);
+    if (problem) return { kind: 'refused', reason: 'malformed', error: problem };
+    const outcome = await this.keys.claim(owner, key, fingerprint);
+    if (outcome.kind === 'refuse') {
+      const reason = String(outcome.error.details?.reason ?? outcome.error.code);
+      return { kind: 'refused', reason, error: outcome.error };
+    }
+    if (outcome.kind === 'replay') return outcome;
+    this.sweep.noteAccount(owner.accountId);
+    const claim = outcome.claim;
+    return {
+      kind: 'run',
+      claim,
+      scope: { state: 'open', applied: false, mark: (tx) => this.keys.markApplied(tx, claim) },
+    };
+  }
+
+  /** Ends a first attempt with its answer (see {@link settleAttempt}); the outcome `/metrics` counts. */
+  settle(
+    claim: IdempotencyClaim,
+    scope: WriteScope,
+    answer: { status: number; contentType: string; body: string | null },
+  ): Promise<string> {
+    return settleAttempt(this.keys, claim, scope, answer);
+  }
+}
