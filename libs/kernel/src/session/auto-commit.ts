@@ -92,15 +92,6 @@ export interface AutoCommitState {
 }
 
 /**
- * Whether a message write should trigger a commit: a policy, uncommitted content, not throttled, and a
- * threshold strictly exceeded (a threshold of 0 is off).
- */
-export function autoCommitDue(policy: AutoCommitPolicy | null, s: AutoCommitState, nowMs: number): boolean {
-  const at = thresholdCommitAt(policy, s, nowMs);
-  return at !== null && at <= nowMs;
-}
-
-/**
  * When the session's threshold commit falls due: now when a threshold is strictly exceeded and the commit is not
  * throttled, the throttle's end (`min_commit_interval_seconds` after `last_auto_commit_at`) when it is; null when
  * no threshold is exceeded, or nothing is uncommitted beyond the keep window.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   archiveName,
-  autoCommitDue,
+  AutoCommitState,
   idleCommitWait,
   sessionCheck,
   thresholdCommitAt,
@@ -114,6 +114,9 @@ describe('automatic commit policy', () => {
 
   const policy = { ...DEFAULT_AUTO_COMMIT_POLICY, pending_token_threshold: 100, message_count_threshold: 50 };
   const state = { pendingTokens: 10, messageCount: 1, keepRecentCount: 0, lastAutoCommitAt: null };
+  /** Whether a session's check (as after a message write: no idle time due) commits by threshold. */
+  const autoCommitDue = (p: typeof policy | null, s: AutoCommitState, now: number) =>
+    sessionCheck(p, { ...s, lastMessageAt: null }, now).commit === 'threshold';
   it('fires only when a threshold is strictly exceeded, never without a policy, never throttled', () => {
     expect(autoCommitDue(policy, state, 0)).toBe(false);
     expect(autoCommitDue(null, { ...state, pendingTokens: 10_000 }, 0)).toBe(false);
