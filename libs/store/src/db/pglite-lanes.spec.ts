@@ -37,7 +37,7 @@ describe("the embedded store's one connection, account by account (PGlite on its
   it('keeps arrival order within an account, and takes the waiting accounts in turn', async () => {
     const finished: string[] = [];
     const sent = [
-      send('a', FIRST, finished, 'a1'),
+      send('a', 'SELECT 1', finished, 'a1'),
       send('a', 'SELECT 1', finished, 'a2'),
       send('a', 'SELECT 1', finished, 'a3'),
       send('b', 'SELECT 1', finished, 'b1'),
