@@ -16,9 +16,9 @@ describe("the embedded store's one connection, account by account (PGlite on its
   };
 
   /**
-   * A statement that runs long enough for every statement sent after it to reach the thread before it ends: the
-   * order is chosen among those the thread has seen, and on a loaded machine (CI) the test's thread was once held
-   * between its sends for longer than a short first statement ran, so the thread chose without B's.
+   * A first statement that runs long enough for every statement sent after it to reach the thread before it
+   * ends: the order is chosen among the statements the thread has seen, and a short one could end before the
+   * test had sent the rest.
    */
   const FIRST = 'SELECT count(*) FROM generate_series(1, 3000000)';
 
@@ -37,7 +37,7 @@ describe("the embedded store's one connection, account by account (PGlite on its
   it('keeps arrival order within an account, and takes the waiting accounts in turn', async () => {
     const finished: string[] = [];
     const sent = [
-      send('a', 'SELECT 1', finished, 'a1'),
+      send('a', FIRST, finished, 'a1'),
       send('a', 'SELECT 1', finished, 'a2'),
       send('a', 'SELECT 1', finished, 'a3'),
       send('b', 'SELECT 1', finished, 'b1'),
@@ -46,6 +46,18 @@ describe("the embedded store's one connection, account by account (PGlite on its
     ];
     await Promise.all(sent);
     expect(finished).toEqual(['a1', 'b1', 'none', 'a2', 'b2', 'a3']);
+  });
+
+  it("counts a statement the idle thread took alone as its account's turn", async () => {
+    const finished: string[] = [];
+    const sent = [send('a', FIRST, finished, 'a1')];
+    // The thread has taken A's first by itself before the rest is sent. It used to forget that turn (it dropped
+    // the history when nobody else waited), and A's second went before B's first: two failed CI runs of the
+    // cases above, whose first statement the thread sometimes took alone.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    sent.push(send('a', 'SELECT 1', finished, 'a2'), send('b', 'SELECT 1', finished, 'b1'));
+    await Promise.all(sent);
+    expect(finished).toEqual(['a1', 'b1', 'a2']);
   });
 
   it("runs a transaction whole once it began, whatever the other accounts' statements waiting", async () => {

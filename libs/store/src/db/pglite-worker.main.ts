@@ -104,29 +104,44 @@ export function pgliteWorkerMain(): void {
     }
     return out;
   };
+  /** Takes the messages not yet delivered: they are waiting too. */
+  const receive = (): void => {
+    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) queue.push(m.message as WorkerOp);
+  };
   const pump = (): void => {
     if (busy) return;
-    // Messages not yet delivered are waiting too: an operation runs within the microtasks of its own
-    // delivery, so without this the queue would hold one operation and arrival order would decide.
-    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) queue.push(m.message as WorkerOp);
+    // An operation runs within the microtasks of its own delivery, so without this the queue would hold one
+    // operation and arrival order would decide.
+    receive();
     const at = next();
     if (at < 0) return;
-    // A transaction is one turn of its lane: its begin is stamped, its later operations are not.
-    if (openTx === null) servedAt.set(laneOf(queue[at]!), (served += 1));
     const op = queue.splice(at, 1)[0]!;
-    // Nobody waits: the history is dropped, so it holds only lanes with waiting work.
+    const lane = laneOf(op);
+    // Nobody else waits: the history is dropped, so it holds only lanes with work waiting or running.
     if (queue.length === 0) servedAt.clear();
+    // The running operation's lane has had its turn, also when it was taken alone: forgetting that let the
+    // account whose statement ran on an idle thread go first again among the statements that came meanwhile.
+    // A transaction is one turn of its lane: its begin is stamped, its later operations only keep the stamp.
+    if (openTx === null || !servedAt.has(lane)) servedAt.set(lane, (served += 1));
     busy = true;
     port.postMessage({ t: 'start', id: op.id });
     run(op)
       .then(
-        (r) => port.postMessage({ t: 'done', id: op.id, ...r }),
-        (err: unknown) => port.postMessage({ t: 'fail', id: op.id, error: describe(err) }),
+        (r) => finish({ t: 'done', id: op.id, ...r }),
+        (err: unknown) => finish({ t: 'fail', id: op.id, error: describe(err) }),
       )
-      .finally(() => {
-        busy = false;
-        pump();
-      });
+      .finally(pump);
+  };
+  /**
+   * Ends the running operation. With nobody waiting the thread is idle and the turns taken so far concern
+   * nobody: they are dropped before the answer goes out, since what the caller sends on it may arrive before
+   * this thread looks again, and a kept turn would put the caller's next statement after a newcomer's.
+   */
+  const finish = (reply: WorkerReply): void => {
+    busy = false;
+    receive();
+    if (queue.length === 0) servedAt.clear();
+    port.postMessage(reply);
   };
   port.on('message', (op: WorkerOp) => {
     queue.push(op);
