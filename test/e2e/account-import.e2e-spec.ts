@@ -227,6 +227,36 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     });
   });
 
+  it('commits an imported session over its threshold, not at its next message', async () => {
+    const sessionLine = exported.find((l) => l.type === 'session')!;
+    const messageLine = exported.find((l) => l.type === 'message')!;
+    const now = new Date().toISOString();
+    const lines = [
+      exported[0],
+      {
+        ...sessionLine,
+        session_id: 'over',
+        commit_count: 0,
+        retention_mode: '',
+        last_commit_at: null,
+        last_auto_commit_at: null,
+        auto_commit_policy: { message_count_threshold: 1, idle_timeout_seconds: 86_400 },
+      },
+      // Two live messages, just written: a day from idle, over the threshold of one.
+      { ...messageLine, session_id: 'over', seq: 1, created_at: now },
+      { ...messageLine, session_id: 'over', seq: 2, message_id: 'msg-over-2', created_at: now },
+      { type: 'end', nodes: 0, sessions: 1, archives: 0, messages: 2 },
+    ];
+    const r = await importAs('over', ndjson(lines));
+    expect(r.status).toBe(200);
+    const key = r.body.result.users.find((u: Line) => u.user_id === 'u1').user_key;
+    const meta = await eventually(async () => {
+      const m = (await as(key, 'GET', '/api/v1/sessions/over')).body.result;
+      return m?.commit_count === 1 ? m : null;
+    }, 30_000);
+    expect(meta).toMatchObject({ message_count: 0, pending_tokens: 0 });
+  });
+
   it('refuses an account id in use (409) and changes nothing', async () => {
     const r = await importAs('source', ndjson(exported));
     expect(r.status).toBe(409);

@@ -151,6 +151,35 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     for (const id of sessions) expect(await committed(id, 2)).toMatchObject({ message_count: 0 });
   });
 
+  it('commits a session a new policy puts over its threshold, without another message', async () => {
+    await call('POST', '/api/v1/sessions', { session_id: 'patched', auto_commit_policy: null });
+    for (const content of ['We repainted the kitchen.', 'It is pale green now.', 'The doors are next.'])
+      await call('POST', '/api/v1/sessions/patched/messages', { role: 'user', content });
+    const policy = { auto_commit_policy: { message_count_threshold: 2, idle_timeout_seconds: 86_400 } };
+    expect((await call('PATCH', '/api/v1/sessions/patched/config', policy)).status).toBe(200);
+    // Before, the policy waited for the next message (or the idle commit a day later).
+    expect(await committedOnce('patched')).toMatchObject({ message_count: 0, pending_tokens: 0 });
+  });
+
+  it("keeps a shortened throttle's due time with the session, so a lost check is asked for again", async () => {
+    const policy = { message_count_threshold: 1, min_commit_interval_seconds: 3600, idle_timeout_seconds: 86_400 };
+    await call('POST', '/api/v1/sessions', { session_id: 'rethrottled', auto_commit_policy: policy });
+    const say = (content: string) => call('POST', '/api/v1/sessions/rethrottled/messages', { role: 'user', content });
+    await say('The piano tuner comes on Monday.');
+    await say('He charges by the hour.');
+    const first = await committed('rethrottled', 1);
+    await say('Move the plants first.');
+    await say('And the lamp.'); // over again; the next automatic commit is an hour away
+    await loseCheck('rethrottled');
+    const shorter = { auto_commit_policy: { min_commit_interval_seconds: 5 } };
+    expect((await call('PATCH', '/api/v1/sessions/rethrottled/config', shorter)).status).toBe(200);
+    // The PATCH kept the new due time (the throttle's end) in its own transaction; the idle time it also set is a
+    // day away. The check it scheduled is lost too: the relay asks for it.
+    expect((await dueAt('rethrottled'))!).toBeLessThanOrEqual(Date.parse(first.last_auto_commit_at) + 5000 + 50);
+    await loseCheck('rethrottled');
+    expect(await committed('rethrottled', 2)).toMatchObject({ message_count: 0, pending_tokens: 0 });
+  });
+
   it('sets no due time for a session without an idle timeout', async () => {
     await call('POST', '/api/v1/sessions', { session_id: 'plain', auto_commit_policy: { idle_timeout_seconds: 0 } });
     await call('POST', '/api/v1/sessions', { session_id: 'manual', auto_commit_policy: null });

@@ -8,8 +8,8 @@ import {
   ImportSessionLine,
   KernelError,
   KernelErrorCode,
-  idleCommitWait,
   readLimitOverrides,
+  sessionCheck,
 } from '@app/kernel';
 import { AccountImportRepository, AuditSink, ImportedSessionTally } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
@@ -38,7 +38,7 @@ export interface ImportQuotas {
 
 type NumberedNode = ImportNodeLine & { line: number };
 
-/** An imported session its idle policy will commit: its idle check is scheduled once the import is in. */
+/** An imported session its policy will commit: its check is scheduled once the import is in. */
 export interface IdleSession {
   userId: string;
   sessionId: string;
@@ -64,7 +64,7 @@ export class ImportWriter {
   private nodes: NumberedNode[] = [];
   private nodeBytes = 0;
   private session: OpenSession | null = null;
-  /** Sessions with live messages and an idle policy (at most the account's max_sessions). */
+  /** Sessions with live messages their policy will commit (at most the account's max_sessions). */
   readonly idle: IdleSession[] = [];
 
   constructor(
@@ -182,7 +182,9 @@ export class ImportWriter {
     if (!s) return;
     await this.flushMessages(s);
     await this.imports.closeSession(this.accountId, s.line, s.tally);
-    const wait = idleCommitWait(
+    // Its check: now when the policy's threshold is already exceeded (the source would have committed at the
+    // next message), else at its idle time or when its throttle ends.
+    const check = sessionCheck(
       s.line.auto_commit_policy,
       {
         pendingTokens: s.tally.pendingTokens,
@@ -193,6 +195,7 @@ export class ImportWriter {
       },
       Date.now(),
     );
+    const wait = check.commit !== null ? 0 : check.nextInMs;
     if (wait !== null)
       this.idle.push({ userId: s.line.user_id, sessionId: s.line.session_id, delayMs: Math.max(0, wait) });
     this.session = null;

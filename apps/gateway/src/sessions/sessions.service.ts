@@ -116,8 +116,10 @@ export class SessionsService {
     }
     const rawTags = dto.memory_extraction_config?.events?.tags;
     const tags = rawTags == null ? undefined : normaliseEventTags(rawTags);
-    await this.sessions.updateConfig(caller, sessionId, { autoCommitPolicy: policy, eventTags: tags });
-    const after = (await this.sessions.find(caller, sessionId))!;
+    const after = await this.sessions.updateConfig(caller, sessionId, { autoCommitPolicy: policy, eventTags: tags });
+    // A new policy can put the session over its threshold, or give it an idle time: acted on now, as after a
+    // message, not at the next message (which may never come).
+    if (dto.auto_commit_policy !== undefined) this.commits.maybeAutoCommit(caller, after);
     return {
       session_id: sessionId,
       auto_commit_policy: storedPolicy(after.auto_commit_policy),

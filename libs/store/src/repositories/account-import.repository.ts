@@ -20,6 +20,7 @@ import { abandonedImportSql, IMPORT_SUSPENSION_REASON } from './import-suspensio
 import { ensureDirectories, writeNodes, WriteOptions } from './node-write';
 import { insertOutbox } from './outbox';
 import { idleCheckAfter } from './session-idle-check.repository';
+import { keepThresholdDue } from './session-threshold-due';
 
 export { IMPORT_SUSPENSION_REASON } from './import-suspension';
 
@@ -256,6 +257,8 @@ export class AccountImportRepository {
           s.updated_at,
         ],
       );
+      // An imported session over its policy's threshold is committed by the idle relay, not at its next message.
+      await keepThresholdDue(tx, { accountId, userId: s.user_id }, s.session_id);
       const mark = Math.max(t.highestArchive, s.commit_count);
       if (mark > 0)
         await tx.query(

@@ -7,20 +7,18 @@ import {
   limitSource,
   planTurnRetentionOfTail,
   SessionMessage,
-  storedPolicy,
-  thresholdCommitAt,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { AccountQuota, enforceQuota, quotaExceeded, readOwnLimits } from './account-usage';
 import { retentionMessage } from './session-archive.repository';
 import { idleCheckAfter } from './session-idle-check.repository';
 import { deleteSessionFiles } from './session-files';
+import { keepThresholdDue } from './session-threshold-due';
 import { insertToolResults, NewToolResult } from './session-tool-result.repository';
 import {
   MESSAGE_COLUMNS,
   MessageRow,
   SESSION_SELECT,
-  commitStateOf,
   SessionRecord,
   SessionRow,
   toSessionMessage,
@@ -193,32 +191,36 @@ export class SessionRepository {
   }
 
   /**
-   * Replaces the policy and/or event tags (undefined: keep). A new policy on a session with uncommitted messages
-   * sets its idle check's due time from its last message, so the extractor's idle relay asks for the check the
-   * policy now wants (docs/sessions.md, "Idle commits").
+   * Replaces the policy and/or event tags (undefined: keep) and returns the session. A new policy on a session with
+   * uncommitted messages sets its idle check's due time from its last message, and brings it forward to a
+   * threshold commit the policy makes due, so the extractor's idle relay asks for the check the policy now wants
+   * (docs/sessions.md, "Idle commits" and "Automatic commit").
    */
   async updateConfig(
     identity: Identity,
     sessionId: string,
     patch: { autoCommitPolicy?: unknown; eventTags?: string[] },
-  ): Promise<void> {
-    const { rowCount } = await this.db.query(
-      `UPDATE sessions SET updated_at = now(),
+  ): Promise<SessionRecord> {
+    return this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query(
+        `UPDATE sessions SET updated_at = now(),
          auto_commit_policy = CASE WHEN $4 THEN $5::jsonb ELSE auto_commit_policy END,
          event_tags = COALESCE($6, event_tags),
          idle_check_at = CASE WHEN $4 AND pending_tokens > 0 AND last_message_at IS NOT NULL
            THEN ${idleCheckAfter('last_message_at', '$5::jsonb')} ELSE idle_check_at END
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
-      [
-        identity.accountId,
-        identity.userId,
-        sessionId,
-        patch.autoCommitPolicy !== undefined,
-        jsonOrNull(patch.autoCommitPolicy),
-        patch.eventTags ?? null,
-      ],
-    );
-    if (rowCount === 0) throw notFound(sessionId);
+        [
+          identity.accountId,
+          identity.userId,
+          sessionId,
+          patch.autoCommitPolicy !== undefined,
+          jsonOrNull(patch.autoCommitPolicy),
+          patch.eventTags ?? null,
+        ],
+      );
+      if (rowCount === 0) throw notFound(sessionId);
+      return (await keepThresholdDue(tx, identity, sessionId))!;
+    });
   }
 
   /** Appends one message (see {@link addMessages}). */
@@ -300,31 +302,9 @@ export class SessionRepository {
       }
       await enforceQuota(tx, identity.accountId, this.quota, added);
       if (rows[0].retention_mode === 'turn_budget') await this.turnPending(tx, identity, sessionId, live, rows[0]);
-      const { rows: s } = await tx.query<SessionRow>(
-        `${SESSION_SELECT} WHERE s.account_id = $1 AND s.user_id = $2 AND s.session_id = $3`,
-        [identity.accountId, identity.userId, sessionId],
-      );
-      const session = toSessionRecord(identity, s[0]);
-      await this.markThresholdDue(tx, identity, session);
+      const session = (await keepThresholdDue(tx, identity, sessionId))!;
       return { messages: out, session };
     });
-  }
-
-  /**
-   * A threshold commit this append made due (now, or when its throttle ends) is kept as the session's check due
-   * time, in the append's transaction (docs/sessions.md, "Automatic commit"): the gateway commits in the
-   * background after answering, and a commit lost there (the gateway stopped, the store or the queue away, the
-   * session's previous commit still running, or the throttle) is asked for by the extractor's idle relay instead
-   * of waiting for a message that may never come.
-   */
-  private async markThresholdDue(tx: Pick<Db, 'query'>, identity: Identity, s: SessionRecord): Promise<void> {
-    const at = thresholdCommitAt(storedPolicy(s.auto_commit_policy), commitStateOf(s), Date.now());
-    if (at === null) return;
-    await tx.query(
-      `UPDATE sessions SET idle_check_at = least(idle_check_at, to_timestamp($4::double precision / 1000))
-       WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
-      [identity.accountId, identity.userId, s.session_id, at],
-    );
   }
 
   /**
