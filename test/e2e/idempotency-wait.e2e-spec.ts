@@ -1,7 +1,7 @@
 import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Db, STORE_DB } from '@app/store';
-import { fakeEmbeddingBody, startTestApp, storeModes, TestApp, TestResponse } from '@app/testing';
+import { callMcpTool, fakeEmbeddingBody, startTestApp, storeModes, TestApp, TestResponse } from '@app/testing';
 
 // docs/limits-and-security.md, "A retry after a wait that ran out": a write that asked to wait for its indexing
 // and was answered 504 (stored, not yet indexed) is retried with its Idempotency-Key. The retry is not applied
@@ -198,6 +198,54 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
     const again = await post('/api/v1/content/write', w, 'odd-1');
     expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([504, first.text, 'true']);
     embeddings.release();
+  });
+
+  it("waits again for an MCP write or edit whose wait ran out, retried with the call's _meta key", async () => {
+    const uri = 'viking://resources/waits/tool.md';
+    expect(
+      (await post('/api/v1/content/write', { uri, content: 'tool\n', mode: 'create', wait: true }, 't0')).status,
+    ).toBe(200);
+    const tool = async (name: string, args: Record<string, unknown>, idem: string) => {
+      const { result } = await callMcpTool(app.url, key, name, args, { 'muninn/idempotency_key': idem });
+      return {
+        text: (result.content as { text: string }[]).map((c) => c.text).join(''),
+        isError: result.isError === true,
+        replayed: result._meta?.['muninn/idempotent_replayed'] === true,
+      };
+    };
+    const append = { uri, content: 'more\n', mode: 'append', wait: true, timeout: 1 };
+    embeddings.hold();
+    const first = await heldUntil(1, tool('write', append, 'tool-append'));
+    expect(first).toMatchObject({ isError: true, replayed: false });
+    expect(first.text).toMatch(/stored/i);
+    expect((await kept('tool-append')).reply_resume).not.toBeNull();
+    // Still held: the retry waits again and answers the timeout, applying nothing.
+    expect(await tool('write', append, 'tool-append')).toMatchObject({ isError: true });
+    expect(await read(uri)).toBe('tool\nmore\n');
+    embeddings.release();
+    // Before, the first timeout was replayed for the key's whole life, and an agent writing again under a new key
+    // appended twice.
+    const late = await tool('write', append, 'tool-append');
+    expect(late).toEqual({
+      text: expect.stringContaining(`Wrote 5 bytes to ${uri} (mode=append).`),
+      isError: false,
+      replayed: true,
+    });
+    expect(late.text).toContain('vector=complete');
+    expect(await kept('tool-append')).toEqual({ reply_status: 200, reply_resume: null });
+    expect(await tool('write', append, 'tool-append')).toEqual(late);
+    expect(await read(uri)).toBe('tool\nmore\n');
+
+    const edit = { uri, old_string: 'more', new_string: 'less', wait: true, timeout: 1 };
+    embeddings.hold();
+    expect(await heldUntil(1, tool('edit', edit, 'tool-edit'))).toMatchObject({ isError: true });
+    embeddings.release();
+    const edited = await tool('edit', edit, 'tool-edit');
+    expect(edited).toMatchObject({ isError: false, replayed: true });
+    expect(edited.text).toMatch(
+      new RegExp(`^Edited ${uri} \\(\\d+ bytes written\\)\\.\\nIndexing: semantic=\\w+, vector=complete`),
+    );
+    expect(await read(uri)).toBe('tool\nless\n');
   });
 
   it('replays a 504 that stored nothing to wait for as it is (no write was applied, nothing is resumed)', async () => {

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { idempotencyKeyProblem, KernelError, StoredReply } from '@app/kernel';
 import { IdempotencyClaim, IdempotencyRepository, KeyOwner, WriteScope } from '@app/store';
 import { IdempotencySweepService } from './idempotency-sweep.service';
-import { settleAttempt } from './idempotent-replies';
+import { keepResumedReply, settleAttempt } from './idempotent-replies';
 
 /** How an attempt sent with a key begins. */
 export type AttemptStart =
@@ -58,5 +58,10 @@ export class IdempotencyAttempts {
     answer: { status: number; contentType: string; body: string | null },
   ): Promise<string> {
     return settleAttempt(this.keys, claim, scope, answer);
+  }
+
+  /** Ends a retry whose wait for the first attempt's indexing succeeded (see {@link keepResumedReply}). */
+  keepResumed(owner: KeyOwner, key: string, answer: { status: number; contentType: string; body: string }) {
+    return keepResumedReply(this.keys, owner, key, answer);
   }
 }

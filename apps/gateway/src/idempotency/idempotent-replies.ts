@@ -92,12 +92,22 @@ async function keepResumed(
 ): Promise<string> {
   const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
   if (body === null || reply.statusCode < 200 || reply.statusCode >= 300) return 'still_waiting';
+  return keepResumedReply(keys, resume.owner, resume.key, {
+    status: reply.statusCode,
+    contentType: contentTypeOf(reply),
+    body,
+  });
+}
+
+/** Replaces a kept resumable 504 by the answer its retry's wait ended with (a REST reply or a tool result). */
+export async function keepResumedReply(
+  keys: IdempotencyRepository,
+  owner: KeyOwner,
+  key: string,
+  answer: { status: number; contentType: string; body: string },
+): Promise<string> {
   try {
-    await keys.keepResumed(resume.owner, resume.key, {
-      status: reply.statusCode,
-      contentType: contentTypeOf(reply),
-      body,
-    });
+    await keys.keepResumed(owner, key, answer);
     return 'resumed';
   } catch (err) {
     logger.warn(`could not keep a resumed reply: ${(err as Error).message}`);

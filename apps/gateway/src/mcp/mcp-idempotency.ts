@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
-import { runInWriteScope } from '@app/store';
+import { Identity, KernelError, KernelErrorCode, PendingIndexWait } from '@app/kernel';
+import { KeyOwner, runInWriteScope } from '@app/store';
+import { IndexDispatchService } from '../content/index-dispatch.service';
 import { IdempotencyAttempts } from '../idempotency/idempotency-attempts.service';
 import { MetricsService } from '../system/metrics.service';
 
@@ -21,6 +22,9 @@ export interface ToolAnswer {
   status: number;
 }
 
+/** A tool's result built from its write route's answer once a resumed wait for the write's indexing ended. */
+export type ResumedResult = (answer: Record<string, unknown>) => CallToolResult;
+
 /**
  * Idempotency keys for the writing MCP tools (docs/fs-and-mcp.md, "Retrying a tool call"): the REST routes' keys
  * (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"), in the same table and per caller, carried
@@ -32,6 +36,7 @@ export interface ToolAnswer {
 export class McpIdempotency {
   constructor(
     private readonly attempts: IdempotencyAttempts,
+    private readonly dispatcher: IndexDispatchService,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -43,13 +48,20 @@ export class McpIdempotency {
     throw new KernelError(KernelErrorCode.InvalidArgument, `${FIELD} must be a string`, { field: FIELD });
   }
 
-  /** Runs the call `tool(args)` at most once per caller and key. */
+  /**
+   * Runs the call `tool(args)` at most once per caller and key. A tool that can answer from its write route's
+   * answer (`resumed`: write, edit) has a wait for its indexing that ran out (the write stored) kept resumable, as
+   * the REST routes' 504: its retry waits for that indexing again and answers as the call would have, instead of
+   * the timeout being replayed for the key's whole life (and the agent writing again under a new key: an append
+   * appended twice).
+   */
   async run(
     caller: Identity,
     key: string,
     tool: string,
     args: Record<string, unknown>,
     call: () => Promise<ToolAnswer>,
+    resumed?: ResumedResult,
   ): Promise<CallToolResult> {
     const owner = { accountId: caller.accountId, userId: caller.userId };
     const start = await this.attempts.start(owner, key, callFingerprint(caller, tool, args), FIELD);
@@ -58,17 +70,42 @@ export class McpIdempotency {
       throw start.error;
     }
     if (start.kind === 'replay') {
+      const resume = start.reply.resume;
+      if (resume && resumed && start.reply.contentType === RESULT_TYPE) return this.resume(owner, key, resume, resumed);
       this.metrics.idempotent('replayed');
       return replayed(start.reply.contentType, start.reply.body);
     }
     const { claim, scope } = start;
     const answer = await runInWriteScope(scope, call);
-    // A tool's wait for its indexing that ran out is kept as its result: no retry waits again (the REST routes'
-    // resumable 504 answers the route's own answer, which a tool call does not have).
-    scope.pendingWait = undefined;
+    // Without its own answer to a resumed wait, a tool's wait that ran out is kept as its final result.
+    if (!resumed) scope.pendingWait = undefined;
     const kept = { status: answer.status, contentType: RESULT_TYPE, body: JSON.stringify(answer.result) };
     this.metrics.idempotent(await this.attempts.settle(claim, scope, kept));
     return answer.result;
+  }
+
+  /**
+   * A retry of a call whose wait for its write's indexing ran out: waits for that indexing again. Its result
+   * replaces the kept timeout; a wait that runs out again throws (the call answers the timeout) and stays resumable.
+   */
+  private async resume(
+    owner: KeyOwner,
+    key: string,
+    wait: PendingIndexWait,
+    resumed: ResumedResult,
+  ): Promise<CallToolResult> {
+    let result: CallToolResult;
+    try {
+      result = resumed(await this.dispatcher.resume(wait));
+    } catch (err) {
+      this.metrics.idempotent('still_waiting');
+      throw err;
+    }
+    const body = JSON.stringify(result);
+    this.metrics.idempotent(
+      await this.attempts.keepResumed(owner, key, { status: 200, contentType: RESULT_TYPE, body }),
+    );
+    return { ...result, _meta: { ...(result._meta ?? {}), [MCP_REPLAYED]: true } };
   }
 }
 

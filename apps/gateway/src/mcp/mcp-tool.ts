@@ -59,4 +59,9 @@ export interface McpTool {
    */
   readOnly?: true;
   run(caller: Identity, args: Args, deps: ToolDeps, ctx: ToolContext): Promise<ToolOutput>;
+  /**
+   * A writing tool that can wait for its indexing: its answer built from its write route's answer, for a retry
+   * (same idempotency key) that waited again for the indexing of a write whose first wait ran out (mcp-idempotency.ts).
+   */
+  resumed?(answer: Record<string, unknown>): ToolOutput;
 }

@@ -91,7 +91,9 @@ export class McpToolsService {
       const args = readArgs(rawArgs, tool.props, tool.required ?? []);
       const key = tool.readOnly ? undefined : this.idempotency.keyOf(meta);
       const run = () => this.answer(tool, caller, args, ctx);
-      return key === undefined ? (await run()).result : await this.idempotency.run(caller, key, name, args, run);
+      if (key === undefined) return (await run()).result;
+      const resumed = tool.resumed?.bind(tool);
+      return await this.idempotency.run(caller, key, name, args, run, resumed && ((a) => toResult(resumed(a))));
     } catch (err) {
       return this.failure(name, err).result;
     } finally {

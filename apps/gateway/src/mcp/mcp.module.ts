@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ContentModule } from '../content/content.module';
 import { ContextModule } from '../context/context.module';
+import { IndexDispatchModule } from '../content/index-dispatch.module';
 import { FindModule } from '../find/find.module';
 import { FsModule } from '../fs/fs.module';
 import { GatewayHttpModule } from '../http/http.module';
@@ -16,6 +17,7 @@ import { McpController } from './mcp.controller';
 @Module({
   imports: [
     ContentModule,
+    IndexDispatchModule,
     FsModule,
     FindModule,
     ContextModule,

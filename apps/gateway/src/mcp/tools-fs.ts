@@ -102,9 +102,20 @@ export const WRITE_TOOL: McpTool = {
       if (!(mode === 'replace' && err instanceof KernelError && err.code === KernelErrorCode.NotFound)) throw err;
       result = await d.content.write(caller, { ...dto, mode: 'create' });
     }
-    return `Wrote ${result.written_bytes} bytes to ${result.uri} (mode=${result.mode}).\n${indexingText(result)}`;
+    return wroteText(result);
   },
+  resumed: wroteText,
 };
+
+/** The write and edit tools' report of the write route's answer (`written_bytes`, `uri`, `mode`, the statuses). */
+function wroteText(result: Record<string, unknown>): string {
+  const { written_bytes: bytes, uri, mode } = result;
+  return `Wrote ${String(bytes)} bytes to ${String(uri)} (mode=${String(mode)}).\n${indexingText(result)}`;
+}
+
+function editedText(result: Record<string, unknown>): string {
+  return `Edited ${String(result['uri'])} (${String(result['written_bytes'])} bytes written).\n${indexingText(result)}`;
+}
 
 export const EDIT_TOOL: McpTool = {
   name: 'edit',
@@ -119,6 +130,7 @@ export const EDIT_TOOL: McpTool = {
   },
   required: ['uri', 'old_string', 'new_string'],
   run: async (caller, args, d) => edit(caller, args, d),
+  resumed: editedText,
 };
 
 async function edit(caller: Identity, args: Record<string, unknown>, d: ToolDeps): Promise<string> {
@@ -150,7 +162,7 @@ async function edit(caller: Identity, args: Record<string, unknown>, d: ToolDeps
   const trailer = hasTrailer ? raw.slice(raw.lastIndexOf('<!--')) : '';
   const content = trailer ? `${edited}\n${trailer}` : edited;
   const result = await d.content.write(caller, { uri, content, mode: 'replace', ...waitOf(args) });
-  return `Edited ${uri} (${result.written_bytes} bytes written).\n${indexingText(result)}`;
+  return editedText(result);
 }
 
 export const FORGET_TOOL: McpTool = {
