@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { redisOptions } from '@app/queue';
+import { JobBus, redisOptions, scheduleSessionIdle } from '@app/queue';
 import { Db, STORE_DB } from '@app/store';
 import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
 
@@ -178,6 +178,24 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     expect((await dueAt('rethrottled'))!).toBeLessThanOrEqual(Date.parse(first.last_auto_commit_at) + 5000 + 50);
     await loseCheck('rethrottled');
     expect(await committed('rethrottled', 2)).toMatchObject({ message_count: 0, pending_tokens: 0 });
+  });
+
+  it('keeps one check per session when a check that rescheduled itself is scheduled again', async () => {
+    await call('POST', '/api/v1/sessions', { session_id: 'once', auto_commit_policy: { idle_timeout_seconds: 3600 } });
+    await call('POST', '/api/v1/sessions/once/messages', { role: 'user', content: 'The boiler is serviced in March.' });
+    const first = await waitingCheck('once');
+    // Run now, an hour early: it finds the session not idle and schedules itself for the idle time.
+    await first.promote();
+    const checks = () =>
+      idleQueue.getJobs(['delayed', 'waiting']).then((jobs) => jobs.filter((j) => j.data.sessionId === 'once'));
+    const next = await eventually(async () => (await checks()).find((j) => j.id !== first.id) ?? null, {
+      ms: 15_000,
+      pollMs: 100,
+    });
+    // A message's schedule (the gateway's function, awaited here) moves that check instead of adding one beside it.
+    const bus = app.nest.get(JobBus);
+    await scheduleSessionIdle(bus, { accountId: 'acme', userId: 'alice', sessionId: 'once' }, 7_200_000);
+    expect((await checks()).map((j) => j.id)).toEqual([next.id]);
   });
 
   it('sets no due time for a session without an idle timeout', async () => {

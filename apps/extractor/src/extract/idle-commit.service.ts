@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { QueueName, SessionIdleJob, SessionIdleResult } from '@app/contracts';
 import { Identity, sessionCheck, storedPolicy } from '@app/kernel';
-import { JobBus, sessionIdleKey } from '@app/queue';
+import { JobBus, scheduleSessionIdle } from '@app/queue';
 import {
   commitStateOf,
   SessionArchiveRepository,
@@ -72,9 +72,14 @@ export class IdleCommitService {
     return { result: { status: 'committed' }, nextAtMs, seen };
   }
 
-  /** Schedules this session's next check in `delayMs`; its due time. */
+  /**
+   * Schedules this session's next check in `delayMs`; its due time. Under the session's one key, as the gateway's
+   * and the relay's: this check is running, so the queue keeps it as the one to start when this one ends, and a
+   * message written meanwhile moves that one instead of adding a second (with an id of its own, as before, the
+   * two both ran).
+   */
   private async again(job: SessionIdleJob, delayMs: number, now: number): Promise<number> {
-    await this.bus.enqueue(QueueName.SessionIdle, job, { delayMs, jobId: `${sessionIdleKey(job)}-${now + delayMs}` });
+    await scheduleSessionIdle(this.bus, job, delayMs);
     return now + delayMs;
   }
 }
