@@ -1,7 +1,15 @@
 import { Queue } from 'bullmq';
 import { redisOptions } from '@app/queue';
 import { Db, STORE_DB } from '@app/store';
-import { eventually, FakeLlmServer, startFakeLlmServer, startTestApp, storeModes, TestApp } from '@app/testing';
+import {
+  eventually,
+  FakeLlmServer,
+  startFakeLlmServer,
+  startTestApp,
+  storeModes,
+  TestApp,
+  untilSlots,
+} from '@app/testing';
 import { context, seedMany } from './context-support';
 
 // Per-account limits (docs/limits-and-security.md, "Per-account limits"): the root key gives one account
@@ -316,18 +324,19 @@ describe.each(storeModes())('per-account limits (store: %s)', (store) => {
     const first = hold();
     const second = hold();
     try {
-      await settle();
+      await untilSlots(app.request, 'running', 2);
       // The third waits for a slot (the line holds it, no refusal); another account is served meanwhile.
       let answered: number | null = null;
       const third = app
         .request('GET', '/api/v1/system/status', { key: keys['plan-b'] })
         .then((r) => (answered = r.status));
-      await settle();
+      await untilSlots(app.request, 'waiting', 1);
       expect(answered).toBeNull();
       expect((await app.request('GET', '/api/v1/system/status', { key: keys['plan-a'] })).status).toBe(200);
       // Lowered to 1 with two running: a finished request gives its slot up rather than pass it on...
       expect((await put('plan-b', { max_inflight: 1 })).status).toBe(200);
       first.destroy();
+      await untilSlots(app.request, 'running', 1);
       await settle();
       expect(answered).toBeNull();
       // ...and once the line is within its limit, the next finished request passes its slot to the waiter.

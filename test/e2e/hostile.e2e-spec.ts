@@ -3,7 +3,7 @@
 // write-faults, property-based fuzzing in fuzz.e2e-spec.ts.)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseMcpBody, startTestApp, TestApp } from '@app/testing';
+import { parseMcpBody, startTestApp, TestApp, untilSlots } from '@app/testing';
 import { LedgerRedis } from './context-support';
 import { rawRequest } from './hostile-support';
 
@@ -481,13 +481,13 @@ describe('rate limits and fairness', () => {
     });
     held.on('error', () => undefined);
     held.write('{"uri":');
-    await new Promise((r) => setTimeout(r, 300));
+    await untilSlots(app.request, 'running', 1);
     const second = await status(keys.rd);
     expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'inflight']);
     expect(second.headers.get('retry-after')).toBe('1');
     expect((await status(keys.rb)).status).toBe(200);
     held.destroy();
-    await new Promise((r) => setTimeout(r, 300));
+    await untilSlots(app.request, 'running', 0);
     expect((await status(keys.rd)).status).toBe(200);
   });
 
@@ -517,11 +517,10 @@ describe('rate limits and fairness', () => {
       held.write('{"uri":');
       return held;
     };
-    const settle = () => new Promise((r) => setTimeout(r, 300));
     // Two held requests fit its own line of 2 where the deployment's is 1; the third is refused, naming it.
     const first = hold(boss);
     const other = hold(second);
-    await settle();
+    await untilSlots(app.request, 'running', 2);
     const third = await status(boss);
     expect([third.status, third.body.error?.details?.limit, third.body.error?.details?.max]).toEqual([
       429,
@@ -532,11 +531,11 @@ describe('rate limits and fairness', () => {
     // Lowered to 1 with two running: the line takes no new request until it is back within it.
     expect((await own({ max_inflight: 1, requests_per_minute: 100 })).status).toBe(200);
     first.destroy();
-    await settle();
+    await untilSlots(app.request, 'running', 1);
     const still = await status(second);
     expect([still.status, still.body.error?.details?.max]).toEqual([429, 1]);
     other.destroy();
-    await settle();
+    await untilSlots(app.request, 'running', 0);
     expect((await status(second)).status).toBe(200);
   });
 });

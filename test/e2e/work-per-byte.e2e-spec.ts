@@ -8,7 +8,15 @@ import { bodyReadChars } from '@app/kernel';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { QueueName } from '@app/contracts';
-import { callMcpTool, droppableRequest, eventually, metricValue, startTestApp, TestApp } from '@app/testing';
+import {
+  callMcpTool,
+  droppableRequest,
+  eventually,
+  metricValue,
+  startTestApp,
+  TestApp,
+  untilSlots,
+} from '@app/testing';
 
 const HUGE = 'viking://user/default/memories/events/kestrel-log.md';
 const SMALL = 'viking://user/default/memories/events/kestrel-note.md';
@@ -339,7 +347,7 @@ describe("an account's large-body lane", () => {
     });
     held.write(body.slice(0, 4000));
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      await untilSlots(app.request, 'running', 1, 'large_bodies');
       const second = await write(keys.ba, 'second', 8000);
       expect([second.status, second.body.error?.details?.limit]).toEqual([429, 'large_bodies']);
       expect(second.headers.get('retry-after')).toBe('1');

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { eventually } from './eventually';
 /** A response as the suites read it: status, headers, the body parsed as JSON when it is JSON, and its text. */
 export interface TestResponse<T = any> {
   status: number;
@@ -51,6 +52,22 @@ export async function metricValue(request: TestRequest, series: string): Promise
   const text = (await request('GET', '/metrics')).text;
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? null : Number(line.slice(series.length + 1));
+}
+
+/**
+ * Waits until the gateway counts exactly `n` requests `state` (`running` or `waiting`) in one of its lanes
+ * (`muninn_lane_requests`: `inflight`, the request slots, by default; `large_bodies`, `large_searches`), where
+ * `/metrics` itself takes no place: a suite that holds requests open, or lets them go, looks once the lanes say
+ * so, not after a fixed pause that a loaded machine can outlast.
+ */
+export async function untilSlots(
+  request: TestRequest,
+  state: 'running' | 'waiting',
+  n: number,
+  lane = 'inflight',
+): Promise<void> {
+  const series = `muninn_lane_requests{lane="${lane}",state="${state}"}`;
+  await eventually(async () => ((await metricValue(request, series)) ?? 0) === n, { ms: 30_000, pollMs: 50 });
 }
 
 /** A request a suite drops mid-way (a client that goes away): `drop()` closes its connection. */

@@ -5,6 +5,7 @@ export {
   droppableRequest,
   metricValue,
   requestTo,
+  untilSlots,
   type DroppableRequest,
   type TestRequest,
   type TestResponse,
