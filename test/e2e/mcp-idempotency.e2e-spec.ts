@@ -2,7 +2,7 @@
 // applied at most once per caller and key, through the MCP SDK's own client, on both stores.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startTestApp, storeModes, TestApp } from '@app/testing';
+import { callMcpTool, startTestApp, storeModes, TestApp } from '@app/testing';
 
 const ROOT_KEY = 'mcp-idempotency-root-key-0123456789';
 const KEY = 'muninn/idempotency_key';
@@ -107,6 +107,37 @@ describe.each(storeModes())('MCP tool calls with an idempotency key (store: %s)'
     const retried = await call('write', args, { [KEY]: 'create-1' });
     expect(retried).toMatchObject({ isError: false, replayed: false });
     expect(await read(uri)).toBe('second');
+  });
+
+  it('frees the key of a remember refused by the storage quota: nothing was stored, so its retry runs', async () => {
+    const made = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'mcpq', admin_user_id: 'quinn' },
+    });
+    const tight = made.body.result.user_key as string;
+    const limits = (max: number) =>
+      app.request('PUT', '/api/v1/admin/accounts/mcpq/limits', { key: ROOT_KEY, body: { max_content_bytes: max } });
+    expect((await limits(2048)).status).toBe(200);
+    const args = {
+      messages: [
+        { role: 'user', content: `My travel notes: ${'Lisbon in May, Porto in June. '.repeat(120)}` },
+        { role: 'assistant', content: 'Noted.' },
+      ],
+    };
+    const remember = () => callMcpTool(app.url, tight, 'remember', args, { [KEY]: 'quota-1' });
+    const refused = (await remember()).result;
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0].text).toMatch(/quota|storage|content bytes/i);
+    const sessions = async () =>
+      (await app.request('GET', '/api/v1/sessions', { key: tight })).body.result as { session_id: string }[];
+    expect(await sessions()).toEqual([]);
+    // Before, the first message's session was made (the key marked applied) and then removed, and the retry was
+    // answered with the refusal for the key's whole day.
+    expect((await limits(1_000_000)).status).toBe(200);
+    const stored = (await remember()).result;
+    expect([stored.isError ?? false, stored._meta?.[REPLAYED] ?? false]).toEqual([false, false]);
+    expect(stored.content[0].text).toBe('Stored 2 message(s) and committed for memory extraction.');
+    expect((await sessions()).length).toBe(1);
   });
 
   it('refuses a malformed key naming where it was carried, and lets reading tools ignore it', async () => {

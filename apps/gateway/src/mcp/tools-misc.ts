@@ -59,20 +59,25 @@ export const REMEMBER_TOOL: McpTool = {
     // idempotency key for its retry (docs/fs-and-mcp.md, "Retrying a tool call").
     await d.commits.assertRoom(caller);
     const sessionId = `mcp-store-${randomBytes(6).toString('hex')}`;
-    let stored = 0;
+    const kept = messages
+      .map((m) => ({ role: m.role as string, content: m.content as string }))
+      .filter((m) => m.content.trim() !== '');
+    // The session and its messages in one transaction per batch (one batch unless MUNINN_SESSION_BATCH_MAX is
+    // under the tool's 100): a refusal there (the storage quota, the session bounds) stores nothing, so a keyed
+    // call's key is freed for its retry.
+    const batchMax = d.config.sessions.batchMax;
+    let written = false;
     try {
-      for (const m of messages) {
-        const content = m.content as string;
-        if (!content.trim()) continue;
-        await d.sessions.addMessage(caller, sessionId, { role: m.role as string, content });
-        stored += 1;
+      for (let at = 0; at < kept.length; at += batchMax) {
+        await d.sessions.addBatch(caller, sessionId, { messages: kept.slice(at, at + batchMax) });
+        written = true;
       }
-      if (stored > 0) await d.commits.commit(caller, sessionId, {});
+      if (written) await d.commits.commit(caller, sessionId, {});
     } catch (err) {
-      // A refused message (the account's storage quota) or commit (its commit backlog) would leave the
-      // session and its messages nobody commits, counted against the account: remove it, so the call
-      // stores all or nothing. The refusal is what the agent is told, whatever the removal finds.
-      await d.sessions.remove(caller, sessionId).catch(() => undefined);
+      // A refused later batch or commit would leave the session and its messages nobody commits, counted
+      // against the account: remove it, so the call stores all or nothing. The refusal is what the agent is told,
+      // whatever the removal finds.
+      if (written) await d.sessions.remove(caller, sessionId).catch(() => undefined);
       throw err;
     }
     // The count names every message given, skipped empty ones included (the reference's text).

@@ -175,8 +175,9 @@ export class SessionsService {
     sessionId: string,
     msgs: Parameters<SessionRepository['addMessages']>[2],
   ): Promise<SessionRecord> {
-    await this.ensure(caller, sessionId);
-    const { session } = await this.sessions.addMessages(caller, sessionId, msgs);
+    // Made, when missing, in the append's own transaction: all or nothing.
+    const create = { autoCommitPolicy: this.defaultPolicy() };
+    const { session } = await this.sessions.addMessages(caller, sessionId, msgs, { create });
     this.commits.maybeAutoCommit(caller, session);
     return session;
   }

@@ -105,13 +105,18 @@ export class SessionRepository {
    * Inserts the session unless the account already holds `maxSessions` (413 naming the limit) or it exists
    * (false). The count runs only for a session that does not exist yet, over the primary key's account prefix.
    */
-  private async insertWithinQuota(identity: Identity, id: string, settings: SessionSettings): Promise<boolean> {
+  private async insertWithinQuota(
+    identity: Identity,
+    id: string,
+    settings: SessionSettings,
+    q: Pick<Db, 'query'> = this.db,
+  ): Promise<boolean> {
     // No session the routes could not address: it would be listed and counted but never read or deleted.
     assertSessionId(id);
     // The account's own bound where it has one (docs/limits-and-security.md, "Per-account limits").
-    const own = await readOwnLimits(this.db, identity.accountId);
+    const own = await readOwnLimits(q, identity.accountId);
     const maxSessions = own.max_sessions ?? this.maxSessions;
-    const { rows } = await this.db.query<{ inserted: number; held: number }>(
+    const { rows } = await q.query<{ inserted: number; held: number }>(
       `WITH held AS (SELECT count(*)::int AS n FROM sessions WHERE account_id = $1),
             ins AS (
               INSERT INTO sessions (account_id, user_id, session_id, auto_commit_policy, event_tags, memory_policy)
@@ -243,22 +248,31 @@ export class SessionRepository {
     identity: Identity,
     sessionId: string,
     msgs: NewMessage[],
+    opts: { create?: SessionSettings } = {},
   ): Promise<{ messages: MessageRecord[]; session: SessionRecord }> {
     return this.db.transaction(async (tx) => {
       const tokens = msgs.reduce((n, m) => n + (m.tokens ?? 0), 0);
-      const { rows } = await tx.query<{
-        total_message_count: number;
-        retention_mode: string;
-        keep_recent_turn_count: number;
-        retained_message_token_budget: number;
-        min_raw_tail_steps: number;
-      }>(
-        `UPDATE sessions SET total_message_count = total_message_count + $4, pending_tokens = pending_tokens + $5,
-           updated_at = now(), last_message_at = now(), idle_check_at = ${idleCheckAfter('now()')}
-         WHERE account_id = $1 AND user_id = $2 AND session_id = $3
-         RETURNING total_message_count, retention_mode, keep_recent_turn_count, retained_message_token_budget, min_raw_tail_steps`,
-        [identity.accountId, identity.userId, sessionId, msgs.length, tokens],
-      );
+      const advance = () =>
+        tx.query<{
+          total_message_count: number;
+          retention_mode: string;
+          keep_recent_turn_count: number;
+          retained_message_token_budget: number;
+          min_raw_tail_steps: number;
+        }>(
+          `UPDATE sessions SET total_message_count = total_message_count + $4, pending_tokens = pending_tokens + $5,
+             updated_at = now(), last_message_at = now(), idle_check_at = ${idleCheckAfter('now()')}
+           WHERE account_id = $1 AND user_id = $2 AND session_id = $3
+           RETURNING total_message_count, retention_mode, keep_recent_turn_count, retained_message_token_budget, min_raw_tail_steps`,
+          [identity.accountId, identity.userId, sessionId, msgs.length, tokens],
+        );
+      let { rows } = await advance();
+      // A missing session is made in the append's own transaction (`create`): a refused append (a bound, the
+      // storage quota) leaves no empty session behind, and an append to an existing one costs no lookup first.
+      if (!rows[0] && opts.create) {
+        await this.insertWithinQuota(identity, sessionId, opts.create, tx);
+        ({ rows } = await advance());
+      }
       if (!rows[0]) throw notFound(sessionId);
       // The session row is locked now, so concurrent appends see each other's messages here.
       const live = await this.checkLive(tx, identity, sessionId, msgs.length, tokens);
