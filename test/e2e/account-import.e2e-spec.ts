@@ -31,6 +31,26 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     return { status: r.status, body: (await r.json()) as any };
   };
   const ndjson = (lines: Line[]) => lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+  /** An exported session line made a never-committed session `id` with `policy`. */
+  const uncommitted = (line: Line, id: string, policy: Record<string, number>) => ({
+    ...line,
+    session_id: id,
+    commit_count: 0,
+    retention_mode: '',
+    last_commit_at: null,
+    auto_commit_policy: policy,
+  });
+  /** Imports `lines` as `account` (200) and waits until u1's session of the account's name is committed once. */
+  const importedAndCommitted = async (account: string, lines: Line[]) => {
+    const r = await importAs(account, ndjson(lines));
+    expect(r.status).toBe(200);
+    const key: string = r.body.result.users.find((u: Line) => u.user_id === 'u1').user_key;
+    const meta = await eventually(async () => {
+      const m = (await as(key, 'GET', `/api/v1/sessions/${account}`)).body.result;
+      return m?.commit_count === 1 ? m : null;
+    }, 30_000);
+    return { key, meta };
+  };
   const accountGone = async (account: string) =>
     (await as(ROOT, 'GET', `/api/v1/admin/accounts/${account}`)).status === 404;
 
@@ -194,26 +214,13 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     const earlier = Object.fromEntries(Object.entries(sessionLine).filter(([k]) => base.includes(k)));
     const lines = [
       exported[0],
-      {
-        ...sessionLine,
-        session_id: 'idle',
-        commit_count: 0,
-        retention_mode: '',
-        last_commit_at: null,
-        auto_commit_policy: { idle_timeout_seconds: 1 },
-      },
+      uncommitted(sessionLine, 'idle', { idle_timeout_seconds: 1 }),
       // Its last message long ago: idle already, so only a scheduled idle check can commit it.
       { ...messageLine, session_id: 'idle', seq: 1, created_at: '2026-01-01T00:00:00.000Z' },
       { ...earlier, session_id: 'earlier', commit_count: 0 },
       { type: 'end', nodes: 0, sessions: 2, archives: 0, messages: 1 },
     ];
-    const r = await importAs('idle', ndjson(lines));
-    expect(r.status).toBe(200);
-    const key = r.body.result.users.find((u: Line) => u.user_id === 'u1').user_key;
-    const meta = await eventually(async () => {
-      const m = (await as(key, 'GET', '/api/v1/sessions/idle')).body.result;
-      return m?.commit_count === 1 ? m : null;
-    }, 30_000);
+    const { key, meta } = await importedAndCommitted('idle', lines);
     expect(meta).toMatchObject({ message_count: 0, pending_tokens: 0 });
     expect(meta.last_auto_commit_at).not.toBe('');
     expect((await as(key, 'GET', '/api/v1/sessions/earlier')).body.result).toMatchObject({
@@ -234,26 +241,15 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     const lines = [
       exported[0],
       {
-        ...sessionLine,
-        session_id: 'over',
-        commit_count: 0,
-        retention_mode: '',
-        last_commit_at: null,
+        ...uncommitted(sessionLine, 'over', { message_count_threshold: 1, idle_timeout_seconds: 86_400 }),
         last_auto_commit_at: null,
-        auto_commit_policy: { message_count_threshold: 1, idle_timeout_seconds: 86_400 },
       },
       // Two live messages, just written: a day from idle, over the threshold of one.
       { ...messageLine, session_id: 'over', seq: 1, created_at: now },
       { ...messageLine, session_id: 'over', seq: 2, message_id: 'msg-over-2', created_at: now },
       { type: 'end', nodes: 0, sessions: 1, archives: 0, messages: 2 },
     ];
-    const r = await importAs('over', ndjson(lines));
-    expect(r.status).toBe(200);
-    const key = r.body.result.users.find((u: Line) => u.user_id === 'u1').user_key;
-    const meta = await eventually(async () => {
-      const m = (await as(key, 'GET', '/api/v1/sessions/over')).body.result;
-      return m?.commit_count === 1 ? m : null;
-    }, 30_000);
+    const { meta } = await importedAndCommitted('over', lines);
     expect(meta).toMatchObject({ message_count: 0, pending_tokens: 0 });
   });
 

@@ -258,7 +258,8 @@ export class AccountImportRepository {
         ],
       );
       // An imported session over its policy's threshold is committed by the idle relay, not at its next message.
-      await keepThresholdDue(tx, { accountId, userId: s.user_id }, s.session_id);
+      // Without a policy nothing can be due: no read of the session for the many sessions of a large import.
+      if (s.auto_commit_policy) await keepThresholdDue(tx, { accountId, userId: s.user_id }, s.session_id);
       const mark = Math.max(t.highestArchive, s.commit_count);
       if (mark > 0)
         await tx.query(
