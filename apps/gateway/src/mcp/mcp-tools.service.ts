@@ -92,7 +92,7 @@ export class McpToolsService {
       const key = tool.readOnly ? undefined : this.idempotency.keyOf(meta);
       const run = () => this.answer(tool, caller, args, ctx);
       if (key === undefined) return (await run()).result;
-      const resumed = tool.resumed?.bind(tool);
+      const resumed = tool.resumed;
       return await this.idempotency.run(caller, key, name, args, run, resumed && ((a) => toResult(resumed(a))));
     } catch (err) {
       return this.failure(name, err).result;
