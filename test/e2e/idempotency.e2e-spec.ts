@@ -1,4 +1,5 @@
 import { Db, IdempotencyRepository, runInWriteScope, STORE_DB, WriteScope } from '@app/store';
+import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { rawRequest } from './hostile-support';
 import { eventually, startTestApp, storeModes, TestApp } from '@app/testing';
@@ -72,6 +73,48 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     const b2 = await post('/api/v1/sessions/trip/messages/batch', batch, 'batch-1');
     expect([b1.body.result.added, b2.text]).toEqual([2, b1.text]);
     expect(await live('trip')).toHaveLength(4);
+  });
+
+  it('takes a retry that reorders its keys or query parameters for the same request', async () => {
+    const first = await post('/api/v1/content/write', { uri: NOTE, content: 'ordered\n', mode: 'append' }, 'order-1');
+    const again = await post('/api/v1/content/write', { mode: 'append', content: 'ordered\n', uri: NOTE }, 'order-1');
+    expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([200, first.text, 'true']);
+    expect((await read()).match(/ordered/g)).toHaveLength(1);
+    // Nested objects too: an agent that rebuilds its messages writes their keys in another order.
+    const messages = [{ role: 'user', parts: [{ type: 'text', text: 'Flying to Oslo.' }] }];
+    const b1 = await post('/api/v1/sessions/nested/messages/batch', { messages }, 'order-2');
+    const reordered = [{ parts: [{ text: 'Flying to Oslo.', type: 'text' }], role: 'user' }];
+    const b2 = await post('/api/v1/sessions/nested/messages/batch', { messages: reordered }, 'order-2');
+    expect([b1.status, b2.text]).toEqual([200, b1.text]);
+    expect(await live('nested')).toHaveLength(1);
+    // Query parameters are sorted by name; the values still count.
+    for (const name of ['gone-a.md', 'gone-b.md'])
+      await post('/api/v1/content/write', { uri: `viking://resources/${name}`, content: 'x', mode: 'create' });
+    const del = (query: string) =>
+      app.request('DELETE', `/api/v1/fs?${query}`, { key: keys.alice, headers: { 'idempotency-key': 'order-3' } });
+    const d1 = await del('uri=viking%3A%2F%2Fresources%2Fgone-a.md&recursive=false');
+    const d2 = await del('recursive=false&uri=viking://resources/gone-a.md');
+    expect([d1.status, d2.text, d2.headers.get('idempotent-replayed')]).toEqual([200, d1.text, 'true']);
+    expect((await del('recursive=false&uri=viking://resources/gone-b.md')).status).toBe(422);
+    expect(
+      (await app.request('GET', '/api/v1/fs/stat?uri=viking://resources/gone-b.md', { key: keys.alice })).status,
+    ).toBe(200);
+  });
+
+  it('recognises a key the version before canonical order claimed, by the request as it was sent', async () => {
+    const body = { uri: NOTE, content: 'upgraded\n', mode: 'append' };
+    const first = await post('/api/v1/content/write', body, 'order-4');
+    // The digest that version stored: method, URL and actor peer as sent, then the body's JSON as sent.
+    const earlier = createHash('sha256')
+      .update('POST /api/v1/content/write\n\n')
+      .update(JSON.stringify(body))
+      .digest('base64url');
+    await db.query('UPDATE idempotency_keys SET fingerprint = $1 WHERE idem_key = $2', [earlier, 'order-4']);
+    const again = await post('/api/v1/content/write', body, 'order-4');
+    expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([200, first.text, 'true']);
+    expect((await read()).match(/upgraded/g)).toHaveLength(1);
+    const other = await post('/api/v1/content/write', { ...body, content: 'other\n' }, 'order-4');
+    expect(other.status).toBe(422);
   });
 
   // PostgreSQL only: the suite holds a lock on `sessions` so the attempt is still running when its client
@@ -191,7 +234,7 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
   it('fails the write of an attempt another took over: nothing of it is applied', async () => {
     const keysRepo = app.nest.get(IdempotencyRepository);
     const owner = { accountId: 'acme', userId: 'alice' };
-    const claimed = await keysRepo.claim(owner, 'superseded-1', 'fp');
+    const claimed = await keysRepo.claim(owner, 'superseded-1', { value: 'fp' });
     if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
     await db.query(`UPDATE idempotency_keys SET token = 'someone-else' WHERE idem_key = 'superseded-1'`);
     await db.query('CREATE TABLE IF NOT EXISTS idempotency_keys_probe (n int)');
@@ -270,7 +313,7 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     const repo = new IdempotencyRepository(db, 86_400, { keys: 1000, bytes: 4096 });
     const owner = { accountId: 'bytes-acct', userId: 'u' };
     for (let i = 0; i < 10; i++) {
-      const c = await repo.claim(owner, `b-${i}`, 'fp');
+      const c = await repo.claim(owner, `b-${i}`, { value: 'fp' });
       if (c.kind !== 'claimed') throw new Error(`expected a claim, got ${c.kind}`);
       await repo.keepReply(c.claim, { status: 200, contentType: 'application/json', body: 'x'.repeat(1000) });
     }

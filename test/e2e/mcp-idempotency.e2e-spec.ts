@@ -78,6 +78,17 @@ describe.each(storeModes())('MCP tool calls with an idempotency key (store: %s)'
     expect(await read(uri)).toBe('day 1\nday 2\nday 2\n');
   });
 
+  it('takes a retry whose arguments come in another order for the same call', async () => {
+    // An agent retrying a tool call writes its arguments again, in whatever order it likes (the fingerprint
+    // sorts them; the tool's schema already reads top-level arguments in its own order).
+    const uri = 'viking://resources/ordered.md';
+    await call('write', { uri, content: 'a\n' });
+    const first = await call('write', { uri, content: 'b\n', mode: 'append' }, { [KEY]: 'order-1' });
+    const again = await call('write', { mode: 'append', content: 'b\n', uri }, { [KEY]: 'order-1' });
+    expect(again).toEqual({ ...first, replayed: true });
+    expect(await read(uri)).toBe('a\nb\n');
+  });
+
   it('refuses the key with other arguments, or first sent to a REST route, and applies nothing', async () => {
     const uri = 'viking://resources/reused.md';
     await call('write', { uri, content: 'a\n' }, { [KEY]: 'reused-1' });

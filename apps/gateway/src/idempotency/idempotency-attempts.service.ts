@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { idempotencyKeyProblem, KernelError, StoredReply } from '@app/kernel';
+import { Fingerprint, idempotencyKeyProblem, KernelError, StoredReply } from '@app/kernel';
 import { IdempotencyClaim, IdempotencyRepository, KeyOwner, WriteScope } from '@app/store';
 import { IdempotencySweepService } from './idempotency-sweep.service';
 import { keepResumedReply, settleAttempt } from './idempotent-replies';
@@ -33,7 +33,7 @@ export class IdempotencyAttempts {
   }
 
   /** Begins `owner`'s attempt with `key` for the request of `fingerprint`; `field` names where the key came. */
-  async start(owner: KeyOwner, key: string, fingerprint: string, field?: string): Promise<AttemptStart> {
+  async start(owner: KeyOwner, key: string, fingerprint: Fingerprint, field?: string): Promise<AttemptStart> {
     const problem = idempotencyKeyProblem(key, this.maxChars, field);
     if (problem) return { kind: 'refused', reason: 'malformed', error: problem };
     const outcome = await this.keys.claim(owner, key, fingerprint);

@@ -13,7 +13,8 @@ import { runInWriteScope, WriteScope } from '@app/store';
 import { ApiErrors } from '../http/api-errors.decorator';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { IdempotencyAttempts } from './idempotency-attempts.service';
-import { IdempotentRequest, requestFingerprint } from './idempotent-request';
+import { requestFingerprint } from './fingerprint';
+import { IdempotentRequest } from './idempotent-request';
 
 /**
  * Takes the request's Idempotency-Key before the handler runs (docs/limits-and-security.md, "Retrying a

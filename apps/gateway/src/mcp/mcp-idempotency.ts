@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Identity, KernelError, KernelErrorCode, PendingIndexWait } from '@app/kernel';
 import { KeyOwner, runInWriteScope } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
+import { callFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyAttempts } from '../idempotency/idempotency-attempts.service';
 import { MetricsService } from '../system/metrics.service';
 
@@ -107,17 +107,6 @@ export class McpIdempotency {
     );
     return { ...result, _meta: { ...(result._meta ?? {}), [MCP_REPLAYED]: true } };
   }
-}
-
-/**
- * What makes two calls "the same call" for a key: the tool, the actor peer, and the arguments as read (a retry
- * sends the same ones). Prefixed so that no REST request's fingerprint can equal it: a key first sent to a REST
- * route and then with a tool call (or the other way) is refused as reused.
- */
-function callFingerprint(caller: Identity, tool: string, args: Record<string, unknown>): string {
-  return createHash('sha256')
-    .update(`MCP tools/call ${tool}\n${caller.actorPeerId ?? ''}\n${JSON.stringify(args)}`)
-    .digest('base64url');
 }
 
 /** The kept result, marked as replayed. */

@@ -22,30 +22,40 @@ describe('idempotency keys', () => {
   });
 
   it('replays a finished attempt of the same request, whatever it applied', () => {
-    expect(decideIdempotency(record({ reply, applied: true, leaseExpired: true }), 'f')).toEqual({
+    expect(decideIdempotency(record({ reply, applied: true, leaseExpired: true }), { value: 'f' })).toEqual({
       kind: 'replay',
       reply,
     });
   });
 
+  it("recognises a key claimed before canonical order by the request's earlier digest", () => {
+    expect(decideIdempotency(record({ reply }), { value: 'canonical', earlier: 'f' })).toEqual({
+      kind: 'replay',
+      reply,
+    });
+    expect(decideIdempotency(record({ reply }), { value: 'canonical', earlier: 'g' })).toMatchObject({
+      kind: 'refuse',
+    });
+  });
+
   it('refuses another request with the key (422) before anything else', () => {
     for (const r of [record(), record({ reply }), record({ leaseExpired: true })])
-      expect(decideIdempotency(r, 'g')).toMatchObject({
+      expect(decideIdempotency(r, { value: 'g' })).toMatchObject({
         kind: 'refuse',
         error: { code: KernelErrorCode.IdempotencyKeyReused, details: { reason: 'different_request' } },
       });
   });
 
   it('refuses while the first attempt holds its lease, takes over only one that changed nothing', () => {
-    expect(decideIdempotency(record(), 'f')).toMatchObject({
+    expect(decideIdempotency(record(), { value: 'f' })).toMatchObject({
       kind: 'refuse',
       error: { code: KernelErrorCode.Conflict, details: { reason: 'in_progress', retry_after_s: 1 } },
     });
-    expect(decideIdempotency(record({ applied: true }), 'f')).toMatchObject({
+    expect(decideIdempotency(record({ applied: true }), { value: 'f' })).toMatchObject({
       error: { details: { reason: 'in_progress' } },
     });
-    expect(decideIdempotency(record({ leaseExpired: true }), 'f')).toEqual({ kind: 'take-over' });
-    expect(decideIdempotency(record({ leaseExpired: true, applied: true }), 'f')).toMatchObject({
+    expect(decideIdempotency(record({ leaseExpired: true }), { value: 'f' })).toEqual({ kind: 'take-over' });
+    expect(decideIdempotency(record({ leaseExpired: true, applied: true }), { value: 'f' })).toMatchObject({
       kind: 'refuse',
       error: { code: KernelErrorCode.Conflict, details: { reason: 'reply_lost' } },
     });

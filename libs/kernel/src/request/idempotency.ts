@@ -17,6 +17,17 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
  */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 
+/**
+ * What makes a request "the same request" for its key, as a digest: `value` is stored with the key, and an
+ * attempt whose `value` or `earlier` equals the stored one is the same request. `earlier` is the same request's
+ * digest as versions before canonical key order computed it (its object keys as sent), so that a retry across
+ * an upgrade is still recognised while keys claimed before it live (a day).
+ */
+export interface Fingerprint {
+  value: string;
+  earlier?: string;
+}
+
 /** A key's stored state, as the store reads it for a new attempt. */
 export interface IdempotencyRecord {
   fingerprint: string;
@@ -95,8 +106,8 @@ export function idempotencyInProgress(): KernelError {
 }
 
 /** What a new attempt with `fingerprint` does, given the key's stored record. */
-export function decideIdempotency(stored: IdempotencyRecord, fingerprint: string): IdempotencyDecision {
-  if (stored.fingerprint !== fingerprint)
+export function decideIdempotency(stored: IdempotencyRecord, fingerprint: Fingerprint): IdempotencyDecision {
+  if (stored.fingerprint !== fingerprint.value && stored.fingerprint !== fingerprint.earlier)
     return {
       kind: 'refuse',
       error: new KernelError(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   decideIdempotency,
+  Fingerprint,
   IDEMPOTENCY_LEASE_MS,
   idempotencyInProgress,
   IdempotencyDecision,
@@ -59,7 +60,7 @@ export class IdempotencyRepository {
    * Takes the key for a new attempt, or says what to do instead: replay the kept reply, or refuse
    * (another request, still running, or applied with its reply lost). An expired row counts as absent.
    */
-  claim(owner: KeyOwner, key: string, fingerprint: string): Promise<ClaimOutcome> {
+  claim(owner: KeyOwner, key: string, fingerprint: Fingerprint): Promise<ClaimOutcome> {
     return outsideWriteScope(async (): Promise<ClaimOutcome> => {
       const base = [owner.accountId, owner.userId, key];
       const lease = IDEMPOTENCY_LEASE_MS / 1000;
@@ -73,7 +74,7 @@ export class IdempotencyRepository {
                  reply_type = NULL, reply_body = NULL, reply_resume = NULL, created_at = now(), lease_until = EXCLUDED.lease_until,
                  expires_at = EXCLUDED.expires_at
              WHERE k.expires_at <= now()`,
-          [...base, fingerprint, token, lease, this.ttlS],
+          [...base, fingerprint.value, token, lease, this.ttlS],
         );
         if (taken.rowCount === 1) return { kind: 'claimed', claim: { ...owner, key, token } };
         const { rows } = await this.db.query<KeyRow>(

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import stringify from 'safe-stable-stringify';
+import type { Fingerprint, Identity } from '@app/kernel';
+
+const ACTOR_PEER_HEADER = 'x-openviking-actor-peer';
+
+/**
+ * What makes two REST requests "the same request" for a key: method, path, query, the actor peer (it
+ * narrows what the caller sees) and body, each in a canonical form (docs/limits-and-security.md,
+ * "Retrying a write"): query parameters sorted by name (a repeated name keeps its values' order) and
+ * re-encoded, object keys sorted at every depth. A retry rebuilt by another client library, or by an
+ * agent that wrote its arguments again, reorders keys and parameters but sends the same request. A
+ * body that arrived as bytes (an upload) counts as its bytes.
+ */
+export function requestFingerprint(req: Pick<FastifyRequest, 'method' | 'url' | 'body' | 'headers'>): Fingerprint {
+  const peer = String(req.headers[ACTOR_PEER_HEADER] ?? '');
+  const url = new URL(req.url, 'http://muninn.invalid');
+  url.searchParams.sort();
+  const head = (target: string) => `${req.method} ${target}\n${peer}\n`;
+  const body = req.body;
+  if (Buffer.isBuffer(body))
+    return {
+      value: digest(head(url.pathname + url.search), body),
+      earlier: digest(head(req.url), body),
+    };
+  return {
+    value: digest(head(url.pathname + url.search), canonical(body)),
+    earlier: digest(head(req.url), JSON.stringify(body ?? null)),
+  };
+}
+
+/**
+ * What makes two MCP tool calls "the same call" for a key: the tool, the actor peer, and the arguments
+ * with their keys sorted. Prefixed so that no REST request's fingerprint can equal it: a key first sent
+ * to a REST route and then with a tool call (or the other way) is refused as reused.
+ */
+export function callFingerprint(caller: Identity, tool: string, args: Record<string, unknown>): Fingerprint {
+  const head = `MCP tools/call ${tool}\n${caller.actorPeerId ?? ''}\n`;
+  return { value: digest(head, canonical(args)), earlier: digest(head, JSON.stringify(args)) };
+}
+
+/** JSON with every object's keys sorted (values as JSON.stringify writes them). */
+function canonical(value: unknown): string {
+  return stringify(value ?? null) ?? 'null';
+}
+
+function digest(head: string, body: string | Buffer): string {
+  return createHash('sha256').update(head).update(body).digest('base64url');
+}
