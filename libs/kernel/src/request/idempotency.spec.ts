@@ -29,11 +29,11 @@ describe('idempotency keys', () => {
   });
 
   it("recognises a key claimed before canonical order by the request's earlier digest", () => {
-    expect(decideIdempotency(record({ reply }), { value: 'canonical', earlier: 'f' })).toEqual({
+    expect(decideIdempotency(record({ reply }), { value: 'canonical', earlier: () => 'f' })).toEqual({
       kind: 'replay',
       reply,
     });
-    expect(decideIdempotency(record({ reply }), { value: 'canonical', earlier: 'g' })).toMatchObject({
+    expect(decideIdempotency(record({ reply }), { value: 'canonical', earlier: () => 'g' })).toMatchObject({
       kind: 'refuse',
     });
   });

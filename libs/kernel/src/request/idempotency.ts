@@ -25,7 +25,8 @@ export const IDEMPOTENCY_LEASE_MS = 60_000;
  */
 export interface Fingerprint {
   value: string;
-  earlier?: string;
+  /** Worked out only when `value` is not the stored digest (it costs a second serialisation of the body). */
+  earlier?: () => string;
 }
 
 /** A key's stored state, as the store reads it for a new attempt. */
@@ -107,7 +108,7 @@ export function idempotencyInProgress(): KernelError {
 
 /** What a new attempt with `fingerprint` does, given the key's stored record. */
 export function decideIdempotency(stored: IdempotencyRecord, fingerprint: Fingerprint): IdempotencyDecision {
-  if (stored.fingerprint !== fingerprint.value && stored.fingerprint !== fingerprint.earlier)
+  if (stored.fingerprint !== fingerprint.value && stored.fingerprint !== fingerprint.earlier?.())
     return {
       kind: 'refuse',
       error: new KernelError(
