@@ -12,6 +12,12 @@ describe('request fingerprints', () => {
     expect(request('/p?x=1&y=a%20b', a)).toBe(request('/p?y=a+b&x=1', b));
   });
 
+  it('keep a key named __proto__ as a key', () => {
+    const a = JSON.parse('{"z":1,"__proto__":{"x":1}}') as unknown;
+    const b = JSON.parse('{"z":1,"__proto__":{"x":2}}') as unknown;
+    expect(request('/p', a)).not.toBe(request('/p', b));
+  });
+
   it('tell apart what a request means: values, array order, a repeated parameter, path, peer', () => {
     const base = request('/p?x=1&x=2', { list: [1, 2], v: 'a' });
     for (const other of [

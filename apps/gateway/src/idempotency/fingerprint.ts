@@ -54,7 +54,8 @@ function sortedKeys(_key: string, value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const keys = Object.keys(value);
   if (keys.every((k, i) => i === 0 || keys[i - 1] <= k)) return value;
-  const copy: Record<string, unknown> = {};
+  // No prototype: a key named __proto__ stays a key of the copy instead of setting its prototype.
+  const copy = Object.create(null) as Record<string, unknown>;
   for (const k of keys.sort()) copy[k] = (value as Record<string, unknown>)[k];
   return copy;
 }
