@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '@app/config';
 import { BlockRequest, planBlock, StageTimer } from '@app/kernel';
 import { candidate } from '@app/kernel/testing/candidate';
 import { runInWorkContext } from '@app/queue';
+import { eventually } from '@app/testing';
 import { PlanThreads } from './plan-threads';
 
 // docs/limits-and-security.md, "Large plans on worker threads": which plans go to a thread (real piscina threads
@@ -59,8 +60,8 @@ const here = (req: BlockRequest) => planBlock(req, new Map(), [], new StageTimer
 
 describe('PlanThreads', () => {
   const made: PlanThreads[] = [];
-  const threads = (n: number, file: string) => {
-    const t = new PlanThreads(config(n), file);
+  const threads = (n: number, file: string, retryMs?: number) => {
+    const t = new PlanThreads(config(n), file, retryMs);
     made.push(t);
     return t;
   };
@@ -108,6 +109,35 @@ describe('PlanThreads', () => {
     await new Promise((r) => setTimeout(r, 500));
     const planned = await failing.planner(new StageTimer(() => 0), 'acct')(request(400), new Map(), []);
     expect(planned).toEqual(here(request(400)));
+  });
+
+  it('tries threads again after one could not load its body, each try later while it fails', async () => {
+    // A thread that could not start for a passing reason (memory, file handles) no longer leaves the process's plans
+    // on the loop until it restarts. The body notes each load; it cannot load until it is fixed.
+    const loads = join(dir, 'flaky-loads');
+    writeFileSync(loads, '');
+    const file = body(
+      'flaky',
+      `require('node:fs').appendFileSync(${JSON.stringify(loads)}, Date.now() + ' ' + require('node:worker_threads').threadId + '\\n'); throw new Error('not yet');`,
+    );
+    const pool = threads(1, file, 200);
+    const plan = () => pool.planner(new StageTimer(() => 0), 'acct')(request(400), new Map(), []);
+    expect(await plan()).toEqual(here(request(400)));
+    // Tries 200, 400, 800 ms apart: at most four loads in 1.5 s (a fixed 200 ms would make seven), and at least two.
+    await new Promise((r) => setTimeout(r, 1500));
+    // A line per load, naming its thread (piscina loads a body twice in one thread: require, then import).
+    const tries = new Set(
+      readFileSync(loads, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[1]),
+    ).size;
+    expect(tries).toBeGreaterThanOrEqual(2);
+    expect(tries).toBeLessThanOrEqual(4);
+    expect(await plan()).toEqual(here(request(400)));
+    writeFileSync(file, readFileSync(ANSWERS));
+    const fixed = await eventually(async () => (await plan()).block.rendered === 'thread:2:0:', 10_000);
+    expect(fixed).toBe(true);
   });
 
   it('takes the waiting plans account by account, not behind everything one tenant sent first', async () => {

@@ -13,6 +13,10 @@ import type { PlanAnswer, PlanTask } from './plan.worker';
 const WORKER = join(__dirname, 'plan.worker.js');
 /** Another thread body (a spec's); the compiled one when not provided. */
 export const PLAN_THREAD_BODY = Symbol('PLAN_THREAD_BODY');
+/** How long after a thread failed to start a new pool is first tried (a spec's shorter one). */
+export const PLAN_THREAD_RETRY_MS = Symbol('PLAN_THREAD_RETRY_MS');
+const FIRST_RETRY_MS = 30_000;
+const LAST_RETRY_MS = 3_600_000;
 
 /**
  * Worker threads that plan large blocks (docs/limits-and-security.md, "Large plans on worker threads"). A plan is
@@ -28,36 +32,60 @@ export class PlanThreads implements OnModuleDestroy {
   private readonly logger = new Logger(PlanThreads.name);
   private pool: Piscina<PlanTask, PlanAnswer> | null;
   private readonly minChars: number;
+  private readonly threads: number;
+  private nextRetryMs: number;
+  private retry: NodeJS.Timeout | null = null;
+  private closed = false;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() @Inject(PLAN_THREAD_BODY) body: string = WORKER) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() @Inject(PLAN_THREAD_BODY) private readonly body: string = WORKER,
+    @Optional() @Inject(PLAN_THREAD_RETRY_MS) private readonly retryMs: number = FIRST_RETRY_MS,
+  ) {
     const { assembleThreads, assembleThreadChars } = config.queues;
     this.minChars = assembleThreadChars;
+    this.threads = assembleThreads;
+    this.nextRetryMs = retryMs;
     const built = existsSync(body);
-    this.pool =
-      assembleThreads > 0 && built
-        ? new Piscina<PlanTask, PlanAnswer>({
-            filename: body,
-            minThreads: 1,
-            maxThreads: assembleThreads,
-            taskQueue: new AccountFairQueue(),
-            // Without it a plan taken off the line while every thread was busy went back to its tail (piscina's
-            // default), and a tenant's plans came out of order.
-            stricterFIFO: true,
-          })
-        : null;
-    // A thread that fails with no plan on it fails as it starts: its body cannot load (a broken build). piscina
-    // reports that as the pool's 'error' event (unheard: an uncaught exception that ended the assembler), starts
-    // no other thread, and keeps the plans sent meanwhile waiting for one until their jobs were withdrawn. Every
-    // plan is made on the loop from then on; those waiting are answered so (destroy rejects them).
-    this.pool?.on('error', (err: Error) => {
-      this.logger.error(`a plan thread failed as it started (${err.message}): plans run on the event loop`);
-      const pool = this.pool;
-      this.pool = null;
-      void pool?.destroy();
-    });
+    this.pool = assembleThreads > 0 && built ? this.start() : null;
     if (assembleThreads > 0 && !built) {
       this.logger.debug('no compiled plan thread body (running from sources): plans on the loop');
     }
+  }
+
+  private start(): Piscina<PlanTask, PlanAnswer> {
+    const pool = new Piscina<PlanTask, PlanAnswer>({
+      filename: this.body,
+      minThreads: 1,
+      maxThreads: this.threads,
+      taskQueue: new AccountFairQueue(),
+      // Without it a plan taken off the line while every thread was busy went back to its tail (piscina's
+      // default), and a tenant's plans came out of order.
+      stricterFIFO: true,
+    });
+    // A thread that fails with no plan on it fails as it starts: its body cannot load. piscina reports that as the
+    // pool's 'error' event (unheard: an uncaught exception that ended the assembler), starts no other thread, and
+    // keeps the plans sent meanwhile waiting for one until their jobs were withdrawn. Plans are made on the loop
+    // until a new pool is tried, `retryMs` later, doubling up to an hour while each try fails the same way: a
+    // thread that could not start for a passing reason (memory, file handles) does not leave the process without
+    // threads until it restarts. Those waiting are answered on the loop (destroy rejects them).
+    pool.on('error', (err: Error) => {
+      if (this.pool !== pool) return;
+      this.pool = null;
+      void pool.destroy();
+      if (this.closed) return;
+      const delay = this.nextRetryMs;
+      this.nextRetryMs = Math.min(delay * 2, LAST_RETRY_MS);
+      this.logger.error(
+        `a plan thread failed as it started (${err.message}): plans run on the event loop, threads tried again in ${Math.round(delay / 1000)} s`,
+      );
+      this.retry = setTimeout(() => {
+        this.retry = null;
+        this.pool = this.start();
+      }, delay);
+      this.retry.unref();
+    });
+    return pool;
   }
 
   /**
@@ -84,6 +112,8 @@ export class PlanThreads implements OnModuleDestroy {
         this.logger.warn(`a plan thread failed, planning on the event loop: ${(err as Error).message ?? err}`);
         return here(req, contents, unread);
       }
+      // A thread answered: the pool has started, and a later failure to start waits the first delay again.
+      this.nextRetryMs = this.retryMs;
       const { planned, stages } = answer;
       let inside = 0;
       for (const [stage, ms] of Object.entries(stages)) {
@@ -96,6 +126,8 @@ export class PlanThreads implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
     await this.pool?.destroy();
   }
 }
