@@ -202,6 +202,15 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     expect((await row('fix-1'))[0]).toMatchObject({ applied: true, reply_status: 200 });
   });
 
+  it('frees the key of a refusal whose transaction only read, though it committed', async () => {
+    // The cancel reads the task in a transaction, finds none, and answers 404 without throwing inside it: nothing
+    // was written, so the key is free (before, the transaction marked the key as it began, and the 404 was kept).
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const cancel = await post(`/api/v1/tasks/${unknown}/cancel`, {}, 'read-only-1');
+    expect(cancel.status).toBe(404);
+    expect(await row('read-only-1')).toHaveLength(0);
+  });
+
   it('refuses a retry while the first attempt runs, takes over one that changed nothing, never re-applies a lost reply', async () => {
     const msg = { role: 'user', content: 'once' };
     expect((await post('/api/v1/sessions/lease/messages', msg, 'lease-1')).status).toBe(200);

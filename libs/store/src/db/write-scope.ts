@@ -51,8 +51,8 @@ const isWrite = (sql: string) => WRITE_STATEMENT.test(sql) || WRITING_CTE.test(s
 /**
  * The store as write scopes see it: outside a scope, or once the key is marked, every call passes
  * straight through (one AsyncLocalStorage read). Inside an open scope whose key is not yet marked,
- * each transaction, and each single writing statement (run in a transaction for it), begins by marking
- * the key, so "the key says applied" and "the write committed" are one fact.
+ * each transaction marks the key just before its first writing statement, and each single writing statement
+ * runs in a transaction that marks it first, so "the key says applied" and "the write committed" are one fact.
  */
 export function writeScopedDb(db: Db): Db {
   const scoped = (): WriteScope | undefined => {
@@ -67,11 +67,24 @@ export function writeScopedDb(db: Db): Db {
         'This request already answered without applying; its Idempotency-Key was freed for a retry',
         { field: 'Idempotency-Key', reason: 'released' },
       );
+    // The key is marked by the transaction's first writing statement, just before it: a transaction that only read
+    // and then answered a refusal without throwing (a reindex already running, a task not found) commits nothing,
+    // and its request's key is freed like any other refusal's.
+    let marked = false;
     const out = await db.transaction(async (tx) => {
-      await s.mark(tx);
-      return fn(tx);
+      const marking: Tx = {
+        kind: tx.kind,
+        async query<T = Record<string, unknown>>(sql: string, params?: unknown[], qOpts?: QueryOptions) {
+          if (!marked && isWrite(sql)) {
+            await s.mark(tx);
+            marked = true;
+          }
+          return tx.query<T>(sql, params, qOpts);
+        },
+      };
+      return fn(marking);
     }, opts);
-    s.applied = true;
+    if (marked) s.applied = true;
     return out;
   };
   return {
