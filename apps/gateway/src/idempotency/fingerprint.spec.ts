@@ -1,15 +1,41 @@
 import type { Identity } from '@app/kernel';
 import { callFingerprint, requestFingerprint } from './fingerprint';
 
-const request = (url: string, body: unknown, peer?: string) =>
-  requestFingerprint({ method: 'POST', url, body, headers: peer ? { 'x-openviking-actor-peer': peer } : {} } as never)
-    .value;
+/** The query as the router hands it over: a name's one value, or its values in order. */
+const parsedQuery = (url: string, raw = false) => {
+  const query: Record<string, string | string[]> = {};
+  const pairs = raw
+    ? (url.split('?')[1] ?? '').split('&').map((p) => p.split('=') as [string, string])
+    : [...new URL(url, 'http://x').searchParams];
+  for (const [k, v] of pairs) {
+    const had = query[k];
+    query[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
+  }
+  return query;
+};
+const fingerprint = (url: string, body: unknown, peer?: string, raw = false) =>
+  requestFingerprint({
+    method: 'POST',
+    url,
+    query: parsedQuery(url, raw),
+    body,
+    headers: peer ? { 'x-openviking-actor-peer': peer } : {},
+  } as never);
+const request = (url: string, body: unknown, peer?: string) => fingerprint(url, body, peer).value;
 
 describe('request fingerprints', () => {
   it('are the same for keys in another order at any depth, and for reordered or re-encoded query parameters', () => {
     const a = { uri: 'viking://x', ops: [{ b: 1, a: { d: [1, { f: 2, e: 3 }], c: null } }], 10: 'ten', 9: 'nine' };
     const b = { 9: 'nine', ops: [{ a: { c: null, d: [1, { e: 3, f: 2 }] }, b: 1 }], 10: 'ten', uri: 'viking://x' };
     expect(request('/p?x=1&y=a%20b', a)).toBe(request('/p?y=a+b&x=1', b));
+  });
+
+  it('take the query as the router parsed it: values it could not decode stay apart', () => {
+    // The router keeps a value whose escapes are not UTF-8 as sent; re-encoding them would make all three one.
+    const [ff, fe, replacement] = ['a%FF', 'a%FE', 'a%EF%BF%BD'].map((v) =>
+      fingerprint(`/fs?uri=${v}`, null, undefined, true),
+    );
+    expect(new Set([ff.value, fe.value, replacement.value]).size).toBe(3);
   });
 
   it('keep a key named __proto__ as a key', () => {
@@ -33,13 +59,8 @@ describe('request fingerprints', () => {
 
   it('count an uploaded body as its bytes, and keep the digest earlier versions stored over the request as sent', () => {
     expect(request('/u', Buffer.from('ab'))).not.toBe(request('/u', Buffer.from('ba')));
-    const f = requestFingerprint({ method: 'POST', url: '/p?b=1&a=2', body: { b: 1, a: 2 }, headers: {} } as never);
-    const sorted = requestFingerprint({
-      method: 'POST',
-      url: '/p?a=2&b=1',
-      body: { a: 2, b: 1 },
-      headers: {},
-    } as never);
+    const f = fingerprint('/p?b=1&a=2', { b: 1, a: 2 });
+    const sorted = fingerprint('/p?a=2&b=1', { a: 2, b: 1 });
     expect(f.value).toBe(sorted.value);
     expect(f.earlier?.()).not.toBe(sorted.earlier?.());
   });

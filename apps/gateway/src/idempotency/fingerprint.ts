@@ -7,25 +7,23 @@ const ACTOR_PEER_HEADER = 'x-openviking-actor-peer';
 /**
  * What makes two REST requests "the same request" for a key: method, path, query, the actor peer (it
  * narrows what the caller sees) and body, each in a canonical form (docs/limits-and-security.md,
- * "Retrying a write"): query parameters sorted by name (a repeated name keeps its values' order) and
- * re-encoded, object keys sorted at every depth. A retry rebuilt by another client library, or by an
- * agent that wrote its arguments again, reorders keys and parameters but sends the same request. A
- * body that arrived as bytes (an upload) counts as its bytes.
+ * "Retrying a write"): the query as the router parsed it (what the handler is given: names sorted, a
+ * repeated name's values in their order), object keys sorted at every depth. A retry rebuilt by another
+ * client library, or by an agent that wrote its arguments again, reorders keys and parameters but sends
+ * the same request. A body that arrived as bytes (an upload) counts as its bytes.
  */
-export function requestFingerprint(req: Pick<FastifyRequest, 'method' | 'url' | 'body' | 'headers'>): Fingerprint {
+export function requestFingerprint(
+  req: Pick<FastifyRequest, 'method' | 'url' | 'body' | 'headers' | 'query'>,
+): Fingerprint {
   const peer = String(req.headers[ACTOR_PEER_HEADER] ?? '');
-  const url = new URL(req.url, 'http://muninn.invalid');
-  url.searchParams.sort();
-  const head = (target: string) => `${req.method} ${target}\n${peer}\n`;
+  const path = req.url.split('?', 1)[0];
+  const head = `${req.method} ${path}\n${canonical(req.query ?? {})}\n${peer}\n`;
+  const earlier = `${req.method} ${req.url}\n${peer}\n`;
   const body = req.body;
-  if (Buffer.isBuffer(body))
-    return {
-      value: digest(head(url.pathname + url.search), body),
-      earlier: () => digest(head(req.url), body),
-    };
+  if (Buffer.isBuffer(body)) return { value: digest(head, body), earlier: () => digest(earlier, body) };
   return {
-    value: digest(head(url.pathname + url.search), canonical(body)),
-    earlier: () => digest(head(req.url), JSON.stringify(body ?? null)),
+    value: digest(head, canonical(body)),
+    earlier: () => digest(earlier, JSON.stringify(body ?? null)),
   };
 }
 
