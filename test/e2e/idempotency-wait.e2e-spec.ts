@@ -83,6 +83,8 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
         EMBEDDING_DIM: String(DIM),
         // DELETE /fs has no `timeout` of its own: its wait is the deployment's.
         MUNINN_WRITE_WAIT_MS: '2000',
+        // A running attempt renews its key's lease every second; one that stopped would lose it after 3 s.
+        MUNINN_IDEMPOTENCY_LEASE_S: '3',
       },
     });
     db = app.nest.get<Db>(STORE_DB);
@@ -132,6 +134,30 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
     // Found by what it says, so its index is the one the answer reports.
     const found = await app.request('POST', '/api/v1/search/find', { key, body: { query: 'one', limit: 5 } });
     expect(found.body.result.resources.map((r: { uri: string }) => r.uri)).toContain(NOTE);
+  });
+
+  it('keeps the key of an attempt that waits longer than its lease: a retry meanwhile is told it still runs', async () => {
+    const uri = 'viking://resources/waits/long.md';
+    expect(
+      (await post('/api/v1/content/write', { uri, content: 'a\n', mode: 'create', wait: true }, 'long-0')).status,
+    ).toBe(200);
+    embeddings.hold();
+    const append = { uri, content: 'long\n', mode: 'append', wait: true, timeout: 9 };
+    const first = heldUntil(1, post('/api/v1/content/write', append, 'long-1'));
+    let during: TestResponse;
+    try {
+      await new Promise((r) => setTimeout(r, 5000)); // the write is stored and waits, past its 3 s lease
+      during = await post('/api/v1/content/write', append, 'long-1');
+    } finally {
+      embeddings.release();
+    }
+    // Before, the lease ran out under the running attempt: 409 reply_lost, "send a new key" (applied twice).
+    expect([during.status, during.body.error.details.reason]).toEqual([409, 'in_progress']);
+    const answered = await first;
+    expect(answered.status).toBe(200);
+    const retry = await post('/api/v1/content/write', append, 'long-1');
+    expect([retry.status, retry.text, retry.headers.get('idempotent-replayed')]).toEqual([200, answered.text, 'true']);
+    expect(await read(uri)).toBe('a\nlong\n');
   });
 
   it('waits again for a batch-write (which waits by default) and a reindex, answering each route its own shape', async () => {

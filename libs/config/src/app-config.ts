@@ -38,7 +38,14 @@ export interface AppConfig {
     /** Days an admin audit event is kept (docs/limits-and-security.md, "Audit trail"). */
     auditRetentionDays: number;
     /** Retried writes (docs/limits-and-security.md, "Retrying a write: Idempotency-Key"). */
-    idempotency: { keyMaxChars: number; ttlS: number; maxKeysPerAccount: number; maxBytesPerAccount: number };
+    idempotency: {
+      keyMaxChars: number;
+      ttlS: number;
+      /** How long a running attempt's key holds without being renewed. */
+      leaseS: number;
+      maxKeysPerAccount: number;
+      maxBytesPerAccount: number;
+    };
     /** Account exports one gateway runs at once (docs/limits-and-security.md, "Exporting an account"). */
     exportMaxConcurrent: number;
     /** Bounds of an account import's body (docs/limits-and-security.md, "Importing an account"). */

@@ -413,6 +413,17 @@ export class EnvDto {
   @Max(604800)
   MUNINN_IDEMPOTENCY_TTL_S?: number;
 
+  /**
+   * Seconds a running attempt holds its Idempotency-Key without a sign of life: the attempt renews it every third
+   * of that while it runs; a retry after it ran out takes over a key whose attempt changed nothing.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(3)
+  @Max(600)
+  MUNINN_IDEMPOTENCY_LEASE_S?: number;
+
   /** Idempotency keys one account holds at most; the oldest go first past it. */
   @IsOptional()
   @Transform(toInt)

@@ -71,6 +71,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       idempotency: {
         keyMaxChars: dto.MUNINN_IDEMPOTENCY_KEY_MAX_CHARS ?? 255,
         ttlS: dto.MUNINN_IDEMPOTENCY_TTL_S ?? 86_400,
+        leaseS: dto.MUNINN_IDEMPOTENCY_LEASE_S ?? 60,
         maxKeysPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_KEYS ?? 100_000,
         maxBytesPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_BYTES ?? 64 * 1024 * 1024,
       },
@@ -340,6 +341,7 @@ const DECLARED = [
   'MUNINN_KEY_ROTATION_GRACE_MAX_S',
   'MUNINN_IDEMPOTENCY_KEY_MAX_CHARS',
   'MUNINN_IDEMPOTENCY_TTL_S',
+  'MUNINN_IDEMPOTENCY_LEASE_S',
   'MUNINN_IDEMPOTENCY_MAX_KEYS',
   'MUNINN_IDEMPOTENCY_MAX_BYTES',
   'MUNINN_IMPORT_MAX_BYTES',

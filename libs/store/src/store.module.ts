@@ -117,10 +117,12 @@ export const STORE_DB = Symbol('STORE_DB');
       provide: IdempotencyRepository,
       inject: [STORE_DB, APP_CONFIG],
       useFactory: (db: Db, cfg: AppConfig) =>
-        new IdempotencyRepository(db, cfg.store.idempotency.ttlS, {
-          keys: cfg.store.idempotency.maxKeysPerAccount,
-          bytes: cfg.store.idempotency.maxBytesPerAccount,
-        }),
+        new IdempotencyRepository(
+          db,
+          cfg.store.idempotency.ttlS,
+          { keys: cfg.store.idempotency.maxKeysPerAccount, bytes: cfg.store.idempotency.maxBytesPerAccount },
+          cfg.store.idempotency.leaseS,
+        ),
     },
     {
       provide: AccountLimitsService,

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Fingerprint, idempotencyKeyProblem, KernelError, StoredReply } from '@app/kernel';
 import { IdempotencyClaim, IdempotencyRepository, KeyOwner, WriteScope } from '@app/store';
@@ -20,8 +20,12 @@ export type AttemptStart =
  * bound, claimed, a retry answered with the kept reply, a first attempt given its write scope and, once answered,
  * kept or freed.
  */
+/** No request runs this long; a renewal left running by a request never settled stops here. */
+const MAX_RENEW_MS = 3_600_000;
+
 @Injectable()
 export class IdempotencyAttempts {
+  private readonly logger = new Logger(IdempotencyAttempts.name);
   private readonly maxChars: number;
 
   constructor(
@@ -44,11 +48,28 @@ export class IdempotencyAttempts {
     if (outcome.kind === 'replay') return outcome;
     this.sweep.noteAccount(owner.accountId);
     const claim = outcome.claim;
-    return {
-      kind: 'run',
-      claim,
-      scope: { state: 'open', applied: false, mark: (tx) => this.keys.markApplied(tx, claim) },
-    };
+    const scope: WriteScope = { state: 'open', applied: false, mark: (tx) => this.keys.markApplied(tx, claim) };
+    this.keepLease(claim, scope);
+    return { kind: 'run', claim, scope };
+  }
+
+  /**
+   * Renews the running attempt's lease every third of it until the attempt is settled. A write that waits for its
+   * indexing may run up to `MUNINN_WAIT_MAX_S` (600 s), ten times the lease: before, its retry after the first
+   * minute was told the attempt stopped before answering (409 `reply_lost`: "send a new key", which applies it
+   * again), and an account trimmed to its key bound meanwhile lost the running attempt's key, so the next retry
+   * applied the write twice. A gateway that stops renews nothing, and its keys' leases end as before.
+   */
+  private keepLease(claim: IdempotencyClaim, scope: WriteScope): void {
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (scope.state !== 'open' || Date.now() - started > MAX_RENEW_MS) return clearInterval(timer);
+      this.keys.renewLease(claim).then(
+        (held) => held || clearInterval(timer),
+        (err: Error) => this.logger.warn(`could not renew an idempotency key's lease: ${err.message}`),
+      );
+    }, this.keys.leaseMs / 3);
+    timer.unref();
   }
 
   /** Ends a first attempt with its answer (see {@link settleAttempt}); the outcome `/metrics` counts. */

@@ -76,7 +76,14 @@ export class McpIdempotency {
       return replayed(start.reply.contentType, start.reply.body);
     }
     const { claim, scope } = start;
-    const answer = await runInWriteScope(scope, call);
+    let answer: ToolAnswer;
+    try {
+      answer = await runInWriteScope(scope, call);
+    } catch (err) {
+      // No answer to keep: the key is freed when nothing was applied, else left to say so; its lease renewal ends.
+      await this.attempts.settle(claim, scope, { status: 500, contentType: RESULT_TYPE, body: null });
+      throw err;
+    }
     // Without its own answer to a resumed wait, a tool's wait that ran out is kept as its final result.
     if (!resumed) scope.pendingWait = undefined;
     const kept = { status: answer.status, contentType: RESULT_TYPE, body: JSON.stringify(answer.result) };

@@ -11,9 +11,10 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
 /**
- * How long a first attempt holds its key before a retry may take it over. Only an attempt that has
- * changed nothing can be taken over, and such an attempt then fails at its first write (its token no
- * longer holds the key), so a slow first attempt and its retry never both apply.
+ * How long a first attempt holds its key, unless renewed, before a retry may take it over (the default of
+ * `MUNINN_IDEMPOTENCY_LEASE_S`; a running attempt renews it). Only an attempt that has changed nothing can be
+ * taken over, and such an attempt then fails at its first write (its token no longer holds the key), so a
+ * slow first attempt and its retry never both apply.
  */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 

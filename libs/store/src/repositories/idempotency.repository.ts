@@ -54,6 +54,8 @@ export class IdempotencyRepository {
     private readonly ttlS: number,
     /** What one account keeps at most: keys, and bytes of kept replies. */
     private readonly perAccount: { keys: number; bytes: number },
+    /** How long a running attempt holds its key unless it renews it ({@link renewLease}). */
+    private readonly leaseS = IDEMPOTENCY_LEASE_MS / 1000,
   ) {}
 
   /**
@@ -63,7 +65,7 @@ export class IdempotencyRepository {
   claim(owner: KeyOwner, key: string, fingerprint: Fingerprint): Promise<ClaimOutcome> {
     return outsideWriteScope(async (): Promise<ClaimOutcome> => {
       const base = [owner.accountId, owner.userId, key];
-      const lease = IDEMPOTENCY_LEASE_MS / 1000;
+      const lease = this.leaseS;
       for (let round = 0; round < 3; round++) {
         const token = randomUUID();
         const taken = await this.db.query(
@@ -101,6 +103,27 @@ export class IdempotencyRepository {
       // Taken and freed by other attempts between our reads three times over: as good as running.
       return { kind: 'refuse', error: idempotencyInProgress() };
     });
+  }
+
+  /**
+   * Renews a running attempt's lease (and keeps its key from expiring under it): false once the attempt no longer
+   * holds the key (its reply kept, freed, or taken over), so the renewing stops.
+   */
+  renewLease(c: IdempotencyClaim): Promise<boolean> {
+    return outsideWriteScope(async () => {
+      const { rowCount } = await this.db.query(
+        `UPDATE idempotency_keys SET lease_until = now() + $5 * interval '1 second',
+           expires_at = greatest(expires_at, now() + $5 * interval '1 second')
+         WHERE ${PK} AND token = $4 AND reply_status IS NULL`,
+        [c.accountId, c.userId, c.key, c.token, this.leaseS],
+      );
+      return rowCount === 1;
+    });
+  }
+
+  /** The lease a running attempt holds its key for, in ms. */
+  get leaseMs(): number {
+    return this.leaseS * 1000;
   }
 
   /** Marks the key applied inside the attempt's write transaction; refused when the key has another holder. */
