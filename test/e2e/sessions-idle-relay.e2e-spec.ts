@@ -198,6 +198,39 @@ describe.each(storeModes())('lost idle checks (store: %s)', (store) => {
     expect((await checks()).map((j) => j.id)).toEqual([next.id]);
   });
 
+  it('asks for no check of an account being imported until the import is in', async () => {
+    // A session the import closed early must not be committed (and extracted without the model: the import
+    // suspends the account) before the import is in.
+    const made = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT,
+      body: { account_id: 'arriving', admin_user_id: 'ann' },
+    });
+    const ann = made.body.result.user_key as string;
+    const policy = { idle_timeout_seconds: 1, keep_recent_count: 5 };
+    await app.request('POST', '/api/v1/sessions', {
+      key: ann,
+      body: { session_id: 'imported', auto_commit_policy: policy },
+    });
+    await app.request('POST', '/api/v1/sessions/imported/messages', {
+      key: ann,
+      body: { role: 'user', content: 'We moved to Porto.' },
+    });
+    await loseCheck('imported');
+    // As an import in progress marks the account (the suite cannot hold a real import open for seconds).
+    await db.query(
+      `UPDATE accounts SET suspended_at = now(), suspended_reason = 'import in progress' WHERE account_id = 'arriving'`,
+    );
+    const due = await dueAt('imported');
+    // Three relay runs past the check's due time: not claimed (a claim moves the due time on), not committed.
+    await new Promise((r) => setTimeout(r, 3500));
+    expect(await dueAt('imported')).toBe(due);
+    await db.query(`UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL WHERE account_id = 'arriving'`);
+    await eventually(
+      async () => (await app.request('GET', '/api/v1/sessions/imported', { key: ann })).body.result.commit_count === 1,
+      { ms: 30_000, pollMs: 200 },
+    );
+  });
+
   it('sets no due time for a session without an idle timeout', async () => {
     await call('POST', '/api/v1/sessions', { session_id: 'plain', auto_commit_policy: { idle_timeout_seconds: 0 } });
     await call('POST', '/api/v1/sessions', { session_id: 'manual', auto_commit_policy: null });

@@ -1,5 +1,6 @@
 import { SessionIdleJob } from '@app/contracts';
 import { Db } from '../db/db.port';
+import { IMPORT_SUSPENSION_REASON } from './import-suspension';
 
 /**
  * When a session's idle check falls due after a message at `at` (an SQL timestamp expression), read from its
@@ -29,14 +30,17 @@ export class SessionIdleCheckRepository {
    * while the queue is called, and a check whose enqueue fails, or that is lost again, is claimed again then.
    */
   async claimOverdue(limit: number, overdueMs: number, retryMs: number): Promise<SessionIdleJob[]> {
+    // Not while the session's account is being imported: a session the import closed early would be committed,
+    // and extracted without the model (the import suspends the account), before the import is in.
     const { rows } = await this.db.query<{ account_id: string; user_id: string; session_id: string }>(
       `UPDATE sessions SET idle_check_at = now() + $3 * interval '1 millisecond'
        WHERE (account_id, user_id, session_id) IN (
-         SELECT account_id, user_id, session_id FROM sessions
-         WHERE idle_check_at <= now() - $2 * interval '1 millisecond'
-         ORDER BY idle_check_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+         SELECT s.account_id, s.user_id, s.session_id FROM sessions s
+         WHERE s.idle_check_at <= now() - $2 * interval '1 millisecond'
+           AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.account_id = s.account_id AND a.suspended_reason = $4)
+         ORDER BY s.idle_check_at LIMIT $1 FOR UPDATE OF s SKIP LOCKED)
        RETURNING account_id, user_id, session_id`,
-      [limit, overdueMs, retryMs],
+      [limit, overdueMs, retryMs, IMPORT_SUSPENSION_REASON],
     );
     return rows.map((r) => ({ accountId: r.account_id, userId: r.user_id, sessionId: r.session_id }));
   }
