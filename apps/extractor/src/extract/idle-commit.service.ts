@@ -36,30 +36,30 @@ export class IdleCommitService {
    * wait for (committed, or nothing to commit), so a check lost from here on is asked for again.
    */
   async run(job: SessionIdleJob): Promise<SessionIdleResult> {
+    const seenDue = await this.checks.dueOf(job);
     const outcome = await this.check(job);
-    if (outcome.seen !== null) await this.checks.checked(job, outcome.nextAtMs, outcome.seen);
+    if (outcome.found && seenDue !== undefined) await this.checks.checked(job, outcome.nextAtMs, seenDue);
     return outcome.result;
   }
 
-  /** The check's result, its next due time, and the last message it saw (null: no session). */
+  /** The check's result, its next due time, and whether the session exists. */
   private async check(
     job: SessionIdleJob,
-  ): Promise<{ result: SessionIdleResult; nextAtMs: number | null; seen: string | null }> {
+  ): Promise<{ result: SessionIdleResult; nextAtMs: number | null; found: boolean }> {
     const identity: Identity = { accountId: job.accountId, userId: job.userId, role: 'user', actorPeerId: null };
     const s = await this.sessions.find(identity, job.sessionId);
-    if (!s) return { result: { status: 'skipped' }, nextAtMs: null, seen: null };
-    const seen = s.last_message_at;
+    if (!s) return { result: { status: 'skipped' }, nextAtMs: null, found: false };
     const now = Date.now();
     const policy = storedPolicy(s.auto_commit_policy);
     const { commit, nextInMs } = sessionCheck(policy, commitStateOf(s), now);
-    if (commit === null && nextInMs === null) return { result: { status: 'skipped' }, nextAtMs: null, seen };
+    if (commit === null && nextInMs === null) return { result: { status: 'skipped' }, nextAtMs: null, found: true };
     const busy = commit !== null && (await this.tasks.inFlight(identity, job.sessionId));
     if (commit === null || busy) {
       const delayMs = busy ? BUSY_RETRY_MS : nextInMs!;
-      return { result: { status: 'rescheduled' }, nextAtMs: await this.again(job, delayMs, now), seen };
+      return { result: { status: 'rescheduled' }, nextAtMs: await this.again(job, delayMs, now), found: true };
     }
     const idle = commit === 'idle';
-    await this.archives.commit(
+    const out = await this.archives.commit(
       identity,
       job.sessionId,
       idle
@@ -67,9 +67,12 @@ export class IdleCommitService {
         : { keepRecentCount: policy!.keep_recent_count, persistKeep: true, auto: true, eventTags: null },
       (j) => this.bus.enqueue(QueueName.Extract, j, { jobId: j.taskId }),
     );
+    // Another commit of the session began since the look above (the gateway's, after a message): look again later.
+    if (out.status === 'skipped' && out.reason === 'commit_in_flight')
+      return { result: { status: 'rescheduled' }, nextAtMs: await this.again(job, BUSY_RETRY_MS, now), found: true };
     // After a threshold commit the idle check is still due for what the keep window kept.
     const nextAtMs = nextInMs === null ? null : await this.again(job, nextInMs, now);
-    return { result: { status: 'committed' }, nextAtMs, seen };
+    return { result: { status: 'committed' }, nextAtMs, found: true };
   }
 
   /**

@@ -74,13 +74,17 @@ export class SessionCommitService {
   maybeAutoCommit(caller: Identity, s: SessionRecord): void {
     const policy = storedPolicy(s.auto_commit_policy);
     const check = sessionCheck(policy, commitStateOf(s), Date.now());
+    // Idle already (a policy change with a shorter idle timeout): the check, asked for now, commits it. Before, no
+    // check was asked for, and the session waited for the idle relay (three outbox graces, 30 s by default).
+    if (check.commit === 'idle') return this.scheduleCheck(caller, s.session_id, 0);
     if (check.nextInMs !== null) this.scheduleCheck(caller, s.session_id, check.nextInMs);
     if (!policy || check.commit !== 'threshold') return;
     const key = `${caller.accountId}\u0000${caller.userId}\u0000${s.session_id}`;
     if (this.autoInFlight.has(key)) return;
     this.autoInFlight.add(key);
     void (async () => {
-      if (await this.tasks.inFlight(caller, s.session_id)) return;
+      // A commit of the session still runs: the check, asked for now, waits for it and then commits.
+      if (await this.tasks.inFlight(caller, s.session_id)) return this.scheduleCheck(caller, s.session_id, 0);
       await this.run(caller, s.session_id, {
         keepRecentCount: policy.keep_recent_count,
         persistKeep: true,

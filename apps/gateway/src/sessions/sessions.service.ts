@@ -104,16 +104,14 @@ export class SessionsService {
   }
 
   async patchConfig(caller: Identity, sessionId: string, dto: PatchSessionConfigDto) {
-    const s = await this.sessions.find(caller, sessionId);
-    if (!s) throw new KernelError(KernelErrorCode.NotFound, `Session ${sessionId} not found`);
-    let policy: unknown;
-    if (dto.auto_commit_policy === null) policy = null;
-    else if (dto.auto_commit_policy !== undefined) {
-      policy = normaliseAutoCommitPolicy(
-        dto.auto_commit_policy,
-        storedPolicy(s.auto_commit_policy) ?? DEFAULT_AUTO_COMMIT_POLICY,
-      );
-    }
+    const sent = dto.auto_commit_policy;
+    // Merged with the stored policy inside the update's transaction, the row locked: two PATCHes of different
+    // fields at once both take effect (merged from a read before it, the later one put back what the earlier changed).
+    const policy =
+      sent === undefined
+        ? undefined
+        : (stored: unknown) =>
+            sent === null ? null : normaliseAutoCommitPolicy(sent, storedPolicy(stored) ?? DEFAULT_AUTO_COMMIT_POLICY);
     const rawTags = dto.memory_extraction_config?.events?.tags;
     const tags = rawTags == null ? undefined : normaliseEventTags(rawTags);
     const after = await this.sessions.updateConfig(caller, sessionId, { autoCommitPolicy: policy, eventTags: tags });

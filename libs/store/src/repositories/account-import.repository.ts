@@ -247,7 +247,7 @@ export class AccountImportRepository {
       await tx.query(
         `UPDATE sessions SET total_message_count = $4, pending_tokens = $5, last_message_at = $6::timestamptz,
            updated_at = $7::timestamptz,
-           idle_check_at = CASE WHEN $5 > 0 THEN ${idleCheckAfter('$6::timestamptz')} END
+           idle_check_at = CASE WHEN $8::boolean THEN ${idleCheckAfter('$6::timestamptz')} END
          WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
         [
           ...owner,
@@ -255,6 +255,8 @@ export class AccountImportRepository {
           t.pendingTokens,
           t.lastMessageAt,
           s.updated_at,
+          // Live messages, whatever their tokens (kept by a commit's window, or of no text): an idle commit takes them.
+          t.liveMessages > 0,
         ],
       );
       // An imported session over its policy's threshold is committed by the idle relay, not at its next message.

@@ -46,25 +46,28 @@ export class SessionIdleCheckRepository {
   }
 
   /**
-   * What a check found: nothing left to wait for (`nextAtMs` null: cleared, unless a message came after the one
-   * the check saw, `seenMessageAt`, which set its own due time), or its next check at `nextAtMs` (never earlier
-   * than a due time set since).
+   * The session's due time as stored, exactly (text, to the microsecond), for {@link checked}; null: none due;
+   * undefined: no session. A check reads it before the session.
    */
-  async checked(job: SessionIdleJob, nextAtMs: number | null, seenMessageAt: string): Promise<void> {
-    const key = [job.accountId, job.userId, job.sessionId];
-    if (nextAtMs === null) {
-      // The session row's time has microseconds; what the check read, milliseconds.
-      await this.db.query(
-        `UPDATE sessions SET idle_check_at = NULL
-         WHERE ${PK} AND (last_message_at IS NULL OR date_trunc('milliseconds', last_message_at) <= $4::timestamptz)`,
-        [...key, seenMessageAt || null],
-      );
-      return;
-    }
+  async dueOf(job: SessionIdleJob): Promise<string | null | undefined> {
+    const { rows } = await this.db.query<{ at: string | null }>(
+      `SELECT idle_check_at::text AS at FROM sessions WHERE ${PK}`,
+      [job.accountId, job.userId, job.sessionId],
+    );
+    return rows[0] === undefined ? undefined : rows[0].at;
+  }
+
+  /**
+   * What a check found: nothing left to wait for (`nextAtMs` null: cleared), or its next check at `nextAtMs`.
+   * Only while the due time is still the one the check read first (`seenDue`): a message, a policy change or an
+   * import that wrote the row since computed its due time from what the check did not see (a threshold the
+   * message went over, a throttle's end), and the check's stale one would push it back or clear it.
+   */
+  async checked(job: SessionIdleJob, nextAtMs: number | null, seenDue: string | null): Promise<void> {
     await this.db.query(
-      `UPDATE sessions SET idle_check_at = greatest(idle_check_at, to_timestamp($4::double precision / 1000))
-       WHERE ${PK}`,
-      [...key, nextAtMs],
+      `UPDATE sessions SET idle_check_at = to_timestamp($5::double precision / 1000)
+       WHERE ${PK} AND idle_check_at IS NOT DISTINCT FROM $4::timestamptz`,
+      [job.accountId, job.userId, job.sessionId, seenDue, nextAtMs],
     );
   }
 }

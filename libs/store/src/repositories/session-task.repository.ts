@@ -1,6 +1,7 @@
 import { ExtractJob } from '@app/contracts';
 import { Identity, KernelError, KernelErrorCode, sanitiseTaskError } from '@app/kernel';
 import { Db } from '../db/db.port';
+import { commitInFlight } from './session-commit-in-flight';
 import { shareTenantRows } from '../db/tenant-rows-lock';
 import { WriteManyOutcome, WriteOp, WriteOptions } from './node-write';
 import { archiveUri } from './session-archive.repository';
@@ -270,12 +271,7 @@ export class SessionTaskRepository {
   }
 
   async inFlight(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
-    const { rows } = await this.db.query(
-      `SELECT 1 FROM session_tasks WHERE account_id = $1 AND user_id = $2 AND resource_id = $3
-         AND task_type = 'session_commit' AND status IN ('pending', 'running', 'cancelling') LIMIT 1`,
-      [identity.accountId, identity.userId, sessionId],
-    );
-    return rows.length > 0;
+    return commitInFlight(this.db, identity, sessionId);
   }
 
   /**

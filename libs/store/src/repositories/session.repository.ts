@@ -197,21 +197,29 @@ export class SessionRepository {
 
   /**
    * Replaces the policy and/or event tags (undefined: keep) and returns the session. A new policy on a session with
-   * uncommitted messages sets its idle check's due time from its last message, and brings it forward to a
+   * live messages (uncommitted, or kept by a commit's window: an idle commit archives those too) sets its idle
+   * check's due time from its last message, and brings it forward to a
    * threshold commit the policy makes due, so the extractor's idle relay asks for the check the policy now wants
    * (docs/sessions.md, "Idle commits" and "Automatic commit").
    */
   async updateConfig(
     identity: Identity,
     sessionId: string,
-    patch: { autoCommitPolicy?: unknown; eventTags?: string[] },
+    patch: { autoCommitPolicy?: (stored: unknown) => unknown; eventTags?: string[] },
   ): Promise<SessionRecord> {
     return this.db.transaction(async (tx) => {
+      const { rows: locked } = await tx.query<{ auto_commit_policy: unknown }>(
+        'SELECT auto_commit_policy FROM sessions WHERE account_id = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE',
+        [identity.accountId, identity.userId, sessionId],
+      );
+      if (!locked[0]) throw notFound(sessionId);
+      const policy = patch.autoCommitPolicy?.(locked[0].auto_commit_policy ?? null);
       const { rowCount } = await tx.query(
         `UPDATE sessions SET updated_at = now(),
          auto_commit_policy = CASE WHEN $4 THEN $5::jsonb ELSE auto_commit_policy END,
          event_tags = COALESCE($6, event_tags),
-         idle_check_at = CASE WHEN $4 AND pending_tokens > 0 AND last_message_at IS NOT NULL
+         idle_check_at = CASE WHEN $4 AND last_message_at IS NOT NULL AND EXISTS (SELECT 1 FROM messages m
+             WHERE m.account_id = sessions.account_id AND m.user_id = sessions.user_id AND m.session_id = sessions.session_id)
            THEN ${idleCheckAfter('last_message_at', '$5::jsonb')} ELSE idle_check_at END
        WHERE account_id = $1 AND user_id = $2 AND session_id = $3`,
         [
@@ -219,7 +227,7 @@ export class SessionRepository {
           identity.userId,
           sessionId,
           patch.autoCommitPolicy !== undefined,
-          jsonOrNull(patch.autoCommitPolicy),
+          jsonOrNull(policy),
           patch.eventTags ?? null,
         ],
       );
