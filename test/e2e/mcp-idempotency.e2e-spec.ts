@@ -40,7 +40,8 @@ describe.each(storeModes())('MCP tool calls with an idempotency key (store: %s)'
     ).length;
 
   beforeAll(async () => {
-    app = await startTestApp({ store, rootApiKey: ROOT_KEY });
+    // One message per batch, so a remember can write a first batch and be refused at its second.
+    app = await startTestApp({ store, rootApiKey: ROOT_KEY, env: { MUNINN_SESSION_BATCH_MAX: '1' } });
     const acct = await app.request('POST', '/api/v1/admin/accounts', {
       key: ROOT_KEY,
       body: { account_id: 'mcpi', admin_user_id: 'alice' },
@@ -148,6 +149,35 @@ describe.each(storeModes())('MCP tool calls with an idempotency key (store: %s)'
     const stored = (await remember()).result;
     expect([stored.isError ?? false, stored._meta?.[REPLAYED] ?? false]).toEqual([false, false]);
     expect(stored.content[0].text).toBe('Stored 2 message(s) and committed for memory extraction.');
+    expect((await sessions()).length).toBe(1);
+  });
+
+  it('frees the key of a remember refused after a first batch was written, once it removed what it wrote', async () => {
+    const made = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'mcpr', admin_user_id: 'rita' },
+    });
+    const tight = made.body.result.user_key as string;
+    const limits = (max: number) =>
+      app.request('PUT', '/api/v1/admin/accounts/mcpr/limits', { key: ROOT_KEY, body: { max_content_bytes: max } });
+    expect((await limits(2048)).status).toBe(200);
+    // The first message fits; the second passes the quota: its batch is refused after the first was stored.
+    const args = {
+      messages: [
+        { role: 'user', content: 'Hello.' },
+        { role: 'user', content: `My travel notes: ${'Lisbon in May, Porto in June. '.repeat(120)}` },
+      ],
+    };
+    const remember = () => callMcpTool(app.url, tight, 'remember', args, { [KEY]: 'partial-1' });
+    const refused = (await remember()).result;
+    expect(refused.isError).toBe(true);
+    const sessions = async () =>
+      (await app.request('GET', '/api/v1/sessions', { key: tight })).body.result as { session_id: string }[];
+    expect(await sessions()).toEqual([]);
+    // Before, the key stayed applied (the first batch) and the retry got the refusal for the key's day.
+    expect((await limits(1_000_000)).status).toBe(200);
+    const stored = (await remember()).result;
+    expect([stored.isError ?? false, stored._meta?.[REPLAYED] ?? false]).toEqual([false, false]);
     expect((await sessions()).length).toBe(1);
   });
 

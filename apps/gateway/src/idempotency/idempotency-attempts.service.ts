@@ -48,7 +48,15 @@ export class IdempotencyAttempts {
     if (outcome.kind === 'replay') return outcome;
     this.sweep.noteAccount(owner.accountId);
     const claim = outcome.claim;
-    const scope: WriteScope = { state: 'open', applied: false, mark: (tx) => this.keys.markApplied(tx, claim) };
+    const scope: WriteScope = {
+      state: 'open',
+      applied: false,
+      mark: (tx) => this.keys.markApplied(tx, claim),
+      unapply: async () => {
+        await this.keys.markUnapplied(claim);
+        scope.applied = false;
+      },
+    };
     this.keepLease(claim, scope);
     return { kind: 'run', claim, scope };
   }

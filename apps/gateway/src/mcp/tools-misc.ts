@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '@app/config';
 import { invalidArgument } from '@app/kernel';
+import { undoneWrites } from '@app/store';
 import type { UploadLink } from '../content/upload.service';
 import type { McpTool } from './mcp-tool';
 
@@ -77,7 +78,15 @@ export const REMEMBER_TOOL: McpTool = {
       // A refused later batch or commit would leave the session and its messages nobody commits, counted
       // against the account: remove it, so the call stores all or nothing. The refusal is what the agent is told,
       // whatever the removal finds.
-      if (written) await d.sessions.remove(caller, sessionId).catch(() => undefined);
+      if (written) {
+        const removed = await d.sessions.remove(caller, sessionId).then(
+          () => true,
+          () => false,
+        );
+        // Nothing of the call stays: its key is freed like a refusal's that changed nothing (before, the refusal
+        // was kept on the key for its day, "Commit backlog full" replayed after the backlog had drained).
+        if (removed) await undoneWrites();
+      }
       throw err;
     }
     // The count names every message given, skipped empty ones included (the reference's text).

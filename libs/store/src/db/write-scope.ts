@@ -19,6 +19,8 @@ export interface WriteScope {
   mark(tx: Tx): Promise<void>;
   /** The request stored its write, then its wait for the indexing ran out: what its retries wait for again. */
   pendingWait?: PendingIndexWait;
+  /** Marks the key as not applied again (see {@link undoneWrites}). */
+  unapply?(): Promise<void>;
 }
 
 const scopes = new AsyncLocalStorage<WriteScope>();
@@ -30,6 +32,17 @@ const scopes = new AsyncLocalStorage<WriteScope>();
 export function notePendingWait(wait: PendingIndexWait): void {
   const s = scopes.getStore();
   if (s) s.pendingWait = wait;
+}
+
+/**
+ * Says the request has removed everything it wrote (a compensating delete after a later step failed): its key is
+ * marked as not applied again, so the refusal it answers frees the key for a retry, as one that changed nothing.
+ * Only after the removal succeeded; a request that stops between the two leaves its key applied (its retry is told
+ * so, and applies nothing).
+ */
+export async function undoneWrites(): Promise<void> {
+  const s = scopes.getStore();
+  if (s?.state === 'open' && s.applied && s.unapply) await s.unapply();
 }
 
 /** Runs `fn` (and everything it starts) inside `scope`. */

@@ -121,6 +121,19 @@ export class IdempotencyRepository {
     });
   }
 
+  /**
+   * Marks a running attempt's key as not applied again, after the attempt removed everything it had written (a
+   * compensating delete): its refusal then frees the key, as one that changed nothing.
+   */
+  markUnapplied(c: IdempotencyClaim): Promise<void> {
+    return outsideWriteScope(async () => {
+      await this.db.query(
+        `UPDATE idempotency_keys SET applied = false WHERE ${PK} AND token = $4 AND reply_status IS NULL`,
+        [c.accountId, c.userId, c.key, c.token],
+      );
+    });
+  }
+
   /** The lease a running attempt holds its key for, in ms. */
   get leaseMs(): number {
     return this.leaseS * 1000;
