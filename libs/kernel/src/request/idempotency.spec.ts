@@ -1,5 +1,11 @@
 import { KernelErrorCode } from '../kernel.error';
-import { decideIdempotency, idempotencyKeyProblem, IdempotencyRecord, keepsReply } from './idempotency';
+import {
+  decideIdempotency,
+  idempotencyKeyProblem,
+  IdempotencyRecord,
+  keepsReply,
+  readPendingIndexWait,
+} from './idempotency';
 
 describe('idempotency keys', () => {
   const reply = { status: 200, contentType: 'application/json', body: '{"status":"ok"}' };
@@ -64,5 +70,30 @@ describe('idempotency keys', () => {
   it('keeps the reply of an attempt that applied something or succeeded', () => {
     expect([keepsReply(200, false), keepsReply(500, true), keepsReply(400, true)]).toEqual([true, true, true]);
     expect([keepsReply(400, false), keepsReply(429, false), keepsReply(503, false)]).toEqual([false, false, false]);
+  });
+
+  it('reads back only a kept wait it can resume', () => {
+    const wait = {
+      route: 'write',
+      answer: { uri: 'viking://resources/a.md' },
+      entries: [{ outboxId: 7, jobId: null, nodes: 1 }],
+      timeoutS: null,
+      startedAt: 1,
+    };
+    expect(readPendingIndexWait(wait)).toEqual(wait);
+    for (const bad of [
+      null,
+      'x',
+      { ...wait, route: 'upload' },
+      { ...wait, answer: null },
+      { ...wait, answer: [] },
+      { ...wait, entries: [null] },
+      { ...wait, entries: [{ outboxId: '7', jobId: null, nodes: 1 }] },
+      { ...wait, entries: [{ outboxId: 7, jobId: 3, nodes: 1 }] },
+      { ...wait, entries: [{ outboxId: 7, jobId: null, nodes: -1 }] },
+      { ...wait, timeoutS: 'soon' },
+      { ...wait, startedAt: undefined },
+    ])
+      expect(readPendingIndexWait(bad)).toBeNull();
   });
 });

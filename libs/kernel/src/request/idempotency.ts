@@ -74,6 +74,40 @@ export interface PendingIndexEntry {
   nodes: number;
 }
 
+const WAIT_ROUTES: ReadonlySet<string> = new Set(['write', 'batch-write', 'reindex', 'delete']);
+
+/**
+ * A kept wait read back (from the store's JSON), or null when it is not one this version can resume: the kept 504
+ * is then replayed as it is, never a 500 and never a 200 answer built from a route this version does not know.
+ */
+export function readPendingIndexWait(value: unknown): PendingIndexWait | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const w = value as Record<string, unknown>;
+  const entryOk = (e: unknown) => {
+    const x = e as Record<string, unknown> | null;
+    return (
+      typeof x === 'object' &&
+      x !== null &&
+      Number.isSafeInteger(x.outboxId) &&
+      (x.jobId === null || typeof x.jobId === 'string') &&
+      Number.isSafeInteger(x.nodes) &&
+      (x.nodes as number) >= 0
+    );
+  };
+  const ok =
+    typeof w.route === 'string' &&
+    WAIT_ROUTES.has(w.route) &&
+    typeof w.answer === 'object' &&
+    w.answer !== null &&
+    !Array.isArray(w.answer) &&
+    Array.isArray(w.entries) &&
+    w.entries.every(entryOk) &&
+    (w.timeoutS === null || (typeof w.timeoutS === 'number' && Number.isFinite(w.timeoutS) && w.timeoutS >= 0)) &&
+    typeof w.startedAt === 'number' &&
+    Number.isFinite(w.startedAt);
+  return ok ? (value as PendingIndexWait) : null;
+}
+
 /** What a new attempt does with its key. */
 export type IdempotencyDecision =
   { kind: 'replay'; reply: StoredReply } | { kind: 'take-over' } | { kind: 'refuse'; error: KernelError };

@@ -8,6 +8,7 @@ import {
   KernelError,
   KernelErrorCode,
   PendingIndexWait,
+  readPendingIndexWait,
   StoredReply,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
@@ -254,8 +255,7 @@ function replyOf(r: KeyRow): StoredReply | null {
 /** What a kept 504's retries wait for; a value this version cannot read leaves the 504 a plain replay. */
 function resumeOf(text: string): PendingIndexWait | null {
   try {
-    const w = JSON.parse(text) as PendingIndexWait;
-    return Array.isArray(w?.entries) && typeof w.answer === 'object' && w.answer !== null ? w : null;
+    return readPendingIndexWait(JSON.parse(text));
   } catch {
     return null;
   }
