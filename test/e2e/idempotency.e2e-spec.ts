@@ -101,15 +101,19 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     ).toBe(200);
   });
 
-  it('recognises a key the version before canonical order claimed, by the request as it was sent', async () => {
+  it('keeps the digest of the request as sent beside the canonical one, so either version recognises the other', async () => {
     const body = { uri: NOTE, content: 'upgraded\n', mode: 'append' };
     const first = await post('/api/v1/content/write', body, 'order-4');
-    // The digest that version stored: method, URL and actor peer as sent, then the body's JSON as sent.
-    const earlier = createHash('sha256')
+    // The digest a version before canonical fingerprints computes and compares: method, URL and actor peer as
+    // sent, then the body's JSON as sent. It is what `fingerprint` holds, so such a gateway (a rolling deploy, a
+    // rollback) recognises this key's retry.
+    const asSent = createHash('sha256')
       .update('POST /api/v1/content/write\n\n')
       .update(JSON.stringify(body))
       .digest('base64url');
-    await db.query('UPDATE idempotency_keys SET fingerprint = $1 WHERE idem_key = $2', [earlier, 'order-4']);
+    expect((await row('order-4'))[0]).toMatchObject({ fingerprint: asSent });
+    // A key that version claimed has no canonical digest: recognised by the digest as sent.
+    await db.query('UPDATE idempotency_keys SET canonical_fingerprint = NULL WHERE idem_key = $1', ['order-4']);
     const again = await post('/api/v1/content/write', body, 'order-4');
     expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([200, first.text, 'true']);
     expect((await read()).match(/upgraded/g)).toHaveLength(1);
@@ -243,7 +247,7 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
   it('fails the write of an attempt another took over: nothing of it is applied', async () => {
     const keysRepo = app.nest.get(IdempotencyRepository);
     const owner = { accountId: 'acme', userId: 'alice' };
-    const claimed = await keysRepo.claim(owner, 'superseded-1', { value: 'fp' });
+    const claimed = await keysRepo.claim(owner, 'superseded-1', { value: 'fp', asSent: 'fp' });
     if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
     await db.query(`UPDATE idempotency_keys SET token = 'someone-else' WHERE idem_key = 'superseded-1'`);
     await db.query('CREATE TABLE IF NOT EXISTS idempotency_keys_probe (n int)');
@@ -318,11 +322,24 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     expect((await append('line one\n', 'append-1')).headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('keeps a claimed key at least until its lease ends, whatever its time to live', async () => {
+    // A 60 s life and a 300 s lease: before, the row expired under its running attempt at 60 s, before the first
+    // renewal (at 100 s), and a retry then claimed it afresh and applied the write again.
+    const repo = new IdempotencyRepository(db, 60, { keys: 1000, bytes: 1 << 20 }, 300);
+    const c = await repo.claim({ accountId: 'acme', userId: 'alice' }, 'short-life', { value: 'v', asSent: 's' });
+    expect(c.kind).toBe('claimed');
+    const { rows } = await db.query<{ ok: boolean }>(
+      `SELECT expires_at >= lease_until AND lease_until > now() + interval '250 seconds' AS ok
+       FROM idempotency_keys WHERE idem_key = 'short-life'`,
+    );
+    expect(rows[0].ok).toBe(true);
+  });
+
   it('trims an account to its bytes of kept replies, newest first, whatever its key count', async () => {
     const repo = new IdempotencyRepository(db, 86_400, { keys: 1000, bytes: 4096 });
     const owner = { accountId: 'bytes-acct', userId: 'u' };
     for (let i = 0; i < 10; i++) {
-      const c = await repo.claim(owner, `b-${i}`, { value: 'fp' });
+      const c = await repo.claim(owner, `b-${i}`, { value: 'fp', asSent: 'fp' });
       if (c.kind !== 'claimed') throw new Error(`expected a claim, got ${c.kind}`);
       await repo.keepReply(c.claim, { status: 200, contentType: 'application/json', body: 'x'.repeat(1000) });
     }

@@ -18,13 +18,10 @@ export function requestFingerprint(
   const peer = String(req.headers[ACTOR_PEER_HEADER] ?? '');
   const path = req.url.split('?', 1)[0];
   const head = `${req.method} ${path}\n${canonical(req.query ?? {})}\n${peer}\n`;
-  const earlier = `${req.method} ${req.url}\n${peer}\n`;
+  const asSent = `${req.method} ${req.url}\n${peer}\n`;
   const body = req.body;
-  if (Buffer.isBuffer(body)) return { value: digest(head, body), earlier: () => digest(earlier, body) };
-  return {
-    value: digest(head, canonical(body)),
-    earlier: () => digest(earlier, JSON.stringify(body ?? null)),
-  };
+  if (Buffer.isBuffer(body)) return { value: digest(head, body), asSent: digest(asSent, body) };
+  return { value: digest(head, canonical(body)), asSent: digest(asSent, JSON.stringify(body ?? null)) };
 }
 
 /**
@@ -34,7 +31,7 @@ export function requestFingerprint(
  */
 export function callFingerprint(caller: Identity, tool: string, args: Record<string, unknown>): Fingerprint {
   const head = `MCP tools/call ${tool}\n${caller.actorPeerId ?? ''}\n`;
-  return { value: digest(head, canonical(args)), earlier: () => digest(head, JSON.stringify(args)) };
+  return { value: digest(head, canonical(args)), asSent: digest(head, JSON.stringify(args)) };
 }
 
 /**

@@ -84,8 +84,9 @@ export const REMEMBER_TOOL: McpTool = {
           () => false,
         );
         // Nothing of the call stays: its key is freed like a refusal's that changed nothing (before, the refusal
-        // was kept on the key for its day, "Commit backlog full" replayed after the backlog had drained).
-        if (removed) await undoneWrites();
+        // was kept on the key for its day, "Commit backlog full" replayed after the backlog had drained). Not when
+        // an automatic commit (a default policy) archived part of it meanwhile: its task and extraction stay.
+        if (removed && !(await d.commits.committedBefore(caller, sessionId))) await undoneWrites();
       }
       throw err;
     }

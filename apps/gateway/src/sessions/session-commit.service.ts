@@ -59,6 +59,11 @@ export class SessionCommitService {
     return view(caller, sessionId, out);
   }
 
+  /** Whether the session was ever committed (an automatic commit in the background included). */
+  committedBefore(caller: Identity, sessionId: string): Promise<boolean> {
+    return this.tasks.anyCommit(caller, sessionId);
+  }
+
   /** Refuses (429) while the account's commits awaiting extraction are at their bound. */
   assertRoom(caller: Identity): Promise<void> {
     return this.backlog.assertCommitRoom(caller);

@@ -10,7 +10,8 @@ import {
 describe('idempotency keys', () => {
   const reply = { status: 200, contentType: 'application/json', body: '{"status":"ok"}' };
   const record = (over: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
-    fingerprint: 'f',
+    fingerprint: 'sent-f',
+    canonicalFingerprint: 'f',
     applied: false,
     reply: null,
     leaseExpired: false,
@@ -28,40 +29,46 @@ describe('idempotency keys', () => {
   });
 
   it('replays a finished attempt of the same request, whatever it applied', () => {
-    expect(decideIdempotency(record({ reply, applied: true, leaseExpired: true }), { value: 'f' })).toEqual({
+    expect(
+      decideIdempotency(record({ reply, applied: true, leaseExpired: true }), { value: 'f', asSent: 'sent-f' }),
+    ).toEqual({
       kind: 'replay',
       reply,
     });
   });
 
-  it("recognises a key claimed before canonical order by the request's earlier digest", () => {
-    expect(decideIdempotency(record({ reply }), { value: 'canonical', earlier: () => 'f' })).toEqual({
+  it('takes a retry in another key order by the canonical digest, and a key of the version before by the digest as sent', () => {
+    expect(decideIdempotency(record({ reply }), { value: 'f', asSent: 'sent-reordered' })).toEqual({
       kind: 'replay',
       reply,
     });
-    expect(decideIdempotency(record({ reply }), { value: 'canonical', earlier: () => 'g' })).toMatchObject({
-      kind: 'refuse',
-    });
+    const before = record({ reply, fingerprint: 'sent-f', canonicalFingerprint: null });
+    expect(decideIdempotency(before, { value: 'whatever', asSent: 'sent-f' })).toEqual({ kind: 'replay', reply });
+    expect(decideIdempotency(before, { value: 'f', asSent: 'sent-g' })).toMatchObject({ kind: 'refuse' });
   });
 
   it('refuses another request with the key (422) before anything else', () => {
     for (const r of [record(), record({ reply }), record({ leaseExpired: true })])
-      expect(decideIdempotency(r, { value: 'g' })).toMatchObject({
+      expect(decideIdempotency(r, { value: 'g', asSent: 'sent-g' })).toMatchObject({
         kind: 'refuse',
         error: { code: KernelErrorCode.IdempotencyKeyReused, details: { reason: 'different_request' } },
       });
   });
 
   it('refuses while the first attempt holds its lease, takes over only one that changed nothing', () => {
-    expect(decideIdempotency(record(), { value: 'f' })).toMatchObject({
+    expect(decideIdempotency(record(), { value: 'f', asSent: 'sent-f' })).toMatchObject({
       kind: 'refuse',
       error: { code: KernelErrorCode.Conflict, details: { reason: 'in_progress', retry_after_s: 1 } },
     });
-    expect(decideIdempotency(record({ applied: true }), { value: 'f' })).toMatchObject({
+    expect(decideIdempotency(record({ applied: true }), { value: 'f', asSent: 'sent-f' })).toMatchObject({
       error: { details: { reason: 'in_progress' } },
     });
-    expect(decideIdempotency(record({ leaseExpired: true }), { value: 'f' })).toEqual({ kind: 'take-over' });
-    expect(decideIdempotency(record({ leaseExpired: true, applied: true }), { value: 'f' })).toMatchObject({
+    expect(decideIdempotency(record({ leaseExpired: true }), { value: 'f', asSent: 'sent-f' })).toEqual({
+      kind: 'take-over',
+    });
+    expect(
+      decideIdempotency(record({ leaseExpired: true, applied: true }), { value: 'f', asSent: 'sent-f' }),
+    ).toMatchObject({
       kind: 'refuse',
       error: { code: KernelErrorCode.Conflict, details: { reason: 'reply_lost' } },
     });

@@ -19,20 +19,22 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 
 /**
- * What makes a request "the same request" for its key, as a digest: `value` is stored with the key, and an
- * attempt whose `value` or `earlier` equals the stored one is the same request. `earlier` is the same request's
- * digest as versions before canonical key order computed it (its object keys as sent), so that a retry across
- * an upgrade is still recognised while keys claimed before it live (a day).
+ * What makes a request "the same request" for its key, as two digests: `value` over its canonical form (keys and
+ * query parameters in any order are one request), and `asSent` over the request as it came, which versions before
+ * canonical fingerprints stored and compared. Both are kept with the key: a key claimed by either version is
+ * recognised by the other while both run (a rolling deploy, a rollback within the keys' day).
  */
 export interface Fingerprint {
   value: string;
-  /** Worked out only when `value` is not the stored digest (it costs a second serialisation of the body). */
-  earlier?: () => string;
+  asSent: string;
 }
 
 /** A key's stored state, as the store reads it for a new attempt. */
 export interface IdempotencyRecord {
+  /** The digest over the request as sent (every version keeps it). */
   fingerprint: string;
+  /** The canonical digest; null on a key a version before canonical fingerprints claimed. */
+  canonicalFingerprint: string | null;
   /** Some transaction of the attempt holding the key has committed. */
   applied: boolean;
   /** The reply, once the attempt finished; null while it runs (or when it stopped before answering). */
@@ -143,7 +145,11 @@ export function idempotencyInProgress(): KernelError {
 
 /** What a new attempt with `fingerprint` does, given the key's stored record. */
 export function decideIdempotency(stored: IdempotencyRecord, fingerprint: Fingerprint): IdempotencyDecision {
-  if (stored.fingerprint !== fingerprint.value && stored.fingerprint !== fingerprint.earlier?.())
+  const same =
+    stored.canonicalFingerprint === null
+      ? stored.fingerprint === fingerprint.asSent
+      : stored.canonicalFingerprint === fingerprint.value;
+  if (!same)
     return {
       kind: 'refuse',
       error: new KernelError(

@@ -19,6 +19,7 @@ import { ACCOUNT_SUSPENSION_MIGRATION } from './account-suspension.migration';
 import { IMPORT_HEARTBEAT_MIGRATION } from './import-heartbeat.migration';
 import { EXTRACT_PROGRESS_MIGRATION } from './extract-progress.migration';
 import { INDEX_RUNS_MIGRATION } from './index-runs.migration';
+import { IDEMPOTENCY_CANONICAL_MIGRATION } from './idempotency-canonical.migration';
 import { IDEMPOTENCY_RESUME_MIGRATION } from './idempotency-resume.migration';
 import { SESSION_IDLE_CHECK_MIGRATION } from './session-idle-check.migration';
 
@@ -199,4 +200,5 @@ GROUP BY account_id, chunk;
   INDEX_RUNS_MIGRATION,
   IDEMPOTENCY_RESUME_MIGRATION,
   SESSION_IDLE_CHECK_MIGRATION,
+  IDEMPOTENCY_CANONICAL_MIGRATION,
 ];

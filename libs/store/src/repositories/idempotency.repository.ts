@@ -32,6 +32,7 @@ export type ClaimOutcome =
 
 interface KeyRow {
   fingerprint: string;
+  canonical_fingerprint: string | null;
   token: string;
   applied: boolean;
   reply_status: number | null;
@@ -70,18 +71,20 @@ export class IdempotencyRepository {
       for (let round = 0; round < 3; round++) {
         const token = randomUUID();
         const taken = await this.db.query(
-          `INSERT INTO idempotency_keys AS k (account_id, user_id, idem_key, fingerprint, token, lease_until, expires_at)
-           VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 second', now() + $7 * interval '1 second')
+          `INSERT INTO idempotency_keys AS k (account_id, user_id, idem_key, fingerprint, canonical_fingerprint, token,
+             lease_until, expires_at)
+           VALUES ($1, $2, $3, $4, $8, $5, now() + $6 * interval '1 second', now() + $7 * interval '1 second')
            ON CONFLICT (account_id, user_id, idem_key) DO UPDATE
-             SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token, applied = false, reply_status = NULL,
+             SET fingerprint = EXCLUDED.fingerprint, canonical_fingerprint = EXCLUDED.canonical_fingerprint,
+                 token = EXCLUDED.token, applied = false, reply_status = NULL,
                  reply_type = NULL, reply_body = NULL, reply_resume = NULL, created_at = now(), lease_until = EXCLUDED.lease_until,
                  expires_at = EXCLUDED.expires_at
              WHERE k.expires_at <= now()`,
-          [...base, fingerprint.value, token, lease, this.ttlS],
+          [...base, fingerprint.asSent, token, lease, Math.max(this.ttlS, lease), fingerprint.value],
         );
         if (taken.rowCount === 1) return { kind: 'claimed', claim: { ...owner, key, token } };
         const { rows } = await this.db.query<KeyRow>(
-          `SELECT fingerprint, token, applied, reply_status, reply_type, reply_body, reply_resume,
+          `SELECT fingerprint, canonical_fingerprint, token, applied, reply_status, reply_type, reply_body, reply_resume,
                   lease_until <= now() AS lease_expired
            FROM idempotency_keys WHERE ${PK}`,
           base,
@@ -89,13 +92,20 @@ export class IdempotencyRepository {
         const row = rows[0];
         if (!row) continue; // swept between the two statements: try again
         const decision = decideIdempotency(
-          { fingerprint: row.fingerprint, applied: row.applied, leaseExpired: row.lease_expired, reply: replyOf(row) },
+          {
+            fingerprint: row.fingerprint,
+            canonicalFingerprint: row.canonical_fingerprint,
+            applied: row.applied,
+            leaseExpired: row.lease_expired,
+            reply: replyOf(row),
+          },
           fingerprint,
         );
         if (decision.kind !== 'take-over') return decision;
         // The holder changed nothing and its lease ran out: take the key over; its first write will now fail.
         const moved = await this.db.query(
-          `UPDATE idempotency_keys SET token = $5, lease_until = now() + $6 * interval '1 second'
+          `UPDATE idempotency_keys SET token = $5, lease_until = now() + $6 * interval '1 second',
+             expires_at = greatest(expires_at, now() + $6 * interval '1 second')
            WHERE ${PK} AND token = $4 AND NOT applied AND reply_status IS NULL`,
           [...base, row.token, token, lease],
         );

@@ -270,6 +270,16 @@ export class SessionTaskRepository {
     return rows[0]?.n ?? 0;
   }
 
+  /** Whether the session was ever committed (a commit task of it exists, in any state, kept or not yet expired). */
+  async anyCommit(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `SELECT 1 FROM session_tasks WHERE account_id = $1 AND user_id = $2 AND resource_id = $3
+         AND task_type = 'session_commit' LIMIT 1`,
+      [identity.accountId, identity.userId, sessionId],
+    );
+    return rows.length > 0;
+  }
+
   async inFlight(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
     return commitInFlight(this.db, identity, sessionId);
   }
