@@ -121,64 +121,56 @@ describe.each(storeModes())('MCP tool calls with an idempotency key (store: %s)'
     expect(await read(uri)).toBe('second');
   });
 
-  it('frees the key of a remember refused by the storage quota: nothing was stored, so its retry runs', async () => {
+  /**
+   * A keyed `remember` of `messages` in a new account whose storage quota (2 KiB) refuses them: stores nothing;
+   * retried with the key once the quota is raised, it runs afresh (not a replay of the refusal) and stores them.
+   */
+  const refusedThenStored = async (account: string, messages: { role: string; content: string }[], idem: string) => {
     const made = await app.request('POST', '/api/v1/admin/accounts', {
       key: ROOT_KEY,
-      body: { account_id: 'mcpq', admin_user_id: 'quinn' },
+      body: { account_id: account, admin_user_id: 'quinn' },
     });
     const tight = made.body.result.user_key as string;
     const limits = (max: number) =>
-      app.request('PUT', '/api/v1/admin/accounts/mcpq/limits', { key: ROOT_KEY, body: { max_content_bytes: max } });
+      app.request('PUT', `/api/v1/admin/accounts/${account}/limits`, {
+        key: ROOT_KEY,
+        body: { max_content_bytes: max },
+      });
     expect((await limits(2048)).status).toBe(200);
-    const args = {
-      messages: [
-        { role: 'user', content: `My travel notes: ${'Lisbon in May, Porto in June. '.repeat(120)}` },
-        { role: 'assistant', content: 'Noted.' },
-      ],
-    };
-    const remember = () => callMcpTool(app.url, tight, 'remember', args, { [KEY]: 'quota-1' });
+    const remember = () => callMcpTool(app.url, tight, 'remember', { messages }, { [KEY]: idem });
     const refused = (await remember()).result;
     expect(refused.isError).toBe(true);
-    expect(refused.content[0].text).toMatch(/quota|storage|content bytes/i);
     const sessions = async () =>
       (await app.request('GET', '/api/v1/sessions', { key: tight })).body.result as { session_id: string }[];
     expect(await sessions()).toEqual([]);
-    // Before, the first message's session was made (the key marked applied) and then removed, and the retry was
-    // answered with the refusal for the key's whole day.
     expect((await limits(1_000_000)).status).toBe(200);
     const stored = (await remember()).result;
     expect([stored.isError ?? false, stored._meta?.[REPLAYED] ?? false]).toEqual([false, false]);
-    expect(stored.content[0].text).toBe('Stored 2 message(s) and committed for memory extraction.');
     expect((await sessions()).length).toBe(1);
+    return { refused, stored };
+  };
+  const NOTES = `My travel notes: ${'Lisbon in May, Porto in June. '.repeat(120)}`;
+
+  it('frees the key of a remember refused by the storage quota: nothing was stored, so its retry runs', async () => {
+    // Before, the first message's session was made (the key marked applied) and then removed, and the retry was
+    // answered with the refusal for the key's whole day.
+    const messages = [
+      { role: 'user', content: NOTES },
+      { role: 'assistant', content: 'Noted.' },
+    ];
+    const { refused, stored } = await refusedThenStored('mcpq', messages, 'quota-1');
+    expect(refused.content[0].text).toMatch(/quota|storage|content bytes/i);
+    expect(stored.content[0].text).toBe('Stored 2 message(s) and committed for memory extraction.');
   });
 
   it('frees the key of a remember refused after a first batch was written, once it removed what it wrote', async () => {
-    const made = await app.request('POST', '/api/v1/admin/accounts', {
-      key: ROOT_KEY,
-      body: { account_id: 'mcpr', admin_user_id: 'rita' },
-    });
-    const tight = made.body.result.user_key as string;
-    const limits = (max: number) =>
-      app.request('PUT', '/api/v1/admin/accounts/mcpr/limits', { key: ROOT_KEY, body: { max_content_bytes: max } });
-    expect((await limits(2048)).status).toBe(200);
-    // The first message fits; the second passes the quota: its batch is refused after the first was stored.
-    const args = {
-      messages: [
-        { role: 'user', content: 'Hello.' },
-        { role: 'user', content: `My travel notes: ${'Lisbon in May, Porto in June. '.repeat(120)}` },
-      ],
-    };
-    const remember = () => callMcpTool(app.url, tight, 'remember', args, { [KEY]: 'partial-1' });
-    const refused = (await remember()).result;
-    expect(refused.isError).toBe(true);
-    const sessions = async () =>
-      (await app.request('GET', '/api/v1/sessions', { key: tight })).body.result as { session_id: string }[];
-    expect(await sessions()).toEqual([]);
-    // Before, the key stayed applied (the first batch) and the retry got the refusal for the key's day.
-    expect((await limits(1_000_000)).status).toBe(200);
-    const stored = (await remember()).result;
-    expect([stored.isError ?? false, stored._meta?.[REPLAYED] ?? false]).toEqual([false, false]);
-    expect((await sessions()).length).toBe(1);
+    // The first message fits; the second passes the quota: its batch is refused after the first was stored. Before,
+    // the key stayed applied (the first batch) and the retry got the refusal for the key's day.
+    const messages = [
+      { role: 'user', content: 'Hello.' },
+      { role: 'user', content: NOTES },
+    ];
+    await refusedThenStored('mcpr', messages, 'partial-1');
   });
 
   it('refuses a malformed key naming where it was carried, and lets reading tools ignore it', async () => {
