@@ -119,6 +119,12 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     expect((await read()).match(/upgraded/g)).toHaveLength(1);
     const other = await post('/api/v1/content/write', { ...body, content: 'other\n' }, 'order-4');
     expect(other.status).toBe(422);
+    // Such a version taking over an expired key rewrites the digest as sent only: the canonical one left from the
+    // key's previous request no longer belongs to it, and that request's retry is not replayed the new one's reply.
+    const fresh = await post('/api/v1/content/write', body, 'order-5');
+    await db.query(`UPDATE idempotency_keys SET fingerprint = 'another-request' WHERE idem_key = 'order-5'`);
+    expect((await post('/api/v1/content/write', body, 'order-5')).status).toBe(422);
+    expect(fresh.status).toBe(200);
   });
 
   // PostgreSQL only: the suite holds a lock on `sessions` so the attempt is still running when its client

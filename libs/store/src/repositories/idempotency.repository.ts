@@ -80,7 +80,7 @@ export class IdempotencyRepository {
                  reply_type = NULL, reply_body = NULL, reply_resume = NULL, created_at = now(), lease_until = EXCLUDED.lease_until,
                  expires_at = EXCLUDED.expires_at
              WHERE k.expires_at <= now()`,
-          [...base, fingerprint.asSent, token, lease, Math.max(this.ttlS, lease), fingerprint.value],
+          [...base, fingerprint.asSent, token, lease, Math.max(this.ttlS, lease), canonicalColumn(fingerprint)],
         );
         if (taken.rowCount === 1) return { kind: 'claimed', claim: { ...owner, key, token } };
         const { rows } = await this.db.query<KeyRow>(
@@ -94,7 +94,7 @@ export class IdempotencyRepository {
         const decision = decideIdempotency(
           {
             fingerprint: row.fingerprint,
-            canonicalFingerprint: row.canonical_fingerprint,
+            canonicalFingerprint: canonicalOf(row),
             applied: row.applied,
             leaseExpired: row.lease_expired,
             reply: replyOf(row),
@@ -253,6 +253,20 @@ export class IdempotencyRepository {
       return gone.length;
     });
   }
+}
+
+/**
+ * The canonical digest as kept: after the digest as sent it belongs with, so a row a version before canonical
+ * fingerprints took over (it rewrites `fingerprint` only, leaving the previous holder's canonical digest) is read
+ * as having none, and is compared by the digest as sent.
+ */
+function canonicalColumn(f: Fingerprint): string {
+  return `${f.asSent} ${f.value}`;
+}
+
+function canonicalOf(r: KeyRow): string | null {
+  const prefix = `${r.fingerprint} `;
+  return r.canonical_fingerprint?.startsWith(prefix) ? r.canonical_fingerprint.slice(prefix.length) : null;
 }
 
 function replyOf(r: KeyRow): StoredReply | null {
