@@ -328,6 +328,21 @@ describe.each(storeModes())('Idempotency-Key (store: %s)', (store) => {
     expect((await append('line one\n', 'append-1')).headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it("keeps a retry's answer to a resumed wait only on the attempt whose 504 it read", async () => {
+    const repo = app.nest.get(IdempotencyRepository);
+    const owner = { accountId: 'acme', userId: 'alice' };
+    const c = await repo.claim(owner, 'resumed-1', { value: 'v', asSent: 's' });
+    if (c.kind !== 'claimed') throw new Error(c.kind);
+    const wait = { route: 'write' as const, answer: {}, entries: [], timeoutS: 1, startedAt: 1 };
+    await repo.keepReply(c.claim, { status: 504, contentType: 'application/json', body: '{}', resume: wait });
+    const answer = { status: 200, contentType: 'application/json', body: '{"ok":true}' };
+    // The key expired (or was trimmed) and another request claimed it while the retry waited: its reply stays.
+    await repo.keepResumed(owner, 'resumed-1', 'another-attempt', answer);
+    expect((await row('resumed-1'))[0]).toMatchObject({ reply_status: 504 });
+    await repo.keepResumed(owner, 'resumed-1', c.claim.token, answer);
+    expect((await row('resumed-1'))[0]).toMatchObject({ reply_status: 200, reply_resume: null });
+  });
+
   it('keeps a claimed key at least until its lease ends, whatever its time to live', async () => {
     // A 60 s life and a 300 s lease: before, the row expired under its running attempt at 60 s, before the first
     // renewal (at 100 s), and a retry then claimed it afresh and applied the write again.

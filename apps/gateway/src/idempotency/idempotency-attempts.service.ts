@@ -4,6 +4,7 @@ import { Fingerprint, idempotencyKeyProblem, KernelError, StoredReply } from '@a
 import { IdempotencyClaim, IdempotencyRepository, KeyOwner, WriteScope } from '@app/store';
 import { IdempotencySweepService } from './idempotency-sweep.service';
 import { keepResumedReply, settleAttempt } from './idempotent-replies';
+import type { ResumeTarget } from './idempotent-request';
 
 /** How an attempt sent with a key begins. */
 export type AttemptStart =
@@ -90,7 +91,7 @@ export class IdempotencyAttempts {
   }
 
   /** Ends a retry whose wait for the first attempt's indexing succeeded (see {@link keepResumedReply}). */
-  keepResumed(owner: KeyOwner, key: string, answer: { status: number; contentType: string; body: string }) {
-    return keepResumedReply(this.keys, owner, key, answer);
+  keepResumed(target: ResumeTarget, answer: { status: number; contentType: string; body: string }) {
+    return keepResumedReply(this.keys, target, answer);
   }
 }

@@ -63,9 +63,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw start.error;
     }
     if (start.kind === 'replay') {
-      const resume = start.reply.resume;
-      if (resume) {
-        req.idempotency = { resume: { owner, key } };
+      const { resume, holder } = start.reply;
+      if (resume && holder) {
+        req.idempotency = { resume: { owner, key, holder } };
         return { resume };
       }
       req.idempotency = { replay: start.reply };

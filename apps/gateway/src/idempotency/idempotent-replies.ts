@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { IDEMPOTENT_REPLAYED_HEADER, keepsReply } from '@app/kernel';
-import { IdempotencyClaim, IdempotencyRepository, KeyOwner, WriteScope } from '@app/store';
-import { IdempotentRequest } from './idempotent-request';
+import { IdempotencyClaim, IdempotencyRepository, WriteScope } from '@app/store';
+import { IdempotentRequest, ResumeTarget } from './idempotent-request';
 
 const logger = new Logger('Idempotency');
 
@@ -86,13 +86,13 @@ export async function settleAttempt(
  */
 async function keepResumed(
   keys: IdempotencyRepository,
-  resume: { owner: KeyOwner; key: string },
+  resume: ResumeTarget,
   reply: FastifyReply,
   payload: unknown,
 ): Promise<string> {
   const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
   if (body === null || reply.statusCode < 200 || reply.statusCode >= 300) return 'still_waiting';
-  return keepResumedReply(keys, resume.owner, resume.key, {
+  return keepResumedReply(keys, resume, {
     status: reply.statusCode,
     contentType: contentTypeOf(reply),
     body,
@@ -102,12 +102,11 @@ async function keepResumed(
 /** Replaces a kept resumable 504 by the answer its retry's wait ended with (a REST reply or a tool result). */
 export async function keepResumedReply(
   keys: IdempotencyRepository,
-  owner: KeyOwner,
-  key: string,
+  target: ResumeTarget,
   answer: { status: number; contentType: string; body: string },
 ): Promise<string> {
   try {
-    await keys.keepResumed(owner, key, answer);
+    await keys.keepResumed(target.owner, target.key, target.holder, answer);
     return 'resumed';
   } catch (err) {
     logger.warn(`could not keep a resumed reply: ${(err as Error).message}`);

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Identity, KernelError, KernelErrorCode, PendingIndexWait } from '@app/kernel';
-import { KeyOwner, runInWriteScope } from '@app/store';
+import { runInWriteScope } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { callFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyAttempts } from '../idempotency/idempotency-attempts.service';
+import type { ResumeTarget } from '../idempotency/idempotent-request';
 import { MetricsService } from '../system/metrics.service';
 
 /** Where a tool call carries its idempotency key: `params._meta` (MCP's place for a request's own metadata). */
@@ -70,8 +71,9 @@ export class McpIdempotency {
       throw start.error;
     }
     if (start.kind === 'replay') {
-      const resume = start.reply.resume;
-      if (resume && resumed && start.reply.contentType === RESULT_TYPE) return this.resume(owner, key, resume, resumed);
+      const { resume, holder } = start.reply;
+      if (resume && holder && resumed && start.reply.contentType === RESULT_TYPE)
+        return this.resume({ owner, key, holder }, resume, resumed);
       this.metrics.idempotent('replayed');
       return replayed(start.reply.contentType, start.reply.body);
     }
@@ -95,12 +97,7 @@ export class McpIdempotency {
    * A retry of a call whose wait for its write's indexing ran out: waits for that indexing again. Its result
    * replaces the kept timeout; a wait that runs out again throws (the call answers the timeout) and stays resumable.
    */
-  private async resume(
-    owner: KeyOwner,
-    key: string,
-    wait: PendingIndexWait,
-    resumed: ResumedResult,
-  ): Promise<CallToolResult> {
+  private async resume(target: ResumeTarget, wait: PendingIndexWait, resumed: ResumedResult): Promise<CallToolResult> {
     let result: CallToolResult;
     try {
       result = resumed(await this.dispatcher.resume(wait));
@@ -109,9 +106,7 @@ export class McpIdempotency {
       throw err;
     }
     const body = JSON.stringify(result);
-    this.metrics.idempotent(
-      await this.attempts.keepResumed(owner, key, { status: 200, contentType: RESULT_TYPE, body }),
-    );
+    this.metrics.idempotent(await this.attempts.keepResumed(target, { status: 200, contentType: RESULT_TYPE, body }));
     return { ...result, _meta: { ...(result._meta ?? {}), [MCP_REPLAYED]: true } };
   }
 }

@@ -50,6 +50,11 @@ export interface StoredReply {
   body: string;
   /** Set on a 504 whose write was stored: a retry waits for its indexing again instead of replaying the 504. */
   resume?: PendingIndexWait;
+  /**
+   * The token of the attempt that kept the reply, as read: a retry's answer to a resumed wait replaces the kept 504
+   * only while the key is still that attempt's (not expired or trimmed and claimed by another request meanwhile).
+   */
+  holder?: string;
 }
 
 /**

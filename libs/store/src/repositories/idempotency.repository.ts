@@ -188,14 +188,16 @@ export class IdempotencyRepository {
 
   /**
    * Replaces a resumable 504 with the answer a retry completed after the write's indexing ended; the first
-   * retry to finish wins (any other finished with the same facts).
+   * retry to finish wins (any other finished with the same facts). Only while the key is still held by `holder`,
+   * the attempt whose 504 the retry read: a key that expired (or was trimmed) and was claimed by another request
+   * while the retry waited keeps that request's reply.
    */
-  keepResumed(owner: KeyOwner, key: string, reply: Omit<StoredReply, 'resume'>): Promise<void> {
+  keepResumed(owner: KeyOwner, key: string, holder: string, reply: Omit<StoredReply, 'resume'>): Promise<void> {
     return outsideWriteScope(async () => {
       await this.db.query(
         `UPDATE idempotency_keys SET reply_status = $4, reply_type = $5, reply_body = $6, reply_resume = NULL
-         WHERE ${PK} AND reply_resume IS NOT NULL`,
-        [owner.accountId, owner.userId, key, reply.status, reply.contentType, reply.body],
+         WHERE ${PK} AND reply_resume IS NOT NULL AND token = $7`,
+        [owner.accountId, owner.userId, key, reply.status, reply.contentType, reply.body, holder],
       );
     });
   }
@@ -273,7 +275,7 @@ function replyOf(r: KeyRow): StoredReply | null {
   if (r.reply_status === null) return null;
   const reply = { status: r.reply_status, contentType: r.reply_type ?? 'application/json', body: r.reply_body ?? '' };
   const resume = r.reply_resume ? resumeOf(r.reply_resume) : null;
-  return resume ? { ...reply, resume } : reply;
+  return resume ? { ...reply, resume, holder: r.token } : reply;
 }
 
 /** What a kept 504's retries wait for; a value this version cannot read leaves the 504 a plain replay. */
