@@ -2,13 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { QueueName, SessionIdleJob, SessionIdleResult } from '@app/contracts';
 import { Identity, sessionCheck, storedPolicy } from '@app/kernel';
 import { JobBus, scheduleSessionIdle } from '@app/queue';
-import {
-  commitStateOf,
-  SessionArchiveRepository,
-  SessionIdleCheckRepository,
-  SessionRepository,
-  SessionTaskRepository,
-} from '@app/store';
+import { commitStateOf, SessionArchiveRepository, SessionIdleCheckRepository, SessionRepository } from '@app/store';
 
 /** While a commit of the session is still running, a session whose commit is due is looked at again this much later. */
 const BUSY_RETRY_MS = 30_000;
@@ -26,7 +20,6 @@ export class IdleCommitService {
   constructor(
     private readonly sessions: SessionRepository,
     private readonly archives: SessionArchiveRepository,
-    private readonly tasks: SessionTaskRepository,
     private readonly checks: SessionIdleCheckRepository,
     private readonly bus: JobBus,
   ) {}
@@ -53,11 +46,8 @@ export class IdleCommitService {
     const policy = storedPolicy(s.auto_commit_policy);
     const { commit, nextInMs } = sessionCheck(policy, commitStateOf(s), now);
     if (commit === null && nextInMs === null) return { result: { status: 'skipped' }, nextAtMs: null, found: true };
-    const busy = commit !== null && (await this.tasks.inFlight(identity, job.sessionId));
-    if (commit === null || busy) {
-      const delayMs = busy ? BUSY_RETRY_MS : nextInMs!;
-      return { result: { status: 'rescheduled' }, nextAtMs: await this.again(job, delayMs, now), found: true };
-    }
+    if (commit === null)
+      return { result: { status: 'rescheduled' }, nextAtMs: await this.again(job, nextInMs!, now), found: true };
     const idle = commit === 'idle';
     const out = await this.archives.commit(
       identity,
@@ -67,7 +57,7 @@ export class IdleCommitService {
         : { keepRecentCount: policy!.keep_recent_count, persistKeep: true, auto: true, eventTags: null },
       (j) => this.bus.enqueue(QueueName.Extract, j, { jobId: j.taskId }),
     );
-    // Another commit of the session began since the look above (the gateway's, after a message): look again later.
+    // A commit of the session is still pending or running (decided under the session's lock): look again later.
     if (out.status === 'skipped' && out.reason === 'commit_in_flight')
       return { result: { status: 'rescheduled' }, nextAtMs: await this.again(job, BUSY_RETRY_MS, now), found: true };
     // After a threshold commit the idle check is still due for what the keep window kept.

@@ -88,14 +88,14 @@ export class SessionCommitService {
     if (this.autoInFlight.has(key)) return;
     this.autoInFlight.add(key);
     void (async () => {
-      // A commit of the session still runs: the check, asked for now, waits for it and then commits.
-      if (await this.tasks.inFlight(caller, s.session_id)) return this.scheduleCheck(caller, s.session_id, 0);
-      await this.run(caller, s.session_id, {
+      const out = await this.run(caller, s.session_id, {
         keepRecentCount: policy.keep_recent_count,
         persistKeep: true,
         auto: true,
         eventTags: null,
       });
+      // A commit of the session still runs: the check, asked for now, waits for it and then commits.
+      if (out.status === 'skipped' && out.reason === 'commit_in_flight') this.scheduleCheck(caller, s.session_id, 0);
     })()
       .catch((err: Error) => this.logger.warn(`automatic commit of ${s.session_id} failed: ${err.message}`))
       .finally(() => this.autoInFlight.delete(key));

@@ -16,7 +16,7 @@ import { WriteManyOutcome, WriteOp, WriteOptions } from './node-write';
 import { memoryDiff, messagesJsonl, writeArchiveFiles, writeExtraction } from './session-files';
 import { idleCheckAfter } from './session-idle-check.repository';
 import { MESSAGE_COLUMNS, MessageRow, sessionUri, toSessionMessage } from './session-rows';
-import { commitInFlight } from './session-commit-in-flight';
+import { commitTaskExists } from './session-commit-tasks';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
 
@@ -33,12 +33,9 @@ export interface CommitRequest {
 }
 
 export type CommitOutcome =
-  | {
-      status: 'skipped';
-      /** `commit_in_flight`: an automatic commit while a commit of the session is still pending or running. */
-      reason: 'no_messages' | 'all_within_keep_window' | 'commit_in_flight';
-      activeTokens: number;
-    }
+  | { status: 'skipped'; reason: 'no_messages' | 'all_within_keep_window'; activeTokens: number }
+  /** An automatic commit while a commit of the session is still pending or running. */
+  | { status: 'skipped'; reason: 'commit_in_flight' }
   | {
       status: 'accepted';
       taskId: string;
@@ -140,18 +137,14 @@ export class SessionArchiveRepository {
           type: 'session',
           resource: sessionId,
         });
+      // At most one automatic commit in flight per session, decided under the session's lock (before its messages
+      // are read): the gateway's commit after a message and the session's check no longer both commit.
+      if (req.auto && (await commitTaskExists(tx, identity, sessionId, true)))
+        return { status: 'skipped', reason: 'commit_in_flight' };
       const { rows: live } = await tx.query<MessageRow & { seq: number; tokens: number }>(
         `SELECT seq, tokens, ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND user_id = $2 AND session_id = $3 ORDER BY seq`,
         [identity.accountId, identity.userId, sessionId],
       );
-      // At most one automatic commit in flight per session, decided under the session's lock: the gateway's commit
-      // after a message and a check the relay asked for, each having found no task before, no longer both commit.
-      if (req.auto && (await commitInFlight(tx, identity, sessionId)))
-        return {
-          status: 'skipped',
-          reason: 'commit_in_flight',
-          activeTokens: live.reduce((n, m) => n + Number(m.tokens), 0),
-        };
       const plan = commitPlan(live, req);
       if (plan.kind === 'skip') {
         if (plan.reason === 'all_within_keep_window') await this.resetPending(tx, identity, sessionId, req, false);

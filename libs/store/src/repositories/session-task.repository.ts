@@ -1,7 +1,7 @@
 import { ExtractJob } from '@app/contracts';
 import { Identity, KernelError, KernelErrorCode, sanitiseTaskError } from '@app/kernel';
 import { Db } from '../db/db.port';
-import { commitInFlight } from './session-commit-in-flight';
+import { commitTaskExists } from './session-commit-tasks';
 import { shareTenantRows } from '../db/tenant-rows-lock';
 import { WriteManyOutcome, WriteOp, WriteOptions } from './node-write';
 import { archiveUri } from './session-archive.repository';
@@ -271,17 +271,8 @@ export class SessionTaskRepository {
   }
 
   /** Whether the session was ever committed (a commit task of it exists, in any state, kept or not yet expired). */
-  async anyCommit(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
-    const { rows } = await this.db.query(
-      `SELECT 1 FROM session_tasks WHERE account_id = $1 AND user_id = $2 AND resource_id = $3
-         AND task_type = 'session_commit' LIMIT 1`,
-      [identity.accountId, identity.userId, sessionId],
-    );
-    return rows.length > 0;
-  }
-
-  async inFlight(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
-    return commitInFlight(this.db, identity, sessionId);
+  anyCommit(identity: Pick<Identity, 'accountId' | 'userId'>, sessionId: string): Promise<boolean> {
+    return commitTaskExists(this.db, identity, sessionId, false);
   }
 
   /**

@@ -214,7 +214,7 @@ export class SessionRepository {
       );
       if (!locked[0]) throw notFound(sessionId);
       const policy = patch.autoCommitPolicy?.(locked[0].auto_commit_policy ?? null);
-      const { rowCount } = await tx.query(
+      await tx.query(
         `UPDATE sessions SET updated_at = now(),
          auto_commit_policy = CASE WHEN $4 THEN $5::jsonb ELSE auto_commit_policy END,
          event_tags = COALESCE($6, event_tags),
@@ -231,7 +231,7 @@ export class SessionRepository {
           patch.eventTags ?? null,
         ],
       );
-      if (rowCount === 0) throw notFound(sessionId);
+      // The row is locked above: it is there.
       return (await keepThresholdDue(tx, identity, sessionId))!;
     });
   }
