@@ -55,14 +55,6 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
         [idem],
       )
     ).rows[0];
-  /** The key's kept resume as stored. */
-  const kept0 = async (idem: string) =>
-    (
-      await db.query<{ reply_resume: string | null }>(
-        'SELECT reply_resume::text AS reply_resume FROM idempotency_keys WHERE idem_key = $1',
-        [idem],
-      )
-    ).rows[0];
   /** Holds the provider until `sends` requests wait on it, so the route's wait runs out. */
   const heldUntil = async <T>(sends: number, ran: Promise<T>): Promise<T> => {
     for (let i = 0; i < 200 && embeddings.held() < sends; i++) await new Promise((r) => setTimeout(r, 50));
@@ -228,11 +220,11 @@ describe.each(storeModes())('a retry after a wait that ran out (store: %s)', (st
   it('replays a kept 504 whose resume this version cannot read as it is, never a 500', async () => {
     const w = { uri: 'viking://resources/waits/odd.md', content: 'odd\n', mode: 'create', wait: true, timeout: 1 };
     const first = await ranOut(() => post('/api/v1/content/write', w, 'odd-1'));
-    const kept = (await kept0('odd-1')).reply_resume!;
+    const resumable = (await kept('odd-1')).reply_resume!;
     // Cut JSON; a route this version does not know (before: answered 200 with a null result, and kept); an entry
     // that is not one (before: a TypeError, 500).
-    const unknownRoute = JSON.stringify({ ...JSON.parse(kept), route: 'upload' });
-    const nullEntry = JSON.stringify({ ...JSON.parse(kept), entries: [null] });
+    const unknownRoute = JSON.stringify({ ...JSON.parse(resumable), route: 'upload' });
+    const nullEntry = JSON.stringify({ ...JSON.parse(resumable), entries: [null] });
     for (const resume of ['{"entries": 3', unknownRoute, nullEntry]) {
       await db.query(`UPDATE idempotency_keys SET reply_resume = $1 WHERE idem_key = 'odd-1'`, [resume]);
       const again = await post('/api/v1/content/write', w, 'odd-1');
