@@ -417,7 +417,7 @@ describe('rate limits and fairness', () => {
         MUNINN_MCP_MAX_BATCH: '4',
       },
     });
-    for (const account of ['ra', 'rb', 'rc', 'rd']) {
+    for (const account of ['ra', 'rb', 'rc', 'rd', 'rf']) {
       const r = await app.request('POST', '/api/v1/admin/accounts', {
         key: ROOT,
         body: { account_id: account, admin_user_id: 'boss' },
@@ -466,6 +466,19 @@ describe('rate limits and fairness', () => {
     expect(batch.status).not.toBe(429);
     const next = await status(keys.rc);
     expect(next.status).toBe(429);
+  });
+
+  it('a percent-encoded /mcp path is the MCP route: its batch is bounded and charged per message', async () => {
+    // The router decodes `%6d` to `m` before matching, so `/%6dcp` reaches the MCP controller; the gate and the
+    // lanes decide by the route it reached, not by the path as sent (which let a batch through unbounded, for one).
+    const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+    const headers = { accept: 'application/json, text/event-stream', 'x-api-key': keys.rf };
+    const big = await app.request('POST', '/%6dcp', { headers, body: [1, 2, 3, 4, 5].map(ping) });
+    expect([big.status, big.body.jsonrpc]).toEqual([400, '2.0']);
+    expect(big.body.error.message).toContain('at most 4 messages');
+    const batch = await app.request('POST', '/%6dcp', { headers, body: [1, 2, 3, 4].map(ping) });
+    expect(batch.status).toBe(200);
+    expect((await status(keys.rf)).status).toBe(429);
   });
 
   it("bounds in-flight requests per account: a held request makes the account's next one 429, other accounts still run", async () => {

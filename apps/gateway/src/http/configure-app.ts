@@ -24,6 +24,8 @@ import { IdempotencyRepository } from '@app/store';
 import { abandonSignal, requestIdOf, trackRequests } from './request-id';
 import { trackRouteMethods } from './route-methods';
 import { installSlowClientBounds, SlowClientLimit } from './slow-clients';
+import { MCP_PATH } from './json-rpc-error';
+import { routeOf } from './route-of';
 import { connectionBound, FD_RESERVE, openFileLimit } from './connection-bound';
 
 /** Node's default bound of a request's head (16 KiB): no path parameter can be longer. */
@@ -101,7 +103,7 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
       // always before a request slot, so no request holds one lane while it waits for the other in the other order.
       const releaseBody = await admission.enterLargeBody(caller, bodyBytes, config.queues.requestDeadlineMs, gone);
       // MCP takes its request slots per tool call (a batch may carry many), in McpToolsService.
-      const release = /^\/mcp(\/|\?|$)/.test(req.url)
+      const release = MCP_PATH.test(routeOf(req))
         ? () => undefined
         : await admission.enter(caller, deadline - Date.now(), gone).catch((err: unknown) => {
             releaseBody();

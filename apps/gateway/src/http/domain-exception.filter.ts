@@ -5,6 +5,7 @@ import { KernelError } from '@app/kernel';
 import { errorEnvelope, validationEnvelope } from './error-envelope';
 import { isJsonParseError, jsonRpcError, MCP_PATH } from './json-rpc-error';
 import { RequestValidationError } from './request-validation.error';
+import { routeOf } from './route-of';
 import { routedMethods } from './route-methods';
 import { codeOfStatus, statusOf } from './status-of';
 
@@ -42,7 +43,8 @@ export class DomainExceptionFilter implements ExceptionFilter {
       void reply.send(errorEnvelope('UNKNOWN', 'Method Not Allowed'));
       return;
     }
-    void this.reply(reply, host.switchToHttp().getRequest<FastifyRequest>()?.url ?? '', exception);
+    const request = host.switchToHttp().getRequest<FastifyRequest | undefined>();
+    void this.reply(reply, request ? routeOf(request) : '', exception);
   }
 
   /**

@@ -6,6 +6,7 @@ import { MCP_PATH } from './json-rpc-error';
 import { isLoopbackHost, isLoopbackOrigin } from './loopback';
 import { boundsIssue } from './request-bounds';
 import { RequestValidationError } from './request-validation.error';
+import { routeOf } from './route-of';
 import { MULTIPART_TYPE, UPLOAD_ROUTE } from './upload-route';
 import { IMPORT_ROUTE, NDJSON_TYPE } from './import-route';
 
@@ -44,7 +45,7 @@ export function isPublicPath(url: string): boolean {
  */
 export function installRequestGate(fastify: FastifyInstance, opts: GateOptions): void {
   const filter = new DomainExceptionFilter();
-  const refuse = (req: FastifyRequest, reply: FastifyReply, err: unknown) => filter.reply(reply, req.url, err);
+  const refuse = (req: FastifyRequest, reply: FastifyReply, err: unknown) => filter.reply(reply, routeOf(req), err);
   fastify.addHook('onRequest', async (req, reply) => {
     try {
       await gate(req, reply, opts);
@@ -54,8 +55,8 @@ export function installRequestGate(fastify: FastifyInstance, opts: GateOptions):
     }
   });
   fastify.addHook('preValidation', async (req, reply) => {
-    if (isPublicPath(req.url)) return;
-    const route = req.url.split('?')[0];
+    const route = routeOf(req);
+    if (isPublicPath(route)) return;
     if (MCP_PATH.test(route) && Array.isArray(req.body) && req.body.length > opts.limits.mcpMaxBatch) {
       const message = `A JSON-RPC batch should have at most ${opts.limits.mcpMaxBatch} messages, not ${req.body.length}`;
       return refuse(req, reply, new RequestValidationError([{ loc: ['body'], message, type: 'too_long' }]));
@@ -80,7 +81,8 @@ export function installRequestGate(fastify: FastifyInstance, opts: GateOptions):
 }
 
 async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions): Promise<void> {
-  if (isPublicPath(req.url)) return;
+  const path = routeOf(req);
+  if (isPublicPath(path)) return;
   if (opts.devMode) {
     if (!isLoopbackHost(req.headers.host)) {
       throw new KernelError(
@@ -95,7 +97,6 @@ async function gate(req: FastifyRequest, reply: FastifyReply, opts: GateOptions)
       );
     }
   }
-  const path = req.url.split('?')[0];
   const declared = checkBodyType(req, path);
   if (req.routeOptions.url === undefined) return; // unknown route: the 404 needs no identity
   await opts.authenticate(req);

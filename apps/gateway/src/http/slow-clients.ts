@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { IMPORT_ROUTE } from './import-route';
+import { routeOf } from './route-of';
 
 /**
  * The limit names slow-client refusals carry (`details.limit`, counted in `muninn_refusals_total`): the
@@ -45,7 +46,7 @@ export function installSlowClientBounds(
   const { bodyTimeoutMs, bodyMinRate, sendIdleMs } = bounds;
   fastify.addHook('preParsing', (req, reply, payload, done) => {
     // A body that came with its headers (most do) needs no deadline; the import bounds its own.
-    if (req.raw.complete || IMPORT_ROUTE.test(req.url.split('?')[0]!)) return done(null, payload);
+    if (req.raw.complete || IMPORT_ROUTE.test(routeOf(req))) return done(null, payload);
     // The socket's own byte count: no listener on the body, whose reader Fastify attaches after this hook.
     const socket = req.raw.socket;
     const started = Date.now();
