@@ -398,3 +398,59 @@ describe('MCP tools (api_key mode, user alice)', () => {
     expect(noSse.status).toBe(406);
   });
 });
+
+describe('MCP tools: arguments sent as strings and edits that grow are bounded as the routes are', () => {
+  let app: TestApp;
+  let client: Client;
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<Answer> => {
+    const r = (await client.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean };
+    return { text: r.content.map((c) => c.text).join(''), isError: r.isError === true };
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp({ rootApiKey: ROOT_KEY, env: { MUNINN_BODY_LIMIT_BYTES: '65536' } });
+    const acct = await app.request('POST', '/api/v1/admin/accounts', {
+      key: ROOT_KEY,
+      body: { account_id: 'mcpb', admin_user_id: 'alice' },
+    });
+    client = new Client({ name: 'muninn-e2e', version: '1.0.0' });
+    const headers = { 'x-api-key': acct.body.result.user_key };
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers } }));
+  }, 60000);
+
+  afterAll(async () => {
+    await client.close();
+    await app.close();
+  });
+
+  it('an edit may not grow a file past MUNINN_BODY_LIMIT_BYTES; one that does not grow it still applies', async () => {
+    const uri = 'viking://resources/grow.md';
+    expect((await call('write', { uri, content: 'a'.repeat(20000) })).isError).toBe(false);
+    // 20,000 characters become 80,000: a 40-byte call would write more than a write's body may carry.
+    const over = await call('edit', { uri, old_string: 'a', new_string: 'xxxx', replace_all: true });
+    expect([over.isError, over.text]).toEqual([true, expect.stringContaining('MUNINN_BODY_LIMIT_BYTES')]);
+    expect((await call('read', { uris: uri })).text).toBe('a'.repeat(20000));
+    const same = await call('edit', { uri, old_string: 'a', new_string: 'b', replace_all: true });
+    expect(same.isError).toBe(false);
+    expect((await call('read', { uris: uri })).text).toBe('b'.repeat(20000));
+  });
+
+  it('a timeout sent as a string is bounded as the number is, and a timeout under 0.1 s is refused', async () => {
+    const uri = 'viking://resources/timed.md';
+    for (const timeout of ['601', 601, 0.01, '-1']) {
+      const r = await call('write', { uri, content: 'x', wait: true, timeout }).catch((err: Error) => ({
+        isError: true,
+        text: err.message,
+      }));
+      expect([timeout, r.isError, r.text]).toEqual([timeout, true, expect.stringContaining('timeout')]);
+    }
+    expect((await call('read', { uris: uri })).text).toContain('not found');
+  });
+
+  it('messages sent as a JSON string meet the checks the gate makes: a NUL is named, not an internal error', async () => {
+    const messages = JSON.stringify([{ role: 'user', content: 'a\u0000b' }]);
+    const r = await call('remember', { messages });
+    expect([r.isError, r.text]).toEqual([true, expect.stringContaining('messages.0.content')]);
+    expect(r.text).not.toContain('Internal');
+  });
+});

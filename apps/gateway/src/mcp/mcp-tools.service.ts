@@ -3,12 +3,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { Identity } from '@app/kernel';
+import { Identity, invalidArgument } from '@app/kernel';
 import { whileClientStays } from '@app/queue';
 import { ContentService } from '../content/content.service';
 import { UploadService } from '../content/upload.service';
 import { FsService } from '../fs/fs.service';
 import { AdmissionService } from '../http/admission.service';
+import { boundsIssue } from '../http/request-bounds';
 import { DomainExceptionFilter, limitOf } from '../http/domain-exception.filter';
 import { ContextSearchService } from '../context/context-search.service';
 import { FindService } from '../find/find.service';
@@ -88,7 +89,7 @@ export class McpToolsService {
       // A read leaves its account's line when its client goes away; a write runs to its end, as over REST.
       const gone = tool.readOnly ? ctx.abandoned : undefined;
       release = await this.admission.enter(caller, this.deps.config.queues.requestDeadlineMs, gone);
-      const args = readArgs(rawArgs, tool.props, tool.required ?? []);
+      const args = readArgs(rawArgs, tool.props, tool.required ?? [], this.checkParsed);
       const key = tool.readOnly ? undefined : this.idempotency.keyOf(meta);
       const run = () => this.answer(tool, caller, args, ctx);
       if (key === undefined) return (await run()).result;
@@ -100,6 +101,14 @@ export class McpToolsService {
       release?.();
     }
   }
+
+  /** The request gate's checks on an argument the gate saw as a string (tool-args.ts). */
+  private readonly checkParsed = (name: string, value: unknown): void => {
+    const issue = boundsIssue({ [name]: value }, 'body', '/mcp', this.deps.config.limits);
+    if (!issue) return;
+    const field = issue.loc.slice(1).join('.');
+    throw invalidArgument(`${field}: ${issue.message}`, { field });
+  };
 
   /** The tool's result, with the status its REST route would have answered. */
   private async answer(tool: McpTool, caller: Identity, args: Args, ctx: ToolContext): Promise<ToolAnswer> {

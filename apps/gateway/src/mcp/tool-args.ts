@@ -3,12 +3,22 @@ import type { PropSpec } from './tool-schema';
 
 // Reading MCP tool arguments against a tool's property table. As the reference's server does, a
 // string given for a non-string parameter is JSON-parsed first (`uris:"[\"a\"]"` is a list), and a
-// bare string is accepted where a list of strings is declared. Bounds come from the table.
+// bare string is accepted where a list of strings is declared. Bounds come from the table; a value parsed
+// from a string is also checked as the request gate checks the arguments it sees (`checkParsed`): the
+// gate saw only the string (docs/fs-and-mcp.md, "MCP tools").
 
 export type Args = Record<string, unknown>;
 
+/** The request gate's checks (bounds by name, depth, NUL) on a value parsed from argument `name`'s string. */
+export type ParsedCheck = (name: string, value: unknown) => void;
+
 /** Coerces and checks `raw` against `props`; throws INVALID_ARGUMENT naming the argument. */
-export function readArgs(raw: unknown, props: Record<string, PropSpec>, required: string[]): Args {
+export function readArgs(
+  raw: unknown,
+  props: Record<string, PropSpec>,
+  required: string[],
+  checkParsed: ParsedCheck = () => undefined,
+): Args {
   const input = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Args) : {};
   const out: Args = {};
   for (const name of required) {
@@ -19,17 +29,19 @@ export function readArgs(raw: unknown, props: Record<string, PropSpec>, required
   for (const [name, spec] of Object.entries(props)) {
     const value = input[name];
     if (value === undefined || value === null) continue;
-    out[name] = coerce(name, spec, value);
+    out[name] = coerce(name, spec, value, checkParsed);
   }
   return out;
 }
 
-function coerce(name: string, spec: PropSpec, value: unknown): unknown {
+function coerce(name: string, spec: PropSpec, value: unknown, checkParsed: ParsedCheck): unknown {
   let v = value;
   if (spec.type !== 'string' && typeof v === 'string') {
     const parsed = tryJson(v);
-    if (parsed !== undefined) v = parsed;
-    else if (spec.type === 'array' && (spec.of ?? 'string') === 'string' && !spec.itemProps) v = [v];
+    if (parsed !== undefined) {
+      checkParsed(name, parsed);
+      v = parsed;
+    } else if (spec.type === 'array' && (spec.of ?? 'string') === 'string' && !spec.itemProps) v = [v];
   }
   if (spec.type === 'array' && typeof v === 'string' && !spec.itemProps) v = [v];
   const bad = () => invalidArgument(`${name}: Input should be a valid ${spec.type}`, { field: name });

@@ -1,4 +1,4 @@
-import { canonicalizeUri, KernelError, KernelErrorCode, stripMemoryFields } from '@app/kernel';
+import { canonicalizeUri, invalidArgument, KernelError, KernelErrorCode, stripMemoryFields } from '@app/kernel';
 import type { Identity } from '@app/kernel';
 import type { McpTool, ToolDeps } from './mcp-tool';
 import { mapLimited } from './tools-retrieval';
@@ -88,7 +88,7 @@ export const WRITE_TOOL: McpTool = {
     content: { type: 'string', description: 'Text to write.' },
     mode: { type: 'string', enum: ['replace', 'append', 'create'], default: 'replace', description: 'How to write.' },
     wait: { type: 'boolean', default: false, description: 'Wait until the change is searchable.' },
-    timeout: { type: 'number', description: 'Seconds to wait when wait=true.' },
+    timeout: { type: 'number', minimum: 0.1, description: 'Seconds to wait when wait=true.' },
   },
   required: ['uri', 'content'],
   run: async (caller, args, d) => {
@@ -126,7 +126,7 @@ export const EDIT_TOOL: McpTool = {
     new_string: { type: 'string', description: 'Replacement text.' },
     replace_all: { type: 'boolean', default: false, description: 'Replace every occurrence.' },
     wait: { type: 'boolean', default: false, description: 'Wait until the change is searchable.' },
-    timeout: { type: 'number', description: 'Seconds to wait when wait=true.' },
+    timeout: { type: 'number', minimum: 0.1, description: 'Seconds to wait when wait=true.' },
   },
   required: ['uri', 'old_string', 'new_string'],
   run: async (caller, args, d) => edit(caller, args, d),
@@ -154,15 +154,30 @@ async function edit(caller: Identity, args: Record<string, unknown>, d: ToolDeps
         'Include more surrounding context to make it unique, or set replace_all=true.',
     );
   }
+  // An edit writes no more than a write's body could carry (MUNINN_BODY_LIMIT_BYTES), unless it does not grow the
+  // file: `replace_all` of one character by a long string multiplied a small call into a file of any size. The
+  // length is known before the string is built (characters, each at least a byte).
+  const limit = d.config.http.bodyLimitBytes;
+  const grows = newString.length > oldString.length;
+  if (grows && visible.length + count * (newString.length - oldString.length) > limit) throw editTooLarge(limit);
   const edited = args['replace_all']
     ? visible.split(oldString).join(newString)
     : visible.replace(oldString, () => newString);
+  if (grows && Buffer.byteLength(edited) > limit) throw editTooLarge(limit);
   if (edited === visible) return `No changes: ${uri} already matches the requested edit.`;
   // A memory file keeps its MEMORY_FIELDS trailer: only the visible body is replaced.
   const trailer = hasTrailer ? raw.slice(raw.lastIndexOf('<!--')) : '';
   const content = trailer ? `${edited}\n${trailer}` : edited;
   const result = await d.content.write(caller, { uri, content, mode: 'replace', ...waitOf(args) });
   return editedText(result);
+}
+
+function editTooLarge(limit: number): KernelError {
+  return new KernelError(
+    KernelErrorCode.PayloadTooLarge,
+    `The edited file would be over ${limit} bytes (MUNINN_BODY_LIMIT_BYTES), the most a write may carry`,
+    { field: 'new_string', limit_bytes: limit },
+  );
 }
 
 export const FORGET_TOOL: McpTool = {
@@ -248,5 +263,10 @@ function invalid(message: string, field: string): KernelError {
 
 /** `wait` and `timeout` as the write route takes them. */
 function waitOf(args: Record<string, unknown>): { wait?: boolean; timeout?: number } {
-  return { wait: args['wait'] as boolean | undefined, timeout: args['timeout'] as number | undefined };
+  const timeout = args['timeout'] as number | undefined;
+  // The route's own minimum (its DTO's); the gate holds the maximum, MUNINN_WAIT_MAX_S, by the argument's name.
+  if (timeout !== undefined && timeout < 0.1) {
+    throw invalidArgument('timeout: Input should be greater than or equal to 0.1', { field: 'timeout' });
+  }
+  return { wait: args['wait'] as boolean | undefined, timeout };
 }
