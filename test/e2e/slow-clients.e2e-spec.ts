@@ -265,6 +265,44 @@ describe('slow clients (a gateway process)', () => {
     // 21 s alone; past 60 s once in CI beside another suite (storing and serving 40 MB on two shared cores).
   }, 180_000);
 
+  it('abandons an MCP answer its client stops reading after MUNINN_HTTP_SEND_IDLE_S (the transport writes it itself)', async () => {
+    const stored = await fetch(`${url}/api/v1/content/write`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ uri: 'viking://resources/mcp-large.md', content: 'y'.repeat(600_000), mode: 'create' }),
+    });
+    expect(stored.status).toBe(200);
+    // 16 reads of 500,000 characters (MUNINN_MCP_READ_MAX_CHARS), each twice in its answer: 16 MB, more than the
+    // kernel's buffers hold while the client reads nothing (no 'data' listener until it reads).
+    const read = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'read', arguments: { uris: 'viking://resources/mcp-large.md' } },
+    });
+    const body = JSON.stringify(Array.from({ length: 16 }, (_, i) => read(i + 1)));
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    // Sent chunked, so it holds one of the account's large-body slots (its length undeclared) while it lasts:
+    // the gateway's hold on the stalled answer is visible on /metrics.
+    socket.write(
+      'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        `Accept: application/json, text/event-stream\r\nX-API-Key: ${key}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
+    const largeBodies = async () =>
+      Number(/^muninn_lane_requests\{lane="large_bodies",state="running"\} (\d+)$/m.exec(await metrics())?.[1] ?? NaN);
+    await eventually(async () => (await largeBodies()) === 1, 30_000);
+    // Without the bound the answer stayed in the gateway, and the slot taken, for as long as the client stayed.
+    await eventually(async () => (await largeBodies()) === 0, 60_000);
+    let text = '';
+    socket.on('data', (d) => (text += d));
+    await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text.split('event: message').length - 1).toBeLessThan(16);
+  }, 120_000);
+
   it('answers headers not in within MUNINN_HTTP_HEADERS_TIMEOUT_S with a 408', async () => {
     const raw = await openRaw(port);
     raw.socket.write('GET /api/v1/fs/ls?uri=viking://resources HTTP/1.1\r\nHost: 127.0.0.1\r\n');

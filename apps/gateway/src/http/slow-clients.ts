@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { KernelError, KernelErrorCode } from '@app/kernel';
 import { IMPORT_ROUTE } from './import-route';
@@ -93,6 +94,33 @@ export function installSlowClientBounds(
     }
     done(null, payload);
   });
+}
+
+/**
+ * The send-idle bound for a response its handler writes itself (the MCP transport, after `reply.hijack()`),
+ * which the `onSend` hook never sees: the socket's idle timer runs while a write waits for the client to take
+ * bytes (the write found the buffers full, or the response is ended and not yet out), and stops when they
+ * drain. Between writes it does not run: a tool call that waits for its indexing sends nothing for a while,
+ * and that is the handler's work, not a client that stopped reading. Without it a client that read nothing of
+ * an MCP batch's answer held the answer in memory, and its large-body slot, for good.
+ */
+export function boundRawSend(res: ServerResponse, sendIdleMs: number): void {
+  const socket = res.socket;
+  if (!socket) return;
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  const idle = () => socket.setTimeout(0);
+  res.on('drain', idle);
+  res.prependOnceListener('finish', idle);
+  res.write = ((...args: unknown[]) => {
+    const flushed = write(...args);
+    if (!flushed) socket.setTimeout(sendIdleMs);
+    return flushed;
+  }) as ServerResponse['write'];
+  res.end = ((...args: unknown[]) => {
+    if (!res.writableFinished) socket.setTimeout(sendIdleMs);
+    return end(...args);
+  }) as ServerResponse['end'];
 }
 
 /**

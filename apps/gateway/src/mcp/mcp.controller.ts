@@ -1,11 +1,13 @@
-import { Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { Identity } from '@app/kernel';
 import { Caller } from '../auth/caller.decorator';
 import { RawResponse } from '../http/raw-response.decorator';
 import { abandonSignal } from '../http/request-id';
+import { boundRawSend } from '../http/slow-clients';
 import { McpExceptionFilter } from './mcp-exception.filter';
 import { McpToolsService } from './mcp-tools.service';
 import { requestOrigin } from './request-origin';
@@ -24,7 +26,10 @@ const METHOD_NOT_ALLOWED = {
 @UseFilters(McpExceptionFilter)
 @Controller('mcp')
 export class McpController {
-  constructor(private readonly tools: McpToolsService) {}
+  constructor(
+    private readonly tools: McpToolsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post()
   @RawResponse()
@@ -43,6 +48,8 @@ export class McpController {
     });
     await server.connect(transport);
     reply.hijack(); // the SDK writes the raw Node response itself
+    // Fastify's onSend hook, which bounds a stalled client's send, does not run for a hijacked reply.
+    boundRawSend(reply.raw, this.config.http.sendIdleMs);
     await transport.handleRequest(req.raw, reply.raw, req.body);
   }
 
