@@ -304,6 +304,19 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       expect(await accountGone(name)).toBe(true);
     }
 
+    // What the store refuses with an error of its own (a 500 before these were checked on the line): a segment
+    // its key cannot hold, a year it cannot hold; and a URI so deep that building its ancestors held the loop.
+    for (const [name, patch, field] of [
+      ['long-segment', { uri: `viking://resources/${'s'.repeat(3000)}.md` }, 'uri'],
+      ['deep-uri', { uri: `viking://resources/${'a/'.repeat(20000)}f.md` }, 'uri'],
+      ['year-zero', { created_at: '0000-06-01T00:00:00Z' }, 'created_at'],
+    ] as const) {
+      const hostile = exported.map((l, i) => (i === fileAt ? { ...l, ...patch } : l));
+      const h = await importAs(name, ndjson(hostile));
+      expect([name, h.status, h.body.error.details.field]).toEqual([name, 400, `line ${fileAt + 1}: ${field}`]);
+      expect(await accountGone(name)).toBe(true);
+    }
+
     // Listed twice: a node (in another batch than its first line) and a session, each named at its line.
     const endAt = exported.length - 1;
     const withEnd = (lines: Line[], more: Record<string, number>) =>

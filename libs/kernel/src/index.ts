@@ -11,6 +11,7 @@ export * from './text/spelling-variants';
 export * from './uri/identifier';
 export * from './uri/uri-path';
 export * from './uri/viking-uri';
+export * from './uri/uri-shape';
 export * from './uri/path-variables';
 
 export * from './identity/identity';

@@ -67,6 +67,7 @@ export class AccountImportService {
       maxTags: limits.tagsMaxItems,
       maxTagChars: limits.tagMaxChars,
       maxDepth: limits.bodyMaxDepth,
+      uri: { maxChars: limits.uriMaxChars, maxDepth: limits.uriMaxDepth, maxSegmentChars: limits.uriMaxSegmentChars },
     };
     const order = new ImportOrder();
     const writer = new ImportWriter(this.imports, this.dispatcher, accountId, store.quota, (users) =>

@@ -1,5 +1,5 @@
 import type { AppConfig } from '@app/config';
-import { BUCKET_KEYS, CATEGORY_KEYS } from '@app/kernel';
+import { BUCKET_KEYS, CATEGORY_KEYS, uriShapeIssue } from '@app/kernel';
 import { ValidationIssue } from './error-envelope';
 
 type Limits = AppConfig['limits'];
@@ -186,29 +186,12 @@ function stringIssue(
   if (UNPAIRED_SURROGATE.test(value)) return unpaired(loc);
   if (bound?.maxChars !== undefined && value.length > bound.maxChars) return tooLong(loc, bound.maxChars);
   if (freeText || !value.startsWith(VIKING)) return null;
-  if (value.length > l.uriMaxChars) return tooLong(loc, l.uriMaxChars);
-  let depth = 0;
-  let start = VIKING.length;
-  while (start <= value.length) {
-    let end = value.indexOf('/', start);
-    if (end < 0) end = value.length;
-    if (end > start) depth++;
-    if (end - start > l.uriMaxSegmentChars) {
-      return {
-        loc,
-        message: `URI path segments should have at most ${l.uriMaxSegmentChars} characters`,
-        type: 'uri_segment_too_long',
-      };
-    }
-    start = end + 1;
-  }
-  if (depth > l.uriMaxDepth)
-    return {
-      loc,
-      message: `URI should have at most ${l.uriMaxDepth} path segments, not ${depth}`,
-      type: 'uri_too_deep',
-    };
-  return null;
+  const issue = uriShapeIssue(value, {
+    maxChars: l.uriMaxChars,
+    maxDepth: l.uriMaxDepth,
+    maxSegmentChars: l.uriMaxSegmentChars,
+  });
+  return issue && { loc, ...issue };
 }
 
 function tooLong(loc: Loc, max: number): ValidationIssue {

@@ -1,7 +1,13 @@
 import { KernelError } from '../kernel.error';
 import { ImportLine, ImportOrder, readImportLine } from './account-import';
 
-const bounds = { maxUsers: 3, maxTags: 2, maxTagChars: 16, maxDepth: 8 };
+const bounds = {
+  maxUsers: 3,
+  maxTags: 2,
+  maxTagChars: 16,
+  maxDepth: 8,
+  uri: { maxChars: 200, maxDepth: 6, maxSegmentChars: 40 },
+};
 const at = '2026-12-04T10:00:00.000Z';
 const account = { type: 'account', format: 1, users: [{ user_id: 'u1', role: 'user' }], limits: {} };
 const node = (uri: string, extra: object = {}) => ({
@@ -99,6 +105,22 @@ describe('readImportLine', () => {
     expect(
       refusal(() => readImportLine({ ...archive(1), messages: [{ id: 'm', role: 'user' }] }, 4, bounds)).field,
     ).toBe('line 4: messages[0].created_at');
+    // A node's URI is bounded as the request gate bounds one: length, depth, segment (the writes build every
+    // ancestor of a URI, work quadratic in its depth; the store's key cannot hold a long segment).
+    const deep = refusal(() => readImportLine(node(`viking://resources/${'a/'.repeat(20000)}f.md`), 5, bounds));
+    expect([deep.field, deep.message]).toEqual(['line 5: uri', expect.stringContaining('at most 200 characters')]);
+    const deeper = refusal(() => readImportLine(node(`viking://resources/${'a/'.repeat(7)}f.md`), 5, bounds));
+    expect([deeper.field, deeper.message]).toEqual(['line 5: uri', expect.stringContaining('at most 6 path segments')]);
+    const wide = refusal(() => readImportLine(node(`viking://resources/${'s'.repeat(41)}.md`), 5, bounds));
+    expect([wide.field, wide.message]).toEqual(['line 5: uri', expect.stringContaining('at most 40 characters')]);
+    // Years JavaScript reads and the store refuses.
+    for (const created_at of ['0000-06-01T00:00:00Z', '+010000-01-01T00:00:00Z', '-000001-01-01T00:00:00Z']) {
+      const r = refusal(() => readImportLine(node('viking://resources/a.md', { created_at }), 3, bounds));
+      expect([created_at, r.field]).toEqual([created_at, 'line 3: created_at']);
+    }
+    expect(
+      readImportLine(node('viking://resources/a.md', { created_at: '0001-01-01T00:00:00Z' }), 3, bounds),
+    ).toMatchObject({ created_at: '0001-01-01T00:00:00.000Z' });
     expect(refusal(() => readImportLine([1], 9, bounds)).field).toBe('line 9');
     expect(refusal(() => readImportLine({ type: 'other' }, 9, bounds)).field).toBe('line 9: type');
   });

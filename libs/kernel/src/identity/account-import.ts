@@ -1,4 +1,5 @@
 import { canonicalizeUri } from '../uri/viking-uri';
+import { UriShapeBounds, uriShapeIssue } from '../uri/uri-shape';
 import { checkText, Fields, importProblem, USER_ID } from './import-fields';
 import { ImportSessionLine, readSessionLine } from './import-session';
 
@@ -74,6 +75,8 @@ export interface ImportLineBounds {
   maxTagChars: number;
   /** Nesting levels a line may have (MUNINN_BODY_MAX_DEPTH, as for a JSON body). */
   maxDepth: number;
+  /** A node's URI, as the request gate bounds a URI in a body (the gate does not parse an import's). */
+  uri: UriShapeBounds;
 }
 
 /** The line's fields checked and narrowed to what the import writes; a refusal names the field. */
@@ -97,6 +100,8 @@ export function readImportLine(value: unknown, line: number, bounds: ImportLineB
     }
     case 'node': {
       const uri = r.string('uri');
+      const shape = uriShapeIssue(uri, bounds.uri);
+      if (shape) throw importProblem(line, `uri: ${shape.message}`, 'uri');
       if (uri === 'viking://' || safeCanonical(uri) !== uri)
         throw importProblem(line, `uri is not a canonical viking:// URI: ${uri.slice(0, 200)}`, 'uri');
       const kind = r.oneOf('kind', ['file', 'directory'] as const);

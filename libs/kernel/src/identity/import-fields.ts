@@ -1,6 +1,9 @@
 import { invalidArgument, KernelError } from '../kernel.error';
 import { isSessionId } from '../session/session-id';
 
+const MIN_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+const MAX_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
 /**
  * The field reads an import line's checks are made of (docs/limits-and-security.md, "Importing an
  * account"): every refusal names the line and the field, `line 12: content`.
@@ -105,6 +108,8 @@ export class Fields {
     const v = this.string(k);
     const t = Date.parse(v);
     if (v.length > 40 || Number.isNaN(t)) this.fail(k, 'must be an ISO 8601 time');
+    // Years 1 to 9999: JavaScript reads year 0 and six-digit years, which the store refuses (a 500).
+    if (t < MIN_TIME || t > MAX_TIME) this.fail(k, 'must be a time in the years 1 to 9999');
     return new Date(t).toISOString();
   }
 
