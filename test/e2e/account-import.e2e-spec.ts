@@ -410,6 +410,36 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
     expect((await importAs('second', ndjson([exported[0], empty]))).status).toBe(200);
   });
 
+  it('an account deleted while its import runs cancels the import: nothing of it is left, and an operator cannot lift its suspension', async () => {
+    const upload = request(`${app.url}/api/v1/admin/accounts/cancelled/import`, {
+      method: 'POST',
+      headers: { 'x-api-key': ROOT, 'content-type': 'application/x-ndjson' },
+    });
+    const answer = new Promise<IncomingMessage>((resolve, reject) =>
+      upload.on('response', resolve).on('error', reject),
+    );
+    const sessionAt = exported.findIndex((l) => l.type === 'session');
+    upload.write(ndjson(exported.slice(0, 20)));
+    await eventually(async () => (await as(ROOT, 'GET', '/api/v1/admin/accounts/cancelled')).status === 200 || null);
+    // The suspension is the import's: lifted, the import wrote on under an account served meanwhile.
+    const lift = await as(ROOT, 'PUT', '/api/v1/admin/accounts/cancelled/suspension', { suspended: false });
+    expect([lift.status, lift.body.error.details.reason]).toEqual([409, 'import_in_progress']);
+    expect((await as(ROOT, 'DELETE', '/api/v1/admin/accounts/cancelled')).status).toBe(200);
+    upload.end(ndjson(exported.slice(20)));
+    const res = await answer;
+    let text = '';
+    for await (const chunk of res) text += chunk;
+    const body = JSON.parse(text);
+    // It answered 200 (its end found nothing to lift), having written its nodes and sessions under no account.
+    expect([res.statusCode, body.error.details.reason]).toEqual([409, 'import_cancelled']);
+    expect(sessionAt).toBeGreaterThan(20);
+    // An account made again under the id starts empty: nothing the import wrote after the deletion is in it.
+    const again = await as(ROOT, 'POST', '/api/v1/admin/accounts', { account_id: 'cancelled', admin_user_id: 'boss' });
+    expect(again.status).toBe(200);
+    const lines = await exportOf('cancelled');
+    expect(lines.filter((l) => l.type === 'node' || l.type === 'session')).toEqual([]);
+  });
+
   it('counts imports by outcome on /metrics', async () => {
     const text = (await as(ROOT, 'GET', '/metrics')).text as string;
     const count = (outcome: string) =>

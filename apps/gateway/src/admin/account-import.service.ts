@@ -1,8 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { ACCOUNT_LIMITS, Identity, ImportOrder, importProblem, invalidArgument, readImportLine } from '@app/kernel';
+import {
+  ACCOUNT_LIMITS,
+  Identity,
+  ImportOrder,
+  importProblem,
+  invalidArgument,
+  KernelError,
+  readImportLine,
+} from '@app/kernel';
 import { JobBus, scheduleSessionIdle } from '@app/queue';
-import { AccountImportRepository, AuditRepository, IdentityRepository } from '@app/store';
+import { AccountImportRepository, AuditRepository, IdentityRepository, ImportClaim } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 import { MetricsService } from '../system/metrics.service';
 import { adminAudit, requireRoot } from './admin-access';
@@ -82,8 +90,9 @@ export class AccountImportService {
     };
     const heartbeat = setInterval(
       () =>
+        writer.claim &&
         void this.imports
-          .heartbeat(accountId, progress())
+          .heartbeat(writer.claim, progress())
           .catch((err: Error) => this.logger.warn(`import heartbeat of ${accountId} failed: ${err.message}`)),
       Math.ceil(store.import.abandonMs / 5),
     );
@@ -111,12 +120,13 @@ export class AccountImportService {
         await writer.take(l, line, bytes);
       }
       order.assertEnded(last);
-      await this.imports.finish(accountId);
+      if (writer.claim) await this.imports.finish(writer.claim);
       await this.scheduleIdle(accountId, writer.idle);
       this.metrics.imported('imported');
       return writer.outcome;
     } catch (err) {
-      if (writer.begun) await this.removeFailed(caller, accountId, err);
+      // Not once the account is no longer the import's (deleted meanwhile; perhaps made again since).
+      if (writer.claim && !isCancelled(err)) await this.removeFailed(caller, writer.claim, err);
       this.metrics.imported('refused');
       throw err;
     } finally {
@@ -140,12 +150,14 @@ export class AccountImportService {
   }
 
   /** A failed import leaves nothing behind: the account it made is deleted, and the trail says why. */
-  private async removeFailed(caller: Identity, accountId: string, err: unknown): Promise<void> {
+  private async removeFailed(caller: Identity, claim: ImportClaim, err: unknown): Promise<void> {
+    const { accountId } = claim;
     const reason = `import failed: ${(err as Error).message}`.slice(0, 500);
     try {
       await this.identities.deleteAccount(
         accountId,
         adminAudit(this.audits, caller, 'account.delete', accountId, null, { reason }),
+        { importSince: claim.since },
       );
     } catch (e) {
       // Left suspended ("import in progress"), no key of it served: its heartbeat stops with this request, so
@@ -153,4 +165,9 @@ export class AccountImportService {
       this.logger.error(`a failed import of ${accountId} could not be removed: ${(e as Error).message}`);
     }
   }
+}
+
+/** The import's account was deleted while it ran: nothing of it is the import's to remove. */
+function isCancelled(err: unknown): boolean {
+  return err instanceof KernelError && err.details?.reason === 'import_cancelled';
 }

@@ -55,7 +55,10 @@ export class AdminController {
   }
 
   @Delete(':accountId')
-  @ApiOperation({ summary: 'Delete an account with its users, keys, content and sessions (root only)' })
+  @ApiOperation({
+    summary:
+      'Delete an account with its users, keys, content and sessions (root only); an import running into it is cancelled (409 import_cancelled)',
+  })
   remove(@Caller() c: Identity, @Param('accountId') accountId: string) {
     return this.admin.deleteAccount(c, accountId);
   }
@@ -81,7 +84,7 @@ export class AdminController {
   @Put(':accountId/suspension')
   @ApiOperation({
     summary:
-      'Suspend or resume an account: while suspended, every key of the account is refused (403) and its data kept (root only; other gateways within MUNINN_KEY_CACHE_TTL_MS at most)',
+      'Suspend or resume an account: while suspended, every key of the account is refused (403) and its data kept (root only; other gateways within MUNINN_KEY_CACHE_TTL_MS at most); 409 import_in_progress while an import runs into it',
   })
   suspend(@Caller() c: Identity, @Param('accountId') accountId: string, @Body() b: AccountSuspensionDto) {
     return this.admin.setSuspension(c, accountId, b);

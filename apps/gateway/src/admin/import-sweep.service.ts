@@ -43,7 +43,7 @@ export class ImportSweepService extends PeriodicRelay {
         requestId: null,
       });
       try {
-        await this.identities.deleteAccount(accountId, audit, this.abandonMs);
+        await this.identities.deleteAccount(accountId, audit, { abandonedImportMs: this.abandonMs });
         this.metrics.imported('abandoned');
         this.logger.warn(`removed the abandoned import of account ${accountId}`);
       } catch (err) {

@@ -11,7 +11,7 @@ import {
   readLimitOverrides,
   sessionCheck,
 } from '@app/kernel';
-import { AccountImportRepository, AuditSink, ImportedSessionTally } from '@app/store';
+import { AccountImportRepository, AuditSink, ImportClaim, ImportedSessionTally } from '@app/store';
 import { IndexDispatchService } from '../content/index-dispatch.service';
 
 /** Node lines written per transaction, and their bytes at most (a larger file alone). */
@@ -59,7 +59,8 @@ interface OpenSession {
  */
 export class ImportWriter {
   readonly outcome: ImportOutcome;
-  begun = false;
+  /** The import's hold on its account, once the account line made it (the claim every write checks). */
+  claim: ImportClaim | null = null;
   private own: AccountLimitOverrides = {};
   private nodes: NumberedNode[] = [];
   private nodeBytes = 0;
@@ -94,7 +95,7 @@ export class ImportWriter {
       case 'archive': {
         const s = this.session;
         if (!s) return; // ImportOrder refuses an archive without its session
-        await this.imports.writeArchive(this.accountId, l);
+        await this.imports.writeArchive(this.held(), l);
         s.tally.archivedMessages += l.messages.length;
         s.tally.highestArchive = Math.max(s.tally.highestArchive, l.archive_index);
         this.outcome.archives++;
@@ -129,8 +130,9 @@ export class ImportWriter {
         'account_users',
         max,
       );
-    this.outcome.users = await this.imports.begin(this.accountId, l.users, this.own, this.audit(l.users.length));
-    this.begun = true;
+    const begun = await this.imports.begin(this.accountId, l.users, this.own, this.audit(l.users.length));
+    this.outcome.users = begun.users;
+    this.claim = begun.claim;
   }
 
   /**
@@ -143,7 +145,7 @@ export class ImportWriter {
       throw overQuota(line, `the export holds more than the account's ${max} sessions`, 'account_sessions', max);
     await this.flushNodes();
     await this.closeSession();
-    if (!(await this.imports.openSession(this.accountId, l)))
+    if (!(await this.imports.openSession(this.held(), l)))
       throw importProblem(line, `session ${l.user_id}/${l.session_id} is listed twice`, 'session_id');
     const tally = {
       archivedMessages: 0,
@@ -157,10 +159,16 @@ export class ImportWriter {
     this.outcome.sessions++;
   }
 
+  /** The claim; the account line comes first (ImportOrder), so every later line has one. */
+  private held(): ImportClaim {
+    if (!this.claim) throw new Error('an import line before its account line');
+    return this.claim;
+  }
+
   private async flushNodes(): Promise<void> {
     const batch = this.nodes;
     if (batch.length === 0) return;
-    const jobs = await this.imports.writeNodes(this.accountId, batch).catch((e: unknown) => {
+    const jobs = await this.imports.writeNodes(this.held(), batch).catch((e: unknown) => {
       throw atNodeLine(e, batch);
     });
     for (const job of jobs) await this.dispatcher.dispatch(job);
@@ -171,7 +179,7 @@ export class ImportWriter {
 
   private async flushMessages(s: OpenSession): Promise<void> {
     if (s.batch.length === 0) return;
-    s.tally.pendingTokens += await this.imports.writeMessages(this.accountId, s.batch);
+    s.tally.pendingTokens += await this.imports.writeMessages(this.held(), s.batch);
     this.outcome.messages += s.batch.length;
     s.batch = [];
     s.batchBytes = 0;
@@ -181,7 +189,7 @@ export class ImportWriter {
     const s = this.session;
     if (!s) return;
     await this.flushMessages(s);
-    await this.imports.closeSession(this.accountId, s.line, s.tally);
+    await this.imports.closeSession(this.held(), s.line, s.tally);
     // Its check: now when the policy's threshold is already exceeded (the source would have committed at the
     // next message), else at its idle time or when its throttle ends.
     const check = sessionCheck(

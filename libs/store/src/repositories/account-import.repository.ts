@@ -16,7 +16,7 @@ import { Db } from '../db/db.port';
 import { enforceQuota } from './account-usage';
 import { AuditSink, insertAudit } from './audit.repository';
 import { hashKey, ImportProgress, newUserKey, UserRole } from './identity.repository';
-import { abandonedImportSql, IMPORT_SUSPENSION_REASON } from './import-suspension';
+import { abandonedImportSql, IMPORT_SUSPENSION_REASON, importHeldSql } from './import-suspension';
 import { ensureDirectories, writeNodes, WriteOptions } from './node-write';
 import { insertOutbox } from './outbox';
 import { idleCheckAfter } from './session-idle-check.repository';
@@ -41,6 +41,38 @@ async function accountInUse(tx: Pick<Db, 'query'>, accountId: string): Promise<K
       { account_id: accountId, reason: 'import_in_progress' },
     );
   return new KernelError(KernelErrorCode.Conflict, `Account already exists: ${accountId}`, { account_id: accountId });
+}
+
+/**
+ * The import that holds an account: its id and when the import suspended it (the `suspended_at` its `begin` wrote).
+ * An account deleted while its import ran, and perhaps made again by another import, is no longer this import's:
+ * every write, heartbeat and the finish check the claim, and the removal of a failed import takes only its own.
+ */
+export interface ImportClaim {
+  accountId: string;
+  since: string;
+}
+
+/** 409 for an import whose account was deleted (or made again) while it ran. */
+export function importCancelled(accountId: string): KernelError {
+  return new KernelError(
+    KernelErrorCode.Conflict,
+    `The import of account ${accountId} was cancelled while it ran: the account was deleted`,
+    { account_id: accountId, reason: 'import_cancelled' },
+  );
+}
+
+/**
+ * Locks the account row for sharing while `tx` writes the import's batch, or throws {@link importCancelled}: an
+ * account deletion waits for the batch and then takes it too, and a batch after the deletion writes nothing (an
+ * import went on writing under a deleted account, rows a later account of that id inherited).
+ */
+async function holdImport(tx: Pick<Db, 'query'>, claim: ImportClaim): Promise<void> {
+  const { rows } = await tx.query(`SELECT 1 FROM accounts WHERE ${importHeldSql(1)} FOR SHARE`, [
+    claim.accountId,
+    claim.since,
+  ]);
+  if (rows.length === 0) throw importCancelled(claim.accountId);
 }
 
 /** What a session's import added up, for the session row written once its last line is in. */
@@ -76,14 +108,14 @@ export class AccountImportRepository {
     users: { user_id: string; role: UserRole }[],
     own: AccountLimitOverrides,
     audit: AuditSink,
-  ): Promise<{ user_id: string; role: UserRole; user_key: string }[]> {
+  ): Promise<{ claim: ImportClaim; users: { user_id: string; role: UserRole; user_key: string }[] }> {
     return this.db.transaction(async (tx) => {
-      const { rowCount } = await tx.query(
+      const { rows } = await tx.query<{ since: string }>(
         `INSERT INTO accounts (account_id, suspended_at, suspended_reason, limits, import_heartbeat_at)
-         VALUES ($1, now(), $2, $3::jsonb, now()) ON CONFLICT DO NOTHING`,
+         VALUES ($1, now(), $2, $3::jsonb, now()) ON CONFLICT DO NOTHING RETURNING suspended_at::text AS since`,
         [accountId, IMPORT_SUSPENSION_REASON, JSON.stringify(own)],
       );
-      if (rowCount === 0) throw await accountInUse(tx, accountId);
+      if (rows.length === 0) throw await accountInUse(tx, accountId);
       const out = users.map((u) => ({ ...u, user_key: newUserKey(accountId, u.user_id) }));
       if (out.length > 0) {
         await tx.query(
@@ -96,7 +128,7 @@ export class AccountImportRepository {
         );
       }
       await insertAudit(tx, audit);
-      return out;
+      return { claim: { accountId, since: rows[0].since }, users: out };
     });
   }
 
@@ -104,9 +136,11 @@ export class AccountImportRepository {
    * Writes a batch of node lines (files created with their tags, directories made; both keep their
    * times) in one transaction; returns the outbox entries to dispatch.
    */
-  async writeNodes(accountId: string, nodes: ImportNodeLine[]): Promise<IndexJob[]> {
+  async writeNodes(claim: ImportClaim, nodes: ImportNodeLine[]): Promise<IndexJob[]> {
+    const { accountId } = claim;
     const importer: Identity = { accountId, userId: '_import', role: 'root', actorPeerId: null };
     return this.db.transaction(async (tx) => {
+      await holdImport(tx, claim);
       const jobs: IndexJob[] = [];
       const dirs = await ensureDirectories(
         tx,
@@ -142,36 +176,40 @@ export class AccountImportRepository {
   }
 
   /** Creates the session row (its counters are written by `closeSession`); false when it exists already. */
-  async openSession(accountId: string, s: ImportSessionLine): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `INSERT INTO sessions (account_id, user_id, session_id, created_at, updated_at, commit_count, event_tags,
+  async openSession(claim: ImportClaim, s: ImportSessionLine): Promise<boolean> {
+    const { accountId } = claim;
+    return this.db.transaction(async (tx) => {
+      await holdImport(tx, claim);
+      const { rowCount } = await tx.query(
+        `INSERT INTO sessions (account_id, user_id, session_id, created_at, updated_at, commit_count, event_tags,
          auto_commit_policy, memory_policy, retention_mode, keep_recent_count, keep_recent_turn_count,
          retained_message_token_budget, min_raw_tail_steps, last_commit_at, last_auto_commit_at, memories_extracted,
          llm_token_usage)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18::jsonb)
        ON CONFLICT DO NOTHING`,
-      [
-        accountId,
-        s.user_id,
-        s.session_id,
-        s.created_at,
-        s.updated_at,
-        s.commit_count,
-        s.event_tags,
-        s.auto_commit_policy === null ? null : JSON.stringify(s.auto_commit_policy),
-        s.memory_policy === null ? null : JSON.stringify(s.memory_policy),
-        s.retention_mode,
-        s.keep_recent_count,
-        s.keep_recent_turn_count,
-        s.retained_message_token_budget,
-        s.min_raw_tail_steps,
-        s.last_commit_at,
-        s.last_auto_commit_at,
-        JSON.stringify(s.memories_extracted),
-        JSON.stringify(s.llm_token_usage),
-      ],
-    );
-    return rowCount === 1;
+        [
+          accountId,
+          s.user_id,
+          s.session_id,
+          s.created_at,
+          s.updated_at,
+          s.commit_count,
+          s.event_tags,
+          s.auto_commit_policy === null ? null : JSON.stringify(s.auto_commit_policy),
+          s.memory_policy === null ? null : JSON.stringify(s.memory_policy),
+          s.retention_mode,
+          s.keep_recent_count,
+          s.keep_recent_turn_count,
+          s.retained_message_token_budget,
+          s.min_raw_tail_steps,
+          s.last_commit_at,
+          s.last_auto_commit_at,
+          JSON.stringify(s.memories_extracted),
+          JSON.stringify(s.llm_token_usage),
+        ],
+      );
+      return rowCount === 1;
+    });
   }
 
   /**
@@ -179,10 +217,12 @@ export class AccountImportRepository {
    * failed, naming why: no task of this deployment will extract it (its messages are kept, and the
    * memories extracted before the export came in as files).
    */
-  async writeArchive(accountId: string, a: ImportArchiveLine): Promise<void> {
+  async writeArchive(claim: ImportClaim, a: ImportArchiveLine): Promise<void> {
+    const { accountId } = claim;
     const pending = a.status === 'pending';
     const messages = JSON.stringify(a.messages);
     await this.db.transaction(async (tx) => {
+      await holdImport(tx, claim);
       await tx.query(
         `INSERT INTO session_archives (account_id, user_id, session_id, archive_index, status, messages, overview,
            abstract, overview_tokens, error, task_id, created_at, updated_at)
@@ -207,11 +247,13 @@ export class AccountImportRepository {
   }
 
   /** A batch of one session's live messages, within the storage quota; returns their token estimate. */
-  async writeMessages(accountId: string, msgs: ImportMessageLine[]): Promise<number> {
+  async writeMessages(claim: ImportClaim, msgs: ImportMessageLine[]): Promise<number> {
+    const { accountId } = claim;
     const tokens = msgs.map((m) =>
       m.parts ? messageTokens({ parts: m.parts as SessionMessage['parts'] }) : estimateTokens(m.content),
     );
     await this.db.transaction(async (tx) => {
+      await holdImport(tx, claim);
       const { rows } = await tx.query<{ bytes: string }>(
         `WITH ins AS (
            INSERT INTO messages (account_id, user_id, session_id, seq, message_id, role, content, parts, extra, tokens,
@@ -241,9 +283,11 @@ export class AccountImportRepository {
   }
 
   /** The session's counters from what its lines held: the message clock, pending tokens, archive mark. */
-  async closeSession(accountId: string, s: ImportSessionLine, t: ImportedSessionTally): Promise<void> {
+  async closeSession(claim: ImportClaim, s: ImportSessionLine, t: ImportedSessionTally): Promise<void> {
+    const { accountId } = claim;
     const owner = [accountId, s.user_id, s.session_id];
     await this.db.transaction(async (tx) => {
+      await holdImport(tx, claim);
       await tx.query(
         `UPDATE sessions SET total_message_count = $4, pending_tokens = $5, last_message_at = $6::timestamptz,
            updated_at = $7::timestamptz,
@@ -272,21 +316,21 @@ export class AccountImportRepository {
     });
   }
 
-  /** Lifts the import's suspension (the import was recorded in the trail when it began). */
-  async finish(accountId: string): Promise<void> {
-    await this.db.query(
+  /** Lifts the import's suspension (the import was recorded in the trail when it began); 409 when it was cancelled. */
+  async finish(claim: ImportClaim): Promise<void> {
+    const { rowCount } = await this.db.query(
       `UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL, import_heartbeat_at = NULL, import_progress = NULL
-       WHERE account_id = $1 AND suspended_reason = $2`,
-      [accountId, IMPORT_SUSPENSION_REASON],
+       WHERE ${importHeldSql(1)}`,
+      [claim.accountId, claim.since],
     );
+    if (rowCount === 0) throw importCancelled(claim.accountId);
   }
 
   /** The running import's sign of life and how far it got (its gateway calls it while the body streams in). */
-  async heartbeat(accountId: string, progress: Omit<ImportProgress, 'heartbeat_at'>): Promise<void> {
+  async heartbeat(claim: ImportClaim, progress: Omit<ImportProgress, 'heartbeat_at'>): Promise<void> {
     await this.db.query(
-      `UPDATE accounts SET import_heartbeat_at = now(), import_progress = $3::jsonb
-       WHERE account_id = $1 AND suspended_reason = $2`,
-      [accountId, IMPORT_SUSPENSION_REASON, JSON.stringify(progress)],
+      `UPDATE accounts SET import_heartbeat_at = now(), import_progress = $3::jsonb WHERE ${importHeldSql(1)}`,
+      [claim.accountId, claim.since, JSON.stringify(progress)],
     );
   }
 

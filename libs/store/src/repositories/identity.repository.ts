@@ -13,7 +13,7 @@ import { retryAborted } from '../db/store-errors';
 import { lockTenantRows } from '../db/tenant-rows-lock';
 import { AuditSink, insertAudit } from './audit.repository';
 import { deleteInSteps } from './delete-steps';
-import { abandonedImportSql } from './import-suspension';
+import { abandonedImportSql, IMPORT_SUSPENSION_REASON, importHeldSql } from './import-suspension';
 import { quotaExceeded, readOwnLimits } from './account-usage';
 
 export type UserRole = 'admin' | 'user';
@@ -273,12 +273,21 @@ export class IdentityRepository {
    */
   async setSuspension(accountId: string, reason: string | null, audit: AuditSink): Promise<AccountRecord> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ suspended_at: Date | string | null }>(
-        'SELECT suspended_at FROM accounts WHERE account_id = $1 FOR UPDATE',
-        [accountId],
+      const { rows } = await tx.query<{ suspended_at: Date | string | null; importing: boolean }>(
+        `SELECT suspended_at, suspended_reason = $2 AND import_heartbeat_at IS NOT NULL AS importing
+         FROM accounts WHERE account_id = $1 FOR UPDATE`,
+        [accountId, IMPORT_SUSPENSION_REASON],
       );
       if (!rows[0])
         throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });
+      // The suspension is the running import's: lifted, the import wrote on under an account served meanwhile
+      // and its end found nothing to lift. Deleting the account cancels the import.
+      if (rows[0].importing)
+        throw new KernelError(
+          KernelErrorCode.Conflict,
+          `Account ${accountId} is being imported: its suspension ends with the import; delete the account to cancel it`,
+          { account_id: accountId, reason: 'import_in_progress' },
+        );
       if (reason !== null || rows[0].suspended_at !== null) {
         await tx.query(
           `UPDATE accounts SET suspended_at = CASE WHEN $2::text IS NULL THEN NULL ELSE coalesce(suspended_at, now()) END,
@@ -322,12 +331,24 @@ export class IdentityRepository {
   }
 
   /**
-   * Deletes the account, its users, keys, content and sessions. With `abandonedImportMs`, only while it is still held by an
-   * import whose heartbeat is older than that (else 404): an import that came back to life is kept.
+   * Deletes the account, its users, keys, content and sessions. With `only`, only while it is still held by an
+   * import (else 404): one whose heartbeat is older than `abandonedImportMs` (an import that came back to life is
+   * kept), or the import that suspended it at `importSince` (a failed import removes its own account, not one
+   * made again under its id after it was deleted).
    */
-  async deleteAccount(accountId: string, audit: AuditSink, abandonedImportMs?: number): Promise<void> {
-    const guard = abandonedImportMs === undefined ? '' : ` AND ${abandonedImportSql(2)}`;
-    const params = abandonedImportMs === undefined ? [accountId] : [accountId, abandonedImportMs];
+  async deleteAccount(
+    accountId: string,
+    audit: AuditSink,
+    only?: { abandonedImportMs: number } | { importSince: string },
+  ): Promise<void> {
+    const guard = !only
+      ? ''
+      : 'abandonedImportMs' in only
+        ? ` AND ${abandonedImportSql(2)}`
+        : ` AND ${importHeldSql(1)}`;
+    const params = !only
+      ? [accountId]
+      : [accountId, 'abandonedImportMs' in only ? only.abandonedImportMs : only.importSince];
     // Every row of the tenant, while the indexer may update some of them: the tenant's row lock keeps the two
     // apart, and a deadlock victim (with any other writer) is still retried.
     await retryAborted(() =>

@@ -10,3 +10,12 @@ export const IMPORT_SUSPENSION_REASON = 'import in progress';
 export function abandonedImportSql(n: number): string {
   return `suspended_reason = '${IMPORT_SUSPENSION_REASON}' AND import_heartbeat_at < now() - $${n} * interval '1 millisecond'`;
 }
+
+/**
+ * SQL over `accounts`: held by the import that suspended it at the time in parameter `$(a+1)`, the account id in
+ * `$a` (an `ImportClaim`). An operator's suspension clears the heartbeat, so it is never an import's hold.
+ */
+export function importHeldSql(a: number): string {
+  return `account_id = $${a} AND suspended_reason = '${IMPORT_SUSPENSION_REASON}' AND suspended_at = $${a + 1}::timestamptz
+    AND import_heartbeat_at IS NOT NULL`;
+}
