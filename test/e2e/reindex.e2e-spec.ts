@@ -70,3 +70,48 @@ describe('POST /api/v1/content/reindex', () => {
     expect(r.body.result).toMatchObject({ status: 'accepted', scanned_records: 1 });
   });
 });
+
+describe('POST /api/v1/content/reindex: a subtree over MUNINN_REINDEX_MAX_NODES', () => {
+  let app: TestApp;
+  let db: Db;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { MUNINN_REINDEX_MAX_NODES: '1000' } });
+    db = app.nest.get<Db>(STORE_DB);
+    // 1,000 files under big/ (four batches), ten of them in big/part: with big itself, 1,001 nodes.
+    for (let b = 0; b < 4; b++) {
+      const operations = Array.from({ length: 250 }, (_, i) => {
+        const n = b * 250 + i;
+        const dir = n < 10 ? 'big/part' : 'big';
+        return {
+          uri: `viking://resources/${dir}/f${String(n).padStart(4, '0')}.md`,
+          content: `file ${n}`,
+          mode: 'create',
+        };
+      });
+      const w = await app.request('POST', '/api/v1/content/batch-write', {
+        body: { root_uri: 'viking://resources/big', operations },
+      });
+      expect(w.status).toBe(200);
+    }
+  }, 120_000);
+
+  afterAll(() => app.close());
+
+  it('is refused naming uri, with nothing queued (the rest past a silent cap was never queued); a part of it is reindexed', async () => {
+    const r = await app.request('POST', '/api/v1/content/reindex', {
+      body: { uri: 'viking://resources/big', wait: false },
+    });
+    expect([r.status, r.body.error?.details]).toEqual([
+      400,
+      expect.objectContaining({ field: 'uri', limit: 'reindex_nodes', max: 1000 }),
+    ]);
+    expect(r.body.error.message).toContain('MUNINN_REINDEX_MAX_NODES');
+    const queued = await db.query(`SELECT 1 FROM index_outbox WHERE reindex_root = 'viking://resources/big'`);
+    expect(queued.rows).toEqual([]);
+    const part = await app.request('POST', '/api/v1/content/reindex', {
+      body: { uri: 'viking://resources/big/part', wait: true },
+    });
+    expect([part.status, part.body.result?.scanned_records, part.body.result?.failed_records]).toEqual([200, 11, 0]);
+  });
+});

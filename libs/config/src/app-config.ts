@@ -71,6 +71,8 @@ export interface AppConfig {
     scanMaxLineChars: number;
     treeMaxNodes: number;
     moveMaxBytes: number;
+    /** Nodes one reindex queues at most (the subtree and its root). */
+    reindexMaxNodes: number;
     readMaxUris: number;
   };
   /**

@@ -349,6 +349,14 @@ export class EnvDto {
   @Max(100000)
   MUNINN_TREE_MAX_NODES?: number;
 
+  /** Files and directories one `content/reindex` queues at most (docs/fs-and-mcp.md, "Limits"). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(1_000_000)
+  MUNINN_REINDEX_MAX_NODES?: number;
+
   /** Content bytes one `fs/mv` moves at most (docs/fs-and-mcp.md, "Limits"). */
   @IsOptional()
   @Transform(toInt)

@@ -96,6 +96,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       scanMaxLineChars: dto.MUNINN_SCAN_MAX_LINE_CHARS ?? 1000,
       treeMaxNodes: dto.MUNINN_TREE_MAX_NODES ?? 10000,
       moveMaxBytes: dto.MUNINN_MOVE_MAX_BYTES ?? 64 * 1024 * 1024,
+      reindexMaxNodes: dto.MUNINN_REINDEX_MAX_NODES ?? 100_000,
       readMaxUris: dto.MUNINN_MCP_READ_MAX_URIS ?? 50,
     },
     uploads: {
@@ -303,6 +304,7 @@ const DECLARED = [
   'MUNINN_SCAN_MAX_LINE_CHARS',
   'MUNINN_TREE_MAX_NODES',
   'MUNINN_MOVE_MAX_BYTES',
+  'MUNINN_REINDEX_MAX_NODES',
   'MUNINN_ACCOUNT_MAX_NODES',
   'MUNINN_ACCOUNT_MAX_CONTENT_BYTES',
   'MUNINN_ACCOUNT_MAX_SESSIONS',

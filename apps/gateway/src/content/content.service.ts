@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { IndexJob } from '@app/contracts';
 import {
   assertSubtreeChangeable,
@@ -38,6 +39,7 @@ export class ContentService {
     private readonly fsOps: NodeFsRepository,
     private readonly stageMetrics: StageMetricsService,
     private readonly backlog: BacklogService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Canonical URI the caller may read, else INVALID_URI / PERMISSION_DENIED. */
@@ -196,7 +198,18 @@ export class ContentService {
       throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
     const recursive = root.kind === 'directory' && (dto.recursive ?? true);
     if (recursive) assertSubtreeChangeable(caller, uri, 'Reindexing');
-    const subtree = recursive ? await this.nodes.list(caller, uri, { recursive: true, limit: 100000 }) : [];
+    // The subtree's URIs, not its bodies, and all of them or a refusal: the rest of a subtree past a silent cap
+    // was never queued while the answer said `completed`.
+    const max = this.config.fs.reindexMaxNodes;
+    const subtree = recursive ? await this.nodes.subtree(caller, uri, max) : [];
+    if (subtree.length >= max)
+      throw new KernelError(
+        KernelErrorCode.InvalidArgument,
+        `A reindex queues at most ${max} files and directories (MUNINN_REINDEX_MAX_NODES), and ${uri} holds more: ` +
+          'reindex its directories one at a time',
+        { field: 'uri', limit: 'reindex_nodes', max },
+      );
+    await this.backlog.assertIndexRoom(caller);
     // Files first, then directories deepest first, so sidecars are rebuilt from fresh child abstracts.
     const nodes = [root, ...subtree].sort((a, b) =>
       a.kind === b.kind ? b.uri.split('/').length - a.uri.split('/').length : a.kind === 'file' ? -1 : 1,

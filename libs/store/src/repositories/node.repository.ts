@@ -84,6 +84,24 @@ export class NodeRepository {
     return rows.map(toNodeRecord);
   }
 
+  /**
+   * The URIs and kinds of a directory's whole subtree, ordered by URI, at most `limit`: what a reindex queues. No
+   * bodies: `list` reads each node's content, a gigabyte for a large subtree, of which a reindex needs none.
+   */
+  async subtree(
+    identity: Identity,
+    uri: string,
+    limit: number,
+  ): Promise<{ uri: string; kind: 'file' | 'directory' }[]> {
+    const scope = scopeSql(identity, 3);
+    const where = uri === 'viking://' ? '$1::text IS NOT NULL' : `uri LIKE $1 || '/%'`;
+    const { rows } = await this.db.query<{ uri: string; kind: 'file' | 'directory' }>(
+      `SELECT uri, kind FROM nodes WHERE ${where} AND ${scope.sql} ORDER BY uri LIMIT $2`,
+      [escapeLike(uri, true), limit, ...scope.params],
+    );
+    return rows;
+  }
+
   /** Writes one file (see {@link writeNodes}); `outcome.index` is the outbox entry to enqueue, if any. */
   async write(
     identity: Identity,

@@ -13,7 +13,10 @@ import {
 } from 'class-validator';
 
 export class ReindexDto {
-  /** File or directory to re-index (a directory with its whole subtree unless recursive=false). */
+  /**
+   * File or directory to re-index (a directory with its whole subtree unless recursive=false): at most
+   * MUNINN_REINDEX_MAX_NODES (100,000) files and directories, else 400 naming `uri`.
+   */
   @IsDefined()
   @IsString()
   uri!: string;
