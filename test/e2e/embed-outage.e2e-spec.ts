@@ -216,6 +216,55 @@ describe('an embedding provider that stops answering', () => {
   }, 120_000);
 });
 
+describe('a directory summary job whose attempts all fail while the provider is down', () => {
+  let app: TestApp;
+  let embeddings: Awaited<ReturnType<typeof startEmbeddings>>;
+  const DIR = 'viking://resources/shelf';
+
+  beforeAll(async () => {
+    embeddings = await startEmbeddings();
+    app = await startWith(embeddings, {
+      // No circuit opens: a job whose embedding meets an open circuit waits for it (deferred, its attempts
+      // kept); here each attempt fails on the provider's answer, and the job's three are spent.
+      MUNINN_MODEL_BREAKER_FAILURES: '1000',
+      // Each call fails at once (no retries of its own), so the job's attempts are spent within two seconds.
+      EMBEDDING_MAX_RETRIES: '0',
+      // The second write's refresh of the directory is deferred into a summary job this far ahead.
+      MUNINN_SIDECAR_INTERVAL_MS: '3000',
+      MUNINN_OUTBOX_GRACE_MS: '1000',
+    });
+  }, 60_000);
+  afterAll(() => stop(app, embeddings));
+
+  it('is asked for again by the relay once the provider answers: the summary gets its vector', async () => {
+    const dirEmbedder = async () => {
+      const { rows } = await app.nest
+        .get<Db>(STORE_DB)
+        .query<{ embedder_id: string | null }>('SELECT embedder_id FROM nodes WHERE uri = $1', [DIR]);
+      return rows[0]?.embedder_id ?? null;
+    };
+    const write = (name: string, content: string) =>
+      app.request('POST', '/api/v1/content/write', {
+        body: { uri: `${DIR}/${name}.md`, content, mode: 'create', wait: true },
+      });
+    // The first write refreshes the directory in its own index job, with a vector; the second, within the
+    // interval, defers the refresh into a summary job, which runs while the provider fails.
+    expect((await write('atlas', 'An atlas of the northern seas.')).status).toBe(200);
+    await eventually(async () => (await dirEmbedder()) === `openai:fake:${DIM}`, 15_000);
+    expect((await write('almanac', 'A farmer almanac for the year.')).status).toBe(200);
+    embeddings.fail(true);
+    const overview = async () =>
+      String((await app.request('GET', `/api/v1/content/overview?uri=${DIR}`)).body.result ?? '');
+    // Stored without a vector (its new listing is read at once); its job's three attempts then fail.
+    await eventually(async () => (await overview()).includes('almanac') && (await dirEmbedder()) === null, 30_000);
+    await sleep(4_000);
+    embeddings.fail(false);
+    // No child changes again: only the relay can ask for the refresh (before, nothing did, and the summary stayed
+    // without its vector).
+    await eventually(async () => (await dirEmbedder()) === `openai:fake:${DIM}`, 45_000);
+  }, 120_000);
+});
+
 // A fuse longer than the request's deadline: the search's embedding is abandoned before its find job's
 // deadline, in time for a lexical answer, not left waiting on the provider past the request
 // (docs/limits-and-security.md).

@@ -98,7 +98,16 @@ export class SidecarService {
       if (!claim.scheduled) await timer.time('sidecar_schedule', () => this.schedule(accountId, dir, claim.delayMs));
       return { status: 'deferred', changed: false };
     }
-    return { status: 'complete', changed: await this.recompute(accountId, dir, claim, timer, embed) };
+    try {
+      return { status: 'complete', changed: await this.recompute(accountId, dir, claim, timer, embed) };
+    } catch (err) {
+      // The claim cleared the directory's due mark: a refresh that fails for good (its job's last attempt, an
+      // in-process job that is not retried) would be forgotten, the summary stale or without its vector until
+      // a child changed. Marked due again, the relay asks for it after its grace (docs/architecture.md,
+      // "Directory summaries").
+      await this.repo.markSidecarDue(accountId, dir).catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
