@@ -1,6 +1,7 @@
 import { QueueName } from '@app/contracts';
 import { JobBus } from '@app/queue';
-import { bulkInsertIndexed, Db, DELETE_STEP, NodeIndexRepository, STORE_DB } from '@app/store';
+import { Identity } from '@app/kernel';
+import { bulkInsertIndexed, Db, DELETE_STEP, NodeIndexRepository, STORE_DB, writeNodes } from '@app/store';
 import { INDEX_CHUNK } from '../../apps/retriever/src/index/index.service';
 import { deletePrefix, startTestApp, storeModes, TestApp, eventually, uniqueTestPrefix } from '@app/testing';
 
@@ -27,6 +28,49 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     });
   }, 60_000);
   afterAll(() => app?.close());
+
+  (store === 'postgres' ? it : it.skip)(
+    'a write racing a recursive delete of its directory leaves no file without its directory',
+    async () => {
+      const dir = 'viking://resources/race-dir';
+      const seed = await app.request('POST', WRITE, {
+        body: { uri: `${dir}/seed.md`, content: 'seed', mode: 'create' },
+      });
+      expect(seed.status).toBe(200);
+      const db = app.nest.get<Db>(STORE_DB);
+      const who: Identity = { accountId: 'default', userId: 'default', role: 'root', actorPeerId: null };
+      // A write that has made (found) its directories and inserted its file, and has not committed yet.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let wrote!: () => void;
+      const written = new Promise<void>((r) => (wrote = r));
+      const writing = db.transaction(async (tx) => {
+        await writeNodes(tx, who, [{ uri: `${dir}/late.md`, content: 'late', mode: 'create' }]);
+        wrote();
+        await held;
+      });
+      await written;
+      let deleted = false;
+      const deleting = app
+        .request('DELETE', `/api/v1/fs?uri=${encodeURIComponent(dir)}&recursive=true`)
+        .finally(() => (deleted = true));
+      const lockWaits = async () =>
+        (
+          await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+          )
+        ).rows[0]!.n;
+      // The delete finishes at once (nothing held its directory) or waits for the write's hold on it.
+      await eventually(async () => deleted || (await lockWaits()) > 0, 10_000);
+      release();
+      await writing;
+      expect((await deleting).status).toBe(200);
+      const stat = async (uri: string) =>
+        (await app.request('GET', `/api/v1/fs/stat?uri=${encodeURIComponent(uri)}`)).status;
+      // Before, the delete committed first and the write's file stayed, under a directory that was gone.
+      expect([await stat(dir), await stat(`${dir}/late.md`)]).toEqual([404, 404]);
+    },
+  );
 
   it('batch-write is all or nothing: one failing operation leaves none of the others stored', async () => {
     const root = 'viking://resources/atomic';

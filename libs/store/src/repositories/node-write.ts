@@ -157,7 +157,7 @@ function planUpdate(op: WriteOp, old: Existing, updates: Update[]): WriteItem {
  * Creates every missing directory on the way to `dirs` (one statement for all of them) and refuses a
  * path through a file. Returns the directories it created, shallowest first.
  */
-export async function ensureDirectories(tx: Tx, identity: Identity, dirs: string[]): Promise<string[]> {
+export async function ensureDirectories(tx: Tx, identity: Identity, dirs: string[], attempt = 0): Promise<string[]> {
   const all = new Set<string>();
   for (const d of dirs) {
     all.add(d);
@@ -184,17 +184,32 @@ export async function ensureDirectories(tx: Tx, identity: Identity, dirs: string
   const created = new Set(rows.map((r) => r.uri));
   const kept = uris.filter((u) => !created.has(u));
   if (kept.length > 0) {
-    const { rows: files } = await tx.query<{ uri: string }>(
-      `SELECT uri FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) AND kind = 'file' ORDER BY uri LIMIT 1`,
+    // The directories that were there already are held (FOR KEY SHARE, in URI order) until this write commits: a
+    // recursive delete or a move of one waits for it, then takes the new file too. `DO NOTHING` neither waits nor
+    // locks, so a delete could commit between it and this write's insert, leaving a file whose directory was gone
+    // (PostgreSQL; PGlite runs one transaction at a time). Another writer's share of the same rows does not wait.
+    const { rows: held } = await tx.query<{ uri: string; kind: string }>(
+      `SELECT uri, kind FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) ORDER BY uri FOR KEY SHARE`,
       [identity.accountId, kept],
     );
-    if (files[0])
-      throw new KernelError(KernelErrorCode.Conflict, `${files[0].uri} is a file, not a directory`, {
-        uri: files[0].uri,
-      });
+    const file = held.find((r) => r.kind === 'file');
+    if (file)
+      throw new KernelError(KernelErrorCode.Conflict, `${file.uri} is a file, not a directory`, { uri: file.uri });
+    if (held.length < kept.length) {
+      // One was deleted (or moved away) by a transaction that committed while this one waited: made again.
+      if (attempt >= ENSURE_ATTEMPTS)
+        throw new KernelError(KernelErrorCode.Conflict, 'A directory of this write was removed while it was written', {
+          retryable: true,
+        });
+      const again = await ensureDirectories(tx, identity, dirs, attempt + 1);
+      for (const uri of again) created.add(uri);
+    }
   }
   return uris.filter((u) => created.has(u)).sort((a, b) => a.length - b.length);
 }
+
+/** Times a write makes its directories again when one is removed under it, before it gives up (409, retryable). */
+const ENSURE_ATTEMPTS = 3;
 
 // Rows are locked in URI order, so two batches touching the same files cannot deadlock each other.
 async function lockExisting(tx: Tx, identity: Identity, uris: string[]): Promise<Map<string, Existing>> {
