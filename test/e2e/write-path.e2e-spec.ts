@@ -1,7 +1,16 @@
 import { QueueName } from '@app/contracts';
 import { JobBus } from '@app/queue';
 import { Identity } from '@app/kernel';
-import { bulkInsertIndexed, Db, DELETE_STEP, NodeIndexRepository, STORE_DB, writeNodes } from '@app/store';
+import {
+  bulkInsertIndexed,
+  Db,
+  DELETE_STEP,
+  insertOutbox,
+  NodeIndexRepository,
+  OutboxRepository,
+  STORE_DB,
+  writeNodes,
+} from '@app/store';
 import { INDEX_CHUNK } from '../../apps/retriever/src/index/index.service';
 import { deletePrefix, startTestApp, storeModes, TestApp, eventually, uniqueTestPrefix } from '@app/testing';
 
@@ -71,6 +80,27 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
       expect([await stat(dir), await stat(`${dir}/late.md`)]).toEqual([404, 404]);
     },
   );
+
+  it("an entry split per file is still pending for a retry's wait until the entries made of it are indexed", async () => {
+    // A retry of a write whose wait ran out (504) waits on the store when the job is gone (a split fails it, and
+    // BullMQ removes it): the split deleted the entry, and the resumed answer said `complete` at once.
+    const db = app.nest.get<Db>(STORE_DB);
+    const outbox = app.nest.get(OutboxRepository);
+    const uris = ['viking://resources/split/a.md', 'viking://resources/split/b.md'];
+    // Due in an hour: the relay leaves these entries alone while the case runs.
+    const entry = await db.transaction((tx) => insertOutbox(tx, 'default', 'upsert', uris, 3_600_000));
+    expect(await outbox.pending(entry.outboxId)).toBe(true);
+    expect(await outbox.split(entry.outboxId, 3_600_000)).toBe(2);
+    expect(await outbox.pending(entry.outboxId)).toBe(true);
+    const parts = await db.query<{ id: string }>('SELECT id FROM index_outbox WHERE uris && $1::text[] ORDER BY id', [
+      uris,
+    ]);
+    expect(parts.rows).toHaveLength(2);
+    await db.query('DELETE FROM index_outbox WHERE id = $1', [parts.rows[0]!.id]);
+    expect(await outbox.pending(entry.outboxId)).toBe(true);
+    await db.query('DELETE FROM index_outbox WHERE id = $1', [parts.rows[1]!.id]);
+    expect(await outbox.pending(entry.outboxId)).toBe(false);
+  });
 
   it('batch-write is all or nothing: one failing operation leaves none of the others stored', async () => {
     const root = 'viking://resources/atomic';

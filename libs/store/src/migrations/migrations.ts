@@ -20,6 +20,7 @@ import { IMPORT_HEARTBEAT_MIGRATION } from './import-heartbeat.migration';
 import { EXTRACT_PROGRESS_MIGRATION } from './extract-progress.migration';
 import { INDEX_RUNS_MIGRATION } from './index-runs.migration';
 import { IDEMPOTENCY_CANONICAL_MIGRATION } from './idempotency-canonical.migration';
+import { OUTBOX_SPLIT_FROM_MIGRATION } from './outbox-split-from.migration';
 import { IDEMPOTENCY_RESUME_MIGRATION } from './idempotency-resume.migration';
 import { SESSION_IDLE_CHECK_MIGRATION } from './session-idle-check.migration';
 
@@ -201,4 +202,5 @@ GROUP BY account_id, chunk;
   IDEMPOTENCY_RESUME_MIGRATION,
   SESSION_IDLE_CHECK_MIGRATION,
   IDEMPOTENCY_CANONICAL_MIGRATION,
+  OUTBOX_SPLIT_FROM_MIGRATION,
 ];

@@ -142,11 +142,11 @@ export class OutboxRepository {
       const e = gone.rows[0];
       if (!e) return 0;
       const { rows } = await tx.query(
-        `INSERT INTO index_outbox (account_id, op, uris, due_at, reindex_root)
-         SELECT $1, $2, ARRAY[u.uri], now() + $4 * interval '1 millisecond', $5
+        `INSERT INTO index_outbox (account_id, op, uris, due_at, reindex_root, split_from)
+         SELECT $1, $2, ARRAY[u.uri], now() + $4 * interval '1 millisecond', $5, $6
          FROM unnest($3::text[]) WITH ORDINALITY AS u(uri, n) ORDER BY u.n
          RETURNING id`,
-        [e.account_id, e.op, e.uris, graceMs, e.reindex_root],
+        [e.account_id, e.op, e.uris, graceMs, e.reindex_root, outboxId],
       );
       return rows.length;
     });
@@ -182,7 +182,11 @@ export class OutboxRepository {
 
   /** Whether the entry still waits for its index job (the job deletes it once the nodes are indexed). */
   async pending(outboxId: number): Promise<boolean> {
-    const { rows } = await this.db.query('SELECT 1 FROM index_outbox WHERE id = $1', [outboxId]);
+    // Or split per file (`split`): its files are indexed only once the entries made of it are gone.
+    const { rows } = await this.db.query(
+      'SELECT 1 FROM index_outbox WHERE id = $1 UNION ALL (SELECT 1 FROM index_outbox WHERE split_from = $1 LIMIT 1)',
+      [outboxId],
+    );
     return rows.length > 0;
   }
 
