@@ -96,7 +96,9 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       wait: true,
     };
     expect((await as(keys.u1, 'POST', '/api/v1/content/write', memory)).status).toBe(200);
-    expect((await as(keys.boss, 'POST', '/api/v1/fs/mkdir', { uri: 'viking://resources/empty' })).status).toBe(200);
+    // Made with a description, which the export carries and the import keeps (it heads the directory's summaries).
+    const mkdir = { uri: 'viking://resources/empty', description: 'Kept empty for the spring catalogue.' };
+    expect((await as(keys.boss, 'POST', '/api/v1/fs/mkdir', mkdir)).status).toBe(200);
     // A session with its own policies, committed with turn-budget retention: the copy must behave alike.
     const created = await as(keys.u1, 'POST', '/api/v1/sessions', {
       session_id: 's1',

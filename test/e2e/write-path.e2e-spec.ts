@@ -102,6 +102,35 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     expect(await outbox.pending(entry.outboxId)).toBe(false);
   });
 
+  it('a directory made with a description keeps it: its abstract and the head of its overview, after a child and a move', async () => {
+    const dir = 'viking://resources/described';
+    const description = 'Travel plans for the spring: trains, hostels and the itinerary.';
+    const idle = async () =>
+      expect((await app.request('POST', '/api/v1/system/wait', { body: { timeout: 30 } })).status).toBe(200);
+    const abstract = async (uri: string) =>
+      (await app.request('GET', `/api/v1/content/abstract?uri=${encodeURIComponent(uri)}`)).body.result as string;
+    expect((await app.request('POST', '/api/v1/fs/mkdir', { body: { uri: dir, description } })).status).toBe(200);
+    // The directory's own index job refreshes its summary at once: it wrote "described: 0 items" over the description.
+    await idle();
+    expect(await abstract(dir)).toBe(description);
+    expect((await overview(dir)).startsWith(`${description}\n\n`)).toBe(true);
+    const child = {
+      uri: `${dir}/lisbon.md`,
+      content: 'Lisbon: three nights near the river.',
+      mode: 'create',
+      wait: true,
+    };
+    expect((await app.request('POST', WRITE, { body: child })).status).toBe(200);
+    await idle();
+    await eventually(async () => (await overview(dir)).includes('lisbon.md'), 10_000);
+    expect(await abstract(dir)).toBe(description);
+    const to = 'viking://resources/described-moved';
+    expect((await app.request('POST', '/api/v1/fs/mv', { body: { from_uri: dir, to_uri: to } })).status).toBe(200);
+    await idle();
+    await eventually(async () => (await abstract(to)) === description, 10_000);
+    expect((await overview(to)).startsWith(`${description}\n\n`)).toBe(true);
+  });
+
   it('batch-write is all or nothing: one failing operation leaves none of the others stored', async () => {
     const root = 'viking://resources/atomic';
     const r = await app.request('POST', BATCH, {

@@ -76,6 +76,7 @@ export class AccountImportService {
       maxTagChars: limits.tagMaxChars,
       maxDepth: limits.bodyMaxDepth,
       uri: { maxChars: limits.uriMaxChars, maxDepth: limits.uriMaxDepth, maxSegmentChars: limits.uriMaxSegmentChars },
+      maxDescriptionChars: limits.descriptionMaxChars,
     };
     const order = new ImportOrder();
     const writer = new ImportWriter(this.imports, this.dispatcher, accountId, store.quota, (users) =>

@@ -160,8 +160,7 @@ export class FsService {
         type: 'directory',
       });
     await this.backlog.assertIndexRoom(caller);
-    const { index } = await this.nodes.mkdir(caller, uri);
-    if (description?.trim()) await this.nodes.setDescription(caller, uri, description.trim());
+    const { index } = await this.nodes.mkdir(caller, uri, description?.trim() || undefined);
     if (index) await this.dispatcher.dispatch(index);
     return { uri };
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { SidecarStatus } from '@app/contracts';
-import { directorySidecars, searchText, StageTimer } from '@app/kernel';
+import { describedSidecars, directorySidecars, searchText, StageTimer } from '@app/kernel';
 import { redisErrors, SidecarClient, sidecarKey } from '@app/queue';
 import { NodeIndexRepository, SidecarClaim } from '@app/store';
 import { IndexEmbedding } from './index-embedding';
@@ -140,7 +140,9 @@ export class SidecarService {
       this.repo.sidecarInputs(accountId, uri, SUMMARY_CHILDREN, RECOUNT_MS),
     );
     if (recountInMs !== null) await timer.time('sidecar_schedule', () => this.schedule(accountId, uri, recountInMs));
-    const s = timer.timeSync('sidecar_text', () => directorySidecars(uri, children, total));
+    const s = timer.timeSync('sidecar_text', () =>
+      describedSidecars(directorySidecars(uri, children, total), claim.description),
+    );
     const same = claim.indexed && claim.abstract === s.abstract && claim.overview === s.overview;
     if (same && (claim.embedderId === this.embedding.id || !embed)) return false;
     let embedding: Float32Array | null = null;

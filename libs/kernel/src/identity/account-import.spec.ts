@@ -7,6 +7,7 @@ const bounds = {
   maxTagChars: 16,
   maxDepth: 8,
   uri: { maxChars: 200, maxDepth: 6, maxSegmentChars: 40 },
+  maxDescriptionChars: 50,
 };
 const at = '2026-12-04T10:00:00.000Z';
 const account = { type: 'account', format: 1, users: [{ user_id: 'u1', role: 'user' }], limits: {} };

@@ -33,6 +33,8 @@ export interface ImportNodeLine {
   updated_at: string;
   /** The file's body; absent for a directory (its summary is derived again on import). */
   content?: string;
+  /** A directory's description (`mkdir`), which heads its summary; absent without one. */
+  description?: string;
 }
 export interface ImportArchiveLine {
   type: 'archive';
@@ -77,6 +79,8 @@ export interface ImportLineBounds {
   maxDepth: number;
   /** A node's URI, as the request gate bounds a URI in a body (the gate does not parse an import's). */
   uri: UriShapeBounds;
+  /** A directory's description, as `mkdir` bounds it (MUNINN_DESCRIPTION_MAX_CHARS). */
+  maxDescriptionChars: number;
 }
 
 /** The line's fields checked and narrowed to what the import writes; a refusal names the field. */
@@ -115,6 +119,10 @@ export function readImportLine(value: unknown, line: number, bounds: ImportLineB
       };
       if (kind === 'file') node.content = r.string('content');
       else if (r.has('content')) throw importProblem(line, 'a directory has no content', 'content');
+      if (r.has('description')) {
+        if (kind === 'file') throw importProblem(line, 'a file has no description', 'description');
+        node.description = r.stringUpTo('description', bounds.maxDescriptionChars);
+      }
       return node;
     }
     case 'session':

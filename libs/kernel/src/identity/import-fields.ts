@@ -79,6 +79,13 @@ export class Fields {
     return v;
   }
 
+  /** A string of at most `maxChars` characters. */
+  stringUpTo(k: string, maxChars: number): string {
+    const v = this.string(k);
+    if (v.length > maxChars) this.fail(k, `must have at most ${maxChars} characters`);
+    return v;
+  }
+
   match(k: string, re: RegExp): string {
     const v = this.string(k);
     if (!re.test(v)) this.fail(k, `must match ${re.source}`);

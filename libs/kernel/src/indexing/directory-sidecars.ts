@@ -77,6 +77,21 @@ export function directorySidecars(dirUri: string, children: SidecarChild[], tota
 }
 
 /**
+ * The sidecars of a directory made with a description (`mkdir`'s): the description is its abstract, and heads
+ * its overview before the generated summary and listing. Without one, `generated` as it is. The description is
+ * kept with the directory, so a refresh after its children change keeps it (it was the abstract until the first
+ * refresh, which the directory's own creation makes at once).
+ */
+export function describedSidecars(generated: DirectorySidecars, description: string | null): DirectorySidecars {
+  const d = description?.trim();
+  if (!d) return generated;
+  return {
+    abstract: cutAtWord(d.replace(/\s+/g, ' '), ABSTRACT_LIMIT),
+    overview: cutAtWord(`${d}\n\n${generated.overview}`, OVERVIEW_LIMIT),
+  };
+}
+
+/**
  * What the children have in common: the first and last ISO date in their names and abstracts, and the
  * words at least {@link MIN_SHARED} of them use, most shared first (ties alphabetically). Nothing for a
  * single child: its own abstract says it better.

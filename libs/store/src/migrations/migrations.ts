@@ -21,6 +21,7 @@ import { EXTRACT_PROGRESS_MIGRATION } from './extract-progress.migration';
 import { INDEX_RUNS_MIGRATION } from './index-runs.migration';
 import { IDEMPOTENCY_CANONICAL_MIGRATION } from './idempotency-canonical.migration';
 import { OUTBOX_SPLIT_FROM_MIGRATION } from './outbox-split-from.migration';
+import { DIRECTORY_DESCRIPTION_MIGRATION } from './directory-description.migration';
 import { IDEMPOTENCY_RESUME_MIGRATION } from './idempotency-resume.migration';
 import { SESSION_IDLE_CHECK_MIGRATION } from './session-idle-check.migration';
 
@@ -203,4 +204,5 @@ GROUP BY account_id, chunk;
   SESSION_IDLE_CHECK_MIGRATION,
   IDEMPOTENCY_CANONICAL_MIGRATION,
   OUTBOX_SPLIT_FROM_MIGRATION,
+  DIRECTORY_DESCRIPTION_MIGRATION,
 ];

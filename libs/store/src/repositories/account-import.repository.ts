@@ -160,8 +160,9 @@ export class AccountImportRepository {
       }
       await tx.query(
         `UPDATE nodes n SET created_at = u.c::timestamptz, updated_at = u.m::timestamptz, tags = CASE WHEN n.kind = 'directory'
-           THEN ARRAY(SELECT jsonb_array_elements_text(u.t::jsonb)) ELSE n.tags END
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(uri, c, m, t)
+           THEN ARRAY(SELECT jsonb_array_elements_text(u.t::jsonb)) ELSE n.tags END,
+           description = CASE WHEN n.kind = 'directory' THEN u.d END, abstract = coalesce(u.d, n.abstract)
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(uri, c, m, t, d)
          WHERE n.account_id = $1 AND n.uri = u.uri`,
         [
           accountId,
@@ -169,6 +170,7 @@ export class AccountImportRepository {
           nodes.map((n) => n.created_at),
           nodes.map((n) => n.updated_at),
           nodes.map((n) => JSON.stringify(n.tags)),
+          nodes.map((n) => n.description ?? null),
         ],
       );
       return jobs;

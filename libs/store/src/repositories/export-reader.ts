@@ -75,6 +75,7 @@ interface NodeHead {
   created_at: Date | string;
   updated_at: Date | string;
   bytes: number;
+  description: string | null;
 }
 
 /**
@@ -138,7 +139,7 @@ export class ExportReader {
     for (;;) {
       // octet_length reads a stored body's length from its header, without reading the body.
       const { rows } = await this.db.query<NodeHead>(
-        `SELECT uri, kind, context_type, tags, created_at, updated_at, octet_length(content) AS bytes
+        `SELECT uri, kind, context_type, tags, created_at, updated_at, octet_length(content) AS bytes, description
          FROM nodes WHERE account_id = $1 AND uri > $2 AND ($3::text IS NULL OR uri = $3 OR starts_with(uri, $4))
          ORDER BY uri LIMIT ${EXPORT_PAGE_ROWS}`,
         [accountId, after, ...this.userSpace()],
@@ -167,6 +168,7 @@ export class ExportReader {
             created_at: iso(n.created_at),
             updated_at: iso(n.updated_at),
             ...(n.kind === 'file' ? { content: body } : {}),
+            ...(n.kind === 'directory' && n.description ? { description: n.description } : {}),
           };
         }
       }

@@ -24,6 +24,7 @@ interface MovedRow {
   kind: 'file' | 'directory';
   content: string;
   tags: string[] | null;
+  description: string | null;
 }
 
 /** Tree operations beyond single-file writes: move and retrieval tags (docs/fs-and-mcp.md, "File system"). */
@@ -76,7 +77,7 @@ export class NodeFsRepository {
         throw invalidArgument(message, { field: 'from_uri', limit_bytes: this.maxMoveBytes });
       }
       const { rows } = await tx.query<MovedRow>(
-        `SELECT uri, kind, content, tags FROM nodes WHERE uri = ANY($1::text[]) AND ${scopeSql(identity, 2).sql} ORDER BY uri`,
+        `SELECT uri, kind, content, tags, description FROM nodes WHERE uri = ANY($1::text[]) AND ${scopeSql(identity, 2).sql} ORDER BY uri`,
         [sized.rows.map((r) => r.uri), ...scope.params],
       );
       const source = rows.find((r) => r.uri === from)!;
@@ -98,6 +99,14 @@ export class NodeFsRepository {
       const dirs = rows.filter((r) => r.kind === 'directory').map((r) => target(r.uri));
       const jobs: IndexJob[] = [];
       const createdDirs = await ensureDirectories(tx, identity, dirs);
+      // A directory made with a description keeps it at its new place (its refresh, below, is made from it).
+      const described = rows.filter((r) => r.kind === 'directory' && r.description);
+      if (described.length)
+        await tx.query(
+          `UPDATE nodes n SET description = u.d FROM unnest($2::text[], $3::text[]) AS u(uri, d)
+           WHERE n.account_id = $1 AND n.uri = u.uri AND n.kind = 'directory'`,
+          [identity.accountId, described.map((r) => target(r.uri)), described.map((r) => r.description)],
+        );
       if (createdDirs.length) {
         jobs.push(await insertOutbox(tx, identity.accountId, 'upsert', createdDirs, this.graceMs));
       }

@@ -21,7 +21,16 @@ export interface FileIndex {
 
 /** Outcome of asking for a directory summary refresh. */
 export type SidecarClaim =
-  | { state: 'claimed'; claim: number; abstract: string; overview: string; indexed: boolean; embedderId: string | null }
+  | {
+      state: 'claimed';
+      claim: number;
+      abstract: string;
+      overview: string;
+      indexed: boolean;
+      embedderId: string | null;
+      /** What the directory was made with (`mkdir`), which heads its summaries; null without one. */
+      description: string | null;
+    }
   /** `scheduled`: the refresh was already due before this claim, so its job is on its way (or the relay's). */
   | { state: 'deferred'; delayMs: number; scheduled: boolean }
   | { state: 'missing' };
@@ -109,8 +118,9 @@ export class NodeIndexRepository {
       overview: string;
       indexed: boolean;
       embedder_id: string | null;
+      description: string | null;
     }>(
-      `WITH d AS (SELECT abstract, overview, indexed_at IS NOT NULL AS indexed, embedder_id FROM nodes
+      `WITH d AS (SELECT abstract, overview, indexed_at IS NOT NULL AS indexed, embedder_id, description FROM nodes
                   WHERE account_id = $1 AND uri = $2 AND kind = 'directory'),
             was AS (SELECT due FROM sidecar_state WHERE account_id = $1 AND uri = $2),
             c AS (INSERT INTO sidecar_state AS s (account_id, uri, refreshed_at, claim)
@@ -120,7 +130,7 @@ export class NodeIndexRepository {
                     due = CASE WHEN ${open} THEN NULL ELSE COALESCE(s.due, s.refreshed_at + $3 * interval '1 millisecond') END,
                     refreshed_at = CASE WHEN ${open} THEN now() ELSE s.refreshed_at END
                   RETURNING claim, due, GREATEST(0, EXTRACT(EPOCH FROM (due - now())) * 1000)::float8 AS delay_ms)
-       SELECT c.claim, c.due, c.delay_ms, d.abstract, d.overview, d.indexed, d.embedder_id,
+       SELECT c.claim, c.due, c.delay_ms, d.abstract, d.overview, d.indexed, d.embedder_id, d.description,
               EXISTS (SELECT 1 FROM was WHERE was.due IS NOT NULL) AS scheduled FROM c, d`,
       [accountId, uri, intervalMs, force],
     );
@@ -137,6 +147,7 @@ export class NodeIndexRepository {
       overview: r.overview,
       indexed: r.indexed,
       embedderId: r.embedder_id,
+      description: r.description,
     };
   }
 

@@ -123,27 +123,29 @@ export class NodeRepository {
     return { nodes, contentBytes };
   }
 
-  /** Creates a directory and its parents; succeeds when it already exists. */
-  async mkdir(identity: Identity, uri: string): Promise<{ created: string[]; index: IndexJob | null }> {
+  /**
+   * Creates a directory and its parents; succeeds when it already exists. A `description` is kept with the
+   * directory (the head of its generated summaries) and is its abstract until the first refresh.
+   */
+  async mkdir(
+    identity: Identity,
+    uri: string,
+    description?: string,
+  ): Promise<{ created: string[]; index: IndexJob | null }> {
     assertWritable(identity, uri);
     return this.db.transaction(async (tx) => {
       const created = await ensureDirectories(tx, identity, [uri]);
+      if (description)
+        await tx.query(
+          `UPDATE nodes SET description = $3, abstract = $3 WHERE account_id = $1 AND uri = $2 AND kind = 'directory'`,
+          [identity.accountId, uri, description],
+        );
       const index = created.length
         ? await insertOutbox(tx, identity.accountId, 'upsert', created, this.options.graceMs)
         : null;
       await enforceQuota(tx, identity.accountId, this.options.quota, { nodes: created.length, contentBytes: 0 });
       return { created, index };
     });
-  }
-
-  /** Sets a directory's abstract from a user-given description (mkdir). */
-  async setDescription(identity: Identity, uri: string, description: string): Promise<void> {
-    assertWritable(identity, uri);
-    const scope = scopeSql(identity, 3);
-    await this.db.query(
-      `UPDATE nodes SET abstract = $2, updated_at = now() WHERE uri = $1 AND kind = 'directory' AND ${scope.sql}`,
-      [uri, description, ...scope.params],
-    );
   }
 
   /** Deletes a node (and with `recursive`, its subtree); returns the deleted URIs. Deleting nothing succeeds. */

@@ -110,7 +110,10 @@ export class MkdirDto {
   @IsString()
   uri!: string;
 
-  /** Optional description, stored as the directory's abstract. */
+  /**
+   * Optional description, kept with the directory: it is the directory's abstract and heads its overview, through
+   * every refresh of its generated summary (children written, a move, an export and import).
+   */
   @IsOptional()
   @IsString()
   description?: string;
