@@ -115,6 +115,8 @@ describe.each(storeModes())('account export (store: %s)', (store) => {
       sessions: 1,
       archives: 1,
       messages: 1,
+      tool_results: 0,
+      usage: 0,
     });
 
     const trail = (await as(ROOT, 'GET', '/api/v1/admin/accounts/exported/audit')).body.result.events;

@@ -129,6 +129,19 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       content: 'And I adopted a cat.',
       peer_id: 'friend',
     });
+    // A tool output over the 20,000-character threshold, stored as a tool result (its file and its record), and a
+    // usage record no commit has consumed yet.
+    const toolPart = { type: 'tool', tool_id: 'call_1', tool_name: 'read_file', tool_status: 'completed' };
+    const withTool = await as(keys.u1, 'POST', '/api/v1/sessions/s1/messages', {
+      role: 'assistant',
+      parts: [
+        { type: 'text', text: 'I read the vet records.' },
+        { ...toolPart, tool_output: 'vet '.repeat(5500) },
+      ],
+    });
+    expect(withTool.status).toBe(200);
+    const used = { contexts: ['viking://user/u1/memories/preferences/editor.md'] };
+    expect((await as(keys.u1, 'POST', '/api/v1/sessions/s1/used', used)).status).toBe(200);
     exported = await exportOf('source');
   }, 180_000);
   afterAll(() => app?.close());
@@ -145,7 +158,8 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       archives: end.archives,
       messages: end.messages,
     });
-    expect(end).toMatchObject({ sessions: 1, archives: 1, messages: 1 });
+    expect(end).toMatchObject({ sessions: 1, archives: 1, messages: 2, tool_results: 1, usage: 1 });
+    expect(result).toMatchObject({ tool_results: 1, usage: 1 });
     expect(end.nodes).toBeGreaterThan(300);
     const users = Object.fromEntries(result.users.map((u: Line) => [u.user_id, u]));
     expect(Object.keys(users).sort()).toEqual(['boss', 'u1']);
@@ -199,6 +213,11 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       retained_message_token_budget: 5000,
       min_raw_tail_steps: 2,
     });
+    // Its tool result is read through the copy's routes (before, the file came and its record did not: empty).
+    const results = await as(users.u1.user_key, 'GET', '/api/v1/sessions/s1/tool-results');
+    const source = await as(keys.u1, 'GET', '/api/v1/sessions/s1/tool-results');
+    expect(results.body.result).toEqual(source.body.result);
+    expect(results.body.result.tool_results).toMatchObject([{ tool_name: 'read_file', original_chars: 22000 }]);
     // The imported session goes on: a new message and a commit number after the imported archive.
     const next = await as(users.u1.user_key, 'POST', '/api/v1/sessions/s1/messages', { role: 'user', content: 'Hi' });
     expect(next.status).toBe(200);

@@ -22,6 +22,7 @@ export * from './identity/account-limits';
 export * from './identity/audit';
 export * from './identity/suspension';
 export * from './identity/account-import';
+export * from './identity/import-session-extras';
 
 export * from './filter/filter-node';
 export * from './filter/filter-limits';

@@ -79,7 +79,8 @@ export class AccountImportService {
       maxDescriptionChars: limits.descriptionMaxChars,
     };
     const order = new ImportOrder();
-    const writer = new ImportWriter(this.imports, this.dispatcher, accountId, store.quota, (users) =>
+    const quotas = { ...store.quota, maxUsageRecords: this.config.sessions.maxUsageRecords };
+    const writer = new ImportWriter(this.imports, this.dispatcher, accountId, quotas, (users) =>
       adminAudit(this.audits, caller, 'account.import', accountId, null, { users }),
     );
     let last = 0;

@@ -150,7 +150,7 @@ export class AdminController {
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiOperation({
     summary:
-      'Import an account export (NDJSON, streamed) as the new account `accountId`: its users with new keys (returned once), limits, files, sessions, archives and messages; suspended until whole, removed whole when a line is refused (root only; recorded in the audit trail)',
+      'Import an account export (NDJSON, streamed) as the new account `accountId`: its users with new keys (returned once), limits, files, sessions, archives, messages, tool-result and usage records; suspended until whole, cancelled by deleting the account, removed whole when a line is refused (root only; recorded in the audit trail)',
   })
   importAccount(@Caller() c: Identity, @Param('accountId') accountId: string, @Req() req: FastifyRequest) {
     // No body at all reads as an empty export (refused: it has no end line).

@@ -28,12 +28,17 @@ export interface ImportOutcome {
   sessions: number;
   archives: number;
   messages: number;
+  /** Tool-result records and unconsumed usage records of the sessions. */
+  tool_results: number;
+  usage: number;
 }
 
 /** The deployment's quotas an account without its own takes. */
 export interface ImportQuotas {
   maxUsers: number;
   maxSessions: number;
+  /** Usage records one session holds at most (MUNINN_SESSION_MAX_USAGE_RECORDS, as `POST …/used`). */
+  maxUsageRecords: number;
 }
 
 type NumberedNode = ImportNodeLine & { line: number };
@@ -50,6 +55,8 @@ interface OpenSession {
   tally: ImportedSessionTally;
   batch: ImportMessageLine[];
   batchBytes: number;
+  /** Usage records taken so far. */
+  usage: number;
 }
 
 /**
@@ -76,7 +83,16 @@ export class ImportWriter {
     /** The `account.import` event, written with the account. */
     private readonly audit: (users: number) => AuditSink,
   ) {
-    this.outcome = { account_id: accountId, users: [], nodes: 0, sessions: 0, archives: 0, messages: 0 };
+    this.outcome = {
+      account_id: accountId,
+      users: [],
+      nodes: 0,
+      sessions: 0,
+      archives: 0,
+      messages: 0,
+      tool_results: 0,
+      usage: 0,
+    };
   }
 
   /** Takes line number `line` (already checked by `readImportLine` and `ImportOrder`), `bytes` long. */
@@ -111,6 +127,26 @@ export class ImportWriter {
         s.tally.liveMessages++;
         s.tally.lastSeq = l.seq;
         s.tally.lastMessageAt = l.created_at;
+        return;
+      }
+      case 'tool_result':
+      case 'usage': {
+        const s = this.session;
+        if (!s) return; // ImportOrder refuses one without its session
+        // The session's messages first: a record follows them, and the session's counters are written at its close.
+        await this.flushMessages(s);
+        if (l.type === 'tool_result') await this.imports.writeToolResult(this.held(), l);
+        else {
+          if (++s.usage > this.quotas.maxUsageRecords)
+            throw overQuota(
+              line,
+              `session ${l.session_id} holds more than ${this.quotas.maxUsageRecords} usage records`,
+              'session_usage_records',
+              this.quotas.maxUsageRecords,
+            );
+          await this.imports.writeUsage(this.held(), l);
+        }
+        this.outcome[l.type === 'usage' ? 'usage' : 'tool_results']++;
         return;
       }
       case 'end':
@@ -155,7 +191,7 @@ export class ImportWriter {
       lastMessageAt: null,
       highestArchive: 0,
     };
-    this.session = { line: l, tally, batch: [], batchBytes: 0 };
+    this.session = { line: l, tally, batch: [], batchBytes: 0, usage: 0 };
     this.outcome.sessions++;
   }
 

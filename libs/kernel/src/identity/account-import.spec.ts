@@ -227,3 +227,65 @@ describe('ImportOrder', () => {
     for (const [lines, expected] of cases) expect(refusal(() => run(lines)).message).toMatch(expected);
   });
 });
+
+describe("a session's tool-result and usage records", () => {
+  const toolResult = (session_id = 's1') => ({
+    type: 'tool_result',
+    user_id: 'u1',
+    session_id,
+    tool_result_id: 'tr_1',
+    tool_id: 'call_1',
+    tool_name: 'read_file',
+    message_id: 'm1',
+    mime_type: 'text/plain',
+    original_chars: 22000,
+    preview_chars: 2000,
+    sha256: 'a'.repeat(64),
+    reason: 'single_threshold',
+    created_at: at,
+  });
+  const usage = (extra: object = {}) => ({
+    type: 'usage',
+    user_id: 'u1',
+    session_id: 's1',
+    kind: 'context',
+    uri: 'viking://resources/a.md',
+    skill: null,
+    created_at: at,
+    ...extra,
+  });
+  const end = (more: object) => ({ type: 'end', nodes: 0, sessions: 1, archives: 0, messages: 1, ...more });
+
+  it('follow their session and its messages, counted by the end line when it counts them', () => {
+    expect(() =>
+      run([account, session('s1'), message(1), toolResult(), usage(), end({ tool_results: 1, usage: 1 })]),
+    ).not.toThrow();
+    // An export written before these lines: its end line counts none of them.
+    expect(() => run([account, session('s1'), message(1), end({})])).not.toThrow();
+    expect(refusal(() => run([account, session('s1'), message(1), toolResult(), end({ tool_results: 2 })])).field).toBe(
+      'line 5: tool_results',
+    );
+    expect(refusal(() => run([account, session('s1'), message(1), toolResult('s2'), end({})])).field).toBe(
+      'line 4: session_id',
+    );
+    // Nothing of the session after them.
+    expect(refusal(() => run([account, session('s1'), toolResult(), message(1), end({})])).field).toBe('line 4: seq');
+  });
+
+  it('are checked field by field', () => {
+    expect(refusal(() => readImportLine({ ...toolResult(), sha256: 'xyz' }, 3, bounds)).field).toBe('line 3: sha256');
+    expect(refusal(() => readImportLine({ ...toolResult(), tool_name: 'n'.repeat(300) }, 3, bounds)).field).toBe(
+      'line 3: tool_name',
+    );
+    expect(refusal(() => readImportLine(usage({ kind: 'other' }), 3, bounds)).field).toBe('line 3: kind');
+    expect(
+      refusal(() => readImportLine(usage({ uri: `viking://resources/${'a/'.repeat(10)}f` }), 3, bounds)).field,
+    ).toBe('line 3: uri');
+    expect(
+      readImportLine(usage({ kind: 'skill', skill: { uri: 'viking://agent/skills/s' } }), 3, bounds),
+    ).toMatchObject({
+      kind: 'skill',
+      skill: { uri: 'viking://agent/skills/s' },
+    });
+  });
+});

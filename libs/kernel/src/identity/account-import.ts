@@ -1,5 +1,6 @@
 import { canonicalizeUri } from '../uri/viking-uri';
 import { UriShapeBounds, uriShapeIssue } from '../uri/uri-shape';
+import { ImportToolResultLine, ImportUsageLine, readToolResultLine, readUsageLine } from './import-session-extras';
 import { checkText, Fields, importProblem, USER_ID } from './import-fields';
 import { ImportSessionLine, readSessionLine } from './import-session';
 
@@ -66,9 +67,19 @@ export interface ImportEndLine {
   sessions: number;
   archives: number;
   messages: number;
+  /** Absent in an export written before these lines were (its sessions carry none). */
+  tool_results?: number;
+  usage?: number;
 }
 export type ImportLine =
-  ImportAccountLine | ImportNodeLine | ImportSessionLine | ImportArchiveLine | ImportMessageLine | ImportEndLine;
+  | ImportAccountLine
+  | ImportNodeLine
+  | ImportSessionLine
+  | ImportArchiveLine
+  | ImportMessageLine
+  | ImportToolResultLine
+  | ImportUsageLine
+  | ImportEndLine;
 
 /** What the import's bounds allow a line to hold (configuration, docs/limits-and-security.md). */
 export interface ImportLineBounds {
@@ -87,7 +98,16 @@ export interface ImportLineBounds {
 export function readImportLine(value: unknown, line: number, bounds: ImportLineBounds): ImportLine {
   checkText(value, line, bounds.maxDepth);
   const r = new Fields(value, line);
-  const type = r.oneOf('type', ['account', 'node', 'session', 'archive', 'message', 'end'] as const);
+  const type = r.oneOf('type', [
+    'account',
+    'node',
+    'session',
+    'archive',
+    'message',
+    'tool_result',
+    'usage',
+    'end',
+  ] as const);
   switch (type) {
     case 'account': {
       if (r.int('format', 0) !== IMPORT_FORMAT)
@@ -160,6 +180,10 @@ export function readImportLine(value: unknown, line: number, bounds: ImportLineB
         extra: r.has('extra') ? r.object('extra') : {},
         created_at: r.date('created_at'),
       };
+    case 'tool_result':
+      return readToolResultLine(r);
+    case 'usage':
+      return readUsageLine(r, line, bounds.uri);
     case 'end':
       return {
         type,
@@ -167,6 +191,8 @@ export function readImportLine(value: unknown, line: number, bounds: ImportLineB
         sessions: r.int('sessions', 0),
         archives: r.int('archives', 0),
         messages: r.int('messages', 0),
+        ...(r.has('tool_results') ? { tool_results: r.int('tool_results', 0) } : {}),
+        ...(r.has('usage') ? { usage: r.int('usage', 0) } : {}),
       };
   }
 }
@@ -180,7 +206,7 @@ export function readImportLine(value: unknown, line: number, bounds: ImportLineB
  */
 export class ImportOrder {
   private readonly users = new Set<string>();
-  private readonly counts = { nodes: 0, sessions: 0, archives: 0, messages: 0 };
+  private readonly counts = { nodes: 0, sessions: 0, archives: 0, messages: 0, tool_results: 0, usage: 0 };
   private session: { user_id: string; session_id: string } | null = null;
   private lastArchive = -1;
   private lastSeq = 0;
@@ -233,9 +259,19 @@ export class ImportOrder {
         }
         return;
       }
+      case 'tool_result':
+      case 'usage': {
+        // After the session's line (and its archives and messages): they belong to it.
+        const s = this.session;
+        if (!s || s.user_id !== l.user_id || s.session_id !== l.session_id)
+          throw importProblem(line, `a ${l.type} line follows its session's line`, 'session_id');
+        this.lastSeq = Number.MAX_SAFE_INTEGER; // no archive or message of the session after them
+        this.counts[l.type === 'usage' ? 'usage' : 'tool_results']++;
+        return;
+      }
       case 'end':
-        for (const k of ['nodes', 'sessions', 'archives', 'messages'] as const) {
-          if (l[k] !== this.counts[k])
+        for (const k of ['nodes', 'sessions', 'archives', 'messages', 'tool_results', 'usage'] as const) {
+          if (k in l && l[k] !== this.counts[k])
             throw importProblem(line, `the end line counts ${l[k]} ${k}, the export held ${this.counts[k]}`, k);
         }
         this.stage = 'ended';

@@ -7,6 +7,8 @@ import {
   ImportMessageLine,
   ImportNodeLine,
   ImportSessionLine,
+  ImportToolResultLine,
+  ImportUsageLine,
   KernelError,
   KernelErrorCode,
   messageTokens,
@@ -282,6 +284,54 @@ export class AccountImportRepository {
       await enforceQuota(tx, accountId, this.options.quota, { nodes: 0, contentBytes: Number(rows[0].bytes) });
     });
     return tokens.reduce((a, b) => a + b, 0);
+  }
+
+  /** A session's tool-result record, as it was (its output is a file, among the nodes). */
+  async writeToolResult(claim: ImportClaim, t: ImportToolResultLine): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await holdImport(tx, claim);
+      await tx.query(
+        `INSERT INTO session_tool_results (account_id, user_id, session_id, tool_result_id, tool_id, tool_name,
+           message_id, mime_type, original_chars, preview_chars, sha256, reason, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        [
+          claim.accountId,
+          t.user_id,
+          t.session_id,
+          t.tool_result_id,
+          t.tool_id,
+          t.tool_name,
+          t.message_id,
+          t.mime_type,
+          t.original_chars,
+          t.preview_chars,
+          t.sha256,
+          t.reason,
+          t.created_at,
+        ],
+      );
+    });
+  }
+
+  /** A usage record no commit has consumed yet, within the storage quota (the records count in the account usage). */
+  async writeUsage(claim: ImportClaim, u: ImportUsageLine): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await holdImport(tx, claim);
+      const { rows } = await tx.query<{ bytes: string }>(
+        `INSERT INTO session_usage (account_id, user_id, session_id, kind, uri, skill, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) RETURNING usage_record_bytes(uri, skill)::text AS bytes`,
+        [
+          claim.accountId,
+          u.user_id,
+          u.session_id,
+          u.kind,
+          u.uri,
+          u.skill === null ? null : JSON.stringify(u.skill),
+          u.created_at,
+        ],
+      );
+      await enforceQuota(tx, claim.accountId, this.options.quota, { nodes: 0, contentBytes: Number(rows[0].bytes) });
+    });
   }
 
   /** The session's counters from what its lines held: the message clock, pending tokens, archive mark. */

@@ -4,6 +4,8 @@ import type {
   ImportMessageLine,
   ImportNodeLine,
   ImportSessionLine,
+  ImportToolResultLine,
+  ImportUsageLine,
 } from '@app/kernel';
 import { Db } from '../db/db.port';
 
@@ -36,6 +38,8 @@ export type ExportLine =
   // The import's lines (one definition of their fields), with the store's values as read.
   | (Omit<ImportArchiveLine, 'status' | 'messages'> & { status: string; messages: unknown })
   | (Omit<ImportMessageLine, 'parts'> & { parts: unknown })
+  | ImportToolResultLine
+  | (Omit<ImportUsageLine, 'kind' | 'skill'> & { kind: string; skill: unknown })
   | ImportEndLine;
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
@@ -119,15 +123,19 @@ export class ExportReader {
       users: users.rows.map((u) => ({ user_id: u.user_id, role: u.role, created_at: iso(u.created_at) })),
       ...(this.userId === null ? {} : { user_id: this.userId }),
     };
-    const counts = { nodes: 0, sessions: 0, archives: 0, messages: 0 };
+    const counts = { nodes: 0, sessions: 0, archives: 0, messages: 0, tool_results: 0, usage: 0 };
     for await (const line of this.nodes(id)) {
       counts.nodes++;
       yield line;
     }
+    const counted = {
+      session: 'sessions',
+      archive: 'archives',
+      message: 'messages',
+      tool_result: 'tool_results',
+    } as const;
     for await (const line of this.sessions(id)) {
-      if (line.type === 'session') counts.sessions++;
-      else if (line.type === 'archive') counts.archives++;
-      else counts.messages++;
+      counts[line.type === 'usage' ? 'usage' : counted[line.type as keyof typeof counted]]++;
       yield line;
     }
     yield { type: 'end', ...counts };
@@ -193,6 +201,7 @@ export class ExportReader {
         yield sessionLine(s);
         yield* this.archives(accountId, s.user_id, s.session_id);
         yield* this.messages(accountId, s.user_id, s.session_id);
+        yield* this.records(accountId, s.user_id, s.session_id);
       }
       const last = rows[rows.length - 1];
       after = [last.user_id, last.session_id];
@@ -231,6 +240,48 @@ export class ExportReader {
       };
       after = a.archive_index;
     }
+  }
+
+  /**
+   * A session's tool-result records and its usage records no commit consumed yet (few and small: a session holds
+   * at most MUNINN_SESSION_MAX_USAGE_RECORDS of them), after its messages.
+   */
+  private async *records(accountId: string, userId: string, sessionId: string): AsyncGenerator<ExportLine> {
+    const owner = [accountId, userId, sessionId];
+    const results = await this.db.query<{
+      tool_result_id: string;
+      tool_id: string;
+      tool_name: string;
+      message_id: string;
+      mime_type: string;
+      original_chars: number;
+      preview_chars: number;
+      sha256: string;
+      reason: string;
+      created_at: Date | string;
+    }>(
+      `SELECT tool_result_id, tool_id, tool_name, message_id, mime_type, original_chars, preview_chars, sha256, reason,
+         created_at FROM session_tool_results WHERE account_id = $1 AND user_id = $2 AND session_id = $3
+       ORDER BY created_at, tool_result_id`,
+      owner,
+    );
+    for (const t of results.rows)
+      yield { type: 'tool_result', user_id: userId, session_id: sessionId, ...t, created_at: iso(t.created_at) };
+    const usage = await this.db.query<{ kind: string; uri: string; skill: unknown; created_at: Date | string }>(
+      `SELECT kind, uri, skill, created_at FROM session_usage
+       WHERE account_id = $1 AND user_id = $2 AND session_id = $3 AND consumed_by IS NULL ORDER BY id`,
+      owner,
+    );
+    for (const u of usage.rows)
+      yield {
+        type: 'usage',
+        user_id: userId,
+        session_id: sessionId,
+        kind: u.kind,
+        uri: u.uri,
+        skill: u.skill ?? null,
+        created_at: iso(u.created_at),
+      };
   }
 
   /**
