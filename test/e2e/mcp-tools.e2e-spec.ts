@@ -430,6 +430,11 @@ describe('MCP tools: arguments sent as strings and edits that grow are bounded a
     const over = await call('edit', { uri, old_string: 'a', new_string: 'xxxx', replace_all: true });
     expect([over.isError, over.text]).toEqual([true, expect.stringContaining('MUNINN_BODY_LIMIT_BYTES')]);
     expect((await call('read', { uris: uri })).text).toBe('a'.repeat(20000));
+    // Counted in bytes: one character for one (three bytes for one) grows the file as surely.
+    const wide = 'viking://resources/wide.md';
+    expect((await call('write', { uri: wide, content: 'a'.repeat(25000) })).isError).toBe(false);
+    const tripled = await call('edit', { uri: wide, old_string: 'a', new_string: 'ࠀ', replace_all: true });
+    expect([tripled.isError, tripled.text]).toEqual([true, expect.stringContaining('MUNINN_BODY_LIMIT_BYTES')]);
     const same = await call('edit', { uri, old_string: 'a', new_string: 'b', replace_all: true });
     expect(same.isError).toBe(false);
     expect((await call('read', { uris: uri })).text).toBe('b'.repeat(20000));

@@ -354,7 +354,7 @@ export class EnvDto {
   @Transform(toInt)
   @IsInt()
   @Min(1000)
-  @Max(1_000_000)
+  @Max(100_000)
   MUNINN_REINDEX_MAX_NODES?: number;
 
   /** Content bytes one `fs/mv` moves at most (docs/fs-and-mcp.md, "Limits"). */

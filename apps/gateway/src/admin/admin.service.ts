@@ -192,6 +192,7 @@ export class AdminService {
       accountId,
       reason,
       this.audit(caller, action, accountId, null, body.suspended ? { reason } : {}),
+      this.config.store.import.abandonMs,
     );
     await this.keys.invalidate({ accountId });
     return { account_id: accountId, suspended: account.suspended };

@@ -228,7 +228,7 @@ export class ContentService {
     // Tags change after the conflict check and before the jobs run, so the rebuilt records carry them.
     if (dto.tags) {
       const tags = normalizeSearchTags(dto.tags.filter((t) => isTagPair(t)));
-      await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, 100000);
+      await this.fsOps.setTags(caller, uri, tags, tagMode as 'replace' | 'append', dto.recursive ?? true, max);
     }
     const entries = [];
     for (const job of jobs) entries.push(await this.dispatcher.dispatch(job));

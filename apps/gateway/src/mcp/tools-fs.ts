@@ -158,7 +158,8 @@ async function edit(caller: Identity, args: Record<string, unknown>, d: ToolDeps
   // file: `replace_all` of one character by a long string multiplied a small call into a file of any size. The
   // length is known before the string is built (characters, each at least a byte).
   const limit = d.config.http.bodyLimitBytes;
-  const grows = newString.length > oldString.length;
+  // In bytes: one character for one can triple a file (`a` → `ࠀ`).
+  const grows = Buffer.byteLength(newString) > Buffer.byteLength(oldString);
   if (grows && visible.length + count * (newString.length - oldString.length) > limit) throw editTooLarge(limit);
   const edited = args['replace_all']
     ? visible.split(oldString).join(newString)

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { SidecarStatus } from '@app/contracts';
 import { describedSidecars, directorySidecars, searchText, StageTimer } from '@app/kernel';
 import { redisErrors, SidecarClient, sidecarKey } from '@app/queue';
-import { NodeIndexRepository, SidecarClaim } from '@app/store';
+import { NodeIndexRepository, SidecarClaim, TenantBusy } from '@app/store';
 import { IndexEmbedding } from './index-embedding';
 import { baseNameWords, embeddingText, isCollection, parentDirectory } from './index-text';
 
@@ -101,6 +101,9 @@ export class SidecarService {
     try {
       return { status: 'complete', changed: await this.recompute(accountId, dir, claim, timer, embed) };
     } catch (err) {
+      // Put back while its account's rows are removed (TenantBusy): not a failure, and marking would wait for
+      // the removal.
+      if (err instanceof TenantBusy) throw err;
       // The claim cleared the directory's due mark: a refresh that fails for good (its job's last attempt, an
       // in-process job that is not retried) would be forgotten, the summary stale or without its vector until
       // a child changed. Marked due again, the relay asks for it after its grace (docs/architecture.md,

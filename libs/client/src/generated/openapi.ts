@@ -33,7 +33,7 @@ export interface paths {
         get: operations["AdminController_getAccount"];
         put?: never;
         post?: never;
-        /** Delete an account with its users, keys, content and sessions (root only) */
+        /** Delete an account with its users, keys, content and sessions (root only); an import running into it is cancelled (409 import_cancelled) */
         delete: operations["AdminController_remove"];
         options?: never;
         head?: never;
@@ -66,7 +66,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Suspend or resume an account: while suspended, every key of the account is refused (403) and its data kept (root only; other gateways within MUNINN_KEY_CACHE_TTL_MS at most) */
+        /** Suspend or resume an account: while suspended, every key of the account is refused (403) and its data kept (root only; other gateways within MUNINN_KEY_CACHE_TTL_MS at most); 409 import_in_progress while an import runs into it */
         put: operations["AdminController_suspend"];
         post?: never;
         delete?: never;
@@ -152,7 +152,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import an account export (NDJSON, streamed) as the new account `accountId`: its users with new keys (returned once), limits, files, sessions, archives and messages; suspended until whole, removed whole when a line is refused (root only; recorded in the audit trail) */
+        /** Import an account export (NDJSON, streamed) as the new account `accountId`: its users with new keys (returned once), limits, files, sessions, archives, messages, tool-result and usage records; suspended until whole, cancelled by deleting the account, removed whole when a line is refused (root only; recorded in the audit trail) */
         post: operations["AdminController_importAccount"];
         delete?: never;
         options?: never;
@@ -1216,7 +1216,10 @@ export interface components {
              * @enum {string}
              */
             tag_mode?: "replace" | "append";
-            /** @description File or directory to re-index (a directory with its whole subtree unless recursive=false). */
+            /**
+             * @description File or directory to re-index (a directory with its whole subtree unless recursive=false): at most
+             *     MUNINN_REINDEX_MAX_NODES (100,000) files and directories, else 400 naming `uri`.
+             */
             uri: string;
             /** @description Wait until every node is re-indexed. */
             wait?: boolean;
@@ -1269,7 +1272,10 @@ export interface components {
         };
         MkdirDto: {
             uri: string;
-            /** @description Optional description, stored as the directory's abstract. */
+            /**
+             * @description Optional description, kept with the directory: it is the directory's abstract and heads its overview, through
+             *     every refresh of its generated summary (children written, a move, an export and import).
+             */
             description?: string;
         };
         FindRequestDto: {

@@ -65,12 +65,12 @@ export function importCancelled(accountId: string): KernelError {
 }
 
 /**
- * Locks the account row for sharing while `tx` writes the import's batch, or throws {@link importCancelled}: an
+ * Holds the account row (FOR KEY SHARE: the heartbeat's update does not wait for it) while `tx` writes the import's batch, or throws {@link importCancelled}: an
  * account deletion waits for the batch and then takes it too, and a batch after the deletion writes nothing (an
  * import went on writing under a deleted account, rows a later account of that id inherited).
  */
 async function holdImport(tx: Pick<Db, 'query'>, claim: ImportClaim): Promise<void> {
-  const { rows } = await tx.query(`SELECT 1 FROM accounts WHERE ${importHeldSql(1)} FOR SHARE`, [
+  const { rows } = await tx.query(`SELECT 1 FROM accounts WHERE ${importHeldSql(1)} FOR KEY SHARE`, [
     claim.accountId,
     claim.since,
   ]);

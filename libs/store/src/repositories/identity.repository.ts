@@ -268,15 +268,23 @@ export class IdentityRepository {
   /**
    * Suspends the account (`reason` given: its first suspension time is kept, the reason replaced) or
    * resumes it (null), recording the change in `audit` in the same transaction; resuming an account in
-   * service changes and records nothing. 404 for an unknown account. The operator's decision takes an
-   * importing account out of the abandoned-import sweep (its heartbeat is cleared).
+   * service changes and records nothing. 404 for an unknown account. 409 while an import runs into the account
+   * (its heartbeat newer than `abandonedImportMs`): the suspension is the import's, and deleting the account
+   * cancels it. An import whose heartbeat stopped (its gateway died) is the operator's to decide: suspending or
+   * resuming it takes it out of the abandoned-import sweep (its heartbeat is cleared), keeping what it wrote.
    */
-  async setSuspension(accountId: string, reason: string | null, audit: AuditSink): Promise<AccountRecord> {
+  async setSuspension(
+    accountId: string,
+    reason: string | null,
+    audit: AuditSink,
+    abandonedImportMs = Number.MAX_SAFE_INTEGER,
+  ): Promise<AccountRecord> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ suspended_at: Date | string | null; importing: boolean }>(
-        `SELECT suspended_at, suspended_reason = $2 AND import_heartbeat_at IS NOT NULL AS importing
+        `SELECT suspended_at, coalesce(suspended_reason = $2 AND import_heartbeat_at >= now() - $3 * interval '1 millisecond',
+           false) AS importing
          FROM accounts WHERE account_id = $1 FOR UPDATE`,
-        [accountId, IMPORT_SUSPENSION_REASON],
+        [accountId, IMPORT_SUSPENSION_REASON, abandonedImportMs],
       );
       if (!rows[0])
         throw new KernelError(KernelErrorCode.NotFound, `Account not found: ${accountId}`, { account_id: accountId });

@@ -77,10 +77,10 @@ export class NodeIndexRepository {
       await shareTenantRows(tx, accountId);
       // The rows in URI order first, as writers lock them (node-write.ts): the UPDATE's join visits them in
       // its own order, and deadlocked with a batch write or another index job touching the same files.
-      await tx.query('SELECT 1 FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) ORDER BY uri FOR UPDATE', [
-        accountId,
-        uris,
-      ]);
+      await tx.query(
+        'SELECT 1 FROM nodes WHERE account_id = $1 AND uri = ANY($2::text[]) ORDER BY uri FOR NO KEY UPDATE',
+        [accountId, uris],
+      );
       return tx.query(
         `UPDATE nodes n SET abstract = u.abstract, search_text = u.search, embedding = u.vec::vector,
          embedder_id = CASE WHEN u.vec IS NULL THEN NULL ELSE $7 END, indexed_at = now()

@@ -211,11 +211,12 @@ export async function ensureDirectories(tx: Tx, identity: Identity, dirs: string
 /** Times a write makes its directories again when one is removed under it, before it gives up (409, retryable). */
 const ENSURE_ATTEMPTS = 3;
 
-// Rows are locked in URI order, so two batches touching the same files cannot deadlock each other.
+// Rows are locked in URI order, so two batches touching the same files cannot deadlock each other; NO KEY (an
+// update changes no key), so a row another writer holds FOR KEY SHARE as its directory does not wait.
 async function lockExisting(tx: Tx, identity: Identity, uris: string[]): Promise<Map<string, Existing>> {
   const scope = scopeSql(identity, 2);
   const { rows } = await tx.query<Existing>(
-    `SELECT uri, kind, content, tags FROM nodes WHERE uri = ANY($1::text[]) AND ${scope.sql} ORDER BY uri FOR UPDATE`,
+    `SELECT uri, kind, content, tags FROM nodes WHERE uri = ANY($1::text[]) AND ${scope.sql} ORDER BY uri FOR NO KEY UPDATE`,
     [uris, ...scope.params],
   );
   return new Map(rows.map((r) => [r.uri, r]));

@@ -103,11 +103,12 @@ export async function consumeUsage(tx: Tx, identity: Identity, sessionId: string
   );
   if (rows.length === 0) return { events: 0, nodes: 0 };
   const scope = scopeSql(identity, 2, 'n');
-  // Locked in URI order first, so two commits counting the same nodes do not deadlock on each other here.
-  await tx.query(`SELECT 1 FROM nodes n WHERE n.uri = ANY($1::text[]) AND ${scope.sql} ORDER BY n.uri FOR UPDATE`, [
-    [...new Set(rows.map((r) => r.uri))],
-    ...scope.params,
-  ]);
+  // Locked in URI order first, so two commits counting the same nodes do not deadlock on each other here. NO KEY:
+  // the count changes no key, and a writer into a used directory holds it FOR KEY SHARE (node-write.ts).
+  await tx.query(
+    `SELECT 1 FROM nodes n WHERE n.uri = ANY($1::text[]) AND ${scope.sql} ORDER BY n.uri FOR NO KEY UPDATE`,
+    [[...new Set(rows.map((r) => r.uri))], ...scope.params],
+  );
   const { rowCount } = await tx.query(
     `UPDATE nodes n SET active_count = n.active_count + u.c
      FROM (SELECT uri, count(*)::int AS c FROM unnest($1::text[]) AS x(uri) GROUP BY uri) u
