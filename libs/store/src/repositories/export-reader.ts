@@ -248,18 +248,10 @@ export class ExportReader {
    */
   private async *records(accountId: string, userId: string, sessionId: string): AsyncGenerator<ExportLine> {
     const owner = [accountId, userId, sessionId];
-    const results = await this.db.query<{
-      tool_result_id: string;
-      tool_id: string;
-      tool_name: string;
-      message_id: string;
-      mime_type: string;
-      original_chars: number;
-      preview_chars: number;
-      sha256: string;
-      reason: string;
-      created_at: Date | string;
-    }>(
+    // The record's columns as the import's line names them.
+    const results = await this.db.query<
+      Omit<ImportToolResultLine, 'type' | 'user_id' | 'session_id' | 'created_at'> & { created_at: Date | string }
+    >(
       `SELECT tool_result_id, tool_id, tool_name, message_id, mime_type, original_chars, preview_chars, sha256, reason,
          created_at FROM session_tool_results WHERE account_id = $1 AND user_id = $2 AND session_id = $3
        ORDER BY created_at, tool_result_id`,
