@@ -90,7 +90,7 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     // Due in an hour: the relay leaves these entries alone while the case runs.
     const entry = await db.transaction((tx) => insertOutbox(tx, 'default', 'upsert', uris, 3_600_000));
     expect(await outbox.pending(entry.outboxId)).toBe(true);
-    expect(await outbox.split(entry.outboxId, 3_600_000)).toBe(2);
+    expect(await outbox.split(entry, 3_600_000)).toBe(2);
     expect(await outbox.pending(entry.outboxId)).toBe(true);
     const parts = await db.query<{ id: string }>('SELECT id FROM index_outbox WHERE uris && $1::text[] ORDER BY id', [
       uris,
@@ -129,6 +129,30 @@ describe.each(storeModes())('write path (store: %s)', (store) => {
     await idle();
     await eventually(async () => (await abstract(to)) === description, 10_000);
     expect((await overview(to)).startsWith(`${description}\n\n`)).toBe(true);
+  });
+
+  it("an index job touches only its own account's outbox entry, whatever its id", async () => {
+    // A job left in Redis from before the store was restored names an id another account's entry now has: before,
+    // it counted that entry's runs, split or held it, and deleted it once done (unsearchable, never relayed).
+    const db = app.nest.get<Db>(STORE_DB);
+    const outbox = app.nest.get(OutboxRepository);
+    const theirs = await db.transaction((tx) =>
+      insertOutbox(tx, 'another-account', 'upsert', ['viking://resources/theirs.md'], 3_600_000),
+    );
+    const stale = { accountId: 'default', outboxId: theirs.outboxId };
+    expect(await outbox.beginRun(stale)).toBeNull();
+    await outbox.beginAlone(stale);
+    expect(await outbox.hold(stale, 1000, 1)).toBeNull();
+    expect(await outbox.split(stale, 1000)).toBe(0);
+    await app.nest.get(NodeIndexRepository).finishOutbox(stale);
+    const left = await db.query<{ open_runs: number; alone_runs: number; held: boolean }>(
+      'SELECT open_runs, alone_runs, held_at IS NOT NULL AS held FROM index_outbox WHERE id = $1',
+      [theirs.outboxId],
+    );
+    expect(left.rows).toEqual([{ open_runs: 0, alone_runs: 0, held: false }]);
+    expect(await outbox.beginRun(theirs)).toMatchObject({ crashes: 0, files: 1 });
+    await app.nest.get(NodeIndexRepository).finishOutbox(theirs);
+    expect(await outbox.pending(theirs.outboxId)).toBe(false);
   });
 
   it('batch-write is all or nothing: one failing operation leaves none of the others stored', async () => {

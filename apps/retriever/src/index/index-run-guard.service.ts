@@ -27,7 +27,7 @@ export class IndexRunGuard {
     // Counted once through the gate (a job waiting there when its process dies was not running), in one
     // statement on the common path. Null: the entry is gone (indexed already); the work is idempotent.
     const first = await this.gate.shared(async (): Promise<{ verdict: IndexRunVerdict; crashes: number; done?: T }> => {
-      const record = await this.outbox.beginRun(job.outboxId);
+      const record = await this.outbox.beginRun(job);
       const verdict = record ? indexRunVerdict(record, this.config.indexing.crashLimit) : 'run';
       if (verdict !== 'run') return { verdict, crashes: record?.crashes ?? 0 };
       return { verdict, crashes: 0, done: await this.counted(job, record !== null, false, work) };
@@ -37,7 +37,7 @@ export class IndexRunGuard {
     if (first.verdict === 'hold') return this.hold(job, first.crashes);
     // Already counted as a run; counted as one alone only once it has the process to itself.
     return this.gate.alone(async () => {
-      await this.outbox.beginAlone(job.outboxId);
+      await this.outbox.beginAlone(job);
       return this.counted(job, true, true, work);
     });
   }
@@ -47,7 +47,7 @@ export class IndexRunGuard {
       return await work();
     } catch (err) {
       // Failed or put back, not dead. A store away now keeps the counts: one death more, at most.
-      if (recorded) await this.outbox.endRun(job.outboxId, alone).catch(() => undefined);
+      if (recorded) await this.outbox.endRun(job, alone).catch(() => undefined);
       throw err;
     }
   }
@@ -55,7 +55,7 @@ export class IndexRunGuard {
   private async split(job: IndexJob, crashes: number): Promise<never> {
     // The parts are the relay's, due after the grace: enqueued here, they could run (and the poisoned one take this
     // worker down) before BullMQ records this job's failure, which then reads as a second stall.
-    const parts = await this.outbox.split(job.outboxId, this.config.indexing.outboxGraceMs);
+    const parts = await this.outbox.split(job, this.config.indexing.outboxGraceMs);
     throw new FinalJobFailure(
       KernelErrorCode.Internal,
       `indexing these ${job.uris.length} nodes took down a worker ${times(crashes)}: each is indexed by a job of its own now`,
@@ -66,7 +66,7 @@ export class IndexRunGuard {
   private async hold(job: IndexJob, crashes: number): Promise<never> {
     const { holdMs, crashLimit } = this.config.indexing;
     // At the limit with no death alone: after the hold, one more run alone decides (a death sets it aside again).
-    const until = await this.outbox.hold(job.outboxId, holdMs, crashLimit);
+    const until = await this.outbox.hold(job, holdMs, crashLimit);
     const heldUntil = until?.toISOString() ?? null;
     throw new FinalJobFailure(
       KernelErrorCode.Internal,

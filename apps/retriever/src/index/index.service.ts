@@ -59,7 +59,7 @@ export class IndexService {
       for (const dir of parents) directories = merge(directories, statuses.get(dir) ?? 'skipped');
     });
     if (embedFailure !== null) throw embedFailure;
-    await timer.time('outbox', () => this.repo.finishOutbox(job.outboxId));
+    await timer.time('outbox', () => this.repo.finishOutbox(job));
     return { indexed, embedderId: this.embedding.id, directories };
   }
 

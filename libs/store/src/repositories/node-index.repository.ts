@@ -1,5 +1,6 @@
 import { Db } from '../db/db.port';
 import { shareTenantRows } from '../db/tenant-rows-lock';
+import type { OutboxEntryRef } from './outbox';
 
 /** A node as the indexer reads it: what it needs to index and the rev it read. */
 export interface IndexInput {
@@ -217,8 +218,11 @@ export class NodeIndexRepository {
   }
 
   /** Removes a finished outbox entry. */
-  async finishOutbox(outboxId: number): Promise<void> {
-    await this.db.query('DELETE FROM index_outbox WHERE id = $1', [outboxId]);
+  async finishOutbox(entry: OutboxEntryRef): Promise<void> {
+    await this.db.query('DELETE FROM index_outbox WHERE id = $1 AND account_id = $2', [
+      entry.outboxId,
+      entry.accountId,
+    ]);
   }
 
   /** Directories whose deferred refresh is overdue by `graceMs` (its job was lost): the relay re-enqueues them. */

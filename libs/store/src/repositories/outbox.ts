@@ -46,6 +46,13 @@ export async function insertOutbox(
 export const OUTBOX_GRACE_MS = 10_000;
 
 /** The write outbox seen from the relay and the index workers. */
+/**
+ * An outbox entry as its index job names it: by its id and its account. A job is matched to its entry by both, so a
+ * job left in Redis from before the store was restored (ids begin again) never counts, splits, holds or deletes
+ * another account's entry that took its id.
+ */
+export type OutboxEntryRef = Pick<IndexJob, 'accountId' | 'outboxId'>;
+
 export class OutboxRepository {
   constructor(private readonly db: Db) {}
 
@@ -103,27 +110,30 @@ export class OutboxRepository {
    * in their process, and how many files the entry names; null when the entry is gone (indexed already). A run
    * that ends without indexing the entry takes its counts back ({@link endRun}); one that indexes it deletes it.
    */
-  async beginRun(outboxId: number): Promise<IndexRunRecord | null> {
+  async beginRun(entry: OutboxEntryRef): Promise<IndexRunRecord | null> {
     const { rows } = await this.db.query<{ crashes: number; alone: number; files: number }>(
-      `UPDATE index_outbox SET open_runs = open_runs + 1 WHERE id = $1
+      `UPDATE index_outbox SET open_runs = open_runs + 1 WHERE id = $1 AND account_id = $2
        RETURNING open_runs - 1 AS crashes, alone_runs AS alone, cardinality(uris) AS files`,
-      [outboxId],
+      [entry.outboxId, entry.accountId],
     );
     const r = rows[0];
     return r ? { crashes: Number(r.crashes), aloneCrashes: Number(r.alone), files: Number(r.files) } : null;
   }
 
   /** Counts the begun run as made alone in its process: it has the process's durable work to itself now. */
-  async beginAlone(outboxId: number): Promise<void> {
-    await this.db.query('UPDATE index_outbox SET alone_runs = alone_runs + 1 WHERE id = $1', [outboxId]);
+  async beginAlone(entry: OutboxEntryRef): Promise<void> {
+    await this.db.query('UPDATE index_outbox SET alone_runs = alone_runs + 1 WHERE id = $1 AND account_id = $2', [
+      entry.outboxId,
+      entry.accountId,
+    ]);
   }
 
   /** Takes back the counts of a run that ended without indexing the entry (it failed, or was put back). */
-  async endRun(outboxId: number, alone: boolean): Promise<void> {
+  async endRun(entry: OutboxEntryRef, alone: boolean): Promise<void> {
     await this.db.query(
       `UPDATE index_outbox SET open_runs = GREATEST(open_runs - 1, 0),
-         alone_runs = GREATEST(alone_runs - $2::int, 0) WHERE id = $1`,
-      [outboxId, alone ? 1 : 0],
+         alone_runs = GREATEST(alone_runs - $2::int, 0) WHERE id = $1 AND account_id = $3`,
+      [entry.outboxId, alone ? 1 : 0, entry.accountId],
     );
   }
 
@@ -133,11 +143,12 @@ export class OutboxRepository {
    * the relay after `graceMs`, like a write's. The nodes keep the rev the write gave them: an index job stores
    * what it read only while a node still has the rev it read, whichever entry names it.
    */
-  async split(outboxId: number, graceMs: number): Promise<number> {
+  async split(entry: OutboxEntryRef, graceMs: number): Promise<number> {
+    const { outboxId } = entry;
     return this.db.transaction(async (tx) => {
       const gone = await tx.query<{ account_id: string; op: string; uris: string[]; reindex_root: string | null }>(
-        'DELETE FROM index_outbox WHERE id = $1 RETURNING account_id, op, uris, reindex_root',
-        [outboxId],
+        'DELETE FROM index_outbox WHERE id = $1 AND account_id = $2 RETURNING account_id, op, uris, reindex_root',
+        [outboxId, entry.accountId],
       );
       const e = gone.rows[0];
       if (!e) return 0;
@@ -157,12 +168,12 @@ export class OutboxRepository {
    * becomes `openRuns` and its runs alone none, so the caller decides what the run after the hold is. Returns
    * when the hold ends, or null when the entry is gone.
    */
-  async hold(outboxId: number, holdMs: number, openRuns: number): Promise<Date | null> {
+  async hold(entry: OutboxEntryRef, holdMs: number, openRuns: number): Promise<Date | null> {
     const { rows } = await this.db.query<{ until: Date | string }>(
       `UPDATE index_outbox SET held_at = now(), open_runs = $3, alone_runs = 0,
          due_at = now() + $2 * interval '1 millisecond'
-       WHERE id = $1 RETURNING due_at AS until`,
-      [outboxId, holdMs, openRuns],
+       WHERE id = $1 AND account_id = $4 RETURNING due_at AS until`,
+      [entry.outboxId, holdMs, openRuns, entry.accountId],
     );
     return rows[0] ? new Date(rows[0].until) : null;
   }
