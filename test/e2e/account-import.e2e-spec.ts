@@ -63,6 +63,8 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       // One import at a time per gateway, so the bound is reached by two.
       env: {
         MUNINN_IMPORT_MAX_LINE_BYTES: '65536',
+        // At most half the line bound (config): a file at it exports as a line the import reads.
+        MUNINN_FILE_MAX_BYTES: '32768',
         MUNINN_IMPORT_MAX_BYTES: '1048576',
         MUNINN_ACCOUNT_MAX_USERS: '1',
         MUNINN_IMPORT_MAX_CONCURRENT: '1',

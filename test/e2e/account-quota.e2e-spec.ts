@@ -363,3 +363,40 @@ describe.each(storeModes())('account user quota (store: %s)', (store) => {
     expect(Object.keys(doc.paths['/api/v1/admin/accounts/{accountId}/users'].post.responses)).toContain('413');
   });
 });
+
+describe('the size of one file (MUNINN_FILE_MAX_BYTES)', () => {
+  let app: TestApp;
+  const write = (uri: string, content: string, mode = 'create') =>
+    app.request('POST', '/api/v1/content/write', { body: { uri, content, mode } });
+  const read = async (uri: string) =>
+    (await app.request('GET', `/api/v1/content/read?uri=${encodeURIComponent(uri)}`)).body.result as string;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { MUNINN_FILE_MAX_BYTES: '1024' } });
+  }, 60_000);
+  afterAll(() => app?.close());
+
+  it('is not passed by appends, nor by a write or a batch; a file that does not grow is written', async () => {
+    const uri = 'viking://resources/log.md';
+    expect((await write(uri, 'a'.repeat(800))).status).toBe(200);
+    // Appends grew a file without bound (each under the body limit): its export line could pass the import's bound.
+    const appended = await write(uri, 'b'.repeat(300), 'append');
+    expect([appended.status, appended.body.error?.details]).toEqual([
+      413,
+      expect.objectContaining({ field: 'content', limit: 'file_bytes', max: 1024 }),
+    ]);
+    expect(await read(uri)).toBe('a'.repeat(800));
+    expect((await write('viking://resources/big.md', 'c'.repeat(2000))).status).toBe(413);
+    const batch = await app.request('POST', '/api/v1/content/batch-write', {
+      body: {
+        root_uri: 'viking://resources',
+        operations: [
+          { uri: 'viking://resources/small.md', content: 'small', mode: 'create' },
+          { uri: 'viking://resources/large.md', content: 'd'.repeat(1500), mode: 'create' },
+        ],
+      },
+    });
+    expect([batch.status, batch.body.error?.details?.resource]).toEqual([413, 'viking://resources/large.md']);
+    expect((await write(uri, 'e'.repeat(1024), 'replace')).status).toBe(200);
+  });
+});

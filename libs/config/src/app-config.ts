@@ -46,6 +46,8 @@ export interface AppConfig {
       maxKeysPerAccount: number;
       maxBytesPerAccount: number;
     };
+    /** Bytes one file may hold (MUNINN_FILE_MAX_BYTES): an append past it is refused. */
+    fileMaxBytes: number;
     /** Account exports one gateway runs at once (docs/limits-and-security.md, "Exporting an account"). */
     exportMaxConcurrent: number;
     /** Bounds of an account import's body (docs/limits-and-security.md, "Importing an account"). */

@@ -456,6 +456,17 @@ export class EnvDto {
   @Max(1099511627776)
   MUNINN_IMPORT_MAX_BYTES?: number;
 
+  /**
+   * Bytes one file may hold (docs/limits-and-security.md, "Storage quota"): appends cannot grow a file past it, so
+   * its export line fits the import's line bound. At most half of MUNINN_IMPORT_MAX_LINE_BYTES.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(134217728)
+  MUNINN_FILE_MAX_BYTES?: number;
+
   /** Bytes of one line of an account import at most (a file with its body, a commit's archive). */
   @IsOptional()
   @Transform(toInt)

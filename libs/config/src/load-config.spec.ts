@@ -186,6 +186,15 @@ describe('loadConfig', () => {
     expect(problemsOf({ MUNINN_SESSION_MEMORY_POLICY: long }).join(' ')).toContain('MUNINN_SESSION_MEMORY_POLICY');
   });
 
+  it("refuses a file bound whose files' export lines the import's line bound cannot hold", () => {
+    expect(problemsOf({ MUNINN_FILE_MAX_BYTES: '40000', MUNINN_IMPORT_MAX_LINE_BYTES: '65536' })).toEqual([
+      'MUNINN_FILE_MAX_BYTES (40000) must be at most half of MUNINN_IMPORT_MAX_LINE_BYTES (65536): a file at the bound must export as a line the import reads',
+    ]);
+    expect(
+      loadConfig({ MUNINN_FILE_MAX_BYTES: '32768', MUNINN_IMPORT_MAX_LINE_BYTES: '65536' }).store.fileMaxBytes,
+    ).toBe(32768);
+  });
+
   it('refuses a body depth that cannot hold the deepest filter', () => {
     expect(problemsOf({ MUNINN_FILTER_MAX_DEPTH: '30', MUNINN_BODY_MAX_DEPTH: '40' })).toEqual([
       'MUNINN_BODY_MAX_DEPTH must be at least 2 × MUNINN_FILTER_MAX_DEPTH + 4 (64)',

@@ -34,6 +34,15 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       `MUNINN_BODY_MAX_DEPTH must be at least 2 × MUNINN_FILTER_MAX_DEPTH + 4 (${2 * filterDepth + 4})`,
     ]);
   }
+  // A file's export line (its body, JSON-escaped, and the line's fields) must fit the import's line bound.
+  const fileMaxBytes = dto.MUNINN_FILE_MAX_BYTES ?? 32 * 1024 * 1024;
+  const importLineBytes = dto.MUNINN_IMPORT_MAX_LINE_BYTES ?? 64 * 1024 * 1024;
+  if (fileMaxBytes * 2 > importLineBytes) {
+    throw new ConfigError([
+      `MUNINN_FILE_MAX_BYTES (${fileMaxBytes}) must be at most half of MUNINN_IMPORT_MAX_LINE_BYTES (${importLineBytes}): ` +
+        'a file at the bound must export as a line the import reads',
+    ]);
+  }
   const rootKey = dto.MUNINN_ROOT_API_KEY ?? null;
   const embedBase = dto.EMBEDDING_BASE_URL ?? null;
   return {
@@ -75,10 +84,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         maxKeysPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_KEYS ?? 100_000,
         maxBytesPerAccount: dto.MUNINN_IDEMPOTENCY_MAX_BYTES ?? 64 * 1024 * 1024,
       },
+      fileMaxBytes,
       exportMaxConcurrent: dto.MUNINN_EXPORT_MAX_CONCURRENT ?? 2,
       import: {
         maxBytes: dto.MUNINN_IMPORT_MAX_BYTES ?? 16 * 1024 * 1024 * 1024,
-        maxLineBytes: dto.MUNINN_IMPORT_MAX_LINE_BYTES ?? 64 * 1024 * 1024,
+        maxLineBytes: importLineBytes,
         abandonMs: (dto.MUNINN_IMPORT_ABANDON_S ?? 300) * 1000,
         maxConcurrent: dto.MUNINN_IMPORT_MAX_CONCURRENT ?? 2,
         idleMs: (dto.MUNINN_IMPORT_IDLE_S ?? 60) * 1000,
@@ -351,6 +361,7 @@ const DECLARED = [
   'MUNINN_IMPORT_IDLE_S',
   'MUNINN_EXPORT_MAX_CONCURRENT',
   'MUNINN_IMPORT_MAX_CONCURRENT',
+  'MUNINN_FILE_MAX_BYTES',
   'MUNINN_IMPORT_MAX_LINE_BYTES',
   'MUNINN_WAIT_MAX_S',
   'MUNINN_LOG_FORMAT',

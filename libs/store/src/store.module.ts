@@ -26,10 +26,11 @@ import { AuditRepository } from './repositories/audit.repository';
 import { AccountExportRepository } from './repositories/account-export.repository';
 import { AccountImportRepository } from './repositories/account-import.repository';
 
-/** How every write path applies writes: the outbox grace and the account storage quota. */
+/** How every write path applies writes: the outbox grace, the account storage quota and the size of a file. */
 const writeOptions = (cfg: AppConfig): WriteOptions => ({
   graceMs: cfg.indexing.outboxGraceMs,
   quota: cfg.store.quota,
+  maxFileBytes: cfg.store.fileMaxBytes,
 });
 
 /** DI token for the opened {@link Db}. */

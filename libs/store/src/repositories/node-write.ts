@@ -43,6 +43,8 @@ export interface WriteOptions {
   graceMs?: number;
   /** Absent: not checked here (a move checks once its source is gone, docs/limits-and-security.md). */
   quota?: AccountQuota;
+  /** Bytes one file may hold after the write (MUNINN_FILE_MAX_BYTES); absent: not checked (a move grows nothing). */
+  maxFileBytes?: number;
 }
 
 /** `growth`: the content's UTF-8 bytes minus the stored body's (for the quota). */
@@ -111,6 +113,17 @@ export async function writeNodes(
       updates,
     );
   });
+  // Past the bound only by growing: a file stored larger before the bound was set may still shrink or be replaced.
+  const max = opts.maxFileBytes;
+  const grew = new Set(updates.filter((u) => u.growth > 0).map((u) => u.uri));
+  const over = max === undefined ? undefined : items.find((i) => i.size > max && (i.created || grew.has(i.uri)));
+  if (over && max !== undefined) {
+    throw new KernelError(
+      KernelErrorCode.PayloadTooLarge,
+      `${over.uri} would hold ${over.size} bytes, more than one file may (MUNINN_FILE_MAX_BYTES: ${max})`,
+      { field: 'content', resource: over.uri, limit: 'file_bytes', max },
+    );
+  }
   const toIndex = [...inserts.map((i) => i.uri), ...updates.map((u) => u.uri), ...createdDirectories];
   if (toIndex.length === 0) return { items, createdDirectories, index: null };
   const index = await insertOutbox(tx, identity.accountId, 'upsert', toIndex, opts.graceMs);

@@ -20,6 +20,7 @@ export class WriteContentDto {
   @IsString()
   uri!: string;
 
+  /** The file's text (replaced, or appended to with `mode: append`): the file holds at most MUNINN_FILE_MAX_BYTES, else 413. */
   @IsDefined()
   @IsString()
   content!: string;
