@@ -84,6 +84,9 @@ describe('slow clients (a gateway process)', () => {
       MUNINN_IMPORT_IDLE_S: String(IDLE_S),
       MUNINN_HTTP_SEND_IDLE_S: String(SEND_IDLE_S),
       MUNINN_BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
+      // The 40 MB file below, past the default bound of one file (which is at most half the import's line bound).
+      MUNINN_FILE_MAX_BYTES: String(64 * 1024 * 1024),
+      MUNINN_IMPORT_MAX_LINE_BYTES: String(128 * 1024 * 1024),
       MUNINN_HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
       MUNINN_ACCOUNT_MAX_INFLIGHT: '2',
       MUNINN_IMPORT_MAX_CONCURRENT: '1',
