@@ -8,6 +8,7 @@ const ROOT_KEY = 'fs-routes-root-key-0123456789';
 describe.each(storeModes())('fs routes (%s)', (store) => {
   let app: TestApp;
   let alice: string;
+  let bobKey: string;
   const write = (uri: string, content: string, key?: string) =>
     app.request('POST', '/api/v1/content/write', {
       body: { uri, content, mode: 'create', wait: true },
@@ -26,6 +27,7 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
       body: { user_id: 'bob', role: 'user' },
     });
     expect(bob.status).toBe(200);
+    bobKey = bob.body.result.user_key;
     for (const [uri, body] of [
       ['viking://resources/t/top.md', 'top\n'],
       ['viking://resources/t/sub/a.md', 'alpha\n'],
@@ -140,6 +142,23 @@ describe.each(storeModes())('fs routes (%s)', (store) => {
     expect([alias.status, alias.body.result.tags]).toEqual([200, ['team=memory']]);
     const after = await app.request('GET', `/api/v1/fs/attrs?uri=${file}`, { key: alice });
     expect(after.body.result.attrs).toEqual({ tags: ['team=memory'] });
+  });
+
+  it('set_tags is a write: a user cannot retag the agent space, nor the shared resources tree recursively', async () => {
+    const skill = 'viking://agent/skills/tagged.md';
+    expect((await write(skill, 'A skill the admins keep.')).status).toBe(200);
+    const tag = (uri: string, recursive = false) =>
+      app.request('POST', '/api/v1/fs/attrs/set_tags', { key: bobKey, body: { uri, tags: ['x=y'], recursive } });
+    // Before, read access was enough: both were 200 and every file's tags below were replaced.
+    const agent = await tag(skill);
+    expect([agent.status, agent.body.error?.code]).toEqual([403, 'PERMISSION_DENIED']);
+    const tree = await tag('viking://resources/t', true);
+    expect([tree.status, tree.body.error?.code]).toEqual([403, 'PERMISSION_DENIED']);
+    const attrs = await app.request('GET', `/api/v1/fs/attrs?uri=${skill}`, { key: alice });
+    expect(attrs.body.result.attrs.tags).toEqual([]);
+    // A shared file the user may write keeps taking its own tags.
+    const own = await tag('viking://resources/t/top.md');
+    expect([own.status, own.body.result?.updated_uris]).toEqual([200, ['viking://resources/t/top.md']]);
   });
 
   it('case 44: mv moves a subtree (readable at the new place, gone at the old); missing source → 404; file onto a dir → 400', async () => {

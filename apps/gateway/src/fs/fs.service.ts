@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import {
   assertDeletable,
+  assertSubtreeChangeable,
   baseName,
+  canWrite,
   canonicalizeUri,
   Identity,
   isStandingDirectory,
@@ -124,9 +126,14 @@ export class FsService {
 
   async setTags(caller: Identity, dto: SetTagsDto) {
     const uri = this.content.readableUri(caller, dto.uri);
+    // Tags steer every reader's search filters: changing them is a write (a user retagged the admins' agent
+    // space, and the shared resources tree recursively, with read access alone), as a reindex's tags are.
+    if (!canWrite(caller, uri))
+      throw new KernelError(KernelErrorCode.PermissionDenied, `Access denied for ${uri}`, { resource: uri });
     const node = await this.nodes.get(caller, uri);
     if (!node)
       throw new KernelError(KernelErrorCode.NotFound, `File not found: ${uri}`, { type: 'file', resource: uri });
+    if (node.kind === 'directory' && dto.recursive) assertSubtreeChangeable(caller, uri, 'Tagging');
     const tags = validTags(dto.tags);
     const mode = dto.mode ?? 'replace';
     const updated = await this.fsOps.setTags(

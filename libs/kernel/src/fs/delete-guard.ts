@@ -41,7 +41,7 @@ export function assertDeletable(identity: Identity, uri: string, action: Removal
 export function assertSubtreeChangeable(
   identity: Identity,
   uri: string,
-  action: Removal | 'Reindexing' = 'Deleting',
+  action: Removal | 'Reindexing' | 'Tagging' = 'Deleting',
 ): void {
   if (canChangeSubtree(identity, uri)) return;
   throw new KernelError(
