@@ -77,6 +77,15 @@ describe.each(storeModes())('admin audit trail (store: %s)', (store) => {
     expect(after.events.map((e) => e.action)).toEqual(['account.delete', ...before.events.map((e) => e.action)]);
     // Another account's trail is its own.
     expect((await trail('bystander', other)).events.map((e) => e.action)).toEqual(['account.create']);
+    // An account made again under the id is another tenant: its admin reads its own trail only (before, the deleted
+    // tenant's users, roles and limits too); root still reads the id's whole record.
+    const again = await call('POST', '', ROOT, { account_id: 'audited', admin_user_id: 'newboss' });
+    const newBoss = again.body.result.user_key as string;
+    expect((await trail('audited', newBoss)).events.map((e) => e.action)).toEqual(['account.create']);
+    expect((await trail('audited', ROOT)).events.map((e) => e.action)).toEqual([
+      'account.create',
+      ...after.events.map((e) => e.action),
+    ]);
   });
 
   it('pages newest first through next_before; bad paging values are 400 naming the field', async () => {

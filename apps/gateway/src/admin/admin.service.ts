@@ -212,7 +212,8 @@ export class AdminService {
   /** A page of the account's audit trail, newest first (root, or the account's admin). */
   async auditTrail(caller: Identity, accountId: string, limit: number, before: number | null) {
     this.requireManager(caller, accountId);
-    const events = await this.audits.list(accountId, limit, before);
+    // The operator (root) reads the id's whole record; the account's admin, its own account's.
+    const events = await this.audits.list(accountId, limit, before, caller.role !== 'root');
     return { events, next_before: events.length === limit ? events[events.length - 1].id : null };
   }
 

@@ -81,10 +81,15 @@ export class AuditRepository {
   }
 
   /** The account's events, newest first: at most `limit`, those before event id `before` when given. */
-  async list(accountId: string, limit: number, before: number | null): Promise<AuditEvent[]> {
+  async list(accountId: string, limit: number, before: number | null, sinceDeletion = false): Promise<AuditEvent[]> {
+    // `sinceDeletion`: only what followed the id's last `account.delete`, the present account's own trail; an account
+    // made again under a deleted one's id is another tenant (its admin read the deleted tenant's users and reasons).
+    const since = sinceDeletion
+      ? `AND id > coalesce((SELECT max(id) FROM audit_events WHERE subject_account = $1 AND action = 'account.delete'), 0)`
+      : '';
     const { rows } = await this.db.query<AuditRow>(
       `SELECT id, at, action, subject_account, subject_user, actor_account, actor_user, actor_role, details, request_id
-       FROM audit_events WHERE subject_account = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
+       FROM audit_events WHERE subject_account = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ${since}
        ORDER BY id DESC LIMIT $3`,
       [accountId, before, limit],
     );
