@@ -125,6 +125,18 @@ describe('context validation and routing', () => {
     expect(memories.body.error.message).toContain('unknown quota keys: memories');
   });
 
+  it('a quota is at most 1000, as a number or a string of digits; negatives still count as 0', async () => {
+    // Each quota is kept of the union of every search of the request (up to nine): 10^9 asked for nine thousand
+    // candidates a bucket, and 310 digits read as Infinity (null on the wire: every search failed, the answer 200).
+    for (const quotas of [{ events: 5000 }, { events: '1'.repeat(310) }]) {
+      const r = await ctx({ query: 'q', quotas });
+      expectInvalid(r);
+      expect(r.body.error.message).toContain('quotas.events');
+      expect(r.body.error.message).toContain('less than or equal to 1000');
+    }
+    expect((await ctx({ query: 'plain fox', quotas: { events: '1000', entities: -3 } })).status).toBe(200);
+  });
+
   it('detail map keys may include memories; unknown keys, strings and map values → 400', async () => {
     const ok = await ctx({ query: 'plain fox', detail: { memories: 'overview' } });
     expect(ok.status).toBe(200);

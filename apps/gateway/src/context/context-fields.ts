@@ -11,7 +11,7 @@ const tier = rules.literal('abstract', 'overview', 'full');
 export const CONTEXT_FIELDS = {
   query_expansion: { rule: rules.literal('off', 'auto'), nullable: true, default: CONTEXT_DEFAULTS.queryExpansion },
   max_tokens: { rule: rules.int(maxTokens.min, maxTokens.max), nullable: true, default: CONTEXT_DEFAULTS.maxTokens },
-  quotas: { rule: rules.dict(rules.int()), nullable: true },
+  quotas: { rule: rules.dict(rules.int(undefined, CONTEXT_BOUNDS.limit.max)), nullable: true },
   purpose: { rule: rules.literal('chat', 'coding'), nullable: true },
   detail: {
     rule: rules.union([rules.literal('auto', 'abstract', 'overview', 'full'), rules.dict(tier)]),

@@ -2,6 +2,10 @@ import { invalidArgument } from '../kernel.error';
 import { isPlainObject } from '../text/py-coerce';
 import { BUCKET_KEYS, CATEGORY_KEYS } from '../tiering/category';
 import { isPinnableTier } from '../tiering/tier';
+import { CONTEXT_BOUNDS } from './context-bounds';
+
+/** The largest quota of one bucket (`limit`'s own bound). */
+const MAX_QUOTA = CONTEXT_BOUNDS.limit.max;
 
 function rejectUnknownKeys(value: unknown, label: string, allowed: readonly string[]): void {
   if (!isPlainObject(value)) return;
@@ -13,7 +17,7 @@ function rejectUnknownKeys(value: unknown, label: string, allowed: readonly stri
 
 /**
  * `quotas` (docs/contract.md#context-only-fields): an object of integers (`"3"` allowed, `2.5` not) over the six bucket
- * keys.
+ * keys, each at most 1000.
  */
 export function validateQuotasField(quotas: unknown): void {
   if (quotas === null || quotas === undefined) return;
@@ -23,6 +27,13 @@ export function validateQuotasField(quotas: unknown): void {
       (typeof value === 'number' && Number.isInteger(value)) ||
       (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value));
     if (!integral) throw invalidArgument(`quotas.${key}: Input should be a valid integer`);
+    // As many candidates as a request's `limit` may ask for: each quota is kept of the union of every search of
+    // the request (up to nine), so 10^9 asked for nine thousand per bucket, and 310 digits read as Infinity.
+    if (Number(value) > MAX_QUOTA) {
+      throw invalidArgument(`quotas.${key}: Input should be less than or equal to ${MAX_QUOTA}`, {
+        field: `quotas.${key}`,
+      });
+    }
   }
   rejectUnknownKeys(quotas, 'quota', BUCKET_KEYS);
 }
