@@ -400,3 +400,40 @@ describe('context expansion and rewrite', () => {
     expect(await spy.queue(QueueName.Digest).getWaitingCount()).toBe(0);
   });
 });
+
+describe('query expansion under a short request deadline', () => {
+  let fake: FakeLlmServer;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    fake = await startFakeLlmServer();
+    // The expansion's own fuse (10 s) is longer than the whole request's deadline (3 s).
+    app = await startTestApp({
+      env: {
+        LLM_BASE_URL: fake.url,
+        LLM_MODEL: 'chat-model',
+        RECALL_INTENT_TIMEOUT_S: '10',
+        MUNINN_REQUEST_DEADLINE_MS: '3000',
+      },
+    });
+    await seedMany(app, {}, { [NARWHAL]: 'The narwhal is a toothed whale of the Arctic with one long spiral tusk.' });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  it('a planner slower than the deadline is cut at a third of it: the raw query is searched and served', async () => {
+    expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: 'short' } })).status).toBe(200);
+    const said = await app.request('POST', '/api/v1/sessions/short/messages', {
+      body: { role: 'user', content: 'we talked about narwhals' },
+    });
+    expect(said.status).toBe(200);
+    fake.respondWith(route({ expand: { text: '["too late"]', delayMs: 20_000 } }));
+    const r = await context(app, { query: 'narwhal', session_id: 'short', query_expansion: 'auto', ...STRICT });
+    expect(r.status).toBe(200);
+    // Before, the expansion used the whole deadline and the searches after it had none: an empty block.
+    expect(r.body.result.stats.query_expansion).toBe('failed');
+    expect(urisOf(r)).toContain(NARWHAL);
+  });
+});

@@ -64,7 +64,13 @@ export class ContextPipelineService {
     let queries = [p.query];
     if (expansionOn && session)
       ({ status: expansion, queries } = await stages.time('expand', () =>
-        this.rewriter.expand(caller.accountId, p.query, session.recentMessages, session.latestArchiveOverview),
+        this.rewriter.expand(
+          caller.accountId,
+          p.query,
+          session.recentMessages,
+          session.latestArchiveOverview,
+          deadline,
+        ),
       ));
 
     const ledger =

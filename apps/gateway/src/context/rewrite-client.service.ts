@@ -67,13 +67,17 @@ export class RewriteClientService {
     query: string,
     messages: MessageRecord[],
     latestArchiveOverview = '',
+    deadline = Number.POSITIVE_INFINITY,
   ): Promise<{ status: ExpansionStatus; queries: string[] }> {
     if (messages.length === 0 && !latestArchiveOverview) return { status: 'off', queries: [query] };
     const job = {
       query,
       latestArchiveOverview: latestArchiveOverview.slice(0, OVERVIEW_CHARS),
       recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
-      timeoutMs: this.config.llm.intentTimeoutMs,
+      // At most a third of what is left of the request (docs/context.md, "Query expansion"): the searches and the
+      // assembly come after it. Its own fuse alone let a slow planner use the whole deadline, and the request
+      // answered an empty block instead of its raw query's.
+      timeoutMs: Math.max(1, Math.min(this.config.llm.intentTimeoutMs, Math.floor((deadline - Date.now()) / 3))),
     };
     const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
     const spend = await this.reserve(accountId, modelCallTokens(null, sent), 'expand');
