@@ -357,6 +357,14 @@ describe.each(storeModes())('account import (store: %s)', (store) => {
       expect.stringMatching(/listed twice/),
     ]);
     expect(await accountGone('twice-node')).toBe(true);
+    // A tool result listed twice in its session (a 500 from the store's key before).
+    const toolAt = exported.findIndex((l) => l.type === 'tool_result');
+    const twiceTool = withEnd([...exported.slice(0, toolAt + 1), exported[toolAt], ...exported.slice(toolAt + 1)], {
+      tool_results: 1,
+    });
+    const dt = await importAs('twice-tool', ndjson(twiceTool));
+    expect([dt.status, dt.body.error?.details?.field]).toEqual([400, `line ${toolAt + 2}: tool_result_id`]);
+    expect(await accountGone('twice-tool')).toBe(true);
     const twiceSession = withEnd([...exported.slice(0, endAt), exported[sessionAt], exported[endAt]], { sessions: 1 });
     const ds = await importAs('twice-session', ndjson(twiceSession));
     expect([ds.status, ds.body.error.details.field]).toEqual([400, `line ${endAt + 1}: session_id`]);

@@ -397,6 +397,9 @@ describe('the size of one file (MUNINN_FILE_MAX_BYTES)', () => {
       },
     });
     expect([batch.status, batch.body.error?.details?.resource]).toEqual([413, 'viking://resources/large.md']);
-    expect((await write(uri, 'e'.repeat(1024), 'replace')).status).toBe(200);
+    // Counted as an export writes it: 200 control characters are 1,202 bytes there (each `\u0001`).
+    const escaped = await write('viking://resources/ctl.md', '\u0001'.repeat(200));
+    expect([escaped.status, escaped.body.error?.details?.limit]).toEqual([413, 'file_bytes']);
+    expect((await write(uri, 'e'.repeat(1000), 'replace')).status).toBe(200);
   });
 });

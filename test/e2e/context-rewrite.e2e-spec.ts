@@ -423,7 +423,7 @@ describe('query expansion under a short request deadline', () => {
     await fake?.close();
   });
 
-  it('a planner slower than the deadline is cut at a third of it: the raw query is searched and served', async () => {
+  it('a planner slower than the deadline is cut at half of it: the raw query is searched and served', async () => {
     expect((await app.request('POST', '/api/v1/sessions', { body: { session_id: 'short' } })).status).toBe(200);
     const said = await app.request('POST', '/api/v1/sessions/short/messages', {
       body: { role: 'user', content: 'we talked about narwhals' },

@@ -457,8 +457,9 @@ export class EnvDto {
   MUNINN_IMPORT_MAX_BYTES?: number;
 
   /**
-   * Bytes one file may hold (docs/limits-and-security.md, "Storage quota"): appends cannot grow a file past it, so
-   * its export line fits the import's line bound. At most half of MUNINN_IMPORT_MAX_LINE_BYTES.
+   * Bytes one file may take, counted as an export's line holds it (JSON-escaped; docs/limits-and-security.md,
+   * "Storage quota"): appends cannot grow a file past it, so its export line fits the import's line bound. At most
+   * MUNINN_IMPORT_MAX_LINE_BYTES less 16 KiB.
    */
   @IsOptional()
   @Transform(toInt)

@@ -187,12 +187,15 @@ describe('loadConfig', () => {
   });
 
   it("refuses a file bound whose files' export lines the import's line bound cannot hold", () => {
-    expect(problemsOf({ MUNINN_FILE_MAX_BYTES: '40000', MUNINN_IMPORT_MAX_LINE_BYTES: '65536' })).toEqual([
-      'MUNINN_FILE_MAX_BYTES (40000) must be at most half of MUNINN_IMPORT_MAX_LINE_BYTES (65536): a file at the bound must export as a line the import reads',
+    expect(problemsOf({ MUNINN_FILE_MAX_BYTES: '60000', MUNINN_IMPORT_MAX_LINE_BYTES: '65536' })).toEqual([
+      "MUNINN_FILE_MAX_BYTES (60000) must leave 16384 bytes of MUNINN_IMPORT_MAX_LINE_BYTES (65536) for a line's other fields: a file at the bound must export as a line the import reads",
     ]);
     expect(
-      loadConfig({ MUNINN_FILE_MAX_BYTES: '32768', MUNINN_IMPORT_MAX_LINE_BYTES: '65536' }).store.fileMaxBytes,
-    ).toBe(32768);
+      loadConfig({ MUNINN_FILE_MAX_BYTES: '49152', MUNINN_IMPORT_MAX_LINE_BYTES: '65536' }).store.fileMaxBytes,
+    ).toBe(49152);
+    // Unset, it follows a lowered line bound (a deployment that lowered only the line bound still starts).
+    expect(loadConfig({ MUNINN_IMPORT_MAX_LINE_BYTES: '1048576' }).store.fileMaxBytes).toBe(1048576 - 16384);
+    expect(loadConfig({}).store.fileMaxBytes).toBe(32 * 1024 * 1024);
   });
 
   it('refuses a body depth that cannot hold the deepest filter', () => {

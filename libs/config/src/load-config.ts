@@ -22,6 +22,9 @@ function describe(errors: ValidationError[]): string[] {
   );
 }
 
+/** Bytes of an export line besides its file's body: the URI, tags, times and field names (docs/limits-and-security.md). */
+const LINE_FIELDS_BYTES = 16 * 1024;
+
 /** Parses and validates the environment once, into the nested typed config. */
 export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const dto = plainToInstance(EnvDto, pickDeclared(env), { enableImplicitConversion: false });
@@ -34,13 +37,15 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       `MUNINN_BODY_MAX_DEPTH must be at least 2 × MUNINN_FILTER_MAX_DEPTH + 4 (${2 * filterDepth + 4})`,
     ]);
   }
-  // A file's export line (its body, JSON-escaped, and the line's fields) must fit the import's line bound.
-  const fileMaxBytes = dto.MUNINN_FILE_MAX_BYTES ?? 32 * 1024 * 1024;
+  // A file's export line (its body as JSON writes it, which the file bound counts, and the line's other fields: a URI
+  // of at most 2048 characters, tags) must fit the import's line bound. Unset, the file bound follows a lowered line
+  // bound; set, a pair that cannot hold is refused.
   const importLineBytes = dto.MUNINN_IMPORT_MAX_LINE_BYTES ?? 64 * 1024 * 1024;
-  if (fileMaxBytes * 2 > importLineBytes) {
+  const fileMaxBytes = dto.MUNINN_FILE_MAX_BYTES ?? Math.min(32 * 1024 * 1024, importLineBytes - LINE_FIELDS_BYTES);
+  if (fileMaxBytes + LINE_FIELDS_BYTES > importLineBytes) {
     throw new ConfigError([
-      `MUNINN_FILE_MAX_BYTES (${fileMaxBytes}) must be at most half of MUNINN_IMPORT_MAX_LINE_BYTES (${importLineBytes}): ` +
-        'a file at the bound must export as a line the import reads',
+      `MUNINN_FILE_MAX_BYTES (${fileMaxBytes}) must leave ${LINE_FIELDS_BYTES} bytes of MUNINN_IMPORT_MAX_LINE_BYTES ` +
+        `(${importLineBytes}) for a line's other fields: a file at the bound must export as a line the import reads`,
     ]);
   }
   const rootKey = dto.MUNINN_ROOT_API_KEY ?? null;

@@ -106,3 +106,4 @@ export * from './fs/write-rules';
 export * from './session';
 export * from './jitter';
 export * from './until-aborted';
+export * from './text/json-bytes';

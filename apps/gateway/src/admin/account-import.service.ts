@@ -79,7 +79,11 @@ export class AccountImportService {
       maxDescriptionChars: limits.descriptionMaxChars,
     };
     const order = new ImportOrder();
-    const quotas = { ...store.quota, maxUsageRecords: this.config.sessions.maxUsageRecords };
+    const quotas = {
+      ...store.quota,
+      maxUsageRecords: this.config.sessions.maxUsageRecords,
+      maxToolResults: this.config.sessions.toolOutputs.maxPerSession,
+    };
     const writer = new ImportWriter(this.imports, this.dispatcher, accountId, quotas, (users) =>
       adminAudit(this.audits, caller, 'account.import', accountId, null, { users }),
     );

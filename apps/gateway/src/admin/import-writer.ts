@@ -39,6 +39,8 @@ export interface ImportQuotas {
   maxSessions: number;
   /** Usage records one session holds at most (MUNINN_SESSION_MAX_USAGE_RECORDS, as `POST …/used`). */
   maxUsageRecords: number;
+  /** Tool results one session holds at most (MUNINN_SESSION_TOOL_RESULTS_MAX, as a message write). */
+  maxToolResults: number;
 }
 
 type NumberedNode = ImportNodeLine & { line: number };
@@ -55,8 +57,9 @@ interface OpenSession {
   tally: ImportedSessionTally;
   batch: ImportMessageLine[];
   batchBytes: number;
-  /** Usage records taken so far. */
+  /** Usage records and tool results taken so far. */
   usage: number;
+  toolResults: number;
 }
 
 /**
@@ -135,8 +138,17 @@ export class ImportWriter {
         if (!s) return; // ImportOrder refuses one without its session
         // The session's messages first: a record follows them, and the session's counters are written at its close.
         await this.flushMessages(s);
-        if (l.type === 'tool_result') await this.imports.writeToolResult(this.held(), l);
-        else {
+        if (l.type === 'tool_result') {
+          if (++s.toolResults > this.quotas.maxToolResults)
+            throw overQuota(
+              line,
+              `session ${l.session_id} holds more than ${this.quotas.maxToolResults} tool results`,
+              'session_tool_results',
+              this.quotas.maxToolResults,
+            );
+          if (!(await this.imports.writeToolResult(this.held(), l)))
+            throw importProblem(line, `tool result ${l.tool_result_id} is listed twice`, 'tool_result_id');
+        } else {
           if (++s.usage > this.quotas.maxUsageRecords)
             throw overQuota(
               line,
@@ -191,7 +203,7 @@ export class ImportWriter {
       lastMessageAt: null,
       highestArchive: 0,
     };
-    this.session = { line: l, tally, batch: [], batchBytes: 0, usage: 0 };
+    this.session = { line: l, tally, batch: [], batchBytes: 0, usage: 0, toolResults: 0 };
     this.outcome.sessions++;
   }
 

@@ -74,10 +74,10 @@ export class RewriteClientService {
       query,
       latestArchiveOverview: latestArchiveOverview.slice(0, OVERVIEW_CHARS),
       recentMessages: messages.slice(-5).map((m) => ({ role: m.role, content: m.content.slice(0, MESSAGE_CHARS) })),
-      // At most a third of what is left of the request (docs/context.md, "Query expansion"): the searches and the
+      // At most half of what is left of the request (docs/contract.md, "Query expansion"): the searches and the
       // assembly come after it. Its own fuse alone let a slow planner use the whole deadline, and the request
-      // answered an empty block instead of its raw query's.
-      timeoutMs: Math.max(1, Math.min(this.config.llm.intentTimeoutMs, Math.floor((deadline - Date.now()) / 3))),
+      // answered an empty block instead of its raw query's. (With the defaults, 5 s of 10 s, the fuse is its own.)
+      timeoutMs: Math.max(1, Math.min(this.config.llm.intentTimeoutMs, Math.floor((deadline - Date.now()) / 2))),
     };
     const sent = [job.query, job.latestArchiveOverview, ...job.recentMessages.map((m) => m.content)];
     const spend = await this.reserve(accountId, modelCallTokens(null, sent), 'expand');

@@ -1162,7 +1162,7 @@ export interface components {
             processing_mode?: "semantic_and_vectors" | "vectors_only";
             /** @description Target file URI (`viking://…`, `viking://~/…` expands to your user root). */
             uri: string;
-            /** @description The file's text (replaced, or appended to with `mode: append`): the file holds at most MUNINN_FILE_MAX_BYTES, else 413. */
+            /** @description The file's text (replaced, or appended to with `mode: append`): the file takes at most MUNINN_FILE_MAX_BYTES (JSON-escaped, as an export writes it), else 413. */
             content: string;
             /** @description Wait until the node is indexed (searchable) before answering; its directory summary too, unless coalesced (`deferred`). */
             wait?: boolean;

@@ -156,7 +156,9 @@ export class AccountImportRepository {
           tx,
           importer,
           files.map((f) => ({ uri: f.uri, content: f.content ?? '', mode: 'create' as const, tags: f.tags })),
-          this.options,
+          // Not the file bound: the line bound holds the file already, and a file stored before the bound (or under a
+          // larger one) is restored as it was.
+          { ...this.options, maxFileBytes: undefined },
         );
         if (out.index) jobs.push(out.index);
       }
@@ -286,14 +288,14 @@ export class AccountImportRepository {
     return tokens.reduce((a, b) => a + b, 0);
   }
 
-  /** A session's tool-result record, as it was (its output is a file, among the nodes). */
-  async writeToolResult(claim: ImportClaim, t: ImportToolResultLine): Promise<void> {
-    await this.db.transaction(async (tx) => {
+  /** A session's tool-result record, as it was (its output is a file, among the nodes); false when listed twice. */
+  async writeToolResult(claim: ImportClaim, t: ImportToolResultLine): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
       await holdImport(tx, claim);
-      await tx.query(
+      const { rowCount } = await tx.query(
         `INSERT INTO session_tool_results (account_id, user_id, session_id, tool_result_id, tool_id, tool_name,
            message_id, mime_type, original_chars, preview_chars, sha256, reason, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING`,
         [
           claim.accountId,
           t.user_id,
@@ -310,6 +312,7 @@ export class AccountImportRepository {
           t.created_at,
         ],
       );
+      return rowCount === 1;
     });
   }
 

@@ -1,5 +1,5 @@
 import { IndexJob } from '@app/contracts';
-import { Identity, KernelError, KernelErrorCode } from '@app/kernel';
+import { Identity, jsonStringBytes, KernelError, KernelErrorCode } from '@app/kernel';
 import { Db } from '../db/db.port';
 import { AccountQuota, enforceQuota } from './account-usage';
 import { ancestors, nodePath } from './node-path';
@@ -113,17 +113,6 @@ export async function writeNodes(
       updates,
     );
   });
-  // Past the bound only by growing: a file stored larger before the bound was set may still shrink or be replaced.
-  const max = opts.maxFileBytes;
-  const grew = new Set(updates.filter((u) => u.growth > 0).map((u) => u.uri));
-  const over = max === undefined ? undefined : items.find((i) => i.size > max && (i.created || grew.has(i.uri)));
-  if (over && max !== undefined) {
-    throw new KernelError(
-      KernelErrorCode.PayloadTooLarge,
-      `${over.uri} would hold ${over.size} bytes, more than one file may (MUNINN_FILE_MAX_BYTES: ${max})`,
-      { field: 'content', resource: over.uri, limit: 'file_bytes', max },
-    );
-  }
   const toIndex = [...inserts.map((i) => i.uri), ...updates.map((u) => u.uri), ...createdDirectories];
   if (toIndex.length === 0) return { items, createdDirectories, index: null };
   const index = await insertOutbox(tx, identity.accountId, 'upsert', toIndex, opts.graceMs);
@@ -146,6 +135,7 @@ export async function writeNodes(
       if (row) items[i] = planUpdate(op, row, updates);
     });
   }
+  assertFileBounds(items, inserts, updates, opts.maxFileBytes);
   await updateFiles(tx, identity, updates, index.outboxId);
   // Sizes were measured once, when the operations were planned; a lost insert's item became an update.
   const created = items.filter((i) => i.created);
@@ -154,6 +144,38 @@ export async function writeNodes(
     contentBytes: created.reduce((sum, i) => sum + i.size, 0) + updates.reduce((sum, u) => sum + u.growth, 0),
   });
   return { items, createdDirectories, index };
+}
+
+/**
+ * 413 for a file the write makes larger than `max` (MUNINN_FILE_MAX_BYTES), counted as an export's line holds it
+ * (JSON-escaped: docs/limits-and-security.md, "Storage quota"), so the import reads it back. Only a file the write
+ * creates or grows: one stored larger before the bound may still shrink or be replaced. Run on the final plan (a
+ * lost insert's item re-planned as an update, a quote merged into the winner's file, included). The escaped size
+ * is taken only where it could pass the bound (each byte escapes to six at most).
+ */
+function assertFileBounds(
+  items: WriteItem[],
+  inserts: { uri: string; content: string }[],
+  updates: Update[],
+  max: number | undefined,
+): void {
+  if (max === undefined) return;
+  // What the write creates or grows, by URI (a lost insert re-planned as an update is in `updates` too).
+  const created = new Set(items.filter((i) => i.created).map((i) => i.uri));
+  const written = new Map<string, string>();
+  for (const i of inserts) if (created.has(i.uri)) written.set(i.uri, i.content);
+  for (const u of updates) if (u.growth > 0) written.set(u.uri, u.content);
+  for (const item of items) {
+    const content = written.get(item.uri);
+    if (content === undefined || item.size * 6 + 2 <= max) continue;
+    const bytes = jsonStringBytes(content);
+    if (bytes <= max) continue;
+    throw new KernelError(
+      KernelErrorCode.PayloadTooLarge,
+      `${item.uri} would take ${bytes} bytes in an export, more than one file may (MUNINN_FILE_MAX_BYTES: ${max})`,
+      { field: 'content', resource: item.uri, limit: 'file_bytes', max },
+    );
+  }
 }
 
 /** An upsert or replace of an existing file: queued in `updates` unless content and tags already match. */

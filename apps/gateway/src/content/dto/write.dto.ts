@@ -20,7 +20,7 @@ export class WriteContentDto {
   @IsString()
   uri!: string;
 
-  /** The file's text (replaced, or appended to with `mode: append`): the file holds at most MUNINN_FILE_MAX_BYTES, else 413. */
+  /** The file's text (replaced, or appended to with `mode: append`): the file takes at most MUNINN_FILE_MAX_BYTES (JSON-escaped, as an export writes it), else 413. */
   @IsDefined()
   @IsString()
   content!: string;
