@@ -113,6 +113,26 @@ describe.each(storeModes())('deleting a user or an account leaves nothing behind
     ).toEqual([]);
   });
 
+  it("a write after its user's row is gone is refused, whatever a gateway's key cache still says", async () => {
+    // What a deletion racing a write leaves: the user's row deleted and committed while the key is still cached (or
+    // its write waited on the deletion). Before, the write then landed under the deleted ids, for a user made again
+    // under them to find; now each write holds its user's row, and finds none.
+    const erin = (await call('POST', `/api/v1/admin/accounts/${ACCOUNT}/users`, boss, { user_id: 'erin' })).body.result
+      .user_key as string;
+    const first = { uri: 'viking://user/erin/memories/preferences/a.md', content: 'Erin likes tea.', mode: 'create' };
+    expect((await call('POST', '/api/v1/content/write', erin, first)).status).toBe(200);
+    await db.query('DELETE FROM users WHERE account_id = $1 AND user_id = $2', [ACCOUNT, 'erin']);
+    const late = { uri: 'viking://user/erin/memories/preferences/b.md', content: 'Erin likes coffee.', mode: 'create' };
+    const refused = await call('POST', '/api/v1/content/write', erin, late);
+    expect([refused.status, refused.body.error?.code]).toEqual([401, 'UNAUTHENTICATED']);
+    const session = await call('POST', '/api/v1/sessions', erin, { session_id: 'late' });
+    expect(session.status).toBe(401);
+    expect(await count(`nodes WHERE account_id = $1 AND uri = $2`, [ACCOUNT, late.uri])).toBe(0);
+    expect(await count(`sessions WHERE account_id = $1 AND user_id = 'erin'`, [ACCOUNT])).toBe(0);
+    // Reads are not writes: the cached key still reads (until the cache forgets it).
+    expect((await call('GET', '/api/v1/fs/ls?uri=viking://user/erin/memories', erin)).status).toBe(200);
+  });
+
   it('a deleted account has no row left in any table with an account_id', async () => {
     const before = await rowsLeft();
     expect(before['nodes']).toBeGreaterThan(0);

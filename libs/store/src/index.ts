@@ -39,3 +39,4 @@ export * from './repositories/account-export.repository';
 export * from './repositories/account-import.repository';
 export * from './repositories/idempotency.repository';
 export * from './db/write-scope';
+export * from './db/tenant-writer';

@@ -5,6 +5,7 @@ import { Db } from './db/db.port';
 import { openStore } from './open-store';
 import { tracedDb } from './db/traced.db';
 import { writeScopedDb } from './db/write-scope';
+import { tenantGuardedDb } from './db/tenant-writer';
 import { IdempotencyRepository } from './repositories/idempotency.repository';
 import { IdentityRepository, keyServerSecret } from './repositories/identity.repository';
 import { NodeIndexRepository } from './repositories/node-index.repository';
@@ -42,9 +43,10 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: STORE_DB,
       inject: [APP_CONFIG, { token: WORK_ACCOUNT, optional: true }],
-      // Write scopes (idempotency keys) see every statement the repositories run; outside one they cost nothing.
+      // Write scopes (idempotency keys) and tenant writers (a registered user's request) see every statement the
+      // repositories run; outside them they cost nothing.
       useFactory: async (cfg: AppConfig, workAccount?: WorkAccount) =>
-        writeScopedDb(tracedDb(await openStore({ ...cfg.store, workAccount }))),
+        writeScopedDb(tenantGuardedDb(tracedDb(await openStore({ ...cfg.store, workAccount })))),
     },
     {
       provide: NodeRepository,

@@ -59,7 +59,8 @@ export function outsideWriteScope<T>(fn: () => T): T {
 const WRITE_STATEMENT = /^\s*(insert|update|delete|merge)\b/i;
 const WRITING_CTE = /^\s*with\b[\s\S]*\b(insert|update|delete)\b/i;
 
-const isWrite = (sql: string) => WRITE_STATEMENT.test(sql) || WRITING_CTE.test(sql);
+/** Whether `sql` changes rows (a statement of ours: its leading keyword, or a writing CTE). */
+export const isWrite = (sql: string) => WRITE_STATEMENT.test(sql) || WRITING_CTE.test(sql);
 
 /**
  * The store as write scopes see it: outside a scope, or once the key is marked, every call passes
