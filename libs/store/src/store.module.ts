@@ -4,8 +4,9 @@ import { DEPLOYMENT_ID, WORK_ACCOUNT, WorkAccount } from '@app/contracts';
 import { Db } from './db/db.port';
 import { openStore } from './open-store';
 import { tracedDb } from './db/traced.db';
-import { writeScopedDb } from './db/write-scope';
-import { tenantGuardedDb } from './db/tenant-writer';
+import { FirstWriteHook, hookFirstWrites } from './db/first-write';
+import { writeScopeHook } from './db/write-scope';
+import { tenantWriterHook } from './db/tenant-writer';
 import { IdempotencyRepository } from './repositories/idempotency.repository';
 import { IdentityRepository, keyServerSecret } from './repositories/identity.repository';
 import { NodeIndexRepository } from './repositories/node-index.repository';
@@ -34,6 +35,16 @@ const writeOptions = (cfg: AppConfig): WriteOptions => ({
   maxFileBytes: cfg.store.fileMaxBytes,
 });
 
+/** The hooks of the current request's writes, in order (first-write.ts). */
+const requestWriteHooks = (): FirstWriteHook[] => {
+  const hooks: FirstWriteHook[] = [];
+  const tenant = tenantWriterHook();
+  if (tenant) hooks.push(tenant);
+  const scope = writeScopeHook();
+  if (scope) hooks.push(scope);
+  return hooks;
+};
+
 /** DI token for the opened {@link Db}. */
 export const STORE_DB = Symbol('STORE_DB');
 
@@ -43,10 +54,10 @@ export const STORE_DB = Symbol('STORE_DB');
     {
       provide: STORE_DB,
       inject: [APP_CONFIG, { token: WORK_ACCOUNT, optional: true }],
-      // Write scopes (idempotency keys) and tenant writers (a registered user's request) see every statement the
-      // repositories run; outside them they cost nothing.
+      // Tenant writers (a registered user's request) and write scopes (idempotency keys) see every statement the
+      // repositories run, the user's row held before the key is marked; outside them they cost nothing.
       useFactory: async (cfg: AppConfig, workAccount?: WorkAccount) =>
-        writeScopedDb(tenantGuardedDb(tracedDb(await openStore({ ...cfg.store, workAccount })))),
+        hookFirstWrites(tracedDb(await openStore({ ...cfg.store, workAccount })), requestWriteHooks),
     },
     {
       provide: NodeRepository,

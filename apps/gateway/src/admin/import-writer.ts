@@ -58,8 +58,7 @@ interface OpenSession {
   batch: ImportMessageLine[];
   batchBytes: number;
   /** Usage records and tool results taken so far. */
-  usage: number;
-  toolResults: number;
+  records: { usage: number; tool_result: number };
 }
 
 /**
@@ -138,26 +137,16 @@ export class ImportWriter {
         if (!s) return; // ImportOrder refuses one without its session
         // The session's messages first: a record follows them, and the session's counters are written at its close.
         await this.flushMessages(s);
-        if (l.type === 'tool_result') {
-          if (++s.toolResults > this.quotas.maxToolResults)
-            throw overQuota(
-              line,
-              `session ${l.session_id} holds more than ${this.quotas.maxToolResults} tool results`,
-              'session_tool_results',
-              this.quotas.maxToolResults,
-            );
-          if (!(await this.imports.writeToolResult(this.held(), l)))
-            throw importProblem(line, `tool result ${l.tool_result_id} is listed twice`, 'tool_result_id');
-        } else {
-          if (++s.usage > this.quotas.maxUsageRecords)
-            throw overQuota(
-              line,
-              `session ${l.session_id} holds more than ${this.quotas.maxUsageRecords} usage records`,
-              'session_usage_records',
-              this.quotas.maxUsageRecords,
-            );
-          await this.imports.writeUsage(this.held(), l);
-        }
+        // Each kind within its per-session bound, as the live routes hold it.
+        const [max, what, limit] =
+          l.type === 'usage'
+            ? [this.quotas.maxUsageRecords, 'usage records', 'session_usage_records']
+            : [this.quotas.maxToolResults, 'tool results', 'session_tool_results'];
+        if (++s.records[l.type] > max)
+          throw overQuota(line, `session ${l.session_id} holds more than ${max} ${what}`, limit, max);
+        if (l.type === 'usage') await this.imports.writeUsage(this.held(), l);
+        else if (!(await this.imports.writeToolResult(this.held(), l)))
+          throw importProblem(line, `tool result ${l.tool_result_id} is listed twice`, 'tool_result_id');
         this.outcome[l.type === 'usage' ? 'usage' : 'tool_results']++;
         return;
       }
@@ -203,7 +192,7 @@ export class ImportWriter {
       lastMessageAt: null,
       highestArchive: 0,
     };
-    this.session = { line: l, tally, batch: [], batchBytes: 0, usage: 0, toolResults: 0 };
+    this.session = { line: l, tally, batch: [], batchBytes: 0, records: { usage: 0, tool_result: 0 } };
     this.outcome.sessions++;
   }
 

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { KernelError, KernelErrorCode, PendingIndexWait } from '@app/kernel';
-import { Db, QueryOptions, TransactionOptions } from './db.port';
+import { Db } from './db.port';
+import type { FirstWriteHook } from './first-write';
 
 type Tx = Pick<Db, 'query' | 'kind'>;
 
@@ -55,65 +56,30 @@ export function outsideWriteScope<T>(fn: () => T): T {
   return scopes.exit(fn);
 }
 
-/** Statements that change rows; our SQL, never user input, so the leading keyword is reliable. */
-const WRITE_STATEMENT = /^\s*(insert|update|delete|merge)\b/i;
-const WRITING_CTE = /^\s*with\b[\s\S]*\b(insert|update|delete)\b/i;
-
-/** Whether `sql` changes rows (a statement of ours: its leading keyword, or a writing CTE). */
-export const isWrite = (sql: string) => WRITE_STATEMENT.test(sql) || WRITING_CTE.test(sql);
-
 /**
- * The store as write scopes see it: outside a scope, or once the key is marked, every call passes
- * straight through (one AsyncLocalStorage read). Inside an open scope whose key is not yet marked,
- * each transaction marks the key just before its first writing statement, and each single writing statement
- * runs in a transaction that marks it first, so "the key says applied" and "the write committed" are one fact.
+ * The idempotency key's hook on the request's writes (first-write.ts): outside a scope, or once the key is marked,
+ * none. Inside an open scope whose key is not yet marked, each transaction marks the key just before its first
+ * writing statement, and a single writing statement runs in a transaction that marks it first, so "the key says
+ * applied" and "the write committed" are one fact. A released scope refuses any further write.
  */
-export function writeScopedDb(db: Db): Db {
-  const scoped = (): WriteScope | undefined => {
-    const s = scopes.getStore();
-    if (!s || s.state === 'finished' || (s.state === 'open' && s.applied)) return undefined;
-    return s;
-  };
-  const inTransaction = async <R>(s: WriteScope, fn: (tx: Tx) => Promise<R>, opts?: TransactionOptions) => {
-    if (s.state === 'released')
-      throw new KernelError(
-        KernelErrorCode.Conflict,
-        'This request already answered without applying; its Idempotency-Key was freed for a retry',
-        { field: 'Idempotency-Key', reason: 'released' },
-      );
+export function writeScopeHook(): FirstWriteHook | undefined {
+  const s = scopes.getStore();
+  if (!s || s.state === 'finished' || (s.state === 'open' && s.applied)) return undefined;
+  return {
+    begin() {
+      if (s.state === 'released')
+        throw new KernelError(
+          KernelErrorCode.Conflict,
+          'This request already answered without applying; its Idempotency-Key was freed for a retry',
+          { field: 'Idempotency-Key', reason: 'released' },
+        );
+    },
     // The key is marked by the transaction's first writing statement, just before it: a transaction that only read
     // and then answered a refusal without throwing (a reindex already running, a task not found) commits nothing,
     // and its request's key is freed like any other refusal's.
-    let marked = false;
-    const out = await db.transaction(async (tx) => {
-      const marking: Tx = {
-        kind: tx.kind,
-        async query<T = Record<string, unknown>>(sql: string, params?: unknown[], qOpts?: QueryOptions) {
-          if (!marked && isWrite(sql)) {
-            await s.mark(tx);
-            marked = true;
-          }
-          return tx.query<T>(sql, params, qOpts);
-        },
-      };
-      return fn(marking);
-    }, opts);
-    if (marked) s.applied = true;
-    return out;
-  };
-  return {
-    kind: db.kind,
-    query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions) {
-      const s = scoped();
-      if (!s || !isWrite(sql)) return db.query<T>(sql, params, opts);
-      return inTransaction(s, (tx) => tx.query<T>(sql, params));
+    beforeWrite: (tx) => s.mark(tx),
+    committed(wrote) {
+      if (wrote) s.applied = true;
     },
-    transaction<R>(fn: (tx: Tx) => Promise<R>, opts?: TransactionOptions) {
-      const s = scoped();
-      return s ? inTransaction(s, fn, opts) : db.transaction(fn, opts);
-    },
-    exec: (sql: string) => db.exec(sql),
-    ping: () => db.ping(),
-    close: () => db.close(),
   };
 }

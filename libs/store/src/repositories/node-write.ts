@@ -43,7 +43,7 @@ export interface WriteOptions {
   graceMs?: number;
   /** Absent: not checked here (a move checks once its source is gone, docs/limits-and-security.md). */
   quota?: AccountQuota;
-  /** Bytes one file may hold after the write (MUNINN_FILE_MAX_BYTES); absent: not checked (a move grows nothing). */
+  /** Bytes one file may take as an export writes it, after the write (MUNINN_FILE_MAX_BYTES); absent: not checked. */
   maxFileBytes?: number;
 }
 
